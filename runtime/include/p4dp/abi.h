@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/**
+ * @file abi.h
+ * The versioned ABI between a compiled P4 program (`prog.so`, generated C) and the p4dp runtime.
+ *
+ * Direction program -> runtime: the program exports one `const struct p4dp_program p4dp_program`
+ * describing its tables, actions, externs and entry point. The runtime creates the tables and extern
+ * state from that description and calls `process` on worker threads.
+ *
+ * Direction runtime -> program: generated code calls the runtime through the functions declared here
+ * (implemented in libp4dp_rt.so, resolved when the runtime dlopen()s the program) and the inline
+ * primitives of `p4dp/prim.h`. Nothing here depends on DPDK: generated code never includes DPDK headers.
+ *
+ * Layouts (see ARCHITECTURE.md "Value representation"): table keys and action data use the *native
+ * layout*: each field at a byte `offset` with `size` 1, 2, 4, 8 or 16 bytes holding a little-endian
+ * (native) unsigned integer of `bitwidth` bits (signed values in two's complement, masked to bitwidth);
+ * fields wider than 128 bits use size = ceil(bitwidth/8) big-endian bytes. Padding bytes are zero.
+ *
+ * Any incompatible change to this file increments P4DP_ABI_VERSION.
+ */
+#ifndef P4DP_ABI_H
+#define P4DP_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "p4dp/table.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define P4DP_ABI_VERSION 1u
+
+/** Egress port value meaning "drop" (v1model's 511, PNA drop_packet()). */
+#define P4DP_PORT_DROP 511u
+
+/* ------------------------------------------------------------------------------------------ */
+/* Program metadata                                                                             */
+
+/** One control-plane parameter of an action (a directionless parameter). */
+struct p4dp_param_info {
+	const char *name;
+	uint32_t id;        /**< P4Info param id (1-based position) */
+	uint32_t bitwidth;
+	uint16_t offset;    /**< byte offset in the action data (native layout) */
+	uint16_t size;      /**< bytes */
+};
+
+struct p4dp_action_info {
+	const char *name;   /**< control-plane name, e.g. "ingress.set_port" */
+	uint32_t id;        /**< P4Info id */
+	uint32_t n_params;
+	const struct p4dp_param_info *params;
+	uint32_t data_len;  /**< bytes of action data */
+};
+
+/** One key field of a table; offset/size in the native key layout. */
+struct p4dp_key_info {
+	const char *name;   /**< control-plane name, e.g. "hdr.ipv4.dstAddr" */
+	uint32_t id;        /**< P4Info match field id (1-based) */
+	uint8_t match_kind; /**< enum p4dp_match_kind */
+	uint16_t offset;
+	uint16_t size;
+	uint32_t bitwidth;
+};
+
+/** Scope of an action within a table (P4 @tableonly / @defaultonly). */
+enum p4dp_action_scope { P4DP_SCOPE_ANY = 0, P4DP_SCOPE_TABLE_ONLY = 1, P4DP_SCOPE_DEFAULT_ONLY = 2 };
+
+/** An entry from the program's `entries`/`const entries`; buffers in the key layout. */
+struct p4dp_const_entry {
+	const uint8_t *value;
+	const uint8_t *mask;
+	const uint8_t *hi;    /**< range upper bounds (value holds lower bounds); NULL if no range key */
+	int32_t priority;     /**< larger wins */
+	uint32_t action;      /**< index into p4dp_program.actions */
+	const uint8_t *data;  /**< action data, action's data_len bytes */
+};
+
+#define P4DP_TABLE_F_NEEDS_PRIORITY 0x1u /**< has ternary/range/optional keys */
+#define P4DP_TABLE_F_DEFAULT_CONST 0x2u
+#define P4DP_TABLE_F_ENTRIES_CONST 0x4u
+
+struct p4dp_table_info {
+	const char *name;     /**< control-plane name, e.g. "ingress.ipv4_lpm" */
+	uint32_t id;          /**< P4Info id */
+	uint32_t flags;       /**< P4DP_TABLE_F_* */
+	uint32_t key_len;     /**< bytes of the native key */
+	uint32_t n_keys;
+	const struct p4dp_key_info *keys;
+	uint32_t n_actions;
+	const uint32_t *actions;       /**< indices into p4dp_program.actions */
+	const uint8_t *action_scopes;  /**< enum p4dp_action_scope, parallel to actions */
+	uint32_t default_action;       /**< index into p4dp_program.actions */
+	const uint8_t *default_data;   /**< its action data */
+	uint32_t n_entries;
+	const struct p4dp_const_entry *entries;
+	uint64_t size;        /**< declared size (0 = not declared; the runtime picks a default) */
+	uint32_t data_len;    /**< max data_len over the table's actions */
+	int32_t direct_counter; /**< index into p4dp_program.externs, or -1 */
+	int32_t direct_meter;   /**< index into p4dp_program.externs, or -1 */
+	int32_t storage;      /**< P4DP_STORAGE_* requested by annotation (AUTO if none) */
+};
+
+enum p4dp_extern_kind {
+	P4DP_EXT_COUNTER = 1,
+	P4DP_EXT_DIRECT_COUNTER,
+	P4DP_EXT_METER,
+	P4DP_EXT_DIRECT_METER,
+	P4DP_EXT_REGISTER,
+	P4DP_EXT_DIGEST,
+	P4DP_EXT_ACTION_PROFILE,
+	P4DP_EXT_ACTION_SELECTOR,
+	P4DP_EXT_OTHER,        /**< state-less or program-managed (Hash, Checksum, Random) */
+};
+
+enum p4dp_counter_unit { P4DP_UNIT_PACKETS = 1, P4DP_UNIT_BYTES = 2, P4DP_UNIT_BOTH = 3 };
+
+struct p4dp_extern_info {
+	const char *name;     /**< control-plane name, e.g. "ingress.port_counter" */
+	uint32_t id;          /**< P4Info id */
+	uint8_t kind;         /**< enum p4dp_extern_kind */
+	uint8_t unit;         /**< counters/meters: enum p4dp_counter_unit (meters: PACKETS or BYTES) */
+	uint32_t n_cells;     /**< indexed externs: number of cells; direct: table size */
+	uint32_t bitwidth;    /**< registers: cell width in bits; digests: data bytes */
+	uint32_t cell_size;   /**< registers: bytes per cell in native layout (1,2,4,8,16, or more) */
+	int32_t table;        /**< direct counters/meters: index of the owning table, else -1 */
+};
+
+/** The program's entry point: parse, run the pipeline, deparse. */
+struct p4dp_ctx;
+struct p4dp_pkt;
+typedef void (*p4dp_process_fn)(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt);
+
+struct p4dp_program {
+	uint32_t abi_version;   /**< P4DP_ABI_VERSION */
+	const char *name;       /**< program name (source file stem) */
+	const char *arch;       /**< "v1model", "pna" or "rtc" */
+	uint32_t n_tables;
+	const struct p4dp_table_info *tables;
+	uint32_t n_actions;
+	const struct p4dp_action_info *actions;
+	uint32_t n_externs;
+	const struct p4dp_extern_info *externs;
+	uint32_t n_errors;
+	const char *const *errors; /**< names of the `error` members, index = code */
+	p4dp_process_fn process;
+};
+
+/** The symbol a compiled program exports. */
+#define P4DP_PROGRAM_SYMBOL "p4dp_program"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Per-packet and per-worker state seen by generated code                                       */
+
+/**
+ * One packet being processed. On entry `data[0..len)` is the received frame. The program reads the
+ * frame, then writes its output through p4dp_pkt_finish() and sets `out_port`.
+ */
+struct p4dp_pkt {
+	uint8_t *data;
+	uint32_t len;
+	uint32_t headroom;    /**< writable bytes before data */
+	uint32_t tailroom;    /**< writable bytes after data + len */
+	uint32_t in_port;
+	uint32_t out_port;    /**< set by the program; P4DP_PORT_DROP drops */
+	void *priv;           /**< the runtime's (e.g. the mbuf); never touched by generated code */
+};
+
+/**
+ * Per-worker context: handles of the program's runtime objects and per-worker scratch state.
+ * Created by the runtime; generated code only reads it (and the rng state).
+ */
+struct p4dp_ctx {
+	struct p4dp_table **tables;   /**< indexed like p4dp_program.tables */
+	/** Default (miss) entry of each table, indexed like tables. The control thread publishes a
+	 *  new default by an atomic pointer store (release) and frees the old one after an RCU grace
+	 *  period; workers load it with acquire (p4dp_table_default()). Never NULL. */
+	struct p4dp_entry **defaults;
+	void **ext;                   /**< indexed like p4dp_program.externs: see p4dp_ext_* below */
+	const struct p4dp_program *prog;
+	uint32_t worker_id;
+	uint32_t _pad;
+	uint64_t now_ns;              /**< time of the current burst (simulated in STF runs) */
+	uint64_t rng;                 /**< xorshift state for random() */
+	void *rt;                     /**< the runtime's (struct p4dp_runtime *) */
+	uint8_t *emit_buf;            /**< scratch of P4DP_EMIT_MAX bytes for deparsing */
+};
+
+/** The table's current default entry (worker context; lock-free). */
+static inline const struct p4dp_entry *p4dp_table_default(const struct p4dp_ctx *ctx, uint32_t table)
+{
+	/* acquire pairs with the control thread's release store: the entry's contents are visible */
+	return __atomic_load_n(&ctx->defaults[table], __ATOMIC_ACQUIRE);
+}
+
+/** Lookup with the default entry on a miss; sets *hit. Never returns NULL. */
+static inline const struct p4dp_entry *p4dp_table_apply(const struct p4dp_ctx *ctx, uint32_t table,
+							const void *key, int *hit)
+{
+	const struct p4dp_entry *e = p4dp_table_lookup(ctx->tables[table], key);
+	*hit = e != NULL;
+	return e ? e : p4dp_table_default(ctx, table);
+}
+
+/** Maximum bytes of headers one deparser may emit. */
+#define P4DP_EMIT_MAX 4096u
+
+/* ------------------------------------------------------------------------------------------ */
+/* Runtime services callable from generated code (worker context, lock-free unless noted)      */
+
+/**
+ * Replace the packet's headers: the output frame becomes emit[0..emit_len) followed by the input
+ * bytes from `payload_off` on (the unparsed payload), optionally truncated to `trunc_len` bytes
+ * (0 = no truncation). Moves data within the buffer as needed. Returns 0, or -ENOSPC if the frame
+ * does not fit the buffer (the packet is then dropped by the runtime and counted).
+ */
+int p4dp_pkt_finish(struct p4dp_pkt *pkt, const uint8_t *emit, uint32_t emit_len, uint32_t payload_off,
+		    uint32_t trunc_len);
+
+/**
+ * Send an additional packet (a clone or multicast copy) with the given bytes to `port`. The bytes
+ * are copied. Returns 0, or -ENOBUFS (counted) if no buffer was available.
+ */
+int p4dp_pkt_emit_copy(struct p4dp_ctx *ctx, uint32_t port, const uint8_t *data, uint32_t len);
+
+/* Indexed counters: ctx->ext[i] is the worker's own array, summed by the control API on read. */
+struct p4dp_counter_cell { uint64_t packets; uint64_t bytes; };
+static inline void p4dp_counter_count(struct p4dp_ctx *ctx, uint32_t ext, uint32_t index, uint32_t n_cells,
+				      uint32_t bytes)
+{
+	if (index < n_cells) {
+		struct p4dp_counter_cell *c = (struct p4dp_counter_cell *)ctx->ext[ext] + index;
+		c->packets++;
+		c->bytes += bytes;
+	}
+}
+
+/** Meter colors as P4 sees them (v1model: GREEN 0, YELLOW 1, RED 2). */
+enum p4dp_color { P4DP_GREEN = 0, P4DP_YELLOW = 1, P4DP_RED = 2 };
+
+/**
+ * Execute a two-rate three-color meter cell (RFC 2698 semantics, color-blind) at ctx->now_ns for a
+ * packet of `bytes` bytes (or one packet for packet meters). Unconfigured meters return GREEN.
+ * Out-of-range index returns GREEN. Thread safety: serialized per cell by a spin-free atomic update.
+ */
+uint32_t p4dp_meter_execute(struct p4dp_ctx *ctx, uint32_t ext, uint32_t index, uint32_t bytes);
+
+/** Registers: ctx->ext[i] is the shared cell array (cell_size bytes per cell, native layout). */
+static inline void *p4dp_register_cells(struct p4dp_ctx *ctx, uint32_t ext)
+{
+	return ctx->ext[ext];
+}
+
+/** Queue a digest message (data = `len` bytes, native layout) for the control plane. Drops and
+ *  counts when the queue is full. */
+void p4dp_digest_send(struct p4dp_ctx *ctx, uint32_t ext, const void *data, uint32_t len);
+
+/** Multicast group members (v1model PRE). Returns the number of (port, rid) pairs written to
+ *  `ports`/`rids` (at most `max`), in the order the STF/BMv2 PRE defines. */
+uint32_t p4dp_mcast_group_get(struct p4dp_ctx *ctx, uint32_t group, uint32_t *ports, uint16_t *rids,
+			      uint32_t max);
+
+/** Clone session -> egress port; returns 0 and sets *port, or -ENOENT if the session is not set. */
+int p4dp_clone_session_get(struct p4dp_ctx *ctx, uint32_t session, uint32_t *port);
+
+/** log_msg(): formats `fmt` with `{}` placeholders replaced by the values (printed in decimal)
+ *  and writes one log line. Slow; only called when the P4 program asks. */
+void p4dp_log_msg(struct p4dp_ctx *ctx, const char *fmt, uint32_t n, const uint64_t *values);
+
+/** An `assert`/`assume` failure: logs the location and counts; the packet is dropped. */
+void p4dp_assert_fail(struct p4dp_ctx *ctx, const char *where);
+
+/** Count an event the program cannot handle (e.g. an unsupported extern call at run time). */
+void p4dp_count_unsupported(struct p4dp_ctx *ctx, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* P4DP_ABI_H */

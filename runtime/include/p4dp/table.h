@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * p4dp match-action tables.
+ *
+ * Layout. Keys and action data use the *native layout* of generated C code: a
+ * key is a byte buffer of key_len bytes; key field i sits at byte `offset` with
+ * `size` bytes. For bitwidth <= 128, size is 1, 2, 4, 8 or 16 and the bytes are a
+ * little-endian unsigned integer holding a bitwidth-bit value; for bitwidth > 128,
+ * size = ceil(bitwidth/8) and the bytes are big-endian (value right-aligned).
+ * Bits above bitwidth and bytes outside every field (padding) are always zero,
+ * in lookup keys as in match specifications.
+ *
+ * Structures. Tables whose fields are all exact (including keyless tables) are
+ * DPDK rte_hash tables with lock-free readers; entries live in a static array
+ * (one indirection) or in one allocation each (dynamic). All other tables
+ * (lpm, ternary, range, optional, possibly mixed with exact) use tuple-space
+ * search with priorities and incremental insert/delete.
+ *
+ * Concurrency. Readers (workers: p4dp_table_lookup*) never block and take no
+ * lock. Writers (control threads: everything else) are serialized per table by
+ * a mutex inside the table. Pointers returned by lookup stay valid until the
+ * calling worker next reports quiescence on the table's RCU domain
+ * (p4dp_rcu_quiescent). Memory of deleted/replaced entries is reclaimed after an
+ * RCU grace period, observed by polling, never by sleeping. A modify publishes a
+ * complete new entry version atomically: a concurrent lookup sees the old or
+ * the new entry, never a mix and never a miss.
+ *
+ * Errors: 0 / -errno as documented per function. Every function is safe to call
+ * with malformed match specifications: they are rejected with -EINVAL.
+ */
+#ifndef P4DP_TABLE_H
+#define P4DP_TABLE_H
+
+#include <stdint.h>
+
+#include "p4dp/rcu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum p4dp_match_kind {
+	P4DP_MATCH_EXACT,
+	P4DP_MATCH_LPM,
+	P4DP_MATCH_TERNARY,
+	P4DP_MATCH_RANGE,
+	P4DP_MATCH_OPTIONAL,
+};
+
+/** Entry storage of exact tables (ignored by other tables, which are dynamic). */
+enum p4dp_table_storage {
+	P4DP_STORAGE_AUTO = 0, /* p4dp_table_storage_choose() decides */
+	P4DP_STORAGE_STATIC,   /* entries in one array of max_entries slots */
+	P4DP_STORAGE_DYNAMIC,  /* one allocation per entry */
+};
+
+/** Longest key accepted (bytes). */
+#define P4DP_TABLE_KEY_MAX 1024u
+/** Most key fields accepted. */
+#define P4DP_TABLE_FIELDS_MAX 64u
+
+struct p4dp_key_field {
+	uint8_t match_kind; /* enum p4dp_match_kind */
+	uint16_t offset;    /* byte offset in the key */
+	uint16_t size;      /* bytes: 1,2,4,8,16 (LE) for bitwidth <= 128, else ceil(bitwidth/8) (BE) */
+	uint16_t bitwidth;  /* 1.. */
+};
+
+struct p4dp_table_params {
+	const char *name;       /* for diagnostics; may be NULL */
+	uint32_t key_len;       /* bytes, <= P4DP_TABLE_KEY_MAX; 0 only with n_fields == 0 */
+	uint32_t n_fields;
+	const struct p4dp_key_field *fields;
+	uint32_t max_entries;   /* capacity; inserts beyond it fail with -ENOSPC and count table_full */
+	uint32_t data_len;      /* bytes of action data per entry (max over the table's actions) */
+	int storage;            /* enum p4dp_table_storage (exact tables) */
+	int socket_id;          /* NUMA socket for data-plane memory (SOCKET_ID_ANY ok) */
+};
+
+/** Entry flags. */
+#define P4DP_ENTRY_F_DYNAMIC 0x1u /* entry lives outside the static array (dynamic storage or
+                                     a transient new version of a modified static entry) */
+
+/** One installed entry as the data plane sees it. Read-only for readers except
+ *  for action data the program explicitly writes (pointer method). */
+struct p4dp_entry {
+	uint32_t action;
+	uint32_t index; /* stable slot id in [0,max_entries): for direct counters/meters */
+	uint32_t flags; /* P4DP_ENTRY_F_* */
+	uint32_t _pad;
+	uint8_t data[] __attribute__((aligned(8)));
+};
+
+/**
+ * A match specification, all buffers in the key layout (key_len bytes):
+ *  - value: exact value / lpm prefix / ternary value / optional value / range lower bound;
+ *  - mask: exact fields all-ones over bitwidth, lpm a prefix mask, ternary any mask,
+ *    optional all-ones or zero, range fields 0. NULL means all-ones everywhere
+ *    (exact match on every non-range field). Value bits outside the mask must be 0.
+ *  - hi: range upper bounds (inclusive) at the range fields' positions; other bytes
+ *    ignored. Required iff the table has range fields.
+ *  - priority: larger wins (P4Runtime convention); part of the entry's identity.
+ *    Ignored for exact tables and for tables whose fields are only exact+lpm
+ *    (there the longest prefix wins; foreach reports priority 0).
+ */
+struct p4dp_match {
+	const uint8_t *value;
+	const uint8_t *mask;
+	const uint8_t *hi;
+	int32_t priority;
+};
+
+struct p4dp_table;
+
+struct p4dp_table_stats {
+	uint64_t entries;     /* installed now */
+	uint64_t capacity;    /* max_entries */
+	uint64_t inserts;     /* successful adds */
+	uint64_t deletes;     /* successful deletes (clear counts each entry) */
+	uint64_t modifies;    /* successful modifies */
+	uint64_t table_full;  /* adds rejected with -ENOSPC */
+	uint64_t pending_reclaim; /* items waiting for an RCU grace period */
+	uint64_t tuples;      /* tuple-space tables: number of tuples; 0 otherwise */
+	uint64_t displaced;   /* static exact tables: entries whose live version is outside the array */
+	uint32_t kind;        /* 0 = exact, 1 = keyless, 2 = tuple space */
+	uint32_t storage;     /* enum p4dp_table_storage actually used */
+};
+
+/**
+ * Storage the AUTO mode picks for an exact table with these parameters.
+ * Currently always P4DP_STORAGE_STATIC; the place for the seed-000 memory model.
+ * Context: any. Thread safety: pure function.
+ */
+int p4dp_table_storage_choose(const struct p4dp_table_params *p);
+
+/**
+ * Create a table. @p rcu is the RCU domain of the workers that will look it up;
+ * NULL means single-threaded use (frees are immediate; lookups must then only
+ * happen on the control thread between updates).
+ * Context: control thread, after rte_eal_init(). Thread safety: reentrant.
+ * @return the table or NULL with errno set: EINVAL (bad params: field outside key,
+ *         bad size/bitwidth, overlapping fields, nonzero key_len with no fields, ...),
+ *         ENOMEM, or the rte_hash error.
+ */
+struct p4dp_table *p4dp_table_create(const struct p4dp_table_params *p, struct p4dp_rcu *rcu);
+
+/**
+ * Free the table and all entries, waiting for a grace period first (spinning).
+ * No worker may look the table up after this starts. NULL is a no-op.
+ * Context: control thread.
+ */
+void p4dp_table_free(struct p4dp_table *t);
+
+/**
+ * Add an entry. @p data holds data_len bytes (NULL: zeros).
+ * Context: control thread. Thread safety: serialized by the table mutex; safe
+ * against concurrent lookups. @return 0; -EEXIST (same match already
+ * installed); -ENOSPC (table full; counted in table_full); -EINVAL (malformed
+ * match: bits outside a field's width or outside the mask, non-prefix lpm
+ * mask, optional mask neither full nor zero, range lo > hi, nonzero range mask,
+ * missing hi, ...); -ENOMEM.
+ */
+int p4dp_table_entry_add(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data);
+
+/**
+ * Replace action and data of an installed entry; its index is kept. Readers
+ * see the old or the new version, atomically. Context/thread safety: as add.
+ * @return 0; -ENOENT; -EINVAL; -ENOMEM.
+ */
+int p4dp_table_entry_modify(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data);
+
+/**
+ * Delete an entry; its memory and index are reused only after a grace period.
+ * Context/thread safety: as add. @return 0; -ENOENT; -EINVAL; -ENOMEM.
+ */
+int p4dp_table_entry_delete(struct p4dp_table *t, const struct p4dp_match *m);
+
+/**
+ * Read an installed entry: any of @p action, @p data (data_len bytes), @p index
+ * may be NULL. Context/thread safety: as add. @return 0; -ENOENT; -EINVAL.
+ */
+int p4dp_table_entry_get(struct p4dp_table *t, const struct p4dp_match *m, uint32_t *action, void *data,
+			 uint32_t *index);
+
+/**
+ * Delete all entries. Context/thread safety: as add. @return 0 or -ENOMEM
+ * (then some entries may remain).
+ */
+int p4dp_table_clear(struct p4dp_table *t);
+
+/** Callback of p4dp_table_foreach: return nonzero to stop the walk. @p m and @p e
+ *  are valid only during the call; the callback must not call any table
+ *  write function on the same table (the table mutex is held). */
+typedef int (*p4dp_table_entry_cb)(void *arg, const struct p4dp_match *m, const struct p4dp_entry *e);
+
+/**
+ * Call @p cb for each installed entry (in no particular order). Context:
+ * control thread; holds the table mutex during the walk. @return 0 after a
+ * full walk, the callback's nonzero return value if it stopped the walk,
+ * -ENOMEM.
+ */
+int p4dp_table_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg);
+
+/**
+ * Run deferred reclamation that is due (non-blocking). Write operations do this
+ * too; call it periodically on an otherwise idle table to release memory and
+ * to fold modified static entries back into the array. Context: control thread.
+ * @return number of items reclaimed.
+ */
+unsigned p4dp_table_maintain(struct p4dp_table *t);
+
+/** Fill @p st. Context: control thread (takes the table mutex). @return 0 / -EINVAL. */
+int p4dp_table_stats_get(struct p4dp_table *t, struct p4dp_table_stats *st);
+
+/** Table parameters (name, key_len, data_len, max_entries). Context: any. */
+const char *p4dp_table_name(const struct p4dp_table *t);
+uint32_t p4dp_table_key_len(const struct p4dp_table *t);
+uint32_t p4dp_table_data_len(const struct p4dp_table *t);
+uint32_t p4dp_table_max_entries(const struct p4dp_table *t);
+
+/**
+ * Worker fast path: look @p key (key_len bytes, native layout) up. Returns the
+ * best matching entry or NULL on miss. No lock, no allocation, no syscall. The
+ * pointer stays valid until the calling worker next calls p4dp_rcu_quiescent.
+ * Thread safety: any number of concurrent readers, concurrent with one writer.
+ */
+const struct p4dp_entry *p4dp_table_lookup(struct p4dp_table *t, const void *key);
+
+/**
+ * Worker fast path: look up @p n keys; out[i] is the entry for keys[i] or NULL.
+ * Same guarantees as p4dp_table_lookup; exact tables use rte_hash bulk lookup.
+ */
+void p4dp_table_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
+			    const struct p4dp_entry **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* P4DP_TABLE_H */

@@ -1,0 +1,75 @@
+// Parser select with value &&& mask cases; first matching case wins.
+#include <core.p4>
+#include <v1model.p4>
+
+header data_t {
+    bit<32> f1;
+    bit<32> f2;
+    bit<8>  b1;
+    bit<8>  b2;
+    bit<16> h1;
+}
+
+struct headers_t {
+    data_t data;
+}
+
+struct metadata_t {
+    bit<16> path;
+}
+
+parser ParserImpl(packet_in packet, out headers_t hdr, inout metadata_t meta,
+                  inout standard_metadata_t standard_metadata) {
+    state start {
+        packet.extract(hdr.data);
+        transition select(hdr.data.b1) {
+            0x10 &&& 0xF0: s1;
+            0x0F &&& 0x0F: s2;
+            default: s3;
+        }
+    }
+    state s1 {
+        meta.path = 1;
+        transition accept;
+    }
+
+    state s2 {
+        meta.path = 2;
+        transition accept;
+    }
+
+    state s3 {
+        meta.path = 3;
+        transition accept;
+    }
+}
+
+control VerifyChecksumImpl(inout headers_t hdr, inout metadata_t meta) {
+    apply {  }
+}
+
+control ingress(inout headers_t hdr, inout metadata_t meta,
+                inout standard_metadata_t standard_metadata) {
+    apply {
+        hdr.data.h1 = meta.path;
+        standard_metadata.egress_spec = 1;
+    }
+}
+
+control egress(inout headers_t hdr, inout metadata_t meta,
+               inout standard_metadata_t standard_metadata) {
+    apply { }
+}
+
+control ComputeChecksumImpl(inout headers_t hdr, inout metadata_t meta) {
+    apply {  }
+}
+
+control DeparserImpl(packet_out packet, in headers_t hdr) {
+    apply {
+        packet.emit(hdr.data);
+    }
+}
+
+V1Switch(ParserImpl(), VerifyChecksumImpl(), ingress(), egress(),
+         ComputeChecksumImpl(), DeparserImpl()) main;

@@ -1,0 +1,64 @@
+// A select with no matching case and no default fails with error.NoMatch;
+// in v1model the packet still reaches ingress with parser_error set.
+#include <core.p4>
+#include <v1model.p4>
+
+header data_t {
+    bit<32> f1;
+    bit<32> f2;
+    bit<8>  b1;
+    bit<8>  b2;
+    bit<16> h1;
+}
+
+struct headers_t {
+    data_t data;
+}
+
+struct metadata_t {
+}
+
+parser ParserImpl(packet_in packet, out headers_t hdr, inout metadata_t meta,
+                  inout standard_metadata_t standard_metadata) {
+    state start {
+        packet.extract(hdr.data);
+        transition select(hdr.data.b1) {
+            1: accept;
+            3: accept;
+        }
+    }
+}
+
+control VerifyChecksumImpl(inout headers_t hdr, inout metadata_t meta) {
+    apply {  }
+}
+
+control ingress(inout headers_t hdr, inout metadata_t meta,
+                inout standard_metadata_t standard_metadata) {
+    apply {
+        if (standard_metadata.parser_error == error.NoMatch) {
+            hdr.data.b2 = 0xEE;
+        } else if (standard_metadata.parser_error == error.NoError) {
+            hdr.data.b2 = 0x11;
+        }
+        standard_metadata.egress_spec = 2;
+    }
+}
+
+control egress(inout headers_t hdr, inout metadata_t meta,
+               inout standard_metadata_t standard_metadata) {
+    apply { }
+}
+
+control ComputeChecksumImpl(inout headers_t hdr, inout metadata_t meta) {
+    apply {  }
+}
+
+control DeparserImpl(packet_out packet, in headers_t hdr) {
+    apply {
+        packet.emit(hdr.data);
+    }
+}
+
+V1Switch(ParserImpl(), VerifyChecksumImpl(), ingress(), egress(),
+         ComputeChecksumImpl(), DeparserImpl()) main;
