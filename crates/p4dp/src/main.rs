@@ -1,1 +1,95 @@
-fn main() {}
+//! `p4dp`: the command-line tool. The only crate with user-facing argument parsing.
+
+mod bench;
+mod compile;
+mod entries;
+mod run;
+mod stf;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "p4dp", version, about = "p4dp: a P4_16 software target on DPDK", propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Command,
+}
+
+/// Options shared by every command that compiles a P4 program.
+#[derive(Args, Clone, Debug)]
+pub struct CompileOpts {
+    /// The P4_16 program.
+    pub program: PathBuf,
+    /// Add a directory to the preprocessor's include path.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Define a preprocessor macro (NAME or NAME=VALUE).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check a program: print diagnostics only.
+    Check {
+        #[command(flatten)]
+        c: CompileOpts,
+        /// Print the IR after semantic analysis.
+        #[arg(long)]
+        show_ir: bool,
+    },
+    /// Compile a program: write the generated C, the shared object and the P4Info.
+    Build {
+        #[command(flatten)]
+        c: CompileOpts,
+        /// Output directory.
+        #[arg(short, long, default_value = "build/p4dp-out")]
+        out: PathBuf,
+        /// Print the IR after semantic analysis.
+        #[arg(long)]
+        show_ir: bool,
+    },
+    /// Run a program on DPDK ports (pcap files by default).
+    Run(run::RunArgs),
+    /// Run an STF test (p4c's Simple Test Framework format) against a program.
+    Stf {
+        #[command(flatten)]
+        c: CompileOpts,
+        /// The .stf file.
+        stf: PathBuf,
+        /// Print every statement as it runs and every packet received.
+        #[arg(short, long)]
+        verbose: bool,
+    },
+    /// Measure packet-processing performance with an in-process traffic source.
+    Bench(bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Command::Check { c, show_ir } => compile::check(&c, show_ir),
+        Command::Build { c, out, show_ir } => compile::build(&c, &out, show_ir).map(|b| {
+            eprintln!(
+                "wrote {}, {}, {}",
+                b.c_path.display(),
+                b.so_path.display(),
+                b.p4info_path.display()
+            );
+            ExitCode::SUCCESS
+        }),
+        Command::Run(a) => run::run(a),
+        Command::Stf { c, stf, verbose } => stf::run_stf(&c, &stf, verbose),
+        Command::Bench(a) => bench::bench(a),
+    };
+    match r {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+# p4dp — the two commands a user needs:
+#   make run   set up, build, compile the bundled example and run it on a generated pcap through DPDK
+#   make test  set up, build and run the whole test suite (what CI runs)
+SHELL := /bin/bash
+CARGO ?= cargo
+P4DP := target/release/p4dp
+OUT := build/example
+
+.PHONY: all setup build run test test-rust test-runtime test-corpus test-fuzz bench clean
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+build: setup
+	$(CARGO) build --release --workspace
+
+run: build
+	@mkdir -p $(OUT)
+	python3 scripts/gen_pcap.py --count 1000 --out $(OUT)/in0.pcap
+	$(P4DP) run examples/l2l3.p4 --table-entries examples/l2l3.entries \
+	    --port 0=$(OUT)/in0.pcap:$(OUT)/out0.pcap --port 1=:$(OUT)/out1.pcap \
+	    --port 2=:$(OUT)/out2.pcap --port 3=:$(OUT)/out3.pcap
+
+test: build test-runtime test-rust test-corpus test-fuzz
+
+test-runtime: setup
+	$(MAKE) -C runtime test
+
+test-rust: build
+	$(CARGO) test --release --workspace
+
+test-corpus: build
+	bash scripts/run_corpus.sh
+
+test-fuzz: build
+	bash scripts/fuzz.sh
+
+bench: build
+	$(P4DP) bench --suite issue2 --out docs/bench-results.txt
+
+clean:
+	rm -rf build target

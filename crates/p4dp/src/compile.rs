@@ -1,0 +1,102 @@
+//! The compile pipeline as the CLI uses it: preprocess + parse + analyze (p4dp-sema), generate C and
+//! P4Info (p4dp-cgen), build the shared object with gcc.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+
+use crate::CompileOpts;
+
+/// The project's installed files: `p4include/` (architecture files) and the runtime headers.
+/// `P4DP_HOME` overrides the location recorded at build time.
+pub fn home() -> PathBuf {
+    if let Some(h) = std::env::var_os("P4DP_HOME") {
+        return PathBuf::from(h);
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+pub fn p4include_dir() -> PathBuf {
+    home().join("p4include")
+}
+
+fn include_dirs(c: &CompileOpts) -> Vec<PathBuf> {
+    let mut v = c.include.clone();
+    v.push(p4include_dir());
+    v
+}
+
+fn defines(c: &CompileOpts) -> Vec<(String, Option<String>)> {
+    c.define
+        .iter()
+        .map(|d| match d.split_once('=') {
+            Some((k, v)) => (k.to_string(), Some(v.to_string())),
+            None => (d.clone(), None),
+        })
+        .collect()
+}
+
+/// Front end + validation. On errors, prints the rendered diagnostics and fails.
+pub fn front(c: &CompileOpts) -> Result<p4dp_ir::ValidProgram> {
+    if !c.program.exists() {
+        bail!("{}: no such file", c.program.display());
+    }
+    match p4dp_sema::compile_file(&c.program, &include_dirs(c), &defines(c)) {
+        Ok((prog, sm, warnings)) => {
+            if !warnings.is_empty() {
+                eprint!("{}", p4dp_syntax::render_all(&sm, &warnings));
+            }
+            Ok(prog)
+        }
+        Err((sm, diags)) => {
+            eprint!("{}", p4dp_syntax::render_all(&sm, &diags));
+            let n = diags.iter().filter(|d| d.is_error()).count();
+            bail!("{}: {} error{} found", c.program.display(), n, if n == 1 { "" } else { "s" })
+        }
+    }
+}
+
+pub fn check(c: &CompileOpts, show_ir: bool) -> Result<ExitCode> {
+    let prog = front(c)?;
+    if show_ir {
+        print!("{}", p4dp_ir::print::print_program(prog.program()));
+    }
+    eprintln!("{}: ok", c.program.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `build` produced.
+pub struct Built {
+    pub c_path: PathBuf,
+    pub so_path: PathBuf,
+    pub p4info_path: PathBuf,
+    pub program: p4dp_ir::ValidProgram,
+}
+
+pub fn build(c: &CompileOpts, out: &Path, show_ir: bool) -> Result<Built> {
+    let prog = front(c)?;
+    if show_ir {
+        print!("{}", p4dp_ir::print::print_program(prog.program()));
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let stem = c.program.file_stem().and_then(|s| s.to_str()).unwrap_or("prog").to_string();
+    let c_path = out.join(format!("{stem}.c"));
+    let so_path = out.join(format!("{stem}.so"));
+    let p4info_path = out.join(format!("{stem}.p4info.txtpb"));
+    let opts = p4dp_cgen::CgenOptions { program_name: stem.clone(), ..Default::default() };
+    let csrc = p4dp_cgen::generate_c(&prog, &opts).map_err(|e| anyhow::anyhow!("{}: {e}", c.program.display()))?;
+    std::fs::write(&c_path, csrc).with_context(|| format!("writing {}", c_path.display()))?;
+    std::fs::write(&p4info_path, p4dp_cgen::generate_p4info(&prog))
+        .with_context(|| format!("writing {}", p4info_path.display()))?;
+    p4dp_cgen::compile_so(&c_path, &so_path, &p4dp_rt::include_dir(), 2)
+        .map_err(|e| anyhow::anyhow!("compiling {}: {e}", c_path.display()))?;
+    Ok(Built { c_path, so_path, p4info_path, program: prog })
+}
+
+/// A per-process scratch directory for commands that compile on the fly (`run`, `stf`, `bench`).
+pub fn scratch_dir(tag: &str) -> Result<PathBuf> {
+    let d = std::env::temp_dir().join(format!("p4dp-{}-{}", tag, std::process::id()));
+    std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
+    Ok(d)
+}

@@ -1,0 +1,704 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * p4dp tables: parameter checks, match validation, slot-index allocator,
+ * keyless tables and the public entry points dispatching to table_exact.c
+ * (all-exact keys on rte_hash) and table_tss.c (tuple-space search).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_malloc.h>
+
+#include "table_internal.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+int p4dp_table_storage_choose(const struct p4dp_table_params *p)
+{
+	/* Placeholder for the seed-000 memory model (Eq. 1-5): static storage
+	 * wins for well-filled tables and small entries, dynamic for sparse
+	 * tables. Until the expected fill is known, prefer static. */
+	(void)p;
+	return P4DP_STORAGE_STATIC;
+}
+
+int table_field_cmp(const struct p4dp_key_field *f, const uint8_t *a, const uint8_t *b)
+{
+	if (f->bitwidth > 128)
+		return memcmp(a + f->offset, b + f->offset, f->size);
+	/* little-endian: compare from the most significant byte down */
+	for (int i = (int)f->size - 1; i >= 0; i--) {
+		uint8_t x = a[f->offset + i], y = b[f->offset + i];
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+int64_t table_idx_alloc(struct p4dp_table *t)
+{
+	if (t->n_free == 0)
+		return -1;
+	return t->free_idx[--t->n_free];
+}
+
+void table_idx_release(struct p4dp_table *t, uint32_t idx)
+{
+	/* Cannot overflow: every index in the stack was taken from it. */
+	t->free_idx[t->n_free++] = idx;
+}
+
+int64_t table_idx_get(struct p4dp_table *t)
+{
+	int64_t idx = table_idx_alloc(t);
+	if (idx < 0 && t->n_entries < t->max_entries) {
+		/* Only deleted-but-not-yet-reclaimed entries hold the free slots:
+		 * wait for their grace period (spinning on the RCU token). */
+		p4dp_rcu_dq_reclaim(t->dq, true);
+		idx = table_idx_alloc(t);
+	}
+	return idx < 0 ? -ENOSPC : idx;
+}
+
+void table_entry_fill(struct p4dp_table *t, struct p4dp_entry *e, uint32_t action, const void *data,
+		      uint32_t idx, uint32_t flags)
+{
+	e->action = action;
+	e->index = idx;
+	e->flags = flags;
+	e->_pad = 0;
+	if (t->data_len > 0) {
+		if (data != NULL)
+			memcpy(e->data, data, t->data_len);
+		else
+			memset(e->data, 0, t->data_len);
+	}
+}
+
+struct p4dp_entry *table_entry_new(struct p4dp_table *t, uint32_t action, const void *data, uint32_t idx,
+				   uint32_t flags)
+{
+	struct p4dp_entry *e = rte_malloc_socket("p4dp_entry", t->entry_size, 16, t->socket_id);
+	if (e != NULL)
+		table_entry_fill(t, e, action, data, idx, flags);
+	return e;
+}
+
+static void free_cb(void *ctx, void *p, uint64_t arg)
+{
+	(void)ctx;
+	(void)arg;
+	rte_free(p);
+}
+
+void table_defer(struct p4dp_table *t, p4dp_rcu_reclaim_fn fn, void *p, uint64_t arg)
+{
+	if (p4dp_rcu_dq_defer(t->dq, fn, t, p, arg) != 0) {
+		/* Out of memory for the queue: fall back to a synchronous grace
+		 * period (spinning, not sleeping), then reclaim now. */
+		p4dp_rcu_dq_reclaim(t->dq, true);
+		p4dp_rcu_synchronize(t->rcu);
+		fn(t, p, arg);
+	}
+}
+
+void table_defer_free(struct p4dp_table *t, void *p)
+{
+	if (p != NULL)
+		table_defer(t, free_cb, p, 0);
+}
+
+/* Reclaim an entry and give its slot index back. */
+static void entry_idx_cb(void *ctx, void *p, uint64_t idx)
+{
+	struct p4dp_table *t = ctx;
+	rte_free(p);
+	table_idx_release(t, (uint32_t)idx);
+}
+
+/* ------------------------------------------------------------- creation */
+
+static int field_width_mask(const struct p4dp_key_field *f, uint8_t *wm)
+{
+	uint32_t full = f->bitwidth / 8, rem = f->bitwidth % 8;
+	if (f->bitwidth <= 128) {
+		for (uint32_t i = 0; i < full; i++)
+			wm[f->offset + i] = 0xff;
+		if (rem)
+			wm[f->offset + full] = (uint8_t)((1u << rem) - 1);
+	} else {
+		/* big-endian, right-aligned: the last `full` bytes are full */
+		for (uint32_t i = 0; i < full; i++)
+			wm[f->offset + f->size - 1 - i] = 0xff;
+		if (rem)
+			wm[f->offset + f->size - 1 - full] = (uint8_t)((1u << rem) - 1);
+	}
+	return 0;
+}
+
+static int check_params(const struct p4dp_table_params *p)
+{
+	if (p == NULL || p->key_len > P4DP_TABLE_KEY_MAX || p->n_fields > P4DP_TABLE_FIELDS_MAX)
+		return -EINVAL;
+	if (p->n_fields > 0 && p->fields == NULL)
+		return -EINVAL;
+	if ((p->n_fields == 0) != (p->key_len == 0))
+		return -EINVAL;
+	if (p->data_len > 65536)
+		return -EINVAL;
+	if (p->storage != P4DP_STORAGE_AUTO && p->storage != P4DP_STORAGE_STATIC &&
+	    p->storage != P4DP_STORAGE_DYNAMIC)
+		return -EINVAL;
+	for (uint32_t i = 0; i < p->n_fields; i++) {
+		const struct p4dp_key_field *f = &p->fields[i];
+		if (f->match_kind > P4DP_MATCH_OPTIONAL || f->bitwidth == 0)
+			return -EINVAL;
+		if (f->bitwidth <= 128) {
+			if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8 && f->size != 16)
+				return -EINVAL;
+			if (f->bitwidth > 8u * f->size)
+				return -EINVAL;
+		} else if (f->size != (f->bitwidth + 7) / 8) {
+			return -EINVAL;
+		}
+		if ((uint32_t)f->offset + f->size > p->key_len)
+			return -EINVAL;
+		for (uint32_t j = 0; j < i; j++) {
+			const struct p4dp_key_field *g = &p->fields[j];
+			if (f->offset < g->offset + g->size && g->offset < f->offset + f->size)
+				return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+struct p4dp_table *p4dp_table_create(const struct p4dp_table_params *p, struct p4dp_rcu *rcu)
+{
+	int rc = check_params(p);
+	if (rc != 0) {
+		errno = -rc;
+		return NULL;
+	}
+	struct p4dp_table *t = rte_zmalloc_socket("p4dp_table", sizeof(*t), RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (t == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&t->lock, NULL);
+	t->key_len = p->key_len;
+	t->data_len = p->data_len;
+	t->max_entries = p->max_entries;
+	t->n_fields = p->n_fields;
+	t->socket_id = p->socket_id;
+	t->entry_size = RTE_ALIGN_CEIL((uint32_t)sizeof(struct p4dp_entry) + p->data_len, 16);
+	t->rcu = rcu;
+	snprintf(t->name, sizeof(t->name), "%s", p->name ? p->name : "");
+	rc = -ENOMEM;
+	t->fields = calloc(p->n_fields ? p->n_fields : 1, sizeof(*t->fields));
+	t->width_mask = calloc(p->key_len ? p->key_len : 1, 1);
+	t->free_idx = malloc(((size_t)p->max_entries + 1) * sizeof(uint32_t));
+	t->dq = p4dp_rcu_dq_create(rcu, p->socket_id);
+	if (t->fields == NULL || t->width_mask == NULL || t->free_idx == NULL || t->dq == NULL)
+		goto fail;
+	memcpy(t->fields, p->fields, p->n_fields * sizeof(*t->fields));
+	bool all_exact = true, only_exact_lpm = true;
+	for (uint32_t i = 0; i < p->n_fields; i++) {
+		field_width_mask(&p->fields[i], t->width_mask);
+		uint8_t k = p->fields[i].match_kind;
+		if (k != P4DP_MATCH_EXACT)
+			all_exact = false;
+		if (k != P4DP_MATCH_EXACT && k != P4DP_MATCH_LPM)
+			only_exact_lpm = false;
+		if (k == P4DP_MATCH_RANGE)
+			t->has_range = true;
+	}
+	t->prio_is_prefix = only_exact_lpm;
+	/* Free-index stack: pop order 0, 1, 2, ... */
+	for (uint32_t i = 0; i < p->max_entries; i++)
+		t->free_idx[i] = p->max_entries - 1 - i;
+	t->n_free = p->max_entries;
+
+	if (p->n_fields == 0) {
+		t->kind = TABLE_KIND_KEYLESS;
+		t->storage = P4DP_STORAGE_DYNAMIC;
+		rc = 0;
+	} else if (all_exact) {
+		t->kind = TABLE_KIND_EXACT;
+		t->storage = p->storage == P4DP_STORAGE_AUTO ? p4dp_table_storage_choose(p) : p->storage;
+		rc = table_exact_create(t);
+	} else {
+		t->kind = TABLE_KIND_TSS;
+		t->storage = P4DP_STORAGE_DYNAMIC;
+		rc = table_tss_create(t);
+	}
+	if (rc != 0)
+		goto fail;
+	return t;
+fail:
+	p4dp_rcu_dq_free(t->dq);
+	free(t->fields);
+	free(t->width_mask);
+	free(t->free_idx);
+	pthread_mutex_destroy(&t->lock);
+	rte_free(t);
+	errno = -rc;
+	return NULL;
+}
+
+void p4dp_table_free(struct p4dp_table *t)
+{
+	if (t == NULL)
+		return;
+	pthread_mutex_lock(&t->lock);
+	switch (t->kind) {
+	case TABLE_KIND_EXACT:
+		table_exact_free(t);
+		break;
+	case TABLE_KIND_TSS:
+		table_tss_free(t);
+		break;
+	default:
+		if (t->single != NULL)
+			table_defer_free(t, t->single);
+		t->single = NULL;
+		break;
+	}
+	p4dp_rcu_dq_free(t->dq); /* waits for the grace periods of everything queued */
+	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_destroy(&t->lock);
+	free(t->fields);
+	free(t->width_mask);
+	free(t->free_idx);
+	rte_free(t);
+}
+
+/* ---------------------------------------------------------- validation */
+
+/* Exact tables: the key is the value; mask (if given) must be all-ones over each
+ * field's width; no bit outside the fields' widths may be set. */
+static int check_exact_match(const struct p4dp_table *t, const struct p4dp_match *m)
+{
+	if (m == NULL || (t->key_len > 0 && m->value == NULL))
+		return -EINVAL;
+	for (uint32_t i = 0; i < t->key_len; i++) {
+		if (m->value[i] & ~t->width_mask[i])
+			return -EINVAL;
+		if (m->mask != NULL && (m->mask[i] & t->width_mask[i]) != t->width_mask[i])
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Prefix length of lpm field @p f given mask @p mk, or -1 if not a prefix mask. */
+static int lpm_prefix_len(const struct p4dp_key_field *f, const uint8_t *mk)
+{
+	int len = 0;
+	int b = f->bitwidth - 1;
+	while (b >= 0 && table_field_bit(f, mk, (uint32_t)b)) {
+		len++;
+		b--;
+	}
+	for (; b >= 0; b--)
+		if (table_field_bit(f, mk, (uint32_t)b))
+			return -1;
+	return len;
+}
+
+/* Normalize a match for a tuple-space table into scratch buffers @p val, @p msk,
+ * @p hi (key_len bytes each). */
+static int tss_normalize(const struct p4dp_table *t, const struct p4dp_match *m, uint8_t *val, uint8_t *msk,
+			 uint8_t *hi, struct tss_match *out)
+{
+	if (m == NULL || m->value == NULL)
+		return -EINVAL;
+	if (t->has_range && m->hi == NULL)
+		return -EINVAL;
+	memset(val, 0, t->key_len);
+	memset(msk, 0, t->key_len);
+	memset(hi, 0, t->key_len);
+	int32_t prefix_sum = 0;
+	for (uint32_t i = 0; i < t->n_fields; i++) {
+		const struct p4dp_key_field *f = &t->fields[i];
+		const uint8_t *wm = t->width_mask + f->offset;
+		const uint8_t *v = m->value + f->offset;
+		const uint8_t *mk = m->mask ? m->mask + f->offset : wm;
+		bool full = true, zero = true;
+		for (uint32_t j = 0; j < f->size; j++) {
+			if (v[j] & ~wm[j])
+				return -EINVAL; /* value bits beyond the width */
+			if (f->match_kind != P4DP_MATCH_RANGE && (v[j] & ~mk[j]))
+				return -EINVAL; /* value bits outside the mask */
+			if (mk[j] & ~wm[j])
+				return -EINVAL;
+			if (mk[j] != wm[j])
+				full = false;
+			if (mk[j] != 0)
+				zero = false;
+		}
+		switch (f->match_kind) {
+		case P4DP_MATCH_EXACT:
+			if (!full)
+				return -EINVAL;
+			break;
+		case P4DP_MATCH_LPM: {
+			int len = lpm_prefix_len(f, mk);
+			if (len < 0)
+				return -EINVAL;
+			prefix_sum += len;
+			break;
+		}
+		case P4DP_MATCH_TERNARY:
+			break;
+		case P4DP_MATCH_OPTIONAL:
+			if (!full && !zero)
+				return -EINVAL;
+			break;
+		case P4DP_MATCH_RANGE: {
+			if (m->mask != NULL && !zero)
+				return -EINVAL;
+			const uint8_t *h = m->hi + f->offset;
+			for (uint32_t j = 0; j < f->size; j++)
+				if (h[j] & ~wm[j])
+					return -EINVAL;
+			if (table_field_cmp(f, m->value, m->hi) > 0)
+				return -EINVAL; /* lo > hi */
+			memcpy(val + f->offset, v, f->size);
+			memcpy(hi + f->offset, h, f->size);
+			continue; /* mask stays 0 */
+		}
+		}
+		memcpy(val + f->offset, v, f->size);
+		memcpy(msk + f->offset, mk, f->size);
+	}
+	out->value = val;
+	out->mask = msk;
+	out->hi = hi;
+	out->user_prio = t->prio_is_prefix ? 0 : m->priority;
+	out->prio = t->prio_is_prefix ? prefix_sum : m->priority;
+	return 0;
+}
+
+/* ------------------------------------------------------------- keyless */
+
+static int keyless_add(struct p4dp_table *t, uint32_t action, const void *data)
+{
+	if (t->single != NULL)
+		return -EEXIST;
+	if (t->n_entries >= t->max_entries) {
+		t->st_full++;
+		return -ENOSPC;
+	}
+	int64_t idx = table_idx_get(t);
+	if (idx < 0) {
+		t->st_full++;
+		return (int)idx;
+	}
+	struct p4dp_entry *e = table_entry_new(t, action, data, (uint32_t)idx, P4DP_ENTRY_F_DYNAMIC);
+	if (e == NULL) {
+		table_idx_release(t, (uint32_t)idx);
+		return -ENOMEM;
+	}
+	/* Release: the entry's contents are visible before the pointer. Pairs
+	 * with the acquire load in p4dp_table_lookup. */
+	__atomic_store_n(&t->single, e, __ATOMIC_RELEASE);
+	t->n_entries++;
+	return 0;
+}
+
+static int keyless_modify(struct p4dp_table *t, uint32_t action, const void *data)
+{
+	struct p4dp_entry *old = t->single;
+	if (old == NULL)
+		return -ENOENT;
+	struct p4dp_entry *e = table_entry_new(t, action, data, old->index, P4DP_ENTRY_F_DYNAMIC);
+	if (e == NULL)
+		return -ENOMEM;
+	/* Release publication of the complete new version (see keyless_add). */
+	__atomic_store_n(&t->single, e, __ATOMIC_RELEASE);
+	table_defer_free(t, old);
+	return 0;
+}
+
+static int keyless_delete(struct p4dp_table *t)
+{
+	struct p4dp_entry *old = t->single;
+	if (old == NULL)
+		return -ENOENT;
+	/* Relaxed is enough for NULL: it publishes no memory; the grace period
+	 * (token taken after this store, with release) orders the reclaim. */
+	__atomic_store_n(&t->single, NULL, __ATOMIC_RELAXED);
+	t->n_entries--;
+	table_defer(t, entry_idx_cb, old, old->index);
+	return 0;
+}
+
+/* ------------------------------------------------------- public entry points */
+
+#define TSS_SCRATCH(t)                                                                                    \
+	uint8_t val_[(t)->key_len ? (t)->key_len : 1], msk_[(t)->key_len ? (t)->key_len : 1],             \
+		hi_[(t)->key_len ? (t)->key_len : 1]
+
+static void maintain_locked(struct p4dp_table *t)
+{
+	p4dp_rcu_dq_reclaim(t->dq, false);
+	if (t->kind == TABLE_KIND_EXACT)
+		table_exact_maintain(t);
+}
+
+int p4dp_table_entry_add(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data)
+{
+	if (t == NULL)
+		return -EINVAL;
+	int rc;
+	TSS_SCRATCH(t);
+	struct tss_match tm;
+	pthread_mutex_lock(&t->lock);
+	maintain_locked(t);
+	switch (t->kind) {
+	case TABLE_KIND_EXACT:
+		rc = check_exact_match(t, m);
+		if (rc == 0)
+			rc = table_exact_add(t, m->value, action, data);
+		break;
+	case TABLE_KIND_KEYLESS:
+		rc = m == NULL ? -EINVAL : keyless_add(t, action, data);
+		break;
+	default:
+		rc = tss_normalize(t, m, val_, msk_, hi_, &tm);
+		if (rc == 0)
+			rc = table_tss_add(t, &tm, action, data);
+		break;
+	}
+	if (rc == 0)
+		t->st_inserts++;
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int p4dp_table_entry_modify(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data)
+{
+	if (t == NULL)
+		return -EINVAL;
+	int rc;
+	TSS_SCRATCH(t);
+	struct tss_match tm;
+	pthread_mutex_lock(&t->lock);
+	maintain_locked(t);
+	switch (t->kind) {
+	case TABLE_KIND_EXACT:
+		rc = check_exact_match(t, m);
+		if (rc == 0)
+			rc = table_exact_modify(t, m->value, action, data);
+		break;
+	case TABLE_KIND_KEYLESS:
+		rc = m == NULL ? -EINVAL : keyless_modify(t, action, data);
+		break;
+	default:
+		rc = tss_normalize(t, m, val_, msk_, hi_, &tm);
+		if (rc == 0)
+			rc = table_tss_modify(t, &tm, action, data);
+		break;
+	}
+	if (rc == 0)
+		t->st_modifies++;
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int p4dp_table_entry_delete(struct p4dp_table *t, const struct p4dp_match *m)
+{
+	if (t == NULL)
+		return -EINVAL;
+	int rc;
+	TSS_SCRATCH(t);
+	struct tss_match tm;
+	pthread_mutex_lock(&t->lock);
+	maintain_locked(t);
+	switch (t->kind) {
+	case TABLE_KIND_EXACT:
+		rc = check_exact_match(t, m);
+		if (rc == 0)
+			rc = table_exact_delete(t, m->value);
+		break;
+	case TABLE_KIND_KEYLESS:
+		rc = m == NULL ? -EINVAL : keyless_delete(t);
+		break;
+	default:
+		rc = tss_normalize(t, m, val_, msk_, hi_, &tm);
+		if (rc == 0)
+			rc = table_tss_delete(t, &tm);
+		break;
+	}
+	if (rc == 0)
+		t->st_deletes++;
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int p4dp_table_entry_get(struct p4dp_table *t, const struct p4dp_match *m, uint32_t *action, void *data,
+			 uint32_t *index)
+{
+	if (t == NULL)
+		return -EINVAL;
+	int rc = 0;
+	const struct p4dp_entry *e = NULL;
+	TSS_SCRATCH(t);
+	struct tss_match tm;
+	pthread_mutex_lock(&t->lock);
+	switch (t->kind) {
+	case TABLE_KIND_EXACT:
+		rc = check_exact_match(t, m);
+		if (rc == 0)
+			e = table_exact_find(t, m->value);
+		break;
+	case TABLE_KIND_KEYLESS:
+		rc = m == NULL ? -EINVAL : 0;
+		e = t->single;
+		break;
+	default:
+		rc = tss_normalize(t, m, val_, msk_, hi_, &tm);
+		if (rc == 0)
+			e = table_tss_find(t, &tm);
+		break;
+	}
+	if (rc == 0 && e == NULL)
+		rc = -ENOENT;
+	if (rc == 0) {
+		if (action)
+			*action = e->action;
+		if (index)
+			*index = e->index;
+		if (data && t->data_len)
+			memcpy(data, e->data, t->data_len);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int p4dp_table_clear(struct p4dp_table *t)
+{
+	if (t == NULL)
+		return -EINVAL;
+	int rc = 0;
+	pthread_mutex_lock(&t->lock);
+	maintain_locked(t);
+	uint64_t before = t->n_entries;
+	switch (t->kind) {
+	case TABLE_KIND_EXACT:
+		rc = table_exact_clear(t);
+		break;
+	case TABLE_KIND_KEYLESS:
+		if (t->single != NULL)
+			rc = keyless_delete(t);
+		break;
+	default:
+		rc = table_tss_clear(t);
+		break;
+	}
+	t->st_deletes += before - t->n_entries;
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int p4dp_table_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg)
+{
+	if (t == NULL || cb == NULL)
+		return -EINVAL;
+	int rc = 0;
+	pthread_mutex_lock(&t->lock);
+	switch (t->kind) {
+	case TABLE_KIND_EXACT:
+		rc = table_exact_foreach(t, cb, arg);
+		break;
+	case TABLE_KIND_KEYLESS:
+		if (t->single != NULL) {
+			struct p4dp_match m = {.value = t->width_mask, .mask = t->width_mask, .hi = NULL, .priority = 0};
+			rc = cb(arg, &m, t->single);
+		}
+		break;
+	default:
+		rc = table_tss_foreach(t, cb, arg);
+		break;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+unsigned p4dp_table_maintain(struct p4dp_table *t)
+{
+	if (t == NULL)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	unsigned n = p4dp_rcu_dq_reclaim(t->dq, false);
+	if (t->kind == TABLE_KIND_EXACT)
+		n += table_exact_maintain(t);
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+int p4dp_table_stats_get(struct p4dp_table *t, struct p4dp_table_stats *st)
+{
+	if (t == NULL || st == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&t->lock);
+	memset(st, 0, sizeof(*st));
+	st->entries = t->n_entries;
+	st->capacity = t->max_entries;
+	st->inserts = t->st_inserts;
+	st->deletes = t->st_deletes;
+	st->modifies = t->st_modifies;
+	st->table_full = t->st_full;
+	st->pending_reclaim = p4dp_rcu_dq_pending(t->dq);
+	st->kind = t->kind;
+	st->storage = (uint32_t)t->storage;
+	if (t->kind == TABLE_KIND_TSS)
+		st->tuples = table_tss_tuples(t);
+	if (t->kind == TABLE_KIND_EXACT)
+		st->displaced = table_exact_displaced(t);
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}
+
+const char *p4dp_table_name(const struct p4dp_table *t) { return t->name; }
+uint32_t p4dp_table_key_len(const struct p4dp_table *t) { return t->key_len; }
+uint32_t p4dp_table_data_len(const struct p4dp_table *t) { return t->data_len; }
+uint32_t p4dp_table_max_entries(const struct p4dp_table *t) { return t->max_entries; }
+
+/* ------------------------------------------------------------ fast path */
+
+const struct p4dp_entry *p4dp_table_lookup(struct p4dp_table *t, const void *key)
+{
+	switch (t->kind) {
+	case TABLE_KIND_EXACT:
+		return table_exact_lookup(t, key);
+	case TABLE_KIND_KEYLESS:
+		/* Acquire: pairs with the writer's release store, so the entry's
+		 * contents are visible once the pointer is. */
+		return __atomic_load_n(&t->single, __ATOMIC_ACQUIRE);
+	default:
+		return table_tss_lookup(t, key);
+	}
+}
+
+void p4dp_table_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
+			    const struct p4dp_entry **out)
+{
+	switch (t->kind) {
+	case TABLE_KIND_EXACT:
+		table_exact_lookup_bulk(t, keys, n, out);
+		return;
+	case TABLE_KIND_KEYLESS: {
+		const struct p4dp_entry *e = __atomic_load_n(&t->single, __ATOMIC_ACQUIRE); /* as above */
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = e;
+		return;
+	}
+	default:
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = table_tss_lookup(t, keys[i]);
+		return;
+	}
+}

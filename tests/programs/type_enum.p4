@@ -1,0 +1,77 @@
+// A plain (non-serializable) enum: local variable, assignment, == and !=,
+// passed to a function.
+#include <core.p4>
+#include <v1model.p4>
+
+enum Color { Red, Green, Blue }
+
+bit<16> code(in Color c) {
+    if (c == Color.Red) {
+        return 0x10;
+    } else if (c == Color.Green) {
+        return 0x20;
+    }
+    return 0x30;
+}
+
+header data_t {
+    bit<32> f1;
+    bit<32> f2;
+    bit<8>  b1;
+    bit<8>  b2;
+    bit<16> h1;
+}
+
+struct headers_t {
+    data_t data;
+}
+
+struct metadata_t {
+}
+
+parser ParserImpl(packet_in packet, out headers_t hdr, inout metadata_t meta,
+                  inout standard_metadata_t standard_metadata) {
+    state start {
+        packet.extract(hdr.data);
+        transition accept;
+    }
+}
+
+control VerifyChecksumImpl(inout headers_t hdr, inout metadata_t meta) {
+    apply {  }
+}
+
+control ingress(inout headers_t hdr, inout metadata_t meta,
+                inout standard_metadata_t standard_metadata) {
+    apply {
+        Color c = Color.Red;
+        if (hdr.data.b1 == 1) {
+            c = Color.Green;
+        } else if (hdr.data.b1 == 2) {
+            c = Color.Blue;
+        }
+        hdr.data.h1 = code(c);
+        if (c != Color.Red) {
+            hdr.data.b2 = 0x77;
+        }
+        standard_metadata.egress_spec = 1;
+    }
+}
+
+control egress(inout headers_t hdr, inout metadata_t meta,
+               inout standard_metadata_t standard_metadata) {
+    apply { }
+}
+
+control ComputeChecksumImpl(inout headers_t hdr, inout metadata_t meta) {
+    apply {  }
+}
+
+control DeparserImpl(packet_out packet, in headers_t hdr) {
+    apply {
+        packet.emit(hdr.data);
+    }
+}
+
+V1Switch(ParserImpl(), VerifyChecksumImpl(), ingress(), egress(),
+         ComputeChecksumImpl(), DeparserImpl()) main;
