@@ -1,1 +1,351 @@
-//! p4dp-cgen
+//! p4dp-cgen: the back end. Translates a validated IR program ([`ValidProgram`]) into one C
+//! translation unit implementing `runtime/include/p4dp/abi.h`, and into P4Info text.
+//!
+//! The generated C is thin: it translates, it does not transform. Layout of the output:
+//! 1. includes (`p4dp/abi.h`, `p4dp/prim.h`), type definitions ([`ctype`]);
+//! 2. `struct gst`: the per-packet state (parser cursor, emit cursor, flags) and one *frame* per
+//!    owner (control instance, parser instance, function) holding all of its variables;
+//! 3. prototypes, then the functions of every control ([`stmt`], [`expr`], [`externs`]), parser
+//!    ([`parser`]), table ([`tables`]) and action;
+//! 4. the architecture glue (`process`, [`glue`]) and the metadata (`p4dp_program`, [`tables`]).
+//!
+//! Every action/control/function returns `int`: 0, or 1 when P4 `exit` ran (propagated to the
+//! top-level block after copy-out). Parsers return 0 (accept) or 1 (reject, error in `R->perr`).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use p4dp_ir::*;
+
+mod ctype;
+mod expr;
+mod externs;
+mod glue;
+pub mod ids;
+pub mod namer;
+mod p4info;
+mod parser;
+mod stmt;
+mod tables;
+#[cfg(test)]
+mod tests;
+
+pub use ids::{assign_ids, Ids};
+pub use p4info::generate_p4info;
+
+/// Errors of the back end.
+#[derive(Debug, thiserror::Error)]
+pub enum CgenError {
+    /// The program uses a construct the back end does not support.
+    #[error("unsupported: {message} (at file {}, bytes {}..{})", span.file, span.lo, span.hi)]
+    Unsupported { message: String, span: Span },
+    /// gcc failed; its stderr.
+    #[error("gcc failed:\n{stderr}")]
+    Compile { stderr: String },
+    #[error("i/o error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+pub(crate) type R<T> = Result<T, CgenError>;
+
+pub(crate) fn unsupported<T>(span: Span, message: impl Into<String>) -> R<T> {
+    Err(CgenError::Unsupported { message: message.into(), span })
+}
+
+/// Options of [`generate_c`].
+#[derive(Debug, Clone)]
+pub struct CgenOptions {
+    /// `p4dp_program.name` (usually the source file stem).
+    pub program_name: String,
+    /// Upper bound of parser state transitions per packet (then `error.ParserTimeout`).
+    pub parser_step_limit: u32,
+}
+
+impl Default for CgenOptions {
+    fn default() -> Self {
+        CgenOptions { program_name: "prog".into(), parser_step_limit: 10_000 }
+    }
+}
+
+/// Who owns the variables an expression refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Owner {
+    Control(ControlId),
+    Parser(ParserId),
+    Function(FunctionId),
+}
+
+/// The frame of one owner: its struct type, its member in `struct gst`, its variables' names.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Frame {
+    pub ty: String,
+    pub field: String,
+    pub vars: Vec<String>,
+    /// Functions: the member holding the return value.
+    pub ret: Option<String>,
+    /// The C function implementing the owner (apply / parse / call).
+    pub func: String,
+}
+
+pub(crate) struct Gen<'a> {
+    pub p: &'a Program,
+    pub opts: &'a CgenOptions,
+    pub ids: Ids,
+    pub namer: namer::Namer,
+    /// Type definitions, in dependency order.
+    pub types_out: String,
+    pub type_names: HashMap<TypeId, String>,
+    pub wide_names: HashMap<u32, String>,
+    pub eq_names: HashMap<TypeId, String>,
+    pub helpers_out: String,
+    pub protos: String,
+    pub funcs: String,
+    pub ctl_frames: Vec<Frame>,
+    pub parser_frames: Vec<Frame>,
+    pub fn_frames: Vec<Frame>,
+    pub act_fns: Vec<String>,
+    pub tbl_fns: Vec<String>,
+    /// ABI action array: one entry per distinct action fq_name; `abi_action[ActionId]` = index.
+    pub abi_actions: Vec<ActionId>,
+    pub abi_action_of: Vec<u32>,
+    /// Index of each digest type in `p4dp_program.externs` (after the IR externs).
+    pub digest_ext: HashMap<TypeId, u32>,
+    /// The owner whose body is being emitted.
+    pub owner: Owner,
+    /// In a parser: the label rejecting the current parser.
+    pub reject_label: Option<String>,
+    pub tmp: u32,
+}
+
+impl<'a> Gen<'a> {
+    pub fn vars(&self, o: Owner) -> &'a Arena<Var> {
+        match o {
+            Owner::Control(c) => &self.p.controls[c].vars,
+            Owner::Parser(x) => &self.p.parsers[x].vars,
+            Owner::Function(f) => &self.p.functions[f].vars,
+        }
+    }
+    pub fn frame(&self, o: Owner) -> &Frame {
+        match o {
+            Owner::Control(c) => &self.ctl_frames[c.index()],
+            Owner::Parser(x) => &self.parser_frames[x.index()],
+            Owner::Function(f) => &self.fn_frames[f.index()],
+        }
+    }
+    /// The C lvalue of variable `v` of owner `o`.
+    pub fn var_ref(&self, o: Owner, v: VarId) -> String {
+        let f = self.frame(o);
+        format!("R->{}.{}", f.field, f.vars[v.index()])
+    }
+    pub fn fresh_tmp(&mut self) -> String {
+        self.tmp += 1;
+        format!("_t{}", self.tmp)
+    }
+
+    fn new(p: &'a Program, opts: &'a CgenOptions) -> Self {
+        Gen {
+            p,
+            opts,
+            ids: assign_ids(p),
+            namer: namer::Namer::new(),
+            types_out: String::new(),
+            type_names: HashMap::new(),
+            wide_names: HashMap::new(),
+            eq_names: HashMap::new(),
+            helpers_out: String::new(),
+            protos: String::new(),
+            funcs: String::new(),
+            ctl_frames: Vec::new(),
+            parser_frames: Vec::new(),
+            fn_frames: Vec::new(),
+            act_fns: Vec::new(),
+            tbl_fns: Vec::new(),
+            abi_actions: Vec::new(),
+            abi_action_of: Vec::new(),
+            digest_ext: HashMap::new(),
+            owner: Owner::Control(Id::new(0)),
+            reject_label: None,
+            tmp: 0,
+        }
+    }
+
+    /// Name every owner's frame and function, every action and table function.
+    fn plan(&mut self) -> R<()> {
+        // frames
+        let p = self.p;
+        for (_, c) in p.controls.iter() {
+            let f = self.plan_frame("ctl_", &c.path, &c.vars, None)?;
+            self.ctl_frames.push(f);
+        }
+        for (_, x) in p.parsers.iter() {
+            let f = self.plan_frame("prs_", &x.path, &x.vars, None)?;
+            self.parser_frames.push(f);
+        }
+        for (_, x) in p.functions.iter() {
+            let ret = if matches!(p.types.get(x.ret), Type::Void) { None } else { Some("ret".to_string()) };
+            let f = self.plan_frame("fn_", &x.name, &x.vars, ret)?;
+            self.fn_frames.push(f);
+        }
+        for (_, a) in p.actions.iter() {
+            let n = self.namer.fresh("act_", &a.fq_name);
+            self.act_fns.push(n);
+        }
+        for (_, t) in p.tables.iter() {
+            let n = self.namer.fresh("tbl_", &t.fq_name);
+            self.tbl_fns.push(n);
+        }
+        // ABI action array, deduplicated by control-plane name
+        let mut by_name: HashMap<&str, u32> = HashMap::new();
+        for (id, a) in p.actions.iter() {
+            let idx = *by_name.entry(a.fq_name.as_str()).or_insert_with(|| {
+                self.abi_actions.push(id);
+                (self.abi_actions.len() - 1) as u32
+            });
+            self.abi_action_of.push(idx);
+        }
+        let n_ext = p.externs.len() as u32;
+        for (i, (t, _, _)) in self.ids.digests.iter().enumerate() {
+            self.digest_ext.insert(*t, n_ext + i as u32);
+        }
+        Ok(())
+    }
+
+    fn plan_frame(&mut self, prefix: &str, name: &str, vars: &Arena<Var>, ret: Option<String>) -> R<Frame> {
+        let ty = self.namer.fresh("frame_", name);
+        let field = self.namer.fresh("f_", name);
+        let func = self.namer.fresh(prefix, name);
+        let mut local = namer::Namer::new();
+        if let Some(r) = &ret {
+            local.fresh("", r);
+        }
+        let names = vars.iter().map(|(_, v)| local.fresh("v_", &v.name)).collect();
+        Ok(Frame { ty, field, vars: names, ret, func })
+    }
+
+    /// Emit the frame struct definitions and `struct gst`.
+    fn emit_frames(&mut self) -> R<String> {
+        let p = self.p;
+        let mut out = String::new();
+        let mut owners: Vec<Owner> = Vec::new();
+        owners.extend(p.controls.ids().map(Owner::Control));
+        owners.extend(p.parsers.ids().map(Owner::Parser));
+        owners.extend(p.functions.ids().map(Owner::Function));
+        for o in &owners {
+            let vars = self.vars(*o);
+            let mut body = String::new();
+            for (id, v) in vars.iter() {
+                if matches!(p.types.get(v.ty), Type::Extern { .. }) {
+                    continue; // packet_in/packet_out parameters have no storage
+                }
+                let ct = self.ctype(v.ty, v.span)?;
+                let _ = writeln!(body, "\t{} {};", ct, self.frame(*o).vars[id.index()]);
+            }
+            if let Owner::Function(f) = o {
+                let ret = p.functions[*f].ret;
+                if !matches!(p.types.get(ret), Type::Void) {
+                    let ct = self.ctype(ret, p.functions[*f].span)?;
+                    let _ = writeln!(body, "\t{ct} ret;");
+                }
+            }
+            if body.is_empty() {
+                body.push_str("\tuint8_t _empty;\n");
+            }
+            let _ = writeln!(out, "struct {} {{\n{}}};\n", self.frame(*o).ty, body);
+        }
+        out.push_str(
+            "/* Per-packet state: cursors, flags and the frame of every owner. */\n\
+             struct gst {\n\
+             \tstruct p4dp_ctx *ctx;\n\
+             \tstruct p4dp_pkt *pkt;\n\
+             \tuint32_t cur;        /* parser cursor, bits */\n\
+             \tuint32_t pkt_bits;   /* bits of input */\n\
+             \tuint32_t perr;       /* parser error code */\n\
+             \tuint32_t steps;      /* parser transitions */\n\
+             \tuint32_t emit_bits;  /* deparser cursor, bits in ctx->emit_buf */\n\
+             \tuint32_t emit_overflow;\n\
+             \tuint32_t csum_err;   /* verify_checksum mismatch */\n\
+             \tuint32_t drop;       /* assert failure: drop all copies */\n\
+             \tuint32_t trunc;      /* truncate(): output length limit, 0 = none */\n\
+             \tuint32_t payload_off; /* bytes of input consumed by the parser */\n\
+             \tuint32_t entry_index; /* direct counters/meters: index of the hit entry */\n\
+             \tuint32_t entry_hit;\n\
+             \tint32_t clone_type;  /* -1 none, 0 I2E, 1 E2E */\n\
+             \tuint32_t clone_session;\n\
+             \tuint32_t resubmit, recirculate;\n",
+        );
+        for o in &owners {
+            let f = self.frame(*o);
+            let _ = writeln!(out, "\tstruct {} {};", f.ty, f.field);
+        }
+        out.push_str("};\n\n");
+        Ok(out)
+    }
+}
+
+/// Generate the C translation unit of `p`.
+pub fn generate_c(p: &ValidProgram, opts: &CgenOptions) -> Result<String, CgenError> {
+    let p = p.program();
+    let mut g = Gen::new(p, opts);
+    g.plan()?;
+    let frames = g.emit_frames()?;
+    // bodies
+    for c in p.controls.ids() {
+        g.emit_control(c)?;
+    }
+    for x in p.parsers.ids() {
+        g.emit_parser(x)?;
+    }
+    for f in p.functions.ids() {
+        g.emit_function(f)?;
+    }
+    for t in p.tables.ids() {
+        g.emit_table(t)?;
+    }
+    let glue = g.emit_glue()?;
+    let meta = g.emit_metadata()?;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "/* Generated by p4dp-cgen from P4 program `{}`. Do not edit. */\n\
+         #include <stdint.h>\n#include <string.h>\n\n#include \"p4dp/abi.h\"\n#include \"p4dp/prim.h\"\n",
+        opts.program_name.replace("*/", "* /")
+    );
+    out.push_str("/* ---- types ---- */\n");
+    out.push_str(&g.types_out);
+    out.push_str("\n/* ---- frames ---- */\n");
+    out.push_str(&frames);
+    out.push_str("/* ---- helpers ---- */\n");
+    out.push_str(&g.helpers_out);
+    out.push_str("\n/* ---- prototypes ---- */\n");
+    out.push_str(&g.protos);
+    out.push_str("\n/* ---- blocks ---- */\n");
+    out.push_str(&g.funcs);
+    out.push_str("\n/* ---- architecture glue ---- */\n");
+    out.push_str(&glue);
+    out.push_str("\n/* ---- metadata ---- */\n");
+    out.push_str(&meta);
+    Ok(out)
+}
+
+/// Compile generated C at `c_path` into a shared object at `so_path` with
+/// `gcc -shared -fPIC -O<opt_level> -Wall -Werror -I<runtime_include_dir>`.
+/// Returns gcc's stderr on failure.
+pub fn compile_so(c_path: &Path, so_path: &Path, runtime_include_dir: &Path, opt_level: u32) -> Result<(), CgenError> {
+    let out = std::process::Command::new("gcc")
+        .arg("-shared")
+        .arg("-fPIC")
+        .arg(format!("-O{}", opt_level.min(3)))
+        .arg("-Wall")
+        .arg("-Werror")
+        .arg("-I")
+        .arg(runtime_include_dir)
+        .arg("-o")
+        .arg(so_path)
+        .arg(c_path)
+        .output()?;
+    if !out.status.success() {
+        return Err(CgenError::Compile { stderr: String::from_utf8_lossy(&out.stderr).into_owned() });
+    }
+    Ok(())
+}

@@ -1,1 +1,223 @@
-//! p4dp-sema
+//! p4dp-sema: semantic analysis, from the P4_16 AST (`p4dp-syntax`) to the typed IR (`p4dp-ir`).
+//!
+//! # Passes (in order)
+//!
+//! 1. **Collect** ([`env`]): every top-level declaration by name (overloads kept together),
+//!    `error` and `match_kind` members, duplicate detection.
+//! 2. **Elaborate `main`** ([`elab`]): the package instance is found, each block argument is
+//!    instantiated; instantiating a parser/control ([`control`], [`parser`]) resolves names,
+//!    type-checks and lowers its body *for that instance* (constructor parameters bound as
+//!    constants), so elaboration and checking are one walk. Types ([`types`]) and global
+//!    constants are resolved lazily and memoized; generic functions are instantiated per type
+//!    arguments ([`call`]).
+//! 3. **Check the rest**: top-level parsers/controls/actions/functions that `main` does not reach
+//!    are checked in a scratch program that is then dropped, so their errors are reported too.
+//! 4. **Validate** (`p4dp_ir::validate`): a failure is an internal error (`E0499`).
+//!
+//! Expressions are lowered by [`expr`] with an optional *expected type* (how `int` literals,
+//! list and struct expressions get their type from context); calls are hoisted into statements
+//! with temporaries in left-to-right order ([`call`]); statements in [`stmt`]. Constant folding
+//! and the value arithmetic live in [`consts`].
+//!
+//! # Error codes
+//!
+//! | code  | meaning |
+//! |-------|---------|
+//! | E0201 | unknown name |
+//! | E0202 | unknown type |
+//! | E0203 | duplicate declaration |
+//! | E0204 | a name of the wrong kind (a type where a value is needed, a value where a type is needed, ...) |
+//! | E0205 | unknown field, member or method |
+//! | E0206 | unknown parser state / missing `start` state |
+//! | E0207 | action not usable here (not in the table's `actions`, not callable from here) |
+//! | E0208 | name used before its declaration |
+//! | E0209 | no overload takes these arguments / unknown or duplicate named argument |
+//! | E0210 | unknown `error`, enum or `match_kind` member |
+//! | E0301 | type mismatch |
+//! | E0302 | integer literal or constant does not fit its type |
+//! | E0303 | the width of an `int` value cannot be inferred (a width is required) |
+//! | E0304 | operator not applicable to these operand types |
+//! | E0305 | cast not allowed |
+//! | E0306 | wrong number of arguments |
+//! | E0307 | not assignable (not an lvalue, an `in` parameter, a constant) |
+//! | E0308 | cannot infer a type argument |
+//! | E0309 | invalid type (bad width, bad header stack element, header field type, ...) |
+//! | E0310 | index or slice out of range |
+//! | E0311 | condition is not `bool` |
+//! | E0401 | a compile-time constant is required |
+//! | E0402 | statement or declaration not allowed in this context |
+//! | E0403 | no `main` package instance, or a bad package argument |
+//! | E0404 | language feature not supported by p4dp |
+//! | E0405 | invalid table property |
+//! | E0406 | invalid switch statement (duplicate label, bad label) |
+//! | E0407 | call not allowed in this context |
+//! | E0408 | `static_assert` failed |
+//! | E0409 | invalid keyset (select case or table entry) |
+//! | E0410 | recursive declaration |
+//! | E0499 | internal compiler error (the produced IR failed validation) |
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use p4dp_ir as ir;
+use p4dp_syntax::ast;
+use p4dp_syntax::{Diagnostic, SourceMap, Span};
+
+mod call;
+mod consts;
+mod control;
+mod elab;
+mod env;
+mod expr;
+mod parser;
+mod stmt;
+mod types;
+
+#[cfg(test)]
+mod tests;
+
+pub use consts::{fits, wrap_to};
+
+use env::{Binding, Globals, Owner};
+
+/// Runs semantic analysis. Returns the program when no error was found, and every diagnostic.
+pub fn analyze(ast: &ast::Program, sm: &SourceMap) -> (Option<ir::Program>, Vec<Diagnostic>) {
+    let mut s = Sema::new(sm, ast);
+    s.run(ast);
+    let has_err = s.diags.iter().any(|d| d.is_error());
+    let prog = std::mem::take(&mut s.p);
+    (if has_err { None } else { Some(prog) }, s.diags)
+}
+
+/// Analyzes and validates; a validation failure becomes an `E0499` internal error.
+pub fn analyze_and_validate(
+    ast: &ast::Program,
+    sm: &SourceMap,
+) -> Result<(ir::ValidProgram, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let (p, mut diags) = analyze(ast, sm);
+    let Some(p) = p else { return Err(diags) };
+    match ir::validate(p) {
+        Ok(v) => Ok((v, diags)),
+        Err(errs) => {
+            for e in errs {
+                let sp = Span::new(p4dp_syntax::FileId(e.span.file), e.span.lo, e.span.hi);
+                let d = if e.span == ir::Span::default() {
+                    Diagnostic::error_nospan("E0499", format!("internal error: {}", e.message))
+                } else {
+                    Diagnostic::error("E0499", format!("internal error: {}", e.message), sp, "here")
+                };
+                diags.push(d.with_note("this is a bug in p4dp; please report it"));
+            }
+            Err(diags)
+        }
+    }
+}
+
+/// Preprocesses, parses, analyzes and validates the P4 file at `path`.
+pub fn compile_file(
+    path: &Path,
+    include_dirs: &[std::path::PathBuf],
+    defines: &[(String, Option<String>)],
+) -> Result<ir::ValidProgram, (SourceMap, Vec<Diagnostic>)> {
+    let mut sm = SourceMap::new();
+    let (ast, mut diags) = p4dp_syntax::frontend::load_and_parse(&mut sm, path, include_dirs, defines);
+    if diags.iter().any(|d| d.is_error()) {
+        return Err((sm, diags));
+    }
+    match analyze_and_validate(&ast, &sm) {
+        Ok((v, _warnings)) => Ok(v),
+        Err(mut d) => {
+            diags.append(&mut d);
+            Err((sm, diags))
+        }
+    }
+}
+
+/// A value of a compile-time constant.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum CVal {
+    /// An infinite-precision `int`.
+    Int(num_bigint::BigInt),
+    /// A typed constant.
+    V(ir::Value, ir::TypeId),
+}
+
+/// The semantic analyzer's state.
+pub(crate) struct Sema<'a> {
+    pub sm: &'a SourceMap,
+    pub diags: Vec<Diagnostic>,
+    seen: HashSet<(&'static str, u32, u32, u32, String)>,
+    pub p: ir::Program,
+    pub g: Globals<'a>,
+    /// The owner (control, parser, function) being lowered.
+    pub cx: Owner,
+    pub type_cache: HashMap<(usize, Vec<ir::TypeId>), types::RTy>,
+    pub type_busy: HashSet<usize>,
+    pub const_cache: HashMap<usize, Option<CVal>>,
+    pub const_busy: HashSet<usize>,
+    pub func_cache: HashMap<(usize, Vec<ir::TypeId>), ir::FunctionId>,
+    pub func_busy: HashSet<usize>,
+    /// Top-level extern instances (shared by every block that uses them).
+    pub global_externs: HashMap<usize, ir::ExternId>,
+    /// Parser/control declarations elaborated at least once (by address).
+    pub elaborated: HashSet<usize>,
+    /// Depth of nested instantiation (guards against recursive instantiation).
+    pub depth: u32,
+}
+
+pub(crate) fn ispan(s: Span) -> ir::Span {
+    ir::Span { file: s.file.0, lo: s.lo, hi: s.hi }
+}
+
+pub(crate) fn addr<T>(r: &T) -> usize {
+    r as *const T as usize
+}
+
+impl<'a> Sema<'a> {
+    fn new(sm: &'a SourceMap, ast: &'a ast::Program) -> Sema<'a> {
+        let _ = ast;
+        Sema {
+            sm,
+            diags: Vec::new(),
+            seen: HashSet::new(),
+            p: ir::Program::default(),
+            g: Globals::default(),
+            cx: Owner::global(),
+            type_cache: HashMap::new(),
+            type_busy: HashSet::new(),
+            const_cache: HashMap::new(),
+            const_busy: HashSet::new(),
+            func_cache: HashMap::new(),
+            func_busy: HashSet::new(),
+            global_externs: HashMap::new(),
+            elaborated: HashSet::new(),
+            depth: 0,
+        }
+    }
+
+    fn run(&mut self, ast: &'a ast::Program) {
+        self.collect(ast);
+        self.elaborate_main(ast);
+        self.check_unreached(ast);
+    }
+
+    /// Reports a diagnostic once (elaborating a block twice does not duplicate its errors).
+    pub fn report(&mut self, d: Diagnostic) {
+        let key = match &d.primary {
+            Some(l) => (d.code, l.span.file.0, l.span.lo, l.span.hi, d.message.clone()),
+            None => (d.code, u32::MAX, 0, 0, d.message.clone()),
+        };
+        if self.seen.insert(key) {
+            self.diags.push(d);
+        }
+    }
+
+    pub fn err(&mut self, code: &'static str, msg: impl Into<String>, span: Span, label: impl Into<String>) {
+        self.report(Diagnostic::error(code, msg, span, label));
+    }
+
+    /// Source text of a span with whitespace removed (used for key names).
+    pub fn text_compact(&self, span: Span) -> String {
+        self.sm.snippet(span).chars().filter(|c| !c.is_whitespace()).collect()
+    }
+}

@@ -167,35 +167,104 @@ impl Pattern {
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     /// `packet PORT HEX`
-    Packet { port: Int, data: Vec<u8> },
+    Packet {
+        port: Int,
+        data: Vec<u8>,
+    },
     /// `expect PORT [PATTERN]`; `None` accepts any packet.
-    Expect { port: Int, pattern: Option<Pattern> },
+    Expect {
+        port: Int,
+        pattern: Option<Pattern>,
+    },
     /// `add TABLE [PRIO] KEY:VALUE... ACTION(ARGS) [= LABEL]`
-    Add { table: Name, priority: Option<Int>, keys: Vec<KeyMatch>, action: ActionCall, label: Option<Name> },
+    Add {
+        table: Name,
+        priority: Option<Int>,
+        keys: Vec<KeyMatch>,
+        action: ActionCall,
+        label: Option<Name>,
+    },
     /// `setdefault TABLE ACTION(ARGS)`
-    SetDefault { table: Name, action: ActionCall },
+    SetDefault {
+        table: Name,
+        action: ActionCall,
+    },
     /// `remove all`
     RemoveAll,
     /// `check_counter NAME(INDEX | $LABEL) [packets|bytes OP N]`
-    CheckCounter { counter: Name, cell: CounterCell, cond: Option<Condition> },
+    CheckCounter {
+        counter: Name,
+        cell: CounterCell,
+        cond: Option<Condition>,
+    },
     Wait,
     NoPacket,
-    MirroringAdd { session: Int, port: Int },
-    MirroringAddMc { session: Int, mgrp: Int },
-    MirroringDelete { session: Int },
-    MirroringGet { session: Int },
-    McMgrpCreate { mgrp: Int },
-    McNodeCreate { rid: Int, ports: Vec<Int> },
-    McNodeUpdate { node: Int, ports: Vec<Int> },
-    McNodeAssociate { mgrp: Int, node: Int },
-    CounterRead { name: Name, index: Int },
-    CounterWrite { name: Name, index: Int, packets: Int, bytes: Int },
-    RegisterRead { name: Name, index: Int },
-    RegisterWrite { name: Name, index: Int, value: Num },
-    RegisterReset { name: Name },
-    MeterGetRates { name: Name, index: Int },
-    MeterSetRates { name: Name, index: Int, rates: Vec<RateBurst> },
-    MeterArraySetRates { name: Name, rates: Vec<RateBurst> },
+    MirroringAdd {
+        session: Int,
+        port: Int,
+    },
+    MirroringAddMc {
+        session: Int,
+        mgrp: Int,
+    },
+    MirroringDelete {
+        session: Int,
+    },
+    MirroringGet {
+        session: Int,
+    },
+    McMgrpCreate {
+        mgrp: Int,
+    },
+    McNodeCreate {
+        rid: Int,
+        ports: Vec<Int>,
+    },
+    McNodeUpdate {
+        node: Int,
+        ports: Vec<Int>,
+    },
+    McNodeAssociate {
+        mgrp: Int,
+        node: Int,
+    },
+    CounterRead {
+        name: Name,
+        index: Int,
+    },
+    CounterWrite {
+        name: Name,
+        index: Int,
+        packets: Int,
+        bytes: Int,
+    },
+    RegisterRead {
+        name: Name,
+        index: Int,
+    },
+    RegisterWrite {
+        name: Name,
+        index: Int,
+        value: Num,
+    },
+    RegisterReset {
+        name: Name,
+    },
+    MeterGetRates {
+        name: Name,
+        index: Int,
+    },
+    MeterSetRates {
+        name: Name,
+        index: Int,
+        rates: Vec<RateBurst>,
+    },
+    MeterArraySetRates {
+        name: Name,
+        rates: Vec<RateBurst>,
+    },
     /// p4dp extension: `advance_time N(ns|us|ms|s)`, in nanoseconds.
-    AdvanceTime { ns: u64 },
+    AdvanceTime {
+        ns: u64,
+    },
 }

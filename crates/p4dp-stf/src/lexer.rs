@@ -44,7 +44,10 @@ impl Num {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tok {
     /// Identifier; `quoted` when it was written as `"..."` (quotes removed).
-    Ident { text: String, quoted: bool },
+    Ident {
+        text: String,
+        quoted: bool,
+    },
     Num(Num),
     /// A rate literal `N.M`, as written.
     Float(String),
@@ -198,9 +201,7 @@ pub fn lex_line(line: u32, chars: &[char], start: usize) -> Result<Vec<Token>, L
             }
             let digits: String = chars[dstart..i].iter().collect();
             // `N.M` rate literal (but not `N..M`, a range).
-            if radix == Radix::Dec
-                && chars.get(i) == Some(&'.')
-                && chars.get(i + 1).is_some_and(|c| c.is_ascii_digit())
+            if radix == Radix::Dec && chars.get(i) == Some(&'.') && chars.get(i + 1).is_some_and(|c| c.is_ascii_digit())
             {
                 i += 1;
                 while i < chars.len() && chars[i].is_ascii_digit() {

@@ -90,7 +90,10 @@ fn parse_line(line: u32, chars: &[char]) -> Result<Option<Stmt>, PErr> {
     }
     let kw_start = i;
     if !is_ident_start(chars[i]) {
-        return Err(perr(Span::new(line, i as u32 + 1, 1), format!("expected a statement keyword, found `{}`", chars[i])));
+        return Err(perr(
+            Span::new(line, i as u32 + 1, 1),
+            format!("expected a statement keyword, found `{}`", chars[i]),
+        ));
     }
     while i < chars.len() && is_ident_char(chars[i]) {
         i += 1;
@@ -267,10 +270,6 @@ impl<'a> P<'a> {
         t
     }
 
-    fn here(&self) -> Span {
-        self.peek().map(|t| t.span).unwrap_or(self.eol)
-    }
-
     /// "expected WHAT, found X" at the current token.
     fn expected(&self, what: &str) -> PErr {
         match self.peek() {
@@ -299,7 +298,9 @@ impl<'a> P<'a> {
     fn end(&self) -> Result<(), PErr> {
         match self.peek() {
             None => Ok(()),
-            Some(t) => Err(perr(t.span, format!("unexpected {} at the end of a `{}` statement", t.tok.describe(), self.kw))),
+            Some(t) => {
+                Err(perr(t.span, format!("unexpected {} at the end of the `{}` statement", t.tok.describe(), self.kw)))
+            }
         }
     }
 
@@ -313,27 +314,34 @@ impl<'a> P<'a> {
         }
     }
 
-    /// A qualified name: `ident[N].ident...`.
+    /// True if the current token starts right where the previous one ended.
+    fn glued(&self) -> bool {
+        match (self.pos.checked_sub(1).and_then(|p| self.toks.get(p)), self.peek()) {
+            (Some(a), Some(b)) => a.span.line == b.span.line && a.span.col + a.span.len == b.span.col,
+            _ => false,
+        }
+    }
+
+    /// A qualified name: `ident[N].ident...`, without spaces inside.
     fn name(&mut self, what: &str) -> Result<Name, PErr> {
         let (first, mut span) = self.ident(what)?;
         let mut text = first;
         loop {
-            if self.eat(&Tok::LBracket) {
+            if self.peek_tok() == Some(&Tok::LBracket) && self.glued() {
+                self.pos += 1;
                 let idx = self.int("an index")?;
                 let close = self.want(&Tok::RBracket, "`]`")?;
                 text.push_str(&format!("[{}]", idx.value));
                 span = span.to(close);
-            } else if self.peek_tok() == Some(&Tok::Dot)
-                && matches!(self.toks.get(self.pos + 1).map(|t| &t.tok), Some(Tok::Ident { .. }))
-            {
+            } else if self.peek_tok() == Some(&Tok::Dot) && self.glued() {
                 self.pos += 1;
+                if !(matches!(self.peek_tok(), Some(Tok::Ident { .. })) && self.glued()) {
+                    return Err(self.expected("a name component right after `.`"));
+                }
                 let (part, s) = self.ident("a name")?;
                 text.push('.');
                 text.push_str(&part);
                 span = span.to(s);
-            } else if self.peek_tok() == Some(&Tok::Dot) {
-                self.pos += 1;
-                return Err(self.expected("a name component after `.`"));
             } else {
                 break;
             }
@@ -399,7 +407,9 @@ impl<'a> P<'a> {
             "mc_node_associate" => {
                 StmtKind::McNodeAssociate { mgrp: self.int("a multicast group")?, node: self.int("a node handle")? }
             }
-            "counter_read" => StmtKind::CounterRead { name: self.name("a counter name")?, index: self.int("an index")? },
+            "counter_read" => {
+                StmtKind::CounterRead { name: self.name("a counter name")?, index: self.int("an index")? }
+            }
             "counter_write" => StmtKind::CounterWrite {
                 name: self.name("a counter name")?,
                 index: self.int("an index")?,
@@ -455,7 +465,8 @@ impl<'a> P<'a> {
         };
         let mut keys = Vec::new();
         let action = loop {
-            let name = self.name(if keys.is_empty() { "a key name or an action" } else { "a key name or the action" })?;
+            let name =
+                self.name(if keys.is_empty() { "a key name or an action" } else { "a key name or the action" })?;
             match self.peek_tok() {
                 Some(Tok::Colon) => {
                     self.pos += 1;

@@ -24,12 +24,21 @@ pub enum FieldMatch {
     Exact(Vec<u8>),
     /// Value with all bits after the prefix cleared, and the prefix length
     /// (0 = wildcard).
-    Lpm { value: Vec<u8>, prefix_len: u32 },
+    Lpm {
+        value: Vec<u8>,
+        prefix_len: u32,
+    },
     /// Value with every bit outside the mask cleared, and the mask
     /// (all-zero = wildcard).
-    Ternary { value: Vec<u8>, mask: Vec<u8> },
+    Ternary {
+        value: Vec<u8>,
+        mask: Vec<u8>,
+    },
     /// Inclusive bounds, `lo <= hi`.
-    Range { lo: Vec<u8>, hi: Vec<u8> },
+    Range {
+        lo: Vec<u8>,
+        hi: Vec<u8>,
+    },
     /// `None` = wildcard, `Some(v)` = exactly `v`.
     Optional(Option<Vec<u8>>),
 }
@@ -54,7 +63,7 @@ pub struct ActionCall {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CounterCell {
     Index(u32),
-    Entry { table_entry: EntryHandle },
+    Entry(EntryHandle),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -30,9 +30,12 @@
 //!   Unstructured bodies keep the raw tokens plus, when the tokens form an
 //!   expression list, the parsed expressions (`@name("x")`, `@priority(3)`).
 //! * Error recovery: when a construct could not be parsed, the parser emits a
-//!   diagnostic and may insert `ExprKind::Error` / `TypeKind::Error` /
-//!   `StmtKind::Error` placeholders so the tree keeps its shape. Sema should
-//!   skip these silently (an error was already reported).
+//!   diagnostic and drops the enclosing list element (declaration, statement,
+//!   field, table property, select case, ...) and resynchronizes. The
+//!   `ExprKind::Invalid` / `TypeKind::Invalid` / `StmtKind::Invalid`
+//!   placeholders exist for tools that build partial trees; the parser does
+//!   not produce them today. Sema should skip them silently (an error was
+//!   already reported). If the parse produced errors, sema should not run.
 //!
 //! Everything derives `Debug` and `Clone`; the `Debug` dump is the
 //! `--show-ast` output.
@@ -268,6 +271,7 @@ pub enum SimpleKeyset {
 
 /// Keyset of a `select` case or a table entry.
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
 pub enum Keyset {
     Simple(SimpleKeyset),
     /// `(k1, k2, ...)`

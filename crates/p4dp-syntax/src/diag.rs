@@ -23,7 +23,6 @@
 //! |-------|---------|
 //! | E0001 | the C preprocessor reported an error (missing include, bad directive, ...) |
 //! | E0002 | the C preprocessor could not be run |
-//! | E0003 | the preprocessor output is not valid UTF-8 (invalid bytes replaced) |
 //! | E0101 | expected a specific token, found something else |
 //! | E0102 | expected a declaration |
 //! | E0103 | expected an expression |

@@ -119,7 +119,7 @@ impl Kw {
     pub fn as_str(self) -> &'static str {
         KEYWORDS.iter().find(|(_, k)| *k == self).map(|(s, _)| *s).unwrap_or("?")
     }
-    pub fn from_str(s: &str) -> Option<Kw> {
+    pub fn from_word(s: &str) -> Option<Kw> {
         KEYWORDS.iter().find(|(t, _)| *t == s).map(|(_, k)| *k)
     }
 }
@@ -427,7 +427,7 @@ impl<'a> Lexer<'a> {
                 let word = &self.text[start..self.pos];
                 let kind = if word == "_" {
                     TokenKind::DontCare
-                } else if let Some(k) = Kw::from_str(word) {
+                } else if let Some(k) = Kw::from_word(word) {
                     TokenKind::Kw(k)
                 } else {
                     TokenKind::Ident(word.to_string())

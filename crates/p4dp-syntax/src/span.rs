@@ -137,11 +137,19 @@ pub struct SourceMap {
     /// Contents of original files referenced by line markers, by name
     /// (None if the file could not be read).
     originals: HashMap<String, Option<SourceFile>>,
+    /// Directory against which relative original file names are read.
+    base_dir: Option<std::path::PathBuf>,
 }
 
 impl SourceMap {
     pub fn new() -> SourceMap {
         SourceMap::default()
+    }
+
+    /// Set the directory relative original file names (from line markers)
+    /// are read from; default: the current directory.
+    pub fn set_base_dir(&mut self, dir: Option<std::path::PathBuf>) {
+        self.base_dir = dir;
     }
 
     /// Add a plain (not preprocessed) source text.
@@ -154,7 +162,11 @@ impl SourceMap {
     pub fn add_preprocessed(&mut self, name: impl Into<String>, text: impl Into<String>, map: LineMap) -> FileId {
         for f in &map.files {
             if !self.originals.contains_key(f) {
-                let content = std::fs::read(f)
+                let path = match &self.base_dir {
+                    Some(b) => b.join(f),
+                    None => std::path::PathBuf::from(f),
+                };
+                let content = std::fs::read(path)
                     .ok()
                     .map(|b| SourceFile::new(f.clone(), String::from_utf8_lossy(&b).into_owned(), None));
                 self.originals.insert(f.clone(), content);

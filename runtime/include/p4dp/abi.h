@@ -186,6 +186,9 @@ struct p4dp_ctx {
 	uint64_t rng;                 /**< xorshift state for random() */
 	void *rt;                     /**< the runtime's (struct p4dp_runtime *) */
 	uint8_t *emit_buf;            /**< scratch of P4DP_EMIT_MAX bytes for deparsing */
+	/* added by runtime-core: per-worker table statistics, see p4dp_table_count() */
+	uint64_t *table_hits;         /**< indexed like p4dp_program.tables */
+	uint64_t *table_misses;       /**< indexed like p4dp_program.tables */
 };
 
 /** The table's current default entry (worker context; lock-free). */
@@ -274,6 +277,23 @@ void p4dp_assert_fail(struct p4dp_ctx *ctx, const char *where);
 
 /** Count an event the program cannot handle (e.g. an unsupported extern call at run time). */
 void p4dp_count_unsupported(struct p4dp_ctx *ctx, const char *what);
+
+/* ------------------------------------------------------------------------------------------ */
+/* added by runtime-core                                                                        */
+
+/** Capacity the runtime gives a table whose size is not declared (p4dp_table_info.size == 0);
+ *  direct counters/meters of such a table have this many cells. */
+#define P4DP_TABLE_DEFAULT_SIZE 1024u
+
+/** Count a hit or miss of table @p table after an apply (worker context; the arrays are the
+ *  worker's own, so plain increments suffice; the control API sums them over workers). */
+static inline void p4dp_table_count(struct p4dp_ctx *ctx, uint32_t table, int hit)
+{
+	if (hit)
+		ctx->table_hits[table]++;
+	else
+		ctx->table_misses[table]++;
+}
 
 #ifdef __cplusplus
 }

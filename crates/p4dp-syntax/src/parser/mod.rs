@@ -17,6 +17,7 @@
 //! in blocks, tuple keysets vs parenthesized keyset expressions.
 
 mod decls;
+mod tables;
 mod exprs;
 mod stmts;
 mod types;
@@ -219,6 +220,12 @@ impl Parser {
         if self.last_error_at == Some(self.pos) {
             return Fail;
         }
+        // An invalid token was already diagnosed by the lexer; do not add a
+        // parse error on top of it.
+        if matches!(self.kind(), TokenKind::Unknown) {
+            self.last_error_at = Some(self.pos);
+            return Fail;
+        }
         self.last_error_at = Some(self.pos);
         self.errors += 1;
         if self.errors > MAX_ERRORS {
@@ -403,11 +410,12 @@ impl Parser {
             TokenKind::Kw(k) => Ident { name: k.as_str().to_string(), span: self.bump().span },
             _ => return Err(self.err_expected("E0112", "an annotation name")),
         };
-        // The body belongs to the annotation only when it directly follows
-        // the name (`@name("x")`, `@key[a=1]`).
-        let body = if self.at_p(Punct::LParen) && self.prev_span().hi == self.span().lo {
+        // A `(` or `[` after the name always opens the annotation body
+        // (`@name("x")`, `@name ("x")`, `@key[a=1]`): nothing that may follow
+        // annotations starts with these tokens.
+        let body = if self.at_p(Punct::LParen) {
             self.unstructured_body()?
-        } else if self.at_p(Punct::LBracket) && self.prev_span().hi == self.span().lo {
+        } else if self.at_p(Punct::LBracket) {
             self.structured_body()?
         } else {
             AnnotationBody::Empty
@@ -540,3 +548,6 @@ pub(crate) fn parse_tokens(file: FileId, toks: Vec<Token>) -> (Program, Vec<Diag
     }
     (Program { decls }, p.diags)
 }
+
+#[cfg(test)]
+mod tests;

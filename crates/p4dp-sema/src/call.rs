@@ -1,0 +1,872 @@
+//! Calls: overload resolution by argument count, named/default/optional arguments, generic type
+//! inference, hoisting into `Stmt::Call` with temporaries in left-to-right order, and the
+//! built-in methods (headers, stacks, tables, sub-blocks).
+
+use std::collections::HashMap;
+
+use num_bigint::BigInt;
+use num_traits::Signed;
+
+use p4dp_ir as ir;
+use p4dp_ir::{Arg, CallTarget, ExprKind, Stmt, Type, Value};
+use p4dp_syntax::ast;
+use p4dp_syntax::Span;
+
+use crate::env::OwnerKind;
+use crate::expr::{cnst, mk, Val};
+use crate::types::RTy;
+use crate::{ispan, Sema};
+
+/// A parameter of a callee, from the AST (externs, functions) or from the IR (actions, blocks).
+#[derive(Clone)]
+pub(crate) struct PDesc<'a> {
+    pub name: String,
+    pub dir: ast::Direction,
+    pub ty: PTy<'a>,
+    pub default: Option<&'a ast::Expr>,
+    pub optional: bool,
+}
+
+#[derive(Clone)]
+pub(crate) enum PTy<'a> {
+    Ast(&'a ast::Type),
+    Ir(ir::TypeId),
+}
+
+pub(crate) fn ast_params<'a>(ps: &'a [ast::Param]) -> Vec<PDesc<'a>> {
+    ps.iter()
+        .map(|p| PDesc {
+            name: p.name.name.clone(),
+            dir: p.direction,
+            ty: PTy::Ast(&p.ty),
+            default: p.default.as_ref(),
+            optional: p.annotations.iter().any(|a| a.name.name == "optional"),
+        })
+        .collect()
+}
+
+fn ir_dir(d: ir::Direction) -> ast::Direction {
+    match d {
+        ir::Direction::None => ast::Direction::None,
+        ir::Direction::In => ast::Direction::In,
+        ir::Direction::Out => ast::Direction::Out,
+        ir::Direction::InOut => ast::Direction::InOut,
+    }
+}
+
+/// Maps arguments to parameters: `Ok(map)` with `map[param] = Some(arg index)`.
+fn arg_map(params: &[PDesc], args: &[ast::Argument]) -> Result<Vec<Option<usize>>, (String, Option<Span>)> {
+    let mut map = vec![None; params.len()];
+    let named = args.iter().any(|a| a.name.is_some());
+    if named {
+        for (i, a) in args.iter().enumerate() {
+            let Some(n) = &a.name else {
+                return Err(("positional and named arguments cannot be mixed".into(), Some(a.span)));
+            };
+            let Some(pi) = params.iter().position(|p| p.name == n.name) else {
+                return Err((format!("no parameter named `{}`", n.name), Some(n.span)));
+            };
+            if map[pi].is_some() {
+                return Err((format!("parameter `{}` given twice", n.name), Some(n.span)));
+            }
+            map[pi] = Some(i);
+        }
+    } else {
+        if args.len() > params.len() {
+            return Err((format!("{} arguments given, at most {} expected", args.len(), params.len()), None));
+        }
+        for i in 0..args.len() {
+            map[i] = Some(i);
+        }
+    }
+    for (p, m) in params.iter().zip(map.iter()) {
+        if m.is_none() && p.default.is_none() && !p.optional {
+            return Err((format!("missing argument for parameter `{}`", p.name), None));
+        }
+    }
+    Ok(map)
+}
+
+fn mentions_unbound(t: &ast::Type, tvars: &[String], bind: &HashMap<String, ir::TypeId>) -> bool {
+    match &t.kind {
+        ast::TypeKind::Named(p) => tvars.contains(&p.name.name) && !bind.contains_key(&p.name.name),
+        ast::TypeKind::Specialized { args, .. } | ast::TypeKind::Tuple(args) => args.iter().any(|a| mentions_unbound(a, tvars, bind)),
+        ast::TypeKind::Stack { elem, .. } => mentions_unbound(elem, tvars, bind),
+        _ => false,
+    }
+}
+
+impl<'a> Sema<'a> {
+    fn unify(&self, t: &ast::Type, actual: ir::TypeId, tvars: &[String], bind: &mut HashMap<String, ir::TypeId>) {
+        match (&t.kind, self.ty(actual)) {
+            (ast::TypeKind::Named(p), _) => {
+                if tvars.contains(&p.name.name) && !bind.contains_key(&p.name.name) {
+                    bind.insert(p.name.name.clone(), actual);
+                }
+            }
+            (ast::TypeKind::Specialized { args, .. }, Type::Extern { args: aa, .. }) | (ast::TypeKind::Tuple(args), Type::Tuple(aa)) => {
+                for (x, y) in args.iter().zip(aa.clone()) {
+                    self.unify(x, y, tvars, bind);
+                }
+            }
+            (ast::TypeKind::Stack { elem, .. }, Type::Stack { elem: e, .. }) => self.unify(elem, *e, tvars, bind),
+            _ => {}
+        }
+    }
+
+    /// Resolves a callee's type under the type-variable bindings `bind` (global scope).
+    fn resolve_in(&mut self, t: &PTy<'a>, bind: &HashMap<String, ir::TypeId>) -> RTy {
+        match t {
+            PTy::Ir(x) => RTy::T(*x),
+            PTy::Ast(t) => {
+                let b = bind.clone();
+                self.in_global_scope(|s| {
+                    s.cx.tsubst = b;
+                    s.resolve_type(t)
+                })
+            }
+        }
+    }
+
+    /// Picks the overload whose parameters accept `args`; reports if none does.
+    fn pick_overload(&mut self, name: &str, cands: Vec<Vec<PDesc<'a>>>, args: &[ast::Argument], span: Span) -> Option<(usize, Vec<Option<usize>>)> {
+        let mut errs = Vec::new();
+        for (i, c) in cands.iter().enumerate() {
+            match arg_map(c, args) {
+                Ok(m) => return Some((i, m)),
+                Err(e) => errs.push(e),
+            }
+        }
+        if cands.len() == 1 {
+            let (msg, sp) = errs.pop().unwrap_or_default();
+            self.err(if sp.is_some() { "E0209" } else { "E0306" }, format!("wrong arguments for `{name}`: {msg}"), sp.unwrap_or(span), "in this call");
+        } else {
+            let counts: Vec<String> = cands.iter().map(|c| c.len().to_string()).collect();
+            self.err("E0209", format!("no overload of `{name}` takes {} arguments (overloads take {})", args.len(), counts.join(", ")), span, "no matching overload");
+        }
+        None
+    }
+
+    /// Lowers the arguments of a call: infers type variables `tvars` into `bind`, converts each
+    /// argument to its parameter's type and direction. Calls inside arguments are hoisted into
+    /// `pre` left to right; `in` arguments read before a later argument's call are snapshotted.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn lower_args(
+        &mut self,
+        params: &[PDesc<'a>],
+        map: &[Option<usize>],
+        args: &'a [ast::Argument],
+        tvars: &[String],
+        bind: &mut HashMap<String, ir::TypeId>,
+        pre: &mut Vec<Stmt>,
+        span: Span,
+    ) -> Option<Vec<Arg>> {
+        enum Low<'b> {
+            In(Val<'b>, Span),
+            Lv(ir::Expr),
+            DontCare(Span),
+            Default(&'b ast::Expr),
+            Omitted,
+            Bad,
+        }
+        let mut order: Vec<usize> = (0..params.len()).collect();
+        order.sort_by_key(|&i| map[i].unwrap_or(usize::MAX));
+        let mut lows: Vec<Low> = (0..params.len()).map(|_| Low::Omitted).collect();
+        let mut pres: Vec<Vec<Stmt>> = (0..params.len()).map(|_| Vec::new()).collect();
+        for &i in &order {
+            let p = &params[i];
+            let Some(ai) = map[i] else {
+                lows[i] = if let Some(d) = p.default { Low::Default(d) } else { Low::Omitted };
+                continue;
+            };
+            let a = &args[ai].value;
+            let known = match &p.ty {
+                PTy::Ast(t) => !mentions_unbound(t, tvars, bind),
+                PTy::Ir(_) => true,
+            };
+            let pty = if known { self.resolve_in(&p.ty, bind) } else { RTy::Err };
+            let mut apre = Vec::new();
+            lows[i] = match p.dir {
+                ast::Direction::Out | ast::Direction::InOut => {
+                    if matches!(a.kind, ast::ExprKind::DontCare) {
+                        if p.dir == ast::Direction::InOut {
+                            self.err("E0307", "`_` cannot be an `inout` argument", a.span, "not allowed");
+                            Low::Bad
+                        } else {
+                            Low::DontCare(a.span)
+                        }
+                    } else {
+                        match self.lvalue(a, &mut apre) {
+                            Some(x) => {
+                                if let PTy::Ast(t) = &p.ty {
+                                    self.unify(t, x.ty, tvars, bind);
+                                }
+                                Low::Lv(x)
+                            }
+                            None => Low::Bad,
+                        }
+                    }
+                }
+                _ => {
+                    let exp = match pty {
+                        RTy::T(t) => Some(t),
+                        _ => None,
+                    };
+                    let v = self.expr(a, exp, &mut apre);
+                    if !known {
+                        if let PTy::Ast(t) = &p.ty {
+                            match &v {
+                                Val::E(x) => self.unify(t, x.ty, tvars, bind),
+                                Val::Str(_) => {
+                                    let st = self.intern(Type::String);
+                                    self.unify(t, st, tvars, bind)
+                                }
+                                Val::Int(_) => {
+                                    self.report(
+                                        p4dp_syntax::Diagnostic::error("E0308", format!("cannot infer the type of parameter `{}` from an integer literal", p.name), a.span, "width unknown")
+                                            .with_help("give the literal a width (`32w0`) or cast it"),
+                                    );
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    Low::In(v, a.span)
+                }
+            };
+            pres[i] = apre;
+        }
+        // Snapshots for left-to-right evaluation, in argument order.
+        let mut out: Vec<Option<Arg>> = (0..params.len()).map(|_| None).collect();
+        let mut ok = true;
+        let later_has_calls: Vec<bool> = {
+            let mut v = vec![false; order.len()];
+            let mut acc = false;
+            for k in (0..order.len()).rev() {
+                v[k] = acc;
+                acc |= !pres[order[k]].is_empty();
+            }
+            v
+        };
+        for (k, &i) in order.iter().enumerate() {
+            pre.append(&mut pres[i]);
+            let p = &params[i];
+            let low = std::mem::replace(&mut lows[i], Low::Omitted);
+            let pty = match low {
+                Low::Omitted => continue,
+                _ => match self.resolve_in(&p.ty, bind) {
+                    RTy::T(t) => Some(t),
+                    RTy::Err => None,
+                    RTy::InfInt => {
+                        // `int` parameters accept compile-time integers only; keep them as bit<32>? No:
+                        // p4dp requires a width.
+                        self.err("E0303", format!("parameter `{}` of type `int` is not supported", p.name), span, "needs a width");
+                        None
+                    }
+                    _ => None,
+                },
+            };
+            let Some(pty) = pty else {
+                if let PTy::Ast(t) = &p.ty {
+                    if mentions_unbound(t, tvars, bind) {
+                        self.err("E0308", format!("cannot infer the type of parameter `{}`", p.name), span, "give the type arguments explicitly");
+                    }
+                }
+                ok = false;
+                continue;
+            };
+            let arg = match low {
+                Low::In(v, sp) => match self.coerce(v, pty, sp) {
+                    Some(x) => {
+                        let x = if later_has_calls[k] { self.snapshot_pub(x, pre) } else { x };
+                        Some(Arg::In(x))
+                    }
+                    None => None,
+                },
+                Low::Lv(x) => {
+                    if x.ty != pty {
+                        let (a, b) = (self.tname(pty), self.tname(x.ty));
+                        let sp = p4dp_syntax::Span::new(p4dp_syntax::FileId(x.span.file), x.span.lo, x.span.hi);
+                        self.err("E0301", format!("type mismatch: parameter `{}` is `{a}`, argument is `{b}`", p.name), sp, format!("this is `{b}`"));
+                        None
+                    } else if p.dir == ast::Direction::Out {
+                        Some(Arg::Out(x))
+                    } else {
+                        Some(Arg::InOut(x))
+                    }
+                }
+                Low::DontCare(sp) => {
+                    let t = self.tmp(pty, sp);
+                    Some(Arg::Out(mk(ExprKind::Var(t), pty, sp)))
+                }
+                Low::Default(d) => {
+                    let v = self.in_global_scope(|s| s.const_eval(d, Some(pty)));
+                    match v {
+                        Some(crate::CVal::V(v, t)) => Some(Arg::In(cnst(v, t, span))),
+                        _ => None,
+                    }
+                }
+                Low::Bad | Low::Omitted => None,
+            };
+            match arg {
+                Some(a) => out[i] = Some(a),
+                None => ok = false,
+            }
+        }
+        if !ok {
+            return None;
+        }
+        // Omitted @optional parameters are left out.
+        Some(out.into_iter().flatten().collect())
+    }
+
+    pub(crate) fn snapshot_pub(&mut self, x: ir::Expr, pre: &mut Vec<Stmt>) -> ir::Expr {
+        if matches!(x.kind, ExprKind::Const(_)) {
+            return x;
+        }
+        let sp = Span::new(p4dp_syntax::FileId(x.span.file), x.span.lo, x.span.hi);
+        let t = self.tmp(x.ty, sp);
+        let tv = mk(ExprKind::Var(t), x.ty, sp);
+        pre.push(Stmt::Assign { dst: tv.clone(), src: x, span: ispan(sp) });
+        tv
+    }
+
+    /// Explicit type arguments of a call, bound to the callee's type parameters.
+    fn explicit_targs(&mut self, tps: &[ast::Ident], targs: &'a [ast::Type], bind: &mut HashMap<String, ir::TypeId>, span: Span) -> bool {
+        if targs.is_empty() {
+            return true;
+        }
+        if targs.len() != tps.len() {
+            self.err("E0306", format!("{} type arguments given, {} expected", targs.len(), tps.len()), span, "wrong number of type arguments");
+            return false;
+        }
+        for (p, t) in tps.iter().zip(targs) {
+            match self.resolve_type(t) {
+                RTy::T(x) => {
+                    bind.insert(p.name.clone(), x);
+                }
+                RTy::DontCare => {}
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// Emits `call`, giving it a return temporary when the value is wanted.
+    fn emit_call(&mut self, mut call: ir::Call, ret: Option<ir::TypeId>, want: bool, span: Span, pre: &mut Vec<Stmt>, name: &str) -> Val<'a> {
+        let void = ret.is_none_or(|t| matches!(self.ty(t), Type::Void));
+        if want && void {
+            self.err("E0301", format!("`{name}` does not return a value"), span, "used as a value");
+            pre.push(Stmt::Call(call));
+            return Val::Err;
+        }
+        if want {
+            let t = ret.unwrap_or_else(|| self.t_void());
+            let v = self.tmp(t, span);
+            let e = mk(ExprKind::Var(v), t, span);
+            call.ret = Some(e.clone());
+            pre.push(Stmt::Call(call));
+            return Val::E(e);
+        }
+        pre.push(Stmt::Call(call));
+        Val::Err
+    }
+
+    /// Lowers a call expression. With `want = false` (a call statement) the result is dropped.
+    pub(crate) fn call_expr(&mut self, e: &'a ast::Expr, pre: &mut Vec<Stmt>, want: bool) -> Val<'a> {
+        let ast::ExprKind::Call { callee, type_args, args } = &e.kind else { return Val::Err };
+        match &callee.kind {
+            ast::ExprKind::Member { base, member } => {
+                if matches!(member.name.as_str(), "setValid" | "setInvalid" | "push_front" | "pop_front") {
+                    let mut scratch = Vec::new();
+                    let probe = self.expr(base, None, &mut scratch);
+                    if let Val::E(x) = &probe {
+                        if matches!(self.ty(x.ty), Type::Header(_) | Type::HeaderUnion(_) | Type::Stack { .. }) {
+                            let Some(lv) = self.lvalue(base, pre) else { return Val::Err };
+                            return self.header_op(lv, member, args, e.span, pre, want);
+                        }
+                    }
+                }
+                let b = self.expr(base, None, pre);
+                match b {
+                    Val::Err => Val::Err,
+                    Val::Table(t) if member.name == "apply" => {
+                        if !args.is_empty() {
+                            self.err("E0306", "`apply` of a table takes no arguments", e.span, "remove the arguments");
+                        }
+                        if want {
+                            self.err("E0301", "a table's `apply()` result must be used with `.hit`, `.miss` or `.action_run`", e.span, "used as a value");
+                            return Val::Err;
+                        }
+                        self.apply_table(t, false, false, e.span, pre);
+                        Val::Err
+                    }
+                    Val::Extern(r, tn, targs) => self.extern_method(r, &tn, &targs, member, type_args, args, e.span, pre, want),
+                    Val::Control(c) if member.name == "apply" => self.apply_block(OwnerKind::Control(c), args, e.span, pre, want),
+                    Val::Parser(p) if member.name == "apply" => self.apply_block(OwnerKind::Parser(p), args, e.span, pre, want),
+                    Val::Type(t) => self.size_method(t, member, args, e.span),
+                    Val::E(x) => match member.name.as_str() {
+                        "isValid" if matches!(self.ty(x.ty), Type::Header(_) | Type::HeaderUnion(_)) => {
+                            if !args.is_empty() {
+                                self.err("E0306", "`isValid` takes no arguments", e.span, "remove the arguments");
+                            }
+                            let bt = self.t_bool();
+                            Val::E(mk(ExprKind::IsValid(Box::new(x)), bt, e.span))
+                        }
+                        "minSizeInBits" | "maxSizeInBits" | "minSizeInBytes" | "maxSizeInBytes" => self.size_method(x.ty, member, args, e.span),
+                        _ => {
+                            let tn = self.tname(x.ty);
+                            self.err("E0205", format!("type `{tn}` has no method `{}`", member.name), member.span, "unknown method");
+                            Val::Err
+                        }
+                    },
+                    other => {
+                        let what = self.val_kind(&other);
+                        self.err("E0205", format!("{what} has no method `{}`", member.name), member.span, "unknown method");
+                        Val::Err
+                    }
+                }
+            }
+            ast::ExprKind::Name(p) => {
+                let v = self.name_val(p);
+                match v {
+                    Val::Err => Val::Err,
+                    Val::Action(a) => self.action_call(a, args, e.span, pre, want),
+                    Val::Global(ast::Decl::Function(_)) | Val::Global(ast::Decl::ExternFunction(_)) => {
+                        self.global_call(&p.name.name, p.name.span, type_args, args, e.span, pre, want)
+                    }
+                    Val::Global(ast::Decl::Action(_)) => {
+                        self.err("E0407", "actions can only be called inside controls", e.span, "not in a control");
+                        Val::Err
+                    }
+                    other => {
+                        let what = self.val_kind(&other);
+                        self.err("E0204", format!("{what} cannot be called"), callee.span, "not callable");
+                        Val::Err
+                    }
+                }
+            }
+            _ => {
+                self.err("E0204", "this expression cannot be called", callee.span, "not callable");
+                Val::Err
+            }
+        }
+    }
+
+    fn size_method(&mut self, t: ir::TypeId, m: &ast::Ident, args: &[ast::Argument], span: Span) -> Val<'a> {
+        let (max, bytes) = match m.name.as_str() {
+            "minSizeInBits" => (false, false),
+            "maxSizeInBits" => (true, false),
+            "minSizeInBytes" => (false, true),
+            "maxSizeInBytes" => (true, true),
+            _ => {
+                let tn = self.tname(t);
+                self.err("E0205", format!("type `{tn}` has no method `{}`", m.name), m.span, "unknown method");
+                return Val::Err;
+            }
+        };
+        if !args.is_empty() {
+            self.err("E0306", format!("`{}` takes no arguments", m.name), span, "remove the arguments");
+        }
+        match self.size_in_bits(t, max) {
+            Some(b) => Val::Int(BigInt::from(if bytes { b.div_ceil(8) } else { b })),
+            None => {
+                let tn = self.tname(t);
+                self.err("E0304", format!("`{}` is not defined for `{tn}`", m.name), span, "no size");
+                Val::Err
+            }
+        }
+    }
+
+    fn header_op(&mut self, lv: ir::Expr, m: &ast::Ident, args: &'a [ast::Argument], span: Span, pre: &mut Vec<Stmt>, want: bool) -> Val<'a> {
+        let is_stack = matches!(self.ty(lv.ty), Type::Stack { .. });
+        let target = match (m.name.as_str(), is_stack) {
+            ("setValid", false) | ("setInvalid", false) => {
+                if !args.is_empty() {
+                    self.err("E0306", format!("`{}` takes no arguments", m.name), span, "remove the arguments");
+                }
+                if matches!(self.ty(lv.ty), Type::HeaderUnion(_)) {
+                    self.err("E0304", format!("`{}` cannot be called on a header union", m.name), span, "call it on a member header");
+                    return Val::Err;
+                }
+                if m.name == "setValid" {
+                    CallTarget::SetValid
+                } else {
+                    CallTarget::SetInvalid
+                }
+            }
+            ("push_front", true) | ("pop_front", true) => {
+                let [a] = args else {
+                    self.err("E0306", format!("`{}` takes one argument", m.name), span, "wrong number of arguments");
+                    return Val::Err;
+                };
+                let n = match self.const_int(&a.value) {
+                    Some(n) if !n.is_negative() => n,
+                    Some(_) => {
+                        self.err("E0310", "the count must not be negative", a.value.span, "negative");
+                        return Val::Err;
+                    }
+                    None => return Val::Err,
+                };
+                let n = Self::small(&n).unwrap_or(u32::MAX);
+                if m.name == "push_front" {
+                    CallTarget::PushFront(n)
+                } else {
+                    CallTarget::PopFront(n)
+                }
+            }
+            _ => {
+                let tn = self.tname(lv.ty);
+                self.err("E0205", format!("type `{tn}` has no method `{}`", m.name), m.span, "unknown method");
+                return Val::Err;
+            }
+        };
+        let call = ir::Call { target, type_args: Vec::new(), args: vec![Arg::InOut(lv)], ret: None, span: ispan(span) };
+        self.emit_call(call, None, want, span, pre, &m.name)
+    }
+
+    /// Applies table `t`, returning the `hit` and `action_run` temporaries asked for.
+    pub(crate) fn apply_table(&mut self, t: ir::TableId, hit: bool, run: bool, span: Span, pre: &mut Vec<Stmt>) -> (Option<ir::VarId>, Option<ir::VarId>) {
+        if self.cx.control().is_none() || self.cx.action.is_some() {
+            self.err("E0407", "tables can only be applied in a control's `apply` block", span, "not allowed here");
+        }
+        let h = if hit {
+            let bt = self.t_bool();
+            Some(self.tmp(bt, span))
+        } else {
+            None
+        };
+        let r = if run {
+            let b32 = self.t_bit(32);
+            Some(self.tmp(b32, span))
+        } else {
+            None
+        };
+        pre.push(Stmt::ApplyTable { table: t, hit: h, action_run: r, span: ispan(span) });
+        (h, r)
+    }
+
+    /// `t.apply().hit` / `.miss` / `.action_run` used in an expression.
+    pub(crate) fn table_apply_result(&mut self, e: &'a ast::Expr, tb: &'a ast::Expr, m: &ast::Ident, pre: &mut Vec<Stmt>) -> Val<'a> {
+        let v = self.expr(tb, None, pre);
+        let t = match v {
+            Val::Table(t) => t,
+            Val::Err => return Val::Err,
+            other => {
+                let what = self.val_kind(&other);
+                self.err("E0205", format!("`.{}` needs the `apply()` of a table, found {what}", m.name), m.span, "not a table");
+                return Val::Err;
+            }
+        };
+        match m.name.as_str() {
+            "hit" | "miss" => {
+                let (h, _) = self.apply_table(t, true, false, e.span, pre);
+                let bt = self.t_bool();
+                let Some(h) = h else { return Val::Err };
+                let x = mk(ExprKind::Var(h), bt, e.span);
+                if m.name == "miss" {
+                    Val::E(mk(ExprKind::Unary(ir::UnOp::Not, Box::new(x)), bt, e.span))
+                } else {
+                    Val::E(x)
+                }
+            }
+            _ => {
+                self.err("E0406", "`action_run` can only be used as the expression of a `switch`", m.span, "use it in `switch (t.apply().action_run)`");
+                Val::Err
+            }
+        }
+    }
+
+    fn action_call(&mut self, a: ir::ActionId, args: &'a [ast::Argument], span: Span, pre: &mut Vec<Stmt>, want: bool) -> Val<'a> {
+        if self.cx.control().is_none() {
+            self.err("E0407", "actions can only be called inside controls", span, "not in a control");
+            return Val::Err;
+        }
+        let params: Vec<PDesc> = self.p.actions[a]
+            .params
+            .iter()
+            .map(|v| {
+                let var = &self.cx.vars[*v];
+                let dir = match var.kind {
+                    ir::VarKind::ActionParam(_, d) => ir_dir(d),
+                    _ => ast::Direction::In,
+                };
+                PDesc { name: var.name.clone(), dir, ty: PTy::Ir(var.ty), default: None, optional: false }
+            })
+            .collect();
+        let name = self.p.actions[a].name.clone();
+        let Some((_, map)) = self.pick_overload(&name, vec![params.clone()], args, span) else { return Val::Err };
+        let mut bind = HashMap::new();
+        let Some(args) = self.lower_args(&params, &map, args, &[], &mut bind, pre, span) else { return Val::Err };
+        let call = ir::Call { target: CallTarget::Action(a), type_args: Vec::new(), args, ret: None, span: ispan(span) };
+        self.emit_call(call, None, want, span, pre, &name)
+    }
+
+    fn apply_block(&mut self, k: OwnerKind, args: &'a [ast::Argument], span: Span, pre: &mut Vec<Stmt>, want: bool) -> Val<'a> {
+        let (params, vars, target, ok) = match k {
+            OwnerKind::Control(c) => {
+                let x = &self.p.controls[c];
+                (x.params.clone(), x.vars.clone(), CallTarget::Control(c), self.cx.control().is_some() && self.cx.action.is_none())
+            }
+            OwnerKind::Parser(p) => {
+                let x = &self.p.parsers[p];
+                (x.params.clone(), x.vars.clone(), CallTarget::Parser(p), self.cx.is_parser())
+            }
+            _ => return Val::Err,
+        };
+        if !ok {
+            let what = if matches!(k, OwnerKind::Parser(_)) { "parsers can only be applied in parser states" } else { "controls can only be applied in a control's `apply` block" };
+            self.err("E0407", what, span, "not allowed here");
+            return Val::Err;
+        }
+        let ps: Vec<PDesc> = params
+            .iter()
+            .map(|v| {
+                let var = &vars[*v];
+                let dir = match var.kind {
+                    ir::VarKind::Param(d) => ir_dir(d),
+                    _ => ast::Direction::In,
+                };
+                PDesc { name: var.name.clone(), dir, ty: PTy::Ir(var.ty), default: None, optional: false }
+            })
+            .collect();
+        let Some((_, map)) = self.pick_overload("apply", vec![ps.clone()], args, span) else { return Val::Err };
+        let mut bind = HashMap::new();
+        let Some(args) = self.lower_args(&ps, &map, args, &[], &mut bind, pre, span) else { return Val::Err };
+        let call = ir::Call { target, type_args: Vec::new(), args, ret: None, span: ispan(span) };
+        self.emit_call(call, None, want, span, pre, "apply")
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn extern_method(
+        &mut self,
+        obj: ir::ExternRef,
+        tn: &str,
+        targs: &[ir::TypeId],
+        m: &'a ast::Ident,
+        type_args: &'a [ast::Type],
+        args: &'a [ast::Argument],
+        span: Span,
+        pre: &mut Vec<Stmt>,
+        want: bool,
+    ) -> Val<'a> {
+        let Some(ast::Decl::ExternObject(xd)) = self.g.map.get(tn).and_then(|v| v.first().copied()) else {
+            self.err("E0205", format!("`{tn}` has no method `{}`", m.name), m.span, "unknown method");
+            return Val::Err;
+        };
+        let protos: Vec<&'a ast::FunctionProto> = xd
+            .members
+            .iter()
+            .filter_map(|mm| match mm {
+                ast::ExternMember::Method { proto, .. } if proto.name.name == m.name => Some(proto),
+                _ => None,
+            })
+            .collect();
+        if protos.is_empty() {
+            self.err("E0205", format!("extern `{tn}` has no method `{}`", m.name), m.span, "unknown method");
+            return Val::Err;
+        }
+        let cands = protos.iter().map(|p| ast_params(&p.params)).collect();
+        let Some((pi, map)) = self.pick_overload(&m.name, cands, args, span) else { return Val::Err };
+        let proto = protos[pi];
+        let mut bind: HashMap<String, ir::TypeId> = xd.type_params.iter().map(|p| p.name.clone()).zip(targs.iter().copied()).collect();
+        let mut tvars: Vec<String> = xd.type_params.iter().map(|p| p.name.clone()).collect();
+        tvars.extend(proto.type_params.iter().map(|p| p.name.clone()));
+        if !self.explicit_targs(&proto.type_params, type_args, &mut bind, span) {
+            return Val::Err;
+        }
+        let params = ast_params(&proto.params);
+        // `extract(s.next)`: the stack's nextIndex advances after the extract.
+        let next_stack = if tn == "packet_in" && m.name == "extract" {
+            args.first().and_then(|a| match &a.value.kind {
+                ast::ExprKind::Member { base, member } if member.name == "next" => Some(&**base),
+                _ => None,
+            })
+        } else {
+            None
+        };
+        let Some(largs) = self.lower_args(&params, &map, args, &tvars, &mut bind, pre, span) else { return Val::Err };
+        let mut mtargs = Vec::new();
+        for p in &proto.type_params {
+            match bind.get(&p.name) {
+                Some(t) => mtargs.push(*t),
+                None => {
+                    self.err("E0308", format!("cannot infer type argument `{}` of `{}`", p.name, m.name), span, "give it explicitly");
+                    return Val::Err;
+                }
+            }
+        }
+        let ret = match self.resolve_in(&PTy::Ast(&proto.ret), &bind) {
+            RTy::T(t) => Some(t),
+            _ if !want => None,
+            _ => return Val::Err,
+        };
+        let call = ir::Call {
+            target: CallTarget::ExternMethod { obj, method: m.name.clone() },
+            type_args: mtargs,
+            args: largs,
+            ret: None,
+            span: ispan(span),
+        };
+        let v = self.emit_call(call, ret, want, span, pre, &m.name);
+        if let Some(sb) = next_stack {
+            let mut scratch = Vec::new();
+            if let Some(st) = self.lvalue(sb, &mut scratch) {
+                let b32 = self.t_bit(32);
+                let ni = mk(ExprKind::StackNextIndex(Box::new(st)), b32, span);
+                let one = cnst(crate::consts::bits(&BigInt::from(1), 32, false), b32, span);
+                let inc = mk(ExprKind::Binary(ir::BinOp::Add, Box::new(ni.clone()), Box::new(one)), b32, span);
+                pre.push(Stmt::Assign { dst: ni, src: inc, span: ispan(span) });
+            }
+        }
+        v
+    }
+
+    /// A call of a top-level function or extern function (overloaded by argument count).
+    #[allow(clippy::too_many_arguments)]
+    fn global_call(&mut self, name: &str, nspan: Span, type_args: &'a [ast::Type], args: &'a [ast::Argument], span: Span, pre: &mut Vec<Stmt>, want: bool) -> Val<'a> {
+        let decls = self.lookup_global(name, nspan).unwrap_or_default();
+        let protos: Vec<(&'a ast::FunctionProto, Option<&'a ast::FunctionDecl>)> = decls
+            .iter()
+            .filter_map(|d| match d {
+                ast::Decl::Function(f) => Some((&f.proto, Some(f))),
+                ast::Decl::ExternFunction(p) => Some((p, None)),
+                _ => None,
+            })
+            .collect();
+        let cands = protos.iter().map(|(p, _)| ast_params(&p.params)).collect();
+        let Some((pi, map)) = self.pick_overload(name, cands, args, span) else { return Val::Err };
+        let (proto, fdecl) = protos[pi];
+        if fdecl.is_none() && (name == "verify" || name == "static_assert") {
+            return self.builtin_fn(name, args, span, pre, want);
+        }
+        let mut bind = HashMap::new();
+        let tvars: Vec<String> = proto.type_params.iter().map(|p| p.name.clone()).collect();
+        if !self.explicit_targs(&proto.type_params, type_args, &mut bind, span) {
+            return Val::Err;
+        }
+        let params = ast_params(&proto.params);
+        let Some(largs) = self.lower_args(&params, &map, args, &tvars, &mut bind, pre, span) else { return Val::Err };
+        let mut targs = Vec::new();
+        for p in &proto.type_params {
+            match bind.get(&p.name) {
+                Some(t) => targs.push(*t),
+                None => {
+                    self.err("E0308", format!("cannot infer type argument `{}` of `{name}`", p.name), span, "give it explicitly");
+                    return Val::Err;
+                }
+            }
+        }
+        let ret = match self.resolve_in(&PTy::Ast(&proto.ret), &bind) {
+            RTy::T(t) => Some(t),
+            _ if !want => None,
+            _ => return Val::Err,
+        };
+        let target = match fdecl {
+            Some(fd) => match self.instantiate_function(fd, &bind, &targs) {
+                Some(f) => CallTarget::Function(f),
+                None => return Val::Err,
+            },
+            None => CallTarget::ExternFunction(name.to_string()),
+        };
+        let call = ir::Call { target, type_args: targs, args: largs, ret: None, span: ispan(span) };
+        self.emit_call(call, ret, want, span, pre, name)
+    }
+
+    /// `verify(cond, err)` (parser only) and `static_assert(cond[, msg])` (compile time).
+    fn builtin_fn(&mut self, name: &str, args: &'a [ast::Argument], span: Span, pre: &mut Vec<Stmt>, want: bool) -> Val<'a> {
+        let bt = self.t_bool();
+        if name == "verify" {
+            if !self.cx.is_parser() {
+                self.err("E0402", "`verify` is only allowed in parsers", span, "not in a parser");
+                return Val::Err;
+            }
+            if want {
+                self.err("E0301", "`verify` does not return a value", span, "used as a value");
+            }
+            let et = self.t_error();
+            let (Some(a), Some(b)) = (args.first(), args.get(1)) else { return Val::Err };
+            let c = self.expr_as(&a.value, bt, pre);
+            let mut epre = Vec::new();
+            let er = self.expr_as(&b.value, et, &mut epre);
+            let c = if epre.is_empty() { c } else { c.map(|c| self.snapshot_pub(c, pre)) };
+            pre.append(&mut epre);
+            if let (Some(cond), Some(error)) = (c, er) {
+                pre.push(Stmt::Verify { cond, error, span: ispan(span) });
+            }
+            return Val::Err;
+        }
+        let Some(a) = args.first() else { return Val::Err };
+        let v = self.const_eval(&a.value, Some(bt));
+        if let Some(crate::CVal::V(Value::Bool(false), _)) = v {
+            let msg = match args.get(1).map(|x| &x.value.kind) {
+                Some(ast::ExprKind::Str(s)) => s.clone(),
+                _ => "static assertion failed".into(),
+            };
+            self.err("E0408", format!("static_assert failed: {msg}"), a.value.span, "evaluates to false");
+        }
+        if want {
+            Val::E(cnst(Value::Bool(true), bt, span))
+        } else {
+            Val::Err
+        }
+    }
+
+    /// Instantiates a top-level function for the given type arguments (memoized).
+    fn instantiate_function(&mut self, fd: &'a ast::FunctionDecl, bind: &HashMap<String, ir::TypeId>, targs: &[ir::TypeId]) -> Option<ir::FunctionId> {
+        let key = (crate::addr(fd), targs.to_vec());
+        if let Some(f) = self.func_cache.get(&key) {
+            return Some(*f);
+        }
+        if !self.func_busy.insert(key.0) {
+            self.err("E0410", format!("function `{}` calls itself (recursion is not allowed in P4)", fd.proto.name.name), fd.proto.name.span, "recursive");
+            return None;
+        }
+        let f = self.lower_function(fd, bind, targs);
+        self.func_busy.remove(&key.0);
+        if let Some(f) = f {
+            self.func_cache.insert(key, f);
+        }
+        f
+    }
+
+    pub(crate) fn lower_function(&mut self, fd: &'a ast::FunctionDecl, bind: &HashMap<String, ir::TypeId>, targs: &[ir::TypeId]) -> Option<ir::FunctionId> {
+        let mut owner = crate::env::Owner::new(OwnerKind::Function, String::new());
+        owner.tsubst = bind.clone();
+        let saved = std::mem::replace(&mut self.cx, owner);
+        let ret = match self.resolve_type(&fd.proto.ret) {
+            RTy::T(t) => Some(t),
+            RTy::InfInt => {
+                self.err("E0303", "functions cannot return `int`", fd.proto.ret.span, "needs a width");
+                None
+            }
+            _ => None,
+        };
+        self.cx.ret = ret;
+        let mut params = Vec::new();
+        for p in &fd.proto.params {
+            let Some(t) = self.resolve_data_type(&p.ty) else {
+                self.declare(&p.name, crate::env::Binding::Err);
+                continue;
+            };
+            let dir = crate::control::dir_of(p.direction);
+            let v = self.cx.vars.alloc(ir::Var {
+                name: p.name.name.clone(),
+                ty: t,
+                kind: ir::VarKind::Param(if dir == ir::Direction::None { ir::Direction::In } else { dir }),
+                annotations: self.annotations(&p.annotations),
+                span: ispan(p.span),
+            });
+            params.push(v);
+            self.declare(&p.name, crate::env::Binding::Var(v));
+        }
+        let body = self.block(&fd.body);
+        let owner = std::mem::replace(&mut self.cx, saved);
+        let ret = ret?;
+        let mut name = fd.proto.name.name.clone();
+        if !targs.is_empty() {
+            name = format!("{}_{}", name, self.func_cache.len());
+        }
+        Some(self.p.functions.alloc(ir::Function { name, params, ret, vars: owner.vars, body, span: ispan(fd.span) }))
+    }
+}

@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/**
+ * @file rt.h
+ * The p4dp runtime's control API: load a compiled program, manage its tables and externs, process
+ * packets synchronously (STF runner, tests) or on DPDK ports with worker lcores.
+ *
+ * Conventions.
+ *  - Functions return 0 (or a documented non-negative count) on success and a negative errno on
+ *    failure. After a failure, p4dp_runtime_last_error() returns a precise message.
+ *  - Values cross this API as **big-endian byte strings** as in P4Runtime: a value of bitwidth W is
+ *    given as 1..ceil(W/8) bytes (shorter strings are zero-extended on the left; longer strings and
+ *    values with bits set at or above W are rejected with -EINVAL). Values read back are always
+ *    exactly ceil(W/8) bytes.
+ *  - Tables and externs are addressed by index into the program's `tables`/`externs` arrays (see
+ *    p4dp_runtime_program()); p4dp_runtime_table_find()/p4dp_runtime_extern_find() map names.
+ *  - Context: every function is called from a control thread (never from a worker). Unless noted,
+ *    functions are thread-safe with respect to each other (table writes are serialized per table,
+ *    runtime-level state by a runtime mutex) and to running workers, which never block.
+ *  - A failing call leaves the state unchanged.
+ */
+#ifndef P4DP_RT_H
+#define P4DP_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "p4dp/abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct p4dp_runtime;
+
+/** Most ports one runtime drives. */
+#define P4DP_RT_MAX_PORTS 32u
+/** Multicast group ids are 0..P4DP_RT_MCAST_GROUPS-1 (v1model's 16-bit mcast_grp). */
+#define P4DP_RT_MCAST_GROUPS 65536u
+/** Clone session ids are 0..P4DP_RT_CLONE_SESSIONS-1. */
+#define P4DP_RT_CLONE_SESSIONS 65536u
+/** Default capacity of the per-worker digest queues (messages). */
+#define P4DP_RT_DIGEST_QLEN 1024u
+
+/* ------------------------------------------------------------------------------------------ */
+/* Lifecycle                                                                                    */
+
+/**
+ * Initialize DPDK's EAL. Call once per process before p4dp_runtime_create(). Typical arguments:
+ * `p4dp --no-huge --no-pci -m 512 --no-shconf --in-memory --lcores=0@0,1@1,2@0 --vdev ...`
+ * (argv[0] is the program name). Workers of p4dp_runtime_run() run on the EAL's worker lcores, so
+ * give one lcore more than the most workers you want.
+ * Context: main thread, before any other DPDK use. Thread safety: not thread-safe.
+ * @return 0; -EALREADY if the EAL was already initialized by this function; -EINVAL/-errno from
+ *         rte_eal_init() (message in p4dp_runtime_last_error(NULL)).
+ */
+int p4dp_eal_init(int argc, char **argv);
+
+/** Log callback: one line (no trailing newline). level: 0 error, 1 warning, 2 info (log_msg). */
+typedef void (*p4dp_log_fn)(void *arg, int level, const char *msg);
+
+struct p4dp_runtime_params {
+	const char *program_path; /**< compiled program (.so) */
+	uint32_t max_workers;     /**< worker contexts (>= 1; 0 means 1); context 0 serves inject() */
+	uint32_t digest_qlen;     /**< per worker and digest, rounded up to a power of two; 0 = default */
+	uint32_t n_mbufs;         /**< mbuf pool size for ports; 0 = sized from ports and workers */
+	int socket_id;            /**< NUMA socket of data-plane memory; -1 = any */
+	p4dp_log_fn log_fn;       /**< NULL: lines go to stderr */
+	void *log_arg;
+};
+
+/**
+ * Load a compiled program and create its tables and extern state.
+ *
+ * dlopen()s params->program_path (RTLD_NOW|RTLD_LOCAL), finds `p4dp_program`, checks its
+ * abi_version and metadata, then creates every table (capacity = declared size, or
+ * P4DP_TABLE_DEFAULT_SIZE when undeclared), installs the program's (const) entries and default
+ * actions, and creates per-worker contexts (counter arrays, digest queues, hit/miss arrays),
+ * shared register cells (zeroed) and meter cells (unconfigured), and the RCU domain.
+ *
+ * @param params see struct p4dp_runtime_params.
+ * @param out receives the runtime.
+ * @return 0; -EINVAL (bad params, missing symbol, ABI version mismatch, malformed metadata or
+ *         const entries); -ENOENT (cannot open the file); -ENOMEM; -EPERM (EAL not initialized).
+ *         The message is in p4dp_runtime_last_error(NULL).
+ * Context: control thread, after p4dp_eal_init(). Thread safety: reentrant.
+ */
+int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_runtime **out);
+
+/** Free everything (tables, externs, ports) and dlclose() the program. Must not be running.
+ *  NULL is a no-op. Context: control thread; no other call on @p rt may be in progress. */
+void p4dp_runtime_free(struct p4dp_runtime *rt);
+
+/**
+ * The message describing the last failure of a p4dp_runtime_* / p4dp_eal_init call made by the
+ * calling thread (the string is thread-local, valid until the thread's next failing call).
+ * @p rt is accepted for symmetry and may be NULL. Never returns NULL ("" if none).
+ */
+const char *p4dp_runtime_last_error(const struct p4dp_runtime *rt);
+
+/** The loaded program's metadata (schema: tables, keys, actions, params, externs). Valid until
+ *  p4dp_runtime_free(). Context: any. */
+const struct p4dp_program *p4dp_runtime_program(const struct p4dp_runtime *rt);
+
+/** Replace the log callback (NULL: stderr). Context: control thread, not while running. */
+void p4dp_runtime_set_log(struct p4dp_runtime *rt, p4dp_log_fn fn, void *arg);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Tables                                                                                       */
+
+/** How a key field is given in a p4dp_rt_entry. */
+enum p4dp_rt_key_type {
+	P4DP_RT_KEY_EXACT = P4DP_MATCH_EXACT,       /**< value */
+	P4DP_RT_KEY_LPM = P4DP_MATCH_LPM,           /**< value + prefix_len */
+	P4DP_RT_KEY_TERNARY = P4DP_MATCH_TERNARY,   /**< value + mask (value2) */
+	P4DP_RT_KEY_RANGE = P4DP_MATCH_RANGE,       /**< low (value) + high (value2), inclusive */
+	P4DP_RT_KEY_OPTIONAL = P4DP_MATCH_OPTIONAL, /**< value; value_len 0 means wildcard */
+	P4DP_RT_KEY_DONT_CARE = 0xff,               /**< wildcard; any non-exact field */
+};
+
+/** One key field, in key order. The type must equal the field's match kind (or DONT_CARE). */
+struct p4dp_rt_key {
+	uint32_t type;       /**< enum p4dp_rt_key_type */
+	uint32_t prefix_len; /**< LPM only */
+	const uint8_t *value;
+	uint32_t value_len;
+	const uint8_t *value2; /**< TERNARY mask, RANGE high; else unused */
+	uint32_t value2_len;
+};
+
+struct p4dp_rt_param {
+	const uint8_t *value;
+	uint32_t len;
+};
+
+/**
+ * A table entry in control-plane form. For add/modify all fields are used; for delete/get only
+ * the match (keys + priority). Entries read back carry exactly ceil(W/8)-byte values, lpm prefixes
+ * with prefix_len, optional wildcards as value_len 0, and always the field's own match kind.
+ */
+struct p4dp_rt_entry {
+	uint32_t n_keys; /**< must equal the table's n_keys */
+	const struct p4dp_rt_key *keys;
+	int32_t priority; /**< > 0 for tables with ternary/range/optional keys, else 0 */
+	uint32_t action;  /**< index into p4dp_program.actions */
+	uint32_t n_params;
+	const struct p4dp_rt_param *params; /**< in the action's parameter order */
+};
+
+/** Callback receiving an entry; the entry is valid only during the call. Return nonzero to stop. */
+typedef int (*p4dp_rt_entry_cb)(void *arg, const struct p4dp_rt_entry *e);
+
+/** Table index of the table named @p name (control-plane name). @return 0; -ENOENT. Context: any. */
+int p4dp_runtime_table_find(const struct p4dp_runtime *rt, const char *name, uint32_t *table);
+
+/**
+ * Add an entry. Validation (-EINVAL with a precise message): table index; const table; key count;
+ * per field: type, value widths (bytes and bits), lpm prefix_len <= bitwidth and no value bits
+ * beyond the prefix, ternary value bits outside the mask, range low > high, optional; priority
+ * required (> 0) or forbidden (!= 0); action not in the table or @defaultonly; parameter count and
+ * widths. Other errors: -EEXIST (same match installed), -ENOSPC (table full), -ENOMEM.
+ * Context: control thread. Thread safety: serialized per table; safe against running workers,
+ * which see the entry atomically.
+ */
+int p4dp_runtime_table_entry_add(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e);
+
+/** Replace the action and parameters of an installed entry (direct counters/meters are kept).
+ *  Errors: as add, plus -ENOENT (not installed); no -EEXIST/-ENOSPC. Context: as add. */
+int p4dp_runtime_table_entry_modify(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e);
+
+/** Delete an installed entry (action/params of @p e ignored); its direct counter/meter cells are
+ *  reset. Errors: match validation as add (-EINVAL), -ENOENT, -ENOMEM. Context: as add. */
+int p4dp_runtime_table_entry_delete(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e);
+
+/** Read one installed entry (match given by @p e) and pass it to @p cb. @return 0 (or cb's nonzero
+ *  value); -EINVAL (match validation); -ENOENT. Context: as add. */
+int p4dp_runtime_table_entry_get(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				 p4dp_rt_entry_cb cb, void *arg);
+
+/** Pass every installed entry (in no particular order) to @p cb, which must not write the table.
+ *  @return 0 after the full walk, cb's nonzero value if it stopped, -EINVAL, -ENOMEM.
+ *  Context: control thread; holds the table's writer lock during the walk. */
+int p4dp_runtime_table_read(struct p4dp_runtime *rt, uint32_t table, p4dp_rt_entry_cb cb, void *arg);
+
+/** Delete all entries (not allowed on const tables: -EINVAL). @return 0; -EINVAL; -ENOMEM. */
+int p4dp_runtime_table_clear(struct p4dp_runtime *rt, uint32_t table);
+
+/**
+ * Set the default (miss) action. -EINVAL: bad table, const default action, action not in the
+ * table or @tableonly, wrong parameter count/widths. -ENOMEM. The new default is published
+ * atomically (workers see the old or the new one); the old is freed after an RCU grace period.
+ * Context: control thread. Thread safety: serialized by the runtime mutex.
+ */
+int p4dp_runtime_table_default_set(struct p4dp_runtime *rt, uint32_t table, uint32_t action,
+				   uint32_t n_params, const struct p4dp_rt_param *params);
+
+/** Pass the current default action (n_keys 0) to @p cb. @return 0 or cb's value; -EINVAL. */
+int p4dp_runtime_table_default_get(struct p4dp_runtime *rt, uint32_t table, p4dp_rt_entry_cb cb, void *arg);
+
+/** Restore the program's default action. @return 0; -EINVAL; -ENOMEM. */
+int p4dp_runtime_table_default_reset(struct p4dp_runtime *rt, uint32_t table);
+
+struct p4dp_rt_table_stats {
+	uint64_t entries, capacity, inserts, deletes, modifies, table_full;
+	uint64_t hits, misses; /**< counted by generated code through p4dp_table_count() */
+};
+
+/** Table statistics (hits/misses summed over workers). @return 0; -EINVAL. Context: control. */
+int p4dp_runtime_table_stats(struct p4dp_runtime *rt, uint32_t table, struct p4dp_rt_table_stats *st);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Externs: counters, registers, meters, digests                                               */
+
+/** Extern index of the extern named @p name. @return 0; -ENOENT. Context: any. */
+int p4dp_runtime_extern_find(const struct p4dp_runtime *rt, const char *name, uint32_t *ext);
+
+/**
+ * Read counter cell @p index of indexed counter @p ext (sum over workers).
+ * @return 0; -EINVAL (not a counter, index out of range). Context: control thread; concurrent
+ * with workers the value is a recent, untorn snapshot per worker.
+ */
+int p4dp_runtime_counter_read(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, struct p4dp_counter_cell *out);
+
+/** Set counter cell @p index to @p v (worker 0's array gets @p v, the others 0). Exact only while no
+ *  workers run (concurrent increments may be lost). @return 0; -EINVAL. */
+int p4dp_runtime_counter_write(struct p4dp_runtime *rt, uint32_t ext, uint32_t index,
+			       const struct p4dp_counter_cell *v);
+
+/** Zero all cells of counter @p ext (indexed or direct). @return 0; -EINVAL. Same caveat as write. */
+int p4dp_runtime_counter_reset(struct p4dp_runtime *rt, uint32_t ext);
+
+/** Direct counter of the table entry matching @p e (table @p table must have a direct counter).
+ *  @return 0; -EINVAL (no direct counter, bad match); -ENOENT (no such entry). */
+int p4dp_runtime_direct_counter_read(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				     struct p4dp_counter_cell *out);
+int p4dp_runtime_direct_counter_write(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				      const struct p4dp_counter_cell *v);
+
+/**
+ * Read register cell @p index as ceil(bitwidth/8) big-endian bytes into @p out.
+ * @return the number of bytes written; -EINVAL (not a register, index out of range); -ENOSPC
+ * (@p out_len too small). Context: control thread; racing worker writes may be observed torn
+ * for cells wider than 8 bytes.
+ */
+int p4dp_runtime_register_read(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, uint8_t *out,
+			       uint32_t out_len);
+
+/** Write register cell @p index from big-endian bytes (1..ceil(bitwidth/8), value < 2^bitwidth).
+ *  @return 0; -EINVAL. */
+int p4dp_runtime_register_write(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, const uint8_t *value,
+				uint32_t len);
+
+/** Zero every cell of register @p ext. @return 0; -EINVAL. */
+int p4dp_runtime_register_reset(struct p4dp_runtime *rt, uint32_t ext);
+
+/** Two-rate three-color meter parameters (RFC 2698). Rates in units per second, bursts in units;
+ *  units are bytes or packets per the extern's unit. */
+struct p4dp_meter_config {
+	uint64_t cir, cburst, pir, pburst;
+};
+
+/**
+ * Configure meter cell @p index (NULL @p cfg: unconfigure; the cell then returns GREEN). Both
+ * buckets start full. @return 0; -EINVAL (not a meter, index out of range, pir < cir); -ENOMEM.
+ * Context: control thread. Thread safety: runtime mutex; the configuration is published
+ * atomically and the old one freed after an RCU grace period.
+ */
+int p4dp_runtime_meter_set(struct p4dp_runtime *rt, uint32_t ext, uint32_t index,
+			   const struct p4dp_meter_config *cfg);
+
+/** Read a meter cell's configuration. @return 1 (configured, *cfg filled), 0 (unconfigured); -EINVAL. */
+int p4dp_runtime_meter_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, struct p4dp_meter_config *cfg);
+
+/** Configure the direct meter cell of the entry matching @p e. Errors: as meter_set, -ENOENT. */
+int p4dp_runtime_direct_meter_set(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				  const struct p4dp_meter_config *cfg);
+
+/** Digest message callback: @p data is the program's digest struct in native layout (len bytes = the
+ *  extern's bitwidth field); valid only during the call. */
+typedef void (*p4dp_digest_cb)(void *arg, uint32_t worker, const uint8_t *data, uint32_t len);
+
+/**
+ * Deliver up to @p max queued messages of digest @p ext (0 = all), worker 0's queue first, each in
+ * enqueue order. @return number delivered; -EINVAL (not a digest).
+ * Context: control thread; one poller per digest at a time. Thread safety: lock-free against the
+ * producing workers.
+ */
+int p4dp_runtime_digest_poll(struct p4dp_runtime *rt, uint32_t ext, p4dp_digest_cb cb, void *arg, uint32_t max);
+
+/** Messages of digest @p ext dropped because a queue was full (all workers). -EINVAL if not a digest. */
+int64_t p4dp_runtime_digest_drops(struct p4dp_runtime *rt, uint32_t ext);
+
+/* ------------------------------------------------------------------------------------------ */
+/* v1model packet replication engine: multicast groups and clone sessions                     */
+
+/** Create empty multicast group @p group. @return 0; -EINVAL (id >= P4DP_RT_MCAST_GROUPS); -EEXIST. */
+int p4dp_runtime_mcast_group_create(struct p4dp_runtime *rt, uint32_t group);
+
+/** Delete group @p group (its nodes become unassociated). @return 0; -EINVAL; -ENOENT. */
+int p4dp_runtime_mcast_group_delete(struct p4dp_runtime *rt, uint32_t group);
+
+/** Create a node replicating to @p ports (duplicates ignored; each < P4DP_PORT_DROP) with replication
+ *  id @p rid; *handle receives its handle (0, 1, 2, ... in creation order, reused after delete).
+ *  @return 0; -EINVAL; -ENOMEM. */
+int p4dp_runtime_mcast_node_create(struct p4dp_runtime *rt, uint16_t rid, const uint32_t *ports, uint32_t n_ports,
+				   uint32_t *handle);
+
+/** Delete node @p handle (dissociating it first). @return 0; -ENOENT. */
+int p4dp_runtime_mcast_node_delete(struct p4dp_runtime *rt, uint32_t handle);
+
+/** Associate node @p handle with @p group: the group replicates to its nodes in association order,
+ *  each node's ports ascending. @return 0; -ENOENT (group or node); -EBUSY (node already associated). */
+int p4dp_runtime_mcast_node_associate(struct p4dp_runtime *rt, uint32_t group, uint32_t handle);
+
+/** Dissociate node @p handle from @p group. @return 0; -ENOENT (not associated with it). */
+int p4dp_runtime_mcast_node_dissociate(struct p4dp_runtime *rt, uint32_t group, uint32_t handle);
+
+/** P4Runtime-style: set the group's own replicas (port, rid) in the given order (after its nodes'),
+ *  creating the group if needed. @return 0; -EINVAL; -ENOMEM. */
+int p4dp_runtime_mcast_group_set(struct p4dp_runtime *rt, uint32_t group, const uint32_t *ports,
+				 const uint16_t *rids, uint32_t n);
+
+/** Map clone session @p session to egress port @p port. @return 0; -EINVAL (session >=
+ *  P4DP_RT_CLONE_SESSIONS or port >= P4DP_PORT_DROP). Thread safety: atomic store. */
+int p4dp_runtime_clone_session_set(struct p4dp_runtime *rt, uint32_t session, uint32_t port);
+
+/** Remove clone session @p session. @return 0; -EINVAL; -ENOENT. */
+int p4dp_runtime_clone_session_delete(struct p4dp_runtime *rt, uint32_t session);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Synchronous processing                                                                       */
+
+/** Output packet callback: @p data valid only during the call. */
+typedef void (*p4dp_out_cb)(void *arg, uint32_t port, const uint8_t *data, uint32_t len);
+
+/**
+ * Process one packet to completion on the calling thread with worker context 0 (no ports needed)
+ * at the simulated time (p4dp_runtime_set_time). Every output packet is passed to @p cb in
+ * emission order: copies (p4dp_pkt_emit_copy) in the order the program emitted them, then the
+ * packet itself unless dropped.
+ * @return number of output packets; -EINVAL (bad args, len > 65535); -EBUSY (p4dp_runtime_run in
+ * progress); -ENOMEM. Context: control thread. Thread safety: not concurrent with another inject
+ * on the same runtime.
+ */
+int p4dp_runtime_inject(struct p4dp_runtime *rt, uint32_t in_port, const uint8_t *data, uint32_t len,
+			p4dp_out_cb cb, void *arg);
+
+/** Set / advance the simulated clock seen as ctx->now_ns by inject(). Context: control thread. */
+void p4dp_runtime_set_time(struct p4dp_runtime *rt, uint64_t ns);
+void p4dp_runtime_advance_time(struct p4dp_runtime *rt, uint64_t ns);
+uint64_t p4dp_runtime_get_time(const struct p4dp_runtime *rt);
+
+struct p4dp_rt_stats {
+	uint64_t packets;       /**< packets processed (inject and workers) */
+	uint64_t drops;         /**< dropped by the program (out_port == P4DP_PORT_DROP) or an assert */
+	uint64_t finish_errors; /**< p4dp_pkt_finish failures (frame did not fit; dropped) */
+	uint64_t copies;        /**< copies emitted */
+	uint64_t copy_errors;   /**< p4dp_pkt_emit_copy without a buffer (-ENOBUFS) */
+	uint64_t asserts;       /**< assert/assume failures */
+	uint64_t unsupported;   /**< p4dp_count_unsupported events */
+	uint64_t no_port;       /**< packets sent to a port number with no port (dropped) */
+	uint64_t multiseg;      /**< received frames spanning several mbufs (dropped) */
+};
+
+/** Runtime-wide statistics summed over workers. @return 0; -EINVAL. Context: control thread. */
+int p4dp_runtime_stats(struct p4dp_runtime *rt, struct p4dp_rt_stats *st);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Ports and workers                                                                            */
+
+/**
+ * Attach DPDK device @p devargs (any vdev string, e.g. `net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap`,
+ * `net_af_packet0,iface=veth0`, `net_ring0`, `net_null0`; the name before the first ',' must be
+ * unique in the process) as P4 port @p port_no. For net_pcap rx_pcap files the packet count is read
+ * so that p4dp_runtime_run() can tell when the input is drained.
+ * @return 0; -EINVAL (port_no >= P4DP_PORT_DROP, empty devargs); -EEXIST (port_no in use);
+ * -ENOSPC (P4DP_RT_MAX_PORTS reached); -ENODEV (probe failed); -EBUSY (running).
+ * Context: control thread. Thread safety: runtime mutex.
+ */
+int p4dp_runtime_add_port(struct p4dp_runtime *rt, uint32_t port_no, const char *devargs);
+
+struct p4dp_run_params {
+	uint32_t n_workers;     /**< 1..max_workers, at most the number of EAL worker lcores */
+	volatile int *stop;     /**< optional: stop when *stop becomes nonzero */
+	uint64_t duration_ms;   /**< 0: no limit */
+	int until_input_done;   /**< stop once all input is received and processed (see below) */
+	uint32_t idle_ms;       /**< ports with unknown input size: input is done after this long without
+				     any received packet (once one was received); 0 = 200 */
+};
+
+/**
+ * Start the ports, run @p n_workers worker lcores (rx burst of 32 -> program -> tx burst per output
+ * port, RCU quiescent state after every loop iteration), and return when stopped: by *stop, by the
+ * duration, or (until_input_done) when every port with a known input size (net_pcap rx_pcap) has
+ * received all its packets and every other port has been idle for idle_ms — then the in-flight
+ * packets are processed and transmitted before the ports are stopped (net_pcap then closes its
+ * output files; a later run replays the input files from the start).
+ * Ports are polled by worker (port slot % n_workers) on rx queue 0; each worker transmits on its
+ * own tx queue where the device has enough, otherwise through a lock-free ring drained by worker 0.
+ * Packets are processed at wall-clock time (ctx->now_ns from the TSC).
+ * @return 0; -EINVAL (no ports, bad n_workers, no stop condition); -EBUSY (already running);
+ * -ENOMEM (mbuf pool); -EIO (port configuration failed; message has the details).
+ * Context: control thread (blocks). Other control functions may be called from other threads.
+ */
+int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *params);
+
+struct p4dp_rt_port_stats {
+	uint64_t rx_packets, rx_bytes;
+	uint64_t tx_packets, tx_bytes; /**< handed to the device */
+	uint64_t drops;     /**< received on this port and dropped by the program */
+	uint64_t tx_errors; /**< sent to this port but not accepted by the device (dropped) */
+};
+
+/** Statistics of P4 port @p port_no summed over workers. @return 0; -ENOENT. Context: control. */
+int p4dp_runtime_port_stats(struct p4dp_runtime *rt, uint32_t port_no, struct p4dp_rt_port_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* P4DP_RT_H */

@@ -1,0 +1,804 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Extern state and its two faces: the worker services of abi.h (meters, digests, PRE lookups,
+ * log_msg, assert) and the control API of rt.h (counters, registers, meters, digests, multicast,
+ * clone sessions).
+ *
+ * Memory: indexed and direct counters are per-worker arrays (summed on read); registers and meters
+ * are shared; digests are per-worker single-producer single-consumer rings.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "p4dp/rcu.h"
+#include "rt_internal.h"
+
+/* ------------------------------------------------------------ creation */
+
+uint32_t rt_ext_cells(const struct p4dp_runtime *rt, uint32_t x)
+{
+	const struct p4dp_extern_info *xi = &rt->prog->externs[x];
+	uint32_t n = xi->n_cells;
+	if ((xi->kind == P4DP_EXT_DIRECT_COUNTER || xi->kind == P4DP_EXT_DIRECT_METER) && xi->table >= 0 &&
+	    rt->capacity[xi->table] > n)
+		n = rt->capacity[xi->table];
+	return n;
+}
+
+static bool ext_per_worker(uint8_t kind)
+{
+	return kind == P4DP_EXT_COUNTER || kind == P4DP_EXT_DIRECT_COUNTER || kind == P4DP_EXT_DIGEST;
+}
+
+int rt_externs_create(struct p4dp_runtime *rt)
+{
+	const struct p4dp_program *p = rt->prog;
+	for (uint32_t x = 0; x < p->n_externs; x++) {
+		const struct p4dp_extern_info *xi = &p->externs[x];
+		uint32_t n = rt_ext_cells(rt, x);
+		void *shared = NULL;
+		switch (xi->kind) {
+		case P4DP_EXT_COUNTER:
+		case P4DP_EXT_DIRECT_COUNTER:
+			for (uint32_t w = 0; w < rt->max_workers; w++) {
+				rt->ext[w][x] = rte_zmalloc_socket("p4dp_counter",
+								   sizeof(struct p4dp_counter_cell) * (n ? n : 1), 64,
+								   rt->socket_id);
+				if (rt->ext[w][x] == NULL)
+					return rt_errc(-ENOMEM, "extern '%s': out of memory", xi->name);
+			}
+			break;
+		case P4DP_EXT_DIGEST: {
+			uint32_t slot = xi->bitwidth ? xi->bitwidth : 1;
+			for (uint32_t w = 0; w < rt->max_workers; w++) {
+				struct rt_digest_q *q = rte_zmalloc_socket(
+					"p4dp_digest", sizeof(*q) + (size_t)slot * rt->digest_qlen, 64, rt->socket_id);
+				if (q == NULL)
+					return rt_errc(-ENOMEM, "extern '%s': out of memory", xi->name);
+				q->mask = rt->digest_qlen - 1;
+				q->slot_len = slot;
+				rt->ext[w][x] = q;
+			}
+			break;
+		}
+		case P4DP_EXT_REGISTER:
+			shared = rte_zmalloc_socket("p4dp_register", (size_t)xi->cell_size * (n ? n : 1), 64,
+						    rt->socket_id);
+			if (shared == NULL)
+				return rt_errc(-ENOMEM, "extern '%s': out of memory", xi->name);
+			break;
+		case P4DP_EXT_METER:
+		case P4DP_EXT_DIRECT_METER: {
+			struct rt_meter_set *ms = rte_zmalloc_socket(
+				"p4dp_meter", sizeof(*ms) + sizeof(struct rt_meter_cell) * (n ? n : 1), 64, rt->socket_id);
+			if (ms == NULL)
+				return rt_errc(-ENOMEM, "extern '%s': out of memory", xi->name);
+			ms->n_cells = n;
+			ms->unit = xi->unit;
+			shared = ms;
+			break;
+		}
+		default:
+			break;
+		}
+		if (shared)
+			for (uint32_t w = 0; w < rt->max_workers; w++)
+				rt->ext[w][x] = shared;
+	}
+	return 0;
+}
+
+void rt_externs_free(struct p4dp_runtime *rt)
+{
+	if (rt->ext == NULL || rt->prog == NULL)
+		return;
+	for (uint32_t x = 0; x < rt->prog->n_externs; x++) {
+		uint8_t kind = rt->prog->externs[x].kind;
+		if (ext_per_worker(kind)) {
+			for (uint32_t w = 0; w < rt->max_workers; w++)
+				if (rt->ext[w]) {
+					rte_free(rt->ext[w][x]);
+					rt->ext[w][x] = NULL;
+				}
+			continue;
+		}
+		if (rt->ext[0] == NULL)
+			continue;
+		if (kind == P4DP_EXT_METER || kind == P4DP_EXT_DIRECT_METER) {
+			struct rt_meter_set *ms = rt->ext[0][x];
+			for (uint32_t i = 0; ms && i < ms->n_cells; i++)
+				rte_free(ms->cells[i].cfg);
+		}
+		rte_free(rt->ext[0][x]);
+		for (uint32_t w = 0; w < rt->max_workers; w++)
+			if (rt->ext[w])
+				rt->ext[w][x] = NULL;
+	}
+}
+
+static int check_ext(struct p4dp_runtime *rt, uint32_t x, uint8_t k1, uint8_t k2, const char *what)
+{
+	if (rt == NULL)
+		return rt_errc(-EINVAL, "NULL runtime");
+	if (x >= rt->prog->n_externs)
+		return rt_errc(-EINVAL, "extern index %u out of range (program has %u externs)", x, rt->prog->n_externs);
+	uint8_t k = rt->prog->externs[x].kind;
+	if (k != k1 && k != k2)
+		return rt_errc(-EINVAL, "extern '%s' is not a %s", rt->prog->externs[x].name, what);
+	return 0;
+}
+
+static int check_index(struct p4dp_runtime *rt, uint32_t x, uint32_t index)
+{
+	uint32_t n = rt_ext_cells(rt, x);
+	if (index >= n)
+		return rt_errc(-EINVAL, "extern '%s': index %u out of range (%u cells)", rt->prog->externs[x].name,
+			       index, n);
+	return 0;
+}
+
+/* ------------------------------------------------------------ counters */
+
+int p4dp_runtime_counter_read(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, struct p4dp_counter_cell *out)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_COUNTER, P4DP_EXT_DIRECT_COUNTER, "counter");
+	if (rc || (rc = check_index(rt, ext, index)))
+		return rc;
+	if (out == NULL)
+		return rt_errc(-EINVAL, "NULL output");
+	out->packets = out->bytes = 0;
+	for (uint32_t w = 0; w < rt->max_workers; w++) {
+		struct p4dp_counter_cell *c = (struct p4dp_counter_cell *)rt->ext[w][ext] + index;
+		/* relaxed: a recent untorn value is all a reader needs (the worker is the only writer) */
+		out->packets += __atomic_load_n(&c->packets, __ATOMIC_RELAXED);
+		out->bytes += __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+int p4dp_runtime_counter_write(struct p4dp_runtime *rt, uint32_t ext, uint32_t index,
+			       const struct p4dp_counter_cell *v)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_COUNTER, P4DP_EXT_DIRECT_COUNTER, "counter");
+	if (rc || (rc = check_index(rt, ext, index)))
+		return rc;
+	if (v == NULL)
+		return rt_errc(-EINVAL, "NULL value");
+	for (uint32_t w = 0; w < rt->max_workers; w++) {
+		struct p4dp_counter_cell *c = (struct p4dp_counter_cell *)rt->ext[w][ext] + index;
+		__atomic_store_n(&c->packets, w == 0 ? v->packets : 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->bytes, w == 0 ? v->bytes : 0, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+int p4dp_runtime_counter_reset(struct p4dp_runtime *rt, uint32_t ext)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_COUNTER, P4DP_EXT_DIRECT_COUNTER, "counter");
+	if (rc)
+		return rc;
+	uint32_t n = rt_ext_cells(rt, ext);
+	for (uint32_t w = 0; w < rt->max_workers; w++)
+		memset(rt->ext[w][ext], 0, sizeof(struct p4dp_counter_cell) * n);
+	return 0;
+}
+
+static int direct_ext(struct p4dp_runtime *rt, uint32_t table, int meter, uint32_t *ext)
+{
+	if (rt == NULL || table >= rt->prog->n_tables)
+		return rt_errc(-EINVAL, "table index %u out of range", table);
+	const struct p4dp_table_info *ti = &rt->prog->tables[table];
+	int32_t x = meter ? ti->direct_meter : ti->direct_counter;
+	if (x < 0)
+		return rt_errc(-EINVAL, "table '%s' has no direct %s", ti->name, meter ? "meter" : "counter");
+	*ext = (uint32_t)x;
+	return 0;
+}
+
+int p4dp_runtime_direct_counter_read(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				     struct p4dp_counter_cell *out)
+{
+	uint32_t x, index;
+	int rc = direct_ext(rt, table, 0, &x);
+	if (rc || (rc = rt_entry_index(rt, table, e, &index)))
+		return rc;
+	return p4dp_runtime_counter_read(rt, x, index, out);
+}
+
+int p4dp_runtime_direct_counter_write(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				      const struct p4dp_counter_cell *v)
+{
+	uint32_t x, index;
+	int rc = direct_ext(rt, table, 0, &x);
+	if (rc || (rc = rt_entry_index(rt, table, e, &index)))
+		return rc;
+	return p4dp_runtime_counter_write(rt, x, index, v);
+}
+
+/* ------------------------------------------------------------ registers */
+
+int p4dp_runtime_register_read(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, uint8_t *out,
+			       uint32_t out_len)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_REGISTER, P4DP_EXT_REGISTER, "register");
+	if (rc || (rc = check_index(rt, ext, index)))
+		return rc;
+	const struct p4dp_extern_info *xi = &rt->prog->externs[ext];
+	uint32_t nb = (xi->bitwidth + 7) / 8;
+	if (out == NULL || out_len < nb)
+		return rt_errc(-ENOSPC, "register '%s': output buffer needs %u bytes", xi->name, nb);
+	const uint8_t *cell = (const uint8_t *)rt->ext[0][ext] + (size_t)index * xi->cell_size;
+	rt_native_to_be(xi->bitwidth, xi->cell_size, cell, out);
+	return (int)nb;
+}
+
+int p4dp_runtime_register_write(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, const uint8_t *value,
+				uint32_t len)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_REGISTER, P4DP_EXT_REGISTER, "register");
+	if (rc || (rc = check_index(rt, ext, index)))
+		return rc;
+	const struct p4dp_extern_info *xi = &rt->prog->externs[ext];
+	uint8_t *tmp = malloc(xi->cell_size);
+	if (tmp == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
+	char what[256];
+	snprintf(what, sizeof(what), "register '%s'", xi->name);
+	rc = rt_be_to_native(what, xi->bitwidth, xi->cell_size, value, len, tmp);
+	if (rc == 0)
+		memcpy((uint8_t *)rt->ext[0][ext] + (size_t)index * xi->cell_size, tmp, xi->cell_size);
+	free(tmp);
+	return rc;
+}
+
+int p4dp_runtime_register_reset(struct p4dp_runtime *rt, uint32_t ext)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_REGISTER, P4DP_EXT_REGISTER, "register");
+	if (rc)
+		return rc;
+	const struct p4dp_extern_info *xi = &rt->prog->externs[ext];
+	memset(rt->ext[0][ext], 0, (size_t)xi->cell_size * rt_ext_cells(rt, ext));
+	return 0;
+}
+
+/* ------------------------------------------------------------ meters */
+
+/* Nanoseconds to earn @p units at @p rate units/s, rounded up; saturates at UINT64_MAX. */
+static uint64_t units_ns(uint64_t units, uint64_t rate)
+{
+	unsigned __int128 v = ((unsigned __int128)units * 1000000000u + rate - 1) / rate;
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+/*
+ * Take @p n units from a token bucket of rate @p rate and depth @p burst; 1 if they conform.
+ * The bucket is one word: for rate > 0 the time at which it is full again ("theoretical arrival
+ * time": tokens(now) = burst - (state - now) * rate, full when state <= now); for rate 0 the
+ * units used so far. Relaxed CAS: the word is self-contained, nothing else is published by it.
+ */
+static int bucket_take(uint64_t *state, uint64_t rate, uint64_t burst, uint64_t burst_ns, uint64_t n,
+		       uint64_t now)
+{
+	uint64_t cur = __atomic_load_n(state, __ATOMIC_RELAXED), next;
+	if (rate == 0) {
+		do {
+			if (cur + n < cur || cur + n > burst)
+				return 0;
+			next = cur + n;
+		} while (!__atomic_compare_exchange_n(state, &cur, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+		return 1;
+	}
+	uint64_t cost = units_ns(n, rate);
+	do {
+		uint64_t base = cur > now ? cur : now;
+		next = base + cost < base ? UINT64_MAX : base + cost;
+		if (next - now > burst_ns)
+			return 0;
+	} while (!__atomic_compare_exchange_n(state, &cur, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return 1;
+}
+
+uint32_t p4dp_meter_execute(struct p4dp_ctx *ctx, uint32_t ext, uint32_t index, uint32_t bytes)
+{
+	struct rt_meter_set *ms = ctx->ext[ext];
+	if (ms == NULL || index >= ms->n_cells)
+		return P4DP_GREEN;
+	struct rt_meter_cell *c = &ms->cells[index];
+	/* acquire pairs with the control thread's release store of a fully built config */
+	const struct rt_meter_cfg *cfg = __atomic_load_n(&c->cfg, __ATOMIC_ACQUIRE);
+	if (cfg == NULL)
+		return P4DP_GREEN;
+	uint64_t n = ms->unit == P4DP_UNIT_PACKETS ? 1 : bytes;
+	uint64_t now = ctx->now_ns;
+	if (!bucket_take(&c->p_state, cfg->c.pir, cfg->c.pburst, cfg->pburst_ns, n, now))
+		return P4DP_RED;
+	if (!bucket_take(&c->c_state, cfg->c.cir, cfg->c.cburst, cfg->cburst_ns, n, now))
+		return P4DP_YELLOW;
+	return P4DP_GREEN;
+}
+
+/* Publish @p cfg (may be NULL) on cell @p index of meter set @p ms; caller holds rt->lock. */
+static int meter_publish(struct p4dp_runtime *rt, struct rt_meter_set *ms, uint32_t index,
+			 const struct p4dp_meter_config *cfg)
+{
+	struct rt_meter_cfg *n = NULL;
+	if (cfg != NULL) {
+		n = rte_zmalloc_socket("p4dp_meter_cfg", sizeof(*n), 16, rt->socket_id);
+		if (n == NULL)
+			return rt_errc(-ENOMEM, "out of memory");
+		n->c = *cfg;
+		n->cburst_ns = cfg->cir ? units_ns(cfg->cburst, cfg->cir) : 0;
+		n->pburst_ns = cfg->pir ? units_ns(cfg->pburst, cfg->pir) : 0;
+	}
+	struct rt_meter_cell *c = &ms->cells[index];
+	/* Both buckets start full (state 0 = full for rate > 0, nothing used for rate 0). A packet
+	 * metered concurrently with the old configuration may still update them: harmless. */
+	__atomic_store_n(&c->p_state, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->c_state, 0, __ATOMIC_RELAXED);
+	/* release: the config's fields are visible before the pointer (acquire in meter_execute) */
+	struct rt_meter_cfg *old = __atomic_exchange_n(&c->cfg, n, __ATOMIC_ACQ_REL);
+	if (old != NULL && p4dp_rcu_defer_free(rt->rcu, old) != 0) {
+		p4dp_rcu_synchronize(rt->rcu);
+		rte_free(old);
+	}
+	return 0;
+}
+
+static int meter_check_cfg(const struct p4dp_meter_config *cfg)
+{
+	if (cfg != NULL && cfg->pir < cfg->cir)
+		return rt_errc(-EINVAL, "meter: pir (%" PRIu64 ") < cir (%" PRIu64 ")", cfg->pir, cfg->cir);
+	return 0;
+}
+
+int p4dp_runtime_meter_set(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, const struct p4dp_meter_config *cfg)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_METER, P4DP_EXT_DIRECT_METER, "meter");
+	if (rc || (rc = check_index(rt, ext, index)) || (rc = meter_check_cfg(cfg)))
+		return rc;
+	pthread_mutex_lock(&rt->lock);
+	rc = meter_publish(rt, rt->ext[0][ext], index, cfg);
+	pthread_mutex_unlock(&rt->lock);
+	return rc;
+}
+
+int p4dp_runtime_meter_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, struct p4dp_meter_config *cfg)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_METER, P4DP_EXT_DIRECT_METER, "meter");
+	if (rc || (rc = check_index(rt, ext, index)))
+		return rc;
+	if (cfg == NULL)
+		return rt_errc(-EINVAL, "NULL output");
+	struct rt_meter_set *ms = rt->ext[0][ext];
+	pthread_mutex_lock(&rt->lock);
+	const struct rt_meter_cfg *c = ms->cells[index].cfg;
+	if (c)
+		*cfg = c->c;
+	else
+		memset(cfg, 0, sizeof(*cfg));
+	pthread_mutex_unlock(&rt->lock);
+	return c != NULL;
+}
+
+int p4dp_runtime_direct_meter_set(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				  const struct p4dp_meter_config *cfg)
+{
+	uint32_t x, index;
+	int rc = direct_ext(rt, table, 1, &x);
+	if (rc || (rc = meter_check_cfg(cfg)) || (rc = rt_entry_index(rt, table, e, &index)))
+		return rc;
+	return p4dp_runtime_meter_set(rt, x, index, cfg);
+}
+
+void rt_direct_reset_index(struct p4dp_runtime *rt, uint32_t table, uint32_t index)
+{
+	const struct p4dp_table_info *ti = &rt->prog->tables[table];
+	if (ti->direct_counter >= 0) {
+		uint32_t x = (uint32_t)ti->direct_counter, n = rt_ext_cells(rt, x);
+		for (uint32_t w = 0; w < rt->max_workers; w++) {
+			struct p4dp_counter_cell *c = rt->ext[w][x];
+			if (index == UINT32_MAX)
+				memset(c, 0, sizeof(*c) * n);
+			else if (index < n)
+				memset(&c[index], 0, sizeof(*c));
+		}
+	}
+	if (ti->direct_meter >= 0) {
+		uint32_t x = (uint32_t)ti->direct_meter;
+		struct rt_meter_set *ms = rt->ext[0][x];
+		pthread_mutex_lock(&rt->lock);
+		for (uint32_t i = 0; i < ms->n_cells; i++)
+			if ((index == UINT32_MAX || i == index) && ms->cells[i].cfg)
+				meter_publish(rt, ms, i, NULL);
+		pthread_mutex_unlock(&rt->lock);
+	}
+}
+
+/* ------------------------------------------------------------ digests */
+
+void p4dp_digest_send(struct p4dp_ctx *ctx, uint32_t ext, const void *data, uint32_t len)
+{
+	struct rt_digest_q *q = ctx->ext[ext];
+	if (q == NULL)
+		return;
+	uint64_t head = q->head; /* only this worker writes head */
+	/* acquire: the consumer has finished reading the slots before its tail store */
+	uint64_t tail = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+	if (head - tail > q->mask) {
+		RT_STAT_ADD(q->drops, 1);
+		return;
+	}
+	uint8_t *slot = q->slots + (size_t)(head & q->mask) * q->slot_len;
+	uint32_t n = len < q->slot_len ? len : q->slot_len;
+	memcpy(slot, data, n);
+	if (n < q->slot_len)
+		memset(slot + n, 0, q->slot_len - n);
+	/* release: the slot's bytes are visible before the new head (acquire in the poller) */
+	__atomic_store_n(&q->head, head + 1, __ATOMIC_RELEASE);
+}
+
+int p4dp_runtime_digest_poll(struct p4dp_runtime *rt, uint32_t ext, p4dp_digest_cb cb, void *arg, uint32_t max)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_DIGEST, P4DP_EXT_DIGEST, "digest");
+	if (rc)
+		return rc;
+	if (cb == NULL)
+		return rt_errc(-EINVAL, "NULL callback");
+	uint32_t done = 0;
+	pthread_mutex_lock(&rt->digest_lock);
+	for (uint32_t w = 0; w < rt->max_workers; w++) {
+		struct rt_digest_q *q = rt->ext[w][ext];
+		uint64_t tail = q->tail; /* only the (serialized) poller writes tail */
+		uint64_t head = __atomic_load_n(&q->head, __ATOMIC_ACQUIRE);
+		while (tail < head && (max == 0 || done < max)) {
+			cb(arg, w, q->slots + (size_t)(tail & q->mask) * q->slot_len, q->slot_len);
+			tail++;
+			done++;
+			/* release: we are done with the slot before the worker may reuse it */
+			__atomic_store_n(&q->tail, tail, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&rt->digest_lock);
+	return (int)done;
+}
+
+int64_t p4dp_runtime_digest_drops(struct p4dp_runtime *rt, uint32_t ext)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_DIGEST, P4DP_EXT_DIGEST, "digest");
+	if (rc)
+		return rc;
+	int64_t n = 0;
+	for (uint32_t w = 0; w < rt->max_workers; w++)
+		n += (int64_t)RT_STAT_LOAD(((struct rt_digest_q *)rt->ext[w][ext])->drops);
+	return n;
+}
+
+/* ------------------------------------------------------------ multicast + clone */
+
+uint32_t p4dp_mcast_group_get(struct p4dp_ctx *ctx, uint32_t group, uint32_t *ports, uint16_t *rids, uint32_t max)
+{
+	struct p4dp_runtime *rt = ctx->rt;
+	if (group >= P4DP_RT_MCAST_GROUPS)
+		return 0;
+	/* acquire pairs with the release in mcast_publish: the list is complete */
+	const struct rt_mcast_list *l = __atomic_load_n(&rt->mc_lists[group], __ATOMIC_ACQUIRE);
+	if (l == NULL)
+		return 0;
+	uint32_t n = l->n < max ? l->n : max;
+	for (uint32_t i = 0; i < n; i++) {
+		ports[i] = l->reps[i].port;
+		if (rids)
+			rids[i] = l->reps[i].rid;
+	}
+	return n;
+}
+
+int p4dp_clone_session_get(struct p4dp_ctx *ctx, uint32_t session, uint32_t *port)
+{
+	struct p4dp_runtime *rt = ctx->rt;
+	if (session >= P4DP_RT_CLONE_SESSIONS)
+		return -ENOENT;
+	/* relaxed: the word is self-contained */
+	uint32_t v = __atomic_load_n(&rt->clone_port[session], __ATOMIC_RELAXED);
+	if (v == 0)
+		return -ENOENT;
+	*port = v - 1;
+	return 0;
+}
+
+/* Rebuild and publish the replica list of group @p g; caller holds rt->lock. */
+static int mcast_publish(struct p4dp_runtime *rt, uint32_t g)
+{
+	struct rt_mcast_group *grp = &rt->mc_groups[g];
+	struct rt_mcast_list *l = NULL;
+	if (grp->exists) {
+		uint32_t n = grp->n_direct;
+		for (uint32_t i = 0; i < grp->n_nodes; i++)
+			n += rt->mc_nodes[grp->nodes[i]].n_ports;
+		l = rte_malloc_socket("p4dp_mcast", sizeof(*l) + sizeof(l->reps[0]) * (n ? n : 1), 16, rt->socket_id);
+		if (l == NULL)
+			return rt_errc(-ENOMEM, "out of memory");
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < grp->n_nodes; i++) {
+			const struct rt_mcast_node *nd = &rt->mc_nodes[grp->nodes[i]];
+			for (uint32_t j = 0; j < nd->n_ports; j++)
+				l->reps[k++] = (struct rt_mcast_rep){ nd->ports[j], nd->rid };
+		}
+		for (uint32_t i = 0; i < grp->n_direct; i++)
+			l->reps[k++] = grp->direct[i];
+		l->n = k;
+	}
+	/* release: the list's contents are visible before the pointer */
+	struct rt_mcast_list *old = __atomic_exchange_n(&rt->mc_lists[g], l, __ATOMIC_ACQ_REL);
+	if (old != NULL && p4dp_rcu_defer_free(rt->rcu, old) != 0) {
+		p4dp_rcu_synchronize(rt->rcu);
+		rte_free(old);
+	}
+	return 0;
+}
+
+int p4dp_runtime_mcast_group_create(struct p4dp_runtime *rt, uint32_t group)
+{
+	if (rt == NULL || group >= P4DP_RT_MCAST_GROUPS)
+		return rt_errc(-EINVAL, "multicast group id %u out of range (< %u)", group, P4DP_RT_MCAST_GROUPS);
+	pthread_mutex_lock(&rt->lock);
+	int rc = 0;
+	if (rt->mc_groups[group].exists) {
+		rc = rt_errc(-EEXIST, "multicast group %u already exists", group);
+	} else {
+		rt->mc_groups[group].exists = true;
+		rc = mcast_publish(rt, group);
+		if (rc)
+			rt->mc_groups[group].exists = false;
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return rc;
+}
+
+int p4dp_runtime_mcast_group_delete(struct p4dp_runtime *rt, uint32_t group)
+{
+	if (rt == NULL || group >= P4DP_RT_MCAST_GROUPS)
+		return rt_errc(-EINVAL, "multicast group id %u out of range", group);
+	pthread_mutex_lock(&rt->lock);
+	int rc = 0;
+	struct rt_mcast_group *g = &rt->mc_groups[group];
+	if (!g->exists) {
+		rc = rt_errc(-ENOENT, "multicast group %u does not exist", group);
+	} else {
+		for (uint32_t i = 0; i < g->n_nodes; i++)
+			rt->mc_nodes[g->nodes[i]].group = -1;
+		free(g->nodes);
+		free(g->direct);
+		memset(g, 0, sizeof(*g));
+		mcast_publish(rt, group); /* publishing NULL cannot fail */
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return rc;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int p4dp_runtime_mcast_node_create(struct p4dp_runtime *rt, uint16_t rid, const uint32_t *ports, uint32_t n_ports,
+				   uint32_t *handle)
+{
+	if (rt == NULL || handle == NULL || (n_ports && ports == NULL))
+		return rt_errc(-EINVAL, "mcast_node_create: NULL argument");
+	for (uint32_t i = 0; i < n_ports; i++)
+		if (ports[i] >= P4DP_PORT_DROP)
+			return rt_errc(-EINVAL, "multicast node port %u out of range (< %u)", ports[i], P4DP_PORT_DROP);
+	uint32_t *sorted = malloc(sizeof(uint32_t) * (n_ports ? n_ports : 1));
+	if (sorted == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
+	memcpy(sorted, ports, sizeof(uint32_t) * n_ports);
+	qsort(sorted, n_ports, sizeof(uint32_t), cmp_u32);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < n_ports; i++)
+		if (n == 0 || sorted[n - 1] != sorted[i])
+			sorted[n++] = sorted[i];
+	pthread_mutex_lock(&rt->lock);
+	uint32_t h;
+	for (h = 0; h < rt->n_mc_nodes; h++)
+		if (!rt->mc_nodes[h].used)
+			break;
+	if (h == rt->n_mc_nodes) {
+		if (rt->n_mc_nodes == rt->cap_mc_nodes) {
+			uint32_t cap = rt->cap_mc_nodes ? 2 * rt->cap_mc_nodes : 16;
+			struct rt_mcast_node *nn = realloc(rt->mc_nodes, sizeof(*nn) * cap);
+			if (nn == NULL) {
+				pthread_mutex_unlock(&rt->lock);
+				free(sorted);
+				return rt_errc(-ENOMEM, "out of memory");
+			}
+			rt->mc_nodes = nn;
+			rt->cap_mc_nodes = cap;
+		}
+		rt->n_mc_nodes++;
+	}
+	rt->mc_nodes[h] = (struct rt_mcast_node){ .used = true, .rid = rid, .n_ports = n, .ports = sorted, .group = -1 };
+	*handle = h;
+	pthread_mutex_unlock(&rt->lock);
+	return 0;
+}
+
+/* Remove node @p h from group @p g's list; caller holds the lock. */
+static void group_remove_node(struct p4dp_runtime *rt, uint32_t g, uint32_t h)
+{
+	struct rt_mcast_group *grp = &rt->mc_groups[g];
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < grp->n_nodes; i++)
+		if (grp->nodes[i] != h)
+			grp->nodes[k++] = grp->nodes[i];
+	grp->n_nodes = k;
+	rt->mc_nodes[h].group = -1;
+}
+
+int p4dp_runtime_mcast_node_delete(struct p4dp_runtime *rt, uint32_t handle)
+{
+	if (rt == NULL)
+		return rt_errc(-EINVAL, "NULL runtime");
+	pthread_mutex_lock(&rt->lock);
+	int rc = 0;
+	if (handle >= rt->n_mc_nodes || !rt->mc_nodes[handle].used) {
+		rc = rt_errc(-ENOENT, "no multicast node %u", handle);
+	} else {
+		int32_t g = rt->mc_nodes[handle].group;
+		if (g >= 0) {
+			group_remove_node(rt, (uint32_t)g, handle);
+			rc = mcast_publish(rt, (uint32_t)g);
+		}
+		free(rt->mc_nodes[handle].ports);
+		memset(&rt->mc_nodes[handle], 0, sizeof(rt->mc_nodes[handle]));
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return rc;
+}
+
+int p4dp_runtime_mcast_node_associate(struct p4dp_runtime *rt, uint32_t group, uint32_t handle)
+{
+	if (rt == NULL || group >= P4DP_RT_MCAST_GROUPS)
+		return rt_errc(-EINVAL, "multicast group id %u out of range", group);
+	pthread_mutex_lock(&rt->lock);
+	int rc = 0;
+	struct rt_mcast_group *g = &rt->mc_groups[group];
+	if (!g->exists) {
+		rc = rt_errc(-ENOENT, "multicast group %u does not exist", group);
+	} else if (handle >= rt->n_mc_nodes || !rt->mc_nodes[handle].used) {
+		rc = rt_errc(-ENOENT, "no multicast node %u", handle);
+	} else if (rt->mc_nodes[handle].group >= 0) {
+		rc = rt_errc(-EBUSY, "multicast node %u is already associated with group %d", handle,
+			     rt->mc_nodes[handle].group);
+	} else {
+		uint32_t *nn = realloc(g->nodes, sizeof(uint32_t) * (g->n_nodes + 1));
+		if (nn == NULL) {
+			rc = rt_errc(-ENOMEM, "out of memory");
+		} else {
+			g->nodes = nn;
+			g->nodes[g->n_nodes++] = handle;
+			rt->mc_nodes[handle].group = (int32_t)group;
+			rc = mcast_publish(rt, group);
+			if (rc)
+				group_remove_node(rt, group, handle);
+		}
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return rc;
+}
+
+int p4dp_runtime_mcast_node_dissociate(struct p4dp_runtime *rt, uint32_t group, uint32_t handle)
+{
+	if (rt == NULL || group >= P4DP_RT_MCAST_GROUPS)
+		return rt_errc(-EINVAL, "multicast group id %u out of range", group);
+	pthread_mutex_lock(&rt->lock);
+	int rc = 0;
+	if (handle >= rt->n_mc_nodes || !rt->mc_nodes[handle].used || rt->mc_nodes[handle].group != (int32_t)group) {
+		rc = rt_errc(-ENOENT, "multicast node %u is not associated with group %u", handle, group);
+	} else {
+		group_remove_node(rt, group, handle);
+		rc = mcast_publish(rt, group);
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return rc;
+}
+
+int p4dp_runtime_mcast_group_set(struct p4dp_runtime *rt, uint32_t group, const uint32_t *ports, const uint16_t *rids,
+				 uint32_t n)
+{
+	if (rt == NULL || group >= P4DP_RT_MCAST_GROUPS)
+		return rt_errc(-EINVAL, "multicast group id %u out of range", group);
+	if (n && (ports == NULL || rids == NULL))
+		return rt_errc(-EINVAL, "mcast_group_set: NULL ports or rids");
+	for (uint32_t i = 0; i < n; i++)
+		if (ports[i] >= P4DP_PORT_DROP)
+			return rt_errc(-EINVAL, "multicast replica port %u out of range (< %u)", ports[i], P4DP_PORT_DROP);
+	struct rt_mcast_rep *reps = malloc(sizeof(*reps) * (n ? n : 1));
+	if (reps == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < n; i++)
+		reps[i] = (struct rt_mcast_rep){ ports[i], rids[i] };
+	pthread_mutex_lock(&rt->lock);
+	struct rt_mcast_group *g = &rt->mc_groups[group];
+	struct rt_mcast_rep *old = g->direct;
+	uint32_t old_n = g->n_direct;
+	bool existed = g->exists;
+	g->exists = true;
+	g->direct = reps;
+	g->n_direct = n;
+	int rc = mcast_publish(rt, group);
+	if (rc) {
+		g->direct = old;
+		g->n_direct = old_n;
+		g->exists = existed;
+		free(reps);
+	} else {
+		free(old);
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return rc;
+}
+
+int p4dp_runtime_clone_session_set(struct p4dp_runtime *rt, uint32_t session, uint32_t port)
+{
+	if (rt == NULL || session >= P4DP_RT_CLONE_SESSIONS)
+		return rt_errc(-EINVAL, "clone session id %u out of range (< %u)", session, P4DP_RT_CLONE_SESSIONS);
+	if (port >= P4DP_PORT_DROP)
+		return rt_errc(-EINVAL, "clone session port %u out of range (< %u)", port, P4DP_PORT_DROP);
+	__atomic_store_n(&rt->clone_port[session], port + 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int p4dp_runtime_clone_session_delete(struct p4dp_runtime *rt, uint32_t session)
+{
+	if (rt == NULL || session >= P4DP_RT_CLONE_SESSIONS)
+		return rt_errc(-EINVAL, "clone session id %u out of range", session);
+	if (__atomic_exchange_n(&rt->clone_port[session], 0, __ATOMIC_RELAXED) == 0)
+		return rt_errc(-ENOENT, "clone session %u is not set", session);
+	return 0;
+}
+
+/* ------------------------------------------------------------ log, assert, unsupported */
+
+void p4dp_log_msg(struct p4dp_ctx *ctx, const char *fmt, uint32_t n, const uint64_t *values)
+{
+	char buf[1024];
+	size_t o = 0;
+	uint32_t vi = 0;
+	for (const char *s = fmt ? fmt : ""; *s && o + 1 < sizeof(buf); s++) {
+		if (s[0] == '{' && s[1] == '}' && vi < n) {
+			int k = snprintf(buf + o, sizeof(buf) - o, "%" PRIu64, values[vi++]);
+			if (k > 0)
+				o += (size_t)k < sizeof(buf) - o ? (size_t)k : sizeof(buf) - o - 1;
+			s++;
+			continue;
+		}
+		buf[o++] = *s;
+	}
+	buf[o] = '\0';
+	rt_log(ctx->rt, 2, "%s", buf);
+}
+
+void p4dp_assert_fail(struct p4dp_ctx *ctx, const char *where)
+{
+	struct rt_worker *w = rt_worker_of(ctx);
+	RT_STAT_ADD(w->st.asserts, 1);
+	w->drop_pkt = true;
+	rt_log(ctx->rt, 0, "assertion failed: %s", where ? where : "?");
+}
+
+void p4dp_count_unsupported(struct p4dp_ctx *ctx, const char *what)
+{
+	struct rt_worker *w = rt_worker_of(ctx);
+	struct p4dp_runtime *rt = ctx->rt;
+	RT_STAT_ADD(w->st.unsupported, 1);
+	/* log the first occurrence only; relaxed exchange is enough for a once-flag */
+	if (__atomic_exchange_n(&rt->unsupported_logged, 1, __ATOMIC_RELAXED) == 0)
+		rt_log(rt, 1, "unsupported operation at run time: %s (counted; logged once)", what ? what : "?");
+}

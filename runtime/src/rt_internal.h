@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Private declarations of the runtime core (runtime.c, ctl.c, externs.c, pkt.c, port.c, worker.c).
+ * Not part of any ABI: only runtime/src includes this file.
+ */
+#ifndef P4DP_RT_INTERNAL_H
+#define P4DP_RT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "p4dp/abi.h"
+#include "p4dp/rt.h"
+
+struct rte_mempool;
+struct rte_mbuf;
+struct rte_ring;
+
+/** Bytes of headroom/tailroom given to packets processed by p4dp_runtime_inject(). */
+#define RT_INJECT_HEADROOM 512u
+#define RT_INJECT_TAILROOM (P4DP_EMIT_MAX + 512u)
+
+/** Packets a worker buffers per output port before a tx burst. */
+#define RT_TXBUF 64u
+#define RT_BURST 32u
+
+/** Statistics add by the only writer of @p x: a relaxed store is enough because each counter has a
+ *  single writer (its worker) and readers only need an eventually-consistent, untorn 64-bit value. */
+#define RT_STAT_ADD(x, n) __atomic_store_n(&(x), (x) + (n), __ATOMIC_RELAXED)
+#define RT_STAT_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+/* ---- externs ---- */
+
+/** Meter configuration: immutable once published (replaced as a whole, freed after RCU). */
+struct rt_meter_cfg {
+	struct p4dp_meter_config c;
+	uint64_t cburst_ns; /* time to fill the committed bucket from empty (saturating) */
+	uint64_t pburst_ns;
+};
+
+/** One meter cell. Each bucket is one 64-bit word updated by CAS (see externs.c). */
+struct rt_meter_cell {
+	struct rt_meter_cfg *cfg; /* NULL: unconfigured (GREEN); release/acquire published */
+	uint64_t p_state;         /* peak bucket: time the bucket is full again (ns), or used units if rate 0 */
+	uint64_t c_state;         /* committed bucket: as p_state */
+};
+
+struct rt_meter_set {
+	uint32_t n_cells;
+	uint8_t unit; /* enum p4dp_counter_unit */
+	struct rt_meter_cell cells[];
+};
+
+/** Single-producer (a worker) single-consumer (the control thread) ring of fixed-size digests. */
+struct rt_digest_q {
+	uint32_t mask;     /* slots - 1 (slots is a power of two) */
+	uint32_t slot_len; /* bytes per message */
+	uint64_t head;     /* written by the worker (release), read by the consumer (acquire) */
+	uint64_t tail;     /* written by the consumer (release), read by the worker (acquire) */
+	uint64_t drops;
+	uint8_t slots[];
+};
+
+/* ---- multicast ---- */
+
+struct rt_mcast_rep {
+	uint32_t port;
+	uint16_t rid;
+};
+
+/** Published (immutable) replica list of a group. */
+struct rt_mcast_list {
+	uint32_t n;
+	struct rt_mcast_rep reps[];
+};
+
+struct rt_mcast_node {
+	bool used;
+	uint16_t rid;
+	uint32_t n_ports;
+	uint32_t *ports; /* sorted ascending, unique */
+	int32_t group;   /* associated group or -1 */
+};
+
+struct rt_mcast_group {
+	bool exists;
+	uint32_t n_nodes;
+	uint32_t *nodes;              /* handles in association order */
+	uint32_t n_direct;            /* replicas set by p4dp_runtime_mcast_group_set() */
+	struct rt_mcast_rep *direct;
+};
+
+/* ---- per-worker state ---- */
+
+struct rt_port_wstats {
+	uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes, drops, tx_errors;
+};
+
+struct rt_wstats {
+	uint64_t packets, drops, finish_errors, copies, copy_errors, asserts, unsupported, no_port, multiseg;
+};
+
+struct rt_inject_out {
+	uint32_t port;
+	uint32_t len;
+	uint8_t *data;
+};
+
+/** Collector of output packets during p4dp_runtime_inject(). */
+struct rt_inject {
+	struct rt_inject_out *outs;
+	uint32_t n, cap;
+	int oom;
+};
+
+struct rt_txbuf {
+	uint32_t n;
+	struct rte_mbuf *m[RT_TXBUF];
+};
+
+struct rt_worker {
+	struct p4dp_ctx ctx; /* first member: p4dp_ctx * -> rt_worker * */
+	struct p4dp_runtime *rt;
+	uint32_t id;
+	bool drop_pkt;              /* set by p4dp_assert_fail for the packet being processed */
+	struct rt_inject *inj;      /* non-NULL while p4dp_runtime_inject() runs on this context */
+	struct rt_wstats st;
+	struct rt_port_wstats *pst; /* [P4DP_RT_MAX_PORTS], indexed by port slot */
+	struct rt_txbuf *txb;       /* [P4DP_RT_MAX_PORTS] */
+	uint64_t loops;             /* main-loop iterations (relaxed stores; read by the control thread) */
+	bool running;
+	int lcore;
+};
+
+static inline struct rt_worker *rt_worker_of(struct p4dp_ctx *ctx)
+{
+	return (struct rt_worker *)ctx;
+}
+
+/* ---- ports ---- */
+
+struct rt_port {
+	bool used;
+	uint32_t port_no;     /* P4 port number */
+	uint16_t dpdk_port;
+	char name[64];        /* vdev name */
+	char *devargs;
+	int64_t expected_rx;  /* packets in the rx pcap file(s), -1 unknown */
+	uint16_t n_txq;       /* tx queues configured for the current run */
+	struct rte_ring *txring; /* MP/SC ring for workers without their own tx queue (drained by worker 0) */
+	bool started;
+};
+
+/* ---- the runtime ---- */
+
+struct p4dp_runtime {
+	void *dl;
+	const struct p4dp_program *prog;
+	uint32_t max_workers;
+	int socket_id;
+	struct p4dp_rcu *rcu;
+
+	struct p4dp_table **tables;
+	struct p4dp_entry **defaults;   /* published with release stores, read with acquire */
+	uint32_t *capacity;             /* per table */
+	uint64_t *hits, *misses;        /* [max_workers][n_tables] */
+	void ***ext;                    /* [max_workers][n_externs] */
+	struct rt_worker *workers;      /* [max_workers] */
+	uint8_t *emit_bufs;             /* [max_workers][P4DP_EMIT_MAX] */
+
+	/* control-side serialization of runtime-level state (defaults, mcast, clone, meters, ports) */
+	pthread_mutex_t lock;
+	pthread_mutex_t digest_lock; /* serializes pollers (not the producing workers) */
+
+	/* simulated clock for inject(); the running workers use the TSC */
+	uint64_t now_ns;
+	bool use_sim_time;
+
+	/* multicast / clone (v1model PRE) */
+	struct rt_mcast_list **mc_lists; /* [P4DP_RT_MCAST_GROUPS], read by workers (acquire) */
+	struct rt_mcast_group *mc_groups;
+	struct rt_mcast_node *mc_nodes;
+	uint32_t n_mc_nodes, cap_mc_nodes;
+	uint32_t *clone_port;            /* [P4DP_RT_CLONE_SESSIONS]: port + 1, 0 = unset (atomic) */
+
+	/* logging */
+	p4dp_log_fn log_fn;
+	void *log_arg;
+	uint32_t unsupported_logged;
+
+	uint32_t digest_qlen;
+
+	/* ports and running */
+	struct rt_port ports[P4DP_RT_MAX_PORTS];
+	int16_t port_slot[P4DP_PORT_DROP]; /* P4 port number -> port slot, -1 none (read by workers) */
+	uint32_t n_ports;
+	struct rte_mempool *pool;
+	uint32_t pool_size;
+	int running;      /* set while p4dp_runtime_run() executes */
+	int stop_workers; /* release store by the control thread; workers load with acquire */
+	uint32_t run_workers;
+	uint64_t tsc_hz;
+	uint64_t tsc0, ns0;
+};
+
+/* runtime.c */
+void rt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int rt_errc(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rt_log(struct p4dp_runtime *rt, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ctl.c */
+int rt_tables_create(struct p4dp_runtime *rt);
+void rt_tables_free(struct p4dp_runtime *rt);
+int rt_entry_index(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e, uint32_t *index);
+/** Convert big-endian bytes to a native field; -EINVAL (with error text) if too wide. */
+int rt_be_to_native(const char *what, uint32_t bitwidth, uint32_t size, const uint8_t *be, uint32_t be_len,
+		    uint8_t *out);
+void rt_native_to_be(uint32_t bitwidth, uint32_t size, const uint8_t *in, uint8_t *be);
+
+/* externs.c */
+int rt_externs_create(struct p4dp_runtime *rt);
+void rt_externs_free(struct p4dp_runtime *rt);
+/** Reset the direct counter/meter cells of entry slot @p index of @p table (UINT32_MAX: all). */
+void rt_direct_reset_index(struct p4dp_runtime *rt, uint32_t table, uint32_t index);
+/** Number of cells of extern @p x as allocated by the runtime. */
+uint32_t rt_ext_cells(const struct p4dp_runtime *rt, uint32_t x);
+
+/* pkt.c / worker.c / port.c */
+void rt_ports_free(struct p4dp_runtime *rt);
+uint64_t rt_now_ns(struct p4dp_runtime *rt);
+
+#endif

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Exact-match tables on DPDK rte_hash with lock-free readers
+ * (RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF; writers are serialized by the table
+ * mutex, so the hash itself takes no lock).
+ *
+ * The hash maps key -> entry pointer (the hash's data pointer): one indirection
+ * on lookup in both storage modes.
+ *  - dynamic storage: each entry is its own allocation.
+ *  - static storage: entries live in one array of max_entries slots of
+ *    entry_size bytes (16-byte aligned, seed 000 Eq. 4), slot = entry index.
+ *
+ * Modify publishes a complete new version with one atomic pointer update inside
+ * rte_hash (rte_hash_add_key_data on an existing key stores the data pointer
+ * with release order; lookups load it with acquire). For static storage the
+ * new version cannot be written into the slot that readers may be reading, so
+ * it goes to a transient "side" allocation; once a grace period has passed no
+ * reader can hold the slot, and the version is folded back into the slot
+ * (p4dp_table_maintain / the next write op / the next modify of that entry),
+ * which is again a single pointer publication. Displaced entries are kept in a
+ * FIFO ordered by the RCU token taken at publication.
+ *
+ * Deletes: rte_hash in LF mode keeps the key position reserved after
+ * rte_hash_del_key; position, slot index and memory are released together after
+ * the grace period (exact_release_cb).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+
+#include <rte_common.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_malloc.h>
+
+#include "table_internal.h"
+
+/* Header in front of a side entry (static storage, new version of a modified
+ * entry). The entry starts SIDE_HDR bytes in; the key copy follows the entry. */
+struct side {
+	TAILQ_ENTRY(side) link;
+	uint64_t token;  /* RCU token taken right after this version was published */
+	uint32_t idx;
+	uint32_t listed; /* on the displaced list */
+	uint8_t *key;
+};
+#define SIDE_HDR RTE_CACHE_LINE_SIZE
+
+TAILQ_HEAD(side_list, side);
+
+struct table_exact {
+	struct rte_hash *h;
+	uint8_t *slots; /* static storage only */
+	size_t slots_bytes;
+	bool is_static;
+	struct side_list displaced;
+	uint64_t n_displaced;
+};
+
+static inline struct p4dp_entry *side_entry(struct side *s)
+{
+	return (struct p4dp_entry *)((uint8_t *)s + SIDE_HDR);
+}
+
+static inline struct side *entry_side(const struct p4dp_entry *e)
+{
+	return (struct side *)((uintptr_t)e - SIDE_HDR);
+}
+
+static inline struct p4dp_entry *slot_entry(struct p4dp_table *t, uint32_t idx)
+{
+	return (struct p4dp_entry *)(t->ex->slots + (size_t)idx * t->entry_size);
+}
+
+static inline bool in_slots(const struct table_exact *x, const void *p)
+{
+	return x->is_static && (const uint8_t *)p >= x->slots && (const uint8_t *)p < x->slots + x->slots_bytes;
+}
+
+/*
+ * DPDK 22.11 rte_hash (search_and_update, used when adding/updating a key)
+ * compares the signature of *empty* bucket slots too: they carry signature 0
+ * and key index 0, the dummy key slot, whose key bytes are zero. So a key
+ * that is all zeros and whose signature (hash >> 16) is 0 "matches" an empty
+ * slot, the update is lost and the key gets inserted twice. With seed 0 the
+ * CRC of an all-zero key is 0. Pick a seed for which the all-zero key has a
+ * nonzero signature (only that key can equal the dummy slot's key).
+ */
+static uint32_t zero_key_safe_seed(uint32_t key_len)
+{
+	static const uint8_t zeros[P4DP_TABLE_KEY_MAX];
+	uint32_t seed = 0x9e3779b9u;
+	while ((rte_hash_crc(zeros, key_len, seed) >> 16) == 0)
+		seed += 0x7f4a7c15u;
+	return seed;
+}
+
+int table_exact_create(struct p4dp_table *t)
+{
+	static uint32_t seq; /* unique rte_hash names within the process */
+	struct table_exact *x = calloc(1, sizeof(*x));
+	if (x == NULL)
+		return -ENOMEM;
+	TAILQ_INIT(&x->displaced);
+	x->is_static = t->storage == P4DP_STORAGE_STATIC;
+	char name[RTE_HASH_NAMESIZE];
+	snprintf(name, sizeof(name), "p4dp_x%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	struct rte_hash_parameters hp = {
+		.name = name,
+		/* rte_hash needs >= 8 entries (one bucket); use at least 8
+		 * buckets so that primary and secondary buckets differ. Capacity
+		 * is enforced by the table (n_entries vs max_entries). */
+		.entries = RTE_MAX(t->max_entries, 64u),
+		.key_len = t->key_len,
+		.hash_func = rte_hash_crc,
+		.hash_func_init_val = zero_key_safe_seed(t->key_len),
+		.socket_id = t->socket_id,
+		/* LF: lock-free readers; EXT_TABLE: capacity is guaranteed (no
+		 * cuckoo-path failure below `entries`). */
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+	};
+	x->h = rte_hash_create(&hp);
+	if (x->h == NULL) {
+		free(x);
+		return -ENOMEM;
+	}
+	if (x->is_static && t->max_entries > 0) {
+		x->slots_bytes = (size_t)t->max_entries * t->entry_size;
+		x->slots = rte_zmalloc_socket("p4dp_slots", x->slots_bytes, RTE_CACHE_LINE_SIZE, t->socket_id);
+		if (x->slots == NULL) {
+			rte_hash_free(x->h);
+			free(x);
+			return -ENOMEM;
+		}
+	}
+	t->ex = x;
+	return 0;
+}
+
+/* Free memory owned by a published or unpublished entry pointer (not slots). */
+static void *entry_alloc_base(struct table_exact *x, struct p4dp_entry *e)
+{
+	if (in_slots(x, e))
+		return NULL;
+	return x->is_static ? (void *)entry_side(e) : (void *)e;
+}
+
+void table_exact_free(struct p4dp_table *t)
+{
+	struct table_exact *x = t->ex;
+	if (x == NULL)
+		return;
+	/* Run pending releases (they touch the hash) and wait for readers. */
+	p4dp_rcu_dq_reclaim(t->dq, true);
+	p4dp_rcu_synchronize(t->rcu);
+	const void *key;
+	void *data;
+	uint32_t next = 0;
+	while (rte_hash_iterate(x->h, &key, &data, &next) >= 0)
+		rte_free(entry_alloc_base(x, data));
+	rte_hash_free(x->h);
+	rte_free(x->slots);
+	free(x);
+	t->ex = NULL;
+}
+
+/* Deferred release of a deleted entry: hash position, slot index, memory. */
+static void exact_release_cb(void *ctx, void *p, uint64_t arg)
+{
+	struct p4dp_table *t = ctx;
+	rte_hash_free_key_with_position(t->ex->h, (int32_t)(arg >> 32));
+	table_idx_release(t, (uint32_t)arg);
+	rte_free(p);
+}
+
+static void side_unlist(struct table_exact *x, struct side *s)
+{
+	if (s->listed) {
+		TAILQ_REMOVE(&x->displaced, s, link);
+		s->listed = 0;
+		x->n_displaced--;
+	}
+}
+
+/* Allocate a side version (static storage). */
+static struct side *side_new(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data,
+			     uint32_t idx)
+{
+	struct side *s = rte_malloc_socket("p4dp_side", SIDE_HDR + t->entry_size + t->key_len,
+					   RTE_CACHE_LINE_SIZE, t->socket_id);
+	if (s == NULL)
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	s->idx = idx;
+	s->key = (uint8_t *)side_entry(s) + t->entry_size;
+	memcpy(s->key, key, t->key_len);
+	table_entry_fill(t, side_entry(s), action, data, idx, P4DP_ENTRY_F_DYNAMIC);
+	return s;
+}
+
+int table_exact_add(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data)
+{
+	struct table_exact *x = t->ex;
+	if (rte_hash_lookup(x->h, key) >= 0)
+		return -EEXIST;
+	if (t->n_entries >= t->max_entries) {
+		t->st_full++;
+		return -ENOSPC;
+	}
+	int64_t idx = table_idx_get(t);
+	if (idx < 0) {
+		t->st_full++;
+		return (int)idx;
+	}
+	struct p4dp_entry *e;
+	if (x->is_static) {
+		/* The slot is unreachable by readers: its index was free, which
+		 * happens only after the grace period of its previous entry. */
+		e = slot_entry(t, (uint32_t)idx);
+		table_entry_fill(t, e, action, data, (uint32_t)idx, 0);
+	} else {
+		e = table_entry_new(t, action, data, (uint32_t)idx, P4DP_ENTRY_F_DYNAMIC);
+		if (e == NULL) {
+			table_idx_release(t, (uint32_t)idx);
+			return -ENOMEM;
+		}
+	}
+	/* Publication: rte_hash (LF mode) writes key and data into the key slot
+	 * and then stores the slot index into the bucket with release order;
+	 * readers load it with acquire, so they see our filled entry. */
+	int rc = rte_hash_add_key_data(x->h, key, e);
+	if (rc == -ENOSPC) {
+		/* Key positions of deleted entries still in their grace period. */
+		p4dp_rcu_dq_reclaim(t->dq, true);
+		rc = rte_hash_add_key_data(x->h, key, e);
+	}
+	if (rc < 0) {
+		if (!x->is_static)
+			rte_free(e);
+		table_idx_release(t, (uint32_t)idx);
+		if (rc == -ENOSPC)
+			t->st_full++;
+		return rc;
+	}
+	t->n_entries++;
+	return 0;
+}
+
+/* Publish a new data pointer for an existing key: rte_hash stores it with
+ * release order (search_and_update in LF mode), pairing with the lookups'
+ * acquire load of the data pointer. Cannot fail for an existing key. */
+static int publish(struct table_exact *x, const uint8_t *key, struct p4dp_entry *e)
+{
+	return rte_hash_add_key_data(x->h, key, e);
+}
+
+/* Fold side version @p s back into its slot (its grace period has passed). */
+static int fold_back(struct p4dp_table *t, struct side *s, uint32_t action, const void *data)
+{
+	struct table_exact *x = t->ex;
+	struct p4dp_entry *slot = slot_entry(t, s->idx);
+	/* No reader holds `slot`: it was unpublished before s->token was taken
+	 * and that grace period is over. */
+	table_entry_fill(t, slot, action, data, s->idx, 0);
+	int rc = publish(x, s->key, slot);
+	if (rc < 0)
+		return rc;
+	side_unlist(x, s);
+	table_defer_free(t, s); /* readers may still hold the side version */
+	return 0;
+}
+
+int table_exact_modify(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data)
+{
+	struct table_exact *x = t->ex;
+	void *d;
+	if (rte_hash_lookup_data(x->h, key, &d) < 0)
+		return -ENOENT;
+	struct p4dp_entry *cur = d;
+	uint32_t idx = cur->index;
+	if (!x->is_static) {
+		struct p4dp_entry *e = table_entry_new(t, action, data, idx, P4DP_ENTRY_F_DYNAMIC);
+		if (e == NULL)
+			return -ENOMEM;
+		int rc = publish(x, key, e);
+		if (rc < 0) {
+			rte_free(e);
+			return rc;
+		}
+		table_defer_free(t, cur);
+		return 0;
+	}
+	struct side *old = in_slots(x, cur) ? NULL : entry_side(cur);
+	if (old != NULL && p4dp_rcu_token_done(t->rcu, old->token, false))
+		return fold_back(t, old, action, data);
+	/* The slot may be in use by readers: publish a side version. */
+	struct side *s = side_new(t, key, action, data, idx);
+	if (s == NULL)
+		return -ENOMEM;
+	int rc = publish(x, key, side_entry(s));
+	if (rc < 0) {
+		rte_free(s);
+		return rc;
+	}
+	/* Token taken after publication: when it is done, no reader can still
+	 * hold the slot version (or `old`). */
+	s->token = p4dp_rcu_token(t->rcu);
+	s->listed = 1;
+	TAILQ_INSERT_TAIL(&x->displaced, s, link);
+	x->n_displaced++;
+	if (old != NULL) {
+		side_unlist(x, old);
+		table_defer_free(t, old);
+	}
+	return 0;
+}
+
+int table_exact_delete(struct p4dp_table *t, const uint8_t *key)
+{
+	struct table_exact *x = t->ex;
+	void *d;
+	if (rte_hash_lookup_data(x->h, key, &d) < 0)
+		return -ENOENT;
+	struct p4dp_entry *cur = d;
+	uint32_t idx = cur->index;
+	/* In LF mode the position stays reserved until freed after the grace
+	 * period; the key is unreachable for lookups that start after this. */
+	int32_t pos = rte_hash_del_key(x->h, key);
+	if (pos < 0)
+		return pos;
+	void *mem = entry_alloc_base(x, cur);
+	if (mem != NULL && x->is_static)
+		side_unlist(x, (struct side *)mem);
+	t->n_entries--;
+	table_defer(t, exact_release_cb, mem, ((uint64_t)(uint32_t)pos << 32) | idx);
+	return 0;
+}
+
+const struct p4dp_entry *table_exact_find(struct p4dp_table *t, const uint8_t *key)
+{
+	void *d;
+	if (rte_hash_lookup_data(t->ex->h, key, &d) < 0)
+		return NULL;
+	return d;
+}
+
+unsigned table_exact_maintain(struct p4dp_table *t)
+{
+	struct table_exact *x = t->ex;
+	unsigned n = 0;
+	struct side *s;
+	/* The list is in token order: stop at the first whose grace period runs. */
+	while ((s = TAILQ_FIRST(&x->displaced)) != NULL && p4dp_rcu_token_done(t->rcu, s->token, false)) {
+		const struct p4dp_entry *e = side_entry(s);
+		if (fold_back(t, s, e->action, e->data) != 0)
+			break;
+		n++;
+	}
+	return n;
+}
+
+uint64_t table_exact_displaced(const struct p4dp_table *t)
+{
+	return t->ex->n_displaced;
+}
+
+int table_exact_clear(struct p4dp_table *t)
+{
+	struct table_exact *x = t->ex;
+	if (t->n_entries == 0)
+		return 0;
+	/* Copy the keys first: deleting while iterating may move keys between
+	 * extendable buckets and skip some. */
+	uint8_t *keys = malloc((size_t)t->n_entries * t->key_len);
+	if (keys == NULL)
+		return -ENOMEM;
+	uint64_t n = 0;
+	const void *key;
+	void *data;
+	uint32_t next = 0;
+	while (n < t->n_entries && rte_hash_iterate(x->h, &key, &data, &next) >= 0)
+		memcpy(keys + n++ * t->key_len, key, t->key_len);
+	int rc = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		int r = table_exact_delete(t, keys + i * t->key_len);
+		if (r != 0 && rc == 0)
+			rc = r;
+	}
+	free(keys);
+	return rc;
+}
+
+int table_exact_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg)
+{
+	const void *key;
+	void *data;
+	uint32_t next = 0;
+	while (rte_hash_iterate(t->ex->h, &key, &data, &next) >= 0) {
+		struct p4dp_match m = {.value = key, .mask = t->width_mask, .hi = NULL, .priority = 0};
+		int rc = cb(arg, &m, data);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+const struct p4dp_entry *table_exact_lookup(struct p4dp_table *t, const void *key)
+{
+	void *d;
+	/* rte_hash LF lookup: acquire loads of the bucket's key index and of
+	 * the data pointer pair with the writer's release stores. */
+	if (rte_hash_lookup_data(t->ex->h, key, &d) < 0)
+		return NULL;
+	return d;
+}
+
+void table_exact_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
+			     const struct p4dp_entry **out)
+{
+	struct rte_hash *h = t->ex->h;
+	while (n > 0) {
+		uint32_t k = RTE_MIN(n, (uint32_t)RTE_HASH_LOOKUP_BULK_MAX);
+		uint64_t hits = 0;
+		void *d[RTE_HASH_LOOKUP_BULK_MAX];
+		/* rte_hash prefetches in stages; same ordering as the single lookup. */
+		if (rte_hash_lookup_bulk_data(h, (const void **)(uintptr_t)keys, k, &hits, d) < 0)
+			hits = 0;
+		for (uint32_t i = 0; i < k; i++)
+			out[i] = (hits >> i) & 1 ? d[i] : NULL;
+		keys += k;
+		out += k;
+		n -= k;
+	}
+}

@@ -1,0 +1,734 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Randomized tests of p4dp tables against a reference model (a linear scan that
+ * picks the highest priority / longest prefix). Single-threaded (rcu == NULL and
+ * with an RCU domain without online workers).
+ * Exit status 0 only if every check passed; last line 'N passed, N failed'.
+ * Seed: env P4DP_TEST_SEED (default fixed).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_lcore.h>
+#include <rte_memory.h>
+
+#include "p4dp/rcu.h"
+#include "p4dp/table.h"
+
+static unsigned n_pass, n_fail;
+static unsigned case_fail;
+
+#define CHECK(cond, ...)                                                                                  \
+	do {                                                                                              \
+		if (!(cond)) {                                                                            \
+			if (case_fail++ < 10) {                                                           \
+				fprintf(stderr, "  FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);         \
+				fprintf(stderr, __VA_ARGS__);                                             \
+				fprintf(stderr, "\n");                                                    \
+			}                                                                                 \
+		}                                                                                         \
+	} while (0)
+
+static uint64_t rng_state = 0x243f6a8885a308d3ull;
+static uint64_t rnd(void)
+{
+	uint64_t x = rng_state;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return rng_state = x;
+}
+static uint32_t rndn(uint32_t n) { return n ? (uint32_t)(rnd() % n) : 0; }
+
+/* Distinct pseudo-random priorities: a bijection of a counter. */
+static uint32_t prio_ctr;
+static int32_t next_prio(void)
+{
+	uint32_t x = ++prio_ctr;
+	x = (x ^ (x >> 16)) * 0x45d9f3bu;
+	x = (x ^ (x >> 16)) * 0x45d9f3bu;
+	x ^= x >> 16;
+	return (int32_t)(x & 0x3fffffff);
+}
+
+/* ------------------------------------------------------------ layout helpers (independent of the library) */
+
+#define K_MAX 96
+#define D_MAX 32
+#define M_MAX 2048
+
+struct spec {
+	const char *name;
+	uint32_t key_len;
+	uint32_t nf;
+	struct p4dp_key_field f[8];
+	uint32_t max_entries;
+	uint32_t data_len;
+	int storage;
+	int prefix_prio; /* only exact+lpm fields (or keyless): priority not part of the identity */
+	uint32_t dom;    /* small value domain, to provoke overlaps */
+};
+
+static void set_bit(const struct p4dp_key_field *f, uint8_t *buf, uint32_t b)
+{
+	uint32_t byte = f->bitwidth <= 128 ? b / 8 : f->size - 1u - b / 8;
+	buf[f->offset + byte] |= (uint8_t)(1u << (b % 8));
+}
+
+static int get_bit(const struct p4dp_key_field *f, const uint8_t *buf, uint32_t b)
+{
+	uint32_t byte = f->bitwidth <= 128 ? b / 8 : f->size - 1u - b / 8;
+	return (buf[f->offset + byte] >> (b % 8)) & 1;
+}
+
+static void width_mask(const struct spec *s, uint8_t *wm)
+{
+	memset(wm, 0, s->key_len);
+	for (uint32_t i = 0; i < s->nf; i++)
+		for (uint32_t b = 0; b < s->f[i].bitwidth; b++)
+			set_bit(&s->f[i], wm, b);
+}
+
+/* Write small integer v into field f (bits beyond the width dropped). */
+static void put_int(const struct p4dp_key_field *f, uint8_t *buf, uint64_t v)
+{
+	memset(buf + f->offset, 0, f->size);
+	for (uint32_t b = 0; b < f->bitwidth && b < 64; b++)
+		if ((v >> b) & 1)
+			set_bit(f, buf, b);
+}
+
+/* unsigned compare of field f in a and b */
+static int fcmp(const struct p4dp_key_field *f, const uint8_t *a, const uint8_t *b)
+{
+	for (int bit = f->bitwidth - 1; bit >= 0; bit--) {
+		int x = get_bit(f, a, (uint32_t)bit), y = get_bit(f, b, (uint32_t)bit);
+		if (x != y)
+			return x - y;
+	}
+	return 0;
+}
+
+/* random field value: small domain or fully random */
+static void rand_field(const struct spec *s, const struct p4dp_key_field *f, uint8_t *buf)
+{
+	if (rndn(4) != 0) {
+		put_int(f, buf, rndn(s->dom));
+		if (f->bitwidth > 16 && rndn(2))
+			set_bit(f, buf, f->bitwidth - 1); /* exercise high bits */
+	} else {
+		memset(buf + f->offset, 0, f->size);
+		for (uint32_t b = 0; b < f->bitwidth; b++)
+			if (rnd() & 1)
+				set_bit(f, buf, b);
+	}
+}
+
+/* ------------------------------------------------------------ model */
+
+struct ment {
+	uint8_t v[K_MAX], mk[K_MAX], hi[K_MAX];
+	int32_t prio;
+	uint32_t action;
+	uint8_t data[D_MAX];
+	uint32_t index;
+	int live;
+};
+
+static struct ment model[M_MAX];
+static uint32_t n_model;
+
+static int32_t eff_prio(const struct spec *s, const struct ment *e)
+{
+	if (!s->prefix_prio)
+		return e->prio;
+	int32_t p = 0;
+	for (uint32_t i = 0; i < s->nf; i++)
+		if (s->f[i].match_kind == P4DP_MATCH_LPM)
+			for (uint32_t b = 0; b < s->f[i].bitwidth; b++)
+				p += get_bit(&s->f[i], e->mk, b);
+	return p;
+}
+
+static bool same_match(const struct spec *s, const struct ment *a, const struct ment *b)
+{
+	if (memcmp(a->v, b->v, s->key_len) || memcmp(a->mk, b->mk, s->key_len))
+		return false;
+	for (uint32_t i = 0; i < s->nf; i++)
+		if (s->f[i].match_kind == P4DP_MATCH_RANGE &&
+		    memcmp(a->hi + s->f[i].offset, b->hi + s->f[i].offset, s->f[i].size))
+			return false;
+	return s->prefix_prio || a->prio == b->prio;
+}
+
+static int find_live(const struct spec *s, const struct ment *m)
+{
+	for (uint32_t i = 0; i < n_model; i++)
+		if (model[i].live && same_match(s, &model[i], m))
+			return (int)i;
+	return -1;
+}
+
+static uint32_t n_live(void)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < n_model; i++)
+		n += model[i].live;
+	return n;
+}
+
+static bool model_matches(const struct spec *s, const struct ment *e, const uint8_t *key)
+{
+	for (uint32_t i = 0; i < s->nf; i++) {
+		const struct p4dp_key_field *f = &s->f[i];
+		if (f->match_kind == P4DP_MATCH_RANGE) {
+			if (fcmp(f, key, e->v) < 0 || fcmp(f, key, e->hi) > 0)
+				return false;
+		} else {
+			for (uint32_t j = f->offset; j < f->offset + f->size; j++)
+				if ((key[j] & e->mk[j]) != e->v[j])
+					return false;
+		}
+	}
+	return true;
+}
+
+static const struct ment *model_lookup(const struct spec *s, const uint8_t *key)
+{
+	const struct ment *best = NULL;
+	for (uint32_t i = 0; i < n_model; i++) {
+		const struct ment *e = &model[i];
+		if (e->live && model_matches(s, e, key) && (best == NULL || eff_prio(s, e) > eff_prio(s, best)))
+			best = e;
+	}
+	return best;
+}
+
+/* A random match for spec s. */
+static void gen_match(const struct spec *s, struct ment *m)
+{
+	memset(m, 0, sizeof(*m));
+	for (uint32_t i = 0; i < s->nf; i++) {
+		const struct p4dp_key_field *f = &s->f[i];
+		uint8_t tmp[K_MAX] = {0};
+		switch (f->match_kind) {
+		case P4DP_MATCH_EXACT:
+			rand_field(s, f, m->v);
+			for (uint32_t b = 0; b < f->bitwidth; b++)
+				set_bit(f, m->mk, b);
+			break;
+		case P4DP_MATCH_LPM: {
+			uint32_t p = rndn(f->bitwidth + 1u);
+			if (rndn(3) == 0 && f->bitwidth > 8)
+				p = rndn(9); /* short prefixes overlap more */
+			rand_field(s, f, tmp);
+			for (uint32_t b = f->bitwidth - p; b < f->bitwidth; b++) {
+				set_bit(f, m->mk, b);
+				if (get_bit(f, tmp, b))
+					set_bit(f, m->v, b);
+			}
+			break;
+		}
+		case P4DP_MATCH_TERNARY: {
+			uint8_t mk[K_MAX] = {0};
+			rand_field(s, f, tmp);
+			for (uint32_t b = 0; b < f->bitwidth; b++) {
+				if (rndn(3) != 0 || b < 2) /* dense masks, low bits mostly cared for */
+					set_bit(f, mk, b);
+				if (get_bit(f, mk, b)) {
+					set_bit(f, m->mk, b);
+					if (get_bit(f, tmp, b))
+						set_bit(f, m->v, b);
+				}
+			}
+			break;
+		}
+		case P4DP_MATCH_OPTIONAL:
+			if (rndn(3) != 0) {
+				rand_field(s, f, m->v);
+				for (uint32_t b = 0; b < f->bitwidth; b++)
+					set_bit(f, m->mk, b);
+			}
+			break;
+		case P4DP_MATCH_RANGE: {
+			uint8_t a[K_MAX] = {0}, b2[K_MAX] = {0};
+			rand_field(s, f, a);
+			rand_field(s, f, b2);
+			const uint8_t *lo = fcmp(f, a, b2) <= 0 ? a : b2, *hi = lo == a ? b2 : a;
+			memcpy(m->v + f->offset, lo + f->offset, f->size);
+			memcpy(m->hi + f->offset, hi + f->offset, f->size);
+			break;
+		}
+		}
+	}
+	m->prio = next_prio();
+}
+
+/* A lookup key: from an entry (don't-care bits random) or fully random. */
+static void gen_key(const struct spec *s, uint8_t *key)
+{
+	uint8_t wm[K_MAX];
+	width_mask(s, wm);
+	memset(key, 0, K_MAX);
+	for (uint32_t i = 0; i < s->nf; i++)
+		rand_field(s, &s->f[i], key);
+	uint32_t live = n_live();
+	if (live == 0 || rndn(10) < 3)
+		return;
+	uint32_t pick = rndn(live);
+	const struct ment *e = NULL;
+	for (uint32_t i = 0; i < n_model; i++)
+		if (model[i].live && pick-- == 0) {
+			e = &model[i];
+			break;
+		}
+	for (uint32_t i = 0; i < s->nf; i++) {
+		const struct p4dp_key_field *f = &s->f[i];
+		if (f->match_kind == P4DP_MATCH_RANGE) {
+			uint32_t c = rndn(3);
+			if (c < 2)
+				memcpy(key + f->offset, (c ? e->hi : e->v) + f->offset, f->size);
+		} else {
+			for (uint32_t j = f->offset; j < f->offset + f->size; j++)
+				key[j] = (uint8_t)((key[j] & ~e->mk[j]) | e->v[j]);
+		}
+	}
+	for (uint32_t j = 0; j < s->key_len; j++)
+		key[j] &= wm[j];
+}
+
+static struct p4dp_match to_match(const struct spec *s, const struct ment *m)
+{
+	struct p4dp_match pm = {.value = m->v, .mask = m->mk, .hi = NULL, .priority = m->prio};
+	for (uint32_t i = 0; i < s->nf; i++)
+		if (s->f[i].match_kind == P4DP_MATCH_RANGE)
+			pm.hi = m->hi;
+	return pm;
+}
+
+static void rand_data(struct ment *m, uint32_t len)
+{
+	m->action = rndn(16) + 1;
+	for (uint32_t i = 0; i < len; i++)
+		m->data[i] = (uint8_t)rnd();
+}
+
+/* ------------------------------------------------------------ foreach check */
+
+struct fe_ctx {
+	const struct spec *s;
+	uint32_t seen;
+	uint32_t bad;
+};
+
+static int fe_cb(void *arg, const struct p4dp_match *pm, const struct p4dp_entry *e)
+{
+	struct fe_ctx *c = arg;
+	const struct spec *s = c->s;
+	struct ment m;
+	memset(&m, 0, sizeof(m));
+	memcpy(m.v, pm->value, s->key_len);
+	memcpy(m.mk, pm->mask, s->key_len);
+	if (pm->hi)
+		memcpy(m.hi, pm->hi, s->key_len);
+	m.prio = pm->priority;
+	int i = find_live(s, &m);
+	c->seen++;
+	if (i < 0 || model[i].action != e->action || memcmp(model[i].data, e->data, s->data_len) ||
+	    model[i].index != e->index)
+		c->bad++;
+	return 0;
+}
+
+/* ------------------------------------------------------------ the randomized driver */
+
+static void check_lookup(const struct spec *s, struct p4dp_table *t, const uint8_t *key)
+{
+	const struct ment *want = model_lookup(s, key);
+	const struct p4dp_entry *got = p4dp_table_lookup(t, key);
+	if (want == NULL) {
+		CHECK(got == NULL, "%s: lookup hit (action %u) where model misses", s->name, got ? got->action : 0);
+		return;
+	}
+	CHECK(got != NULL, "%s: lookup miss, model has action %u prio %d", s->name, want->action, want->prio);
+	if (got == NULL)
+		return;
+	CHECK(got->action == want->action && memcmp(got->data, want->data, s->data_len) == 0 &&
+		      got->index == want->index,
+	      "%s: lookup got action %u index %u, want action %u index %u", s->name, got->action, got->index,
+	      want->action, want->index);
+}
+
+static void run_random(const struct spec *s, uint32_t nops, struct p4dp_rcu *rcu)
+{
+	case_fail = 0;
+	n_model = 0;
+	prio_ctr = 0;
+	uint64_t full = 0, adds = 0, dels = 0, mods = 0;
+	struct p4dp_table_params p = {.name = s->name, .key_len = s->key_len, .n_fields = s->nf, .fields = s->f,
+				      .max_entries = s->max_entries, .data_len = s->data_len,
+				      .storage = s->storage, .socket_id = SOCKET_ID_ANY};
+	struct p4dp_table *t = p4dp_table_create(&p, rcu);
+	CHECK(t != NULL, "%s: create failed: %s", s->name, strerror(errno));
+	if (t == NULL)
+		goto out;
+	uint8_t key[K_MAX];
+	for (uint32_t op = 0; op < nops; op++) {
+		uint32_t r = rndn(100);
+		struct ment m;
+		if (r < 40) { /* add */
+			int dup = -1;
+			if (rndn(10) == 0 && n_live() > 0) {
+				for (uint32_t i = rndn(n_model); i < n_model; i++)
+					if (model[i].live) {
+						dup = (int)i;
+						break;
+					}
+			}
+			if (dup >= 0)
+				m = model[dup];
+			else
+				gen_match(s, &m);
+			rand_data(&m, s->data_len);
+			struct p4dp_match pm = to_match(s, &m);
+			int exp = find_live(s, &m) >= 0 ? -EEXIST : n_live() >= s->max_entries ? -ENOSPC : 0;
+			int rc = p4dp_table_entry_add(t, &pm, m.action, m.data);
+			CHECK(rc == exp, "%s: add rc %d want %d", s->name, rc, exp);
+			if (rc == -ENOSPC)
+				full++;
+			if (rc == 0 && exp == 0 && n_model < M_MAX) {
+				uint32_t idx = UINT32_MAX;
+				uint32_t a2 = 0;
+				uint8_t d2[D_MAX];
+				CHECK(p4dp_table_entry_get(t, &pm, &a2, d2, &idx) == 0, "%s: get after add", s->name);
+				CHECK(a2 == m.action && memcmp(d2, m.data, s->data_len) == 0, "%s: get data", s->name);
+				CHECK(idx < s->max_entries, "%s: index %u out of range", s->name, idx);
+				for (uint32_t i = 0; i < n_model; i++)
+					CHECK(!model[i].live || model[i].index != idx, "%s: index %u reused while live",
+					      s->name, idx);
+				m.index = idx;
+				m.live = 1;
+				model[n_model++] = m;
+				adds++;
+			}
+		} else if (r < 52) { /* modify */
+			int i = -1;
+			if (rndn(4) != 0 && n_live() > 0)
+				for (uint32_t k = rndn(n_model); k < n_model; k++)
+					if (model[k].live) {
+						i = (int)k;
+						break;
+					}
+			if (i >= 0)
+				m = model[i];
+			else
+				gen_match(s, &m);
+			i = find_live(s, &m);
+			rand_data(&m, s->data_len);
+			struct p4dp_match pm = to_match(s, &m);
+			int rc = p4dp_table_entry_modify(t, &pm, m.action, m.data);
+			CHECK(rc == (i >= 0 ? 0 : -ENOENT), "%s: modify rc %d", s->name, rc);
+			if (rc == 0 && i >= 0) {
+				model[i].action = m.action;
+				memcpy(model[i].data, m.data, s->data_len);
+				mods++;
+			}
+		} else if (r < 67) { /* delete */
+			int i = -1;
+			if (rndn(4) != 0 && n_live() > 0)
+				for (uint32_t k = rndn(n_model); k < n_model; k++)
+					if (model[k].live) {
+						i = (int)k;
+						break;
+					}
+			if (i >= 0)
+				m = model[i];
+			else
+				gen_match(s, &m);
+			i = find_live(s, &m);
+			struct p4dp_match pm = to_match(s, &m);
+			int rc = p4dp_table_entry_delete(t, &pm);
+			CHECK(rc == (i >= 0 ? 0 : -ENOENT), "%s: delete rc %d want %d", s->name, rc,
+			      i >= 0 ? 0 : -ENOENT);
+			if (rc == 0 && i >= 0) {
+				model[i].live = 0;
+				dels++;
+			}
+			/* compact the model now and then */
+			if (n_model > M_MAX - 64) {
+				uint32_t w = 0;
+				for (uint32_t k = 0; k < n_model; k++)
+					if (model[k].live)
+						model[w++] = model[k];
+				n_model = w;
+			}
+		} else if (r < 97) { /* lookup */
+			gen_key(s, key);
+			check_lookup(s, t, key);
+		} else { /* bulk lookup */
+			enum { NB = 70 };
+			static uint8_t keys[NB][K_MAX];
+			const void *kp[NB];
+			const struct p4dp_entry *out[NB];
+			for (int i = 0; i < NB; i++) {
+				gen_key(s, keys[i]);
+				kp[i] = keys[i];
+			}
+			p4dp_table_lookup_bulk(t, kp, NB, out);
+			for (int i = 0; i < NB; i++) {
+				const struct ment *w = model_lookup(s, keys[i]);
+				CHECK((w == NULL && out[i] == NULL) ||
+					      (w != NULL && out[i] != NULL && out[i]->action == w->action &&
+					       out[i]->index == w->index),
+				      "%s: bulk lookup %d differs", s->name, i);
+			}
+		}
+	}
+	struct p4dp_table_stats st;
+	CHECK(p4dp_table_stats_get(t, &st) == 0, "stats");
+	CHECK(st.entries == n_live(), "%s: stats entries %" PRIu64 " model %u", s->name, st.entries, n_live());
+	CHECK(st.table_full == full, "%s: table_full %" PRIu64 " want %" PRIu64, s->name, st.table_full, full);
+	CHECK(st.inserts == adds && st.deletes == dels && st.modifies == mods, "%s: op counters", s->name);
+	struct fe_ctx fc = {.s = s};
+	CHECK(p4dp_table_foreach(t, fe_cb, &fc) == 0, "foreach rc");
+	CHECK(fc.seen == n_live() && fc.bad == 0, "%s: foreach saw %u (bad %u), model %u", s->name, fc.seen,
+	      fc.bad, n_live());
+	CHECK(p4dp_table_clear(t) == 0, "clear");
+	for (uint32_t i = 0; i < n_model; i++)
+		model[i].live = 0;
+	for (int i = 0; i < 200; i++) {
+		gen_key(s, key);
+		CHECK(p4dp_table_lookup(t, key) == NULL, "%s: hit after clear", s->name);
+	}
+	CHECK(p4dp_table_stats_get(t, &st) == 0 && st.entries == 0, "%s: entries after clear", s->name);
+	p4dp_table_free(t);
+out:
+	printf("%-32s %s (%u ops%s)\n", s->name, case_fail ? "FAIL" : "ok", nops, rcu ? ", rcu" : "");
+	if (case_fail)
+		n_fail++;
+	else
+		n_pass++;
+}
+
+/* ------------------------------------------------------------ specs */
+
+#define F(k, o, sz, w) {.match_kind = (k), .offset = (o), .size = (sz), .bitwidth = (w)}
+
+static const struct spec specs[] = {
+	{"exact static", 12, 3, {F(P4DP_MATCH_EXACT, 0, 4, 32), F(P4DP_MATCH_EXACT, 4, 2, 16),
+				  F(P4DP_MATCH_EXACT, 8, 2, 9)}, 300, 8, P4DP_STORAGE_STATIC, 1, 24},
+	{"exact dynamic", 12, 3, {F(P4DP_MATCH_EXACT, 0, 4, 32), F(P4DP_MATCH_EXACT, 4, 2, 16),
+				   F(P4DP_MATCH_EXACT, 8, 2, 9)}, 300, 8, P4DP_STORAGE_DYNAMIC, 1, 24},
+	{"exact auto wide (128,200 bits)", 48, 2, {F(P4DP_MATCH_EXACT, 0, 16, 128), F(P4DP_MATCH_EXACT, 16, 25, 200)},
+	 200, 20, P4DP_STORAGE_AUTO, 1, 40},
+	{"exact tiny (max 5)", 1, 1, {F(P4DP_MATCH_EXACT, 0, 1, 3)}, 5, 4, P4DP_STORAGE_STATIC, 1, 8},
+	{"keyless", 0, 0, {{0}}, 1, 8, P4DP_STORAGE_AUTO, 1, 1},
+	{"lpm 8", 1, 1, {F(P4DP_MATCH_LPM, 0, 1, 8)}, 200, 4, 0, 1, 256},
+	{"lpm 32", 4, 1, {F(P4DP_MATCH_LPM, 0, 4, 32)}, 600, 8, 0, 1, 64},
+	{"lpm 128", 16, 1, {F(P4DP_MATCH_LPM, 0, 16, 128)}, 600, 8, 0, 1, 64},
+	{"lpm 130 (big-endian wide)", 17, 1, {F(P4DP_MATCH_LPM, 0, 17, 130)}, 300, 8, 0, 1, 64},
+	{"exact16 + lpm32", 8, 2, {F(P4DP_MATCH_EXACT, 0, 2, 16), F(P4DP_MATCH_LPM, 4, 4, 32)}, 600, 8, 0, 1, 4},
+	{"ternary 32+8 prio", 8, 2, {F(P4DP_MATCH_TERNARY, 0, 4, 32), F(P4DP_MATCH_TERNARY, 4, 1, 8)}, 600, 8, 0, 0, 16},
+	{"range 16 + exact 8", 4, 2, {F(P4DP_MATCH_RANGE, 0, 2, 16), F(P4DP_MATCH_EXACT, 2, 1, 8)}, 600, 8, 0, 0, 64},
+	{"range 64 x2", 16, 2, {F(P4DP_MATCH_RANGE, 0, 8, 64), F(P4DP_MATCH_RANGE, 8, 8, 48)}, 400, 8, 0, 0, 1000},
+	{"optional 16 + exact 8", 4, 2, {F(P4DP_MATCH_OPTIONAL, 0, 2, 16), F(P4DP_MATCH_EXACT, 2, 1, 8)}, 600, 8, 0, 0, 8},
+	{"mixed ex/lpm/tern/range/opt", 24, 5,
+	 {F(P4DP_MATCH_EXACT, 0, 1, 4), F(P4DP_MATCH_LPM, 4, 4, 32), F(P4DP_MATCH_TERNARY, 8, 2, 12),
+	  F(P4DP_MATCH_RANGE, 10, 2, 16), F(P4DP_MATCH_OPTIONAL, 16, 8, 33)}, 800, 16, 0, 0, 6},
+	{"ternary 136 (big-endian) + 128", 40, 2, {F(P4DP_MATCH_TERNARY, 0, 17, 136), F(P4DP_MATCH_TERNARY, 24, 16, 128)},
+	 300, 8, 0, 0, 16},
+};
+
+/* ------------------------------------------------------------ targeted error tests */
+
+static void test_errors(void)
+{
+	case_fail = 0;
+	struct p4dp_key_field f2[2] = {F(P4DP_MATCH_LPM, 0, 4, 32), F(P4DP_MATCH_OPTIONAL, 4, 2, 12)};
+	struct p4dp_table_params p = {.name = "err", .key_len = 8, .n_fields = 2, .fields = f2, .max_entries = 4,
+				      .data_len = 4, .socket_id = SOCKET_ID_ANY};
+	struct p4dp_table *t = p4dp_table_create(&p, NULL);
+	CHECK(t != NULL, "create");
+	if (t != NULL) {
+		uint8_t v[8] = {0}, mk[8] = {0};
+		struct p4dp_match m = {.value = v, .mask = mk};
+		/* lpm mask not a prefix: bit 0 set without bit 31 */
+		mk[0] = 1;
+		CHECK(p4dp_table_entry_add(t, &m, 1, NULL) == -EINVAL, "non-prefix mask");
+		/* value bit outside the mask */
+		memset(mk, 0, 8);
+		mk[3] = 0xff; /* /8 */
+		v[0] = 1;
+		CHECK(p4dp_table_entry_add(t, &m, 1, NULL) == -EINVAL, "value outside mask");
+		v[0] = 0;
+		/* optional mask partial */
+		mk[4] = 0x0f;
+		CHECK(p4dp_table_entry_add(t, &m, 1, NULL) == -EINVAL, "partial optional mask");
+		/* optional value beyond 12 bits */
+		mk[4] = 0xff;
+		mk[5] = 0x0f;
+		v[5] = 0x10;
+		CHECK(p4dp_table_entry_add(t, &m, 1, NULL) == -EINVAL, "value beyond width");
+		v[5] = 0;
+		CHECK(p4dp_table_entry_add(t, &m, 1, NULL) == 0, "valid add");
+		CHECK(p4dp_table_entry_add(t, &m, 2, NULL) == -EEXIST, "duplicate");
+		CHECK(p4dp_table_entry_add(t, NULL, 2, NULL) == -EINVAL, "NULL match");
+		uint8_t key[8] = {0x12, 0x34, 0x56, 0x00, 0x00, 0x00, 0, 0};
+		const struct p4dp_entry *e = p4dp_table_lookup(t, key);
+		CHECK(e != NULL && e->action == 1, "lookup /8 with optional 0");
+		p4dp_table_free(t);
+	}
+	/* range: lo > hi, nonzero range mask, missing hi */
+	struct p4dp_key_field fr[1] = {F(P4DP_MATCH_RANGE, 0, 2, 16)};
+	struct p4dp_table_params pr = {.name = "range", .key_len = 2, .n_fields = 1, .fields = fr, .max_entries = 4,
+				       .data_len = 0, .socket_id = SOCKET_ID_ANY};
+	t = p4dp_table_create(&pr, NULL);
+	CHECK(t != NULL, "create range");
+	if (t != NULL) {
+		uint8_t lo[2] = {0x10, 0x00}, hi[2] = {0x0f, 0x00}, mk[2] = {0xff, 0xff};
+		struct p4dp_match m = {.value = lo, .hi = hi, .priority = 1};
+		CHECK(p4dp_table_entry_add(t, &m, 1, NULL) == -EINVAL, "lo > hi");
+		hi[1] = 1;
+		m.mask = mk;
+		CHECK(p4dp_table_entry_add(t, &m, 1, NULL) == -EINVAL, "range mask nonzero");
+		m.mask = NULL;
+		m.hi = NULL;
+		CHECK(p4dp_table_entry_add(t, &m, 1, NULL) == -EINVAL, "missing hi");
+		m.hi = hi;
+		CHECK(p4dp_table_entry_add(t, &m, 7, NULL) == 0, "range add");
+		uint8_t k[2] = {0x00, 0x01};
+		const struct p4dp_entry *e = p4dp_table_lookup(t, k);
+		CHECK(e != NULL && e->action == 7, "range lookup 0x100 in [0x10,0x10f]");
+		k[0] = 0x10;
+		CHECK(p4dp_table_lookup(t, k) == NULL, "range lookup 0x110 outside");
+		p4dp_table_free(t);
+	}
+	/* bad params */
+	struct p4dp_key_field fb[1] = {F(P4DP_MATCH_EXACT, 0, 3, 24)};
+	struct p4dp_table_params pb = {.key_len = 4, .n_fields = 1, .fields = fb, .max_entries = 4};
+	errno = 0;
+	CHECK(p4dp_table_create(&pb, NULL) == NULL && errno == EINVAL, "size 3 rejected");
+	fb[0] = (struct p4dp_key_field)F(P4DP_MATCH_EXACT, 2, 4, 24);
+	CHECK(p4dp_table_create(&pb, NULL) == NULL && errno == EINVAL, "field beyond key rejected");
+	fb[0] = (struct p4dp_key_field)F(P4DP_MATCH_EXACT, 0, 2, 17);
+	CHECK(p4dp_table_create(&pb, NULL) == NULL && errno == EINVAL, "width beyond size rejected");
+	/* exact: value bits in padding */
+	fb[0] = (struct p4dp_key_field)F(P4DP_MATCH_EXACT, 0, 2, 12);
+	t = p4dp_table_create(&pb, NULL);
+	CHECK(t != NULL, "create exact");
+	if (t != NULL) {
+		uint8_t v[4] = {0, 0x10, 0, 0};
+		struct p4dp_match m = {.value = v};
+		CHECK(p4dp_table_entry_add(t, &m, 1, NULL) == -EINVAL, "exact value beyond width");
+		v[1] = 0;
+		v[3] = 1;
+		CHECK(p4dp_table_entry_add(t, &m, 1, NULL) == -EINVAL, "exact padding nonzero");
+		v[3] = 0;
+		CHECK(p4dp_table_entry_delete(t, &m) == -ENOENT, "delete missing");
+		CHECK(p4dp_table_entry_modify(t, &m, 1, NULL) == -ENOENT, "modify missing");
+		uint32_t a;
+		CHECK(p4dp_table_entry_get(t, &m, &a, NULL, NULL) == -ENOENT, "get missing");
+		p4dp_table_free(t);
+	}
+	printf("%-32s %s\n", "error handling", case_fail ? "FAIL" : "ok");
+	if (case_fail)
+		n_fail++;
+	else
+		n_pass++;
+}
+
+/* Full table, delete, re-add: with a RCU domain and an online but idle worker,
+ * the freed index is only reusable after a grace period; add must still succeed
+ * (it waits for the worker's quiescent report, which we give from here). */
+static void test_full_with_rcu(struct p4dp_rcu *rcu)
+{
+	case_fail = 0;
+	struct p4dp_key_field f[1] = {F(P4DP_MATCH_EXACT, 0, 4, 32)};
+	struct p4dp_table_params p = {.name = "full", .key_len = 4, .n_fields = 1, .fields = f, .max_entries = 16,
+				      .data_len = 8, .storage = P4DP_STORAGE_STATIC, .socket_id = SOCKET_ID_ANY};
+	struct p4dp_table *t = p4dp_table_create(&p, rcu);
+	CHECK(t != NULL, "create");
+	if (t == NULL)
+		goto out;
+	uint32_t k;
+	struct p4dp_match m = {.value = (const uint8_t *)&k};
+	for (k = 0; k < 16; k++)
+		CHECK(p4dp_table_entry_add(t, &m, k, NULL) == 0, "add %u", k);
+	k = 100;
+	CHECK(p4dp_table_entry_add(t, &m, 1, NULL) == -ENOSPC, "full");
+	CHECK(p4dp_table_entry_add(t, &m, 1, NULL) == -ENOSPC, "full again");
+	/* modify twice (static: side version, then fold back) */
+	k = 3;
+	uint64_t d = 0x1111;
+	CHECK(p4dp_table_entry_modify(t, &m, 33, &d) == 0, "modify 1");
+	struct p4dp_table_stats st;
+	p4dp_table_stats_get(t, &st);
+	CHECK(st.displaced == 1, "displaced after modify: %" PRIu64, st.displaced);
+	p4dp_rcu_quiescent(rcu, 0);
+	CHECK(p4dp_table_maintain(t) >= 1, "fold back");
+	p4dp_table_stats_get(t, &st);
+	CHECK(st.displaced == 0, "displaced after maintain");
+	const struct p4dp_entry *e = p4dp_table_lookup(t, &k);
+	CHECK(e != NULL && e->action == 33 && memcmp(e->data, &d, 8) == 0 && !(e->flags & P4DP_ENTRY_F_DYNAMIC),
+	      "folded entry");
+	k = 5;
+	CHECK(p4dp_table_entry_delete(t, &m) == 0, "delete");
+	p4dp_table_stats_get(t, &st);
+	CHECK(st.pending_reclaim >= 1, "delete pending while worker online");
+	k = 200;
+	/* the worker reports quiescence only once; add waits for it */
+	p4dp_rcu_quiescent(rcu, 0);
+	CHECK(p4dp_table_entry_add(t, &m, 9, NULL) == 0, "add after delete");
+	uint32_t idx = 99;
+	CHECK(p4dp_table_entry_get(t, &m, NULL, NULL, &idx) == 0 && idx == 5, "index reused: %u", idx);
+	p4dp_table_stats_get(t, &st);
+	CHECK(st.table_full == 2 && st.entries == 16, "stats full %" PRIu64, st.table_full);
+	p4dp_table_free(t);
+out:
+	printf("%-32s %s\n", "full table with rcu", case_fail ? "FAIL" : "ok");
+	if (case_fail)
+		n_fail++;
+	else
+		n_pass++;
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	char *eal[] = {argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "-l", "0-1",
+		       "--log-level=error", NULL};
+	if (rte_eal_init(9, eal) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		printf("0 passed, 1 failed\n");
+		return 1;
+	}
+	const char *seed = getenv("P4DP_TEST_SEED");
+	if (seed)
+		rng_state = strtoull(seed, NULL, 0) | 1;
+	printf("seed 0x%" PRIx64 "\n", rng_state);
+	uint32_t nops = getenv("P4DP_TEST_OPS") ? (uint32_t)atoi(getenv("P4DP_TEST_OPS")) : 6000;
+
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+		run_random(&specs[i], nops, NULL);
+	/* Same with an RCU domain with one registered but offline worker (frees immediate). */
+	struct p4dp_rcu *rcu = p4dp_rcu_create(2, SOCKET_ID_ANY);
+	if (rcu == NULL || p4dp_rcu_register(rcu, 0) != 0) {
+		n_fail++;
+	} else {
+		p4dp_rcu_thread_offline(rcu, 0);
+		run_random(&specs[0], nops, rcu);
+		run_random(&specs[14], nops, rcu);
+		p4dp_rcu_thread_online(rcu, 0);
+		test_full_with_rcu(rcu);
+		p4dp_rcu_unregister(rcu, 0);
+	}
+	p4dp_rcu_free(rcu);
+	test_errors();
+	rte_eal_cleanup();
+	printf("%u passed, %u failed\n", n_pass, n_fail);
+	return n_fail ? 1 : 0;
+}

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Brief mutation fuzzing of the front end (parse + sema + IR validation). Any panic or hang fails and
+# saves the input under build/fuzz-crashes/. P4DP_FUZZ_SECS (default 20) bounds the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+P4DP_FUZZ_SECS=${P4DP_FUZZ_SECS:-20} cargo test --release -p p4dp --test fuzz_frontend -- --ignored --nocapture

@@ -1,0 +1,68 @@
+// Compile-only: resubmit_preserving_field_list and the deprecated resubmit.
+#include <core.p4>
+#include <v1model.p4>
+
+header data_t {
+    bit<32> f1;
+    bit<32> f2;
+    bit<8>  b1;
+    bit<8>  b2;
+    bit<16> h1;
+}
+
+struct headers_t {
+    data_t data;
+}
+
+struct metadata_t {
+    @field_list(1)
+    bit<8> keep;
+    bit<8> other;
+}
+
+parser ParserImpl(packet_in packet, out headers_t hdr, inout metadata_t meta,
+                  inout standard_metadata_t standard_metadata) {
+    state start {
+        packet.extract(hdr.data);
+        transition accept;
+    }
+}
+
+control VerifyChecksumImpl(inout headers_t hdr, inout metadata_t meta) {
+    apply {  }
+}
+
+control ingress(inout headers_t hdr, inout metadata_t meta,
+                inout standard_metadata_t standard_metadata) {
+    apply {
+        if (standard_metadata.instance_type == 0) {
+            meta.keep = hdr.data.b1 + 1;
+            if (hdr.data.b2 == 1) {
+                resubmit_preserving_field_list(1);
+            } else {
+                resubmit({ meta.keep });
+            }
+        } else {
+            hdr.data.b1 = meta.keep;
+            standard_metadata.egress_spec = 2;
+        }
+    }
+}
+
+control egress(inout headers_t hdr, inout metadata_t meta,
+               inout standard_metadata_t standard_metadata) {
+    apply { }
+}
+
+control ComputeChecksumImpl(inout headers_t hdr, inout metadata_t meta) {
+    apply {  }
+}
+
+control DeparserImpl(packet_out packet, in headers_t hdr) {
+    apply {
+        packet.emit(hdr.data);
+    }
+}
+
+V1Switch(ParserImpl(), VerifyChecksumImpl(), ingress(), egress(),
+         ComputeChecksumImpl(), DeparserImpl()) main;

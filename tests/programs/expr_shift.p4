@@ -1,0 +1,62 @@
+// Shifts: by a run-time amount, by amounts >= the width (result 0 for bit<N>,
+// sign fill for int<N>), constant shifts >= width, arithmetic >> on int<16>.
+#include <core.p4>
+#include <v1model.p4>
+
+header data_t {
+    bit<32> f1;
+    bit<32> f2;
+    bit<8>  b1;
+    bit<8>  b2;
+    bit<16> h1;
+}
+
+struct headers_t {
+    data_t data;
+}
+
+struct metadata_t {
+}
+
+parser ParserImpl(packet_in packet, out headers_t hdr, inout metadata_t meta,
+                  inout standard_metadata_t standard_metadata) {
+    state start {
+        packet.extract(hdr.data);
+        transition accept;
+    }
+}
+
+control VerifyChecksumImpl(inout headers_t hdr, inout metadata_t meta) {
+    apply {  }
+}
+
+control ingress(inout headers_t hdr, inout metadata_t meta,
+                inout standard_metadata_t standard_metadata) {
+    apply {
+        bit<8> n = hdr.data.b1;
+        bit<32> f1 = hdr.data.f1;
+        hdr.data.f1 = f1 << n;
+        hdr.data.f2 = f1 >> n;
+        hdr.data.h1 = (bit<16>)((int<16>)hdr.data.h1 >> n);
+        hdr.data.b2 = (hdr.data.b2 << 9) | (hdr.data.b2 >> 8);
+        standard_metadata.egress_spec = 1;
+    }
+}
+
+control egress(inout headers_t hdr, inout metadata_t meta,
+               inout standard_metadata_t standard_metadata) {
+    apply { }
+}
+
+control ComputeChecksumImpl(inout headers_t hdr, inout metadata_t meta) {
+    apply {  }
+}
+
+control DeparserImpl(packet_out packet, in headers_t hdr) {
+    apply {
+        packet.emit(hdr.data);
+    }
+}
+
+V1Switch(ParserImpl(), VerifyChecksumImpl(), ingress(), egress(),
+         ComputeChecksumImpl(), DeparserImpl()) main;

@@ -1,0 +1,63 @@
+// standard_metadata in ingress: ingress_port, packet_length, instance_type 0,
+// parser_error NoError, queueing fields 0.
+#include <core.p4>
+#include <v1model.p4>
+
+header data_t {
+    bit<32> f1;
+    bit<32> f2;
+    bit<8>  b1;
+    bit<8>  b2;
+    bit<16> h1;
+}
+
+struct headers_t {
+    data_t data;
+}
+
+struct metadata_t {
+}
+
+parser ParserImpl(packet_in packet, out headers_t hdr, inout metadata_t meta,
+                  inout standard_metadata_t standard_metadata) {
+    state start {
+        packet.extract(hdr.data);
+        transition accept;
+    }
+}
+
+control VerifyChecksumImpl(inout headers_t hdr, inout metadata_t meta) {
+    apply {  }
+}
+
+control ingress(inout headers_t hdr, inout metadata_t meta,
+                inout standard_metadata_t standard_metadata) {
+    apply {
+        hdr.data.h1 = (bit<16>)standard_metadata.ingress_port;
+        hdr.data.f2 = standard_metadata.packet_length;
+        hdr.data.f1 = standard_metadata.instance_type | standard_metadata.enq_timestamp
+                      | (bit<32>)standard_metadata.deq_qdepth;
+        if (standard_metadata.parser_error == error.NoError) {
+            hdr.data.b2 = 1;
+        }
+        standard_metadata.egress_spec = standard_metadata.ingress_port + 1;
+    }
+}
+
+control egress(inout headers_t hdr, inout metadata_t meta,
+               inout standard_metadata_t standard_metadata) {
+    apply { }
+}
+
+control ComputeChecksumImpl(inout headers_t hdr, inout metadata_t meta) {
+    apply {  }
+}
+
+control DeparserImpl(packet_out packet, in headers_t hdr) {
+    apply {
+        packet.emit(hdr.data);
+    }
+}
+
+V1Switch(ParserImpl(), VerifyChecksumImpl(), ingress(), egress(),
+         ComputeChecksumImpl(), DeparserImpl()) main;

@@ -1,0 +1,2 @@
+@name("unterminated)
+const bit<8> A = 1;
