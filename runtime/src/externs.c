@@ -203,7 +203,7 @@ static int direct_ext(struct p4dp_runtime *rt, uint32_t table, int meter, uint32
 int p4dp_runtime_direct_counter_read(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				     struct p4dp_counter_cell *out)
 {
-	uint32_t x, index;
+	uint32_t x = 0, index = 0;
 	int rc = direct_ext(rt, table, 0, &x);
 	if (rc || (rc = rt_entry_index(rt, table, e, &index)))
 		return rc;
@@ -213,7 +213,7 @@ int p4dp_runtime_direct_counter_read(struct p4dp_runtime *rt, uint32_t table, co
 int p4dp_runtime_direct_counter_write(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				      const struct p4dp_counter_cell *v)
 {
-	uint32_t x, index;
+	uint32_t x = 0, index = 0;
 	int rc = direct_ext(rt, table, 0, &x);
 	if (rc || (rc = rt_entry_index(rt, table, e, &index)))
 		return rc;
@@ -388,7 +388,7 @@ int p4dp_runtime_meter_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t index
 int p4dp_runtime_direct_meter_set(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				  const struct p4dp_meter_config *cfg)
 {
-	uint32_t x, index;
+	uint32_t x = 0, index = 0;
 	int rc = direct_ext(rt, table, 1, &x);
 	if (rc || (rc = meter_check_cfg(cfg)) || (rc = rt_entry_index(rt, table, e, &index)))
 		return rc;

@@ -227,6 +227,9 @@ void rt_direct_reset_index(struct p4dp_runtime *rt, uint32_t table, uint32_t ind
 uint32_t rt_ext_cells(const struct p4dp_runtime *rt, uint32_t x);
 
 /* pkt.c / worker.c / port.c */
+int rt_inject_append(struct rt_worker *w, uint32_t port, const uint8_t *data, uint32_t len, bool copy);
+void rt_port_tx(struct p4dp_runtime *rt, struct rt_worker *acct, uint32_t slot, uint16_t queue,
+		struct rte_mbuf **m, uint32_t n);
 void rt_ports_free(struct p4dp_runtime *rt);
 uint64_t rt_now_ns(struct p4dp_runtime *rt);
 

@@ -7,6 +7,7 @@
 
 pub mod ast;
 pub mod diag;
+pub mod frontend;
 pub mod lexer;
 mod parser;
 pub mod preprocess;

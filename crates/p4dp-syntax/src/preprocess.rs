@@ -38,6 +38,14 @@ pub fn preprocess(path: &Path, include_dirs: &[PathBuf], defines: &[String]) -> 
 /// Like [`preprocess`], with all options.
 #[allow(clippy::result_large_err)]
 pub fn preprocess_with(path: &Path, opts: &PreprocessOptions) -> Result<(SourceMap, FileId), Diagnostic> {
+    let mut sm = SourceMap::new();
+    let id = preprocess_into(&mut sm, path, opts)?;
+    Ok((sm, id))
+}
+
+/// Like [`preprocess_with`], adding the result to an existing [`SourceMap`].
+#[allow(clippy::result_large_err)]
+pub fn preprocess_into(sm: &mut SourceMap, path: &Path, opts: &PreprocessOptions) -> Result<FileId, Diagnostic> {
     let base = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
     let full = if path.is_absolute() { path.to_path_buf() } else { base.join(path) };
     if !full.is_file() {
@@ -71,10 +79,8 @@ pub fn preprocess_with(path: &Path, opts: &PreprocessOptions) -> Result<(SourceM
     }
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let map = build_line_map(&text);
-    let mut sm = SourceMap::new();
     sm.set_base_dir(opts.cwd.clone());
-    let id = sm.add_preprocessed(path.display().to_string(), text, map);
-    Ok((sm, id))
+    Ok(sm.add_preprocessed(path.display().to_string(), text, map))
 }
 
 /// Turn cpp's stderr into one E0001 diagnostic: the first error becomes the

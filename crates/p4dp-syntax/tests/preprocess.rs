@@ -59,3 +59,22 @@ fn missing_cpp_binary_is_a_diagnostic() {
     assert_eq!(e.code, "E0002");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn load_and_parse_with_defines() {
+    let d = temp_dir("frontend");
+    std::fs::write(d.join("m.p4"), "#ifdef WANT\nconst bit<8> A = VAL;\n#endif\n").unwrap();
+    let mut sm = p4dp_syntax::SourceMap::new();
+    let (prog, diags) = p4dp_syntax::frontend::load_and_parse(
+        &mut sm,
+        &d.join("m.p4"),
+        &[],
+        &[("WANT".into(), None), ("VAL".into(), Some("3".into()))],
+    );
+    assert!(diags.is_empty(), "{}", render_all(&sm, &diags));
+    assert_eq!(prog.decls.len(), 1);
+    let (prog, diags) = p4dp_syntax::frontend::load_and_parse(&mut sm, &d.join("missing.p4"), &[], &[]);
+    assert!(prog.decls.is_empty());
+    assert_eq!(diags[0].code, "E0001");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -1,0 +1,108 @@
+//! Parsers: one C function per parser instance, a `goto` state machine over the input bytes
+//! with a bit cursor (`R->cur`). Returns 0 on accept, 1 on reject (error code in `R->perr`).
+//! Every state entry counts against `CgenOptions::parser_step_limit` (then ParserTimeout).
+
+use std::fmt::Write as _;
+
+use p4dp_ir::*;
+
+use crate::ctype::storage;
+use crate::namer::sanitize;
+use crate::{unsupported, Gen, Owner, R};
+
+impl Gen<'_> {
+    fn state_label(&self, p: &Parser, t: Target) -> String {
+        match t {
+            Target::Accept => "p_accept".into(),
+            Target::Reject => "p_reject".into(),
+            Target::State(s) => format!("s{}_{}", s.index(), sanitize(&p.states[s].name)),
+        }
+    }
+
+    fn keyset_cond(&mut self, k: &str, kt: TypeId, ks: &KeySet, span: Span) -> R<String> {
+        let signed = self.scalar(kt).is_some_and(|s| s.signed);
+        let w = self.scalar(kt).map(|s| s.w).unwrap_or(32);
+        Ok(match ks {
+            KeySet::Any => "1".into(),
+            KeySet::Value(v) => {
+                let c = self.value(v, kt, span)?;
+                self.eq_expr(k, &c, kt, span)?
+            }
+            KeySet::Mask(v, m) => {
+                if !self.is_cint(kt) {
+                    return unsupported(span, "masked select on a value wider than 128 bits");
+                }
+                let (v, m) = (self.value(v, kt, span)?, self.value(m, kt, span)?);
+                format!("((({k}) & ({m})) == (({v}) & ({m})))")
+            }
+            KeySet::Range(lo, hi) => {
+                if !self.is_cint(kt) {
+                    return unsupported(span, "range select on a value wider than 128 bits");
+                }
+                let (lo, hi) = (self.value(lo, kt, span)?, self.value(hi, kt, span)?);
+                if signed {
+                    let f = if w > 64 { "p4dp_sext128" } else { "p4dp_sext64" };
+                    format!("({f}({k}, {w}) >= {f}({lo}, {w}) && {f}({k}, {w}) <= {f}({hi}, {w}))")
+                } else {
+                    format!("(({k}) >= ({lo}) && ({k}) <= ({hi}))")
+                }
+            }
+            KeySet::ValueSet(_) => return unsupported(span, "value_set in select (not supported yet)"),
+        })
+    }
+
+    pub fn emit_parser(&mut self, pid: ParserId) -> R<()> {
+        let p = self.p;
+        let pr = &p.parsers[pid];
+        self.owner = Owner::Parser(pid);
+        self.reject_label = Some("p_reject".into());
+        let fr = self.parser_frames[pid.index()].clone();
+        let timeout = self.err_code("ParserTimeout", pr.span)?;
+        let no_match = self.err_code("NoMatch", pr.span)?;
+        let limit = self.opts.parser_step_limit;
+        let _ = writeln!(self.protos, "static int {}(struct gst *R);", fr.func);
+        let mut body = String::new();
+        self.block(&pr.init, 1, &mut body)?;
+        let _ = writeln!(body, "\tgoto {};", self.state_label(pr, Target::State(pr.start)));
+        for (sid, st) in pr.states.iter() {
+            let lab = self.state_label(pr, Target::State(sid));
+            let _ = writeln!(body, "{lab}: __attribute__((unused));\n\tif (++R->steps > {limit}u) {{\n\t\tR->perr = {timeout};\n\t\tgoto p_reject;\n\t}}");
+            self.block(&st.body, 1, &mut body)?;
+            match &st.transition {
+                Transition::Goto(t) => {
+                    let _ = writeln!(body, "\tgoto {};", self.state_label(pr, *t));
+                }
+                Transition::Select { keys, cases, span } => {
+                    let _ = writeln!(body, "\t{{");
+                    let mut names = Vec::new();
+                    for k in keys {
+                        let t = self.fresh_tmp();
+                        let ct = self.ctype(k.ty, k.span)?;
+                        let x = self.expr(k)?;
+                        let _ = writeln!(body, "\t\t{ct} {t} = {x};\n\t\t(void){t};");
+                        names.push((t, k.ty));
+                    }
+                    for c in cases {
+                        if c.keysets.len() != names.len() {
+                            return unsupported(*span, "select case with a wrong number of keysets");
+                        }
+                        let mut conds = Vec::new();
+                        for ((n, t), ks) in names.iter().zip(&c.keysets) {
+                            let cnd = self.keyset_cond(n, *t, ks, *span)?;
+                            if cnd != "1" {
+                                conds.push(cnd);
+                            }
+                        }
+                        let cond = if conds.is_empty() { "1".to_string() } else { conds.join(" && ") };
+                        let _ = writeln!(body, "\t\tif ({cond})\n\t\t\tgoto {};", self.state_label(pr, c.next));
+                    }
+                    let _ = writeln!(body, "\t\tR->perr = {no_match};\n\t\tgoto p_reject;\n\t}}");
+                }
+            }
+        }
+        let _ = writeln!(self.funcs, "/* parser {} ({}) */\nstatic int {}(struct gst *R)\n{{\n{body}p_accept: __attribute__((unused));\n\treturn 0;\np_reject: __attribute__((unused));\n\treturn 1;\n}}\n", pr.path, pr.type_name, fr.func);
+        let _ = storage; // (type helpers shared with other modules)
+        self.reject_label = None;
+        Ok(())
+    }
+}

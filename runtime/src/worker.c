@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Worker lcores and p4dp_runtime_run(): rx burst -> program -> tx burst per output port.
+ *
+ * Fast path rules: no allocation other than mbufs from the pool's per-lcore cache, no lock, no
+ * syscall, no log (unless the program calls log_msg/assert). Each worker reports an RCU quiescent
+ * state after every loop iteration, so table writers' grace periods end within one iteration.
+ *
+ * Transmit: a worker uses tx queue `worker id` of a port when the device has that many queues;
+ * otherwise it hands its packets to the port's multi-producer/single-consumer ring, which worker 0
+ * drains to tx queue 0 (lock-free: rte_ring MP enqueue, SC dequeue).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "p4dp/rcu.h"
+#include "p4dp/table.h"
+#include "rt_internal.h"
+
+#define RT_RXD 512u
+#define RT_TXD 512u
+#define RT_TXRING 4096u
+#define RT_MBUF_DATA (RTE_PKTMBUF_HEADROOM + 4096u)
+
+/* ------------------------------------------------------------ transmit */
+
+void rt_port_tx(struct p4dp_runtime *rt, struct rt_worker *acct, uint32_t slot, uint16_t queue,
+		struct rte_mbuf **m, uint32_t n)
+{
+	struct rt_port *p = &rt->ports[slot];
+	uint64_t bytes = 0;
+	for (uint32_t i = 0; i < n; i++)
+		bytes += m[i]->pkt_len;
+	uint16_t sent = rte_eth_tx_burst(p->dpdk_port, queue, m, (uint16_t)n);
+	/* the unsent mbufs are still ours: count their bytes out, then free them */
+	for (uint32_t i = sent; i < n; i++) {
+		bytes -= m[i]->pkt_len;
+		rte_pktmbuf_free(m[i]);
+	}
+	struct rt_port_wstats *ps = &acct->pst[slot];
+	RT_STAT_ADD(ps->tx_packets, sent);
+	RT_STAT_ADD(ps->tx_bytes, bytes);
+	if (sent < n)
+		RT_STAT_ADD(ps->tx_errors, n - sent);
+}
+
+static void txbuf_flush(struct rt_worker *w, uint32_t slot)
+{
+	struct p4dp_runtime *rt = w->rt;
+	struct rt_txbuf *b = &w->txb[slot];
+	if (b->n == 0)
+		return;
+	struct rt_port *p = &rt->ports[slot];
+	if (w->id < p->n_txq) {
+		rt_port_tx(rt, w, slot, (uint16_t)w->id, b->m, b->n);
+	} else {
+		unsigned k = rte_ring_enqueue_burst(p->txring, (void **)b->m, b->n, NULL);
+		for (uint32_t i = k; i < b->n; i++)
+			rte_pktmbuf_free(b->m[i]);
+		if (k < b->n)
+			RT_STAT_ADD(w->pst[slot].tx_errors, b->n - k);
+	}
+	b->n = 0;
+}
+
+static void txbuf_put(struct rt_worker *w, uint32_t slot, struct rte_mbuf *m)
+{
+	struct rt_txbuf *b = &w->txb[slot];
+	if (b->n == RT_TXBUF)
+		txbuf_flush(w, slot);
+	b->m[b->n++] = m;
+}
+
+static void txbuf_flush_all(struct rt_worker *w)
+{
+	for (uint32_t s = 0; s < P4DP_RT_MAX_PORTS; s++)
+		if (w->txb[s].n)
+			txbuf_flush(w, s);
+}
+
+/* Move the packets other workers queued for ports lacking tx queues to tx queue 0. */
+static void drain_rings(struct p4dp_runtime *rt, struct rt_worker *acct)
+{
+	struct rte_mbuf *m[RT_BURST];
+	for (uint32_t s = 0; s < P4DP_RT_MAX_PORTS; s++) {
+		struct rt_port *p = &rt->ports[s];
+		if (!p->used || p->txring == NULL)
+			continue;
+		unsigned n;
+		while ((n = rte_ring_dequeue_burst(p->txring, (void **)m, RT_BURST, NULL)) > 0)
+			rt_port_tx(rt, acct, s, 0, m, n);
+	}
+}
+
+int p4dp_pkt_emit_copy(struct p4dp_ctx *ctx, uint32_t port, const uint8_t *data, uint32_t len)
+{
+	struct rt_worker *w = rt_worker_of(ctx);
+	if (w->inj != NULL)
+		return rt_inject_append(w, port, data, len, true);
+	struct p4dp_runtime *rt = w->rt;
+	int slot = port < P4DP_PORT_DROP ? rt->port_slot[port] : -1;
+	if (slot < 0) {
+		RT_STAT_ADD(w->st.no_port, 1);
+		return 0;
+	}
+	struct rte_mbuf *m = rte_pktmbuf_alloc(rt->pool);
+	if (m == NULL) {
+		RT_STAT_ADD(w->st.copy_errors, 1);
+		return -ENOBUFS;
+	}
+	uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	if (len > UINT16_MAX || d == NULL) {
+		rte_pktmbuf_free(m);
+		RT_STAT_ADD(w->st.copy_errors, 1);
+		return -ENOBUFS;
+	}
+	memcpy(d, data, len);
+	RT_STAT_ADD(w->st.copies, 1);
+	txbuf_put(w, (uint32_t)slot, m);
+	return 0;
+}
+
+/* ------------------------------------------------------------ worker loop */
+
+static inline void process_one(struct rt_worker *w, uint32_t slot, struct rte_mbuf *m)
+{
+	struct p4dp_runtime *rt = w->rt;
+	struct rt_port_wstats *ps = &w->pst[slot];
+	RT_STAT_ADD(ps->rx_packets, 1);
+	RT_STAT_ADD(ps->rx_bytes, m->pkt_len);
+	if (m->nb_segs > 1) {
+		RT_STAT_ADD(w->st.multiseg, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	struct p4dp_pkt pkt = {
+		.data = rte_pktmbuf_mtod(m, uint8_t *),
+		.len = m->data_len,
+		.headroom = rte_pktmbuf_headroom(m),
+		.tailroom = rte_pktmbuf_tailroom(m),
+		.in_port = rt->ports[slot].port_no,
+		.out_port = P4DP_PORT_DROP,
+		.priv = m,
+	};
+	w->drop_pkt = false;
+	rt->prog->process(&w->ctx, &pkt);
+	RT_STAT_ADD(w->st.packets, 1);
+	if (pkt.data == NULL) {
+		RT_STAT_ADD(w->st.finish_errors, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (w->drop_pkt || pkt.out_port == P4DP_PORT_DROP) {
+		RT_STAT_ADD(w->st.drops, 1);
+		RT_STAT_ADD(ps->drops, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	int os = pkt.out_port < P4DP_PORT_DROP ? rt->port_slot[pkt.out_port] : -1;
+	if (os < 0) {
+		RT_STAT_ADD(w->st.no_port, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	m->data_off = (uint16_t)(pkt.data - (uint8_t *)m->buf_addr);
+	m->data_len = (uint16_t)pkt.len;
+	m->pkt_len = pkt.len;
+	txbuf_put(w, (uint32_t)os, m);
+}
+
+static inline uint64_t run_now_ns(const struct p4dp_runtime *rt)
+{
+	uint64_t d = rte_rdtsc() - rt->tsc0;
+	return rt->ns0 + (uint64_t)((unsigned __int128)d * 1000000000u / rt->tsc_hz);
+}
+
+static int worker_main(void *arg)
+{
+	struct rt_worker *w = arg;
+	struct p4dp_runtime *rt = w->rt;
+	uint32_t nw = rt->run_workers;
+	uint32_t mine[P4DP_RT_MAX_PORTS], n_mine = 0, k = 0;
+	struct rte_mbuf *bufs[RT_BURST];
+
+	for (uint32_t s = 0; s < P4DP_RT_MAX_PORTS; s++)
+		if (rt->ports[s].used) {
+			if (k % nw == w->id)
+				mine[n_mine++] = s;
+			k++;
+		}
+	p4dp_rcu_register(rt->rcu, w->id);
+	/* acquire pairs with the control thread's release store of stop_workers */
+	while (!__atomic_load_n(&rt->stop_workers, __ATOMIC_ACQUIRE)) {
+		w->ctx.now_ns = run_now_ns(rt);
+		for (uint32_t i = 0; i < n_mine; i++) {
+			uint32_t s = mine[i];
+			uint16_t n = rte_eth_rx_burst(rt->ports[s].dpdk_port, 0, bufs, RT_BURST);
+			for (uint16_t j = 0; j < n; j++)
+				process_one(w, s, bufs[j]);
+		}
+		txbuf_flush_all(w);
+		if (w->id == 0)
+			drain_rings(rt, w);
+		p4dp_rcu_quiescent(rt->rcu, w->id);
+		RT_STAT_ADD(w->loops, 1);
+	}
+	txbuf_flush_all(w);
+	p4dp_rcu_unregister(rt->rcu, w->id);
+	return 0;
+}
+
+/* ------------------------------------------------------------ run */
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int ports_start(struct p4dp_runtime *rt, uint32_t nw)
+{
+	for (uint32_t s = 0; s < P4DP_RT_MAX_PORTS; s++) {
+		struct rt_port *p = &rt->ports[s];
+		if (!p->used)
+			continue;
+		struct rte_eth_dev_info info;
+		int rc = rte_eth_dev_info_get(p->dpdk_port, &info);
+		if (rc != 0)
+			return rt_errc(-EIO, "port %u (%s): cannot get device info: %s", p->port_no, p->name,
+				       strerror(-rc));
+		if (info.max_rx_queues < 1 || info.max_tx_queues < 1)
+			return rt_errc(-EIO, "port %u (%s): device has no rx or tx queue", p->port_no, p->name);
+		uint16_t ntx = (uint16_t)(nw < info.max_tx_queues ? nw : info.max_tx_queues);
+		struct rte_eth_conf conf;
+		memset(&conf, 0, sizeof(conf));
+		rc = rte_eth_dev_configure(p->dpdk_port, 1, ntx, &conf);
+		if (rc != 0)
+			return rt_errc(-EIO, "port %u (%s): configure failed: %s", p->port_no, p->name, strerror(-rc));
+		uint16_t rxd = RT_RXD, txd = RT_TXD;
+		rte_eth_dev_adjust_nb_rx_tx_desc(p->dpdk_port, &rxd, &txd);
+		int sock = rte_eth_dev_socket_id(p->dpdk_port);
+		if (sock < 0)
+			sock = rt->socket_id;
+		rc = rte_eth_rx_queue_setup(p->dpdk_port, 0, rxd, (unsigned)sock, NULL, rt->pool);
+		if (rc != 0)
+			return rt_errc(-EIO, "port %u (%s): rx queue setup failed: %s", p->port_no, p->name,
+				       strerror(-rc));
+		for (uint16_t q = 0; q < ntx; q++) {
+			rc = rte_eth_tx_queue_setup(p->dpdk_port, q, txd, (unsigned)sock, NULL);
+			if (rc != 0)
+				return rt_errc(-EIO, "port %u (%s): tx queue %u setup failed: %s", p->port_no, p->name,
+					       q, strerror(-rc));
+		}
+		p->n_txq = ntx;
+		if (ntx < nw && p->txring == NULL) {
+			char rn[RTE_RING_NAMESIZE];
+			snprintf(rn, sizeof(rn), "p4dp_tx%u_%p", s, (void *)rt);
+			p->txring = rte_ring_create(rn, RT_TXRING, rt->socket_id, RING_F_SC_DEQ);
+			if (p->txring == NULL)
+				return rt_errc(-ENOMEM, "port %u: cannot create the tx ring", p->port_no);
+		}
+		rc = rte_eth_dev_start(p->dpdk_port);
+		if (rc != 0)
+			return rt_errc(-EIO, "port %u (%s): start failed: %s", p->port_no, p->name, strerror(-rc));
+		p->started = true;
+		rte_eth_promiscuous_enable(p->dpdk_port); /* not all vdevs support it: ignore errors */
+	}
+	return 0;
+}
+
+static void ports_stop(struct p4dp_runtime *rt)
+{
+	for (uint32_t s = 0; s < P4DP_RT_MAX_PORTS; s++) {
+		struct rt_port *p = &rt->ports[s];
+		if (p->used && p->started) {
+			rte_eth_dev_stop(p->dpdk_port);
+			p->started = false;
+		}
+	}
+}
+
+static int pool_ensure(struct p4dp_runtime *rt)
+{
+	uint32_t need = rt->n_ports * (RT_RXD + rt->max_workers * RT_TXD + RT_TXRING) +
+			rt->max_workers * (RT_BURST + P4DP_RT_MAX_PORTS * RT_TXBUF + 512) + 2048;
+	if (rt->pool_size > need)
+		need = rt->pool_size;
+	if (rt->pool != NULL) {
+		if (rt->pool->size >= need)
+			return 0;
+		return rt_errc(-ENOMEM, "mbuf pool of %u too small for %u ports (set n_mbufs when creating)",
+			       rt->pool->size, rt->n_ports);
+	}
+	char name[RTE_MEMPOOL_NAMESIZE];
+	snprintf(name, sizeof(name), "p4dp_%p", (void *)rt);
+	rt->pool = rte_pktmbuf_pool_create(name, need, 256, 0, RT_MBUF_DATA, rt->socket_id);
+	if (rt->pool == NULL)
+		return rt_errc(-ENOMEM, "cannot create an mbuf pool of %u mbufs: %s", need, rte_strerror(rte_errno));
+	return 0;
+}
+
+/* Has the input of every port been received? */
+static bool input_done(struct p4dp_runtime *rt, uint64_t *last_total, uint64_t *last_change, bool *started,
+		       uint32_t idle_ms, uint64_t now)
+{
+	bool done = true, any_unknown = false;
+	uint64_t unknown_total = 0;
+	for (uint32_t s = 0; s < P4DP_RT_MAX_PORTS; s++) {
+		struct rt_port *p = &rt->ports[s];
+		if (!p->used)
+			continue;
+		uint64_t rx = 0;
+		for (uint32_t w = 0; w < rt->max_workers; w++)
+			rx += RT_STAT_LOAD(rt->workers[w].pst[s].rx_packets);
+		if (p->expected_rx >= 0) {
+			if (rx < (uint64_t)p->expected_rx)
+				done = false;
+		} else {
+			any_unknown = true;
+			unknown_total += rx;
+		}
+	}
+	if (any_unknown) {
+		if (unknown_total != *last_total) {
+			*last_total = unknown_total;
+			*last_change = now;
+			*started = true;
+		}
+		if (!*started || now - *last_change < idle_ms)
+			done = false;
+	}
+	return done;
+}
+
+int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *params)
+{
+	if (rt == NULL || params == NULL)
+		return rt_errc(-EINVAL, "run: NULL argument");
+	uint32_t nw = params->n_workers;
+	if (nw == 0 || nw > rt->max_workers)
+		return rt_errc(-EINVAL, "run: n_workers %u not in 1..%u (max_workers)", nw, rt->max_workers);
+	if (nw > rte_lcore_count() - 1)
+		return rt_errc(-EINVAL, "run: %u workers need %u EAL worker lcores, the EAL has %u (use --lcores)", nw,
+			       nw, rte_lcore_count() - 1);
+	if (params->stop == NULL && params->duration_ms == 0 && !params->until_input_done)
+		return rt_errc(-EINVAL, "run: no stop condition (stop flag, duration or until_input_done)");
+	int zero = 0;
+	if (!__atomic_compare_exchange_n(&rt->running, &zero, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return rt_errc(-EBUSY, "run: already running");
+	int rc = 0;
+	pthread_mutex_lock(&rt->lock);
+	if (rt->n_ports == 0)
+		rc = rt_errc(-EINVAL, "run: no ports (p4dp_runtime_add_port)");
+	if (rc == 0)
+		rc = pool_ensure(rt);
+	if (rc == 0)
+		rc = ports_start(rt, nw);
+	pthread_mutex_unlock(&rt->lock);
+	if (rc != 0) {
+		ports_stop(rt);
+		__atomic_store_n(&rt->running, 0, __ATOMIC_RELEASE);
+		return rc;
+	}
+
+	rt->run_workers = nw;
+	rt->tsc0 = rte_rdtsc();
+	rt->ns0 = rt->now_ns;
+	__atomic_store_n(&rt->stop_workers, 0, __ATOMIC_RELEASE);
+	uint32_t launched = 0;
+	unsigned lcores[RTE_MAX_LCORE];
+	unsigned lc;
+	RTE_LCORE_FOREACH_WORKER(lc)
+	{
+		if (launched == nw)
+			break;
+		struct rt_worker *w = &rt->workers[launched];
+		memset(w->txb, 0, sizeof(*w->txb) * P4DP_RT_MAX_PORTS);
+		w->lcore = (int)lc;
+		if (rte_eal_remote_launch(worker_main, w, lc) != 0) {
+			rc = rt_errc(-EBUSY, "run: lcore %u is busy", lc);
+			break;
+		}
+		lcores[launched++] = lc;
+	}
+
+	uint64_t t0 = mono_ms(), last_total = 0, last_change = t0, last_maint = t0;
+	bool started = false;
+	uint32_t idle_ms = params->idle_ms ? params->idle_ms : 200;
+	while (rc == 0) {
+		uint64_t now = mono_ms();
+		if (params->stop && *params->stop)
+			break;
+		if (params->duration_ms && now - t0 >= params->duration_ms)
+			break;
+		if (params->until_input_done && input_done(rt, &last_total, &last_change, &started, idle_ms, now))
+			break;
+		if (now - last_maint >= 100) {
+			for (uint32_t t = 0; t < rt->prog->n_tables; t++)
+				p4dp_table_maintain(rt->tables[t]);
+			p4dp_rcu_reclaim(rt->rcu, false);
+			last_maint = now;
+		}
+		usleep(1000);
+	}
+	/* release: workers see the stop after everything above (they finish their burst, flush, exit) */
+	__atomic_store_n(&rt->stop_workers, 1, __ATOMIC_RELEASE);
+	for (uint32_t i = 0; i < launched; i++)
+		rte_eal_wait_lcore(lcores[i]);
+	/* the workers are gone: the control thread may use tx queue 0 for what is left in the rings */
+	drain_rings(rt, &rt->workers[0]);
+	ports_stop(rt);
+	__atomic_store_n(&rt->running, 0, __ATOMIC_RELEASE);
+	return rc;
+}
