@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_bus_vdev.h>
+#include <rte_dev.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -120,7 +120,7 @@ int p4dp_runtime_add_port(struct p4dp_runtime *rt, uint32_t port_no, const char 
 		rc = rt_errc(-ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = rte_vdev_init(name, args);
+	rc = rte_dev_probe(devargs);
 	if (rc < 0) {
 		rc = rt_errc(-ENODEV, "add_port: cannot create device '%s' (%s)", devargs, strerror(-rc));
 		free(p->devargs);
@@ -128,7 +128,7 @@ int p4dp_runtime_add_port(struct p4dp_runtime *rt, uint32_t port_no, const char 
 		goto out;
 	}
 	if (rte_eth_dev_get_port_by_name(name, &p->dpdk_port) != 0) {
-		rte_vdev_uninit(name);
+		rte_eal_hotplug_remove("vdev", name);
 		free(p->devargs);
 		p->devargs = NULL;
 		rc = rt_errc(-ENODEV, "add_port: '%s' is not an ethernet device", name);
@@ -153,8 +153,10 @@ void rt_ports_free(struct p4dp_runtime *rt)
 			continue;
 		if (p->started)
 			rte_eth_dev_stop(p->dpdk_port);
-		rte_eth_dev_close(p->dpdk_port);
-		rte_vdev_uninit(p->name);
+		struct rte_eth_dev_info info;
+		if (rte_eth_dev_info_get(p->dpdk_port, &info) != 0 || info.device == NULL ||
+		    rte_dev_remove(info.device) != 0)
+			rte_eth_dev_close(p->dpdk_port);
 		rte_ring_free(p->txring);
 		free(p->devargs);
 		memset(p, 0, sizeof(*p));

@@ -292,7 +292,8 @@ static int check_exact_match(const struct p4dp_table *t, const struct p4dp_match
 	return 0;
 }
 
-/* Prefix length of lpm field @p f given mask @p mk, or -1 if not a prefix mask. */
+/* Prefix length of lpm field @p f given mask buffer @p mk (in key layout, the
+ * field at f->offset), or -1 if not a prefix mask. */
 static int lpm_prefix_len(const struct p4dp_key_field *f, const uint8_t *mk)
 {
 	int len = 0;
@@ -344,7 +345,7 @@ static int tss_normalize(const struct p4dp_table *t, const struct p4dp_match *m,
 				return -EINVAL;
 			break;
 		case P4DP_MATCH_LPM: {
-			int len = lpm_prefix_len(f, mk);
+			int len = lpm_prefix_len(f, mk - f->offset);
 			if (len < 0)
 				return -EINVAL;
 			prefix_sum += len;

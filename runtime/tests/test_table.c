@@ -346,9 +346,13 @@ static int fe_cb(void *arg, const struct p4dp_match *pm, const struct p4dp_entry
 
 /* ------------------------------------------------------------ the randomized driver */
 
+static unsigned n_hits, n_lookups;
+
 static void check_lookup(const struct spec *s, struct p4dp_table *t, const uint8_t *key)
 {
 	const struct ment *want = model_lookup(s, key);
+	n_lookups++;
+	n_hits += want != NULL;
 	const struct p4dp_entry *got = p4dp_table_lookup(t, key);
 	if (want == NULL) {
 		CHECK(got == NULL, "%s: lookup hit (action %u) where model misses", s->name, got ? got->action : 0);
@@ -366,6 +370,7 @@ static void check_lookup(const struct spec *s, struct p4dp_table *t, const uint8
 static void run_random(const struct spec *s, uint32_t nops, struct p4dp_rcu *rcu)
 {
 	case_fail = 0;
+	n_hits = n_lookups = 0;
 	n_model = 0;
 	prio_ctr = 0;
 	uint64_t full = 0, adds = 0, dels = 0, mods = 0;
@@ -481,10 +486,28 @@ static void run_random(const struct spec *s, uint32_t nops, struct p4dp_rcu *rcu
 			p4dp_table_lookup_bulk(t, kp, NB, out);
 			for (int i = 0; i < NB; i++) {
 				const struct ment *w = model_lookup(s, keys[i]);
+				if (getenv("P4DP_TEST_DEBUG") && w && out[i] && out[i]->index != w->index) {
+					for (uint32_t k = 0; k < n_model; k++)
+						if (model[k].live && model_matches(s, &model[k], keys[i]))
+							fprintf(stderr, "   match idx %u act %u prio %d v %02x%02x%02x%02x%02x%02x%02x%02x mk %02x%02x%02x%02x%02x%02x%02x%02x\n",
+								model[k].index, model[k].action, eff_prio(s, &model[k]),
+								model[k].v[0], model[k].v[1], model[k].v[2], model[k].v[3], model[k].v[4], model[k].v[5], model[k].v[6], model[k].v[7],
+								model[k].mk[0], model[k].mk[1], model[k].mk[2], model[k].mk[3], model[k].mk[4], model[k].mk[5], model[k].mk[6], model[k].mk[7]);
+					const struct p4dp_entry *e1 = p4dp_table_lookup(t, keys[i]);
+					struct p4dp_match pm = to_match(s, w);
+					uint32_t gi = 0;
+					int grc = p4dp_table_entry_get(t, &pm, NULL, NULL, &gi);
+					struct p4dp_table_stats st;
+					p4dp_table_stats_get(t, &st);
+					fprintf(stderr, "   single lookup idx %u; get want rc %d idx %u; tuples %lu\n", e1 ? e1->index : 999, grc, gi, (unsigned long)st.tuples);
+					fprintf(stderr, "   key %02x%02x%02x%02x%02x%02x%02x%02x\n", keys[i][0], keys[i][1], keys[i][2], keys[i][3], keys[i][4], keys[i][5], keys[i][6], keys[i][7]);
+				}
 				CHECK((w == NULL && out[i] == NULL) ||
 					      (w != NULL && out[i] != NULL && out[i]->action == w->action &&
 					       out[i]->index == w->index),
-				      "%s: bulk lookup %d differs", s->name, i);
+				      "%s: bulk lookup %d differs: got %u/%u want %u/%u prio %d", s->name, i,
+				      out[i] ? out[i]->action : 0, out[i] ? out[i]->index : 0, w ? w->action : 0,
+				      w ? w->index : 0, w ? eff_prio(s, w) : -1);
 			}
 		}
 	}
@@ -507,7 +530,9 @@ static void run_random(const struct spec *s, uint32_t nops, struct p4dp_rcu *rcu
 	CHECK(p4dp_table_stats_get(t, &st) == 0 && st.entries == 0, "%s: entries after clear", s->name);
 	p4dp_table_free(t);
 out:
-	printf("%-32s %s (%u ops%s)\n", s->name, case_fail ? "FAIL" : "ok", nops, rcu ? ", rcu" : "");
+	CHECK(n_hits > n_lookups / 10, "%s: too few hits to be meaningful", s->name);
+	printf("%-32s %s (%u ops, %u/%u lookups hit%s)\n", s->name, case_fail ? "FAIL" : "ok", nops, n_hits,
+	       n_lookups, rcu ? ", rcu" : "");
 	if (case_fail)
 		n_fail++;
 	else
@@ -687,7 +712,9 @@ static void test_full_with_rcu(struct p4dp_rcu *rcu)
 	CHECK(p4dp_table_entry_get(t, &m, NULL, NULL, &idx) == 0 && idx == 5, "index reused: %u", idx);
 	p4dp_table_stats_get(t, &st);
 	CHECK(st.table_full == 2 && st.entries == 16, "stats full %" PRIu64, st.table_full);
+	p4dp_rcu_thread_offline(rcu, 0); /* free waits for a grace period */
 	p4dp_table_free(t);
+	p4dp_rcu_thread_online(rcu, 0);
 out:
 	printf("%-32s %s\n", "full table with rcu", case_fail ? "FAIL" : "ok");
 	if (case_fail)

@@ -126,11 +126,6 @@ impl Gen<'_> {
         }
     }
 
-    /// Width of a "wide" (> 128 bit) scalar type.
-    pub fn wide_width(&self, t: TypeId) -> Option<u32> {
-        self.scalar(t).filter(|s| s.w > 128).map(|s| s.w)
-    }
-
     /// The C type of `t`, defining it (and what it depends on) on first use.
     pub fn ctype(&mut self, t: TypeId, span: Span) -> R<String> {
         if let Some(n) = self.type_names.get(&t) {

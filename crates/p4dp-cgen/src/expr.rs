@@ -8,6 +8,21 @@ use p4dp_ir::*;
 use crate::ctype::{mask_lit, opty, storage, wrap, Scalar};
 use crate::{unsupported, Gen, R};
 
+/// The constant result of an unsigned comparison `x op c` that holds for every `x`, if any.
+pub fn trivial_unsigned_cmp(op: BinOp, c: &Expr, w: u32) -> Option<u8> {
+    let ExprKind::Const(Value::Bits { bits, .. }) = &c.kind else { return None };
+    let zero = bits.bits() == 0;
+    // only the storage type's own maximum is a type limit for gcc
+    let at_max = w == crate::ctype::storage_size(w) * 8 && bits.bits() == w as u64 && bits.count_ones() == w as u64;
+    match op {
+        BinOp::Ge if zero => Some(1),
+        BinOp::Lt if zero => Some(0),
+        BinOp::Le if at_max => Some(1),
+        BinOp::Gt if at_max => Some(0),
+        _ => None,
+    }
+}
+
 impl Gen<'_> {
     /// The C expression of `e` in the current owner.
     pub fn expr(&mut self, e: &Expr) -> R<String> {
@@ -195,10 +210,8 @@ impl Gen<'_> {
         }
         let (ft, tt) = (p.types.get(a.ty), p.types.get(to));
         // enums / errors: same representation
-        if matches!(tt, Type::Enum { .. } | Type::Error) || matches!(ft, Type::Enum { .. } | Type::Error) {
-            if self.is_cint(a.ty) && self.is_cint(to) {
-                return Ok(format!("(({})({x}))", self.ctype(to, span)?));
-            }
+        if (matches!(tt, Type::Enum { .. } | Type::Error) || matches!(ft, Type::Enum { .. } | Type::Error)) && self.is_cint(a.ty) && self.is_cint(to) {
+            return Ok(format!("(({})({x}))", self.ctype(to, span)?));
         }
         let (fs, ts) = match (self.scalar(a.ty), self.scalar(to)) {
             (Some(f), Some(t)) => (f, t),
@@ -268,10 +281,11 @@ impl Gen<'_> {
             }
             _ => {}
         }
-        if !self.is_cint(a.ty) {
-            return unsupported(e.span, format!("operator {op:?} on this type"));
-        }
-        let s = self.need_narrow(a.ty, e.span)?;
+        let s = match self.scalar(a.ty) {
+            Some(_) => self.need_narrow(a.ty, e.span)?,
+            None if self.is_cint(a.ty) => Scalar { w: 32, signed: false, is_bool: false },
+            None => return unsupported(e.span, format!("operator {op:?} on this type")),
+        };
         let (x, y) = (self.expr(a)?, self.expr(b)?);
         let w = s.w;
         let ot = opty(w);
@@ -352,6 +366,10 @@ impl Gen<'_> {
                 };
                 if s.signed {
                     format!("({} {o} {})", sext(&x), sext(&y))
+                } else if let Some(t) = trivial_unsigned_cmp(op, b, w) {
+                    // `x >= 0`, `x < 0`, `x <= MAX`, `x > MAX`: constant results (gcc's
+                    // -Wtype-limits rejects the literal comparison)
+                    t.to_string()
                 } else {
                     format!("(({x}) {o} ({y}))")
                 }

@@ -155,7 +155,7 @@ impl Gen<'_> {
 
     /// Serialize the data argument `e` (list, struct, or scalar) into a fresh buffer; returns
     /// (statements, buffer name, byte-length C expression).
-    fn serialize(&mut self, e: &Expr, level: usize, out: &mut String) -> R<(String, String)> {
+    pub(crate) fn serialize(&mut self, e: &Expr, level: usize, out: &mut String) -> R<(String, String)> {
         let i = ind(level);
         let bits = self.max_bits(e.ty, e.span)?;
         let buf = self.fresh_tmp();
@@ -185,7 +185,7 @@ impl Gen<'_> {
 
     /// C expression (uint64_t) of hash algorithm `algo` over `buf[0..len)`, optionally followed
     /// by the packet payload.
-    fn hash_value(&self, algo: &str, buf: &str, len: &str, payload: bool, span: Span) -> R<String> {
+    pub(crate) fn hash_value(&self, algo: &str, buf: &str, len: &str, payload: bool, span: Span) -> R<String> {
         let pl = "R->pkt->data + R->payload_off, R->pkt->len - R->payload_off";
         let crc = |params: &str| {
             if payload {
@@ -336,7 +336,7 @@ impl Gen<'_> {
                 let _ = writeln!(out, "{i}\tif ((uint64_t)({x}) > {max}u) {{\n{i}\t\tR->perr = {hts};\n{i}\t\tgoto {rej};\n{i}\t}}\n{i}\t_vb = (uint32_t)({x});");
             }
             (None, None) => {}
-            (Some(_), None) => return unsupported(c.span, "extract of a header with a varbit field needs a size argument"),
+            (Some(_), _) => return unsupported(c.span, "extract of a header with a varbit field needs an `in` size argument"),
             (None, Some(_)) => return unsupported(c.span, "extract with a size argument into a header without a varbit field"),
         }
         let _ = writeln!(out, "{i}\tif (R->pkt_bits - R->cur < {fixed}u + _vb) {{\n{i}\t\tR->perr = {too_short};\n{i}\t\t({lv}).valid = 0;\n{i}\t\tgoto {rej};\n{i}\t}}\n{i}\tconst uint8_t *_d = R->pkt->data;\n{i}\tuint32_t _o = R->cur;");
@@ -427,7 +427,24 @@ impl Gen<'_> {
                     let _ = writeln!(out, "{i}if ((uint64_t)({idx}) < {n}ull) {{\n{i}\t{ct} _v = {v};\n{i}\tmemcpy((uint8_t *)p4dp_register_cells(R->ctx, {ext}u) + (size_t)({idx}) * {cs}u, &_v, {cs}u);\n{i}}}");
                 }
             }
-            (tn, m) => return unsupported(c.span, format!("method `{m}` of extern `{tn}`")),
+            ("Checksum16", "get") => {
+                let data = in_arg(c, 0)?;
+                let _ = writeln!(out, "{i}{{");
+                let mut inner = String::new();
+                let (buf, len) = self.serialize(data, level + 1, &mut inner)?;
+                out.push_str(&inner);
+                let _ = writeln!(out, "{i}\t(void)_b;");
+                if let Some(r) = &c.ret {
+                    let v = format!("(uint16_t)p4dp_csum16({buf}, {len})");
+                    out.push_str(&self.store(r, &v, level + 1)?);
+                }
+                let _ = writeln!(out, "{i}}}");
+            }
+            (tn, m) => {
+                if !self.pna_method(x, m, c, level, out)? {
+                    return unsupported(c.span, format!("method `{m}` of extern `{tn}`"));
+                }
+            }
         }
         Ok(())
     }
@@ -569,7 +586,11 @@ impl Gen<'_> {
             "recirculate" | "recirculate_preserving_field_list" => {
                 let _ = writeln!(out, "{i}R->recirculate = 1;");
             }
-            _ => return unsupported(c.span, format!("extern function `{name}`")),
+            _ => {
+                if !self.pna_function(name, c, level, out)? {
+                    return unsupported(c.span, format!("extern function `{name}`"));
+                }
+            }
         }
         Ok(())
     }

@@ -61,6 +61,7 @@ pub fn extern_prefix(type_name: &str) -> u32 {
         "meter" | "Meter" => PREFIX_METER,
         "direct_meter" | "DirectMeter" => PREFIX_DIRECT_METER,
         "register" | "Register" => PREFIX_REGISTER,
+        "Digest" => PREFIX_DIGEST,
         "action_profile" | "ActionProfile" | "action_selector" | "ActionSelector" => PREFIX_ACTION_PROFILE,
         _ => 0,
     }

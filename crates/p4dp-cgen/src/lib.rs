@@ -26,6 +26,7 @@ pub mod ids;
 pub mod namer;
 mod p4info;
 mod parser;
+mod pna;
 mod stmt;
 mod tables;
 #[cfg(test)]
@@ -82,8 +83,6 @@ pub(crate) struct Frame {
     pub ty: String,
     pub field: String,
     pub vars: Vec<String>,
-    /// Functions: the member holding the return value.
-    pub ret: Option<String>,
     /// The C function implementing the owner (apply / parse / call).
     pub func: String,
 }
@@ -216,11 +215,9 @@ impl<'a> Gen<'a> {
         let field = self.namer.fresh("f_", name);
         let func = self.namer.fresh(prefix, name);
         let mut local = namer::Namer::new();
-        if let Some(r) = &ret {
-            local.fresh("", r);
-        }
+        let _ = ret;
         let names = vars.iter().map(|(_, v)| local.fresh("v_", &v.name)).collect();
-        Ok(Frame { ty, field, vars: names, ret, func })
+        Ok(Frame { ty, field, vars: names, func })
     }
 
     /// Emit the frame struct definitions and `struct gst`.
@@ -270,10 +267,12 @@ impl<'a> Gen<'a> {
              \tuint32_t payload_off; /* bytes of input consumed by the parser */\n\
              \tuint32_t entry_index; /* direct counters/meters: index of the hit entry */\n\
              \tuint32_t entry_hit;\n\
-             \tint32_t clone_type;  /* -1 none, 0 I2E, 1 E2E */\n\
+             \tuint32_t pna_drop, pna_port; /* PNA forwarding decision */\n\
+             \tint32_t clone_type;  /* -1 none, 0 I2E, 1 E2E; members from here on are set explicitly */\n\
              \tuint32_t clone_session;\n\
              \tuint32_t resubmit, recirculate;\n",
         );
+        let _ = writeln!(out, "\tuint16_t xsum[{}]; /* InternetChecksum states, by extern index */", p.externs.len().max(1));
         for o in &owners {
             let f = self.frame(*o);
             let _ = writeln!(out, "\tstruct {} {};", f.ty, f.field);

@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 
 use p4dp_ir::*;
 
-use crate::ctype::storage;
 use crate::namer::sanitize;
 use crate::{unsupported, Gen, Owner, R};
 
@@ -35,16 +34,29 @@ impl Gen<'_> {
                 let (v, m) = (self.value(v, kt, span)?, self.value(m, kt, span)?);
                 format!("((({k}) & ({m})) == (({v}) & ({m})))")
             }
-            KeySet::Range(lo, hi) => {
+            KeySet::Range(lo_v, hi_v) => {
                 if !self.is_cint(kt) {
                     return unsupported(span, "range select on a value wider than 128 bits");
                 }
-                let (lo, hi) = (self.value(lo, kt, span)?, self.value(hi, kt, span)?);
+                let (lo, hi) = (self.value(lo_v, kt, span)?, self.value(hi_v, kt, span)?);
                 if signed {
                     let f = if w > 64 { "p4dp_sext128" } else { "p4dp_sext64" };
                     format!("({f}({k}, {w}) >= {f}({lo}, {w}) && {f}({k}, {w}) <= {f}({hi}, {w}))")
                 } else {
-                    format!("(({k}) >= ({lo}) && ({k}) <= ({hi}))")
+                    let lo_e = Expr { kind: ExprKind::Const(lo_v.clone()), ty: kt, span };
+                    let hi_e = Expr { kind: ExprKind::Const(hi_v.clone()), ty: kt, span };
+                    let mut c = Vec::new();
+                    if crate::expr::trivial_unsigned_cmp(BinOp::Ge, &lo_e, w).is_none() {
+                        c.push(format!("({k}) >= ({lo})"));
+                    }
+                    if crate::expr::trivial_unsigned_cmp(BinOp::Le, &hi_e, w).is_none() {
+                        c.push(format!("({k}) <= ({hi})"));
+                    }
+                    if c.is_empty() {
+                        "1".to_string()
+                    } else {
+                        format!("({})", c.join(" && "))
+                    }
                 }
             }
             KeySet::ValueSet(_) => return unsupported(span, "value_set in select (not supported yet)"),
@@ -101,7 +113,6 @@ impl Gen<'_> {
             }
         }
         let _ = writeln!(self.funcs, "/* parser {} ({}) */\nstatic int {}(struct gst *R)\n{{\n{body}p_accept: __attribute__((unused));\n\treturn 0;\np_reject: __attribute__((unused));\n\treturn 1;\n}}\n", pr.path, pr.type_name, fr.func);
-        let _ = storage; // (type helpers shared with other modules)
         self.reject_label = None;
         Ok(())
     }

@@ -28,6 +28,7 @@ use std::marker::PhantomData;
 
 pub use num_bigint::BigUint;
 
+pub mod print;
 pub mod validate;
 pub use validate::{validate, ValidProgram, ValidationError};
 

@@ -5,10 +5,9 @@
 use std::collections::HashMap;
 
 use num_bigint::BigInt;
-use num_traits::Signed;
 
 use p4dp_ir as ir;
-use p4dp_ir::{Arg, CallTarget, ExprKind, Stmt, Type, Value};
+use p4dp_ir::{Arg, CallTarget, ExprKind, Stmt, Type};
 use p4dp_syntax::ast;
 use p4dp_syntax::Span;
 
@@ -73,10 +72,13 @@ fn arg_map(params: &[PDesc], args: &[ast::Argument]) -> Result<Vec<Option<usize>
         }
     } else {
         if args.len() > params.len() {
-            return Err((format!("{} arguments given, at most {} expected", args.len(), params.len()), None));
+            return Err((
+                format!("{} arguments given, at most {} expected", args.len(), params.len()),
+                None,
+            ));
         }
-        for i in 0..args.len() {
-            map[i] = Some(i);
+        for (i, m) in map.iter_mut().enumerate().take(args.len()) {
+            *m = Some(i);
         }
     }
     for (p, m) in params.iter().zip(map.iter()) {
@@ -90,7 +92,9 @@ fn arg_map(params: &[PDesc], args: &[ast::Argument]) -> Result<Vec<Option<usize>
 fn mentions_unbound(t: &ast::Type, tvars: &[String], bind: &HashMap<String, ir::TypeId>) -> bool {
     match &t.kind {
         ast::TypeKind::Named(p) => tvars.contains(&p.name.name) && !bind.contains_key(&p.name.name),
-        ast::TypeKind::Specialized { args, .. } | ast::TypeKind::Tuple(args) => args.iter().any(|a| mentions_unbound(a, tvars, bind)),
+        ast::TypeKind::Specialized { args, .. } | ast::TypeKind::Tuple(args) => {
+            args.iter().any(|a| mentions_unbound(a, tvars, bind))
+        }
         ast::TypeKind::Stack { elem, .. } => mentions_unbound(elem, tvars, bind),
         _ => false,
     }
@@ -99,12 +103,11 @@ fn mentions_unbound(t: &ast::Type, tvars: &[String], bind: &HashMap<String, ir::
 impl<'a> Sema<'a> {
     fn unify(&self, t: &ast::Type, actual: ir::TypeId, tvars: &[String], bind: &mut HashMap<String, ir::TypeId>) {
         match (&t.kind, self.ty(actual)) {
-            (ast::TypeKind::Named(p), _) => {
-                if tvars.contains(&p.name.name) && !bind.contains_key(&p.name.name) {
-                    bind.insert(p.name.name.clone(), actual);
-                }
+            (ast::TypeKind::Named(p), _) if tvars.contains(&p.name.name) && !bind.contains_key(&p.name.name) => {
+                bind.insert(p.name.name.clone(), actual);
             }
-            (ast::TypeKind::Specialized { args, .. }, Type::Extern { args: aa, .. }) | (ast::TypeKind::Tuple(args), Type::Tuple(aa)) => {
+            (ast::TypeKind::Specialized { args, .. }, Type::Extern { args: aa, .. })
+            | (ast::TypeKind::Tuple(args), Type::Tuple(aa)) => {
                 for (x, y) in args.iter().zip(aa.clone()) {
                     self.unify(x, y, tvars, bind);
                 }
@@ -129,7 +132,13 @@ impl<'a> Sema<'a> {
     }
 
     /// Picks the overload whose parameters accept `args`; reports if none does.
-    fn pick_overload(&mut self, name: &str, cands: Vec<Vec<PDesc<'a>>>, args: &[ast::Argument], span: Span) -> Option<(usize, Vec<Option<usize>>)> {
+    pub(crate) fn pick_overload(
+        &mut self,
+        name: &str,
+        cands: Vec<Vec<PDesc<'a>>>,
+        args: &[ast::Argument],
+        span: Span,
+    ) -> Option<(usize, Vec<Option<usize>>)> {
         let mut errs = Vec::new();
         for (i, c) in cands.iter().enumerate() {
             match arg_map(c, args) {
@@ -139,10 +148,24 @@ impl<'a> Sema<'a> {
         }
         if cands.len() == 1 {
             let (msg, sp) = errs.pop().unwrap_or_default();
-            self.err(if sp.is_some() { "E0209" } else { "E0306" }, format!("wrong arguments for `{name}`: {msg}"), sp.unwrap_or(span), "in this call");
+            self.err(
+                if sp.is_some() { "E0209" } else { "E0306" },
+                format!("wrong arguments for `{name}`: {msg}"),
+                sp.unwrap_or(span),
+                "in this call",
+            );
         } else {
             let counts: Vec<String> = cands.iter().map(|c| c.len().to_string()).collect();
-            self.err("E0209", format!("no overload of `{name}` takes {} arguments (overloads take {})", args.len(), counts.join(", ")), span, "no matching overload");
+            self.err(
+                "E0209",
+                format!(
+                    "no overload of `{name}` takes {} arguments (overloads take {})",
+                    args.len(),
+                    counts.join(", ")
+                ),
+                span,
+                "no matching overload",
+            );
         }
         None
     }
@@ -176,7 +199,11 @@ impl<'a> Sema<'a> {
         for &i in &order {
             let p = &params[i];
             let Some(ai) = map[i] else {
-                lows[i] = if let Some(d) = p.default { Low::Default(d) } else { Low::Omitted };
+                lows[i] = if let Some(d) = p.default {
+                    Low::Default(d)
+                } else {
+                    Low::Omitted
+                };
                 continue;
             };
             let a = &args[ai].value;
@@ -223,8 +250,16 @@ impl<'a> Sema<'a> {
                                 }
                                 Val::Int(_) => {
                                     self.report(
-                                        p4dp_syntax::Diagnostic::error("E0308", format!("cannot infer the type of parameter `{}` from an integer literal", p.name), a.span, "width unknown")
-                                            .with_help("give the literal a width (`32w0`) or cast it"),
+                                        p4dp_syntax::Diagnostic::error(
+                                            "E0308",
+                                            format!(
+                                                "cannot infer the type of parameter `{}` from an integer literal",
+                                                p.name
+                                            ),
+                                            a.span,
+                                            "width unknown",
+                                        )
+                                        .with_help("give the literal a width (`32w0`) or cast it"),
                                     );
                                 }
                                 _ => {}
@@ -260,7 +295,12 @@ impl<'a> Sema<'a> {
                     RTy::InfInt => {
                         // `int` parameters accept compile-time integers only; keep them as bit<32>? No:
                         // p4dp requires a width.
-                        self.err("E0303", format!("parameter `{}` of type `int` is not supported", p.name), span, "needs a width");
+                        self.err(
+                            "E0303",
+                            format!("parameter `{}` of type `int` is not supported", p.name),
+                            span,
+                            "needs a width",
+                        );
                         None
                     }
                     _ => None,
@@ -269,7 +309,12 @@ impl<'a> Sema<'a> {
             let Some(pty) = pty else {
                 if let PTy::Ast(t) = &p.ty {
                     if mentions_unbound(t, tvars, bind) {
-                        self.err("E0308", format!("cannot infer the type of parameter `{}`", p.name), span, "give the type arguments explicitly");
+                        self.err(
+                            "E0308",
+                            format!("cannot infer the type of parameter `{}`", p.name),
+                            span,
+                            "give the type arguments explicitly",
+                        );
                     }
                 }
                 ok = false;
@@ -278,7 +323,11 @@ impl<'a> Sema<'a> {
             let arg = match low {
                 Low::In(v, sp) => match self.coerce(v, pty, sp) {
                     Some(x) => {
-                        let x = if later_has_calls[k] { self.snapshot_pub(x, pre) } else { x };
+                        let x = if later_has_calls[k] {
+                            self.snapshot_pub(x, pre)
+                        } else {
+                            x
+                        };
                         Some(Arg::In(x))
                     }
                     None => None,
@@ -287,7 +336,12 @@ impl<'a> Sema<'a> {
                     if x.ty != pty {
                         let (a, b) = (self.tname(pty), self.tname(x.ty));
                         let sp = p4dp_syntax::Span::new(p4dp_syntax::FileId(x.span.file), x.span.lo, x.span.hi);
-                        self.err("E0301", format!("type mismatch: parameter `{}` is `{a}`, argument is `{b}`", p.name), sp, format!("this is `{b}`"));
+                        self.err(
+                            "E0301",
+                            format!("type mismatch: parameter `{}` is `{a}`, argument is `{b}`", p.name),
+                            sp,
+                            format!("this is `{b}`"),
+                        );
                         None
                     } else if p.dir == ast::Direction::Out {
                         Some(Arg::Out(x))
@@ -321,23 +375,38 @@ impl<'a> Sema<'a> {
     }
 
     pub(crate) fn snapshot_pub(&mut self, x: ir::Expr, pre: &mut Vec<Stmt>) -> ir::Expr {
-        if matches!(x.kind, ExprKind::Const(_)) {
+        if matches!(x.kind, ExprKind::Const(_)) || matches!(x.kind, ExprKind::Var(v) if self.cx.temps.contains(&v)) {
             return x;
         }
         let sp = Span::new(p4dp_syntax::FileId(x.span.file), x.span.lo, x.span.hi);
         let t = self.tmp(x.ty, sp);
         let tv = mk(ExprKind::Var(t), x.ty, sp);
-        pre.push(Stmt::Assign { dst: tv.clone(), src: x, span: ispan(sp) });
+        pre.push(Stmt::Assign {
+            dst: tv.clone(),
+            src: x,
+            span: ispan(sp),
+        });
         tv
     }
 
     /// Explicit type arguments of a call, bound to the callee's type parameters.
-    fn explicit_targs(&mut self, tps: &[ast::Ident], targs: &'a [ast::Type], bind: &mut HashMap<String, ir::TypeId>, span: Span) -> bool {
+    fn explicit_targs(
+        &mut self,
+        tps: &[ast::Ident],
+        targs: &'a [ast::Type],
+        bind: &mut HashMap<String, ir::TypeId>,
+        span: Span,
+    ) -> bool {
         if targs.is_empty() {
             return true;
         }
         if targs.len() != tps.len() {
-            self.err("E0306", format!("{} type arguments given, {} expected", targs.len(), tps.len()), span, "wrong number of type arguments");
+            self.err(
+                "E0306",
+                format!("{} type arguments given, {} expected", targs.len(), tps.len()),
+                span,
+                "wrong number of type arguments",
+            );
             return false;
         }
         for (p, t) in tps.iter().zip(targs) {
@@ -353,10 +422,23 @@ impl<'a> Sema<'a> {
     }
 
     /// Emits `call`, giving it a return temporary when the value is wanted.
-    fn emit_call(&mut self, mut call: ir::Call, ret: Option<ir::TypeId>, want: bool, span: Span, pre: &mut Vec<Stmt>, name: &str) -> Val<'a> {
+    pub(crate) fn emit_call(
+        &mut self,
+        mut call: ir::Call,
+        ret: Option<ir::TypeId>,
+        want: bool,
+        span: Span,
+        pre: &mut Vec<Stmt>,
+        name: &str,
+    ) -> Val<'a> {
         let void = ret.is_none_or(|t| matches!(self.ty(t), Type::Void));
         if want && void {
-            self.err("E0301", format!("`{name}` does not return a value"), span, "used as a value");
+            self.err(
+                "E0301",
+                format!("`{name}` does not return a value"),
+                span,
+                "used as a value",
+            );
             pre.push(Stmt::Call(call));
             return Val::Err;
         }
@@ -374,15 +456,30 @@ impl<'a> Sema<'a> {
 
     /// Lowers a call expression. With `want = false` (a call statement) the result is dropped.
     pub(crate) fn call_expr(&mut self, e: &'a ast::Expr, pre: &mut Vec<Stmt>, want: bool) -> Val<'a> {
-        let ast::ExprKind::Call { callee, type_args, args } = &e.kind else { return Val::Err };
+        let ast::ExprKind::Call {
+            callee,
+            type_args,
+            args,
+        } = &e.kind
+        else {
+            return Val::Err;
+        };
         match &callee.kind {
             ast::ExprKind::Member { base, member } => {
-                if matches!(member.name.as_str(), "setValid" | "setInvalid" | "push_front" | "pop_front") {
+                if matches!(
+                    member.name.as_str(),
+                    "setValid" | "setInvalid" | "push_front" | "pop_front"
+                ) {
                     let mut scratch = Vec::new();
                     let probe = self.expr(base, None, &mut scratch);
                     if let Val::E(x) = &probe {
-                        if matches!(self.ty(x.ty), Type::Header(_) | Type::HeaderUnion(_) | Type::Stack { .. }) {
-                            let Some(lv) = self.lvalue(base, pre) else { return Val::Err };
+                        if matches!(
+                            self.ty(x.ty),
+                            Type::Header(_) | Type::HeaderUnion(_) | Type::Stack { .. }
+                        ) {
+                            let Some(lv) = self.lvalue(base, pre) else {
+                                return Val::Err;
+                            };
                             return self.header_op(lv, member, args, e.span, pre, want);
                         }
                     }
@@ -392,18 +489,34 @@ impl<'a> Sema<'a> {
                     Val::Err => Val::Err,
                     Val::Table(t) if member.name == "apply" => {
                         if !args.is_empty() {
-                            self.err("E0306", "`apply` of a table takes no arguments", e.span, "remove the arguments");
+                            self.err(
+                                "E0306",
+                                "`apply` of a table takes no arguments",
+                                e.span,
+                                "remove the arguments",
+                            );
                         }
                         if want {
-                            self.err("E0301", "a table's `apply()` result must be used with `.hit`, `.miss` or `.action_run`", e.span, "used as a value");
+                            self.err(
+                                "E0301",
+                                "a table's `apply()` result must be used with `.hit`, `.miss` or `.action_run`",
+                                e.span,
+                                "used as a value",
+                            );
                             return Val::Err;
                         }
                         self.apply_table(t, false, false, e.span, pre);
                         Val::Err
                     }
-                    Val::Extern(r, tn, targs) => self.extern_method(r, &tn, &targs, member, type_args, args, e.span, pre, want),
-                    Val::Control(c) if member.name == "apply" => self.apply_block(OwnerKind::Control(c), args, e.span, pre, want),
-                    Val::Parser(p) if member.name == "apply" => self.apply_block(OwnerKind::Parser(p), args, e.span, pre, want),
+                    Val::Extern(r, tn, targs) => {
+                        self.extern_method(r, &tn, &targs, member, type_args, args, e.span, pre, want)
+                    }
+                    Val::Control(c) if member.name == "apply" => {
+                        self.apply_block(OwnerKind::Control(c), args, e.span, pre, want)
+                    }
+                    Val::Parser(p) if member.name == "apply" => {
+                        self.apply_block(OwnerKind::Parser(p), args, e.span, pre, want)
+                    }
                     Val::Type(t) => self.size_method(t, member, args, e.span),
                     Val::E(x) => match member.name.as_str() {
                         "isValid" if matches!(self.ty(x.ty), Type::Header(_) | Type::HeaderUnion(_)) => {
@@ -413,16 +526,28 @@ impl<'a> Sema<'a> {
                             let bt = self.t_bool();
                             Val::E(mk(ExprKind::IsValid(Box::new(x)), bt, e.span))
                         }
-                        "minSizeInBits" | "maxSizeInBits" | "minSizeInBytes" | "maxSizeInBytes" => self.size_method(x.ty, member, args, e.span),
+                        "minSizeInBits" | "maxSizeInBits" | "minSizeInBytes" | "maxSizeInBytes" => {
+                            self.size_method(x.ty, member, args, e.span)
+                        }
                         _ => {
                             let tn = self.tname(x.ty);
-                            self.err("E0205", format!("type `{tn}` has no method `{}`", member.name), member.span, "unknown method");
+                            self.err(
+                                "E0205",
+                                format!("type `{tn}` has no method `{}`", member.name),
+                                member.span,
+                                "unknown method",
+                            );
                             Val::Err
                         }
                     },
                     other => {
                         let what = self.val_kind(&other);
-                        self.err("E0205", format!("{what} has no method `{}`", member.name), member.span, "unknown method");
+                        self.err(
+                            "E0205",
+                            format!("{what} has no method `{}`", member.name),
+                            member.span,
+                            "unknown method",
+                        );
                         Val::Err
                     }
                 }
@@ -436,7 +561,12 @@ impl<'a> Sema<'a> {
                         self.global_call(&p.name.name, p.name.span, type_args, args, e.span, pre, want)
                     }
                     Val::Global(ast::Decl::Action(_)) => {
-                        self.err("E0407", "actions can only be called inside controls", e.span, "not in a control");
+                        self.err(
+                            "E0407",
+                            "actions can only be called inside controls",
+                            e.span,
+                            "not in a control",
+                        );
                         Val::Err
                     }
                     other => {
@@ -453,133 +583,21 @@ impl<'a> Sema<'a> {
         }
     }
 
-    fn size_method(&mut self, t: ir::TypeId, m: &ast::Ident, args: &[ast::Argument], span: Span) -> Val<'a> {
-        let (max, bytes) = match m.name.as_str() {
-            "minSizeInBits" => (false, false),
-            "maxSizeInBits" => (true, false),
-            "minSizeInBytes" => (false, true),
-            "maxSizeInBytes" => (true, true),
-            _ => {
-                let tn = self.tname(t);
-                self.err("E0205", format!("type `{tn}` has no method `{}`", m.name), m.span, "unknown method");
-                return Val::Err;
-            }
-        };
-        if !args.is_empty() {
-            self.err("E0306", format!("`{}` takes no arguments", m.name), span, "remove the arguments");
-        }
-        match self.size_in_bits(t, max) {
-            Some(b) => Val::Int(BigInt::from(if bytes { b.div_ceil(8) } else { b })),
-            None => {
-                let tn = self.tname(t);
-                self.err("E0304", format!("`{}` is not defined for `{tn}`", m.name), span, "no size");
-                Val::Err
-            }
-        }
-    }
-
-    fn header_op(&mut self, lv: ir::Expr, m: &ast::Ident, args: &'a [ast::Argument], span: Span, pre: &mut Vec<Stmt>, want: bool) -> Val<'a> {
-        let is_stack = matches!(self.ty(lv.ty), Type::Stack { .. });
-        let target = match (m.name.as_str(), is_stack) {
-            ("setValid", false) | ("setInvalid", false) => {
-                if !args.is_empty() {
-                    self.err("E0306", format!("`{}` takes no arguments", m.name), span, "remove the arguments");
-                }
-                if matches!(self.ty(lv.ty), Type::HeaderUnion(_)) {
-                    self.err("E0304", format!("`{}` cannot be called on a header union", m.name), span, "call it on a member header");
-                    return Val::Err;
-                }
-                if m.name == "setValid" {
-                    CallTarget::SetValid
-                } else {
-                    CallTarget::SetInvalid
-                }
-            }
-            ("push_front", true) | ("pop_front", true) => {
-                let [a] = args else {
-                    self.err("E0306", format!("`{}` takes one argument", m.name), span, "wrong number of arguments");
-                    return Val::Err;
-                };
-                let n = match self.const_int(&a.value) {
-                    Some(n) if !n.is_negative() => n,
-                    Some(_) => {
-                        self.err("E0310", "the count must not be negative", a.value.span, "negative");
-                        return Val::Err;
-                    }
-                    None => return Val::Err,
-                };
-                let n = Self::small(&n).unwrap_or(u32::MAX);
-                if m.name == "push_front" {
-                    CallTarget::PushFront(n)
-                } else {
-                    CallTarget::PopFront(n)
-                }
-            }
-            _ => {
-                let tn = self.tname(lv.ty);
-                self.err("E0205", format!("type `{tn}` has no method `{}`", m.name), m.span, "unknown method");
-                return Val::Err;
-            }
-        };
-        let call = ir::Call { target, type_args: Vec::new(), args: vec![Arg::InOut(lv)], ret: None, span: ispan(span) };
-        self.emit_call(call, None, want, span, pre, &m.name)
-    }
-
-    /// Applies table `t`, returning the `hit` and `action_run` temporaries asked for.
-    pub(crate) fn apply_table(&mut self, t: ir::TableId, hit: bool, run: bool, span: Span, pre: &mut Vec<Stmt>) -> (Option<ir::VarId>, Option<ir::VarId>) {
-        if self.cx.control().is_none() || self.cx.action.is_some() {
-            self.err("E0407", "tables can only be applied in a control's `apply` block", span, "not allowed here");
-        }
-        let h = if hit {
-            let bt = self.t_bool();
-            Some(self.tmp(bt, span))
-        } else {
-            None
-        };
-        let r = if run {
-            let b32 = self.t_bit(32);
-            Some(self.tmp(b32, span))
-        } else {
-            None
-        };
-        pre.push(Stmt::ApplyTable { table: t, hit: h, action_run: r, span: ispan(span) });
-        (h, r)
-    }
-
-    /// `t.apply().hit` / `.miss` / `.action_run` used in an expression.
-    pub(crate) fn table_apply_result(&mut self, e: &'a ast::Expr, tb: &'a ast::Expr, m: &ast::Ident, pre: &mut Vec<Stmt>) -> Val<'a> {
-        let v = self.expr(tb, None, pre);
-        let t = match v {
-            Val::Table(t) => t,
-            Val::Err => return Val::Err,
-            other => {
-                let what = self.val_kind(&other);
-                self.err("E0205", format!("`.{}` needs the `apply()` of a table, found {what}", m.name), m.span, "not a table");
-                return Val::Err;
-            }
-        };
-        match m.name.as_str() {
-            "hit" | "miss" => {
-                let (h, _) = self.apply_table(t, true, false, e.span, pre);
-                let bt = self.t_bool();
-                let Some(h) = h else { return Val::Err };
-                let x = mk(ExprKind::Var(h), bt, e.span);
-                if m.name == "miss" {
-                    Val::E(mk(ExprKind::Unary(ir::UnOp::Not, Box::new(x)), bt, e.span))
-                } else {
-                    Val::E(x)
-                }
-            }
-            _ => {
-                self.err("E0406", "`action_run` can only be used as the expression of a `switch`", m.span, "use it in `switch (t.apply().action_run)`");
-                Val::Err
-            }
-        }
-    }
-
-    fn action_call(&mut self, a: ir::ActionId, args: &'a [ast::Argument], span: Span, pre: &mut Vec<Stmt>, want: bool) -> Val<'a> {
+    fn action_call(
+        &mut self,
+        a: ir::ActionId,
+        args: &'a [ast::Argument],
+        span: Span,
+        pre: &mut Vec<Stmt>,
+        want: bool,
+    ) -> Val<'a> {
         if self.cx.control().is_none() {
-            self.err("E0407", "actions can only be called inside controls", span, "not in a control");
+            self.err(
+                "E0407",
+                "actions can only be called inside controls",
+                span,
+                "not in a control",
+            );
             return Val::Err;
         }
         let params: Vec<PDesc> = self.p.actions[a]
@@ -591,31 +609,68 @@ impl<'a> Sema<'a> {
                     ir::VarKind::ActionParam(_, d) => ir_dir(d),
                     _ => ast::Direction::In,
                 };
-                PDesc { name: var.name.clone(), dir, ty: PTy::Ir(var.ty), default: None, optional: false }
+                PDesc {
+                    name: var.name.clone(),
+                    dir,
+                    ty: PTy::Ir(var.ty),
+                    default: None,
+                    optional: false,
+                }
             })
             .collect();
         let name = self.p.actions[a].name.clone();
-        let Some((_, map)) = self.pick_overload(&name, vec![params.clone()], args, span) else { return Val::Err };
+        let Some((_, map)) = self.pick_overload(&name, vec![params.clone()], args, span) else {
+            return Val::Err;
+        };
         let mut bind = HashMap::new();
-        let Some(args) = self.lower_args(&params, &map, args, &[], &mut bind, pre, span) else { return Val::Err };
-        let call = ir::Call { target: CallTarget::Action(a), type_args: Vec::new(), args, ret: None, span: ispan(span) };
+        let Some(args) = self.lower_args(&params, &map, args, &[], &mut bind, pre, span) else {
+            return Val::Err;
+        };
+        let call = ir::Call {
+            target: CallTarget::Action(a),
+            type_args: Vec::new(),
+            args,
+            ret: None,
+            span: ispan(span),
+        };
         self.emit_call(call, None, want, span, pre, &name)
     }
 
-    fn apply_block(&mut self, k: OwnerKind, args: &'a [ast::Argument], span: Span, pre: &mut Vec<Stmt>, want: bool) -> Val<'a> {
+    fn apply_block(
+        &mut self,
+        k: OwnerKind,
+        args: &'a [ast::Argument],
+        span: Span,
+        pre: &mut Vec<Stmt>,
+        want: bool,
+    ) -> Val<'a> {
         let (params, vars, target, ok) = match k {
             OwnerKind::Control(c) => {
                 let x = &self.p.controls[c];
-                (x.params.clone(), x.vars.clone(), CallTarget::Control(c), self.cx.control().is_some() && self.cx.action.is_none())
+                (
+                    x.params.clone(),
+                    x.vars.clone(),
+                    CallTarget::Control(c),
+                    self.cx.control().is_some() && self.cx.action.is_none(),
+                )
             }
             OwnerKind::Parser(p) => {
                 let x = &self.p.parsers[p];
-                (x.params.clone(), x.vars.clone(), CallTarget::Parser(p), self.cx.is_parser())
+                (
+                    x.params.clone(),
+                    x.vars.clone(),
+                    CallTarget::Parser(p),
+                    self.cx.is_parser(),
+                )
             }
             _ => return Val::Err,
         };
         if !ok {
-            let what = if matches!(k, OwnerKind::Parser(_)) { "parsers can only be applied in parser states" } else { "controls can only be applied in a control's `apply` block" };
+            let what = if matches!(k, OwnerKind::Parser(_)) {
+                "parsers can only be applied in parser states"
+            } else {
+                "controls can only be applied in a control's `apply` block"
+            };
             self.err("E0407", what, span, "not allowed here");
             return Val::Err;
         }
@@ -627,13 +682,29 @@ impl<'a> Sema<'a> {
                     ir::VarKind::Param(d) => ir_dir(d),
                     _ => ast::Direction::In,
                 };
-                PDesc { name: var.name.clone(), dir, ty: PTy::Ir(var.ty), default: None, optional: false }
+                PDesc {
+                    name: var.name.clone(),
+                    dir,
+                    ty: PTy::Ir(var.ty),
+                    default: None,
+                    optional: false,
+                }
             })
             .collect();
-        let Some((_, map)) = self.pick_overload("apply", vec![ps.clone()], args, span) else { return Val::Err };
+        let Some((_, map)) = self.pick_overload("apply", vec![ps.clone()], args, span) else {
+            return Val::Err;
+        };
         let mut bind = HashMap::new();
-        let Some(args) = self.lower_args(&ps, &map, args, &[], &mut bind, pre, span) else { return Val::Err };
-        let call = ir::Call { target, type_args: Vec::new(), args, ret: None, span: ispan(span) };
+        let Some(args) = self.lower_args(&ps, &map, args, &[], &mut bind, pre, span) else {
+            return Val::Err;
+        };
+        let call = ir::Call {
+            target,
+            type_args: Vec::new(),
+            args,
+            ret: None,
+            span: ispan(span),
+        };
         self.emit_call(call, None, want, span, pre, "apply")
     }
 
@@ -651,7 +722,12 @@ impl<'a> Sema<'a> {
         want: bool,
     ) -> Val<'a> {
         let Some(ast::Decl::ExternObject(xd)) = self.g.map.get(tn).and_then(|v| v.first().copied()) else {
-            self.err("E0205", format!("`{tn}` has no method `{}`", m.name), m.span, "unknown method");
+            self.err(
+                "E0205",
+                format!("`{tn}` has no method `{}`", m.name),
+                m.span,
+                "unknown method",
+            );
             return Val::Err;
         };
         let protos: Vec<&'a ast::FunctionProto> = xd
@@ -663,19 +739,49 @@ impl<'a> Sema<'a> {
             })
             .collect();
         if protos.is_empty() {
-            self.err("E0205", format!("extern `{tn}` has no method `{}`", m.name), m.span, "unknown method");
+            self.err(
+                "E0205",
+                format!("extern `{tn}` has no method `{}`", m.name),
+                m.span,
+                "unknown method",
+            );
             return Val::Err;
         }
         let cands = protos.iter().map(|p| ast_params(&p.params)).collect();
-        let Some((pi, map)) = self.pick_overload(&m.name, cands, args, span) else { return Val::Err };
+        let Some((pi, map)) = self.pick_overload(&m.name, cands, args, span) else {
+            return Val::Err;
+        };
         let proto = protos[pi];
-        let mut bind: HashMap<String, ir::TypeId> = xd.type_params.iter().map(|p| p.name.clone()).zip(targs.iter().copied()).collect();
+        let mut bind: HashMap<String, ir::TypeId> = xd
+            .type_params
+            .iter()
+            .map(|p| p.name.clone())
+            .zip(targs.iter().copied())
+            .collect();
         let mut tvars: Vec<String> = xd.type_params.iter().map(|p| p.name.clone()).collect();
         tvars.extend(proto.type_params.iter().map(|p| p.name.clone()));
         if !self.explicit_targs(&proto.type_params, type_args, &mut bind, span) {
             return Val::Err;
         }
         let params = ast_params(&proto.params);
+        if tn == "packet_in" && m.name == "extract" {
+            if let Some(Some(ai)) = map.first() {
+                let a = &args[*ai].value;
+                let mut scratch = Vec::new();
+                if let Val::E(x) = self.expr(a, None, &mut scratch) {
+                    if !matches!(self.ty(x.ty), Type::Header(_)) {
+                        let tn = self.tname(x.ty);
+                        self.err(
+                            "E0301",
+                            format!("`extract` needs a header, `{tn}` is not a header"),
+                            a.span,
+                            "not a header",
+                        );
+                        return Val::Err;
+                    }
+                }
+            }
+        }
         // `extract(s.next)`: the stack's nextIndex advances after the extract.
         let next_stack = if tn == "packet_in" && m.name == "extract" {
             args.first().and_then(|a| match &a.value.kind {
@@ -685,13 +791,26 @@ impl<'a> Sema<'a> {
         } else {
             None
         };
-        let Some(largs) = self.lower_args(&params, &map, args, &tvars, &mut bind, pre, span) else { return Val::Err };
+        let Some(largs) = self.lower_args(&params, &map, args, &tvars, &mut bind, pre, span) else {
+            return Val::Err;
+        };
+        if tn == "packet_in" && m.name == "extract" {
+            if let Some(Arg::Out(x)) = largs.first() {
+                let x = x.clone();
+                self.invalidate_union_siblings(&x, span, pre);
+            }
+        }
         let mut mtargs = Vec::new();
         for p in &proto.type_params {
             match bind.get(&p.name) {
                 Some(t) => mtargs.push(*t),
                 None => {
-                    self.err("E0308", format!("cannot infer type argument `{}` of `{}`", p.name, m.name), span, "give it explicitly");
+                    self.err(
+                        "E0308",
+                        format!("cannot infer type argument `{}` of `{}`", p.name, m.name),
+                        span,
+                        "give it explicitly",
+                    );
                     return Val::Err;
                 }
             }
@@ -702,7 +821,10 @@ impl<'a> Sema<'a> {
             _ => return Val::Err,
         };
         let call = ir::Call {
-            target: CallTarget::ExternMethod { obj, method: m.name.clone() },
+            target: CallTarget::ExternMethod {
+                obj,
+                method: m.name.clone(),
+            },
             type_args: mtargs,
             args: largs,
             ret: None,
@@ -715,8 +837,16 @@ impl<'a> Sema<'a> {
                 let b32 = self.t_bit(32);
                 let ni = mk(ExprKind::StackNextIndex(Box::new(st)), b32, span);
                 let one = cnst(crate::consts::bits(&BigInt::from(1), 32, false), b32, span);
-                let inc = mk(ExprKind::Binary(ir::BinOp::Add, Box::new(ni.clone()), Box::new(one)), b32, span);
-                pre.push(Stmt::Assign { dst: ni, src: inc, span: ispan(span) });
+                let inc = mk(
+                    ExprKind::Binary(ir::BinOp::Add, Box::new(ni.clone()), Box::new(one)),
+                    b32,
+                    span,
+                );
+                pre.push(Stmt::Assign {
+                    dst: ni,
+                    src: inc,
+                    span: ispan(span),
+                });
             }
         }
         v
@@ -724,7 +854,16 @@ impl<'a> Sema<'a> {
 
     /// A call of a top-level function or extern function (overloaded by argument count).
     #[allow(clippy::too_many_arguments)]
-    fn global_call(&mut self, name: &str, nspan: Span, type_args: &'a [ast::Type], args: &'a [ast::Argument], span: Span, pre: &mut Vec<Stmt>, want: bool) -> Val<'a> {
+    fn global_call(
+        &mut self,
+        name: &str,
+        nspan: Span,
+        type_args: &'a [ast::Type],
+        args: &'a [ast::Argument],
+        span: Span,
+        pre: &mut Vec<Stmt>,
+        want: bool,
+    ) -> Val<'a> {
         let decls = self.lookup_global(name, nspan).unwrap_or_default();
         let protos: Vec<(&'a ast::FunctionProto, Option<&'a ast::FunctionDecl>)> = decls
             .iter()
@@ -735,7 +874,9 @@ impl<'a> Sema<'a> {
             })
             .collect();
         let cands = protos.iter().map(|(p, _)| ast_params(&p.params)).collect();
-        let Some((pi, map)) = self.pick_overload(name, cands, args, span) else { return Val::Err };
+        let Some((pi, map)) = self.pick_overload(name, cands, args, span) else {
+            return Val::Err;
+        };
         let (proto, fdecl) = protos[pi];
         if fdecl.is_none() && (name == "verify" || name == "static_assert") {
             return self.builtin_fn(name, args, span, pre, want);
@@ -746,13 +887,20 @@ impl<'a> Sema<'a> {
             return Val::Err;
         }
         let params = ast_params(&proto.params);
-        let Some(largs) = self.lower_args(&params, &map, args, &tvars, &mut bind, pre, span) else { return Val::Err };
+        let Some(largs) = self.lower_args(&params, &map, args, &tvars, &mut bind, pre, span) else {
+            return Val::Err;
+        };
         let mut targs = Vec::new();
         for p in &proto.type_params {
             match bind.get(&p.name) {
                 Some(t) => targs.push(*t),
                 None => {
-                    self.err("E0308", format!("cannot infer type argument `{}` of `{name}`", p.name), span, "give it explicitly");
+                    self.err(
+                        "E0308",
+                        format!("cannot infer type argument `{}` of `{name}`", p.name),
+                        span,
+                        "give it explicitly",
+                    );
                     return Val::Err;
                 }
             }
@@ -769,57 +917,37 @@ impl<'a> Sema<'a> {
             },
             None => CallTarget::ExternFunction(name.to_string()),
         };
-        let call = ir::Call { target, type_args: targs, args: largs, ret: None, span: ispan(span) };
+        let call = ir::Call {
+            target,
+            type_args: targs,
+            args: largs,
+            ret: None,
+            span: ispan(span),
+        };
         self.emit_call(call, ret, want, span, pre, name)
     }
 
-    /// `verify(cond, err)` (parser only) and `static_assert(cond[, msg])` (compile time).
-    fn builtin_fn(&mut self, name: &str, args: &'a [ast::Argument], span: Span, pre: &mut Vec<Stmt>, want: bool) -> Val<'a> {
-        let bt = self.t_bool();
-        if name == "verify" {
-            if !self.cx.is_parser() {
-                self.err("E0402", "`verify` is only allowed in parsers", span, "not in a parser");
-                return Val::Err;
-            }
-            if want {
-                self.err("E0301", "`verify` does not return a value", span, "used as a value");
-            }
-            let et = self.t_error();
-            let (Some(a), Some(b)) = (args.first(), args.get(1)) else { return Val::Err };
-            let c = self.expr_as(&a.value, bt, pre);
-            let mut epre = Vec::new();
-            let er = self.expr_as(&b.value, et, &mut epre);
-            let c = if epre.is_empty() { c } else { c.map(|c| self.snapshot_pub(c, pre)) };
-            pre.append(&mut epre);
-            if let (Some(cond), Some(error)) = (c, er) {
-                pre.push(Stmt::Verify { cond, error, span: ispan(span) });
-            }
-            return Val::Err;
-        }
-        let Some(a) = args.first() else { return Val::Err };
-        let v = self.const_eval(&a.value, Some(bt));
-        if let Some(crate::CVal::V(Value::Bool(false), _)) = v {
-            let msg = match args.get(1).map(|x| &x.value.kind) {
-                Some(ast::ExprKind::Str(s)) => s.clone(),
-                _ => "static assertion failed".into(),
-            };
-            self.err("E0408", format!("static_assert failed: {msg}"), a.value.span, "evaluates to false");
-        }
-        if want {
-            Val::E(cnst(Value::Bool(true), bt, span))
-        } else {
-            Val::Err
-        }
-    }
-
     /// Instantiates a top-level function for the given type arguments (memoized).
-    fn instantiate_function(&mut self, fd: &'a ast::FunctionDecl, bind: &HashMap<String, ir::TypeId>, targs: &[ir::TypeId]) -> Option<ir::FunctionId> {
+    fn instantiate_function(
+        &mut self,
+        fd: &'a ast::FunctionDecl,
+        bind: &HashMap<String, ir::TypeId>,
+        targs: &[ir::TypeId],
+    ) -> Option<ir::FunctionId> {
         let key = (crate::addr(fd), targs.to_vec());
         if let Some(f) = self.func_cache.get(&key) {
             return Some(*f);
         }
         if !self.func_busy.insert(key.0) {
-            self.err("E0410", format!("function `{}` calls itself (recursion is not allowed in P4)", fd.proto.name.name), fd.proto.name.span, "recursive");
+            self.err(
+                "E0410",
+                format!(
+                    "function `{}` calls itself (recursion is not allowed in P4)",
+                    fd.proto.name.name
+                ),
+                fd.proto.name.span,
+                "recursive",
+            );
             return None;
         }
         let f = self.lower_function(fd, bind, targs);
@@ -830,14 +958,24 @@ impl<'a> Sema<'a> {
         f
     }
 
-    pub(crate) fn lower_function(&mut self, fd: &'a ast::FunctionDecl, bind: &HashMap<String, ir::TypeId>, targs: &[ir::TypeId]) -> Option<ir::FunctionId> {
+    pub(crate) fn lower_function(
+        &mut self,
+        fd: &'a ast::FunctionDecl,
+        bind: &HashMap<String, ir::TypeId>,
+        targs: &[ir::TypeId],
+    ) -> Option<ir::FunctionId> {
         let mut owner = crate::env::Owner::new(OwnerKind::Function, String::new());
         owner.tsubst = bind.clone();
         let saved = std::mem::replace(&mut self.cx, owner);
         let ret = match self.resolve_type(&fd.proto.ret) {
             RTy::T(t) => Some(t),
             RTy::InfInt => {
-                self.err("E0303", "functions cannot return `int`", fd.proto.ret.span, "needs a width");
+                self.err(
+                    "E0303",
+                    "functions cannot return `int`",
+                    fd.proto.ret.span,
+                    "needs a width",
+                );
                 None
             }
             _ => None,
@@ -853,7 +991,11 @@ impl<'a> Sema<'a> {
             let v = self.cx.vars.alloc(ir::Var {
                 name: p.name.name.clone(),
                 ty: t,
-                kind: ir::VarKind::Param(if dir == ir::Direction::None { ir::Direction::In } else { dir }),
+                kind: ir::VarKind::Param(if dir == ir::Direction::None {
+                    ir::Direction::In
+                } else {
+                    dir
+                }),
                 annotations: self.annotations(&p.annotations),
                 span: ispan(p.span),
             });
@@ -863,10 +1005,40 @@ impl<'a> Sema<'a> {
         let body = self.block(&fd.body);
         let owner = std::mem::replace(&mut self.cx, saved);
         let ret = ret?;
+        if !matches!(self.ty(ret), Type::Void) && !always_returns(&body) {
+            self.err(
+                "E0411",
+                format!("function `{}` does not return a value on all paths", fd.proto.name.name),
+                fd.proto.name.span,
+                "a path reaches the end without `return`",
+            );
+        }
         let mut name = fd.proto.name.name.clone();
         if !targs.is_empty() {
             name = format!("{}_{}", name, self.func_cache.len());
         }
-        Some(self.p.functions.alloc(ir::Function { name, params, ret, vars: owner.vars, body, span: ispan(fd.span) }))
+        Some(self.p.functions.alloc(ir::Function {
+            name,
+            params,
+            ret,
+            vars: owner.vars,
+            body,
+            span: ispan(fd.span),
+        }))
     }
+}
+
+/// Does every path through `b` end in `return` (or `exit`)?
+pub(crate) fn always_returns(b: &[Stmt]) -> bool {
+    b.iter().any(|s| match s {
+        Stmt::Return { .. } | Stmt::Exit { .. } => true,
+        Stmt::If { then_, else_, .. } => always_returns(then_) && always_returns(else_),
+        Stmt::Block(x) => always_returns(x),
+        Stmt::Switch {
+            cases,
+            default: Some(d),
+            ..
+        } => always_returns(d) && cases.iter().all(|c| always_returns(&c.body)),
+        _ => false,
+    })
 }

@@ -36,7 +36,11 @@ pub fn wrap_to(v: &BigInt, width: u32) -> BigUint {
 
 /// A `Value::Bits` for `v` wrapped to `width`.
 pub(crate) fn bits(v: &BigInt, width: u32, signed: bool) -> Value {
-    Value::Bits { width, signed, bits: wrap_to(v, width) }
+    Value::Bits {
+        width,
+        signed,
+        bits: wrap_to(v, width),
+    }
 }
 
 /// The integer a `Value::Bits` stands for (signed interpretation for `int<W>`).
@@ -53,10 +57,6 @@ pub(crate) fn to_int(v: &Value) -> Option<BigInt> {
         Value::Bool(b) => Some(BigInt::from(*b as u8)),
         _ => None,
     }
-}
-
-pub(crate) fn to_u64(v: &BigInt) -> Option<u64> {
-    v.to_u64()
 }
 
 /// `(width, signed)` of a `bit`/`int` type (serializable enums by their underlying type).
@@ -138,13 +138,21 @@ pub(crate) fn fold_binary(op: BinOp, a: &Value, b: &Value, shape: Option<(u32, b
     let r = match op {
         BinOp::AddSat | BinOp::SubSat => {
             let r = if op == BinOp::AddSat { &x + &y } else { &x - &y };
-            let (lo, hi) = if s { (-pow2(w.saturating_sub(1)), pow2(w.saturating_sub(1)) - 1) } else { (BigInt::zero(), pow2(w) - 1) };
+            let (lo, hi) = if s {
+                (-pow2(w.saturating_sub(1)), pow2(w.saturating_sub(1)) - 1)
+            } else {
+                (BigInt::zero(), pow2(w) - 1)
+            };
             IntOrBool::I(r.clamp(lo, hi))
         }
         BinOp::Shl | BinOp::Shr => {
             let n = y.to_u64()?;
             if n >= w as u64 {
-                IntOrBool::I(if op == BinOp::Shr && x.is_negative() { BigInt::from(-1) } else { BigInt::zero() })
+                IntOrBool::I(if op == BinOp::Shr && x.is_negative() {
+                    BigInt::from(-1)
+                } else {
+                    BigInt::zero()
+                })
             } else if op == BinOp::Shl {
                 IntOrBool::I(x << n as usize)
             } else {
@@ -198,32 +206,66 @@ pub(crate) fn fold_slice(v: &Value, hi: u32, lo: u32) -> Option<Value> {
     let Value::Bits { bits: b, .. } = v else { return None };
     let w = hi - lo + 1;
     let r = (b >> lo as usize) & (wrap_to(&(pow2(w) - 1), w + 1));
-    Some(Value::Bits { width: w, signed: false, bits: r })
+    Some(Value::Bits {
+        width: w,
+        signed: false,
+        bits: r,
+    })
 }
 
 pub(crate) fn fold_concat(a: &Value, b: &Value, signed: bool) -> Option<Value> {
-    let (Value::Bits { width: wa, bits: ba, .. }, Value::Bits { width: wb, bits: bb, .. }) = (a, b) else { return None };
-    Some(Value::Bits { width: wa + wb, signed, bits: (ba << *wb as usize) | bb })
+    let (
+        Value::Bits {
+            width: wa, bits: ba, ..
+        },
+        Value::Bits {
+            width: wb, bits: bb, ..
+        },
+    ) = (a, b)
+    else {
+        return None;
+    };
+    Some(Value::Bits {
+        width: wa + wb,
+        signed,
+        bits: (ba << *wb as usize) | bb,
+    })
 }
 
 /// The all-zero value of a type (used for compile-time defaults).
 pub(crate) fn zero_value(t: &TypeTable, ty: p4dp_ir::TypeId) -> Value {
     match t.get(ty) {
         Type::Bool => Value::Bool(false),
-        Type::Bit(w) | Type::Varbit(w) => Value::Bits { width: *w, signed: false, bits: BigUint::zero() },
-        Type::Int(w) => Value::Bits { width: *w, signed: true, bits: BigUint::zero() },
+        Type::Bit(w) | Type::Varbit(w) => Value::Bits {
+            width: *w,
+            signed: false,
+            bits: BigUint::zero(),
+        },
+        Type::Int(w) => Value::Bits {
+            width: *w,
+            signed: true,
+            bits: BigUint::zero(),
+        },
         Type::SerEnum { underlying, .. } => zero_value(t, *underlying),
         Type::Error => Value::Error(0),
         Type::Enum { .. } => Value::Enum(0),
         Type::String => Value::String(String::new()),
-        Type::Header(s) => Value::Aggregate { valid: Some(false), fields: s.fields.iter().map(|f| zero_value(t, f.ty)).collect() },
-        Type::Struct(s) | Type::HeaderUnion(s) => {
-            Value::Aggregate { valid: None, fields: s.fields.iter().map(|f| zero_value(t, f.ty)).collect() }
-        }
-        Type::Tuple(ts) => Value::Aggregate { valid: None, fields: ts.iter().map(|x| zero_value(t, *x)).collect() },
-        Type::Stack { elem, size } => {
-            Value::Aggregate { valid: None, fields: (0..*size).map(|_| zero_value(t, *elem)).collect() }
-        }
+        Type::Header(s) => Value::Aggregate {
+            valid: Some(false),
+            fields: s.fields.iter().map(|f| zero_value(t, f.ty)).collect(),
+        },
+        Type::Struct(s) | Type::HeaderUnion(s) => Value::Aggregate {
+            valid: None,
+            fields: s.fields.iter().map(|f| zero_value(t, f.ty)).collect(),
+        },
+        Type::Tuple(ts) => Value::Aggregate {
+            valid: None,
+            fields: ts.iter().map(|x| zero_value(t, *x)).collect(),
+        },
+        Type::Stack { elem, size } => Value::Aggregate {
+            valid: None,
+            fields: (0..*size).map(|_| zero_value(t, *elem)).collect(),
+        },
         _ => Value::Bool(false),
     }
 }
@@ -248,24 +290,55 @@ mod tests {
         assert_eq!(wrap_to(&BigInt::from(-1), 8), BigUint::from(255u32));
         let a = bits(&BigInt::from(200), 8, false);
         let b = bits(&BigInt::from(100), 8, false);
-        assert_eq!(fold_binary(BinOp::Add, &a, &b, Some((8, false))), Some(bits(&BigInt::from(44), 8, false)));
-        assert_eq!(fold_binary(BinOp::AddSat, &a, &b, Some((8, false))), Some(bits(&BigInt::from(255), 8, false)));
-        assert_eq!(fold_binary(BinOp::SubSat, &b, &a, Some((8, false))), Some(bits(&BigInt::from(0), 8, false)));
+        assert_eq!(
+            fold_binary(BinOp::Add, &a, &b, Some((8, false))),
+            Some(bits(&BigInt::from(44), 8, false))
+        );
+        assert_eq!(
+            fold_binary(BinOp::AddSat, &a, &b, Some((8, false))),
+            Some(bits(&BigInt::from(255), 8, false))
+        );
+        assert_eq!(
+            fold_binary(BinOp::SubSat, &b, &a, Some((8, false))),
+            Some(bits(&BigInt::from(0), 8, false))
+        );
         let c = bits(&BigInt::from(-100), 8, true);
         let d = bits(&BigInt::from(-100), 8, true);
-        assert_eq!(fold_binary(BinOp::AddSat, &c, &d, Some((8, true))), Some(bits(&BigInt::from(-128), 8, true)));
-        assert_eq!(fold_binary(BinOp::Lt, &c, &b, Some((8, true))), Some(Value::Bool(true)));
-        assert_eq!(fold_unary(UnOp::BitNot, &bits(&BigInt::from(0), 4, false), Some((4, false))), Some(bits(&BigInt::from(15), 4, false)));
-        assert_eq!(fold_slice(&bits(&BigInt::from(0xABCD), 16, false), 11, 4), Some(bits(&BigInt::from(0xBC), 8, false)));
         assert_eq!(
-            fold_concat(&bits(&BigInt::from(0xA), 4, false), &bits(&BigInt::from(0x5), 4, false), false),
+            fold_binary(BinOp::AddSat, &c, &d, Some((8, true))),
+            Some(bits(&BigInt::from(-128), 8, true))
+        );
+        assert_eq!(fold_binary(BinOp::Lt, &c, &b, Some((8, true))), Some(Value::Bool(true)));
+        assert_eq!(
+            fold_unary(UnOp::BitNot, &bits(&BigInt::from(0), 4, false), Some((4, false))),
+            Some(bits(&BigInt::from(15), 4, false))
+        );
+        assert_eq!(
+            fold_slice(&bits(&BigInt::from(0xABCD), 16, false), 11, 4),
+            Some(bits(&BigInt::from(0xBC), 8, false))
+        );
+        assert_eq!(
+            fold_concat(
+                &bits(&BigInt::from(0xA), 4, false),
+                &bits(&BigInt::from(0x5), 4, false),
+                false
+            ),
             Some(bits(&BigInt::from(0xA5), 8, false))
         );
         // int<8> -1 cast to bit<16> sign-extends; bit<8> 255 cast to int<16> zero-extends
-        assert_eq!(fold_cast(&bits(&BigInt::from(-1), 8, true), Some((16, false))), Some(bits(&BigInt::from(0xFFFF), 16, false)));
-        assert_eq!(fold_cast(&bits(&BigInt::from(255), 8, false), Some((16, true))), Some(bits(&BigInt::from(255), 16, true)));
+        assert_eq!(
+            fold_cast(&bits(&BigInt::from(-1), 8, true), Some((16, false))),
+            Some(bits(&BigInt::from(0xFFFF), 16, false))
+        );
+        assert_eq!(
+            fold_cast(&bits(&BigInt::from(255), 8, false), Some((16, true))),
+            Some(bits(&BigInt::from(255), 16, true))
+        );
         // shifts by >= width give 0 / sign bits
-        assert_eq!(fold_binary(BinOp::Shl, &a, &bits(&BigInt::from(9), 8, false), Some((8, false))), Some(bits(&BigInt::from(0), 8, false)));
+        assert_eq!(
+            fold_binary(BinOp::Shl, &a, &bits(&BigInt::from(9), 8, false), Some((8, false))),
+            Some(bits(&BigInt::from(0), 8, false))
+        );
     }
 
     #[test]

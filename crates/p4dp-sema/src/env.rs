@@ -60,6 +60,8 @@ pub(crate) struct Owner {
     /// Parser states by name.
     pub states: HashMap<String, ir::StateId>,
     pub ntmp: u32,
+    /// Compiler temporaries (written once, so never need a snapshot).
+    pub temps: std::collections::HashSet<ir::VarId>,
 }
 
 impl Owner {
@@ -82,6 +84,7 @@ impl Owner {
             value_sets: Vec::new(),
             states: HashMap::new(),
             ntmp: 0,
+            temps: std::collections::HashSet::new(),
         }
     }
     pub fn is_parser(&self) -> bool {
@@ -108,7 +111,12 @@ impl<'a> Sema<'a> {
                 ast::Decl::Error(l) => {
                     for m in &l.members {
                         if self.p.errors.contains(&m.name) {
-                            self.err("E0203", format!("duplicate error member `{}`", m.name), m.span, "declared again here");
+                            self.err(
+                                "E0203",
+                                format!("duplicate error member `{}`", m.name),
+                                m.span,
+                                "declared again here",
+                            );
                         } else {
                             self.p.errors.push(m.name.clone());
                         }
@@ -117,7 +125,12 @@ impl<'a> Sema<'a> {
                 ast::Decl::MatchKind(l) => {
                     for m in &l.members {
                         if self.p.match_kinds.contains(&m.name) {
-                            self.err("E0203", format!("duplicate match_kind `{}`", m.name), m.span, "declared again here");
+                            self.err(
+                                "E0203",
+                                format!("duplicate match_kind `{}`", m.name),
+                                m.span,
+                                "declared again here",
+                            );
                         } else {
                             self.p.match_kinds.push(m.name.clone());
                         }
@@ -136,8 +149,13 @@ impl<'a> Sema<'a> {
                         if !ok {
                             let (ps, span) = (prev.name().span, d.name().span);
                             self.report(
-                                p4dp_syntax::Diagnostic::error("E0203", format!("duplicate declaration of `{name}`"), span, "declared again here")
-                                    .with_secondary(ps, "first declared here"),
+                                p4dp_syntax::Diagnostic::error(
+                                    "E0203",
+                                    format!("duplicate declaration of `{name}`"),
+                                    span,
+                                    "declared again here",
+                                )
+                                .with_secondary(ps, "first declared here"),
                             );
                             continue;
                         }
@@ -164,7 +182,12 @@ impl<'a> Sema<'a> {
         if let Some(d) = v.first() {
             let ds = d.name().span;
             if ds.file == use_span.file && ds.lo > use_span.lo && !self.inside_decl(d, use_span) {
-                self.err("E0208", format!("`{name}` is used before its declaration"), use_span, "used here")
+                self.err(
+                    "E0208",
+                    format!("`{name}` is used before its declaration"),
+                    use_span,
+                    "used here",
+                )
             }
         }
         Some(v)
@@ -181,8 +204,13 @@ impl<'a> Sema<'a> {
         if let Some((_, prev)) = scope.get(&id.name) {
             let prev = *prev;
             self.report(
-                p4dp_syntax::Diagnostic::error("E0203", format!("duplicate declaration of `{}`", id.name), id.span, "declared again here")
-                    .with_secondary(prev, "first declared here"),
+                p4dp_syntax::Diagnostic::error(
+                    "E0203",
+                    format!("duplicate declaration of `{}`", id.name),
+                    id.span,
+                    "declared again here",
+                )
+                .with_secondary(prev, "first declared here"),
             );
             return;
         }
@@ -212,13 +240,15 @@ impl<'a> Sema<'a> {
     pub(crate) fn tmp(&mut self, ty: ir::TypeId, span: Span) -> ir::VarId {
         self.cx.ntmp += 1;
         let name = format!("tmp_{}", self.cx.ntmp);
-        self.cx.vars.alloc(ir::Var {
+        let v = self.cx.vars.alloc(ir::Var {
             name,
             ty,
             kind: ir::VarKind::Local,
             annotations: Vec::new(),
             span: crate::ispan(span),
-        })
+        });
+        self.cx.temps.insert(v);
+        v
     }
 
     /// Address of a declaration (used as a memoization key).

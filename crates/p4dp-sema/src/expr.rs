@@ -4,7 +4,7 @@ use num_bigint::BigInt;
 use num_traits::{Signed, ToPrimitive, Zero};
 
 use p4dp_ir as ir;
-use p4dp_ir::{BinOp, ExprKind, Stmt, Type, UnOp, Value};
+use p4dp_ir::{BinOp, ExprKind, Stmt, Type, Value};
 use p4dp_syntax::ast;
 use p4dp_syntax::Span;
 
@@ -34,21 +34,25 @@ pub(crate) enum Val<'a> {
 }
 
 pub(crate) fn mk(kind: ExprKind, ty: ir::TypeId, span: Span) -> ir::Expr {
-    ir::Expr { kind, ty, span: ispan(span) }
+    ir::Expr {
+        kind,
+        ty,
+        span: ispan(span),
+    }
 }
 
 pub(crate) fn cnst(v: Value, ty: ir::TypeId, span: Span) -> ir::Expr {
     mk(ExprKind::Const(v), ty, span)
 }
 
-fn as_const(e: &ir::Expr) -> Option<&Value> {
+pub(crate) fn as_const(e: &ir::Expr) -> Option<&Value> {
     match &e.kind {
         ExprKind::Const(v) => Some(v),
         _ => None,
     }
 }
 
-fn arith(op: ast::BinaryOp) -> Option<BinOp> {
+pub(crate) fn arith(op: ast::BinaryOp) -> Option<BinOp> {
     use ast::BinaryOp as A;
     Some(match op {
         A::Mul => BinOp::Mul,
@@ -79,8 +83,11 @@ pub(crate) fn binop_of(op: ast::BinaryOp) -> Option<BinOp> {
     arith(op)
 }
 
-fn is_cmp(op: BinOp) -> bool {
-    matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+pub(crate) fn is_cmp(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+    )
 }
 
 impl<'a> Sema<'a> {
@@ -100,7 +107,12 @@ impl<'a> Sema<'a> {
                 Val::Err
             }
             ast::ExprKind::DontCare => {
-                self.err("E0402", "`_` is only allowed as an `out` argument or a keyset", e.span, "not allowed here");
+                self.err(
+                    "E0402",
+                    "`_` is only allowed as an `out` argument or a keyset",
+                    e.span,
+                    "not allowed here",
+                );
                 Val::Err
             }
             ast::ExprKind::ErrorMember(m) => match self.p.error_code(&m.name) {
@@ -109,7 +121,12 @@ impl<'a> Sema<'a> {
                     Val::E(cnst(Value::Error(c), t, e.span))
                 }
                 None => {
-                    self.err("E0210", format!("unknown error `{}`", m.name), m.span, "not declared in any `error { ... }`");
+                    self.err(
+                        "E0210",
+                        format!("unknown error `{}`", m.name),
+                        m.span,
+                        "not declared in any `error { ... }`",
+                    );
                     Val::Err
                 }
             },
@@ -117,12 +134,19 @@ impl<'a> Sema<'a> {
             ast::ExprKind::Index { base, index } => self.index(e, base, index, pre),
             ast::ExprKind::Slice { base, hi, lo } => {
                 let b = self.expr(base, None, pre);
-                let Some(b) = self.rvalue(b, base.span) else { return Val::Err };
+                let Some(b) = self.rvalue(b, base.span) else {
+                    return Val::Err;
+                };
                 self.slice(b, hi, lo, e.span).map(Val::E).unwrap_or(Val::Err)
             }
             ast::ExprKind::Call { .. } => self.call_expr(e, pre, true),
             ast::ExprKind::ConstructorCall { .. } => {
-                self.err("E0402", "a constructor call is not allowed here", e.span, "instantiate it as a declaration");
+                self.err(
+                    "E0402",
+                    "a constructor call is not allowed here",
+                    e.span,
+                    "instantiate it as a declaration",
+                );
                 Val::Err
             }
             ast::ExprKind::Unary { op, expr } => self.unary(e.span, *op, expr, exp, pre),
@@ -138,7 +162,10 @@ impl<'a> Sema<'a> {
     }
 
     fn is_aggregate(&self, t: ir::TypeId) -> bool {
-        matches!(self.ty(t), Type::Header(_) | Type::HeaderUnion(_) | Type::Struct(_) | Type::Tuple(_) | Type::Stack { .. })
+        matches!(
+            self.ty(t),
+            Type::Header(_) | Type::HeaderUnion(_) | Type::Struct(_) | Type::Tuple(_) | Type::Stack { .. }
+        )
     }
 
     fn int_lit(&mut self, l: &ast::IntLit, span: Span) -> Val<'a> {
@@ -150,9 +177,17 @@ impl<'a> Sema<'a> {
                     self.err("E0309", format!("invalid literal width {w}"), span, "bad width");
                     return Val::Err;
                 }
-                let ok = if l.signed { consts::fits(&v, w, true) } else { v < consts::pow2(w) };
+                let ok = if l.signed {
+                    consts::fits(&v, w, true)
+                } else {
+                    v < consts::pow2(w)
+                };
                 if !ok {
-                    let tn = if l.signed { format!("int<{w}>") } else { format!("bit<{w}>") };
+                    let tn = if l.signed {
+                        format!("int<{w}>")
+                    } else {
+                        format!("bit<{w}>")
+                    };
                     self.err("E0302", format!("literal `{v}` does not fit `{tn}`"), span, "too large");
                     return Val::Err;
                 }
@@ -181,14 +216,23 @@ impl<'a> Sema<'a> {
             Val::Err => None,
             Val::Int(i) => {
                 self.report(
-                    p4dp_syntax::Diagnostic::error("E0303", format!("cannot infer a width for the integer `{i}`"), span, "type unknown")
-                        .with_help("give it a width (`8w5`) or cast it (`(bit<8>)5`)"),
+                    p4dp_syntax::Diagnostic::error(
+                        "E0303",
+                        format!("cannot infer a width for the integer `{i}`"),
+                        span,
+                        "type unknown",
+                    )
+                    .with_help("give it a width (`8w5`) or cast it (`(bit<8>)5`)"),
                 );
                 None
             }
             Val::Str(s) => {
                 let t = self.intern(Type::String);
                 Some(cnst(Value::String(s), t, span))
+            }
+            Val::Extern(ir::ExternRef::Param(v), _, _) => {
+                let t = self.cx.vars[v].ty;
+                Some(mk(ExprKind::Var(v), t, span))
             }
             other => {
                 let what = self.val_kind(&other);
@@ -206,7 +250,7 @@ impl<'a> Sema<'a> {
             Val::Control(_) => "a control instance".into(),
             Val::Parser(_) => "a parser instance".into(),
             Val::Action(a) => format!("action `{}`", self.p.actions[*a].name),
-            Val::ValueSet(_) => "a value_set".into(),
+            Val::ValueSet(v) => format!("value_set `{}`", self.p.value_sets[*v].name),
             Val::Global(d) => format!("`{}`", d.name().name),
             _ => "this".into(),
         }
@@ -222,14 +266,24 @@ impl<'a> Sema<'a> {
                     let signed = matches!(self.ty(ty), Type::Int(_));
                     if !consts::fits(&i, w, signed) {
                         let tn = self.tname(ty);
-                        self.err("E0302", format!("value `{i}` does not fit `{tn}`"), span, format!("does not fit `{tn}`"));
+                        self.err(
+                            "E0302",
+                            format!("value `{i}` does not fit `{tn}`"),
+                            span,
+                            format!("does not fit `{tn}`"),
+                        );
                         return None;
                     }
                     Some(cnst(consts::bits(&i, w, signed), ty, span))
                 }
                 _ => {
                     let tn = self.tname(ty);
-                    self.err("E0301", format!("expected `{tn}`, found an integer"), span, format!("expected `{tn}`"));
+                    self.err(
+                        "E0301",
+                        format!("expected `{tn}`, found an integer"),
+                        span,
+                        format!("expected `{tn}`"),
+                    );
                     None
                 }
             },
@@ -243,7 +297,12 @@ impl<'a> Sema<'a> {
                     }
                 }
                 let (a, b) = (self.tname(ty), self.tname(x.ty));
-                self.err("E0301", format!("type mismatch: expected `{a}`, found `{b}`"), span, format!("this is `{b}`"));
+                self.err(
+                    "E0301",
+                    format!("type mismatch: expected `{a}`, found `{b}`"),
+                    span,
+                    format!("this is `{b}`"),
+                );
                 None
             }
             other => {
@@ -258,7 +317,11 @@ impl<'a> Sema<'a> {
             return x;
         }
         if let Some(v) = as_const(&x) {
-            let to = if matches!(self.ty(ty), Type::Bool) { None } else { int_shape(&self.p.types, ty) };
+            let to = if matches!(self.ty(ty), Type::Bool) {
+                None
+            } else {
+                int_shape(&self.p.types, ty)
+            };
             if to.is_some() || matches!(self.ty(ty), Type::Bool) {
                 if let Some(r) = consts::fold_cast(v, to) {
                     return cnst(r, ty, span);
@@ -280,7 +343,12 @@ impl<'a> Sema<'a> {
             }
         }
         let Some(decls) = self.lookup_global(name, p.name.span) else {
-            self.err("E0201", format!("unknown name `{name}`"), p.name.span, "not found in this scope");
+            self.err(
+                "E0201",
+                format!("unknown name `{name}`"),
+                p.name.span,
+                "not found in this scope",
+            );
             return Val::Err;
         };
         let d = decls[0];
@@ -350,7 +418,12 @@ impl<'a> Sema<'a> {
             return v.clone();
         }
         if !self.const_busy.insert(k) {
-            self.err("E0410", format!("constant `{}` is defined in terms of itself", c.name.name), c.name.span, "recursive constant");
+            self.err(
+                "E0410",
+                format!("constant `{}` is defined in terms of itself", c.name.name),
+                c.name.span,
+                "recursive constant",
+            );
             return None;
         }
         let r = self.in_global_scope(|s| s.const_decl_value(c));
@@ -367,7 +440,12 @@ impl<'a> Sema<'a> {
                 CVal::V(v, t) => {
                     let tn = self.tname(t);
                     let _ = v;
-                    self.err("E0301", format!("type mismatch: expected `int`, found `{tn}`"), c.value.span, "not an `int`");
+                    self.err(
+                        "E0301",
+                        format!("type mismatch: expected `int`, found `{tn}`"),
+                        c.value.span,
+                        "not an `int`",
+                    );
                     None
                 }
             },
@@ -391,7 +469,11 @@ impl<'a> Sema<'a> {
         };
         let r = match v {
             Val::Int(i) if pre.is_empty() => Some(CVal::Int(i)),
-            Val::E(ir::Expr { kind: ExprKind::Const(c), ty, .. }) if pre.is_empty() => Some(CVal::V(c, ty)),
+            Val::E(ir::Expr {
+                kind: ExprKind::Const(c),
+                ty,
+                ..
+            }) if pre.is_empty() => Some(CVal::V(c, ty)),
             Val::Str(s) if pre.is_empty() => {
                 let t = self.intern(Type::String);
                 Some(CVal::V(Value::String(s), t))
@@ -429,14 +511,27 @@ impl<'a> Sema<'a> {
         match b {
             Val::Err => Val::Err,
             Val::Type(t) => self.type_member(t, m, e.span),
-            Val::E(x) => self.value_member(x, m, e.span, pre, false).map(Val::E).unwrap_or(Val::Err),
+            Val::E(x) => self
+                .value_member(x, m, e.span, pre, false)
+                .map(Val::E)
+                .unwrap_or(Val::Err),
             Val::Int(_) => {
-                self.err("E0205", format!("an integer has no member `{}`", m.name), m.span, "unknown member");
+                self.err(
+                    "E0205",
+                    format!("an integer has no member `{}`", m.name),
+                    m.span,
+                    "unknown member",
+                );
                 Val::Err
             }
             other => {
                 let what = self.val_kind(&other);
-                self.err("E0205", format!("`{}` of {what} must be called", m.name), m.span, "not a value");
+                self.err(
+                    "E0205",
+                    format!("`{}` of {what} must be called", m.name),
+                    m.span,
+                    "not a value",
+                );
                 Val::Err
             }
         }
@@ -447,53 +542,95 @@ impl<'a> Sema<'a> {
             Type::Enum { members, name } => match members.iter().position(|x| *x == m.name) {
                 Some(i) => Val::E(cnst(Value::Enum(i as u32), t, span)),
                 None => {
-                    self.err("E0210", format!("enum `{name}` has no member `{}`", m.name), m.span, "unknown member");
+                    self.err(
+                        "E0210",
+                        format!("enum `{name}` has no member `{}`", m.name),
+                        m.span,
+                        "unknown member",
+                    );
                     Val::Err
                 }
             },
             Type::SerEnum { members, name, .. } => match members.iter().find(|x| x.0 == m.name) {
                 Some((_, v)) => Val::E(cnst(v.clone(), t, span)),
                 None => {
-                    self.err("E0210", format!("enum `{name}` has no member `{}`", m.name), m.span, "unknown member");
+                    self.err(
+                        "E0210",
+                        format!("enum `{name}` has no member `{}`", m.name),
+                        m.span,
+                        "unknown member",
+                    );
                     Val::Err
                 }
             },
             _ => {
                 let tn = self.tname(t);
-                self.err("E0205", format!("type `{tn}` has no member `{}`", m.name), m.span, "unknown member");
+                self.err(
+                    "E0205",
+                    format!("type `{tn}` has no member `{}`", m.name),
+                    m.span,
+                    "unknown member",
+                );
                 Val::Err
             }
         }
     }
 
     /// `x.m` for a value `x` (struct/header/union fields, stack properties).
-    pub(crate) fn value_member(&mut self, x: ir::Expr, m: &ast::Ident, span: Span, pre: &mut Vec<Stmt>, lv: bool) -> Option<ir::Expr> {
+    pub(crate) fn value_member(
+        &mut self,
+        x: ir::Expr,
+        m: &ast::Ident,
+        span: Span,
+        pre: &mut Vec<Stmt>,
+        lv: bool,
+    ) -> Option<ir::Expr> {
         match self.ty(x.ty).clone() {
-            Type::Header(s) | Type::Struct(s) | Type::HeaderUnion(s) => match s.fields.iter().position(|f| f.name == m.name) {
-                Some(i) => {
-                    let ft = s.fields[i].ty;
-                    if let Some(Value::Aggregate { fields, .. }) = as_const(&x) {
-                        if let Some(v) = fields.get(i) {
-                            return Some(cnst(v.clone(), ft, span));
+            Type::Header(s) | Type::Struct(s) | Type::HeaderUnion(s) => {
+                match s.fields.iter().position(|f| f.name == m.name) {
+                    Some(i) => {
+                        let ft = s.fields[i].ty;
+                        if let Some(Value::Aggregate { fields, .. }) = as_const(&x) {
+                            if let Some(v) = fields.get(i) {
+                                return Some(cnst(v.clone(), ft, span));
+                            }
                         }
+                        Some(mk(ExprKind::Field(Box::new(x), i as u32), ft, span))
                     }
-                    Some(mk(ExprKind::Field(Box::new(x), i as u32), ft, span))
+                    None => {
+                        self.err(
+                            "E0205",
+                            format!("`{}` has no field `{}`", s.name, m.name),
+                            m.span,
+                            "unknown field",
+                        );
+                        None
+                    }
                 }
-                None => {
-                    self.err("E0205", format!("`{}` has no field `{}`", s.name, m.name), m.span, "unknown field");
-                    None
-                }
-            },
+            }
             Type::Stack { size, .. } => self.stack_member(x, size, m, span, pre, lv),
             _ => {
                 let tn = self.tname(x.ty);
-                self.err("E0205", format!("type `{tn}` has no member `{}`", m.name), m.span, "unknown member");
+                self.err(
+                    "E0205",
+                    format!("type `{tn}` has no member `{}`", m.name),
+                    m.span,
+                    "unknown member",
+                );
                 None
             }
         }
     }
 
-    fn stack_member(&mut self, x: ir::Expr, size: u32, m: &ast::Ident, span: Span, pre: &mut Vec<Stmt>, lv: bool) -> Option<ir::Expr> {
+    fn stack_member(
+        &mut self,
+        x: ir::Expr,
+        size: u32,
+        m: &ast::Ident,
+        span: Span,
+        pre: &mut Vec<Stmt>,
+        lv: bool,
+    ) -> Option<ir::Expr> {
         let b32 = self.t_bit(32);
         let elem = match self.ty(x.ty) {
             Type::Stack { elem, .. } => *elem,
@@ -506,29 +643,61 @@ impl<'a> Sema<'a> {
             "lastIndex" if !lv => Some(mk(ExprKind::Binary(BinOp::Sub, Box::new(ni), Box::new(one)), b32, span)),
             "next" | "last" => {
                 if !self.cx.is_parser() {
-                    self.err("E0402", format!("`.{}` is only allowed in parsers", m.name), m.span, "not in a parser");
+                    self.err(
+                        "E0402",
+                        format!("`.{}` is only allowed in parsers", m.name),
+                        m.span,
+                        "not in a parser",
+                    );
                     return None;
                 }
                 let bool_t = self.t_bool();
                 let sz = cnst(consts::bits(&BigInt::from(size), 32, false), b32, span);
                 let (cond, idx) = if m.name == "next" {
-                    (mk(ExprKind::Binary(BinOp::Lt, Box::new(ni.clone()), Box::new(sz)), bool_t, span), ni)
+                    (
+                        mk(
+                            ExprKind::Binary(BinOp::Lt, Box::new(ni.clone()), Box::new(sz)),
+                            bool_t,
+                            span,
+                        ),
+                        ni,
+                    )
                 } else {
                     let zero = cnst(consts::bits(&BigInt::zero(), 32, false), b32, span);
-                    let c1 = mk(ExprKind::Binary(BinOp::Gt, Box::new(ni.clone()), Box::new(zero)), bool_t, span);
-                    let c2 = mk(ExprKind::Binary(BinOp::Le, Box::new(ni.clone()), Box::new(sz)), bool_t, span);
+                    let c1 = mk(
+                        ExprKind::Binary(BinOp::Gt, Box::new(ni.clone()), Box::new(zero)),
+                        bool_t,
+                        span,
+                    );
+                    let c2 = mk(
+                        ExprKind::Binary(BinOp::Le, Box::new(ni.clone()), Box::new(sz)),
+                        bool_t,
+                        span,
+                    );
                     let c = mk(ExprKind::Binary(BinOp::And, Box::new(c1), Box::new(c2)), bool_t, span);
-                    (c, mk(ExprKind::Binary(BinOp::Sub, Box::new(ni), Box::new(one)), b32, span))
+                    (
+                        c,
+                        mk(ExprKind::Binary(BinOp::Sub, Box::new(ni), Box::new(one)), b32, span),
+                    )
                 };
                 let et = self.t_error();
                 let code = self.p.error_code("StackOutOfBounds").unwrap_or(0);
-                pre.push(Stmt::Verify { cond, error: cnst(Value::Error(code), et, span), span: ispan(span) });
+                pre.push(Stmt::Verify {
+                    cond,
+                    error: cnst(Value::Error(code), et, span),
+                    span: ispan(span),
+                });
                 Some(mk(ExprKind::StackElem(Box::new(x), Box::new(idx)), elem, span))
             }
             _ => {
                 let tn = self.tname(x.ty);
                 let what = if lv { "assignable member" } else { "member" };
-                self.err("E0205", format!("header stack `{tn}` has no {what} `{}`", m.name), m.span, "unknown member");
+                self.err(
+                    "E0205",
+                    format!("header stack `{tn}` has no {what} `{}`", m.name),
+                    m.span,
+                    "unknown member",
+                );
                 None
             }
         }
@@ -536,16 +705,63 @@ impl<'a> Sema<'a> {
 
     fn index(&mut self, e: &'a ast::Expr, base: &'a ast::Expr, index: &'a ast::Expr, pre: &mut Vec<Stmt>) -> Val<'a> {
         let b = self.expr(base, None, pre);
-        let Some(b) = self.rvalue(b, base.span) else { return Val::Err };
-        self.stack_index(b, index, e.span, pre, false).map(Val::E).unwrap_or(Val::Err)
+        let Some(b) = self.rvalue(b, base.span) else {
+            return Val::Err;
+        };
+        if self.is_tuple(b.ty) {
+            return self.tuple_index(b, index, e.span).map(Val::E).unwrap_or(Val::Err);
+        }
+        self.stack_index(b, index, e.span, pre, false)
+            .map(Val::E)
+            .unwrap_or(Val::Err)
+    }
+
+    /// `t[i]` on a tuple: `i` must be a constant.
+    fn tuple_index(&mut self, b: ir::Expr, index: &'a ast::Expr, span: Span) -> Option<ir::Expr> {
+        let Type::Struct(st) = self.ty(b.ty).clone() else {
+            return None;
+        };
+        let i = self.const_int(index)?;
+        match i.to_usize().filter(|i| *i < st.fields.len()) {
+            Some(i) => {
+                let ft = st.fields[i].ty;
+                if let Some(Value::Aggregate { fields, .. }) = as_const(&b) {
+                    if let Some(v) = fields.get(i) {
+                        return Some(cnst(v.clone(), ft, span));
+                    }
+                }
+                Some(mk(ExprKind::Field(Box::new(b), i as u32), ft, span))
+            }
+            None => {
+                self.err(
+                    "E0310",
+                    format!("index {i} is out of range for a tuple of {} elements", st.fields.len()),
+                    index.span,
+                    "out of range",
+                );
+                None
+            }
+        }
     }
 
     /// `s[i]`: constant indices are bounds-checked; dynamic ones are hoisted into a temporary
     /// when `hoist` (lvalue arguments are evaluated once).
-    pub(crate) fn stack_index(&mut self, b: ir::Expr, index: &'a ast::Expr, span: Span, pre: &mut Vec<Stmt>, hoist: bool) -> Option<ir::Expr> {
+    pub(crate) fn stack_index(
+        &mut self,
+        b: ir::Expr,
+        index: &'a ast::Expr,
+        span: Span,
+        pre: &mut Vec<Stmt>,
+        hoist: bool,
+    ) -> Option<ir::Expr> {
         let Type::Stack { elem, size } = self.ty(b.ty).clone() else {
             let tn = self.tname(b.ty);
-            self.err("E0304", format!("cannot index a value of type `{tn}`"), span, "not a header stack");
+            self.err(
+                "E0304",
+                format!("cannot index a value of type `{tn}`"),
+                span,
+                "not a header stack",
+            );
             return None;
         };
         let b32 = self.t_bit(32);
@@ -553,7 +769,12 @@ impl<'a> Sema<'a> {
         let idx = match iv {
             Val::Int(i) => {
                 if i.is_negative() || i >= BigInt::from(size) {
-                    self.err("E0310", format!("index {i} is out of range for a stack of size {size}"), index.span, "out of range");
+                    self.err(
+                        "E0310",
+                        format!("index {i} is out of range for a stack of size {size}"),
+                        index.span,
+                        "out of range",
+                    );
                     return None;
                 }
                 cnst(consts::bits(&i, 32, false), b32, index.span)
@@ -563,19 +784,33 @@ impl<'a> Sema<'a> {
                 if let Some(v) = as_const(&x) {
                     let i = consts::to_int(v).unwrap_or_default();
                     if i.is_negative() || i >= BigInt::from(size) {
-                        self.err("E0310", format!("index {i} is out of range for a stack of size {size}"), index.span, "out of range");
+                        self.err(
+                            "E0310",
+                            format!("index {i} is out of range for a stack of size {size}"),
+                            index.span,
+                            "out of range",
+                        );
                         return None;
                     }
                 }
                 if !matches!(self.ty(x.ty), Type::Bit(_) | Type::Int(_)) {
                     let tn = self.tname(x.ty);
-                    self.err("E0301", format!("a stack index must be `bit<W>` or `int<W>`, not `{tn}`"), index.span, "bad index type");
+                    self.err(
+                        "E0301",
+                        format!("a stack index must be `bit<W>` or `int<W>`, not `{tn}`"),
+                        index.span,
+                        "bad index type",
+                    );
                     return None;
                 }
                 if hoist && as_const(&x).is_none() {
                     let t = self.tmp(x.ty, index.span);
                     let tv = mk(ExprKind::Var(t), x.ty, index.span);
-                    pre.push(Stmt::Assign { dst: tv.clone(), src: x, span: ispan(index.span) });
+                    pre.push(Stmt::Assign {
+                        dst: tv.clone(),
+                        src: x,
+                        span: ispan(index.span),
+                    });
                     tv
                 } else {
                     x
@@ -594,11 +829,21 @@ impl<'a> Sema<'a> {
             _ => None,
         }) else {
             let tn = self.tname(b.ty);
-            self.err("E0304", format!("cannot slice a value of type `{tn}`"), span, "not `bit<W>`/`int<W>`");
+            self.err(
+                "E0304",
+                format!("cannot slice a value of type `{tn}`"),
+                span,
+                "not `bit<W>`/`int<W>`",
+            );
             return None;
         };
         if h < l || h >= w {
-            self.err("E0310", format!("slice [{h}:{l}] is out of range for a {w}-bit value"), span, "bad slice bounds");
+            self.err(
+                "E0310",
+                format!("slice [{h}:{l}] is out of range for a {w}-bit value"),
+                span,
+                "bad slice bounds",
+            );
             return None;
         }
         let t = self.t_bit(h - l + 1);
@@ -628,17 +873,32 @@ impl<'a> Sema<'a> {
                                     | ir::VarKind::ActionParam(_, ir::Direction::In | ir::Direction::None)
                             );
                             if ro {
-                                self.err("E0307", format!("cannot assign to `{}`: it is a read-only parameter", p.name.name), e.span, "read-only");
+                                self.err(
+                                    "E0307",
+                                    format!("cannot assign to `{}`: it is a read-only parameter", p.name.name),
+                                    e.span,
+                                    "read-only",
+                                );
                                 return None;
                             }
                             return Some(x);
                         }
-                        self.err("E0307", format!("cannot assign to `{}`: it is a constant", p.name.name), e.span, "not assignable");
+                        self.err(
+                            "E0307",
+                            format!("cannot assign to `{}`: it is a constant", p.name.name),
+                            e.span,
+                            "not assignable",
+                        );
                         None
                     }
                     Val::Err => None,
                     _ => {
-                        self.err("E0307", format!("cannot assign to `{}`", p.name.name), e.span, "not assignable");
+                        self.err(
+                            "E0307",
+                            format!("cannot assign to `{}`", p.name.name),
+                            e.span,
+                            "not assignable",
+                        );
                         None
                     }
                 }
@@ -649,6 +909,9 @@ impl<'a> Sema<'a> {
             }
             ast::ExprKind::Index { base, index } => {
                 let b = self.lvalue(base, pre)?;
+                if self.is_tuple(b.ty) {
+                    return self.tuple_index(b, index, e.span);
+                }
                 self.stack_index(b, index, e.span, pre, true)
             }
             ast::ExprKind::Slice { base, hi, lo } => {
@@ -657,532 +920,14 @@ impl<'a> Sema<'a> {
             }
             ast::ExprKind::Invalid => None,
             _ => {
-                self.err("E0307", "this expression cannot be assigned to", e.span, "not an lvalue");
+                self.err(
+                    "E0307",
+                    "this expression cannot be assigned to",
+                    e.span,
+                    "not an lvalue",
+                );
                 None
             }
-        }
-    }
-
-    // ----------------------------------------------------------------------------------------
-    // operators
-
-    fn unary(&mut self, span: Span, op: ast::UnaryOp, a: &'a ast::Expr, exp: Option<ir::TypeId>, pre: &mut Vec<Stmt>) -> Val<'a> {
-        let v = self.expr(a, if op == ast::UnaryOp::Not { None } else { exp }, pre);
-        let v = match v {
-            Val::Int(i) => {
-                return match op {
-                    ast::UnaryOp::Neg => Val::Int(-i),
-                    ast::UnaryOp::Plus => Val::Int(i),
-                    ast::UnaryOp::BitNot => match exp.and_then(|t| int_shape(&self.p.types, t).map(|s| (t, s))) {
-                        Some((t, (w, s))) if matches!(self.ty(t), Type::Bit(_) | Type::Int(_)) => {
-                            if !consts::fits(&i, w, s) {
-                                let tn = self.tname(t);
-                                self.err("E0302", format!("value `{i}` does not fit `{tn}`"), a.span, "too large");
-                                return Val::Err;
-                            }
-                            Val::E(cnst(consts::bits(&(-i - 1), w, s), t, span))
-                        }
-                        _ => {
-                            self.err("E0303", "cannot infer a width for `~` of an integer", span, "type unknown");
-                            Val::Err
-                        }
-                    },
-                    ast::UnaryOp::Not => {
-                        self.err("E0304", "`!` needs a `bool` operand, found an integer", span, "not bool");
-                        Val::Err
-                    }
-                };
-            }
-            v => v,
-        };
-        let Some(x) = self.rvalue(v, a.span) else { return Val::Err };
-        let x = self.ser_to_underlying(x, span);
-        let (iop, ok) = match op {
-            ast::UnaryOp::Not => (UnOp::Not, matches!(self.ty(x.ty), Type::Bool)),
-            ast::UnaryOp::Neg => (UnOp::Neg, matches!(self.ty(x.ty), Type::Bit(_) | Type::Int(_))),
-            ast::UnaryOp::BitNot => (UnOp::BitNot, matches!(self.ty(x.ty), Type::Bit(_) | Type::Int(_))),
-            ast::UnaryOp::Plus => {
-                if matches!(self.ty(x.ty), Type::Bit(_) | Type::Int(_)) {
-                    return Val::E(x);
-                }
-                (UnOp::Neg, false)
-            }
-        };
-        if !ok {
-            let tn = self.tname(x.ty);
-            self.err("E0304", format!("unary operator cannot be applied to `{tn}`"), span, "wrong operand type");
-            return Val::Err;
-        }
-        let ty = x.ty;
-        if let Some(c) = as_const(&x) {
-            if let Some(r) = consts::fold_unary(iop, c, int_shape(&self.p.types, ty)) {
-                return Val::E(cnst(r, ty, span));
-            }
-        }
-        Val::E(mk(ExprKind::Unary(iop, Box::new(x)), ty, span))
-    }
-
-    fn ser_to_underlying(&mut self, x: ir::Expr, span: Span) -> ir::Expr {
-        if let Type::SerEnum { underlying, .. } = self.ty(x.ty) {
-            let u = *underlying;
-            return self.mk_cast(x, u, span);
-        }
-        x
-    }
-
-    /// Snapshots `x` into a temporary if it reads state (used when a later operand has calls).
-    fn snapshot(&mut self, x: ir::Expr, pre: &mut Vec<Stmt>) -> ir::Expr {
-        if as_const(&x).is_some() {
-            return x;
-        }
-        let sp = x.span;
-        let t = self.tmp(x.ty, Span::new(p4dp_syntax::FileId(sp.file), sp.lo, sp.hi));
-        let tv = ir::Expr { kind: ExprKind::Var(t), ty: x.ty, span: sp };
-        pre.push(Stmt::Assign { dst: tv.clone(), src: x, span: sp });
-        tv
-    }
-
-    fn snapshot_val(&mut self, v: Val<'a>, pre: &mut Vec<Stmt>) -> Val<'a> {
-        match v {
-            Val::E(x) => Val::E(self.snapshot(x, pre)),
-            o => o,
-        }
-    }
-
-    fn binary(&mut self, span: Span, op: ast::BinaryOp, l: &'a ast::Expr, r: &'a ast::Expr, exp: Option<ir::TypeId>, pre: &mut Vec<Stmt>) -> Val<'a> {
-        if matches!(op, ast::BinaryOp::And | ast::BinaryOp::Or) {
-            return self.logical(span, op, l, r, pre);
-        }
-        let Some(bop) = arith(op) else { return self.concat(span, l, r, pre) };
-        let hint = if is_cmp(bop) { None } else { exp };
-        let lv = self.expr(l, hint, pre);
-        let mut rpre = Vec::new();
-        let rhint = if matches!(bop, BinOp::Shl | BinOp::Shr) { None } else { hint };
-        let rv = self.expr(r, rhint, &mut rpre);
-        let lv = if rpre.is_empty() { lv } else { self.snapshot_val(lv, pre) };
-        pre.append(&mut rpre);
-        self.binop_vals(span, bop, lv, rv, l.span, r.span, exp)
-    }
-
-    /// Types and folds `lv op rv`.
-    pub(crate) fn binop_vals(&mut self, span: Span, op: BinOp, lv: Val<'a>, rv: Val<'a>, ls: Span, rs: Span, exp: Option<ir::TypeId>) -> Val<'a> {
-        let bool_t = self.t_bool();
-        if matches!(op, BinOp::Shl | BinOp::Shr) {
-            return self.shift(span, op, lv, rv, ls, rs, exp);
-        }
-        match (lv, rv) {
-            (Val::Err, _) | (_, Val::Err) => Val::Err,
-            (Val::Int(a), Val::Int(b)) => match consts::int_binop(op, &a, &b) {
-                Ok(consts::IntOrBool::I(v)) => Val::Int(v),
-                Ok(consts::IntOrBool::B(v)) => Val::E(cnst(Value::Bool(v), bool_t, span)),
-                Err(m) => {
-                    self.err("E0304", m, span, "cannot evaluate");
-                    Val::Err
-                }
-            },
-            (Val::Int(a), other) => {
-                let Some(y) = self.rvalue(other, rs) else { return Val::Err };
-                let y = if is_cmp(op) || !matches!(self.ty(y.ty), Type::SerEnum { .. }) { y } else { self.ser_to_underlying(y, rs) };
-                let t = match self.ty(y.ty) {
-                    Type::SerEnum { underlying, .. } => *underlying,
-                    _ => y.ty,
-                };
-                let y = if t != y.ty { self.mk_cast(y, t, rs) } else { y };
-                let Some(x) = self.coerce(Val::Int(a), t, ls) else { return Val::Err };
-                self.typed_binop(span, op, x, y)
-            }
-            (other, Val::Int(b)) => {
-                let Some(x) = self.rvalue(other, ls) else { return Val::Err };
-                let x = self.ser_to_underlying(x, ls);
-                let Some(y) = self.coerce(Val::Int(b), x.ty, rs) else { return Val::Err };
-                self.typed_binop(span, op, x, y)
-            }
-            (a, b) => {
-                let Some(x) = self.rvalue(a, ls) else { return Val::Err };
-                let Some(y) = self.rvalue(b, rs) else { return Val::Err };
-                let (x, y) = if x.ty != y.ty || !is_cmp(op) {
-                    (self.ser_to_underlying(x, ls), self.ser_to_underlying(y, rs))
-                } else {
-                    (x, y)
-                };
-                if x.ty != y.ty {
-                    let (a, b) = (self.tname(x.ty), self.tname(y.ty));
-                    self.report(
-                        p4dp_syntax::Diagnostic::error("E0301", format!("operands have different types: `{a}` and `{b}`"), span, "mismatched operand types")
-                            .with_help("cast one operand so that both have the same type"),
-                    );
-                    return Val::Err;
-                }
-                self.typed_binop(span, op, x, y)
-            }
-        }
-    }
-
-    fn typed_binop(&mut self, span: Span, op: BinOp, x: ir::Expr, y: ir::Expr) -> Val<'a> {
-        let t = x.ty;
-        let ok = match op {
-            BinOp::Eq | BinOp::Ne => !matches!(self.ty(t), Type::Void | Type::Extern { .. } | Type::MatchKind | Type::String),
-            BinOp::And | BinOp::Or => matches!(self.ty(t), Type::Bool),
-            BinOp::Div | BinOp::Mod => {
-                matches!(self.ty(t), Type::Bit(_)) || (as_const(&x).is_some() && as_const(&y).is_some() && matches!(self.ty(t), Type::Int(_)))
-            }
-            _ => matches!(self.ty(t), Type::Bit(_) | Type::Int(_)),
-        };
-        if !ok {
-            let tn = self.tname(t);
-            self.err("E0304", format!("operator `{}` cannot be applied to `{tn}`", op_str(op)), span, "wrong operand type");
-            return Val::Err;
-        }
-        if matches!(op, BinOp::Div | BinOp::Mod) {
-            if let Some(v) = as_const(&y) {
-                if consts::to_int(v).is_some_and(|z| z.is_zero()) {
-                    self.err("E0304", "division by zero", span, "divisor is 0");
-                    return Val::Err;
-                }
-            }
-        }
-        let rt = if is_cmp(op) { self.t_bool() } else { t };
-        if let (Some(a), Some(b)) = (as_const(&x), as_const(&y)) {
-            let shape = int_shape(&self.p.types, t);
-            let folded = match (a, b) {
-                (Value::Bits { .. }, Value::Bits { .. }) | (Value::Bool(_), Value::Bool(_)) => consts::fold_binary(op, a, b, shape),
-                _ if matches!(op, BinOp::Eq | BinOp::Ne) => Some(Value::Bool((a == b) == (op == BinOp::Eq))),
-                _ => None,
-            };
-            if let Some(v) = folded {
-                return Val::E(cnst(v, rt, span));
-            }
-        }
-        Val::E(mk(ExprKind::Binary(op, Box::new(x), Box::new(y)), rt, span))
-    }
-
-    fn shift(&mut self, span: Span, op: BinOp, lv: Val<'a>, rv: Val<'a>, ls: Span, rs: Span, exp: Option<ir::TypeId>) -> Val<'a> {
-        let y = match rv {
-            Val::Err => return Val::Err,
-            Val::Int(i) => {
-                if i.is_negative() {
-                    self.err("E0304", "shift amount must not be negative", rs, "negative shift");
-                    return Val::Err;
-                }
-                if let Val::Int(a) = &lv {
-                    return match consts::int_binop(op, a, &i) {
-                        Ok(consts::IntOrBool::I(v)) => Val::Int(v),
-                        _ => {
-                            self.err("E0304", "shift amount too large", rs, "too large");
-                            Val::Err
-                        }
-                    };
-                }
-                let w = (i.bits() as u32).max(32);
-                let t = self.t_bit(w);
-                cnst(consts::bits(&i, w, false), t, rs)
-            }
-            other => {
-                let Some(y) = self.rvalue(other, rs) else { return Val::Err };
-                if !matches!(self.ty(y.ty), Type::Bit(_)) {
-                    let tn = self.tname(y.ty);
-                    self.err("E0304", format!("shift amount must be unsigned (`bit<W>`), not `{tn}`"), rs, "not unsigned");
-                    return Val::Err;
-                }
-                y
-            }
-        };
-        let x = match lv {
-            Val::Int(a) => match exp.filter(|t| matches!(self.ty(*t), Type::Bit(_) | Type::Int(_))) {
-                Some(t) => match self.coerce(Val::Int(a), t, ls) {
-                    Some(x) => x,
-                    None => return Val::Err,
-                },
-                None => {
-                    self.err("E0303", "cannot infer the width of the shifted integer", ls, "type unknown");
-                    return Val::Err;
-                }
-            },
-            other => match self.rvalue(other, ls) {
-                Some(x) => self.ser_to_underlying(x, ls),
-                None => return Val::Err,
-            },
-        };
-        let Some(shape) = (match self.ty(x.ty) {
-            Type::Bit(_) | Type::Int(_) => int_shape(&self.p.types, x.ty),
-            _ => None,
-        }) else {
-            let tn = self.tname(x.ty);
-            self.err("E0304", format!("cannot shift a value of type `{tn}`"), ls, "not `bit<W>`/`int<W>`");
-            return Val::Err;
-        };
-        let t = x.ty;
-        if let (Some(a), Some(b)) = (as_const(&x), as_const(&y)) {
-            if let Some(v) = consts::fold_binary(op, a, b, Some(shape)) {
-                return Val::E(cnst(v, t, span));
-            }
-        }
-        Val::E(mk(ExprKind::Binary(op, Box::new(x), Box::new(y)), t, span))
-    }
-
-    fn logical(&mut self, span: Span, op: ast::BinaryOp, l: &'a ast::Expr, r: &'a ast::Expr, pre: &mut Vec<Stmt>) -> Val<'a> {
-        let bt = self.t_bool();
-        let x = self.expr_as(l, bt, pre);
-        let mut rpre = Vec::new();
-        let y = self.expr_as(r, bt, &mut rpre);
-        let (Some(x), Some(y)) = (x, y) else { return Val::Err };
-        let bop = if op == ast::BinaryOp::And { BinOp::And } else { BinOp::Or };
-        if rpre.is_empty() {
-            if let (Some(a), Some(b)) = (as_const(&x), as_const(&y)) {
-                if let Some(v) = consts::fold_binary(bop, a, b, None) {
-                    return Val::E(cnst(v, bt, span));
-                }
-            }
-            return Val::E(mk(ExprKind::Binary(bop, Box::new(x), Box::new(y)), bt, span));
-        }
-        // Short-circuit with side effects: tmp = x; if (tmp) / if (!tmp) { rpre; tmp = y; }
-        let t = self.tmp(bt, span);
-        let tv = mk(ExprKind::Var(t), bt, span);
-        pre.push(Stmt::Assign { dst: tv.clone(), src: x, span: ispan(span) });
-        rpre.push(Stmt::Assign { dst: tv.clone(), src: y, span: ispan(span) });
-        let cond = if bop == BinOp::And { tv.clone() } else { mk(ExprKind::Unary(UnOp::Not, Box::new(tv.clone())), bt, span) };
-        pre.push(Stmt::If { cond, then_: rpre, else_: Vec::new(), span: ispan(span) });
-        Val::E(tv)
-    }
-
-    fn concat(&mut self, span: Span, l: &'a ast::Expr, r: &'a ast::Expr, pre: &mut Vec<Stmt>) -> Val<'a> {
-        let lv = self.expr(l, None, pre);
-        let mut rpre = Vec::new();
-        let rv = self.expr(r, None, &mut rpre);
-        let lv = if rpre.is_empty() { lv } else { self.snapshot_val(lv, pre) };
-        pre.append(&mut rpre);
-        let (Some(x), Some(y)) = (self.rvalue(lv, l.span), self.rvalue(rv, r.span)) else { return Val::Err };
-        let x = self.ser_to_underlying(x, l.span);
-        let y = self.ser_to_underlying(y, r.span);
-        let (Some((wa, sa)), Some((wb, _))) = (int_shape(&self.p.types, x.ty), int_shape(&self.p.types, y.ty)) else {
-            let (a, b) = (self.tname(x.ty), self.tname(y.ty));
-            self.err("E0304", format!("`++` needs `bit<W>`/`int<W>` operands, found `{a}` and `{b}`"), span, "wrong operand types");
-            return Val::Err;
-        };
-        let w = wa + wb;
-        if w > crate::types::MAX_WIDTH {
-            self.err("E0309", "concatenation result is too wide", span, "too wide");
-            return Val::Err;
-        }
-        let t = self.intern(if sa { Type::Int(w) } else { Type::Bit(w) });
-        if let (Some(a), Some(b)) = (as_const(&x), as_const(&y)) {
-            if let Some(v) = consts::fold_concat(a, b, sa) {
-                return Val::E(cnst(v, t, span));
-            }
-        }
-        Val::E(mk(ExprKind::Concat(Box::new(x), Box::new(y)), t, span))
-    }
-
-    fn ternary(&mut self, span: Span, c: &'a ast::Expr, a: &'a ast::Expr, b: &'a ast::Expr, exp: Option<ir::TypeId>, pre: &mut Vec<Stmt>) -> Val<'a> {
-        let bt = self.t_bool();
-        let cond = self.expr_as(c, bt, pre);
-        let mut apre = Vec::new();
-        let mut bpre = Vec::new();
-        let av = self.expr(a, exp, &mut apre);
-        let bv = self.expr(b, exp, &mut bpre);
-        let Some(cond) = cond else { return Val::Err };
-        // Decide the result type.
-        let ty = match (&av, &bv) {
-            (Val::Err, _) | (_, Val::Err) => return Val::Err,
-            (Val::Int(x), Val::Int(y)) => {
-                if let Some(Value::Bool(cv)) = as_const(&cond) {
-                    if apre.is_empty() && bpre.is_empty() {
-                        return Val::Int(if *cv { x.clone() } else { y.clone() });
-                    }
-                }
-                match exp {
-                    Some(t) => t,
-                    None => {
-                        self.err("E0303", "cannot infer the type of `?:` with integer operands", span, "type unknown");
-                        return Val::Err;
-                    }
-                }
-            }
-            (Val::E(x), _) => x.ty,
-            (_, Val::E(y)) => y.ty,
-            _ => match exp {
-                Some(t) => t,
-                None => {
-                    self.err("E0303", "cannot infer the type of `?:`", span, "type unknown");
-                    return Val::Err;
-                }
-            },
-        };
-        let (Some(x), Some(y)) = (self.coerce(av, ty, a.span), self.coerce(bv, ty, b.span)) else { return Val::Err };
-        if apre.is_empty() && bpre.is_empty() {
-            if let Some(Value::Bool(cv)) = as_const(&cond) {
-                return Val::E(if *cv { x } else { y });
-            }
-            return Val::E(mk(ExprKind::Mux(Box::new(cond), Box::new(x), Box::new(y)), ty, span));
-        }
-        let t = self.tmp(ty, span);
-        let tv = mk(ExprKind::Var(t), ty, span);
-        apre.push(Stmt::Assign { dst: tv.clone(), src: x, span: ispan(span) });
-        bpre.push(Stmt::Assign { dst: tv.clone(), src: y, span: ispan(span) });
-        pre.push(Stmt::If { cond, then_: apre, else_: bpre, span: ispan(span) });
-        Val::E(tv)
-    }
-
-    fn cast(&mut self, span: Span, ty: &'a ast::Type, e: &'a ast::Expr, pre: &mut Vec<Stmt>) -> Val<'a> {
-        let Some(t) = self.resolve_data_type(ty) else { return Val::Err };
-        let v = self.expr(e, Some(t), pre);
-        match v {
-            Val::Err => Val::Err,
-            Val::Int(i) => {
-                let target = match self.ty(t) {
-                    Type::SerEnum { underlying, .. } => *underlying,
-                    _ => t,
-                };
-                match self.ty(target).clone() {
-                    Type::Bit(w) => Val::E(cnst(consts::bits(&i, w, false), t, span)),
-                    Type::Int(w) => Val::E(cnst(consts::bits(&i, w, true), t, span)),
-                    Type::Bool if i == BigInt::from(0) || i == BigInt::from(1) => Val::E(cnst(Value::Bool(i == BigInt::from(1)), t, span)),
-                    _ => {
-                        let tn = self.tname(t);
-                        self.err("E0305", format!("cannot cast an integer to `{tn}`"), span, "invalid cast");
-                        Val::Err
-                    }
-                }
-            }
-            other => {
-                let Some(x) = self.rvalue(other, e.span) else { return Val::Err };
-                if x.ty == t {
-                    return Val::E(x);
-                }
-                if self.cast_ok(x.ty, t) {
-                    Val::E(self.mk_cast(x, t, span))
-                } else {
-                    let (a, b) = (self.tname(x.ty), self.tname(t));
-                    self.err("E0305", format!("cannot cast `{a}` to `{b}`"), span, "cast not allowed by the P4_16 specification");
-                    Val::Err
-                }
-            }
-        }
-    }
-
-    /// The explicit casts of the P4_16 specification.
-    pub(crate) fn cast_ok(&self, from: ir::TypeId, to: ir::TypeId) -> bool {
-        let base = |t: ir::TypeId| match self.ty(t) {
-            Type::SerEnum { underlying, .. } => *underlying,
-            _ => t,
-        };
-        let (f, t) = (self.ty(base(from)), self.ty(base(to)));
-        match (f, t) {
-            (Type::Bit(a), Type::Int(b)) | (Type::Int(a), Type::Bit(b)) => a == b,
-            (Type::Bit(_), Type::Bit(_)) | (Type::Int(_), Type::Int(_)) => true,
-            (Type::Bit(1), Type::Bool) | (Type::Bool, Type::Bit(1)) => true,
-            (Type::Bool, Type::Bool) => true,
-            _ => false,
-        }
-    }
-
-    // ----------------------------------------------------------------------------------------
-    // list / struct expressions
-
-    /// A list or struct expression (or `{#}`) typed by its context type `t`.
-    pub(crate) fn aggregate(&mut self, e: &'a ast::Expr, t: ir::TypeId, pre: &mut Vec<Stmt>) -> Option<ir::Expr> {
-        let ty = self.ty(t).clone();
-        let tn = self.tname(t);
-        let field_tys: Vec<(String, ir::TypeId)> = match &ty {
-            Type::Header(s) | Type::Struct(s) | Type::HeaderUnion(s) => s.fields.iter().map(|f| (f.name.clone(), f.ty)).collect(),
-            Type::Tuple(ts) => ts.iter().enumerate().map(|(i, x)| (i.to_string(), *x)).collect(),
-            _ => {
-                self.err("E0404", format!("list expressions of type `{tn}` are not supported"), e.span, "unsupported");
-                return None;
-            }
-        };
-        let mut out = Vec::new();
-        match &e.kind {
-            ast::ExprKind::InvalidHeader => {
-                if !matches!(ty, Type::Header(_) | Type::HeaderUnion(_)) {
-                    self.err("E0301", format!("`{{#}}` is an invalid header, but `{tn}` is not a header"), e.span, "type mismatch");
-                    return None;
-                }
-                return Some(cnst(consts::zero_value(&self.p.types, t), t, e.span));
-            }
-            ast::ExprKind::List { elems, dots } => {
-                if matches!(ty, Type::HeaderUnion(_)) {
-                    self.err("E0301", "a header union cannot be initialized with a list", e.span, "type mismatch");
-                    return None;
-                }
-                if elems.len() != field_tys.len() && !*dots {
-                    self.err("E0306", format!("`{tn}` has {} fields, the list has {} elements", field_tys.len(), elems.len()), e.span, "wrong number of elements");
-                    return None;
-                }
-                if *dots {
-                    self.err("E0404", "`...` in list expressions is not supported", e.span, "unsupported");
-                    return None;
-                }
-                for (x, (_, ft)) in elems.iter().zip(field_tys.iter()) {
-                    out.push(self.expr_as(x, *ft, pre));
-                }
-            }
-            ast::ExprKind::Struct { fields, dots } => {
-                if matches!(ty, Type::Tuple(_)) {
-                    self.err("E0301", "a tuple cannot be initialized with a struct expression", e.span, "type mismatch");
-                    return None;
-                }
-                if *dots {
-                    self.err("E0404", "`...` in struct expressions is not supported", e.span, "unsupported");
-                    return None;
-                }
-                for f in fields {
-                    if !field_tys.iter().any(|(n, _)| *n == f.name.name) {
-                        self.err("E0205", format!("`{tn}` has no field `{}`", f.name.name), f.name.span, "unknown field");
-                    }
-                }
-                for (n, ft) in &field_tys {
-                    let given: Vec<_> = fields.iter().filter(|f| f.name.name == *n).collect();
-                    match given.as_slice() {
-                        [f] => out.push(self.expr_as(&f.value, *ft, pre)),
-                        [] => {
-                            self.err("E0306", format!("field `{n}` of `{tn}` is not initialized"), e.span, "missing field");
-                            out.push(None);
-                        }
-                        [_, f, ..] => {
-                            self.err("E0203", format!("field `{n}` is initialized twice"), f.name.span, "duplicate");
-                            out.push(None);
-                        }
-                    }
-                }
-            }
-            _ => return None,
-        }
-        let out: Option<Vec<ir::Expr>> = out.into_iter().collect();
-        let out = out?;
-        if out.iter().all(|x| as_const(x).is_some()) {
-            let fields = out.iter().filter_map(|x| as_const(x).cloned()).collect();
-            let valid = if matches!(ty, Type::Header(_)) { Some(true) } else { None };
-            return Some(cnst(Value::Aggregate { valid, fields }, t, e.span));
-        }
-        Some(mk(ExprKind::List(out), t, e.span))
-    }
-
-    /// A list expression without a context type: a tuple of its elements' types.
-    fn untyped_list(&mut self, e: &'a ast::Expr, pre: &mut Vec<Stmt>) -> Val<'a> {
-        match &e.kind {
-            ast::ExprKind::List { elems, dots: false } => {
-                let mut xs = Vec::new();
-                for x in elems {
-                    xs.push(self.rexpr(x, pre));
-                }
-                let Some(xs) = xs.into_iter().collect::<Option<Vec<_>>>() else { return Val::Err };
-                let t = self.intern(Type::Tuple(xs.iter().map(|x| x.ty).collect()));
-                Val::E(mk(ExprKind::List(xs), t, e.span))
-            }
-            _ => {
-                self.err("E0303", "cannot infer the type of this expression", e.span, "type unknown; use a cast or a typed variable");
-                Val::Err
-            }
-        }
-    }
-
-    /// Integer value of a constant expression that is already lowered.
-    pub(crate) fn val_int(v: &Val<'a>) -> Option<BigInt> {
-        match v {
-            Val::Int(i) => Some(i.clone()),
-            Val::E(x) => as_const(x).and_then(consts::to_int),
-            _ => None,
         }
     }
 

@@ -2,23 +2,45 @@
 //!
 //! # Passes (in order)
 //!
-//! 1. **Collect** ([`env`]): every top-level declaration by name (overloads kept together),
+//! 1. **Collect** (`env`): every top-level declaration by name (overloads kept together),
 //!    `error` and `match_kind` members, duplicate detection.
-//! 2. **Elaborate `main`** ([`elab`]): the package instance is found, each block argument is
-//!    instantiated; instantiating a parser/control ([`control`], [`parser`]) resolves names,
+//! 2. **Elaborate `main`** (`elab`): the package instance is found, each block argument is
+//!    instantiated; instantiating a parser/control (`control`, `parser`) resolves names,
 //!    type-checks and lowers its body *for that instance* (constructor parameters bound as
-//!    constants), so elaboration and checking are one walk. Types ([`types`]) and global
+//!    constants), so elaboration and checking are one walk. Types (`types`) and global
 //!    constants are resolved lazily and memoized; generic functions are instantiated per type
-//!    arguments ([`call`]).
+//!    arguments (`call`).
 //! 3. **Check the rest**: top-level parsers/controls/actions/functions that `main` does not reach
 //!    are checked in a scratch program that is then dropped, so their errors are reported too.
 //! 4. **Validate** (`p4dp_ir::validate`): a failure is an internal error (`E0499`).
 //!
-//! Expressions are lowered by [`expr`] with an optional *expected type* (how `int` literals,
-//! list and struct expressions get their type from context); calls are hoisted into statements
-//! with temporaries in left-to-right order ([`call`]); statements in [`stmt`]. Constant folding
-//! and the value arithmetic live in [`consts`].
+//! Expressions are lowered by `expr` (names, members, indexing, lvalues, implicit casts),
+//! `ops` (operators and explicit casts) and `aggregate` (list/struct expressions), each with
+//! an optional *expected type* (how `int` literals, list and struct expressions get their type
+//! from context). Calls are hoisted into statements with temporaries in left-to-right order
+//! (`call`; header/stack/table built-ins in `builtins`); statements in `stmt`; tables and
+//! keysets in `table`. Constant folding and the value arithmetic live in `consts`.
 //!
+//! # Representation choices (what the IR gets)
+//!
+//! * `tuple<...>` types and untyped list expressions (`hash(..., {a, b}, ...)`) are interned as a
+//!   [`p4dp_ir::Type::Struct`] named `tuple<...>` with fields `f0`, `f1`, ... and the annotation
+//!   `@__tuple` (the IR's `Field` access applies only to structs); `Type::Tuple` is not produced.
+//! * `type T N;` is treated as an alias of `T` (no distinct IR type).
+//! * An extern instance whose type arguments are not all given (v1model `register<bit<32>>` of
+//!   `register<T, I>`) records the given prefix in `type_args`; the missing ones are inferred per
+//!   method call (they appear in that call's argument types).
+//! * `switch (t.apply().action_run)` labels are `bit<32>` values of the global [`p4dp_ir::ActionId`]
+//!   index, as `Stmt::ApplyTable::action_run` defines.
+//! * Header union rule: `u.m.setValid()`, `extract(u.m)` and assigning a valid header to `u.m`
+//!   first emit `setInvalid` on every other member of `u`.
+//! * `s.next`/`s.last` (parsers only) emit a `Verify(..., error.StackOutOfBounds)` before the
+//!   access; `extract(s.next)` increments `nextIndex` after the extract.
+//! * A table without `default_action` gets `NoAction` (added to its actions as `@defaultonly`).
+//! * Entries without `priority` get priorities so that earlier entries win (larger wins in the IR);
+//!   `largest_priority_wins = false` programs are mapped to that convention.
+//! * Omitted `@optional` extern arguments are left out of `Call::args`.
+
 //! # Error codes
 //!
 //! | code  | meaning |
@@ -54,6 +76,7 @@
 //! | E0408 | `static_assert` failed |
 //! | E0409 | invalid keyset (select case or table entry) |
 //! | E0410 | recursive declaration |
+//! | E0411 | a non-`void` function does not return a value on every path |
 //! | E0499 | internal compiler error (the produced IR failed validation) |
 
 use std::collections::{HashMap, HashSet};
@@ -63,14 +86,18 @@ use p4dp_ir as ir;
 use p4dp_syntax::ast;
 use p4dp_syntax::{Diagnostic, SourceMap, Span};
 
+mod aggregate;
+mod builtins;
 mod call;
 mod consts;
 mod control;
 mod elab;
 mod env;
 mod expr;
+mod ops;
 mod parser;
 mod stmt;
+mod table;
 mod types;
 
 #[cfg(test)]
@@ -78,12 +105,19 @@ mod tests;
 
 pub use consts::{fits, wrap_to};
 
-use env::{Binding, Globals, Owner};
+use env::{Globals, Owner};
 
 /// Runs semantic analysis. Returns the program when no error was found, and every diagnostic.
 pub fn analyze(ast: &ast::Program, sm: &SourceMap) -> (Option<ir::Program>, Vec<Diagnostic>) {
     let mut s = Sema::new(sm, ast);
     s.run(ast);
+    // Source order (discovery order can follow elaboration order instead).
+    s.diags.sort_by_key(|d| {
+        d.primary
+            .as_ref()
+            .map(|l| (l.span.file.0, l.span.lo))
+            .unwrap_or((u32::MAX, 0))
+    });
     let has_err = s.diags.iter().any(|d| d.is_error());
     let prog = std::mem::take(&mut s.p);
     (if has_err { None } else { Some(prog) }, s.diags)
@@ -96,6 +130,14 @@ pub fn analyze_and_validate(
 ) -> Result<(ir::ValidProgram, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (p, mut diags) = analyze(ast, sm);
     let Some(p) = p else { return Err(diags) };
+    if p.package.is_none() {
+        diags.push(
+            Diagnostic::error_nospan("E0403", "the program has no `main` package instance").with_help(
+                "instantiate the architecture's package, e.g. `V1Switch(MyParser(), ..., MyDeparser()) main;`",
+            ),
+        );
+        return Err(diags);
+    }
     match ir::validate(p) {
         Ok(v) => Ok((v, diags)),
         Err(errs) => {
@@ -163,10 +205,16 @@ pub(crate) struct Sema<'a> {
     pub elaborated: HashSet<usize>,
     /// Depth of nested instantiation (guards against recursive instantiation).
     pub depth: u32,
+    /// Parser/control declarations being elaborated right now (recursion check).
+    pub elab_busy: HashSet<usize>,
 }
 
 pub(crate) fn ispan(s: Span) -> ir::Span {
-    ir::Span { file: s.file.0, lo: s.lo, hi: s.hi }
+    ir::Span {
+        file: s.file.0,
+        lo: s.lo,
+        hi: s.hi,
+    }
 }
 
 pub(crate) fn addr<T>(r: &T) -> usize {
@@ -192,6 +240,7 @@ impl<'a> Sema<'a> {
             global_externs: HashMap::new(),
             elaborated: HashSet::new(),
             depth: 0,
+            elab_busy: HashSet::new(),
         }
     }
 

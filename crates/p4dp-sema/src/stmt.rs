@@ -41,7 +41,12 @@ impl<'a> Sema<'a> {
             Val::Err => None,
             Val::E(x) => {
                 let tn = self.tname(x.ty);
-                self.err("E0311", format!("a condition must be `bool`, found `{tn}`"), e.span, "not a bool");
+                self.err(
+                    "E0311",
+                    format!("a condition must be `bool`, found `{tn}`"),
+                    e.span,
+                    "not a bool",
+                );
                 None
             }
             _ => {
@@ -62,6 +67,24 @@ impl<'a> Sema<'a> {
                         let src = self.expr_as(rhs, dst.ty, &mut rpre);
                         out.append(&mut rpre);
                         if let Some(src) = src {
+                            // Header union rule: a valid header assigned to a member invalidates the others.
+                            if matches!(self.ty(dst.ty), Type::Header(_)) {
+                                let mut inv = Vec::new();
+                                self.invalidate_union_siblings(&dst, s.span, &mut inv);
+                                if !inv.is_empty() {
+                                    let bt = self.t_bool();
+                                    let src_v = self.snapshot_pub(src.clone(), out);
+                                    let cond = mk(ExprKind::IsValid(Box::new(src_v.clone())), bt, s.span);
+                                    out.push(Stmt::If {
+                                        cond,
+                                        then_: inv,
+                                        else_: Vec::new(),
+                                        span,
+                                    });
+                                    out.push(Stmt::Assign { dst, src: src_v, span });
+                                    return;
+                                }
+                            }
                             out.push(Stmt::Assign { dst, src, span });
                         }
                     }
@@ -74,10 +97,19 @@ impl<'a> Sema<'a> {
             ast::StmtKind::CompoundAssign { op, lhs, rhs } => {
                 let Some(dst) = self.lvalue(lhs, out) else { return };
                 let Some(bop) = crate::expr::binop_of(*op) else {
-                    self.err("E0304", "this compound assignment operator is not supported", s.span, "unsupported");
+                    self.err(
+                        "E0304",
+                        "this compound assignment operator is not supported",
+                        s.span,
+                        "unsupported",
+                    );
                     return;
                 };
-                let hint = if matches!(bop, ir::BinOp::Shl | ir::BinOp::Shr) { None } else { Some(dst.ty) };
+                let hint = if matches!(bop, ir::BinOp::Shl | ir::BinOp::Shr) {
+                    None
+                } else {
+                    Some(dst.ty)
+                };
                 let rv = self.expr(rhs, hint, out);
                 let sp = s.span;
                 let v = self.binop_vals(sp, bop, Val::E(dst.clone()), rv, lhs.span, rhs.span, Some(dst.ty));
@@ -100,7 +132,12 @@ impl<'a> Sema<'a> {
                     None => Vec::new(),
                 };
                 if let Some(c) = c {
-                    out.push(Stmt::If { cond: c, then_: t, else_: el, span });
+                    out.push(Stmt::If {
+                        cond: c,
+                        then_: t,
+                        else_: el,
+                        span,
+                    });
                 }
             }
             ast::StmtKind::Switch { expr, cases } => self.switch(s.span, expr, cases, out),
@@ -110,7 +147,12 @@ impl<'a> Sema<'a> {
             }
             ast::StmtKind::Exit => {
                 if !matches!(self.cx.kind, OwnerKind::Control(_)) {
-                    self.err("E0402", "`exit` is only allowed in controls and actions", s.span, "not allowed here");
+                    self.err(
+                        "E0402",
+                        "`exit` is only allowed in controls and actions",
+                        s.span,
+                        "not allowed here",
+                    );
                     return;
                 }
                 out.push(Stmt::Exit { span });
@@ -135,18 +177,28 @@ impl<'a> Sema<'a> {
                 let void = matches!(self.ty(rt), Type::Void);
                 match (v, void) {
                     (Some(e), false) => {
-                        if let Some(x) = self.expr_as(e, rt, out) {
-                            out.push(Stmt::Return { value: Some(x), span });
-                        }
+                        // On a type error, still end the path (no cascading "missing return").
+                        let x = self.expr_as(e, rt, out);
+                        out.push(Stmt::Return { value: x, span });
                     }
                     (None, true) => out.push(Stmt::Return { value: None, span }),
-                    (Some(e), true) => self.err("E0301", "a `void` function cannot return a value", e.span, "remove the value"),
+                    (Some(e), true) => self.err(
+                        "E0301",
+                        "a `void` function cannot return a value",
+                        e.span,
+                        "remove the value",
+                    ),
                     (None, false) => self.err("E0301", "this function must return a value", sp, "value missing"),
                 }
             }
             OwnerKind::Control(_) => {
                 if let Some(e) = v {
-                    self.err("E0301", "actions and controls cannot return a value", e.span, "remove the value");
+                    self.err(
+                        "E0301",
+                        "actions and controls cannot return a value",
+                        e.span,
+                        "remove the value",
+                    );
                     return;
                 }
                 out.push(Stmt::Return { value: None, span });
@@ -163,9 +215,17 @@ impl<'a> Sema<'a> {
                     self.declare(&v.name, Binding::Err);
                     return;
                 };
-                if matches!(self.ty(t), Type::Void | Type::Extern { .. } | Type::String | Type::MatchKind) {
+                if matches!(
+                    self.ty(t),
+                    Type::Void | Type::Extern { .. } | Type::String | Type::MatchKind
+                ) {
                     let tn = self.tname(t);
-                    self.err("E0309", format!("a variable cannot have type `{tn}`"), v.ty.span, "bad variable type");
+                    self.err(
+                        "E0309",
+                        format!("a variable cannot have type `{tn}`"),
+                        v.ty.span,
+                        "bad variable type",
+                    );
                     self.declare(&v.name, Binding::Err);
                     return;
                 }
@@ -184,7 +244,11 @@ impl<'a> Sema<'a> {
                 if let Some((mut pre, x)) = init {
                     init_out.append(&mut pre);
                     if let Some(x) = x {
-                        init_out.push(Stmt::Assign { dst: mk(ExprKind::Var(id), t, v.name.span), src: x, span: ispan(v.span) });
+                        init_out.push(Stmt::Assign {
+                            dst: mk(ExprKind::Var(id), t, v.name.span),
+                            src: x,
+                            span: ispan(v.span),
+                        });
                     }
                 }
                 self.declare(&v.name, Binding::Var(id));
@@ -197,7 +261,12 @@ impl<'a> Sema<'a> {
                 self.declare(&c.name, b);
             }
             other => {
-                self.err("E0402", "only variables and constants can be declared here", other.span(), "not allowed here");
+                self.err(
+                    "E0402",
+                    "only variables and constants can be declared here",
+                    other.span(),
+                    "not allowed here",
+                );
             }
         }
     }
@@ -216,7 +285,12 @@ impl<'a> Sema<'a> {
                                 Val::Err => return,
                                 other => {
                                     let what = self.val_kind(&other);
-                                    self.err("E0406", format!("`action_run` needs a table, found {what}"), tb.span, "not a table");
+                                    self.err(
+                                        "E0406",
+                                        format!("`action_run` needs a table, found {what}"),
+                                        tb.span,
+                                        "not a table",
+                                    );
                                     return;
                                 }
                             }
@@ -242,9 +316,17 @@ impl<'a> Sema<'a> {
                     }
                     return;
                 };
-                if !matches!(self.ty(x.ty), Type::Bit(_) | Type::Int(_) | Type::Enum { .. } | Type::SerEnum { .. } | Type::Error) {
+                if !matches!(
+                    self.ty(x.ty),
+                    Type::Bit(_) | Type::Int(_) | Type::Enum { .. } | Type::SerEnum { .. } | Type::Error
+                ) {
                     let tn = self.tname(x.ty);
-                    self.err("E0406", format!("cannot switch on a value of type `{tn}`"), e.span, "expected bit/int/enum/error");
+                    self.err(
+                        "E0406",
+                        format!("cannot switch on a value of type `{tn}`"),
+                        e.span,
+                        "expected bit/int/enum/error",
+                    );
                     return;
                 }
                 let t = x.ty;
@@ -259,7 +341,12 @@ impl<'a> Sema<'a> {
         let mut saw_default = false;
         for c in cases {
             if saw_default {
-                self.err("E0406", "`default` must be the last label of a switch", c.span, "label after `default`");
+                self.err(
+                    "E0406",
+                    "`default` must be the last label of a switch",
+                    c.span,
+                    "label after `default`",
+                );
             }
             match &c.label {
                 ast::SwitchLabel::Default(_) => {
@@ -273,9 +360,17 @@ impl<'a> Sema<'a> {
                             let mut scratch = Vec::new();
                             let lv = self.expr(le, Some(lt), &mut scratch);
                             match self.coerce(lv, lt, le.span) {
-                                Some(ir::Expr { kind: ExprKind::Const(v), .. }) => Some(v),
+                                Some(ir::Expr {
+                                    kind: ExprKind::Const(v),
+                                    ..
+                                }) => Some(v),
                                 Some(_) => {
-                                    self.err("E0401", "switch labels must be compile-time constants", le.span, "not a constant");
+                                    self.err(
+                                        "E0401",
+                                        "switch labels must be compile-time constants",
+                                        le.span,
+                                        "not a constant",
+                                    );
                                     None
                                 }
                                 None => None,
@@ -299,7 +394,10 @@ impl<'a> Sema<'a> {
                     default = Some(body.clone());
                 }
                 if !pending.is_empty() {
-                    out_cases.push(ir::SwitchCase { values: std::mem::take(&mut pending), body });
+                    out_cases.push(ir::SwitchCase {
+                        values: std::mem::take(&mut pending),
+                        body,
+                    });
                 }
                 pending_default = false;
             }
@@ -309,21 +407,40 @@ impl<'a> Sema<'a> {
                 self.err("E0406", "the last switch label has no statement", c.span, "add a block");
             }
         }
-        out.push(Stmt::Switch { expr: x, cases: out_cases, default, span });
+        out.push(Stmt::Switch {
+            expr: x,
+            cases: out_cases,
+            default,
+            span,
+        });
     }
 
     /// An action name used as a label of `switch (t.apply().action_run)`.
     fn action_label(&mut self, t: ir::TableId, le: &'a ast::Expr) -> Option<Value> {
         let ast::ExprKind::Name(p) = &le.kind else {
-            self.err("E0406", "labels of an `action_run` switch must be action names", le.span, "not an action name");
+            self.err(
+                "E0406",
+                "labels of an `action_run` switch must be action names",
+                le.span,
+                "not an action name",
+            );
             return None;
         };
-        let found = self.p.tables[t].actions.iter().map(|a| a.action).find(|a| self.p.actions[*a].name == p.name.name);
+        let found = self.p.tables[t]
+            .actions
+            .iter()
+            .map(|a| a.action)
+            .find(|a| self.p.actions[*a].name == p.name.name);
         match found {
             Some(a) => Some(crate::consts::bits(&num_bigint::BigInt::from(a.index()), 32, false)),
             None => {
                 let tn = self.p.tables[t].name.clone();
-                self.err("E0207", format!("action `{}` is not in the actions of table `{tn}`", p.name.name), le.span, "not an action of this table");
+                self.err(
+                    "E0207",
+                    format!("action `{}` is not in the actions of table `{tn}`", p.name.name),
+                    le.span,
+                    "not an action of this table",
+                );
                 None
             }
         }

@@ -47,6 +47,37 @@ impl<'a> Sema<'a> {
         self.p.types.get(t)
     }
 
+    /// `tuple<T0, T1, ...>`. Represented as a struct named `tuple<...>` with fields `f0`, `f1`,
+    /// ... (annotated `@__tuple`), because the IR's `Field` access only applies to structs.
+    pub(crate) fn tuple_type(&mut self, elems: Vec<ir::TypeId>) -> ir::TypeId {
+        let name = format!(
+            "tuple<{}>",
+            elems.iter().map(|x| self.tname(*x)).collect::<Vec<_>>().join(", ")
+        );
+        let fields = elems
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ir::Field {
+                name: format!("f{i}"),
+                ty: *t,
+                annotations: Vec::new(),
+            })
+            .collect();
+        let annotations = vec![ir::Annotation {
+            name: "__tuple".into(),
+            args: Vec::new(),
+        }];
+        self.intern(Type::Struct(ir::StructType {
+            name,
+            fields,
+            annotations,
+        }))
+    }
+
+    pub(crate) fn is_tuple(&self, t: ir::TypeId) -> bool {
+        matches!(self.ty(t), Type::Struct(s) if s.annotations.iter().any(|a| a.name == "__tuple"))
+    }
+
     /// A human-readable type name for messages.
     pub(crate) fn tname(&self, t: ir::TypeId) -> String {
         match self.ty(t) {
@@ -61,12 +92,19 @@ impl<'a> Sema<'a> {
             Type::Enum { name, .. } | Type::SerEnum { name, .. } => name.clone(),
             Type::Header(s) | Type::HeaderUnion(s) | Type::Struct(s) => s.name.clone(),
             Type::Stack { elem, size } => format!("{}[{}]", self.tname(*elem), size),
-            Type::Tuple(ts) => format!("tuple<{}>", ts.iter().map(|x| self.tname(*x)).collect::<Vec<_>>().join(", ")),
+            Type::Tuple(ts) => format!(
+                "tuple<{}>",
+                ts.iter().map(|x| self.tname(*x)).collect::<Vec<_>>().join(", ")
+            ),
             Type::Extern { name, args } => {
                 if args.is_empty() {
                     name.clone()
                 } else {
-                    format!("{}<{}>", name, args.iter().map(|x| self.tname(*x)).collect::<Vec<_>>().join(", "))
+                    format!(
+                        "{}<{}>",
+                        name,
+                        args.iter().map(|x| self.tname(*x)).collect::<Vec<_>>().join(", ")
+                    )
                 }
             }
         }
@@ -78,7 +116,12 @@ impl<'a> Sema<'a> {
         match v.to_u32() {
             Some(w) => Some(w),
             None => {
-                self.err("E0309", format!("invalid {what} `{v}`"), e.span, "must be a non-negative integer");
+                self.err(
+                    "E0309",
+                    format!("invalid {what} `{v}`"),
+                    e.span,
+                    "must be a non-negative integer",
+                );
                 None
             }
         }
@@ -101,7 +144,12 @@ impl<'a> Sema<'a> {
     fn width(&mut self, e: &'a ast::Expr, signed: bool) -> Option<u32> {
         let w = self.const_u32(e, "width")?;
         if w > MAX_WIDTH || (signed && w == 0) {
-            self.err("E0309", format!("invalid width {w}"), e.span, format!("widths must be {}..={MAX_WIDTH}", signed as u8));
+            self.err(
+                "E0309",
+                format!("invalid width {w}"),
+                e.span,
+                format!("widths must be {}..={MAX_WIDTH}", signed as u8),
+            );
             return None;
         }
         Some(w)
@@ -137,7 +185,12 @@ impl<'a> Sema<'a> {
                         RTy::T(x) => targs.push(x),
                         RTy::Err => return RTy::Err,
                         RTy::DontCare => {
-                            self.err("E0404", "`_` type arguments are not supported here", a.span, "give the type");
+                            self.err(
+                                "E0404",
+                                "`_` type arguments are not supported here",
+                                a.span,
+                                "give the type",
+                            );
                             return RTy::Err;
                         }
                         _ => {
@@ -155,11 +208,21 @@ impl<'a> Sema<'a> {
                     (RTy::T(e), Some(n)) => {
                         if !matches!(self.ty(e), Type::Header(_) | Type::HeaderUnion(_)) {
                             let tn = self.tname(e);
-                            self.err("E0309", format!("header stack elements must be headers or header unions, not `{tn}`"), elem.span, "not a header");
+                            self.err(
+                                "E0309",
+                                format!("header stack elements must be headers or header unions, not `{tn}`"),
+                                elem.span,
+                                "not a header",
+                            );
                             return RTy::Err;
                         }
-                        if n == 0 {
-                            self.err("E0309", "header stack size must be positive", size.span, "size 0");
+                        if n == 0 || n > MAX_WIDTH {
+                            self.err(
+                                "E0309",
+                                format!("header stack size must be 1..={MAX_WIDTH}"),
+                                size.span,
+                                "bad size",
+                            );
                             return RTy::Err;
                         }
                         RTy::T(self.intern(Type::Stack { elem: e, size: n }))
@@ -183,10 +246,15 @@ impl<'a> Sema<'a> {
                         }
                     }
                 }
-                RTy::T(self.intern(Type::Tuple(v)))
+                RTy::T(self.tuple_type(v))
             }
             ast::TypeKind::List(_) => {
-                self.err("E0404", "`list<T>` types are not supported by p4dp", t.span, "unsupported");
+                self.err(
+                    "E0404",
+                    "`list<T>` types are not supported by p4dp",
+                    t.span,
+                    "unsupported",
+                );
                 RTy::Err
             }
             ast::TypeKind::DontCare => RTy::DontCare,
@@ -200,7 +268,12 @@ impl<'a> Sema<'a> {
             RTy::T(x) => Some(x),
             RTy::Err => None,
             RTy::InfInt => {
-                self.err("E0303", "`int` is not allowed here", t.span, "a fixed-width type is required");
+                self.err(
+                    "E0303",
+                    "`int` is not allowed here",
+                    t.span,
+                    "a fixed-width type is required",
+                );
                 None
             }
             _ => {
@@ -217,7 +290,12 @@ impl<'a> Sema<'a> {
             }
         }
         let Some(decls) = self.lookup_global(&p.name.name, p.name.span) else {
-            self.err("E0202", format!("unknown type `{}`", p.name.name), p.name.span, "not found");
+            self.err(
+                "E0202",
+                format!("unknown type `{}`", p.name.name),
+                p.name.span,
+                "not found",
+            );
             return RTy::Err;
         };
         let d = decls[0];
@@ -231,7 +309,12 @@ impl<'a> Sema<'a> {
             return t.clone();
         }
         if !self.type_busy.insert(key.0) {
-            self.err("E0410", format!("`{}` is defined in terms of itself", d.name().name), span, "recursive type");
+            self.err(
+                "E0410",
+                format!("`{}` is defined in terms of itself", d.name().name),
+                span,
+                "recursive type",
+            );
             return RTy::Err;
         }
         let r = self.in_global_scope(|s| s.decl_type_uncached(d, args, span));
@@ -242,7 +325,12 @@ impl<'a> Sema<'a> {
 
     fn check_arity(&mut self, name: &ast::Ident, params: usize, args: usize, span: Span) -> bool {
         if params != args {
-            self.err("E0306", format!("`{}` takes {} type arguments, {} given", name.name, params, args), span, "wrong number of type arguments");
+            self.err(
+                "E0306",
+                format!("`{}` takes {} type arguments, {} given", name.name, params, args),
+                span,
+                "wrong number of type arguments",
+            );
             return false;
         }
         true
@@ -256,17 +344,31 @@ impl<'a> Sema<'a> {
                 }
                 let mut name = s.name.name.clone();
                 if !args.is_empty() {
-                    name = format!("{}<{}>", name, args.iter().map(|a| self.tname(*a)).collect::<Vec<_>>().join(", "));
+                    name = format!(
+                        "{}<{}>",
+                        name,
+                        args.iter().map(|a| self.tname(*a)).collect::<Vec<_>>().join(", ")
+                    );
                 }
-                self.cx.tsubst = s.type_params.iter().map(|p| p.name.clone()).zip(args.iter().copied()).collect();
+                self.cx.tsubst = s
+                    .type_params
+                    .iter()
+                    .map(|p| p.name.clone())
+                    .zip(args.iter().copied())
+                    .collect();
                 let mut fields = Vec::new();
                 let mut seen: HashMap<&str, Span> = HashMap::new();
                 let mut bad = false;
                 for f in &s.fields {
                     if let Some(prev) = seen.insert(&f.name.name, f.name.span) {
                         self.report(
-                            p4dp_syntax::Diagnostic::error("E0203", format!("duplicate field `{}`", f.name.name), f.name.span, "declared again here")
-                                .with_secondary(prev, "first declared here"),
+                            p4dp_syntax::Diagnostic::error(
+                                "E0203",
+                                format!("duplicate field `{}`", f.name.name),
+                                f.name.span,
+                                "declared again here",
+                            )
+                            .with_secondary(prev, "first declared here"),
                         );
                         continue;
                     }
@@ -277,12 +379,20 @@ impl<'a> Sema<'a> {
                     if !self.field_type_ok(d, ft, f) {
                         bad = true;
                     }
-                    fields.push(ir::Field { name: f.name.name.clone(), ty: ft, annotations: self.annotations(&f.annotations) });
+                    fields.push(ir::Field {
+                        name: f.name.name.clone(),
+                        ty: ft,
+                        annotations: self.annotations(&f.annotations),
+                    });
                 }
                 if bad {
                     return RTy::Err;
                 }
-                let st = ir::StructType { name, fields, annotations: self.annotations(&s.annotations) };
+                let st = ir::StructType {
+                    name,
+                    fields,
+                    annotations: self.annotations(&s.annotations),
+                };
                 let t = match d {
                     ast::Decl::Header(_) => Type::Header(st),
                     ast::Decl::HeaderUnion(_) => Type::HeaderUnion(st),
@@ -297,18 +407,33 @@ impl<'a> Sema<'a> {
                 let mut names: Vec<String> = Vec::new();
                 for m in &e.members {
                     if names.contains(&m.name.name) {
-                        self.err("E0203", format!("duplicate enum member `{}`", m.name.name), m.name.span, "declared again here");
+                        self.err(
+                            "E0203",
+                            format!("duplicate enum member `{}`", m.name.name),
+                            m.name.span,
+                            "declared again here",
+                        );
                     } else {
                         names.push(m.name.name.clone());
                     }
                 }
                 match &e.repr {
-                    None => RTy::T(self.intern(Type::Enum { name: e.name.name.clone(), members: names })),
+                    None => RTy::T(self.intern(Type::Enum {
+                        name: e.name.name.clone(),
+                        members: names,
+                    })),
                     Some(rt) => {
-                        let Some(u) = self.resolve_data_type(rt) else { return RTy::Err };
+                        let Some(u) = self.resolve_data_type(rt) else {
+                            return RTy::Err;
+                        };
                         if !matches!(self.ty(u), Type::Bit(_) | Type::Int(_)) {
                             let tn = self.tname(u);
-                            self.err("E0309", format!("a serializable enum needs a `bit<W>` or `int<W>` type, not `{tn}`"), rt.span, "bad underlying type");
+                            self.err(
+                                "E0309",
+                                format!("a serializable enum needs a `bit<W>` or `int<W>` type, not `{tn}`"),
+                                rt.span,
+                                "bad underlying type",
+                            );
                             return RTy::Err;
                         }
                         let mut members = Vec::new();
@@ -319,7 +444,12 @@ impl<'a> Sema<'a> {
                             }
                             seen.push(m.name.name.clone());
                             let Some(ve) = &m.value else {
-                                self.err("E0401", format!("member `{}` of a serializable enum needs a value", m.name.name), m.span, "add `= value`");
+                                self.err(
+                                    "E0401",
+                                    format!("member `{}` of a serializable enum needs a value", m.name.name),
+                                    m.span,
+                                    "add `= value`",
+                                );
                                 continue;
                             };
                             let v = match self.const_eval(ve, Some(u)) {
@@ -328,7 +458,11 @@ impl<'a> Sema<'a> {
                             };
                             members.push((m.name.name.clone(), v));
                         }
-                        RTy::T(self.intern(Type::SerEnum { name: e.name.name.clone(), underlying: u, members }))
+                        RTy::T(self.intern(Type::SerEnum {
+                            name: e.name.name.clone(),
+                            underlying: u,
+                            members,
+                        }))
                     }
                 }
             }
@@ -346,13 +480,23 @@ impl<'a> Sema<'a> {
                 if !args.is_empty() && !self.check_arity(&x.name, x.type_params.len(), args.len(), span) {
                     return RTy::Err;
                 }
-                RTy::T(self.intern(Type::Extern { name: x.name.name.clone(), args: args.to_vec() }))
+                RTy::T(self.intern(Type::Extern {
+                    name: x.name.name.clone(),
+                    args: args.to_vec(),
+                }))
             }
-            ast::Decl::ParserType(h) | ast::Decl::ControlType(h) | ast::Decl::PackageType(h) => RTy::Block(h.name.name.clone()),
+            ast::Decl::ParserType(h) | ast::Decl::ControlType(h) | ast::Decl::PackageType(h) => {
+                RTy::Block(h.name.name.clone())
+            }
             ast::Decl::Parser(p) => RTy::Block(p.header.name.name.clone()),
             ast::Decl::Control(c) => RTy::Block(c.header.name.name.clone()),
             other => {
-                self.err("E0204", format!("`{}` is not a type", other.name().name), span, "expected a type");
+                self.err(
+                    "E0204",
+                    format!("`{}` is not a type", other.name().name),
+                    span,
+                    "expected a type",
+                );
                 RTy::Err
             }
         }
@@ -364,7 +508,10 @@ impl<'a> Sema<'a> {
         let ok = match d {
             ast::Decl::Header(_) => self.is_header_field_type(ft),
             ast::Decl::HeaderUnion(_) => matches!(self.ty(ft), Type::Header(_)),
-            _ => !matches!(self.ty(ft), Type::Void | Type::Extern { .. } | Type::String | Type::MatchKind),
+            _ => !matches!(
+                self.ty(ft),
+                Type::Void | Type::Extern { .. } | Type::String | Type::MatchKind
+            ),
         };
         if !ok {
             let tn = self.tname(ft);
@@ -373,7 +520,12 @@ impl<'a> Sema<'a> {
                 ast::Decl::HeaderUnion(_) => "a header union member (must be a header)",
                 _ => "a struct field",
             };
-            self.err("E0309", format!("type `{tn}` cannot be {what}"), f.ty.span, "invalid field type");
+            self.err(
+                "E0309",
+                format!("type `{tn}` cannot be {what}"),
+                f.ty.span,
+                "invalid field type",
+            );
         }
         ok
     }
@@ -381,7 +533,10 @@ impl<'a> Sema<'a> {
     fn is_header_field_type(&self, t: ir::TypeId) -> bool {
         match self.ty(t) {
             Type::Bit(_) | Type::Int(_) | Type::Varbit(_) | Type::Bool | Type::SerEnum { .. } => true,
-            Type::Struct(s) => s.fields.iter().all(|f| self.is_header_field_type(f.ty) && !matches!(self.ty(f.ty), Type::Varbit(_))),
+            Type::Struct(s) => s
+                .fields
+                .iter()
+                .all(|f| self.is_header_field_type(f.ty) && !matches!(self.ty(f.ty), Type::Varbit(_))),
             _ => false,
         }
     }
@@ -441,9 +596,10 @@ impl<'a> Sema<'a> {
             .map(|a| {
                 let args = match &a.body {
                     ast::AnnotationBody::Empty => Vec::new(),
-                    ast::AnnotationBody::Unstructured { tokens, exprs: Some(es) } if !tokens.is_empty() => {
-                        es.iter().map(|e| self.ann_arg(e)).collect()
-                    }
+                    ast::AnnotationBody::Unstructured {
+                        tokens,
+                        exprs: Some(es),
+                    } if !tokens.is_empty() => es.iter().map(|e| self.ann_arg(e)).collect(),
                     ast::AnnotationBody::Unstructured { tokens, .. } => {
                         if tokens.is_empty() {
                             Vec::new()
@@ -453,11 +609,15 @@ impl<'a> Sema<'a> {
                         }
                     }
                     ast::AnnotationBody::ExprList(es) => es.iter().map(|e| self.ann_arg(e)).collect(),
-                    ast::AnnotationBody::KeyValueList(kvs) => {
-                        kvs.iter().map(|kv| ir::AnnotationArg::Kv(kv.name.name.clone(), Box::new(self.ann_arg(&kv.value)))).collect()
-                    }
+                    ast::AnnotationBody::KeyValueList(kvs) => kvs
+                        .iter()
+                        .map(|kv| ir::AnnotationArg::Kv(kv.name.name.clone(), Box::new(self.ann_arg(&kv.value))))
+                        .collect(),
                 };
-                ir::Annotation { name: a.name.name.clone(), args }
+                ir::Annotation {
+                    name: a.name.name.clone(),
+                    args,
+                }
             })
             .collect()
     }
@@ -469,7 +629,10 @@ impl<'a> Sema<'a> {
                 Some(v) => ir::AnnotationArg::Int(v),
                 None => ir::AnnotationArg::Raw(self.sm.snippet(e.span).to_string()),
             },
-            ast::ExprKind::Unary { op: ast::UnaryOp::Neg, expr } => match &expr.kind {
+            ast::ExprKind::Unary {
+                op: ast::UnaryOp::Neg,
+                expr,
+            } => match &expr.kind {
                 ast::ExprKind::Int(l) if l.width.is_none() => match l.value.to_i128() {
                     Some(v) => ir::AnnotationArg::Int(-v),
                     None => ir::AnnotationArg::Raw(self.sm.snippet(e.span).to_string()),
@@ -488,7 +651,11 @@ pub(crate) fn name_annotation(anns: &[ast::Annotation]) -> Option<String> {
             continue;
         }
         if let ast::AnnotationBody::Unstructured { exprs: Some(es), .. } = &a.body {
-            if let Some(ast::Expr { kind: ast::ExprKind::Str(s), .. }) = es.first() {
+            if let Some(ast::Expr {
+                kind: ast::ExprKind::Str(s),
+                ..
+            }) = es.first()
+            {
                 return Some(s.clone());
             }
         }

@@ -43,12 +43,7 @@ pub fn front(c: &CompileOpts) -> Result<p4dp_ir::ValidProgram> {
         bail!("{}: no such file", c.program.display());
     }
     match p4dp_sema::compile_file(&c.program, &include_dirs(c), &defines(c)) {
-        Ok((prog, sm, warnings)) => {
-            if !warnings.is_empty() {
-                eprint!("{}", p4dp_syntax::render_all(&sm, &warnings));
-            }
-            Ok(prog)
-        }
+        Ok(prog) => Ok(prog),
         Err((sm, diags)) => {
             eprint!("{}", p4dp_syntax::render_all(&sm, &diags));
             let n = diags.iter().filter(|d| d.is_error()).count();
@@ -60,7 +55,7 @@ pub fn front(c: &CompileOpts) -> Result<p4dp_ir::ValidProgram> {
 pub fn check(c: &CompileOpts, show_ir: bool) -> Result<ExitCode> {
     let prog = front(c)?;
     if show_ir {
-        print!("{}", p4dp_ir::print::print_program(prog.program()));
+        print!("{}", p4dp_ir::print::program(prog.program()));
     }
     eprintln!("{}: ok", c.program.display());
     Ok(ExitCode::SUCCESS)
@@ -77,7 +72,7 @@ pub struct Built {
 pub fn build(c: &CompileOpts, out: &Path, show_ir: bool) -> Result<Built> {
     let prog = front(c)?;
     if show_ir {
-        print!("{}", p4dp_ir::print::print_program(prog.program()));
+        print!("{}", p4dp_ir::print::program(prog.program()));
     }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let stem = c.program.file_stem().and_then(|s| s.to_str()).unwrap_or("prog").to_string();

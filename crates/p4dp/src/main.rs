@@ -5,6 +5,7 @@ mod compile;
 mod entries;
 mod run;
 mod stf;
+mod target;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -46,7 +46,8 @@ struct p4dp_runtime;
 
 /**
  * Initialize DPDK's EAL. Call once per process before p4dp_runtime_create(). Typical arguments:
- * `p4dp --no-huge --no-pci -m 512 --no-shconf --in-memory --lcores=0@0,1@1,2@0 --vdev ...`
+ * `p4dp --no-huge --no-pci -m 512 --no-shconf --no-telemetry --lcores=0@0,1@(0-1),2@(0-1)` (DPDK
+ * 22.11 rejects --in-memory together with --no-huge)
  * (argv[0] is the program name). Workers of p4dp_runtime_run() run on the EAL's worker lcores, so
  * give one lcore more than the most workers you want.
  * Context: main thread, before any other DPDK use. Thread safety: not thread-safe.

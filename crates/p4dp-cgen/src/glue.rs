@@ -1,0 +1,211 @@
+//! Architecture glue: the `process` entry point. v1model follows stf.md section 9 (BMv2
+//! simple_switch order). Simplifications (documented): clone field lists are ignored (an I2E clone
+//! re-parses the original bytes with fresh metadata; an E2E clone copies the state at the end of
+//! egress with standard metadata reset); resubmit and recirculate are counted as unsupported
+//! (`p4dp_count_unsupported`) and otherwise ignored; copies (clones, multicast) are built in
+//! `ctx->emit_buf` and must fit in P4DP_EMIT_MAX bytes.
+
+use std::fmt::Write as _;
+
+use p4dp_ir::*;
+
+use crate::ctype::{mask_lit, opty, storage};
+use crate::{unsupported, Gen, Owner, R};
+
+/// How a glue argument binds to a block parameter.
+pub(crate) enum Bind<'s> {
+    /// No storage (packet_in/packet_out) or nothing to pass.
+    None,
+    /// A C lvalue of the glue.
+    Lv(&'s str),
+}
+
+impl Gen<'_> {
+    /// Call block `o` with parameters bound to glue lvalues: zero the frame, copy in (in/inout),
+    /// call, copy out (out/inout). The int result is assigned to `rc_var` if given.
+    pub(crate) fn glue_call(&self, o: Owner, params: &[VarId], binds: &[Bind], rc_var: Option<&str>, ind: &str) -> String {
+        let fr = self.frame(o);
+        let vars = self.vars(o);
+        let mut s = format!("{ind}memset(&R->{0}, 0, sizeof R->{0});\n", fr.field);
+        for (v, b) in params.iter().zip(binds) {
+            if let (Bind::Lv(x), VarKind::Param(d)) = (b, vars[*v].kind) {
+                if d != Direction::Out {
+                    let _ = writeln!(s, "{ind}R->{}.{} = {x};", fr.field, fr.vars[v.index()]);
+                }
+            }
+        }
+        match rc_var {
+            Some(r) => {
+                let _ = writeln!(s, "{ind}{r} = {}(R);", fr.func);
+            }
+            None => {
+                let _ = writeln!(s, "{ind}(void){}(R);", fr.func);
+            }
+        }
+        for (v, b) in params.iter().zip(binds) {
+            if let (Bind::Lv(x), VarKind::Param(d)) = (b, vars[*v].kind) {
+                if d == Direction::Out || d == Direction::InOut {
+                    let _ = writeln!(s, "{ind}{x} = R->{}.{};", fr.field, fr.vars[v.index()]);
+                }
+            }
+        }
+        s
+    }
+
+    pub fn emit_glue(&mut self) -> R<String> {
+        let Some(pkg) = self.p.package.clone() else {
+            return unsupported(Span::default(), "no `main` package");
+        };
+        match pkg.arch.as_str() {
+            "v1model" => self.glue_v1model(&pkg),
+            "pna" => self.glue_pna(&pkg),
+            a => unsupported(Span::default(), format!("architecture `{a}` (the C back end supports v1model and pna)")),
+        }
+    }
+
+    fn blocks(&self, pkg: &Package, n: usize) -> R<Vec<BlockRef>> {
+        if pkg.blocks.len() != n {
+            return unsupported(Span::default(), format!("package `{}` with {} blocks, expected {n}", pkg.type_name, pkg.blocks.len()));
+        }
+        Ok(pkg.blocks.iter().map(|(_, b)| *b).collect())
+    }
+
+    fn glue_v1model(&mut self, pkg: &Package) -> R<String> {
+        let p = self.p;
+        let b = self.blocks(pkg, 6)?;
+        let (BlockRef::Parser(prs), BlockRef::Control(vr), BlockRef::Control(ig), BlockRef::Control(eg), BlockRef::Control(ck), BlockRef::Control(dep)) = (b[0], b[1], b[2], b[3], b[4], b[5]) else {
+            return unsupported(Span::default(), "V1Switch blocks of unexpected kinds");
+        };
+        let pr = &p.parsers[prs];
+        if pr.params.len() != 4 {
+            return unsupported(pr.span, "v1model parser with other than 4 parameters");
+        }
+        let (ht, mt, st) = (pr.vars[pr.params[1]].ty, pr.vars[pr.params[2]].ty, pr.vars[pr.params[3]].ty);
+        let hc = self.ctype(ht, pr.span)?;
+        let mc = self.ctype(mt, pr.span)?;
+        let sc = self.ctype(st, pr.span)?;
+        // standard_metadata fields by name
+        let sfields: Vec<(String, String, u32)> = match p.types.get(st) {
+            Type::Struct(s) => s.fields.iter().map(|f| (f.name.clone(), format!("f_{}", crate::namer::sanitize(&f.name)), self.scalar(f.ty).map(|x| x.w).unwrap_or(32))).collect(),
+            _ => return unsupported(pr.span, "standard_metadata is not a struct"),
+        };
+        let set = |who: &str, name: &str, val: &str| -> String {
+            match sfields.iter().find(|(n, _, _)| n == name) {
+                Some((_, c, w)) => format!("\t{who}.{c} = ({})(({})({val}) & {});\n", storage(*w), opty(*w), mask_lit(*w)),
+                None => String::new(),
+            }
+        };
+        let get = |who: &str, name: &str| -> Option<String> { sfields.iter().find(|(n, _, _)| n == name).map(|(_, c, _)| format!("{who}.{c}")) };
+        let need = |name: &str| -> R<String> {
+            match get("S->sm", name) {
+                Some(x) => Ok(x),
+                None => unsupported(pr.span, format!("standard_metadata_t has no field `{name}`")),
+            }
+        };
+        let egress_spec = need("egress_spec")?;
+        let mut o = String::new();
+        let _ = writeln!(o, "struct v1st {{\n\t{hc} hdr;\n\t{mc} meta;\n\t{sc} sm;\n\tuint32_t payload_off;\n}};\n");
+
+        // parse + verify checksum
+        let ctl = |g: &Gen, c: ControlId, binds: &[Bind], rc: Option<&str>| g.glue_call(Owner::Control(c), &p.controls[c].params, binds, rc, "\t");
+        let ctl_arity = |c: ControlId, n: usize| -> R<()> {
+            if p.controls[c].params.len() != n {
+                return unsupported(p.controls[c].span, format!("v1model control `{}` with {} parameters, expected {n}", p.controls[c].type_name, p.controls[c].params.len()));
+            }
+            Ok(())
+        };
+        ctl_arity(vr, 2)?;
+        ctl_arity(ig, 3)?;
+        ctl_arity(eg, 3)?;
+        ctl_arity(ck, 2)?;
+        ctl_arity(dep, 2)?;
+        let _ = writeln!(o, "/* Parser and VerifyChecksum on the input bytes. */\nstatic void v1_parse(struct gst *R, struct v1st *S)\n{{\n\tint rej = 0;\n\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n\tR->pkt_bits = R->pkt->len * 8u;");
+        o.push_str(&self.glue_call(Owner::Parser(prs), &pr.params, &[Bind::None, Bind::Lv("S->hdr"), Bind::Lv("S->meta"), Bind::Lv("S->sm")], Some("rej"), "\t"));
+        if let Some(pe) = get("S->sm", "parser_error") {
+            let _ = writeln!(o, "\tif (rej)\n\t\t{pe} = R->perr;");
+        } else {
+            o.push_str("\t(void)rej;\n");
+        }
+        o.push_str("\tS->payload_off = (R->cur + 7u) / 8u;\n\tR->payload_off = S->payload_off;\n\tR->csum_err = 0;\n");
+        o.push_str(&ctl(self, vr, &[Bind::Lv("S->hdr"), Bind::Lv("S->meta")], None));
+        if let Some(ce) = get("S->sm", "checksum_error") {
+            let _ = writeln!(o, "\tif (R->csum_err)\n\t\t{ce} = 1;");
+        }
+        o.push_str("}\n\n");
+
+        // output
+        o.push_str(
+            "/* Deparsed headers + unparsed payload: the packet itself, or a copy. */\n\
+             static void v1_output(struct gst *R, struct v1st *S, uint32_t port, int copy)\n{\n\
+             \tstruct p4dp_pkt *pkt = R->pkt;\n\
+             \tif (R->emit_overflow) {\n\t\tp4dp_count_unsupported(R->ctx, \"deparser: headers exceed P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\
+             \tuint32_t elen = (R->emit_bits + 7u) / 8u;\n\
+             \tuint32_t poff = S->payload_off <= pkt->len ? S->payload_off : pkt->len;\n\
+             \tif (!copy) {\n\t\tif (p4dp_pkt_finish(pkt, R->ctx->emit_buf, elen, poff, R->trunc) == 0)\n\t\t\tpkt->out_port = port;\n\t\treturn;\n\t}\n\
+             \tuint32_t plen = pkt->len - poff;\n\
+             \tif (elen + plen > P4DP_EMIT_MAX) {\n\t\tp4dp_count_unsupported(R->ctx, \"packet copy larger than P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\
+             \tmemcpy(R->ctx->emit_buf + elen, pkt->data + poff, plen);\n\
+             \tuint32_t tot = elen + plen;\n\
+             \tif (R->trunc && R->trunc < tot)\n\t\ttot = R->trunc;\n\
+             \t(void)p4dp_pkt_emit_copy(R->ctx, port, R->ctx->emit_buf, tot);\n}\n\n",
+        );
+
+        // egress + checksum + deparser + output
+        let _ = writeln!(o, "/* Egress for one packet instance, then ComputeChecksum, Deparser and output. */\nstatic void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)\n{{");
+        o.push_str(&set("S->sm", "egress_port", "port"));
+        let _ = writeln!(o, "\t/* BMv2 writes 512 into the 9-bit egress_spec before egress, i.e. 0. */\n\t{egress_spec} = 0;\n\tR->clone_type = -1;");
+        o.push_str(&ctl(self, eg, &[Bind::Lv("S->hdr"), Bind::Lv("S->meta"), Bind::Lv("S->sm")], None));
+        o.push_str("\tif (R->drop)\n\t\treturn;\n");
+        o.push_str("\tif (R->clone_type == 1 && depth < 4) {\n\t\tuint32_t cport;\n\t\tif (p4dp_clone_session_get(R->ctx, R->clone_session, &cport) == 0) {\n\t\t\tstruct v1st C = *S;\n\t\t\tmemset(&C.sm, 0, sizeof C.sm);\n");
+        for f in ["ingress_port", "packet_length", "ingress_global_timestamp"] {
+            if let (Some(dst), Some(src)) = (get("C.sm", f), get("S->sm", f)) {
+                let _ = writeln!(o, "\t\t\t{dst} = {src};");
+            }
+        }
+        let _ = write!(o, "\t\t{}", set("C.sm", "instance_type", "2"));
+        o.push_str("\t\t\tv1_egress(R, &C, cport, 1, depth + 1);\n\t\t}\n\t}\n");
+        let _ = writeln!(o, "\tif ({} == 511)\n\t\treturn;\n\tR->payload_off = S->payload_off;", egress_spec);
+        o.push_str(&ctl(self, ck, &[Bind::Lv("S->hdr"), Bind::Lv("S->meta")], None));
+        o.push_str("\tR->emit_bits = 0;\n\tR->emit_overflow = 0;\n");
+        o.push_str(&ctl(self, dep, &[Bind::None, Bind::Lv("S->hdr")], None));
+        o.push_str("\tv1_output(R, S, port, copy);\n}\n\n");
+
+        // process
+        o.push_str("static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tmemset(R, 0, offsetof(struct gst, clone_type));\n\tmemset(R->xsum, 0, sizeof R->xsum);\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tR->clone_type = -1;\n\tR->clone_session = 0;\n\tR->resubmit = 0;\n\tR->recirculate = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tstruct v1st S;\n\tmemset(&S, 0, sizeof S);\n");
+        o.push_str(&set("S.sm", "ingress_port", "pkt->in_port"));
+        o.push_str(&set("S.sm", "packet_length", "pkt->len"));
+        o.push_str(&set("S.sm", "ingress_global_timestamp", "ctx->now_ns / 1000u"));
+        o.push_str("\tv1_parse(R, &S);\n\tR->clone_type = -1;\n");
+        o.push_str(&ctl(self, ig, &[Bind::Lv("S.hdr"), Bind::Lv("S.meta"), Bind::Lv("S.sm")], None));
+        o.push_str("\tif (R->drop)\n\t\treturn;\n");
+        // 1. I2E clone
+        o.push_str("\tif (R->clone_type == 0) {\n\t\tuint32_t cport;\n\t\tif (p4dp_clone_session_get(ctx, R->clone_session, &cport) == 0) {\n\t\t\tstruct v1st C;\n\t\t\tmemset(&C, 0, sizeof C);\n");
+        for f in ["ingress_port", "packet_length", "ingress_global_timestamp"] {
+            if let (Some(dst), Some(src)) = (get("C.sm", f), get("S.sm", f)) {
+                let _ = writeln!(o, "\t\t\t{dst} = {src};");
+            }
+        }
+        o.push_str("\t\t\tuint32_t trunc = R->trunc;\n\t\t\tR->trunc = 0;\n\t\t\tv1_parse(R, &C);\n");
+        if let Some(it) = get("C.sm", "instance_type") {
+            let _ = writeln!(o, "\t\t\t{it} = 1;");
+        }
+        o.push_str("\t\t\tv1_egress(R, &C, cport, 1, 1);\n\t\t\tR->trunc = trunc;\n\t\t\tR->payload_off = S.payload_off;\n\t\t}\n\t}\n");
+        // 3. resubmit
+        o.push_str("\tif (R->resubmit)\n\t\tp4dp_count_unsupported(ctx, \"resubmit\");\n");
+        // 4. multicast
+        if let Some(mg) = get("S.sm", "mcast_grp") {
+            let _ = writeln!(o, "\tif ({mg} != 0) {{\n\t\tuint32_t ports[256];\n\t\tuint16_t rids[256];\n\t\tuint32_t n = p4dp_mcast_group_get(ctx, {mg}, ports, rids, 256);\n\t\tfor (uint32_t i = 0; i < n; i++) {{\n\t\t\tstruct v1st C = S;");
+            if let Some(rid) = get("C.sm", "egress_rid") {
+                let _ = writeln!(o, "\t\t\t{rid} = rids[i];");
+            }
+            if let Some(it) = get("C.sm", "instance_type") {
+                let _ = writeln!(o, "\t\t\t{it} = 5;");
+            }
+            o.push_str("\t\t\tv1_egress(R, &C, ports[i], 1, 0);\n\t\t\tif (R->drop)\n\t\t\t\treturn;\n\t\t}\n\t\treturn;\n\t}\n");
+        }
+        // 5. drop or unicast
+        let es = egress_spec.replace("S->sm", "S.sm");
+        let _ = writeln!(o, "\tif ({es} == 511)\n\t\treturn;\n\tv1_egress(R, &S, {es}, 0, 0);\n\tif (R->recirculate)\n\t\tp4dp_count_unsupported(ctx, \"recirculate\");\n}}");
+        Ok(o)
+    }
+}

@@ -1,0 +1,242 @@
+//! PNA: the `process` glue (MainParser -> PreControl -> MainControl -> MainDeparser) and the PNA
+//! externs (send_to_port/drop_packet, Counter, DirectCounter, Meter, DirectMeter, Register,
+//! Hash, InternetChecksum, Random, Digest). Packets are dropped unless `send_to_port` ran.
+//! Data-plane table writes (`add_entry`, expire timers), mirroring and recirculation are not
+//! supported yet (a CgenError / counted unsupported respectively).
+
+use std::fmt::Write as _;
+
+use p4dp_ir::*;
+
+use crate::ctype::{native_layout, storage, storage_size};
+use crate::glue::Bind;
+use crate::stmt::ind;
+use crate::{unsupported, Gen, Owner, R};
+
+fn arg(c: &Call, i: usize) -> R<&Expr> {
+    match c.args.get(i) {
+        Some(Arg::In(e)) | Some(Arg::InOut(e)) | Some(Arg::Out(e)) => Ok(e),
+        None => unsupported(c.span, format!("missing argument {}", i + 1)),
+    }
+}
+
+/// p4dp color (GREEN 0, YELLOW 1, RED 2) -> PNA_MeterColor_t (RED 0, GREEN 1, YELLOW 2).
+fn pna_color(v: &str) -> String {
+    format!("({{ uint32_t _c = {v}; _c == 0u ? 1u : (_c == 1u ? 2u : 0u); }})")
+}
+
+impl Gen<'_> {
+    pub(crate) fn glue_pna(&mut self, pkg: &Package) -> R<String> {
+        let p = self.p;
+        if pkg.blocks.len() != 4 {
+            return unsupported(Span::default(), "PNA_NIC with other than 4 blocks");
+        }
+        let b: Vec<BlockRef> = pkg.blocks.iter().map(|(_, b)| *b).collect();
+        let (BlockRef::Parser(mp), BlockRef::Control(pre), BlockRef::Control(mc), BlockRef::Control(md)) = (b[0], b[1], b[2], b[3]) else {
+            return unsupported(Span::default(), "PNA_NIC blocks of unexpected kinds");
+        };
+        let (pr, prc, mcc, mdc) = (&p.parsers[mp], &p.controls[pre], &p.controls[mc], &p.controls[md]);
+        if pr.params.len() != 4 || prc.params.len() != 4 || mcc.params.len() != 4 || mdc.params.len() != 4 {
+            return unsupported(pr.span, "PNA blocks with unexpected parameter lists");
+        }
+        let pty = |o: &Arena<Var>, ps: &[VarId], i: usize| o[ps[i]].ty;
+        let (mh, mm, pis) = (pty(&pr.vars, &pr.params, 1), pty(&pr.vars, &pr.params, 2), pty(&pr.vars, &pr.params, 3));
+        let (ph, pm, pri, pro) = (pty(&prc.vars, &prc.params, 0), pty(&prc.vars, &prc.params, 1), pty(&prc.vars, &prc.params, 2), pty(&prc.vars, &prc.params, 3));
+        let (mi, mo) = (pty(&mcc.vars, &mcc.params, 2), pty(&mcc.vars, &mcc.params, 3));
+        let mut o = String::from("struct pnast {\n");
+        for (n, t) in [("mh", mh), ("mm", mm), ("pis", pis), ("ph", ph), ("pm", pm), ("pri", pri), ("pro", pro), ("mi", mi), ("mo", mo)] {
+            let ct = self.ctype(t, pr.span)?;
+            let _ = writeln!(o, "\t{ct} {n};");
+        }
+        o.push_str("};\n\n");
+        let setf = |g: &Gen, lv: &str, t: TypeId, name: &str, val: &str| -> String {
+            match g.fields(t).iter().find(|(f, _)| f == &format!("f_{name}")) {
+                Some((f, ft)) => match g.scalar(*ft) {
+                    Some(s) => format!("\t{lv}.{f} = ({})({val});\n", storage(s.w)),
+                    None => format!("\t{lv}.{f} = (uint32_t)({val});\n"),
+                },
+                None => String::new(),
+            }
+        };
+        o.push_str("static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tmemset(R, 0, offsetof(struct gst, clone_type));\n\tmemset(R->xsum, 0, sizeof R->xsum);\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tR->pna_drop = 1;\n\tR->pna_port = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tstruct pnast S;\n\tmemset(&S, 0, sizeof S);\n\tint rej = 0;\n");
+        o.push_str(&setf(self, "S.pis", pis, "input_port", "pkt->in_port"));
+        o.push_str("\tR->pkt_bits = pkt->len * 8u;\n");
+        o.push_str(&self.glue_call(Owner::Parser(mp), &pr.params, &[Bind::None, Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.pis")], Some("rej"), "\t"));
+        o.push_str("\tR->payload_off = (R->cur + 7u) / 8u;\n");
+        // pre control: shares the main headers/metadata when the types agree
+        let same_h = self.ctype(ph, pr.span)? == self.ctype(mh, pr.span)?;
+        let same_m = self.ctype(pm, pr.span)? == self.ctype(mm, pr.span)?;
+        if same_h {
+            o.push_str("\tS.ph = S.mh;\n");
+        }
+        if same_m {
+            o.push_str("\tS.pm = S.mm;\n");
+        }
+        o.push_str(&setf(self, "S.pri", pri, "input_port", "pkt->in_port"));
+        o.push_str(&setf(self, "S.pri", pri, "parser_error", "rej ? R->perr : 0u"));
+        o.push_str(&self.glue_call(Owner::Control(pre), &prc.params, &[Bind::Lv("S.ph"), Bind::Lv("S.pm"), Bind::Lv("S.pri"), Bind::Lv("S.pro")], None, "\t"));
+        if same_m {
+            o.push_str("\tS.mm = S.pm;\n");
+        }
+        o.push_str(&setf(self, "S.mi", mi, "input_port", "pkt->in_port"));
+        o.push_str(&setf(self, "S.mi", mi, "parser_error", "rej ? R->perr : 0u"));
+        o.push_str(&setf(self, "S.mi", mi, "timestamp", "ctx->now_ns"));
+        o.push_str(&self.glue_call(Owner::Control(mc), &mcc.params, &[Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.mi"), Bind::Lv("S.mo")], None, "\t"));
+        o.push_str("\tif (R->drop || R->pna_drop)\n\t\treturn;\n\tR->emit_bits = 0;\n\tR->emit_overflow = 0;\n");
+        o.push_str(&self.glue_call(Owner::Control(md), &mdc.params, &[Bind::None, Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.mo")], None, "\t"));
+        o.push_str("\tif (R->emit_overflow) {\n\t\tp4dp_count_unsupported(ctx, \"deparser: headers exceed P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\tuint32_t poff = R->payload_off <= pkt->len ? R->payload_off : pkt->len;\n\tif (p4dp_pkt_finish(pkt, ctx->emit_buf, (R->emit_bits + 7u) / 8u, poff, 0) == 0)\n\t\tpkt->out_port = R->pna_port;\n\tif (R->recirculate)\n\t\tp4dp_count_unsupported(ctx, \"recirculate\");\n}\n");
+        Ok(o)
+    }
+
+    /// PNA extern functions; Ok(false) if `name` is not one.
+    pub(crate) fn pna_function(&mut self, name: &str, c: &Call, level: usize, out: &mut String) -> R<bool> {
+        let i = ind(level);
+        match name {
+            "send_to_port" => {
+                let x = self.expr(arg(c, 0)?)?;
+                let _ = writeln!(out, "{i}R->pna_port = (uint32_t)({x});\n{i}R->pna_drop = 0;");
+            }
+            "drop_packet" => {
+                let _ = writeln!(out, "{i}R->pna_drop = 1;");
+            }
+            "recirculate" if c.args.is_empty() => {
+                let _ = writeln!(out, "{i}R->recirculate = 1;");
+            }
+            "mirror_packet" => {
+                let _ = writeln!(out, "{i}p4dp_count_unsupported(R->ctx, \"mirror_packet\");");
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// PNA extern object methods; Ok(false) if not one.
+    pub(crate) fn pna_method(&mut self, x: ExternId, method: &str, c: &Call, level: usize, out: &mut String) -> R<bool> {
+        let p = self.p;
+        let i = ind(level);
+        let inst = &p.externs[x];
+        let ext = x.index();
+        let n = inst.ctor_args.first().and_then(crate::externs::const_u64).unwrap_or(0);
+        let ret = |g: &mut Self, v: &str, out: &mut String| -> R<()> {
+            if let Some(r) = &c.ret {
+                let st = g.store(r, v, level)?;
+                out.push_str(&st);
+            }
+            Ok(())
+        };
+        match (inst.type_name.as_str(), method) {
+            ("Counter", "count") => {
+                let v = self.expr(arg(c, 0)?)?;
+                let _ = writeln!(out, "{i}p4dp_counter_count(R->ctx, {ext}u, ((uint64_t)({v}) < {n}ull ? (uint32_t)({v}) : 0xffffffffu), {n}u, R->pkt->len);");
+            }
+            ("DirectCounter", "count") => {
+                let _ = writeln!(out, "{i}/* DirectCounter.count(): counted when the table hits */");
+            }
+            ("Meter", "execute") => {
+                let v = self.expr(arg(c, 0)?)?;
+                let col = pna_color(&format!("p4dp_meter_execute(R->ctx, {ext}u, ((uint64_t)({v}) < {n}ull ? (uint32_t)({v}) : 0xffffffffu), R->pkt->len)"));
+                ret(self, &col, out)?;
+            }
+            ("DirectMeter", "execute") => {
+                let col = pna_color(&format!("(R->entry_hit ? p4dp_meter_execute(R->ctx, {ext}u, R->entry_index, R->pkt->len) : 0u)"));
+                ret(self, &col, out)?;
+            }
+            ("Register", "read") | ("Register", "write") => {
+                let Some(s) = inst.type_args.first().and_then(|t| self.scalar(*t)) else {
+                    return unsupported(c.span, "Register of non-scalar cells");
+                };
+                let ct = self.ctype(inst.type_args[0], c.span)?;
+                let cs = storage_size(s.w);
+                let idx = self.expr(arg(c, 0)?)?;
+                if method == "read" {
+                    let _ = writeln!(out, "{i}{{\n{i}\t{ct} _v;\n{i}\tmemset(&_v, 0, sizeof _v);\n{i}\tif ((uint64_t)({idx}) < {n}ull)\n{i}\t\tmemcpy(&_v, (const uint8_t *)p4dp_register_cells(R->ctx, {ext}u) + (size_t)({idx}) * {cs}u, {cs}u);");
+                    let mut inner = String::new();
+                    ret(self, "_v", &mut inner)?;
+                    out.push_str(&inner.replace(&format!("\n{i}"), &format!("\n{i}\t")));
+                    let _ = writeln!(out, "{i}}}");
+                } else {
+                    let v = self.expr(arg(c, 1)?)?;
+                    let _ = writeln!(out, "{i}if ((uint64_t)({idx}) < {n}ull) {{\n{i}\t{ct} _v = {v};\n{i}\tmemcpy((uint8_t *)p4dp_register_cells(R->ctx, {ext}u) + (size_t)({idx}) * {cs}u, &_v, {cs}u);\n{i}}}");
+                }
+            }
+            ("Random", "read") => {
+                let lo = inst.ctor_args.first().and_then(crate::externs::const_u64).unwrap_or(0);
+                let hi = inst.ctor_args.get(1).and_then(crate::externs::const_u64).unwrap_or(u64::MAX);
+                ret(self, &format!("p4dp_rand_range(&R->ctx->rng, {lo}ull, {hi}ull)"), out)?;
+            }
+            ("Hash", "get_hash") => {
+                let algo = match inst.ctor_args.first() {
+                    Some(Value::Enum(k)) => match k {
+                        0..=2 => "crc32",
+                        3 | 4 => "crc16",
+                        5 => "csum16",
+                        _ => "identity",
+                    },
+                    _ => return unsupported(c.span, "Hash with a non-constant algorithm"),
+                };
+                let (data, base, max) = if c.args.len() == 3 { (arg(c, 1)?, Some(arg(c, 0)?), Some(arg(c, 2)?)) } else { (arg(c, 0)?, None, None) };
+                let _ = writeln!(out, "{i}{{");
+                let mut inner = String::new();
+                let (buf, len) = self.serialize(data, level + 1, &mut inner)?;
+                out.push_str(&inner);
+                let h = self.hash_value(algo, &buf, &len, false, c.span)?;
+                let _ = writeln!(out, "{i}\t(void)_b;\n{i}\tp4dp_u128 _v = (p4dp_u128){h};");
+                if let (Some(b), Some(m)) = (base, max) {
+                    let (b, m) = (self.expr(b)?, self.expr(m)?);
+                    let _ = writeln!(out, "{i}\tp4dp_u128 _m = (p4dp_u128)({m});\n{i}\t_v = (p4dp_u128)({b}) + (_m ? _v % _m : 0);");
+                }
+                let mut inner = String::new();
+                if let Some(r) = &c.ret {
+                    let w = self.scalar(r.ty).map(|s| s.w).unwrap_or(32).min(128);
+                    inner = self.store(r, &format!("(({})(_v & p4dp_mask128({w})))", storage(w)), level + 1)?;
+                }
+                out.push_str(&inner);
+                let _ = writeln!(out, "{i}}}");
+            }
+            ("InternetChecksum", m) => {
+                let st = format!("R->xsum[{ext}]");
+                match m {
+                    "clear" => {
+                        let _ = writeln!(out, "{i}{st} = 0;");
+                    }
+                    "add" | "subtract" => {
+                        let data = arg(c, 0)?;
+                        let _ = writeln!(out, "{i}{{");
+                        let mut inner = String::new();
+                        let (buf, len) = self.serialize(data, level + 1, &mut inner)?;
+                        out.push_str(&inner);
+                        // ones' complement: subtracting x is adding ~x (16-bit words)
+                        if m == "add" {
+                            let _ = writeln!(out, "{i}\t(void)_b;\n{i}\t{st} = (uint16_t)~p4dp_csum16_finish(p4dp_csum16_add({st}, {buf}, {len}, 0));");
+                        } else {
+                            let _ = writeln!(out, "{i}\t(void)_b;\n{i}\t{st} = (uint16_t)~p4dp_csum16_finish((uint64_t){st} + (uint16_t)p4dp_csum16({buf}, {len}));");
+                        }
+                        let _ = writeln!(out, "{i}}}");
+                    }
+                    "get" => ret(self, &format!("(uint16_t)~(uint16_t){st}"), out)?,
+                    "get_state" => ret(self, &format!("(uint16_t){st}"), out)?,
+                    "set_state" => {
+                        let v = self.expr(arg(c, 0)?)?;
+                        let _ = writeln!(out, "{i}{st} = (uint16_t)({v});");
+                    }
+                    _ => return Ok(false),
+                }
+            }
+            ("Digest", "pack") => {
+                let data = arg(c, 0)?;
+                let x = self.expr(data)?;
+                let ct = self.ctype(data.ty, c.span)?;
+                let fields = self.digest_fields(data.ty, c.span)?;
+                let (lay, len) = native_layout(&fields.iter().map(|(_, w)| *w).collect::<Vec<_>>());
+                let _ = writeln!(out, "{i}{{\n{i}\t{ct} _d = {x};\n{i}\tuint8_t _g[{}];\n{i}\tmemset(_g, 0, sizeof _g);", len.max(1));
+                for ((f, _), (off, size)) in fields.iter().zip(lay) {
+                    let lvf = if f.is_empty() { "_d".to_string() } else { format!("_d.{f}") };
+                    let _ = writeln!(out, "{i}\tmemcpy(_g + {off}, &{lvf}, {size});");
+                }
+                let _ = writeln!(out, "{i}\tp4dp_digest_send(R->ctx, {ext}u, _g, {len}u);\n{i}}}");
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,34 @@
+//! Builds `libp4dp_rt.so` with the runtime's Makefile and links it (with an rpath, so test and
+//! example binaries of this crate find it). Dependent crates that build binaries must add the
+//! rpath themselves: `println!("cargo:rustc-link-arg=-Wl,-rpath,{}", env::var("DEP_P4DP_RT_LIB_DIR")?)`.
+use std::env;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn main() {
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let runtime = manifest.join("../../runtime");
+    let runtime = runtime.canonicalize().unwrap_or(runtime);
+    let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR")).join("runtime");
+    let status = Command::new("make")
+        .arg("-C")
+        .arg(&runtime)
+        .arg(format!("BUILD={}", out.display()))
+        .arg("-j2")
+        .arg("all")
+        .status();
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => panic!("building the C runtime failed: `make -C {} BUILD={}` exited with {s}", runtime.display(), out.display()),
+        Err(e) => panic!("cannot run make for the C runtime: {e}"),
+    }
+    println!("cargo:rustc-link-search=native={}", out.display());
+    println!("cargo:rustc-link-lib=dylib=p4dp_rt");
+    println!("cargo:rustc-link-arg=-Wl,-rpath,{}", out.display());
+    println!("cargo:lib_dir={}", out.display());
+    println!("cargo:include_dir={}", runtime.join("include").display());
+    println!("cargo:rustc-env=P4DP_RT_LIB_DIR={}", out.display());
+    for p in ["src", "include", "Makefile", "tests/rt_prog_tiny.c"] {
+        println!("cargo:rerun-if-changed={}", runtime.join(p).display());
+    }
+}

@@ -1,0 +1,614 @@
+//! Controls: instance elaboration, actions, tables (keys, actions, default action, entries and
+//! their priorities, extern-valued properties) and extern/sub-block instantiations.
+
+use std::collections::HashMap;
+
+use p4dp_ir as ir;
+use p4dp_ir::Stmt;
+use p4dp_syntax::ast;
+use p4dp_syntax::Span;
+
+use crate::env::{Binding, Owner, OwnerKind};
+use crate::types::{control_plane_name, name_annotation, RTy};
+use crate::{ispan, CVal, Sema};
+
+pub(crate) fn dir_of(d: ast::Direction) -> ir::Direction {
+    match d {
+        ast::Direction::None => ir::Direction::None,
+        ast::Direction::In => ir::Direction::In,
+        ast::Direction::Out => ir::Direction::Out,
+        ast::Direction::InOut => ir::Direction::InOut,
+    }
+}
+
+/// Maximum nesting of block instantiations (guards against recursive instantiation).
+const MAX_DEPTH: u32 = 32;
+
+impl<'a> Sema<'a> {
+    /// Declares the apply parameters of a parser/control in the current owner.
+    pub(crate) fn block_params(&mut self, params: &'a [ast::Param]) -> Vec<ir::VarId> {
+        let mut out = Vec::new();
+        for p in params {
+            let t = match self.resolve_type(&p.ty) {
+                RTy::T(t) => t,
+                RTy::Err => {
+                    self.declare(&p.name, Binding::Err);
+                    continue;
+                }
+                _ => {
+                    self.err(
+                        "E0309",
+                        "a parameter must have a data or extern type",
+                        p.ty.span,
+                        "bad parameter type",
+                    );
+                    self.declare(&p.name, Binding::Err);
+                    continue;
+                }
+            };
+            let v = self.cx.vars.alloc(ir::Var {
+                name: p.name.name.clone(),
+                ty: t,
+                kind: ir::VarKind::Param(dir_of(p.direction)),
+                annotations: self.annotations(&p.annotations),
+                span: ispan(p.span),
+            });
+            out.push(v);
+            self.declare(&p.name, Binding::Var(v));
+        }
+        out
+    }
+
+    /// Evaluates constructor arguments (in the current scope) for constructor parameters `params`
+    /// of a block or extern whose type variables are `bind`.
+    pub(crate) fn ctor_args(
+        &mut self,
+        params: &'a [ast::Param],
+        args: &'a [ast::Argument],
+        bind: &mut HashMap<String, ir::TypeId>,
+        tvars: &[String],
+        span: Span,
+    ) -> Option<Vec<(usize, CVal)>> {
+        let descs = crate::call::ast_params(params);
+        let cands = vec![descs];
+        let (_, map) = self.pick_overload("constructor", cands, args, span)?;
+        let mut out = Vec::new();
+        let mut ok = true;
+        for (i, p) in params.iter().enumerate() {
+            let Some(ai) = map[i] else {
+                if let Some(d) = &p.default {
+                    let pt = self.ctor_param_type(p, bind);
+                    if let Some(v) = self.in_global_scope(|s| s.const_eval(d, pt)) {
+                        out.push((i, v));
+                    }
+                }
+                continue;
+            };
+            let a = &args[ai].value;
+            let unbound = matches!(&p.ty.kind, ast::TypeKind::Named(n) if tvars.contains(&n.name.name) && !bind.contains_key(&n.name.name));
+            if unbound {
+                match self.const_eval(a, None) {
+                    Some(CVal::V(v, t)) => {
+                        if let ast::TypeKind::Named(n) = &p.ty.kind {
+                            bind.insert(n.name.name.clone(), t);
+                        }
+                        out.push((i, CVal::V(v, t)));
+                    }
+                    Some(CVal::Int(_)) => {
+                        self.err(
+                            "E0308",
+                            format!("cannot infer the type of `{}` from an integer", p.name.name),
+                            a.span,
+                            "width unknown",
+                        );
+                        ok = false;
+                    }
+                    None => ok = false,
+                }
+                continue;
+            }
+            let pt = self.ctor_param_type(p, bind);
+            match self.resolve_ctor_kind(p, bind) {
+                Some(RTy::Block(_)) => {
+                    self.err(
+                        "E0404",
+                        "parsers/controls as constructor arguments are not supported",
+                        a.span,
+                        "unsupported",
+                    );
+                    ok = false;
+                    continue;
+                }
+                Some(RTy::Err) => {
+                    ok = false;
+                    continue;
+                }
+                _ => {}
+            }
+            match self.const_eval(a, pt) {
+                Some(v) => out.push((i, v)),
+                None => ok = false,
+            }
+        }
+        ok.then_some(out)
+    }
+
+    fn resolve_ctor_kind(&mut self, p: &'a ast::Param, bind: &HashMap<String, ir::TypeId>) -> Option<RTy> {
+        let b = bind.clone();
+        Some(self.in_global_scope(|s| {
+            s.cx.tsubst = b;
+            s.resolve_type(&p.ty)
+        }))
+    }
+
+    fn ctor_param_type(&mut self, p: &'a ast::Param, bind: &HashMap<String, ir::TypeId>) -> Option<ir::TypeId> {
+        match self.resolve_ctor_kind(p, bind)? {
+            RTy::T(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Elaborates one instance of control `cd` at control-plane `path`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn elab_control(
+        &mut self,
+        cd: &'a ast::ControlDecl,
+        path: String,
+        ctor: Vec<(&'a ast::Ident, Binding)>,
+        tbind: HashMap<String, ir::TypeId>,
+        span: Span,
+    ) -> Option<ir::ControlId> {
+        if self.depth >= MAX_DEPTH || self.elab_busy.contains(&crate::addr(cd)) {
+            self.err(
+                "E0410",
+                format!("control `{}` instantiates itself", cd.header.name.name),
+                span,
+                "recursive instantiation",
+            );
+            return None;
+        }
+        self.elaborated.insert(crate::addr(cd));
+        self.depth += 1;
+        self.elab_busy.insert(crate::addr(cd));
+        let cid = self.p.controls.alloc(ir::Control {
+            type_name: cd.header.name.name.clone(),
+            path: path.clone(),
+            params: Vec::new(),
+            vars: ir::Arena::new(),
+            actions: Vec::new(),
+            tables: Vec::new(),
+            externs: Vec::new(),
+            body: Vec::new(),
+            annotations: self.annotations(&cd.header.annotations),
+            span: ispan(cd.span),
+        });
+        let mut owner = Owner::new(OwnerKind::Control(cid), path);
+        owner.tsubst = tbind;
+        let saved = std::mem::replace(&mut self.cx, owner);
+        for (id, b) in ctor {
+            self.declare(id, b);
+        }
+        let params = self.block_params(&cd.header.params);
+        let mut body = Vec::new();
+        for d in &cd.locals {
+            self.control_local(d, &mut body);
+        }
+        let mut apply = self.block(&cd.apply);
+        body.append(&mut apply);
+        let owner = std::mem::replace(&mut self.cx, saved);
+        let c = &mut self.p.controls[cid];
+        c.params = params;
+        c.vars = owner.vars;
+        c.actions = owner.actions;
+        c.tables = owner.tables;
+        c.externs = owner.externs;
+        c.body = body;
+        self.depth -= 1;
+        self.elab_busy.remove(&crate::addr(cd));
+        Some(cid)
+    }
+
+    fn control_local(&mut self, d: &'a ast::Decl, body: &mut Vec<Stmt>) {
+        match d {
+            ast::Decl::Const(_) | ast::Decl::Var(_) => self.local_decl(d, body),
+            ast::Decl::Instantiation(i) => self.instantiation(i),
+            ast::Decl::Action(a) => {
+                let path = self.cx.path.clone();
+                let b = match self.lower_action(a, &path) {
+                    Some(id) => Binding::Action(id),
+                    None => Binding::Err,
+                };
+                self.declare(&a.name, b);
+            }
+            ast::Decl::Table(t) => {
+                let b = match self.lower_table(t) {
+                    Some(id) => Binding::Table(id),
+                    None => Binding::Err,
+                };
+                self.declare(&t.name, b);
+            }
+            ast::Decl::Function(f) => {
+                self.err(
+                    "E0404",
+                    "functions declared inside controls are not supported by p4dp",
+                    f.proto.name.span,
+                    "move it to the top level",
+                );
+                self.declare(&f.proto.name, Binding::Err);
+            }
+            other => {
+                self.err(
+                    "E0402",
+                    "this declaration is not allowed inside a control",
+                    other.name().span,
+                    "not allowed here",
+                );
+            }
+        }
+    }
+
+    /// Lowers an action into the current control (`prefix` is the control-plane prefix).
+    pub(crate) fn lower_action(&mut self, ad: &'a ast::ActionDecl, prefix: &str) -> Option<ir::ActionId> {
+        let cid = self.cx.control()?;
+        let fq = control_plane_name(prefix, &ad.name.name, name_annotation(&ad.annotations).as_deref());
+        let aid = self.p.actions.alloc(ir::Action {
+            name: ad.name.name.clone(),
+            fq_name: fq,
+            owner: cid,
+            params: Vec::new(),
+            body: Vec::new(),
+            annotations: self.annotations(&ad.annotations),
+            span: ispan(ad.span),
+        });
+        self.cx.actions.push(aid);
+        self.push_scope();
+        let mut params = Vec::new();
+        let mut seen_dirless = false;
+        for p in &ad.params {
+            let Some(t) = self.resolve_data_type(&p.ty) else {
+                self.declare(&p.name, Binding::Err);
+                continue;
+            };
+            if p.direction == ast::Direction::None {
+                seen_dirless = true;
+            } else if seen_dirless {
+                self.err(
+                    "E0402",
+                    "directional action parameters must come before directionless ones",
+                    p.span,
+                    "move it before the action data",
+                );
+            }
+            let v = self.cx.vars.alloc(ir::Var {
+                name: p.name.name.clone(),
+                ty: t,
+                kind: ir::VarKind::ActionParam(aid, dir_of(p.direction)),
+                annotations: self.annotations(&p.annotations),
+                span: ispan(p.span),
+            });
+            params.push(v);
+            self.declare(&p.name, Binding::Var(v));
+        }
+        let prev = self.cx.action.replace(aid);
+        let body = self.block(&ad.body);
+        self.cx.action = prev;
+        self.pop_scope();
+        let a = &mut self.p.actions[aid];
+        a.params = params;
+        a.body = body;
+        Some(aid)
+    }
+
+    /// Copies a top-level action into the current control (once per control).
+    pub(crate) fn use_global_action(&mut self, d: &'a ast::Decl, ad: &'a ast::ActionDecl) -> Option<ir::ActionId> {
+        let k = crate::addr(d);
+        if let Some(a) = self.cx.global_actions.get(&k) {
+            return Some(*a);
+        }
+        if !self.func_busy.insert(k) {
+            self.err(
+                "E0410",
+                format!("action `{}` calls itself", ad.name.name),
+                ad.name.span,
+                "recursive",
+            );
+            return None;
+        }
+        let prev_action = self.cx.action.take();
+        let a = self.in_global_scope(|s| s.lower_action(ad, ""));
+        self.cx.action = prev_action;
+        self.func_busy.remove(&k);
+        if let Some(a) = a {
+            self.cx.global_actions.insert(k, a);
+        }
+        a
+    }
+
+    /// A top-level extern instance (one per program, shared by every block that uses it).
+    pub(crate) fn global_extern(&mut self, d: &'a ast::Decl, i: &'a ast::Instantiation) -> Option<ir::ExternId> {
+        let k = crate::addr(d);
+        let id = match self.global_externs.get(&k) {
+            Some(x) => *x,
+            None => {
+                let r = self.in_global_scope(|s| s.extern_instance(i, ""));
+                let x = r?;
+                self.global_externs.insert(k, x);
+                x
+            }
+        };
+        if !self.cx.externs.contains(&id) {
+            self.cx.externs.push(id);
+        }
+        Some(id)
+    }
+
+    /// An instantiation inside a control or parser: an extern object or a sub-block.
+    pub(crate) fn instantiation(&mut self, i: &'a ast::Instantiation) {
+        let (base, _targs) = match &i.ty.kind {
+            ast::TypeKind::Named(p) => (p, &[][..]),
+            ast::TypeKind::Specialized { base, args } => (base, &args[..]),
+            _ => {
+                self.err(
+                    "E0204",
+                    "only externs, parsers and controls can be instantiated",
+                    i.ty.span,
+                    "not instantiable",
+                );
+                self.declare(&i.name, Binding::Err);
+                return;
+            }
+        };
+        let d = self
+            .lookup_global(&base.name.name, base.name.span)
+            .and_then(|v| v.first().copied());
+        let b = match d {
+            Some(ast::Decl::ExternObject(_)) => {
+                let path = self.cx.path.clone();
+                match self.extern_instance(i, &path) {
+                    Some(x) => {
+                        self.cx.externs.push(x);
+                        Binding::Extern(x)
+                    }
+                    None => Binding::Err,
+                }
+            }
+            Some(ast::Decl::Control(cd)) => {
+                if !matches!(self.cx.kind, OwnerKind::Control(_)) {
+                    self.err(
+                        "E0402",
+                        "controls can only be instantiated inside controls",
+                        i.span,
+                        "not allowed here",
+                    );
+                    Binding::Err
+                } else {
+                    match self.sub_block_args(&cd.header.type_params, &cd.ctor_params, i) {
+                        Some((ctor, tb)) => {
+                            let path = control_plane_name(
+                                &self.cx.path,
+                                &i.name.name,
+                                name_annotation(&i.annotations).as_deref(),
+                            );
+                            match self.elab_control(cd, path, ctor, tb, i.span) {
+                                Some(c) => Binding::Control(c),
+                                None => Binding::Err,
+                            }
+                        }
+                        None => Binding::Err,
+                    }
+                }
+            }
+            Some(ast::Decl::Parser(pd)) => {
+                if !self.cx.is_parser() {
+                    self.err(
+                        "E0402",
+                        "parsers can only be instantiated inside parsers",
+                        i.span,
+                        "not allowed here",
+                    );
+                    Binding::Err
+                } else {
+                    match self.sub_block_args(&pd.header.type_params, &pd.ctor_params, i) {
+                        Some((ctor, tb)) => {
+                            let path = control_plane_name(
+                                &self.cx.path,
+                                &i.name.name,
+                                name_annotation(&i.annotations).as_deref(),
+                            );
+                            match self.elab_parser(pd, path, ctor, tb, i.span) {
+                                Some(p) => Binding::Parser(p),
+                                None => Binding::Err,
+                            }
+                        }
+                        None => Binding::Err,
+                    }
+                }
+            }
+            Some(other) => {
+                self.err(
+                    "E0204",
+                    format!("`{}` cannot be instantiated here", other.name().name),
+                    base.span,
+                    "not an extern, parser or control",
+                );
+                Binding::Err
+            }
+            None => {
+                self.err(
+                    "E0202",
+                    format!("unknown type `{}`", base.name.name),
+                    base.name.span,
+                    "not found",
+                );
+                Binding::Err
+            }
+        };
+        self.declare(&i.name, b);
+    }
+
+    /// Type and constructor arguments of a sub-parser/sub-control instantiation.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn sub_block_args(
+        &mut self,
+        tps: &'a [ast::Ident],
+        ctor_params: &'a [ast::Param],
+        i: &'a ast::Instantiation,
+    ) -> Option<(Vec<(&'a ast::Ident, Binding)>, HashMap<String, ir::TypeId>)> {
+        self.block_ctor(tps, ctor_params, &i.ty, &i.args, i.span)
+    }
+
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn block_ctor(
+        &mut self,
+        tps: &'a [ast::Ident],
+        ctor_params: &'a [ast::Param],
+        ty: &'a ast::Type,
+        args: &'a [ast::Argument],
+        span: Span,
+    ) -> Option<(Vec<(&'a ast::Ident, Binding)>, HashMap<String, ir::TypeId>)> {
+        let mut bind = HashMap::new();
+        if let ast::TypeKind::Specialized { args: targs, .. } = &ty.kind {
+            if targs.len() != tps.len() {
+                self.err(
+                    "E0306",
+                    format!("{} type arguments given, {} expected", targs.len(), tps.len()),
+                    ty.span,
+                    "wrong number of type arguments",
+                );
+                return None;
+            }
+            for (p, t) in tps.iter().zip(targs) {
+                let t = self.resolve_data_type(t)?;
+                bind.insert(p.name.clone(), t);
+            }
+        } else if !tps.is_empty() {
+            self.err(
+                "E0404",
+                "generic parsers/controls need explicit type arguments in p4dp",
+                ty.span,
+                "give the type arguments",
+            );
+            return None;
+        }
+        let tvars: Vec<String> = Vec::new();
+        let vals = self.ctor_args(ctor_params, args, &mut bind, &tvars, span)?;
+        let ctor = vals
+            .into_iter()
+            .map(|(i, v)| (&ctor_params[i].name, Binding::Const(v)))
+            .collect();
+        Some((ctor, bind))
+    }
+
+    /// Creates an extern object instance with evaluated constructor arguments.
+    pub(crate) fn extern_instance(&mut self, i: &'a ast::Instantiation, prefix: &str) -> Option<ir::ExternId> {
+        let (base, targs) = match &i.ty.kind {
+            ast::TypeKind::Named(p) => (p, &[][..]),
+            ast::TypeKind::Specialized { base, args } => (base, &args[..]),
+            _ => return None,
+        };
+        if i.initializer.is_some() {
+            self.err(
+                "E0404",
+                "extern instances with initializers (abstract methods) are not supported",
+                i.span,
+                "unsupported",
+            );
+            return None;
+        }
+        self.new_extern(
+            base,
+            targs,
+            &i.args,
+            &i.name.name,
+            name_annotation(&i.annotations).as_deref(),
+            self.annotations(&i.annotations),
+            prefix,
+            i.span,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new_extern(
+        &mut self,
+        base: &'a ast::PathName,
+        targs: &'a [ast::Type],
+        args: &'a [ast::Argument],
+        name: &str,
+        name_ann: Option<&str>,
+        annotations: Vec<ir::Annotation>,
+        prefix: &str,
+        span: Span,
+    ) -> Option<ir::ExternId> {
+        let Some(ast::Decl::ExternObject(xd)) = self
+            .lookup_global(&base.name.name, base.name.span)
+            .and_then(|v| v.first().copied())
+        else {
+            self.err(
+                "E0204",
+                format!("`{}` is not an extern type", base.name.name),
+                base.span,
+                "not an extern",
+            );
+            return None;
+        };
+        if targs.len() > xd.type_params.len() {
+            self.err(
+                "E0306",
+                format!("`{}` takes {} type arguments", xd.name.name, xd.type_params.len()),
+                base.span,
+                "too many type arguments",
+            );
+            return None;
+        }
+        let mut bind = HashMap::new();
+        for (p, t) in xd.type_params.iter().zip(targs) {
+            let t = self.resolve_data_type(t)?;
+            bind.insert(p.name.clone(), t);
+        }
+        let ctors: Vec<&'a [ast::Param]> = xd
+            .members
+            .iter()
+            .filter_map(|m| match m {
+                ast::ExternMember::Constructor { params, .. } => Some(&params[..]),
+                _ => None,
+            })
+            .collect();
+        if ctors.is_empty() {
+            self.err(
+                "E0204",
+                format!("extern `{}` has no constructor", xd.name.name),
+                base.span,
+                "cannot be instantiated",
+            );
+            return None;
+        }
+        let cands = ctors.iter().map(|p| crate::call::ast_params(p)).collect();
+        let (ci, _) = self.pick_overload(&xd.name.name, cands, args, span)?;
+        let tvars: Vec<String> = xd.type_params.iter().map(|p| p.name.clone()).collect();
+        let vals = self.ctor_args(ctors[ci], args, &mut bind, &tvars, span)?;
+        let mut type_args = Vec::new();
+        for p in &xd.type_params {
+            match bind.get(&p.name) {
+                Some(t) => type_args.push(*t),
+                None => break,
+            }
+        }
+        let ctor_args = vals
+            .into_iter()
+            .map(|(_, v)| match v {
+                CVal::V(v, _) => v,
+                CVal::Int(i) => crate::consts::bits(&i, 64, true),
+            })
+            .collect();
+        let fq = control_plane_name(prefix, name, name_ann);
+        Some(self.p.externs.alloc(ir::ExternInstance {
+            type_name: xd.name.name.clone(),
+            name: name.to_string(),
+            fq_name: fq,
+            type_args,
+            ctor_args,
+            annotations,
+            span: ispan(span),
+        }))
+    }
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/**
+ * @file bench.h
+ * p4dp's built-in benchmark: an in-process traffic source feeding the runtime's real worker loop,
+ * and the two reference loops the program is compared with.
+ *
+ * Traffic source. A bench creates one `net_ring` ethdev per bench port (P4 ports 0..n_ports-1) from
+ * rte_rings with this mapping: rx queue 0 of port p is ring R_p; tx queue q of *every* port is ring
+ * R_q. Worker w polls port w (the runtime gives port slot k to worker k % n_workers) and transmits on
+ * tx queue w, so whatever bench port the program sends a packet to, it comes back to the worker that
+ * sent it: packets loop rx -> worker -> tx -> rx forever and every ring has one producer and one
+ * consumer (rings are SP/SC). Each worker's ring is pre-filled with its share of n_pkts pre-built
+ * mbufs (packet j goes to worker j % n_workers, in order of j).
+ *
+ * Packets. Every packet is a copy of the template; if key_bytes > 0, packet j carries at key_offset
+ * the big-endian key_bytes-byte value key_base + perm[j mod n_keys], where perm is a random
+ * permutation of 0..n_keys-1 (Fisher-Yates driven by splitmix64(seed)). With n_pkts == n_keys every
+ * key appears in exactly one packet, and one lap of a worker's ring touches each of its keys once in
+ * random order. Before every measurement all packets are rewritten from the template and re-queued
+ * in the same order (same packets for every loop).
+ *
+ * Loops measured (same ports, mbufs, burst size 32, warm-up and duration):
+ *  - P4DP_BENCH_FLOOR: rte_eth_rx_burst -> rte_eth_tx_burst, nothing else (the raw DPDK floor);
+ *  - P4DP_BENCH_TABLE: the floor plus, per burst, extracting each packet's key into the table's
+ *    native key layout, one p4dp_table_lookup_bulk() on the program's table object, and reading
+ *    each result's action (counted as hits);
+ *  - P4DP_BENCH_PROGRAM: p4dp_runtime_run() itself, i.e. the worker loop of worker.c running the
+ *    compiled program.
+ * Each worker's figures come from a TSC window (rte_rdtsc) opened after the warm-up and the number
+ * of packets it processed inside the window.
+ *
+ * Context: control thread on the EAL main lcore (the loops are launched on EAL worker lcores).
+ * Thread safety: a bench owns its runtime's ports while it exists; no other p4dp_runtime_run(),
+ * p4dp_runtime_add_port() or bench may use the runtime meanwhile. Table writes during a measurement
+ * are allowed for FLOOR and PROGRAM but not for TABLE (its lookups do not report RCU quiescence).
+ */
+#ifndef P4DP_BENCH_H
+#define P4DP_BENCH_H
+
+#include <stdint.h>
+
+#include "p4dp/rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most workers a bench drives. */
+#define P4DP_BENCH_MAX_WORKERS 16u
+/** Longest packet template (bytes). */
+#define P4DP_BENCH_TMPL_MAX 1500u
+/** Longest key field in packets (bytes). */
+#define P4DP_BENCH_KEY_MAX 8u
+
+struct p4dp_bench;
+
+struct p4dp_bench_params {
+	uint32_t n_workers;     /**< 1..P4DP_BENCH_MAX_WORKERS; <= the runtime's max_workers and EAL worker lcores */
+	uint32_t n_ports;       /**< bench ports (P4 ports 0..n_ports-1); 0 = n_workers; >= n_workers */
+	uint32_t n_pkts;        /**< pre-built packets in circulation (all workers), >= 32 * n_workers */
+	const uint8_t *tmpl;    /**< packet template */
+	uint32_t tmpl_len;      /**< 14..P4DP_BENCH_TMPL_MAX */
+	uint32_t key_offset;    /**< byte offset of the key field in the packet */
+	uint32_t key_bytes;     /**< 0 (all packets equal the template) or 1..P4DP_BENCH_KEY_MAX */
+	uint64_t key_base;      /**< first key value */
+	uint64_t n_keys;        /**< keys key_base .. key_base + n_keys - 1 (>= 1 if key_bytes > 0) */
+	uint64_t seed;          /**< permutation seed */
+	uint64_t warmup_ms;     /**< before the measurement window */
+	uint64_t duration_ms;   /**< the measurement window (>= 1) */
+};
+
+enum p4dp_bench_kind {
+	P4DP_BENCH_FLOOR = 0,   /**< rx burst -> tx burst */
+	P4DP_BENCH_TABLE = 1,   /**< floor + key extraction + one bulk lookup per burst */
+	P4DP_BENCH_PROGRAM = 2, /**< the runtime's worker loop running the program */
+};
+
+struct p4dp_bench_worker {
+	uint64_t packets;        /**< packets processed in the window */
+	double mpps;
+	double cycles_per_pkt;   /**< window TSC cycles / packets */
+};
+
+struct p4dp_bench_result {
+	uint32_t kind;           /**< enum p4dp_bench_kind */
+	uint32_t n_workers;
+	uint64_t tsc_hz;         /**< rte_get_tsc_hz() */
+	uint64_t window_cycles;  /**< TSC cycles of the measurement window */
+	uint64_t packets;        /**< all workers, in the window */
+	double mpps;             /**< all workers */
+	double cycles_per_pkt;   /**< n_workers * window_cycles / packets (core cycles per packet) */
+	uint64_t hits, misses;   /**< TABLE: lookups in the window that hit / missed */
+	uint64_t lost;           /**< packets missing from the rings afterwards (dropped by the program) */
+	struct p4dp_bench_worker w[P4DP_BENCH_MAX_WORKERS];
+};
+
+/**
+ * Create the bench ports, the packet pool (its own mempool, n_pkts mbufs) and the packets.
+ * @p rt must have no ports and must not be running; its program is not run here.
+ * @return 0; -EINVAL (bad params, message in p4dp_runtime_last_error()); -EBUSY (runtime has
+ *         ports or is running); -ENOMEM; -ENODEV (net_ring driver unavailable or port creation
+ *         failed); -EPERM (not on the EAL main lcore).
+ * Context: control thread on the EAL main lcore. Thread safety: see file comment.
+ */
+int p4dp_bench_create(struct p4dp_runtime *rt, const struct p4dp_bench_params *params, struct p4dp_bench **out);
+
+/**
+ * Run one measurement of @p kind (for P4DP_BENCH_TABLE, on table index @p table of the runtime's
+ * program, which must have exactly one key field, exact, bitwidth <= 64, with ceil(bitwidth/8) ==
+ * key_bytes). Blocks for about warmup_ms + duration_ms.
+ * @return 0; -EINVAL (bad kind/table, message says why); -EIO (no packet was processed in the
+ *         window, or packets were lost: res->lost > 0 — the program dropped packets or sent them
+ *         to a port that is not a bench port; the bench is then unusable); -EBUSY/-errno from
+ *         p4dp_runtime_run() or ethdev setup.
+ * Context: control thread on the EAL main lcore.
+ */
+int p4dp_bench_measure(struct p4dp_bench *b, enum p4dp_bench_kind kind, uint32_t table,
+		       struct p4dp_bench_result *res);
+
+/** Remove the bench ports from the runtime and the process, free the rings, packets and pool.
+ *  NULL is a no-op. Context: control thread on the EAL main lcore. */
+void p4dp_bench_free(struct p4dp_bench *b);
+
+/**
+ * Install @p n entries key_base .. key_base + n - 1 in table @p table (one exact key field of
+ * bitwidth <= 64) through p4dp_runtime_table_entry_add(), each with action @p action and the
+ * parameters @p params (big-endian byte strings as in p4dp_rt_param).
+ * @return number of entries installed (n) or the first failing add's -errno (entries added before
+ *         the failure stay installed); -EINVAL (table shape, key_base + n - 1 beyond the key width).
+ * Context: control thread. Thread safety: as p4dp_runtime_table_entry_add().
+ */
+int64_t p4dp_bench_table_fill(struct p4dp_runtime *rt, uint32_t table, uint64_t key_base, uint64_t n,
+			      uint32_t action, uint32_t n_params, const struct p4dp_rt_param *params);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* P4DP_BENCH_H */

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Tests of the built-in benchmark (bench.h) with hand-written programs implementing abi.h.
+ *
+ * This file is two things: compiled normally it is the test; compiled with -DTEST_BENCH_PROGRAM=<n>
+ * -shared it is program n (the test compiles its own source that way, so it must run from the
+ * runtime directory, as `make test` does, or get the source path in P4DP_TEST_BENCH_SRC):
+ *   1 minimal: parse Ethernet, out port 0, deparse Ethernet;
+ *   2 l3: Ethernet + IPv4, table ingress.l3 (exact on the 32-bit IPv4 destination) with actions
+ *     set_port(9-bit port) / drop (default drop), deparse both headers;
+ *   3 dropper: drops every packet.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "p4dp/abi.h"
+
+#ifdef TEST_BENCH_PROGRAM
+
+enum { A_SET_PORT, A_DROP };
+static const struct p4dp_param_info p_set_port[] = {{"port", 1, 9, 0, 2}};
+static const struct p4dp_action_info actions[] = {
+	{"ingress.set_port", 1001, 1, p_set_port, 2},
+	{"ingress.drop", 1002, 0, NULL, 0},
+};
+#if TEST_BENCH_PROGRAM == 2
+static const struct p4dp_key_info k_l3[] = {{"hdr.ipv4.dstAddr", 1, P4DP_MATCH_EXACT, 0, 4, 32}};
+static const uint32_t a_l3[] = {A_SET_PORT, A_DROP};
+static const struct p4dp_table_info tables[] = {
+	{"ingress.l3", 2001, 0, 4, 1, k_l3, 2, a_l3, NULL, A_DROP, NULL, 0, NULL, 1u << 16, 2, -1, -1, 0},
+};
+#define N_TABLES 1
+#else
+static const struct p4dp_table_info *const tables = NULL;
+#define N_TABLES 0
+#endif
+
+static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
+{
+	uint8_t *emit = ctx->emit_buf;
+	const uint8_t *d = pkt->data;
+#if TEST_BENCH_PROGRAM == 3
+	(void)emit;
+	(void)d;
+	pkt->out_port = P4DP_PORT_DROP;
+#elif TEST_BENCH_PROGRAM == 1
+	if (pkt->len < 14) {
+		pkt->out_port = P4DP_PORT_DROP;
+		return;
+	}
+	memcpy(emit, d, 14);
+	pkt->out_port = 0;
+	p4dp_pkt_finish(pkt, emit, 14, 14, 0);
+#else
+	if (pkt->len < 34 || d[12] != 0x08 || d[13] != 0x00) {
+		pkt->out_port = P4DP_PORT_DROP;
+		return;
+	}
+	uint32_t be, key;
+	memcpy(&be, d + 30, 4);
+	key = __builtin_bswap32(be);
+	int hit;
+	const struct p4dp_entry *e = p4dp_table_apply(ctx, 0, &key, &hit);
+	p4dp_table_count(ctx, 0, hit);
+	if (e->action == A_SET_PORT) {
+		uint16_t port;
+		memcpy(&port, e->data, 2);
+		pkt->out_port = port & 0x1ff;
+	} else {
+		pkt->out_port = P4DP_PORT_DROP;
+	}
+	memcpy(emit, d, 34);
+	p4dp_pkt_finish(pkt, emit, 34, 34, 0);
+#endif
+}
+
+const struct p4dp_program p4dp_program = {
+	.abi_version = P4DP_ABI_VERSION,
+	.name = "bench_test",
+	.arch = "v1model",
+	.n_tables = N_TABLES,
+	.tables = tables,
+	.n_actions = 2,
+	.actions = actions,
+	.n_externs = 0,
+	.externs = NULL,
+	.n_errors = 0,
+	.errors = NULL,
+	.process = process,
+};
+
+#else /* the test */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "p4dp/bench.h"
+#include "p4dp/rt.h"
+
+enum { A_SET_PORT_IDX = 0 }; /* action index of set_port in program 2 */
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                                                    \
+	do {                                                                                                \
+		if (cond) {                                                                                 \
+			passed++;                                                                           \
+		} else {                                                                                    \
+			failed++;                                                                           \
+			printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
+			printf(__VA_ARGS__);                                                                \
+			printf(" [%s]\n", p4dp_runtime_last_error(NULL));                                   \
+		}                                                                                           \
+	} while (0)
+
+static char so_path[3][256];
+
+static int build_programs(void)
+{
+	const char *src = getenv("P4DP_TEST_BENCH_SRC");
+	if (src == NULL)
+		src = __FILE__;
+	const char *cc = getenv("CC") ? getenv("CC") : "cc";
+	for (int i = 0; i < 3; i++) {
+		snprintf(so_path[i], sizeof(so_path[i]), "/tmp/p4dp_test_bench_%d_%d.so", (int)getpid(), i + 1);
+		char cmd[1024];
+		snprintf(cmd, sizeof(cmd), "%s -O2 -Wall -Wextra -Werror -shared -fPIC -Iinclude -DTEST_BENCH_PROGRAM=%d %s -o %s",
+			 cc, i + 1, src, so_path[i]);
+		if (system(cmd) != 0) {
+			printf("FAIL: cannot build test program: %s\n", cmd);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A 60-byte Ethernet/IPv4/UDP frame (64 bytes on the wire with the FCS). */
+static void make_template(uint8_t *t)
+{
+	static const uint8_t hdr[42] = {
+		0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00, /* Ethernet */
+		0x45, 0, 0, 46, 0, 0, 0, 0, 64, 17, 0, 0, 10, 1, 0, 1, 10, 0, 0, 0, /* IPv4 */
+		0x04, 0xd2, 0x16, 0x2e, 0, 26, 0, 0, /* UDP */
+	};
+	memset(t, 0, 60);
+	memcpy(t, hdr, sizeof(hdr));
+}
+
+static struct p4dp_bench_params base_params(uint8_t *tmpl, uint32_t n_pkts, uint32_t n_keys)
+{
+	struct p4dp_bench_params p = {
+		.n_workers = 1,
+		.n_pkts = n_pkts,
+		.tmpl = tmpl,
+		.tmpl_len = 60,
+		.key_offset = 30,
+		.key_bytes = n_keys ? 4 : 0,
+		.key_base = 0x0a000000u,
+		.n_keys = n_keys,
+		.seed = 1,
+		.warmup_ms = 50,
+		.duration_ms = 200,
+	};
+	return p;
+}
+
+static void print_res(const char *what, const struct p4dp_bench_result *r)
+{
+	printf("  %-22s %8.2f Mpps %8.1f cycles/pkt (%" PRIu64 " pkts, hits %" PRIu64 " misses %" PRIu64 ")\n", what,
+	       r->mpps, r->cycles_per_pkt, r->packets, r->hits, r->misses);
+}
+
+static void test_minimal(uint8_t *tmpl)
+{
+	struct p4dp_runtime_params rp = {.program_path = so_path[0], .max_workers = 1};
+	struct p4dp_runtime *rt = NULL;
+	int rc = p4dp_runtime_create(&rp, &rt);
+	CHECK(rc == 0, "create minimal: %d", rc);
+	if (rc != 0)
+		return;
+	struct p4dp_bench_params p = base_params(tmpl, 4096, 0);
+	struct p4dp_bench *b = NULL;
+	rc = p4dp_bench_create(rt, &p, &b);
+	CHECK(rc == 0, "bench create: %d", rc);
+	if (rc == 0) {
+		struct p4dp_bench_result fl, pr, again;
+		rc = p4dp_bench_measure(b, P4DP_BENCH_FLOOR, 0, &fl);
+		CHECK(rc == 0 && fl.packets > 0 && fl.lost == 0, "floor: %d", rc);
+		CHECK(fl.tsc_hz > 0 && fl.window_cycles > fl.tsc_hz / 10, "window %" PRIu64 " cycles", fl.window_cycles);
+		print_res("minimal floor", &fl);
+		rc = p4dp_bench_measure(b, P4DP_BENCH_PROGRAM, 0, &pr);
+		CHECK(rc == 0 && pr.packets > 0 && pr.lost == 0, "program: %d lost %" PRIu64, rc, pr.lost);
+		print_res("minimal program", &pr);
+		/* The program's loop does strictly more work than the floor's. */
+		CHECK(pr.cycles_per_pkt > fl.cycles_per_pkt, "program %.1f <= floor %.1f cycles", pr.cycles_per_pkt,
+		      fl.cycles_per_pkt);
+		/* Per-worker figures add up. */
+		CHECK(pr.w[0].packets == pr.packets, "worker 0 packets");
+		/* The bench is reusable: the floor again after a program run. */
+		rc = p4dp_bench_measure(b, P4DP_BENCH_FLOOR, 0, &again);
+		CHECK(rc == 0 && again.packets > 0, "floor again: %d", rc);
+		/* The runtime saw the program's packets on port 0 and no drops. */
+		struct p4dp_rt_stats st;
+		CHECK(p4dp_runtime_stats(rt, &st) == 0 && st.drops == 0 && st.packets >= pr.packets, "stats");
+		/* No table: the table baseline is refused with a message. */
+		rc = p4dp_bench_measure(b, P4DP_BENCH_TABLE, 0, &again);
+		CHECK(rc == -EINVAL, "table baseline without table: %d", rc);
+		p4dp_bench_free(b);
+	}
+	/* The bench detached its ports: the runtime has none now. */
+	struct p4dp_rt_port_stats ps;
+	CHECK(p4dp_runtime_port_stats(rt, 0, &ps) == -ENOENT, "port 0 still attached");
+	p4dp_runtime_free(rt);
+}
+
+static void test_l3(uint8_t *tmpl)
+{
+	struct p4dp_runtime_params rp = {.program_path = so_path[1], .max_workers = 1};
+	struct p4dp_runtime *rt = NULL;
+	int rc = p4dp_runtime_create(&rp, &rt);
+	CHECK(rc == 0, "create l3: %d", rc);
+	if (rc != 0)
+		return;
+	uint32_t t;
+	CHECK(p4dp_runtime_table_find(rt, "ingress.l3", &t) == 0, "table_find");
+	const uint32_t n = 1u << 16;
+	uint8_t port0[2] = {0, 0};
+	struct p4dp_rt_param prm = {port0, 2};
+	int64_t k = p4dp_bench_table_fill(rt, t, 0x0a000000u, n, A_SET_PORT_IDX, 1, &prm);
+	CHECK(k == (int64_t)n, "fill: %" PRId64, k);
+	/* A second fill of the same keys fails with -EEXIST; keys beyond the width are refused. */
+	CHECK(p4dp_bench_table_fill(rt, t, 0x0a000000u, 1, A_SET_PORT_IDX, 1, &prm) == -EEXIST, "refill");
+	CHECK(p4dp_bench_table_fill(rt, t, 0xffffffffu, 2, A_SET_PORT_IDX, 1, &prm) == -EINVAL, "overflow");
+
+	struct p4dp_bench_params p = base_params(tmpl, n, n);
+	struct p4dp_bench *b = NULL;
+	rc = p4dp_bench_create(rt, &p, &b);
+	CHECK(rc == 0, "bench create: %d", rc);
+	if (rc == 0) {
+		struct p4dp_bench_result fl, tb, pr;
+		rc = p4dp_bench_measure(b, P4DP_BENCH_FLOOR, 0, &fl);
+		CHECK(rc == 0, "floor: %d", rc);
+		print_res("l3 floor", &fl);
+		rc = p4dp_bench_measure(b, P4DP_BENCH_TABLE, t, &tb);
+		CHECK(rc == 0 && tb.packets > 0, "table: %d", rc);
+		/* Every packet carries an installed key: the lookups all hit. */
+		CHECK(tb.misses == 0 && tb.hits > 0, "hits %" PRIu64 " misses %" PRIu64, tb.hits, tb.misses);
+		CHECK(tb.hits + tb.misses >= tb.packets - 32 && tb.hits + tb.misses <= tb.packets + 32,
+		      "lookups %" PRIu64 " vs packets %" PRIu64, tb.hits + tb.misses, tb.packets);
+		print_res("l3 table baseline", &tb);
+		struct p4dp_rt_table_stats ts0, ts1;
+		p4dp_runtime_table_stats(rt, t, &ts0);
+		rc = p4dp_bench_measure(b, P4DP_BENCH_PROGRAM, 0, &pr);
+		CHECK(rc == 0 && pr.packets > 0, "program: %d", rc);
+		print_res("l3 program", &pr);
+		p4dp_runtime_table_stats(rt, t, &ts1);
+		CHECK(ts1.misses == ts0.misses && ts1.hits > ts0.hits + pr.packets - 1, "program hits %" PRIu64
+		      " misses %" PRIu64, ts1.hits - ts0.hits, ts1.misses - ts0.misses);
+		/* Same packets: the program's packet count covers at least one full lap. */
+		CHECK(pr.packets >= n, "program did not finish one lap: %" PRIu64, pr.packets);
+		p4dp_bench_free(b);
+	}
+	/* Keys outside the table: the baseline reports misses, the program drops -> -EIO, lost > 0. */
+	p = base_params(tmpl, 1024, 1024);
+	p.key_base = 0x0b000000u;
+	rc = p4dp_bench_create(rt, &p, &b);
+	CHECK(rc == 0, "bench create 2: %d", rc);
+	if (rc == 0) {
+		struct p4dp_bench_result tb, pr;
+		rc = p4dp_bench_measure(b, P4DP_BENCH_TABLE, t, &tb);
+		CHECK(rc == 0 && tb.hits == 0 && tb.misses > 0, "misses: %d %" PRIu64, rc, tb.misses);
+		rc = p4dp_bench_measure(b, P4DP_BENCH_PROGRAM, 0, &pr);
+		CHECK(rc == -EIO && pr.lost == 1024, "dropping program: %d lost %" PRIu64, rc, pr.lost);
+		rc = p4dp_bench_measure(b, P4DP_BENCH_FLOOR, 0, &pr);
+		CHECK(rc == -EIO, "broken bench must refuse: %d", rc);
+		p4dp_bench_free(b);
+	}
+	/* Key width mismatch between packets and table. */
+	p = base_params(tmpl, 1024, 1024);
+	p.key_bytes = 2;
+	p.key_base = 0;
+	rc = p4dp_bench_create(rt, &p, &b);
+	CHECK(rc == 0, "bench create 3: %d", rc);
+	if (rc == 0) {
+		struct p4dp_bench_result tb;
+		rc = p4dp_bench_measure(b, P4DP_BENCH_TABLE, t, &tb);
+		CHECK(rc == -EINVAL, "key width mismatch: %d", rc);
+		CHECK(p4dp_bench_measure(b, P4DP_BENCH_TABLE, 7, &tb) == -EINVAL, "bad table index");
+		p4dp_bench_free(b);
+	}
+	p4dp_runtime_free(rt);
+}
+
+static void test_params(uint8_t *tmpl)
+{
+	struct p4dp_runtime_params rp = {.program_path = so_path[0], .max_workers = 1};
+	struct p4dp_runtime *rt = NULL;
+	if (p4dp_runtime_create(&rp, &rt) != 0) {
+		CHECK(0, "create");
+		return;
+	}
+	struct p4dp_bench *b = NULL;
+	struct p4dp_bench_params p = base_params(tmpl, 4096, 0);
+	p.n_workers = 2; /* max_workers is 1 */
+	CHECK(p4dp_bench_create(rt, &p, &b) == -EINVAL, "workers > max_workers");
+	p = base_params(tmpl, 16, 0);
+	CHECK(p4dp_bench_create(rt, &p, &b) == -EINVAL, "too few packets");
+	p = base_params(tmpl, 4096, 16);
+	p.key_offset = 58;
+	CHECK(p4dp_bench_create(rt, &p, &b) == -EINVAL, "key outside packet");
+	p = base_params(tmpl, 4096, 16);
+	p.key_bytes = 1;
+	p.key_base = 250;
+	CHECK(p4dp_bench_create(rt, &p, &b) == -EINVAL, "keys beyond key width");
+	p = base_params(tmpl, 4096, 0);
+	p.tmpl_len = 10;
+	CHECK(p4dp_bench_create(rt, &p, &b) == -EINVAL, "short template");
+	p = base_params(tmpl, 4096, 0);
+	p.duration_ms = 0;
+	CHECK(p4dp_bench_create(rt, &p, &b) == -EINVAL, "zero duration");
+	/* A runtime that already has a port is refused. */
+	CHECK(p4dp_runtime_add_port(rt, 0, "net_null_tb0") == 0, "add_port: %s", p4dp_runtime_last_error(NULL));
+	p = base_params(tmpl, 4096, 0);
+	CHECK(p4dp_bench_create(rt, &p, &b) == -EBUSY, "runtime with ports");
+	p4dp_runtime_free(rt);
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	char *eal[] = {argv[0], "--no-huge", "--no-pci", "-m", "1024", "--no-shconf", "--no-telemetry",
+		       "--lcores=0@0,1@1", "--log-level=lib.eal:error", NULL};
+	if (build_programs() != 0)
+		return 1;
+	int rc = p4dp_eal_init(9, eal);
+	if (rc != 0) {
+		printf("FAIL: EAL init: %s\n", p4dp_runtime_last_error(NULL));
+		return 1;
+	}
+	uint8_t tmpl[60];
+	make_template(tmpl);
+	test_params(tmpl);
+	test_minimal(tmpl);
+	test_l3(tmpl);
+	for (int i = 0; i < 3; i++)
+		remove(so_path[i]);
+	printf("test_bench: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
+#endif
