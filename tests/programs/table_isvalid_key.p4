@@ -1,5 +1,5 @@
-// A header's isValid() as an exact table key (const entries with true/false
-// and an STF entry on the $valid$ key).
+// A header's isValid() as an exact table key (non-const `entries` with true/false
+// plus an STF entry on the $valid$ key).
 #include <core.p4>
 #include <v1model.p4>
 
@@ -58,7 +58,7 @@ control ingress(inout headers_t hdr, inout metadata_t meta,
             set;
             NoAction;
         }
-        const entries = {
+        entries = {
             (true, 1): set(1);
             (false, 1): set(2);
         }
