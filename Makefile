@@ -21,7 +21,7 @@ run: build
 	python3 scripts/gen_pcap.py --count 1000 --out $(OUT)/in0.pcap
 	$(P4DP) run examples/l2l3.p4 --table-entries examples/l2l3.entries \
 	    --port 0=$(OUT)/in0.pcap:$(OUT)/out0.pcap --port 1=:$(OUT)/out1.pcap \
-	    --port 2=:$(OUT)/out2.pcap --port 3=:$(OUT)/out3.pcap
+	    --port 2=:$(OUT)/out2.pcap --port 3=:$(OUT)/out3.pcap --port 4=:$(OUT)/out4.pcap
 
 test: build test-runtime test-rust test-corpus test-fuzz
 

@@ -9,6 +9,7 @@
 //! it from `build.rs`; a dependent binary crate must emit
 //! `cargo:rustc-link-arg=-Wl,-rpath,$DEP_P4DP_RT_LIB_DIR` from its build script (see [`lib_dir`]).
 
+pub mod bench;
 mod ffi;
 mod runtime;
 mod schema;

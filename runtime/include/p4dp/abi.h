@@ -295,6 +295,40 @@ static inline void p4dp_table_count(struct p4dp_ctx *ctx, uint32_t table, int hi
 		ctx->table_misses[table]++;
 }
 
+
+/* ------------------------------------------------------------------------------------------ */
+/* Data-plane table writes (seeds 000/001; issue 3). Contract between generated code and the     */
+/* runtime; the runtime engineer implements these (inline where marked) in p4dp/dpwrite.h.       */
+/*                                                                                              */
+/* Table flags (p4dp_table_info.flags):                                                          */
+#define P4DP_TABLE_F_ADD_ON_MISS 0x08u      /**< PNA `add_on_miss = true` */
+#define P4DP_TABLE_F_IDLE_NOTIFY 0x10u      /**< PNA pna_idle_timeout NOTIFY_CONTROL (v1model support_timeout) */
+#define P4DP_TABLE_F_IDLE_AUTO_DELETE 0x20u /**< PNA idle_timeout_with_auto_delete */
+#define P4DP_TABLE_F_ENTRY_LOCK 0x40u       /**< `@entry_lock`: a per-entry lock is held while the action runs */
+/*
+ * Semantics the generated code relies on:
+ * - `@__ref` action parameters: the action reads and writes the matched entry's action data in
+ *   place (`(uint8_t *)e->data + param offset`, native layout), for hits and for the default entry.
+ *   Generated code casts away the const of the looked-up entry for this. A later packet sees the
+ *   written value. Without @entry_lock, concurrent writers of one entry race (flow-local state is
+ *   expected: flows are dispatched to workers by a flow hash).
+ * - `@entry_lock` tables: generated code brackets the action with
+ *       p4dp_entry_lock(e) ... p4dp_entry_unlock(e)
+ *   (inline, a spinlock word inside the entry; never held across packets).
+ * - A control-plane modify publishes a new entry version; @__ref writes that land on the old
+ *   version after the modify are lost (the control plane wins), never torn.
+ * - add_on_miss: in the default action, PNA `add_entry(action, params, expire_profile)` calls
+ *       int p4dp_table_dp_add(struct p4dp_ctx *ctx, uint32_t table, const void *key,
+ *                             uint32_t action, const void *data, uint32_t expire_profile);
+ *   with the key the table was just looked up with; returns 0, -EEXIST (another packet/worker
+ *   inserted it first; not an error), or -ENOSPC (table full: counted in the table's table_full,
+ *   the packet continues). The new entry is visible to the next lookup on any worker.
+ *   PNA add_entry returns bool: true iff the result was 0.
+ * - Idle timeout tables: on every hit generated code calls p4dp_entry_touch(ctx, e) (inline:
+ *   stores ctx->now_ns as the entry's last-hit time); `set_entry_expire_time(profile)` calls
+ *   p4dp_entry_set_expire(ctx, e, profile) and `restart_expire_timer()` calls p4dp_entry_touch.
+ */
+
 #ifdef __cplusplus
 }
 #endif
