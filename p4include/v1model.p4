@@ -40,6 +40,8 @@ struct standard_metadata_t {
     bit<9>  ingress_port;     // port the packet arrived on
     bit<9>  egress_spec;      // set in ingress: output port; 511 drops
     bit<9>  egress_port;      // in egress: the port the packet leaves on
+    bit<32> clone_spec;       // deprecated, from older v1model versions (kept so old programs
+                              // compile); nothing in p4dp reads or writes it
     bit<32> instance_type;    // 0 normal, 1 I2E clone, 2 E2E clone, 4 recirc, 5 replica, 6 resubmit
     bit<32> packet_length;    // bytes, for the packet as received
     @alias("queueing_metadata.enq_timestamp")    bit<32> enq_timestamp;

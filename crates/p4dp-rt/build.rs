@@ -22,6 +22,19 @@ fn main() {
         Ok(s) => panic!("building the C runtime failed: `make -C {} BUILD={}` exited with {s}", runtime.display(), out.display()),
         Err(e) => panic!("cannot run make for the C runtime: {e}"),
     }
+    // Snapshot the public headers next to the library, so a built p4dp compiles programs against
+    // exactly the ABI of the library it links (not whatever the source tree holds later).
+    let inc_src = runtime.join("include/p4dp");
+    let inc_dst = out.join("include/p4dp");
+    std::fs::create_dir_all(&inc_dst).expect("creating the header snapshot directory");
+    for e in std::fs::read_dir(&inc_src).expect("reading runtime/include/p4dp") {
+        let e = e.expect("reading runtime/include/p4dp");
+        let name = e.file_name();
+        if name.to_string_lossy().ends_with(".h") {
+            std::fs::copy(e.path(), inc_dst.join(&name)).expect("copying a runtime header");
+        }
+    }
+    println!("cargo:rustc-env=P4DP_RT_INCLUDE_DIR={}", out.join("include").display());
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=dylib=p4dp_rt");
     println!("cargo:rustc-link-arg=-Wl,-rpath,{}", out.display());

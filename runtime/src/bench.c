@@ -428,7 +428,8 @@ static int loop_main(void *arg)
 	struct bench_lcore *c = arg;
 	struct p4dp_bench *b = c->b;
 	const uint16_t q = (uint16_t)c->id;
-	const bool table = c->kind == P4DP_BENCH_TABLE;
+	const bool table = c->kind == P4DP_BENCH_TABLE || c->kind == P4DP_BENCH_TABLE_SINGLE;
+	const bool single = c->kind == P4DP_BENCH_TABLE_SINGLE;
 	const uint32_t koff = b->p.key_offset, kbytes = b->p.key_bytes;
 	uint16_t mine[P4DP_RT_MAX_PORTS];
 	uint32_t n_mine = 0;
@@ -455,7 +456,11 @@ static int loop_main(void *arg)
 					uint64_t v = key_load_be(d, kbytes);
 					memcpy(kbuf[j] + c->fld_off, &v, c->fld_size); /* native layout: little-endian */
 				}
-				p4dp_table_lookup_bulk(c->table, kp, n, e);
+				if (single) /* one lookup per packet, as process-to-completion code does */
+					for (uint16_t j = 0; j < n; j++)
+						e[j] = p4dp_table_lookup(c->table, kp[j]);
+				else
+					p4dp_table_lookup_bulk(c->table, kp, n, e);
 				for (uint16_t j = 0; j < n; j++) {
 					if (e[j] != NULL) {
 						hits++;
@@ -635,12 +640,13 @@ int p4dp_bench_measure(struct p4dp_bench *b, enum p4dp_bench_kind kind, uint32_t
 		return rt_errc(-EPERM, "bench: must be called on the EAL main lcore");
 	if (b->broken)
 		return rt_errc(-EIO, "bench: packets were lost in an earlier measurement; create a new bench");
-	if (kind != P4DP_BENCH_FLOOR && kind != P4DP_BENCH_TABLE && kind != P4DP_BENCH_PROGRAM)
+	if (kind != P4DP_BENCH_FLOOR && kind != P4DP_BENCH_TABLE && kind != P4DP_BENCH_PROGRAM &&
+	    kind != P4DP_BENCH_TABLE_SINGLE)
 		return rt_errc(-EINVAL, "bench: unknown measurement kind %d", (int)kind);
 	struct bench_lcore tmpl;
 	memset(&tmpl, 0, sizeof(tmpl));
 	int rc = 0;
-	if (kind == P4DP_BENCH_TABLE && (rc = table_check(b, table, &tmpl)) != 0)
+	if ((kind == P4DP_BENCH_TABLE || kind == P4DP_BENCH_TABLE_SINGLE) && (rc = table_check(b, table, &tmpl)) != 0)
 		return rc;
 	memset(res, 0, sizeof(*res));
 	memset(b->lc, 0, sizeof(b->lc));

@@ -415,6 +415,11 @@ static void program_default_data(const struct p4dp_program *p, const struct p4dp
 		memcpy(buf, ti->default_data, dl);
 }
 
+static uint64_t rt_clock_cb(void *arg)
+{
+	return rt_now_ns(arg);
+}
+
 int rt_tables_create(struct p4dp_runtime *rt)
 {
 	const struct p4dp_program *p = rt->prog;
@@ -446,6 +451,10 @@ int rt_tables_create(struct p4dp_runtime *rt)
 			.data_len = ti->data_len,
 			.storage = ti->storage,
 			.socket_id = rt->socket_id,
+			.clock = rt_clock_cb,
+			.clock_arg = rt,
+			/* any table may have @__ref parameters (the ABI has no flag for it) */
+			.dp_writes = 1,
 		};
 		rt->tables[t] = p4dp_table_create(&tp, rt->rcu);
 		if (rt->tables[t] == NULL)
@@ -761,10 +770,200 @@ int p4dp_runtime_table_stats(struct p4dp_runtime *rt, uint32_t table, struct p4d
 	st->deletes = ts.deletes;
 	st->modifies = ts.modifies;
 	st->table_full = ts.table_full;
+	st->dp_inserts = ts.dp_inserts;
+	st->dp_busy = ts.dp_busy;
+	st->expired = ts.expired;
+	st->idle_notified = ts.idle_notified;
 	uint32_t nt = rt->prog->n_tables;
 	for (uint32_t w = 0; w < rt->max_workers; w++) {
 		st->hits += __atomic_load_n(&rt->hits[(size_t)w * nt + table], __ATOMIC_RELAXED);
 		st->misses += __atomic_load_n(&rt->misses[(size_t)w * nt + table], __ATOMIC_RELAXED);
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------ idle timeout */
+
+/* A queued notification: the match and action in native layout. */
+struct rt_idle_note {
+	uint32_t table;
+	uint32_t action;
+	int32_t priority;
+	uint32_t _pad;
+	uint64_t time_ns, idle_ns;
+	uint8_t bytes[]; /* value, mask, hi (key_len each), data (data_len) */
+};
+
+struct idle_scan_ctx {
+	struct p4dp_runtime *rt;
+	uint32_t table;
+	uint64_t now;
+	int notify;
+	uint32_t *idx; /* auto delete: slot indices whose direct counters/meters are reset */
+	uint32_t n_idx, cap_idx;
+};
+
+/* Called by the table's expiry scan (table mutex held): remember the index, copy and queue. */
+static void idle_note_cb(void *arg, const struct p4dp_match *m, const struct p4dp_entry *e, uint64_t idle_ns)
+{
+	struct idle_scan_ctx *c = arg;
+	struct p4dp_runtime *rt = c->rt;
+	if (c->n_idx == c->cap_idx) {
+		uint32_t nc = c->cap_idx ? 2 * c->cap_idx : 64;
+		uint32_t *ni = realloc(c->idx, nc * sizeof(uint32_t));
+		if (ni != NULL) {
+			c->idx = ni;
+			c->cap_idx = nc;
+		}
+	}
+	if (c->n_idx < c->cap_idx)
+		c->idx[c->n_idx++] = e->index;
+	if (!c->notify)
+		return;
+	const struct p4dp_table_info *ti = &rt->prog->tables[c->table];
+	uint32_t kl = ti->key_len, dl = ti->data_len;
+	struct rt_idle_note *n = malloc(sizeof(*n) + 3 * (size_t)kl + dl);
+	pthread_mutex_lock(&rt->idle_lock);
+	if (n == NULL || rt->idle_n == rt->idle_cap) {
+		rt->idle_drops++;
+		pthread_mutex_unlock(&rt->idle_lock);
+		free(n);
+		return;
+	}
+	n->table = c->table;
+	n->action = e->action;
+	n->priority = m->priority;
+	n->_pad = 0;
+	n->time_ns = c->now;
+	n->idle_ns = idle_ns;
+	memcpy(n->bytes, m->value, kl);
+	if (m->mask)
+		memcpy(n->bytes + kl, m->mask, kl);
+	else
+		memset(n->bytes + kl, 0xff, kl);
+	if (m->hi)
+		memcpy(n->bytes + 2 * kl, m->hi, kl);
+	else
+		memset(n->bytes + 2 * kl, 0, kl);
+	memcpy(n->bytes + 3 * kl, e->data, dl);
+	rt->idle_q[(rt->idle_head + rt->idle_n++) % rt->idle_cap] = n;
+	pthread_mutex_unlock(&rt->idle_lock);
+}
+
+static int idle_queue_init(struct p4dp_runtime *rt)
+{
+	if (rt->idle_q != NULL)
+		return 0;
+	void **q = calloc(RT_IDLE_QLEN, sizeof(void *));
+	if (q == NULL)
+		return -ENOMEM;
+	rt->idle_q = q;
+	rt->idle_cap = RT_IDLE_QLEN;
+	return 0;
+}
+
+int rt_idle_scan(struct p4dp_runtime *rt, uint64_t now)
+{
+	int total = 0;
+	for (uint32_t t = 0; t < rt->prog->n_tables; t++) {
+		uint32_t f = rt->prog->tables[t].flags;
+		if (!(f & (P4DP_TABLE_F_IDLE_NOTIFY | P4DP_TABLE_F_IDLE_AUTO_DELETE)))
+			continue;
+		pthread_mutex_lock(&rt->idle_lock);
+		int qrc = idle_queue_init(rt);
+		pthread_mutex_unlock(&rt->idle_lock);
+		if (qrc)
+			return rt_errc(qrc, "out of memory for the idle-timeout queue");
+		int auto_del = (f & P4DP_TABLE_F_IDLE_AUTO_DELETE) != 0;
+		struct idle_scan_ctx c = { rt, t, now, (f & P4DP_TABLE_F_IDLE_NOTIFY) != 0, NULL, 0, 0 };
+		int n = p4dp_table_expire_scan(rt->tables[t], now, auto_del, idle_note_cb, &c);
+		/* deleted entries' direct counters/meters start from zero when the index is reused
+		 * (as a control-plane delete does); done after the scan (no table mutex held) */
+		for (uint32_t i = 0; auto_del && i < c.n_idx; i++)
+			rt_direct_reset_index(rt, t, c.idx[i]);
+		free(c.idx);
+		if (n < 0)
+			return rt_errc(n, "table '%s': expiry scan failed", rt->prog->tables[t].name);
+		total += n;
+	}
+	return total;
+}
+
+int p4dp_runtime_idle_scan(struct p4dp_runtime *rt)
+{
+	if (rt == NULL)
+		return rt_errc(-EINVAL, "idle_scan: NULL runtime");
+	return rt_idle_scan(rt, rt_now_ns(rt));
+}
+
+/* Convert a queued note to control-plane form and pass it on (read_ctx machinery). */
+struct idle_emit {
+	p4dp_rt_idle_cb cb;
+	void *arg;
+	const struct rt_idle_note *n;
+};
+
+static int idle_emit_cb(void *arg, const struct p4dp_rt_entry *e)
+{
+	struct idle_emit *ie = arg;
+	return ie->cb(ie->arg, ie->n->table, e, ie->n->time_ns, ie->n->idle_ns);
+}
+
+int p4dp_runtime_idle_poll(struct p4dp_runtime *rt, p4dp_rt_idle_cb cb, void *arg, uint32_t max)
+{
+	if (rt == NULL || cb == NULL)
+		return rt_errc(-EINVAL, "idle_poll: NULL argument");
+	int delivered = 0;
+	for (;;) {
+		if (max && (uint32_t)delivered >= max)
+			break;
+		pthread_mutex_lock(&rt->idle_lock);
+		struct rt_idle_note *n = NULL;
+		if (rt->idle_n > 0) {
+			n = rt->idle_q[rt->idle_head];
+			rt->idle_head = (rt->idle_head + 1) % rt->idle_cap;
+			rt->idle_n--;
+		}
+		pthread_mutex_unlock(&rt->idle_lock);
+		if (n == NULL)
+			break;
+		const struct p4dp_table_info *ti = &rt->prog->tables[n->table];
+		uint32_t kl = ti->key_len;
+		struct idle_emit ie = { cb, arg, n };
+		struct read_ctx r;
+		int rc = read_ctx_init(&r, rt, n->table, idle_emit_cb, &ie);
+		if (rc) {
+			free(n);
+			return rc;
+		}
+		struct p4dp_match m = { n->bytes, n->bytes + kl, n->bytes + 2 * kl, n->priority };
+		rc = emit_entry(&r, &m, n->action, n->bytes + 3 * kl);
+		read_ctx_fini(&r);
+		free(n);
+		delivered++;
+		if (rc != 0)
+			break;
+	}
+	return delivered;
+}
+
+uint64_t p4dp_runtime_idle_drops(struct p4dp_runtime *rt)
+{
+	if (rt == NULL)
+		return 0;
+	pthread_mutex_lock(&rt->idle_lock);
+	uint64_t d = rt->idle_drops;
+	pthread_mutex_unlock(&rt->idle_lock);
+	return d;
+}
+
+void rt_idle_free(struct p4dp_runtime *rt)
+{
+	if (rt->idle_q == NULL)
+		return;
+	for (uint32_t i = 0; i < rt->idle_n; i++)
+		free(rt->idle_q[(rt->idle_head + i) % rt->idle_cap]);
+	free(rt->idle_q);
+	rt->idle_q = NULL;
+	rt->idle_n = 0;
 }

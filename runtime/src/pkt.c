@@ -104,7 +104,7 @@ int p4dp_runtime_inject(struct p4dp_runtime *rt, uint32_t in_port, const uint8_t
 	};
 	w->inj = &inj;
 	w->drop_pkt = false;
-	w->ctx.now_ns = rt->now_ns;
+	w->ctx.now_ns = __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED);
 	rt->prog->process(&w->ctx, &pkt);
 	w->inj = NULL;
 	RT_STAT_ADD(w->st.packets, 1);

@@ -99,6 +99,10 @@ struct rt_port_wstats {
 
 struct rt_wstats {
 	uint64_t packets, drops, finish_errors, copies, copy_errors, asserts, unsupported, no_port, multiseg;
+	uint64_t rx_packets;      /* received from a device by this worker */
+	uint64_t dispatched_out;  /* software dispatch: handed to another worker's ring */
+	uint64_t dispatched_in;   /* software dispatch: taken from this worker's ring */
+	uint64_t dispatch_drops;  /* software dispatch: the owner's ring was full (dropped) */
 };
 
 struct rt_inject_out {
@@ -129,6 +133,7 @@ struct rt_worker {
 	struct rt_port_wstats *pst; /* [P4DP_RT_MAX_PORTS], indexed by port slot */
 	struct rt_txbuf *txb;       /* [P4DP_RT_MAX_PORTS] */
 	uint64_t loops;             /* main-loop iterations (relaxed stores; read by the control thread) */
+	struct rte_ring *inq;       /* software dispatch: packets other workers hand to this one (MP/SC) */
 	bool running;
 	int lcore;
 };
@@ -201,8 +206,23 @@ struct p4dp_runtime {
 	int stop_workers; /* release store by the control thread; workers load with acquire */
 	uint32_t run_workers;
 	uint64_t tsc_hz;
-	uint64_t tsc0, ns0;
+	uint64_t tsc0, ns0;   /* wall clock of a run: relaxed atomics (read by other control threads) */
+	int clock_live;       /* 1 while tsc0/ns0 are valid (release store after setting them) */
+
+	/* dispatch of the current run */
+	int dispatch_sw;      /* 1: software dispatch through the workers' inq rings; 0: RSS / one worker */
+	uint32_t flow_off, flow_len; /* software dispatch flow key: frame bytes [off, off+len); len 0: 5-tuple */
+	int16_t dpdk_slot[1024];     /* DPDK port id -> port slot (-1), set at run start */
+
+	/* idle-timeout notifications (struct rt_idle_note *), FIFO, under idle_lock */
+	pthread_mutex_t idle_lock;
+	void **idle_q;
+	uint32_t idle_head, idle_n, idle_cap;
+	uint64_t idle_drops;
 };
+
+/** Capacity of the idle-timeout notification queue (notifications beyond it are counted, dropped). */
+#define RT_IDLE_QLEN 65536u
 
 /* runtime.c */
 void rt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -232,5 +252,11 @@ void rt_port_tx(struct p4dp_runtime *rt, struct rt_worker *acct, uint32_t slot, 
 		struct rte_mbuf **m, uint32_t n);
 void rt_ports_free(struct p4dp_runtime *rt);
 uint64_t rt_now_ns(struct p4dp_runtime *rt);
+/** Run the expiry scan of every idle-timeout table at @p now (control thread). */
+int rt_idle_scan(struct p4dp_runtime *rt, uint64_t now);
+void rt_idle_free(struct p4dp_runtime *rt);
+/** Software dispatch: owner worker of a frame (flow hash). */
+uint32_t rt_flow_owner(const struct p4dp_runtime *rt, const uint8_t *d, uint32_t len, uint32_t n_workers,
+		       uint32_t self);
 
 #endif

@@ -15,6 +15,7 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_ring.h>
 
 #include "p4dp/rcu.h"
 #include "rt_internal.h"
@@ -261,6 +262,7 @@ int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_ru
 	rt->tsc_hz = rte_get_tsc_hz();
 	pthread_mutex_init(&rt->lock, NULL);
 	pthread_mutex_init(&rt->digest_lock, NULL);
+	pthread_mutex_init(&rt->idle_lock, NULL);
 	for (uint32_t i = 0; i < P4DP_PORT_DROP; i++)
 		rt->port_slot[i] = -1;
 
@@ -329,6 +331,7 @@ void p4dp_runtime_free(struct p4dp_runtime *rt)
 		return;
 	rt_ports_free(rt);
 	rt_tables_free(rt);
+	rt_idle_free(rt);
 	rt_externs_free(rt);
 	if (rt->rcu)
 		p4dp_rcu_free(rt->rcu);
@@ -357,6 +360,7 @@ void p4dp_runtime_free(struct p4dp_runtime *rt)
 		for (uint32_t w = 0; w < rt->max_workers; w++) {
 			free(rt->workers[w].pst);
 			rte_free(rt->workers[w].txb);
+			rte_ring_free(rt->workers[w].inq);
 		}
 		rte_free(rt->workers);
 	}
@@ -365,6 +369,7 @@ void p4dp_runtime_free(struct p4dp_runtime *rt)
 	rte_free(rt->emit_bufs);
 	pthread_mutex_destroy(&rt->lock);
 	pthread_mutex_destroy(&rt->digest_lock);
+	pthread_mutex_destroy(&rt->idle_lock);
 	if (rt->dl)
 		dlclose(rt->dl);
 	free(rt);
@@ -372,21 +377,27 @@ void p4dp_runtime_free(struct p4dp_runtime *rt)
 
 /* ---------------------------------------------------------------- time, stats */
 
+/* The simulated clock: relaxed atomics (read by rt_now_ns on any control thread). Changing it
+ * runs the expiry scan synchronously, so idle timeouts are exact in tests (STF advance_time). */
 void p4dp_runtime_set_time(struct p4dp_runtime *rt, uint64_t ns)
 {
-	if (rt)
-		rt->now_ns = ns;
+	if (rt == NULL)
+		return;
+	__atomic_store_n(&rt->now_ns, ns, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&rt->clock_live, __ATOMIC_ACQUIRE))
+		(void)rt_idle_scan(rt, ns);
 }
 
 void p4dp_runtime_advance_time(struct p4dp_runtime *rt, uint64_t ns)
 {
-	if (rt)
-		rt->now_ns += ns;
+	if (rt == NULL)
+		return;
+	p4dp_runtime_set_time(rt, __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED) + ns);
 }
 
 uint64_t p4dp_runtime_get_time(const struct p4dp_runtime *rt)
 {
-	return rt ? rt->now_ns : 0;
+	return rt ? __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED) : 0;
 }
 
 int p4dp_runtime_stats(struct p4dp_runtime *rt, struct p4dp_rt_stats *st)

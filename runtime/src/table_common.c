@@ -16,13 +16,58 @@
 
 /* ---------------------------------------------------------------- helpers */
 
+/*
+ * Memory model (seed 000, Eq. 2 and 4, recomputed for p4dp's layout on DPDK
+ * 22.11; ARCHITECTURE.md "Entry storage and memory model" derives it):
+ *   E   = max(s, 64) hash entries,  B = pow2(E) / 8 buckets of 64 B (main + ext)
+ *   hash = 2*B*64 + (E+1)*[8+k]_16 + 4*pow2(E+1) + 4*pow2(B+1)    (buckets, key store, rings)
+ *   idx  = 4*(s+1)                                                  (free slot-index stack)
+ *   m_static(s)     = hash + idx + s*[24+A]_16                       (slot array)
+ *   m_dynamic(n, s) = hash + idx + n*(64 + [24+A]_64)                (rte_malloc header + entry)
+ * where s = capacity, n = expected entries, k = key bytes, A = action-data bytes,
+ * 24 = sizeof(struct p4dp_entry). AUTO picks the smaller; ties go to static.
+ */
+static uint64_t pow2_ceil(uint64_t v)
+{
+	uint64_t p = 1;
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+int p4dp_table_mem_predict(uint32_t size, uint32_t key_len, uint32_t data_len, uint32_t fill_pct,
+			   struct p4dp_table_mem *out)
+{
+	if (out == NULL || key_len == 0 || key_len > P4DP_TABLE_KEY_MAX || fill_pct > 100 || data_len > 65536)
+		return -EINVAL;
+	if (fill_pct == 0)
+		fill_pct = 100;
+	uint64_t s = size;
+	uint64_t E = RTE_MAX(s, 64u);
+	uint64_t B = pow2_ceil(E) / 8;
+	uint64_t key_slot = RTE_ALIGN_CEIL(8u + (uint64_t)key_len, 16);
+	uint64_t hash = 2 * B * 64 + (E + 1) * key_slot + 4 * pow2_ceil(E + 1) + 4 * pow2_ceil(B + 1);
+	uint64_t idx = 4 * (s + 1);
+	uint64_t hdr = sizeof(struct p4dp_entry);
+	uint64_t slot = RTE_ALIGN_CEIL(hdr + data_len, 16);
+	uint64_t dyn = 64 + RTE_ALIGN_CEIL(hdr + data_len, 64);
+	uint64_t n = (s * fill_pct + 99) / 100;
+	out->hash_bytes = hash;
+	out->static_bytes = hash + idx + s * slot;
+	out->dynamic_bytes = hash + idx + n * dyn;
+	out->slot_bytes = (uint32_t)slot;
+	out->dyn_entry_bytes = (uint32_t)dyn;
+	out->choice = out->static_bytes <= out->dynamic_bytes ? P4DP_STORAGE_STATIC : P4DP_STORAGE_DYNAMIC;
+	return 0;
+}
+
 int p4dp_table_storage_choose(const struct p4dp_table_params *p)
 {
-	/* Placeholder for the seed-000 memory model (Eq. 1-5): static storage
-	 * wins for well-filled tables and small entries, dynamic for sparse
-	 * tables. Until the expected fill is known, prefer static. */
-	(void)p;
-	return P4DP_STORAGE_STATIC;
+	struct p4dp_table_mem m;
+	if (p == NULL || p4dp_table_mem_predict(p->max_entries, p->key_len ? p->key_len : 1, p->data_len,
+						p->fill_pct <= 100 ? p->fill_pct : 100, &m) != 0)
+		return P4DP_STORAGE_STATIC;
+	return m.choice;
 }
 
 int table_field_cmp(const struct p4dp_key_field *f, const uint8_t *a, const uint8_t *b)
@@ -54,7 +99,7 @@ void table_idx_release(struct p4dp_table *t, uint32_t idx)
 int64_t table_idx_get(struct p4dp_table *t)
 {
 	int64_t idx = table_idx_alloc(t);
-	if (idx < 0 && t->n_entries < t->max_entries) {
+	if (idx < 0 && t->n_entries < t->max_entries && !t->in_worker) {
 		/* Only deleted-but-not-yet-reclaimed entries hold the free slots:
 		 * wait for their grace period (spinning on the RCU token). */
 		p4dp_rcu_dq_reclaim(t->dq, true);
@@ -68,8 +113,17 @@ void table_entry_fill(struct p4dp_table *t, struct p4dp_entry *e, uint32_t actio
 {
 	e->action = action;
 	e->index = idx;
-	e->flags = flags;
+	e->flags = (uint16_t)flags;
 	e->_pad = 0;
+	e->lock = 0;
+	if (t->in_worker) {
+		e->flags = (uint16_t)(e->flags | P4DP_ENTRY_F_DP_ADDED);
+		e->expire_profile = t->worker_profile;
+		e->last_hit_ns = t->worker_now;
+	} else {
+		e->expire_profile = 0;
+		e->last_hit_ns = table_now(t);
+	}
 	if (t->data_len > 0) {
 		if (data != NULL)
 			memcpy(e->data, data, t->data_len);
@@ -96,13 +150,26 @@ static void free_cb(void *ctx, void *p, uint64_t arg)
 
 void table_defer(struct p4dp_table *t, p4dp_rcu_reclaim_fn fn, void *p, uint64_t arg)
 {
-	if (p4dp_rcu_dq_defer(t->dq, fn, t, p, arg) != 0) {
-		/* Out of memory for the queue: fall back to a synchronous grace
-		 * period (spinning, not sleeping), then reclaim now. */
-		p4dp_rcu_dq_reclaim(t->dq, true);
-		p4dp_rcu_synchronize(t->rcu);
-		fn(t, p, arg);
+	if (p4dp_rcu_dq_defer(t->dq, fn, t, p, arg) == 0)
+		return;
+	if (t->in_worker) {
+		/* A worker must never wait for a grace period (it would wait for
+		 * itself): reclaim what is due and retry; if the queue still has no
+		 * room the memory is leaked (out-of-memory only, counted in dp_busy)
+		 * rather than risking a use-after-free or a deadlock. */
+		p4dp_rcu_dq_reclaim(t->dq, false);
+		if (p4dp_rcu_dq_defer(t->dq, fn, t, p, arg) != 0) {
+			table_wlock(t);
+			t->st_dp_busy++;
+			table_wunlock(t);
+		}
+		return;
 	}
+	/* Out of memory for the queue: fall back to a synchronous grace period
+	 * (spinning, not sleeping), then reclaim now. */
+	p4dp_rcu_dq_reclaim(t->dq, true);
+	p4dp_rcu_synchronize(t->rcu);
+	fn(t, p, arg);
 }
 
 void table_defer_free(struct p4dp_table *t, void *p)
@@ -195,6 +262,13 @@ struct p4dp_table *p4dp_table_create(const struct p4dp_table_params *p, struct p
 	t->socket_id = p->socket_id;
 	t->entry_size = RTE_ALIGN_CEIL((uint32_t)sizeof(struct p4dp_entry) + p->data_len, 16);
 	t->rcu = rcu;
+	t->clock = p->clock;
+	t->clock_arg = p->clock_arg;
+	t->dp_writes = p->dp_writes != 0;
+	{
+		static const uint64_t defaults[P4DP_EXPIRE_PROFILES] = P4DP_EXPIRE_DEFAULTS_NS;
+		memcpy(t->expire_ns, defaults, sizeof(defaults));
+	}
 	snprintf(t->name, sizeof(t->name), "%s", p->name ? p->name : "");
 	rc = -ENOMEM;
 	t->fields = calloc(p->n_fields ? p->n_fields : 1, sizeof(*t->fields));
@@ -462,7 +536,7 @@ int p4dp_table_entry_add(struct p4dp_table *t, const struct p4dp_match *m, uint3
 	case TABLE_KIND_EXACT:
 		rc = check_exact_match(t, m);
 		if (rc == 0)
-			rc = table_exact_add(t, m->value, action, data);
+			rc = table_exact_insert(t, m->value, action, data, 0, table_now(t), false);
 		break;
 	case TABLE_KIND_KEYLESS:
 		rc = m == NULL ? -EINVAL : keyless_add(t, action, data);
@@ -473,7 +547,7 @@ int p4dp_table_entry_add(struct p4dp_table *t, const struct p4dp_match *m, uint3
 			rc = table_tss_add(t, &tm, action, data);
 		break;
 	}
-	if (rc == 0)
+	if (rc == 0 && t->kind != TABLE_KIND_EXACT) /* exact: counted by table_exact_insert */
 		t->st_inserts++;
 	pthread_mutex_unlock(&t->lock);
 	return rc;
@@ -646,12 +720,20 @@ int p4dp_table_stats_get(struct p4dp_table *t, struct p4dp_table_stats *st)
 		return -EINVAL;
 	pthread_mutex_lock(&t->lock);
 	memset(st, 0, sizeof(*st));
+	table_wlock(t); /* a consistent snapshot against data-plane inserts */
 	st->entries = t->n_entries;
 	st->capacity = t->max_entries;
 	st->inserts = t->st_inserts;
 	st->deletes = t->st_deletes;
 	st->modifies = t->st_modifies;
 	st->table_full = t->st_full;
+	st->dp_inserts = t->st_dp_inserts;
+	st->dp_busy = t->st_dp_busy;
+	st->free_slots = t->n_free;
+	st->pending_slots = t->max_entries - t->n_entries - t->n_free;
+	table_wunlock(t);
+	st->expired = t->st_expired;
+	st->idle_notified = t->st_notified;
 	st->pending_reclaim = p4dp_rcu_dq_pending(t->dq);
 	st->kind = t->kind;
 	st->storage = (uint32_t)t->storage;
@@ -667,6 +749,183 @@ const char *p4dp_table_name(const struct p4dp_table *t) { return t->name; }
 uint32_t p4dp_table_key_len(const struct p4dp_table *t) { return t->key_len; }
 uint32_t p4dp_table_data_len(const struct p4dp_table *t) { return t->data_len; }
 uint32_t p4dp_table_max_entries(const struct p4dp_table *t) { return t->max_entries; }
+
+/* ------------------------------------------- data-plane inserts, idle timeout */
+
+int p4dp_table_dp_insert(struct p4dp_table *t, const void *key, uint32_t action, const void *data,
+			 uint32_t profile, uint64_t now_ns)
+{
+	if (t == NULL || key == NULL || profile >= P4DP_EXPIRE_PROFILES)
+		return -EINVAL;
+	const uint8_t *k = key;
+	for (uint32_t i = 0; i < t->key_len; i++)
+		if (k[i] & ~t->width_mask[i])
+			return -EINVAL; /* bits outside the fields: unreachable by the control plane */
+	switch (t->kind) {
+	case TABLE_KIND_EXACT:
+		return table_exact_insert(t, k, action, data, (uint8_t)profile, now_ns, true);
+	case TABLE_KIND_TSS: {
+		/* Tuple space: the writer mutex, but only tried: a worker blocked on
+		 * it while a control thread waits for a grace period under it would
+		 * deadlock (the worker cannot report quiescence). */
+		if (pthread_mutex_trylock(&t->lock) != 0) {
+			table_wlock(t);
+			t->st_dp_busy++;
+			table_wunlock(t);
+			return -EBUSY;
+		}
+		TSS_SCRATCH(t);
+		struct tss_match tm;
+		struct p4dp_match m = {.value = k, .mask = NULL, .hi = k, .priority = t->prio_is_prefix ? 0 : 1};
+		t->in_worker = true;
+		t->worker_now = now_ns;
+		t->worker_profile = (uint8_t)profile;
+		int rc = tss_normalize(t, &m, val_, msk_, hi_, &tm);
+		if (rc == 0)
+			rc = table_tss_add(t, &tm, action, data);
+		t->in_worker = false;
+		table_wlock(t);
+		if (rc == 0) {
+			t->st_inserts++;
+			t->st_dp_inserts++;
+		}
+		table_wunlock(t);
+		pthread_mutex_unlock(&t->lock);
+		return rc;
+	}
+	default:
+		return -EINVAL; /* keyless: nothing to insert */
+	}
+}
+
+int p4dp_table_expire_profile_set(struct p4dp_table *t, uint32_t profile, uint64_t ns)
+{
+	if (t == NULL || profile >= P4DP_EXPIRE_PROFILES)
+		return -EINVAL;
+	pthread_mutex_lock(&t->lock);
+	t->expire_ns[profile] = ns; /* read by the scan only, under the mutex */
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}
+
+int p4dp_table_expire_profile_get(struct p4dp_table *t, uint32_t profile, uint64_t *ns)
+{
+	if (t == NULL || ns == NULL || profile >= P4DP_EXPIRE_PROFILES)
+		return -EINVAL;
+	pthread_mutex_lock(&t->lock);
+	*ns = t->expire_ns[profile];
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}
+
+/* Has @p e expired at @p now? Relaxed loads: workers store the timer fields
+ * concurrently; a stale value only moves the expiry to the next scan. */
+static bool entry_expired(const struct p4dp_table *t, const struct p4dp_entry *e, uint64_t now, uint64_t *idle)
+{
+	uint8_t prof = __atomic_load_n(&e->expire_profile, __ATOMIC_RELAXED);
+	uint64_t d = t->expire_ns[prof % P4DP_EXPIRE_PROFILES];
+	uint64_t last = __atomic_load_n(&e->last_hit_ns, __ATOMIC_RELAXED);
+	if (d == 0 || now < last)
+		return false;
+	*idle = now - last;
+	return *idle >= d;
+}
+
+struct exp_walk {
+	struct p4dp_table *t;
+	uint64_t now;
+	int auto_delete;
+	uint8_t *buf; /* records: int32 priority, then value, mask, hi (key_len each) */
+	size_t n, cap, rec;
+	int oom;
+};
+
+static int exp_collect_cb(void *arg, const struct p4dp_match *m, const struct p4dp_entry *e)
+{
+	struct exp_walk *w = arg;
+	struct p4dp_table *t = w->t;
+	struct p4dp_entry *me = (struct p4dp_entry *)(uintptr_t)e; /* flags: control-thread only */
+	uint64_t idle;
+	if (!entry_expired(t, e, w->now, &idle)) {
+		me->flags = (uint16_t)(me->flags & ~P4DP_ENTRY_F_IDLE_NOTIFIED); /* hit again: re-arm */
+		return 0;
+	}
+	if (!w->auto_delete && (e->flags & P4DP_ENTRY_F_IDLE_NOTIFIED))
+		return 0;
+	if (w->n == w->cap) {
+		size_t nc = w->cap ? 2 * w->cap : 64;
+		uint8_t *nb = realloc(w->buf, nc * w->rec);
+		if (nb == NULL) {
+			w->oom = 1;
+			return 1;
+		}
+		w->buf = nb;
+		w->cap = nc;
+	}
+	uint8_t *r = w->buf + w->n++ * w->rec;
+	uint32_t kl = t->key_len;
+	memcpy(r, &m->priority, sizeof(int32_t));
+	memcpy(r + 4, m->value, kl);
+	memcpy(r + 4 + kl, m->mask ? m->mask : t->width_mask, kl);
+	if (m->hi)
+		memcpy(r + 4 + 2 * kl, m->hi, kl);
+	else
+		memset(r + 4 + 2 * kl, 0, kl);
+	return 0;
+}
+
+int p4dp_table_expire_scan(struct p4dp_table *t, uint64_t now_ns, int auto_delete, p4dp_table_expire_cb cb,
+			   void *arg)
+{
+	if (t == NULL)
+		return -EINVAL;
+	if (t->kind == TABLE_KIND_KEYLESS)
+		return 0; /* keyless tables have no idle timeout */
+	struct exp_walk w = {.t = t, .now = now_ns, .auto_delete = auto_delete, .rec = 4 + 3 * (size_t)t->key_len};
+	TSS_SCRATCH(t);
+	struct tss_match tm;
+	pthread_mutex_lock(&t->lock);
+	maintain_locked(t);
+	if (t->kind == TABLE_KIND_EXACT)
+		table_exact_foreach(t, exp_collect_cb, &w);
+	else
+		table_tss_foreach(t, exp_collect_cb, &w);
+	int found = 0;
+	for (size_t i = 0; i < w.n; i++) {
+		uint8_t *r = w.buf + i * w.rec;
+		struct p4dp_match m = {.value = r + 4, .mask = r + 4 + t->key_len, .hi = r + 4 + 2 * t->key_len};
+		memcpy(&m.priority, r, sizeof(int32_t));
+		const struct p4dp_entry *e;
+		if (t->kind == TABLE_KIND_EXACT) {
+			e = table_exact_find(t, m.value);
+		} else {
+			e = NULL;
+			if (tss_normalize(t, &m, val_, msk_, hi_, &tm) == 0)
+				e = table_tss_find(t, &tm);
+		}
+		uint64_t idle;
+		if (e == NULL || !entry_expired(t, e, now_ns, &idle)) /* hit since the walk */
+			continue;
+		found++;
+		if (cb != NULL) {
+			cb(arg, &m, e, idle);
+			t->st_notified++;
+		}
+		if (auto_delete) {
+			int rc = t->kind == TABLE_KIND_EXACT ? table_exact_delete(t, m.value) : table_tss_delete(t, &tm);
+			if (rc == 0) {
+				t->st_deletes++;
+				t->st_expired++;
+			}
+		} else {
+			struct p4dp_entry *me = (struct p4dp_entry *)(uintptr_t)e;
+			me->flags = (uint16_t)(me->flags | P4DP_ENTRY_F_IDLE_NOTIFIED);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	free(w.buf);
+	return w.oom ? -ENOMEM : found;
+}
 
 /* ------------------------------------------------------------ fast path */
 

@@ -20,6 +20,13 @@
  * which is again a single pointer publication. Displaced entries are kept in a
  * FIFO ordered by the RCU token taken at publication.
  *
+ * Writers: control-plane writes hold the table mutex; every mutation of the
+ * hash (add, publish, delete, freeing a key position), of the slot-index
+ * allocator and of n_entries also holds the table's insertion spinlock, which
+ * data-plane inserts (workers) take alone (table_exact_insert). rte_hash
+ * itself is created without MULTI_WRITER_ADD: all its writers are already
+ * serialized by the spinlock, which also makes add-if-absent atomic.
+ *
  * Deletes: rte_hash in LF mode keeps the key position reserved after
  * rte_hash_del_key; position, slot index and memory are released together after
  * the grace period (exact_release_cb).
@@ -169,8 +176,10 @@ void table_exact_free(struct p4dp_table *t)
 static void exact_release_cb(void *ctx, void *p, uint64_t arg)
 {
 	struct p4dp_table *t = ctx;
+	table_wlock(t);
 	rte_hash_free_key_with_position(t->ex->h, (int32_t)(arg >> 32));
 	table_idx_release(t, (uint32_t)arg);
+	table_wunlock(t);
 	rte_free(p);
 }
 
@@ -199,60 +208,114 @@ static struct side *side_new(struct p4dp_table *t, const uint8_t *key, uint32_t 
 	return s;
 }
 
-int table_exact_add(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data)
+/*
+ * The one insertion path. Control-plane adds (worker=false, caller holds the
+ * table mutex) and data-plane adds (worker=true, caller holds nothing) both
+ * come here. Under the insertion spinlock: the existence check, the capacity
+ * check, the slot index, the hash insert and the accounting, so that two
+ * writers racing on one key cannot both insert it (rte_hash_add_key_data
+ * would silently update instead of failing) and n_entries + free + pending
+ * slots always equals the capacity. Dynamic entries are allocated before the
+ * lock. Nothing here waits for a grace period while holding the spinlock; a
+ * control-plane add whose only free slots are still in a grace period waits
+ * for it (spinning, under the mutex but not the spinlock) and retries once; a
+ * data-plane add gives up (-ENOSPC, counted in dp_busy).
+ */
+int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data,
+		       uint8_t profile, uint64_t now_ns, bool worker)
 {
 	struct table_exact *x = t->ex;
-	if (rte_hash_lookup(x->h, key) >= 0)
-		return -EEXIST;
-	if (t->n_entries >= t->max_entries) {
-		t->st_full++;
-		return -ENOSPC;
-	}
-	int64_t idx = table_idx_get(t);
-	if (idx < 0) {
-		t->st_full++;
-		return (int)idx;
-	}
-	struct p4dp_entry *e;
-	if (x->is_static) {
-		/* The slot is unreachable by readers: its index was free, which
-		 * happens only after the grace period of its previous entry. */
-		e = slot_entry(t, (uint32_t)idx);
-		table_entry_fill(t, e, action, data, (uint32_t)idx, 0);
-	} else {
-		e = table_entry_new(t, action, data, (uint32_t)idx, P4DP_ENTRY_F_DYNAMIC);
-		if (e == NULL) {
-			table_idx_release(t, (uint32_t)idx);
+	uint16_t flags = worker ? P4DP_ENTRY_F_DP_ADDED : 0;
+	struct p4dp_entry *dyn = NULL;
+	if (!x->is_static) {
+		dyn = table_entry_new(t, action, data, 0, (uint16_t)(flags | P4DP_ENTRY_F_DYNAMIC));
+		if (dyn == NULL)
 			return -ENOMEM;
-		}
 	}
-	/* Publication: rte_hash (LF mode) writes key and data into the key slot
-	 * and then stores the slot index into the bucket with release order;
-	 * readers load it with acquire, so they see our filled entry. */
-	int rc = rte_hash_add_key_data(x->h, key, e);
-	if (rc == -ENOSPC) {
-		/* Key positions of deleted entries still in their grace period. */
-		p4dp_rcu_dq_reclaim(t->dq, true);
-		rc = rte_hash_add_key_data(x->h, key, e);
-	}
-	if (rc < 0) {
-		if (!x->is_static)
-			rte_free(e);
-		table_idx_release(t, (uint32_t)idx);
-		if (rc == -ENOSPC)
+	int rc;
+	for (int attempt = 0;; attempt++) {
+		table_wlock(t);
+		if (rte_hash_lookup(x->h, key) >= 0) {
+			rc = -EEXIST;
+		} else if (t->n_entries >= t->max_entries) {
 			t->st_full++;
-		return rc;
+			rc = -ENOSPC;
+		} else {
+			int64_t idx = table_idx_alloc(t);
+			if (idx < 0) {
+				rc = -EAGAIN; /* free slots exist only after a grace period */
+			} else {
+				struct p4dp_entry *e;
+				if (x->is_static) {
+					/* The slot is unreachable by readers: its index was
+					 * free, which happens only after the grace period of
+					 * its previous entry. */
+					e = slot_entry(t, (uint32_t)idx);
+					table_entry_fill(t, e, action, data, (uint32_t)idx, flags);
+				} else {
+					e = dyn;
+					e->index = (uint32_t)idx;
+				}
+				e->expire_profile = profile;
+				e->last_hit_ns = now_ns;
+				/* Publication: rte_hash (LF mode) writes key and data into
+				 * the key slot and then stores the slot index into the
+				 * bucket with release order; readers load it with acquire,
+				 * so they see the filled entry. Cannot fail for lack of
+				 * key positions: each position in use is paired with a
+				 * slot index that is not free. */
+				rc = rte_hash_add_key_data(x->h, key, e);
+				if (rc < 0) {
+					table_idx_release(t, (uint32_t)idx);
+					if (rc == -ENOSPC)
+						rc = -EAGAIN;
+				} else {
+					rc = 0;
+					dyn = NULL;
+					t->n_entries++;
+					t->st_inserts++;
+					if (worker)
+						t->st_dp_inserts++;
+				}
+			}
+		}
+		if (rc == -EAGAIN && (worker || attempt > 0)) {
+			if (worker)
+				t->st_dp_busy++;
+			else
+				t->st_full++;
+			rc = -ENOSPC;
+		}
+		table_wunlock(t);
+		if (rc != -EAGAIN)
+			break;
+		/* Control thread: wait for the deletes' grace periods; their
+		 * release callbacks take the spinlock, so it is not held here. */
+		p4dp_rcu_dq_reclaim(t->dq, true);
 	}
-	t->n_entries++;
-	return 0;
+	if (dyn != NULL)
+		rte_free(dyn);
+	return rc;
 }
 
 /* Publish a new data pointer for an existing key: rte_hash stores it with
  * release order (search_and_update in LF mode), pairing with the lookups'
  * acquire load of the data pointer. Cannot fail for an existing key. */
-static int publish(struct table_exact *x, const uint8_t *key, struct p4dp_entry *e)
+static int publish(struct p4dp_table *t, const uint8_t *key, struct p4dp_entry *e)
 {
-	return rte_hash_add_key_data(x->h, key, e);
+	table_wlock(t); /* hash writers exclude each other (data-plane inserts) */
+	int rc = rte_hash_add_key_data(t->ex->h, key, e);
+	table_wunlock(t);
+	return rc;
+}
+
+/* A new version keeps the old one's idle-timeout state (relaxed loads: the
+ * workers may be touching the old version right now). */
+static void carry_timer(struct p4dp_entry *to, const struct p4dp_entry *from)
+{
+	to->expire_profile = __atomic_load_n(&from->expire_profile, __ATOMIC_RELAXED);
+	to->last_hit_ns = __atomic_load_n(&from->last_hit_ns, __ATOMIC_RELAXED);
+	to->flags = (uint16_t)(to->flags | (from->flags & P4DP_ENTRY_F_DP_ADDED));
 }
 
 /* Fold side version @p s back into its slot (its grace period has passed). */
@@ -263,7 +326,8 @@ static int fold_back(struct p4dp_table *t, struct side *s, uint32_t action, cons
 	/* No reader holds `slot`: it was unpublished before s->token was taken
 	 * and that grace period is over. */
 	table_entry_fill(t, slot, action, data, s->idx, 0);
-	int rc = publish(x, s->key, slot);
+	carry_timer(slot, side_entry(s));
+	int rc = publish(t, s->key, slot);
 	if (rc < 0)
 		return rc;
 	side_unlist(x, s);
@@ -283,7 +347,8 @@ int table_exact_modify(struct p4dp_table *t, const uint8_t *key, uint32_t action
 		struct p4dp_entry *e = table_entry_new(t, action, data, idx, P4DP_ENTRY_F_DYNAMIC);
 		if (e == NULL)
 			return -ENOMEM;
-		int rc = publish(x, key, e);
+		carry_timer(e, cur);
+		int rc = publish(t, key, e);
 		if (rc < 0) {
 			rte_free(e);
 			return rc;
@@ -293,12 +358,13 @@ int table_exact_modify(struct p4dp_table *t, const uint8_t *key, uint32_t action
 	}
 	struct side *old = in_slots(x, cur) ? NULL : entry_side(cur);
 	if (old != NULL && p4dp_rcu_token_done(t->rcu, old->token, false))
-		return fold_back(t, old, action, data);
+		return fold_back(t, old, action, data); /* carries old's timer state */
 	/* The slot may be in use by readers: publish a side version. */
 	struct side *s = side_new(t, key, action, data, idx);
 	if (s == NULL)
 		return -ENOMEM;
-	int rc = publish(x, key, side_entry(s));
+	carry_timer(side_entry(s), cur);
+	int rc = publish(t, key, side_entry(s));
 	if (rc < 0) {
 		rte_free(s);
 		return rc;
@@ -326,13 +392,16 @@ int table_exact_delete(struct p4dp_table *t, const uint8_t *key)
 	uint32_t idx = cur->index;
 	/* In LF mode the position stays reserved until freed after the grace
 	 * period; the key is unreachable for lookups that start after this. */
+	table_wlock(t);
 	int32_t pos = rte_hash_del_key(x->h, key);
+	if (pos >= 0)
+		t->n_entries--;
+	table_wunlock(t);
 	if (pos < 0)
 		return pos;
 	void *mem = entry_alloc_base(x, cur);
 	if (mem != NULL && x->is_static)
 		side_unlist(x, (struct side *)mem);
-	t->n_entries--;
 	table_defer(t, exact_release_cb, mem, ((uint64_t)(uint32_t)pos << 32) | idx);
 	return 0;
 }
@@ -350,6 +419,12 @@ unsigned table_exact_maintain(struct p4dp_table *t)
 	struct table_exact *x = t->ex;
 	unsigned n = 0;
 	struct side *s;
+	/* Folding back copies the live side version into the slot: a data-plane
+	 * (@__ref) write landing on the side version in between would be lost,
+	 * so tables the data plane writes keep side versions until the next
+	 * control-plane modify (which replaces the data anyway) or delete. */
+	if (t->dp_writes)
+		return 0;
 	/* The list is in token order: stop at the first whose grace period runs. */
 	while ((s = TAILQ_FIRST(&x->displaced)) != NULL && p4dp_rcu_token_done(t->rcu, s->token, false)) {
 		const struct p4dp_entry *e = side_entry(s);
@@ -368,19 +443,21 @@ uint64_t table_exact_displaced(const struct p4dp_table *t)
 int table_exact_clear(struct p4dp_table *t)
 {
 	struct table_exact *x = t->ex;
-	if (t->n_entries == 0)
-		return 0;
 	/* Copy the keys first: deleting while iterating may move keys between
-	 * extendable buckets and skip some. */
-	uint8_t *keys = malloc((size_t)t->n_entries * t->key_len);
+	 * extendable buckets and skip some. The iteration holds the insertion
+	 * spinlock (data-plane inserts change the hash); entries the data plane
+	 * inserts after it are not deleted. */
+	uint8_t *keys = malloc((size_t)(t->max_entries ? t->max_entries : 1) * t->key_len);
 	if (keys == NULL)
 		return -ENOMEM;
 	uint64_t n = 0;
 	const void *key;
 	void *data;
 	uint32_t next = 0;
-	while (n < t->n_entries && rte_hash_iterate(x->h, &key, &data, &next) >= 0)
+	table_wlock(t);
+	while (n < t->max_entries && rte_hash_iterate(x->h, &key, &data, &next) >= 0)
 		memcpy(keys + n++ * t->key_len, key, t->key_len);
+	table_wunlock(t);
 	int rc = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		int r = table_exact_delete(t, keys + i * t->key_len);
@@ -396,13 +473,18 @@ int table_exact_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg)
 	const void *key;
 	void *data;
 	uint32_t next = 0;
+	int rc = 0;
+	/* rte_hash_iterate is not safe against a concurrent writer: hold the
+	 * insertion spinlock (data-plane inserts wait for the walk). */
+	table_wlock(t);
 	while (rte_hash_iterate(t->ex->h, &key, &data, &next) >= 0) {
 		struct p4dp_match m = {.value = key, .mask = t->width_mask, .hi = NULL, .priority = 0};
-		int rc = cb(arg, &m, data);
+		rc = cb(arg, &m, data);
 		if (rc != 0)
-			return rc;
+			break;
 	}
-	return 0;
+	table_wunlock(t);
+	return rc;
 }
 
 const struct p4dp_entry *table_exact_lookup(struct p4dp_table *t, const void *key)

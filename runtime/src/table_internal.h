@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_pause.h>
+
 #include "p4dp/rcu.h"
 #include "p4dp/table.h"
 
@@ -49,9 +51,44 @@ struct p4dp_table {
 	uint32_t *free_idx;
 	uint32_t n_free;
 
+	/* Insertion spinlock (exact tables): serializes every mutation of the hash,
+	 * the index allocator, n_entries and the counters below it, between
+	 * data-plane inserts (workers) and control-plane writes (which also hold
+	 * `lock`). Held for O(1) work only, never across a grace period. */
+	uint32_t wlock;
+	bool in_worker;        /* tuple space: a worker holds `lock` (no grace-period waits) */
+	uint8_t worker_profile; /* with in_worker: timer state of the entry being inserted */
+	uint64_t worker_now;
+	bool dp_writes;        /* data plane may write entries: never fold side versions back */
+	uint64_t (*clock)(void *arg);
+	void *clock_arg;
+	uint64_t expire_ns[P4DP_EXPIRE_PROFILES];
+
 	uint64_t n_entries;
 	uint64_t st_inserts, st_deletes, st_modifies, st_full;
+	uint64_t st_dp_inserts, st_dp_busy, st_expired, st_notified;
 };
+
+/* The insertion spinlock. Acquire on lock / release on unlock order every
+ * access to the state it protects; the test-and-test-and-set loop spins with
+ * relaxed loads (ordering nothing) and rte_pause. */
+static inline void table_wlock(struct p4dp_table *t)
+{
+	while (__atomic_exchange_n(&t->wlock, 1u, __ATOMIC_ACQUIRE) != 0)
+		while (__atomic_load_n(&t->wlock, __ATOMIC_RELAXED) != 0)
+			rte_pause();
+}
+
+static inline void table_wunlock(struct p4dp_table *t)
+{
+	__atomic_store_n(&t->wlock, 0u, __ATOMIC_RELEASE);
+}
+
+/** Control-plane clock for new entries' last-hit time. */
+static inline uint64_t table_now(const struct p4dp_table *t)
+{
+	return t->clock ? t->clock(t->clock_arg) : 0;
+}
 
 /* ---- common helpers (table_common.c) ---- */
 
@@ -86,7 +123,10 @@ int table_field_cmp(const struct p4dp_key_field *f, const uint8_t *a, const uint
 /* ---- exact (table_exact.c) ---- */
 int table_exact_create(struct p4dp_table *t);
 void table_exact_free(struct p4dp_table *t);
-int table_exact_add(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data);
+/* The one insertion path (control adds with worker=false, data-plane adds with
+ * worker=true): counts inserts/table_full itself. */
+int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data,
+		       uint8_t profile, uint64_t now_ns, bool worker);
 int table_exact_modify(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data);
 int table_exact_delete(struct p4dp_table *t, const uint8_t *key);
 const struct p4dp_entry *table_exact_find(struct p4dp_table *t, const uint8_t *key); /* control */

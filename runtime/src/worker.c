@@ -31,6 +31,7 @@
 #define RT_RXD 512u
 #define RT_TXD 512u
 #define RT_TXRING 4096u
+#define RT_INQ 4096u /* per-worker software-dispatch ring */
 #define RT_MBUF_DATA (RTE_PKTMBUF_HEADROOM + 4096u)
 
 /* ------------------------------------------------------------ transmit */
@@ -185,29 +186,74 @@ static inline uint64_t run_now_ns(const struct p4dp_runtime *rt)
 	return rt->ns0 + (uint64_t)((unsigned __int128)d * 1000000000u / rt->tsc_hz);
 }
 
+/* Software dispatch: process the packets this worker owns, hand the others to their owners'
+ * rings (MP enqueue; the owner is the only consumer). */
+static void dispatch_burst(struct rt_worker *w, uint32_t slot, struct rte_mbuf **bufs, uint16_t n)
+{
+	struct p4dp_runtime *rt = w->rt;
+	uint32_t nw = rt->run_workers;
+	for (uint16_t j = 0; j < n; j++) {
+		struct rte_mbuf *m = bufs[j];
+		uint32_t owner = rt_flow_owner(rt, rte_pktmbuf_mtod(m, const uint8_t *), m->data_len, nw, w->id);
+		if (owner == w->id) {
+			process_one(w, slot, m);
+			continue;
+		}
+		if (rte_ring_mp_enqueue(rt->workers[owner].inq, m) != 0) {
+			RT_STAT_ADD(w->st.dispatch_drops, 1);
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		RT_STAT_ADD(w->st.dispatched_out, 1);
+	}
+}
+
 static int worker_main(void *arg)
 {
 	struct rt_worker *w = arg;
 	struct p4dp_runtime *rt = w->rt;
 	uint32_t nw = rt->run_workers;
+	int sw = rt->dispatch_sw, rss = !sw && nw > 1;
 	uint32_t mine[P4DP_RT_MAX_PORTS], n_mine = 0, k = 0;
 	struct rte_mbuf *bufs[RT_BURST];
 
+	/* RSS: every worker polls its own queue of every port; otherwise each port's queue 0 is
+	 * polled by one worker (port slot % n_workers). */
 	for (uint32_t s = 0; s < P4DP_RT_MAX_PORTS; s++)
 		if (rt->ports[s].used) {
-			if (k % nw == w->id)
+			if (rss || k % nw == w->id)
 				mine[n_mine++] = s;
 			k++;
 		}
+	uint16_t q = rss ? (uint16_t)w->id : 0;
 	p4dp_rcu_register(rt->rcu, w->id);
 	/* acquire pairs with the control thread's release store of stop_workers */
 	while (!__atomic_load_n(&rt->stop_workers, __ATOMIC_ACQUIRE)) {
 		w->ctx.now_ns = run_now_ns(rt);
 		for (uint32_t i = 0; i < n_mine; i++) {
 			uint32_t s = mine[i];
-			uint16_t n = rte_eth_rx_burst(rt->ports[s].dpdk_port, 0, bufs, RT_BURST);
+			uint16_t n = rte_eth_rx_burst(rt->ports[s].dpdk_port, q, bufs, RT_BURST);
+			RT_STAT_ADD(w->st.rx_packets, n);
+			if (sw) {
+				dispatch_burst(w, s, bufs, n);
+				continue;
+			}
 			for (uint16_t j = 0; j < n; j++)
 				process_one(w, s, bufs[j]);
+		}
+		if (sw) {
+			unsigned n = rte_ring_sc_dequeue_burst(w->inq, (void **)bufs, RT_BURST, NULL);
+			RT_STAT_ADD(w->st.dispatched_in, n);
+			for (unsigned j = 0; j < n; j++) {
+				uint16_t dp = bufs[j]->port;
+				int16_t s = dp < 1024 ? rt->dpdk_slot[dp] : -1;
+				if (s < 0) {
+					RT_STAT_ADD(w->st.dispatch_drops, 1);
+					rte_pktmbuf_free(bufs[j]);
+					continue;
+				}
+				process_one(w, (uint32_t)s, bufs[j]);
+			}
 		}
 		txbuf_flush_all(w);
 		if (w->id == 0)
@@ -229,7 +275,22 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static int ports_start(struct p4dp_runtime *rt, uint32_t nw)
+/* Can every port spread @p nw rx queues by RSS? */
+static bool ports_rss_capable(struct p4dp_runtime *rt, uint32_t nw)
+{
+	for (uint32_t s = 0; s < P4DP_RT_MAX_PORTS; s++) {
+		struct rt_port *p = &rt->ports[s];
+		struct rte_eth_dev_info info;
+		if (!p->used)
+			continue;
+		if (rte_eth_dev_info_get(p->dpdk_port, &info) != 0 || info.max_rx_queues < nw ||
+		    (info.flow_type_rss_offloads & (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP)) == 0)
+			return false;
+	}
+	return true;
+}
+
+static int ports_start(struct p4dp_runtime *rt, uint32_t nw, bool rss)
 {
 	for (uint32_t s = 0; s < P4DP_RT_MAX_PORTS; s++) {
 		struct rt_port *p = &rt->ports[s];
@@ -245,7 +306,13 @@ static int ports_start(struct p4dp_runtime *rt, uint32_t nw)
 		uint16_t ntx = (uint16_t)(nw < info.max_tx_queues ? nw : info.max_tx_queues);
 		struct rte_eth_conf conf;
 		memset(&conf, 0, sizeof(conf));
-		rc = rte_eth_dev_configure(p->dpdk_port, 1, ntx, &conf);
+		uint16_t nrx = rss ? (uint16_t)nw : 1;
+		if (rss) {
+			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+			conf.rx_adv_conf.rss_conf.rss_hf =
+				(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) & info.flow_type_rss_offloads;
+		}
+		rc = rte_eth_dev_configure(p->dpdk_port, nrx, ntx, &conf);
 		if (rc != 0)
 			return rt_errc(-EIO, "port %u (%s): configure failed: %s", p->port_no, p->name, strerror(-rc));
 		uint16_t rxd = RT_RXD, txd = RT_TXD;
@@ -253,10 +320,14 @@ static int ports_start(struct p4dp_runtime *rt, uint32_t nw)
 		int sock = rte_eth_dev_socket_id(p->dpdk_port);
 		if (sock < 0)
 			sock = rt->socket_id;
-		rc = rte_eth_rx_queue_setup(p->dpdk_port, 0, rxd, (unsigned)sock, NULL, rt->pool);
-		if (rc != 0)
-			return rt_errc(-EIO, "port %u (%s): rx queue setup failed: %s", p->port_no, p->name,
-				       strerror(-rc));
+		for (uint16_t q = 0; q < nrx; q++) {
+			rc = rte_eth_rx_queue_setup(p->dpdk_port, q, rxd, (unsigned)sock, NULL, rt->pool);
+			if (rc != 0)
+				return rt_errc(-EIO, "port %u (%s): rx queue %u setup failed: %s", p->port_no,
+					       p->name, q, strerror(-rc));
+		}
+		if (p->dpdk_port < 1024)
+			rt->dpdk_slot[p->dpdk_port] = (int16_t)s;
 		for (uint16_t q = 0; q < ntx; q++) {
 			rc = rte_eth_tx_queue_setup(p->dpdk_port, q, txd, (unsigned)sock, NULL);
 			if (rc != 0)
@@ -293,7 +364,7 @@ static void ports_stop(struct p4dp_runtime *rt)
 
 static int pool_ensure(struct p4dp_runtime *rt)
 {
-	uint32_t need = rt->n_ports * (RT_RXD + rt->max_workers * RT_TXD + RT_TXRING) +
+	uint32_t need = rt->n_ports * (rt->max_workers * (RT_RXD + RT_TXD) + RT_TXRING) + rt->max_workers * RT_INQ +
 			rt->max_workers * (RT_BURST + P4DP_RT_MAX_PORTS * RT_TXBUF + 512) + 2048;
 	if (rt->pool_size > need)
 		need = rt->pool_size;
@@ -360,13 +431,37 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	if (!__atomic_compare_exchange_n(&rt->running, &zero, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return rt_errc(-EBUSY, "run: already running");
 	int rc = 0;
+	if (params->dispatch > P4DP_RT_DISPATCH_SW)
+		rc = rt_errc(-EINVAL, "run: bad dispatch mode %u", params->dispatch);
 	pthread_mutex_lock(&rt->lock);
-	if (rt->n_ports == 0)
+	if (rc == 0 && rt->n_ports == 0)
 		rc = rt_errc(-EINVAL, "run: no ports (p4dp_runtime_add_port)");
 	if (rc == 0)
 		rc = pool_ensure(rt);
+	bool rss = false;
+	if (rc == 0 && nw > 1 && params->dispatch != P4DP_RT_DISPATCH_SW) {
+		rss = ports_rss_capable(rt, nw);
+		if (!rss && params->dispatch == P4DP_RT_DISPATCH_RSS)
+			rc = rt_errc(-EIO, "run: RSS dispatch requested but a port cannot spread %u rx queues by RSS",
+				     nw);
+	}
+	__atomic_store_n(&rt->dispatch_sw, nw > 1 && !rss, __ATOMIC_RELAXED);
+	rt->flow_off = params->flow_key_off;
+	rt->flow_len = params->flow_key_len;
+	for (uint32_t i = 0; i < 1024; i++)
+		rt->dpdk_slot[i] = -1;
+	for (uint32_t i = 0; rc == 0 && nw > 1 && !rss && i < nw; i++) {
+		if (rt->workers[i].inq != NULL)
+			continue;
+		char rn[RTE_RING_NAMESIZE];
+		snprintf(rn, sizeof(rn), "p4dp_in%u_%p", i, (void *)rt);
+		/* multi-producer (any rx worker), single consumer (the owner) */
+		rt->workers[i].inq = rte_ring_create(rn, RT_INQ, rt->socket_id, RING_F_SC_DEQ);
+		if (rt->workers[i].inq == NULL)
+			rc = rt_errc(-ENOMEM, "run: cannot create the dispatch ring of worker %u", i);
+	}
 	if (rc == 0)
-		rc = ports_start(rt, nw);
+		rc = ports_start(rt, nw, rss);
 	pthread_mutex_unlock(&rt->lock);
 	if (rc != 0) {
 		ports_stop(rt);
@@ -375,8 +470,10 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	}
 
 	rt->run_workers = nw;
-	rt->tsc0 = rte_rdtsc();
-	rt->ns0 = rt->now_ns;
+	__atomic_store_n(&rt->tsc0, rte_rdtsc(), __ATOMIC_RELAXED);
+	__atomic_store_n(&rt->ns0, __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	/* release: rt_now_ns on other control threads sees tsc0/ns0 once it sees clock_live */
+	__atomic_store_n(&rt->clock_live, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&rt->stop_workers, 0, __ATOMIC_RELEASE);
 	uint32_t launched = 0;
 	unsigned lcores[RTE_MAX_LCORE];
@@ -395,7 +492,7 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 		lcores[launched++] = lc;
 	}
 
-	uint64_t t0 = mono_ms(), last_total = 0, last_change = t0, last_maint = t0;
+	uint64_t t0 = mono_ms(), last_total = 0, last_change = t0, last_maint = t0, last_idle = t0;
 	bool started = false;
 	uint32_t idle_ms = params->idle_ms ? params->idle_ms : 200;
 	while (rc == 0) {
@@ -406,7 +503,13 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 			break;
 		if (params->until_input_done && input_done(rt, &last_total, &last_change, &started, idle_ms, now))
 			break;
-		if (now - last_maint >= 100) {
+		if (now - last_idle >= 10) {
+			/* idle-timeout sweep on the control thread (entries' last-hit times are the
+			 * workers' run clock, which rt_now_ns also reads) */
+			(void)rt_idle_scan(rt, rt_now_ns(rt));
+			last_idle = now;
+		}
+		if (now - last_maint >= 10) {
 			for (uint32_t t = 0; t < rt->prog->n_tables; t++)
 				p4dp_table_maintain(rt->tables[t]);
 			p4dp_rcu_reclaim(rt->rcu, false);
@@ -420,6 +523,15 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 		rte_eal_wait_lcore(lcores[i]);
 	/* the workers are gone: the control thread may use tx queue 0 for what is left in the rings */
 	drain_rings(rt, &rt->workers[0]);
+	/* packets dispatched to a worker that had already stopped: dropped and counted */
+	for (uint32_t i = 0; i < nw; i++) {
+		struct rte_mbuf *m;
+		while (rt->workers[i].inq != NULL && rte_ring_sc_dequeue(rt->workers[i].inq, (void **)&m) == 0) {
+			rte_pktmbuf_free(m);
+			RT_STAT_ADD(rt->workers[i].st.dispatch_drops, 1);
+		}
+	}
+	__atomic_store_n(&rt->clock_live, 0, __ATOMIC_RELEASE);
 	ports_stop(rt);
 	__atomic_store_n(&rt->running, 0, __ATOMIC_RELEASE);
 	return rc;

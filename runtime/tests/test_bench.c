@@ -251,6 +251,11 @@ static void test_l3(uint8_t *tmpl)
 		CHECK(tb.hits + tb.misses >= tb.packets - 32 && tb.hits + tb.misses <= tb.packets + 32,
 		      "lookups %" PRIu64 " vs packets %" PRIu64, tb.hits + tb.misses, tb.packets);
 		print_res("l3 table baseline", &tb);
+		struct p4dp_bench_result sg;
+		rc = p4dp_bench_measure(b, P4DP_BENCH_TABLE_SINGLE, t, &sg);
+		CHECK(rc == 0 && sg.packets > 0 && sg.misses == 0 && sg.hits > 0, "single: %d misses %" PRIu64, rc,
+		      sg.misses);
+		print_res("l3 single lookups", &sg);
 		struct p4dp_rt_table_stats ts0, ts1;
 		p4dp_runtime_table_stats(rt, t, &ts0);
 		rc = p4dp_bench_measure(b, P4DP_BENCH_PROGRAM, 0, &pr);

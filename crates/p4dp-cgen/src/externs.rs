@@ -587,7 +587,7 @@ impl Gen<'_> {
                 let _ = writeln!(out, "{i}R->recirculate = 1;");
             }
             _ => {
-                if !self.pna_function(name, c, level, out)? {
+                if !self.pna_function(name, c, level, out)? && !self.dp_function(name, c, level, out)? {
                     return unsupported(c.span, format!("extern function `{name}`"));
                 }
             }

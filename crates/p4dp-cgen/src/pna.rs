@@ -1,8 +1,8 @@
 //! PNA: the `process` glue (MainParser -> PreControl -> MainControl -> MainDeparser) and the PNA
 //! externs (send_to_port/drop_packet, Counter, DirectCounter, Meter, DirectMeter, Register,
 //! Hash, InternetChecksum, Random, Digest). Packets are dropped unless `send_to_port` ran.
-//! Data-plane table writes (`add_entry`, expire timers), mirroring and recirculation are not
-//! supported yet (a CgenError / counted unsupported respectively).
+//! Data-plane table writes (`add_entry`, expire timers) are in [`crate::dpwrite`]; mirroring is
+//! not supported yet (counted unsupported at run time).
 
 use std::fmt::Write as _;
 
@@ -58,7 +58,7 @@ impl Gen<'_> {
                 None => String::new(),
             }
         };
-        o.push_str("static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tmemset(R, 0, offsetof(struct gst, clone_type));\n\tmemset(R->xsum, 0, sizeof R->xsum);\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tR->pna_drop = 1;\n\tR->pna_port = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tstruct pnast S;\n\tmemset(&S, 0, sizeof S);\n\tint rej = 0;\n");
+        o.push_str("static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tmemset(R, 0, offsetof(struct gst, clone_type));\n\tmemset(R->xsum, 0, sizeof R->xsum);\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tR->pna_drop = 1;\n\tR->pna_port = 0;\n\tR->clone_type = -1;\n\tR->clone_session = 0;\n\tR->resubmit = 0;\n\tR->recirculate = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tstruct pnast S;\n\tmemset(&S, 0, sizeof S);\n\tint rej = 0;\n");
         o.push_str(&setf(self, "S.pis", pis, "input_port", "pkt->in_port"));
         o.push_str("\tR->pkt_bits = pkt->len * 8u;\n");
         o.push_str(&self.glue_call(Owner::Parser(mp), &pr.params, &[Bind::None, Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.pis")], Some("rej"), "\t"));

@@ -75,7 +75,7 @@ impl Gen<'_> {
     }
 
     /// Native layout of an action's data: ((offset, size) per data param, data_len).
-    fn data_layout(&self, a: ActionId) -> R<(Vec<(u32, u32)>, u32)> {
+    pub(crate) fn data_layout(&self, a: ActionId) -> R<(Vec<(u32, u32)>, u32)> {
         let ws: Vec<u32> = self.data_params(a)?.iter().map(|(_, w)| *w).collect();
         Ok(native_layout(&ws))
     }
@@ -111,7 +111,7 @@ impl Gen<'_> {
 
     /// Statements invoking action `ta` of a table: data params from `e->data` (or constants),
     /// bound arguments with copy-in/copy-out; result in `_rc`.
-    fn invoke_table_action(&mut self, ta: &TableAction, consts: Option<&[Value]>, out: &mut String) -> R<()> {
+    fn invoke_table_action(&mut self, ta: &TableAction, consts: Option<&[Value]>, lock: bool, out: &mut String) -> R<()> {
         let p = self.p;
         let a = ta.action;
         let act = &p.actions[a];
@@ -124,7 +124,12 @@ impl Gen<'_> {
             match ta.bound.get(k).cloned().flatten() {
                 None => {
                     let (off, size) = lay.get(di).copied().unwrap_or((0, 0));
+                    let is_ref = self.is_ref_var(o, *v);
                     match consts {
+                        None if is_ref => {
+                            let b = self.ref_bind(o, *v, off, act.span)?;
+                            let _ = writeln!(out, "{b}");
+                        }
                         None => {
                             let _ = writeln!(out, "\t\tmemcpy(&{slot}, e->data + {off}, {size});");
                         }
@@ -134,7 +139,12 @@ impl Gen<'_> {
                             };
                             let vt = self.vars(o)[*v].ty;
                             let x = self.value(val, vt, act.span)?;
-                            let _ = writeln!(out, "\t\t{slot} = {x};");
+                            if is_ref {
+                                let b = self.ref_bind_scratch(o, *v, &x, act.span)?;
+                                let _ = writeln!(out, "{b}");
+                            } else {
+                                let _ = writeln!(out, "\t\t{slot} = {x};");
+                            }
                         }
                     }
                     di += 1;
@@ -154,7 +164,12 @@ impl Gen<'_> {
                 }
             }
         }
-        let _ = writeln!(out, "\t\t*run = {}u;\n\t\t_rc = {}(R);", a.index(), self.act_fns[a.index()]);
+        if lock && consts.is_none() {
+            // @entry_lock: the entry's spinlock is held while the action runs (abi.h).
+            let _ = writeln!(out, "\t\t*run = {}u;\n\t\tp4dp_entry_lock(_me);\n\t\t_rc = {}(R);\n\t\tp4dp_entry_unlock(_me);", a.index(), self.act_fns[a.index()]);
+        } else {
+            let _ = writeln!(out, "\t\t*run = {}u;\n\t\t_rc = {}(R);", a.index(), self.act_fns[a.index()]);
+        }
         for (e, slot) in copy_out {
             let st = self.store(&e, &slot, 2)?;
             out.push_str(&st);
@@ -184,7 +199,26 @@ impl Gen<'_> {
             let _ = writeln!(body, "\t{{\n\t\t{ct} _k = {x};\n\t\tmemcpy(key + {off}, &_k, {size});\n\t}}");
         }
         let ti = tid.index();
-        let _ = writeln!(body, "\tint _hit = 0;\n\tconst struct p4dp_entry *e = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);\n\tint _rc = 0;\n\tp4dp_table_count(R->ctx, {ti}u, _hit);\n\t*hit = (uint8_t)_hit;\n\tR->entry_hit = (uint32_t)_hit;\n\tif (_hit) {{\n\t\tR->entry_index = e->index;");
+        // Data-plane writes: a mutable view of the entry (@__ref, @entry_lock, idle timeouts) and
+        // the table context add_entry/expire-timer calls act on.
+        let lock = crate::dpwrite::entry_lock(t);
+        let idle = crate::dpwrite::idle_timeout(t);
+        let dp_ctx = !crate::dpwrite::table_flags(t).is_empty();
+        let has_ref = t.actions.iter().map(|ta| ta.action).chain([t.default_action.action]).any(|a| {
+            let act = &p.actions[a];
+            act.params.iter().any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
+        });
+        let _ = writeln!(body, "\tint _hit = 0;\n\tconst struct p4dp_entry *e = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);\n\tint _rc = 0;\n\tp4dp_table_count(R->ctx, {ti}u, _hit);\n\t*hit = (uint8_t)_hit;\n\tR->entry_hit = (uint32_t)_hit;");
+        if lock || idle || dp_ctx || has_ref {
+            let _ = writeln!(body, "\tstruct p4dp_entry *_me = (struct p4dp_entry *)(uintptr_t)e; /* written in place (abi.h) */\n\t(void)_me;");
+        }
+        if dp_ctx {
+            let _ = writeln!(body, "\tR->dp_entry = _hit ? _me : NULL;\n\tR->dp_key = key;\n\tR->dp_table = {ti}u;");
+        }
+        let _ = writeln!(body, "\tif (_hit) {{\n\t\tR->entry_index = e->index;");
+        if idle {
+            let _ = writeln!(body, "\t\tp4dp_entry_touch(R->ctx, _me);");
+        }
         if let Some(dc) = t.direct_counter {
             let n = t.size.unwrap_or(DEFAULT_TABLE_SIZE);
             let _ = writeln!(body, "\t\tp4dp_counter_count(R->ctx, {}u, e->index, {n}u, R->pkt->len);", dc.index());
@@ -195,7 +229,10 @@ impl Gen<'_> {
             bound: vec![None; p.actions[t.default_action.action].params.len()],
             annotations: vec![],
         });
-        self.invoke_table_action(&def, Some(&t.default_action.data), &mut body)?;
+        self.invoke_table_action(&def, Some(&t.default_action.data), false, &mut body)?;
+        if dp_ctx {
+            let _ = writeln!(body, "\t\tR->dp_entry = NULL;\n\t\tR->dp_key = NULL;");
+        }
         let _ = writeln!(body, "\t\treturn _rc;\n\t}}\n\tswitch (e->action) {{");
         let mut seen = Vec::new();
         let mut all = t.actions.clone();
@@ -209,10 +246,15 @@ impl Gen<'_> {
             }
             seen.push(abi);
             let _ = writeln!(body, "\tcase {abi}u: /* {} */", p.actions[ta.action].fq_name);
-            self.invoke_table_action(ta, None, &mut body)?;
+            self.invoke_table_action(ta, None, lock, &mut body)?;
             let _ = writeln!(body, "\t\tbreak;");
         }
-        let _ = writeln!(body, "\tdefault:\n\t\tp4dp_count_unsupported(R->ctx, {});\n\t\tbreak;\n\t}}\n\treturn _rc;", c_string(&format!("table {}: entry with an action the table does not have", t.fq_name)));
+        let _ = writeln!(body, "\tdefault:\n\t\tp4dp_count_unsupported(R->ctx, {});\n\t\tbreak;\n\t}}", c_string(&format!("table {}: entry with an action the table does not have", t.fq_name)));
+        if dp_ctx {
+            // The key buffer dies with this function: no later call may use the context.
+            let _ = writeln!(body, "\tR->dp_entry = NULL;\n\tR->dp_key = NULL;");
+        }
+        let _ = writeln!(body, "\treturn _rc;");
         let _ = writeln!(self.protos, "static int {name}(struct gst *R, uint8_t *hit, uint32_t *run);");
         let _ = writeln!(self.funcs, "/* table {} */\nstatic int {name}(struct gst *R, uint8_t *hit, uint32_t *run)\n{{\n{body}}}\n", t.fq_name);
         Ok(())
@@ -305,6 +347,7 @@ impl Gen<'_> {
             if t.entries_const {
                 flags.push("P4DP_TABLE_F_ENTRIES_CONST");
             }
+            flags.extend(crate::dpwrite::table_flags(t));
             let flags = if flags.is_empty() { "0".to_string() } else { flags.join(" | ") };
             let keys = if t.keys.is_empty() {
                 "NULL".to_string()
@@ -386,13 +429,14 @@ impl Gen<'_> {
             let dc = t.direct_counter.map(|x| x.index() as i64).unwrap_or(-1);
             let dm = t.direct_meter.map(|x| x.index() as i64).unwrap_or(-1);
             tbl_rows.push(format!(
-                "\t{{ .name = {}, .id = {}u, .flags = {flags}, .key_len = {key_len}u, .n_keys = {}u, .keys = {keys}, .n_actions = {}u, .actions = {acts_s}, .action_scopes = {scopes_s}, .default_action = {}u, .default_data = {dd_s}, .n_entries = {}u, .entries = {ents}, .size = {size}u, .data_len = {data_len}u, .direct_counter = {dc}, .direct_meter = {dm}, .storage = P4DP_STORAGE_AUTO }},",
+                "\t{{ .name = {}, .id = {}u, .flags = {flags}, .key_len = {key_len}u, .n_keys = {}u, .keys = {keys}, .n_actions = {}u, .actions = {acts_s}, .action_scopes = {scopes_s}, .default_action = {}u, .default_data = {dd_s}, .n_entries = {}u, .entries = {ents}, .size = {size}u, .data_len = {data_len}u, .direct_counter = {dc}, .direct_meter = {dm}, .storage = {} }},",
                 c_string(&t.fq_name),
                 self.ids.tables[k],
                 t.keys.len(),
                 acts.len(),
                 self.abi_action_of[t.default_action.action.index()],
-                t.entries.len()
+                t.entries.len(),
+                crate::dpwrite::storage(t)
             ));
         }
         // externs

@@ -40,7 +40,7 @@ fn corpus_compiles() {
             continue;
         }
         let prog = match p4dp_sema::compile_file(&p, &inc, &[]) {
-            Ok(x) => x,
+            Ok(x) => x.program,
             Err(_) => {
                 eprintln!("skip {name}: rejected by sema");
                 continue;

@@ -77,7 +77,7 @@ fn stf_on_stub_runtime() {
         let Some((packets, expects)) = simple_stf(&stf) else { continue };
         let own = p.starts_with(env!("CARGO_MANIFEST_DIR"));
         let prog = match p4dp_sema::compile_file(&p, &inc, &[]) {
-            Ok(x) => x,
+            Ok(x) => x.program,
             Err((_, d)) if own => {
                 failures.push(format!("{name}: rejected by sema: {d:?}"));
                 continue;

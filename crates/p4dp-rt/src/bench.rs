@@ -202,6 +202,8 @@ pub enum Kind {
     Table(u32),
     /// The runtime's worker loop running the program.
     Program,
+    /// Diagnostic: as `Table`, with one single-key lookup per packet instead of the bulk lookup.
+    TableSingle(u32),
 }
 
 /// One worker's figures.
@@ -266,6 +268,7 @@ impl<'a> Bench<'a> {
             Kind::Floor => (0, 0),
             Kind::Table(t) => (1, t),
             Kind::Program => (2, 0),
+            Kind::TableSingle(t) => (3, t),
         };
         // SAFETY: plain-data output struct; zero is valid.
         let mut r: sys::p4dp_bench_result = unsafe { std::mem::zeroed() };

@@ -5,7 +5,7 @@
 
 use std::os::raw::{c_char, c_int, c_void};
 
-pub const P4DP_ABI_VERSION: u32 = 1;
+pub const P4DP_ABI_VERSION: u32 = 2;
 pub const P4DP_PORT_DROP: u32 = 511;
 pub const P4DP_RT_KEY_DONT_CARE: u32 = 0xff;
 
@@ -150,6 +150,10 @@ pub struct p4dp_rt_table_stats {
     pub table_full: u64,
     pub hits: u64,
     pub misses: u64,
+    pub dp_inserts: u64,
+    pub dp_busy: u64,
+    pub expired: u64,
+    pub idle_notified: u64,
 }
 
 #[repr(C)]
@@ -189,7 +193,41 @@ pub struct p4dp_run_params {
     pub duration_ms: u64,
     pub until_input_done: c_int,
     pub idle_ms: u32,
+    pub dispatch: u32,
+    pub flow_key_off: u32,
+    pub flow_key_len: u32,
 }
+
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+pub struct p4dp_rt_worker_stats {
+    pub packets: u64,
+    pub rx_packets: u64,
+    pub dispatched_out: u64,
+    pub dispatched_in: u64,
+    pub dispatch_drops: u64,
+    pub loops: u64,
+    pub rss: u32,
+}
+
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+pub struct p4dp_table_mem {
+    pub hash_bytes: u64,
+    pub static_bytes: u64,
+    pub dynamic_bytes: u64,
+    pub slot_bytes: u32,
+    pub dyn_entry_bytes: u32,
+    pub choice: c_int,
+}
+
+pub type p4dp_rt_idle_cb = unsafe extern "C" fn(
+    arg: *mut c_void,
+    table: u32,
+    e: *const p4dp_rt_entry,
+    time_ns: u64,
+    idle_ns: u64,
+) -> c_int;
 
 #[repr(C)]
 #[derive(Default, Clone, Copy)]
@@ -307,4 +345,23 @@ extern "C" {
     pub fn p4dp_runtime_add_port(rt: *mut p4dp_runtime, port_no: u32, devargs: *const c_char) -> c_int;
     pub fn p4dp_runtime_run(rt: *mut p4dp_runtime, params: *const p4dp_run_params) -> c_int;
     pub fn p4dp_runtime_port_stats(rt: *mut p4dp_runtime, port_no: u32, st: *mut p4dp_rt_port_stats) -> c_int;
+
+    pub fn p4dp_runtime_worker_stats(rt: *mut p4dp_runtime, worker: u32, st: *mut p4dp_rt_worker_stats) -> c_int;
+    pub fn p4dp_runtime_table_expire_profile_set(rt: *mut p4dp_runtime, table: u32, profile: u32, ns: u64) -> c_int;
+    pub fn p4dp_runtime_table_expire_profile_get(
+        rt: *mut p4dp_runtime,
+        table: u32,
+        profile: u32,
+        ns: *mut u64,
+    ) -> c_int;
+    pub fn p4dp_runtime_idle_scan(rt: *mut p4dp_runtime) -> c_int;
+    pub fn p4dp_runtime_idle_poll(rt: *mut p4dp_runtime, cb: p4dp_rt_idle_cb, arg: *mut c_void, max: u32) -> c_int;
+    pub fn p4dp_runtime_idle_drops(rt: *mut p4dp_runtime) -> u64;
+    pub fn p4dp_table_mem_predict(
+        size: u32,
+        key_len: u32,
+        data_len: u32,
+        fill_pct: u32,
+        out: *mut p4dp_table_mem,
+    ) -> c_int;
 }

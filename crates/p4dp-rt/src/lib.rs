@@ -22,8 +22,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use runtime::{
-    CounterValue, LogLevel, MatchField, MeterConfig, PortStats, RunParams, Runtime, RuntimeOptions, Stats,
-    TableEntry, TableStats,
+    table_mem_predict, CounterValue, Dispatch, IdleNotification, LogLevel, MatchField, MeterConfig, PortStats,
+    RunParams, Runtime, RuntimeOptions, Stats, TableEntry, TableMem, TableStats, WorkerStats,
 };
 pub use schema::{
     ActionInfo, ActionScope, ExternInfo, ExternKind, KeyInfo, MatchKind, ParamInfo, Program, TableAction, TableInfo,
@@ -91,9 +91,14 @@ pub(crate) fn check(op: &'static str, rc: c_int) -> Result<c_int> {
     }
 }
 
-/// Directory of the runtime's public C headers (`p4dp/abi.h`, ...), for compiling programs.
+/// Directory of the runtime's public C headers (`p4dp/abi.h`, ...), for compiling programs: a
+/// snapshot taken when this crate was built, so it always matches the linked `libp4dp_rt.so`.
+/// `P4DP_RT_INCLUDE` overrides it.
 pub fn include_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../runtime/include")
+    match std::env::var_os("P4DP_RT_INCLUDE") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("P4DP_RT_INCLUDE_DIR")),
+    }
 }
 
 /// Directory holding `libp4dp_rt.so` as built by this crate.

@@ -97,6 +97,14 @@ pub struct TableStats {
     pub table_full: u64,
     pub hits: u64,
     pub misses: u64,
+    /// Inserts from the data plane (add_entry / add-on-miss); also counted in `inserts`.
+    pub dp_inserts: u64,
+    /// Data-plane inserts given up (writer busy, or free slots still in an RCU grace period).
+    pub dp_busy: u64,
+    /// Entries deleted by idle timeout (also counted in `deletes`).
+    pub expired: u64,
+    /// Expired entries reported by the expiry scan.
+    pub idle_notified: u64,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -133,6 +141,92 @@ pub struct RunParams<'a> {
     pub until_input_done: bool,
     /// Idle time that ends the input of ports of unknown input size (default 200 ms).
     pub idle: Option<Duration>,
+    /// How packets are spread over workers.
+    pub dispatch: Dispatch,
+    /// Software-dispatch flow key: frame bytes `[offset, offset + len)`; `None`: the IP 5-tuple.
+    pub flow_key: Option<(u32, u32)>,
+}
+
+/// How [`Runtime::run`] spreads flows over workers (rt.h `enum p4dp_rt_dispatch`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Dispatch {
+    /// RSS when every port supports it with `n_workers` rx queues, else software dispatch.
+    #[default]
+    Auto,
+    /// RSS required.
+    Rss,
+    /// Software dispatch: the polling worker hashes the flow key and hands packets to the owner.
+    Software,
+}
+
+/// Per-worker statistics ([`Runtime::worker_stats`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WorkerStats {
+    pub packets: u64,
+    pub rx_packets: u64,
+    pub dispatched_out: u64,
+    pub dispatched_in: u64,
+    pub dispatch_drops: u64,
+    pub loops: u64,
+    /// The last run used RSS (else software dispatch or one worker).
+    pub rss: bool,
+}
+
+/// An idle-timeout notification ([`Runtime::idle_poll`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdleNotification {
+    pub table: u32,
+    /// The expired entry in control-plane form.
+    pub entry: TableEntry,
+    /// Time of the scan that found it (simulated clock in STF runs), ns.
+    pub time_ns: u64,
+    /// How long it had been idle, ns.
+    pub idle_ns: u64,
+}
+
+/// Predicted memory of an exact table ([`table_mem_predict`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableMem {
+    pub hash_bytes: u64,
+    pub static_bytes: u64,
+    pub dynamic_bytes: u64,
+    pub slot_bytes: u32,
+    pub dyn_entry_bytes: u32,
+    /// What automatic storage selection picks: true = static array, false = dynamic.
+    pub static_storage: bool,
+}
+
+/// Predict the memory of an exact table with `size` entries, `key_len` key bytes, `data_len`
+/// action-data bytes at an expected fill of `fill_pct` percent (0 = 100), with the seed-000 model
+/// recomputed for p4dp's layout (runtime `p4dp_table_mem_predict`). Pure; needs no EAL.
+pub fn table_mem_predict(size: u32, key_len: u32, data_len: u32, fill_pct: u32) -> Result<TableMem> {
+    let mut m = ffi::p4dp_table_mem::default();
+    // SAFETY: m is a valid output struct; the function is pure.
+    let rc = unsafe { ffi::p4dp_table_mem_predict(size, key_len, data_len, fill_pct, &mut m) };
+    check("table memory prediction", rc)?;
+    Ok(TableMem {
+        hash_bytes: m.hash_bytes,
+        static_bytes: m.static_bytes,
+        dynamic_bytes: m.dynamic_bytes,
+        slot_bytes: m.slot_bytes,
+        dyn_entry_bytes: m.dyn_entry_bytes,
+        static_storage: m.choice == 1,
+    })
+}
+
+unsafe extern "C" fn collect_idle(
+    arg: *mut c_void,
+    table: u32,
+    e: *const ffi::p4dp_rt_entry,
+    time_ns: u64,
+    idle_ns: u64,
+) -> c_int {
+    // SAFETY: arg is the &mut Vec<IdleNotification> passed by idle_poll for the duration of the call.
+    let v = unsafe { &mut *(arg as *mut Vec<IdleNotification>) };
+    if let Some(e) = unsafe { e.as_ref() } {
+        v.push(IdleNotification { table, entry: unsafe { entry_from_raw(e) }, time_ns, idle_ns });
+    }
+    0
 }
 
 /// A loaded program. All methods take `&self`: the C control API is thread-safe (table writes
@@ -438,6 +532,10 @@ impl Runtime {
             table_full: s.table_full,
             hits: s.hits,
             misses: s.misses,
+            dp_inserts: s.dp_inserts,
+            dp_busy: s.dp_busy,
+            expired: s.expired,
+            idle_notified: s.idle_notified,
         })
     }
 
@@ -696,9 +794,74 @@ impl Runtime {
             duration_ms: ms(p.duration),
             until_input_done: p.until_input_done as c_int,
             idle_ms: u32::try_from(ms(p.idle)).unwrap_or(u32::MAX),
+            dispatch: match p.dispatch {
+                Dispatch::Auto => 0,
+                Dispatch::Rss => 1,
+                Dispatch::Software => 2,
+            },
+            flow_key_off: p.flow_key.map_or(0, |k| k.0),
+            flow_key_len: p.flow_key.map_or(0, |k| k.1),
         };
         // SAFETY: raw (and the stop flag it points to) outlive the call.
         check("run", unsafe { ffi::p4dp_runtime_run(self.p(), &raw) }).map(|_| ())
+    }
+
+    /// Statistics of worker `worker` (< max workers).
+    pub fn worker_stats(&self, worker: u32) -> Result<WorkerStats> {
+        let mut s = ffi::p4dp_rt_worker_stats::default();
+        // SAFETY: s is a valid output struct.
+        check("worker stats", unsafe { ffi::p4dp_runtime_worker_stats(self.p(), worker, &mut s) })?;
+        Ok(WorkerStats {
+            packets: s.packets,
+            rx_packets: s.rx_packets,
+            dispatched_out: s.dispatched_out,
+            dispatched_in: s.dispatched_in,
+            dispatch_drops: s.dispatch_drops,
+            loops: s.loops,
+            rss: s.rss != 0,
+        })
+    }
+
+    /// Set the duration of expire-time profile `profile` of `table` (0 = never expires).
+    pub fn set_expire_profile(&self, table: u32, profile: u32, d: Duration) -> Result<()> {
+        let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+        // SAFETY: plain values.
+        check("expire profile", unsafe { ffi::p4dp_runtime_table_expire_profile_set(self.p(), table, profile, ns) })
+            .map(|_| ())
+    }
+
+    /// The duration of expire-time profile `profile` of `table`.
+    pub fn expire_profile(&self, table: u32, profile: u32) -> Result<Duration> {
+        let mut ns = 0u64;
+        // SAFETY: ns is a valid output.
+        check("expire profile", unsafe {
+            ffi::p4dp_runtime_table_expire_profile_get(self.p(), table, profile, &mut ns)
+        })?;
+        Ok(Duration::from_nanos(ns))
+    }
+
+    /// Run the expiry scan now (advance_time/set_time do this themselves). Returns the number of
+    /// expired entries.
+    pub fn idle_scan(&self) -> Result<u32> {
+        // SAFETY: plain call.
+        let n = check("idle scan", unsafe { ffi::p4dp_runtime_idle_scan(self.p()) })?;
+        Ok(n as u32)
+    }
+
+    /// Take up to `max` (0 = all) queued idle-timeout notifications, oldest first.
+    pub fn idle_poll(&self, max: u32) -> Result<Vec<IdleNotification>> {
+        let mut v: Vec<IdleNotification> = Vec::new();
+        // SAFETY: v outlives the call; collect_idle only pushes to it.
+        check("idle poll", unsafe {
+            ffi::p4dp_runtime_idle_poll(self.p(), collect_idle, &mut v as *mut _ as *mut c_void, max)
+        })?;
+        Ok(v)
+    }
+
+    /// Idle-timeout notifications dropped because the queue was full.
+    pub fn idle_drops(&self) -> u64 {
+        // SAFETY: plain call.
+        unsafe { ffi::p4dp_runtime_idle_drops(self.p()) }
     }
 
     pub fn port_stats(&self, port: u32) -> Result<PortStats> {

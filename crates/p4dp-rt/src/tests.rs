@@ -328,3 +328,11 @@ fn pcap_port_run() {
     assert_eq!(out.len(), 10);
     assert!(out.iter().enumerate().all(|(i, p)| p[11] == 2 * i as u8 && p[0] == 0));
 }
+
+#[test]
+fn table_mem_predict_model() {
+    let m = crate::table_mem_predict(1 << 20, 4, 8, 100).expect("predict");
+    assert_eq!((m.slot_bytes, m.dyn_entry_bytes, m.static_storage), (32, 128, true));
+    assert!(!crate::table_mem_predict(1 << 20, 4, 8, 10).expect("predict").static_storage);
+    assert!(crate::table_mem_predict(16, 0, 8, 100).is_err());
+}

@@ -10,7 +10,7 @@ fn main() {
     };
     let inc: Vec<PathBuf> = args.get(2).map(PathBuf::from).into_iter().collect();
     match p4dp_sema::compile_file(std::path::Path::new(path), &inc, &[]) {
-        Ok(p) => print!("{}", p4dp_ir::print::program(p.program())),
+        Ok(c) => print!("{}", p4dp_ir::print::program(c.program.program())),
         Err((sm, d)) => {
             eprint!("{}", p4dp_syntax::render_all(&sm, &d));
             std::process::exit(1);

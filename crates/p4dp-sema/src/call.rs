@@ -321,7 +321,7 @@ impl<'a> Sema<'a> {
                 continue;
             };
             let arg = match low {
-                Low::In(v, sp) => match self.coerce(v, pty, sp) {
+                Low::In(v, sp) => match self.coerce_widening(v, pty, sp) {
                     Some(x) => {
                         let x = if later_has_calls[k] {
                             self.snapshot_pub(x, pre)
@@ -618,6 +618,7 @@ impl<'a> Sema<'a> {
                 }
             })
             .collect();
+        self.check_ref_direct_call(a, span);
         let name = self.p.actions[a].name.clone();
         let Some((_, map)) = self.pick_overload(&name, vec![params.clone()], args, span) else {
             return Val::Err;

@@ -269,6 +269,7 @@ impl<'a> Sema<'a> {
                 self.declare(&p.name, Binding::Err);
                 continue;
             };
+            self.check_ref_param(p);
             if p.direction == ast::Direction::None {
                 seen_dirless = true;
             } else if seen_dirless {

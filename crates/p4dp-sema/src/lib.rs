@@ -10,9 +10,12 @@
 //!    constants), so elaboration and checking are one walk. Types (`types`) and global
 //!    constants are resolved lazily and memoized; generic functions are instantiated per type
 //!    arguments (`call`).
-//! 3. **Check the rest**: top-level parsers/controls/actions/functions that `main` does not reach
+//! 3. **Data-plane table writes** (`dpwrite`): `add_entry` / expire-timer calls are checked against
+//!    the tables that run the calling action (needs every table, so it runs on the elaborated
+//!    program); `add_entry`'s action name becomes the action's control-plane name.
+//! 4. **Check the rest**: top-level parsers/controls/actions/functions that `main` does not reach
 //!    are checked in a scratch program that is then dropped, so their errors are reported too.
-//! 4. **Validate** (`p4dp_ir::validate`): a failure is an internal error (`E0499`).
+//! 5. **Validate** (`p4dp_ir::validate`): a failure is an internal error (`E0499`).
 //!
 //! Expressions are lowered by `expr` (names, members, indexing, lvalues, implicit casts),
 //! `ops` (operators and explicit casts) and `aggregate` (list/struct expressions), each with
@@ -77,7 +80,9 @@
 //! | E0409 | invalid keyset (select case or table entry) |
 //! | E0410 | recursive declaration |
 //! | E0411 | a non-`void` function does not return a value on every path |
+//! | E0412 | invalid data-plane table write annotation (`@__ref` on a directional parameter, bad `@entry_lock`/`@storage`) |
 //! | E0499 | internal compiler error (the produced IR failed validation) |
+//! | W0301 | warning: implicit widening `bit<N>` → `bit<M>` / `int<N>` → `int<M>` (M > N) in an assignment, initializer or `in` argument, accepted for p4c compatibility (not in the P4_16 spec) |
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -91,6 +96,7 @@ mod builtins;
 mod call;
 mod consts;
 mod control;
+mod dpwrite;
 mod elab;
 mod env;
 mod expr;
@@ -102,6 +108,8 @@ mod types;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod compat_tests;
 
 pub use consts::{fits, wrap_to};
 
@@ -155,19 +163,32 @@ pub fn analyze_and_validate(
     }
 }
 
+/// A program [`compile_file`] accepted.
+pub struct Compiled {
+    /// The validated IR.
+    pub program: ir::ValidProgram,
+    /// The sources, to render diagnostics found later (the back end's errors carry IR spans).
+    pub sm: SourceMap,
+    /// Warnings of the syntax and semantic passes, in source order.
+    pub warnings: Vec<Diagnostic>,
+}
+
 /// Preprocesses, parses, analyzes and validates the P4 file at `path`.
 pub fn compile_file(
     path: &Path,
     include_dirs: &[std::path::PathBuf],
     defines: &[(String, Option<String>)],
-) -> Result<ir::ValidProgram, (SourceMap, Vec<Diagnostic>)> {
+) -> Result<Compiled, (SourceMap, Vec<Diagnostic>)> {
     let mut sm = SourceMap::new();
     let (ast, mut diags) = p4dp_syntax::frontend::load_and_parse(&mut sm, path, include_dirs, defines);
     if diags.iter().any(|d| d.is_error()) {
         return Err((sm, diags));
     }
     match analyze_and_validate(&ast, &sm) {
-        Ok((v, _warnings)) => Ok(v),
+        Ok((program, mut warnings)) => {
+            diags.append(&mut warnings);
+            Ok(Compiled { program, sm, warnings: diags })
+        }
         Err(mut d) => {
             diags.append(&mut d);
             Err((sm, diags))
@@ -247,6 +268,7 @@ impl<'a> Sema<'a> {
     fn run(&mut self, ast: &'a ast::Program) {
         self.collect(ast);
         self.elaborate_main(ast);
+        self.check_dp_writes();
         self.check_unreached(ast);
     }
 

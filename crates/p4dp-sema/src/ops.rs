@@ -624,4 +624,51 @@ impl<'a> Sema<'a> {
             _ => false,
         }
     }
+
+    // ----------------------------------------------------------------------------------------
+    // p4c compatibility: implicit widening
+
+    /// Lowers `e` and converts it to `ty` like [`Sema::expr_as`], but also accepts an implicit
+    /// widening (see [`Sema::coerce_widening`]). Used for assignments, initializers and `in`
+    /// arguments.
+    pub(crate) fn expr_as_widening(
+        &mut self,
+        e: &'a ast::Expr,
+        ty: ir::TypeId,
+        pre: &mut Vec<Stmt>,
+    ) -> Option<ir::Expr> {
+        let v = self.expr(e, Some(ty), pre);
+        self.coerce_widening(v, ty, e.span)
+    }
+
+    /// Like [`Sema::coerce`], plus p4c's implicit widening: a `bit<N>` value where `bit<M>` is
+    /// expected (M > N) is zero-extended, an `int<N>` value where `int<M>` is expected is
+    /// sign-extended, with warning W0301. The P4_16 specification has no such conversion; p4c
+    /// accepts it and its test programs rely on it. The value is computed at its own (narrow)
+    /// width first, so `bit<64> c = a + b;` with `bit<32>` operands wraps at 32 bits and is then
+    /// extended. Narrowing and signedness changes stay errors (E0301).
+    pub(crate) fn coerce_widening(&mut self, v: Val<'a>, ty: ir::TypeId, span: Span) -> Option<ir::Expr> {
+        let x = match v {
+            Val::E(x) => x,
+            other => return self.coerce(other, ty, span),
+        };
+        let widens = match (self.ty(x.ty), self.ty(ty)) {
+            (Type::Bit(a), Type::Bit(b)) | (Type::Int(a), Type::Int(b)) => a < b,
+            _ => false,
+        };
+        if !widens {
+            return self.coerce(Val::E(x), ty, span);
+        }
+        let (from, to) = (self.tname(x.ty), self.tname(ty));
+        self.report(
+            p4dp_syntax::Diagnostic::warning(
+                "W0301",
+                format!("implicit widening from `{from}` to `{to}`; p4dp accepts it for compatibility with p4c"),
+                span,
+                format!("this is `{from}`, computed at that width and then extended"),
+            )
+            .with_help(format!("the P4_16 specification requires an explicit cast: `({to})(...)`")),
+        );
+        Some(self.mk_cast(x, ty, span))
+    }
 }

@@ -64,7 +64,7 @@ impl<'a> Sema<'a> {
                 match dst {
                     Some(dst) => {
                         let mut rpre = Vec::new();
-                        let src = self.expr_as(rhs, dst.ty, &mut rpre);
+                        let src = self.expr_as_widening(rhs, dst.ty, &mut rpre);
                         out.append(&mut rpre);
                         if let Some(src) = src {
                             // Header union rule: a valid header assigned to a member invalidates the others.
@@ -231,7 +231,7 @@ impl<'a> Sema<'a> {
                 }
                 let init = v.init.as_ref().map(|e| {
                     let mut pre = Vec::new();
-                    let x = self.expr_as(e, t, &mut pre);
+                    let x = self.expr_as_widening(e, t, &mut pre);
                     (pre, x)
                 });
                 let id = self.cx.vars.alloc(ir::Var {

@@ -182,6 +182,12 @@ impl<'a> Sema<'a> {
                     }
                     other => {
                         if let Some(v) = self.const_eval(value, None) {
+                            if let Some(checked) = self.dp_property(other, &v, value.span) {
+                                if let Some(v) = checked {
+                                    table.other_properties.push((other.to_string(), v));
+                                }
+                                continue;
+                            }
                             let v = match v {
                                 CVal::V(v, _) => v,
                                 CVal::Int(i) => crate::consts::bits(&i, 64, true),
@@ -201,6 +207,7 @@ impl<'a> Sema<'a> {
             table.entries_const = is_const;
             table.entries = self.entries(&table, es);
         }
+        self.check_dp_table(td, &table);
         if !ok {
             return None;
         }

@@ -45,7 +45,7 @@ fn compile_text(name: &str, text: &str) -> Result<ir::ValidProgram, String> {
     std::fs::write(&path, text).map_err(|e| e.to_string())?;
     let r = compile_file(&path, &include(), &[]);
     let _ = std::fs::remove_file(&path);
-    r.map_err(|(sm, d)| render_all(&sm, &d))
+    r.map(|c| c.program).map_err(|(sm, d)| render_all(&sm, &d))
 }
 
 fn ok(name: &str, text: &str) -> ir::ValidProgram {

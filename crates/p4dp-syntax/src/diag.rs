@@ -42,6 +42,7 @@
 //! | E0117 | too many syntax errors; parsing stopped |
 //! | E0118 | malformed switch case |
 //! | E0119 | invalid string escape sequence |
+//! | W0101 | warning: `table t() { ... }` (empty parameter list, accepted for p4c compatibility) |
 
 use crate::span::{SourceMap, Span};
 use std::fmt::Write as _;

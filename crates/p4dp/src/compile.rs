@@ -37,13 +37,19 @@ fn defines(c: &CompileOpts) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-/// Front end + validation. On errors, prints the rendered diagnostics and fails.
-pub fn front(c: &CompileOpts) -> Result<p4dp_ir::ValidProgram> {
+/// Front end + validation. Prints the warnings; on errors, prints the rendered diagnostics and
+/// fails. Returns the sources too, to render the back end's errors.
+pub fn front(c: &CompileOpts) -> Result<(p4dp_ir::ValidProgram, p4dp_syntax::SourceMap)> {
     if !c.program.exists() {
         bail!("{}: no such file", c.program.display());
     }
     match p4dp_sema::compile_file(&c.program, &include_dirs(c), &defines(c)) {
-        Ok(prog) => Ok(prog),
+        Ok(done) => {
+            if !done.warnings.is_empty() {
+                eprint!("{}", p4dp_syntax::render_all(&done.sm, &done.warnings));
+            }
+            Ok((done.program, done.sm))
+        }
         Err((sm, diags)) => {
             eprint!("{}", p4dp_syntax::render_all(&sm, &diags));
             let n = diags.iter().filter(|d| d.is_error()).count();
@@ -53,7 +59,7 @@ pub fn front(c: &CompileOpts) -> Result<p4dp_ir::ValidProgram> {
 }
 
 pub fn check(c: &CompileOpts, show_ir: bool) -> Result<ExitCode> {
-    let prog = front(c)?;
+    let (prog, _) = front(c)?;
     if show_ir {
         print!("{}", p4dp_ir::print::program(prog.program()));
     }
@@ -69,8 +75,27 @@ pub struct Built {
     pub program: p4dp_ir::ValidProgram,
 }
 
+/// Renders a back-end error: `Unsupported` like a front-end diagnostic (code E0501, with the
+/// source location and line), the others as plain text.
+fn cgen_error(c: &CompileOpts, sm: &p4dp_syntax::SourceMap, e: p4dp_cgen::CgenError) -> anyhow::Error {
+    match e {
+        p4dp_cgen::CgenError::Unsupported { message, span } => {
+            let msg = format!("not supported by the p4dp back end: {message}");
+            let d = if span == p4dp_ir::Span::default() {
+                p4dp_syntax::Diagnostic::error_nospan("E0501", msg)
+            } else {
+                let sp = p4dp_syntax::Span::new(p4dp_syntax::FileId(span.file), span.lo, span.hi);
+                p4dp_syntax::Diagnostic::error("E0501", msg, sp, "not supported")
+            };
+            eprint!("{}", p4dp_syntax::render_all(sm, &[d]));
+            anyhow::anyhow!("{}: 1 error found", c.program.display())
+        }
+        other => anyhow::anyhow!("{}: {other}", c.program.display()),
+    }
+}
+
 pub fn build(c: &CompileOpts, out: &Path, show_ir: bool) -> Result<Built> {
-    let prog = front(c)?;
+    let (prog, sm) = front(c)?;
     if show_ir {
         print!("{}", p4dp_ir::print::program(prog.program()));
     }
@@ -80,7 +105,7 @@ pub fn build(c: &CompileOpts, out: &Path, show_ir: bool) -> Result<Built> {
     let so_path = out.join(format!("{stem}.so"));
     let p4info_path = out.join(format!("{stem}.p4info.txtpb"));
     let opts = p4dp_cgen::CgenOptions { program_name: stem.clone(), ..Default::default() };
-    let csrc = p4dp_cgen::generate_c(&prog, &opts).map_err(|e| anyhow::anyhow!("{}: {e}", c.program.display()))?;
+    let csrc = p4dp_cgen::generate_c(&prog, &opts).map_err(|e| cgen_error(c, &sm, e))?;
     std::fs::write(&c_path, csrc).with_context(|| format!("writing {}", c_path.display()))?;
     std::fs::write(&p4info_path, p4dp_cgen::generate_p4info(&prog))
         .with_context(|| format!("writing {}", p4info_path.display()))?;

@@ -41,6 +41,9 @@ pub struct RunArgs {
     /// DPDK memory in MiB (no hugepages are used).
     #[arg(long, default_value_t = 1024)]
     pub mem: u32,
+    /// Print the digest messages the program sent (hex, native layout), after the run.
+    #[arg(long)]
+    pub digests: bool,
     /// Where to keep the compiled program (default: a temporary directory).
     #[arg(long)]
     pub build_dir: Option<PathBuf>,
@@ -156,6 +159,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     rt.run(&params).context("running the workers")?;
     let took = t0.elapsed();
     report(&rt, &ports, took)?;
+    digests(&rt, a.digests)?;
     if a.build_dir.is_none() {
         let _ = std::fs::remove_dir_all(&scratch);
     }
@@ -207,6 +211,25 @@ fn report(rt: &p4dp_rt::Runtime, ports: &[(u32, String)], took: Duration) -> Res
     for (what, n) in other {
         if n > 0 {
             println!("{what}: {n}");
+        }
+    }
+    Ok(())
+}
+
+/// Digest messages: counted always, printed with `--digests`.
+fn digests(rt: &p4dp_rt::Runtime, print: bool) -> Result<()> {
+    for e in &rt.program().externs {
+        if e.kind != p4dp_rt::ExternKind::Digest {
+            continue;
+        }
+        let msgs = rt.digest_poll(e.index, 0)?;
+        let drops = rt.digest_drops(e.index)?;
+        println!("digest {}: {} messages queued, {} dropped (queue full)", e.name, msgs.len(), drops);
+        if print {
+            for (w, m) in &msgs {
+                let hex: String = m.iter().map(|b| format!("{b:02x}")).collect();
+                println!("  worker {w}: {hex}");
+            }
         }
     }
     Ok(())

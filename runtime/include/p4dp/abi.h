@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 1u
+#define P4DP_ABI_VERSION 2u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h) */
 
 /** Egress port value meaning "drop" (v1model's 511, PNA drop_packet()). */
 #define P4DP_PORT_DROP 511u
@@ -328,6 +328,23 @@ static inline void p4dp_table_count(struct p4dp_ctx *ctx, uint32_t table, int hi
  *   stores ctx->now_ns as the entry's last-hit time); `set_entry_expire_time(profile)` calls
  *   p4dp_entry_set_expire(ctx, e, profile) and `restart_expire_timer()` calls p4dp_entry_touch.
  */
+
+/* Implemented by the runtime (inline functions and p4dp_table_dp_add) in dpwrite.h. */
+#include "p4dp/dpwrite.h"
+
+static inline void p4dp_entry_touch(const struct p4dp_ctx *ctx, const struct p4dp_entry *e)
+{
+	/* relaxed: see dpwrite.h; the entry's timer fields are the only data written */
+	__atomic_store_n((uint64_t *)(uintptr_t)&e->last_hit_ns, ctx->now_ns, __ATOMIC_RELAXED);
+}
+
+static inline void p4dp_entry_set_expire(const struct p4dp_ctx *ctx, const struct p4dp_entry *e,
+					 uint32_t profile)
+{
+	if (profile < P4DP_EXPIRE_PROFILES)
+		__atomic_store_n((uint8_t *)(uintptr_t)&e->expire_profile, (uint8_t)profile, __ATOMIC_RELAXED);
+	p4dp_entry_touch(ctx, e);
+}
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,8 @@
  *  - P4DP_BENCH_TABLE: the floor plus, per burst, extracting each packet's key into the table's
  *    native key layout, one p4dp_table_lookup_bulk() on the program's table object, and reading
  *    each result's action (counted as hits);
+ *  - P4DP_BENCH_TABLE_SINGLE (diagnostic): as TABLE with one p4dp_table_lookup() per packet instead
+ *    of the bulk lookup, i.e. what process-to-completion code can do at best;
  *  - P4DP_BENCH_PROGRAM: p4dp_runtime_run() itself, i.e. the worker loop of worker.c running the
  *    compiled program.
  * Each worker's figures come from a TSC window (rte_rdtsc) opened after the warm-up and the number
@@ -73,6 +75,7 @@ enum p4dp_bench_kind {
 	P4DP_BENCH_FLOOR = 0,   /**< rx burst -> tx burst */
 	P4DP_BENCH_TABLE = 1,   /**< floor + key extraction + one bulk lookup per burst */
 	P4DP_BENCH_PROGRAM = 2, /**< the runtime's worker loop running the program */
+	P4DP_BENCH_TABLE_SINGLE = 3, /**< diagnostic: as TABLE, but one p4dp_table_lookup() per packet */
 };
 
 struct p4dp_bench_worker {
@@ -105,7 +108,7 @@ struct p4dp_bench_result {
 int p4dp_bench_create(struct p4dp_runtime *rt, const struct p4dp_bench_params *params, struct p4dp_bench **out);
 
 /**
- * Run one measurement of @p kind (for P4DP_BENCH_TABLE, on table index @p table of the runtime's
+ * Run one measurement of @p kind (for P4DP_BENCH_TABLE and _TABLE_SINGLE, on table index @p table of the runtime's
  * program, which must have exactly one key field, exact, bitwidth <= 64, with ceil(bitwidth/8) ==
  * key_bytes). Blocks for about warmup_ms + duration_ms.
  * @return 0; -EINVAL (bad kind/table, message says why); -EIO (no packet was processed in the

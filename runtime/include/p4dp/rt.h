@@ -203,10 +203,55 @@ int p4dp_runtime_table_default_reset(struct p4dp_runtime *rt, uint32_t table);
 struct p4dp_rt_table_stats {
 	uint64_t entries, capacity, inserts, deletes, modifies, table_full;
 	uint64_t hits, misses; /**< counted by generated code through p4dp_table_count() */
+	uint64_t dp_inserts;   /**< inserts from the data plane (p4dp_table_dp_add; also in inserts) */
+	uint64_t dp_busy;      /**< data-plane inserts given up (writer busy / slots in a grace period) */
+	uint64_t expired;      /**< entries deleted by idle timeout (also in deletes) */
+	uint64_t idle_notified; /**< idle-timeout notifications queued */
 };
 
 /** Table statistics (hits/misses summed over workers). @return 0; -EINVAL. Context: control. */
 int p4dp_runtime_table_stats(struct p4dp_runtime *rt, uint32_t table, struct p4dp_rt_table_stats *st);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Idle timeout (PNA pna_idle_timeout / idle_timeout_with_auto_delete)                          */
+
+/**
+ * Set the duration of expire-time profile @p profile (< P4DP_EXPIRE_PROFILES) of @p table in ns
+ * (0 = entries with this profile never expire). Defaults: P4DP_EXPIRE_DEFAULTS_NS (table.h:
+ * profile 0 = 10 s, 1 = 1 s, 2 = 5 s, 3 = 30 s, 4 = 60 s, 5 = 300 s, 6 = 3600 s, 7 = never).
+ * Control-plane entries use profile 0; PNA add_entry passes its expire_time_profile_id.
+ * @return 0; -EINVAL. Context: control thread. Thread safety: table mutex.
+ */
+int p4dp_runtime_table_expire_profile_set(struct p4dp_runtime *rt, uint32_t table, uint32_t profile, uint64_t ns);
+int p4dp_runtime_table_expire_profile_get(struct p4dp_runtime *rt, uint32_t table, uint32_t profile,
+					  uint64_t *ns);
+
+/**
+ * Run the expiry scan of every table with P4DP_TABLE_F_IDLE_NOTIFY or _IDLE_AUTO_DELETE now
+ * (at p4dp_runtime_get_time(), or the running clock). p4dp_runtime_advance_time() and
+ * p4dp_runtime_set_time() call it, so expiry is exact under the simulated clock; during
+ * p4dp_runtime_run() the control thread calls it every 10 ms.
+ * @return number of expired entries; -ENOMEM. Context: control thread.
+ */
+int p4dp_runtime_idle_scan(struct p4dp_runtime *rt);
+
+/** An idle-timeout notification: @p e is the expired entry in control-plane form (match, action,
+ *  parameters), @p time_ns the (simulated or run) time of the scan that found it, @p idle_ns how
+ *  long it had been idle. Valid only during the call. Return nonzero to stop polling. */
+typedef int (*p4dp_rt_idle_cb)(void *arg, uint32_t table, const struct p4dp_rt_entry *e, uint64_t time_ns,
+			       uint64_t idle_ns);
+
+/**
+ * Deliver up to @p max (0 = all) queued idle-timeout notifications, oldest first, and remove them.
+ * Tables with P4DP_TABLE_F_IDLE_NOTIFY queue one notification per entry and idle period (an
+ * entry hit again is reported again when it next expires); with _IDLE_AUTO_DELETE the entry is
+ * also deleted. @return number delivered; -EINVAL; -ENOMEM. Context: control thread; one
+ * poller at a time. Thread safety: idle-queue mutex.
+ */
+int p4dp_runtime_idle_poll(struct p4dp_runtime *rt, p4dp_rt_idle_cb cb, void *arg, uint32_t max);
+
+/** Notifications dropped because the queue (65536) was full. */
+uint64_t p4dp_runtime_idle_drops(struct p4dp_runtime *rt);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Externs: counters, registers, meters, digests                                               */
@@ -386,6 +431,19 @@ struct p4dp_run_params {
 	int until_input_done;   /**< stop once all input is received and processed (see below) */
 	uint32_t idle_ms;       /**< ports with unknown input size: input is done after this long without
 				     any received packet (once one was received); 0 = 200 */
+	uint32_t dispatch;      /**< enum p4dp_rt_dispatch */
+	uint32_t flow_key_off;  /**< software dispatch flow key: frame bytes [off, off + len) ... */
+	uint32_t flow_key_len;  /**< ... ; len 0 = the IPv4/IPv6 5-tuple (addresses, protocol, TCP/UDP/
+				     SCTP ports); frames without that key (non-IP, too short) stay on the
+				     worker that polled them, in port order */
+};
+
+/** How packets are spread over workers (flows stay on one worker, so flow-local state needs no lock). */
+enum p4dp_rt_dispatch {
+	P4DP_RT_DISPATCH_AUTO = 0, /**< RSS if every port supports n_workers rx queues with RSS, else software */
+	P4DP_RT_DISPATCH_RSS = 1,  /**< RSS required (-EIO if a port lacks it) */
+	P4DP_RT_DISPATCH_SW = 2,   /**< software: the polling worker hashes the flow key and hands the packet to
+				        the owner's ring */
 };
 
 /**
@@ -395,8 +453,13 @@ struct p4dp_run_params {
  * received all its packets and every other port has been idle for idle_ms — then the in-flight
  * packets are processed and transmitted before the ports are stopped (net_pcap then closes its
  * output files; a later run replays the input files from the start).
- * Ports are polled by worker (port slot % n_workers) on rx queue 0; each worker transmits on its
- * own tx queue where the device has enough, otherwise through a lock-free ring drained by worker 0.
+ * Dispatch (params->dispatch): with RSS every worker polls its own rx queue of every port (the NIC
+ * hashes the flow); with software dispatch rx queue 0 of each port is polled by worker (port slot %
+ * n_workers), which hashes each packet's flow key (CRC32 of the bytes) and processes it itself if it
+ * owns the flow (hash % n_workers) or enqueues it on the owner's ring (MP/SC rte_ring, full: dropped
+ * and counted); every worker drains its ring each iteration. Either way one flow is processed by
+ * one worker. Each worker transmits on its own tx queue where the device has enough, otherwise
+ * through a lock-free ring drained by worker 0.
  * Packets are processed at wall-clock time (ctx->now_ns from the TSC).
  * @return 0; -EINVAL (no ports, bad n_workers, no stop condition); -EBUSY (already running);
  * -ENOMEM (mbuf pool); -EIO (port configuration failed; message has the details).
@@ -410,6 +473,20 @@ struct p4dp_rt_port_stats {
 	uint64_t drops;     /**< received on this port and dropped by the program */
 	uint64_t tx_errors; /**< sent to this port but not accepted by the device (dropped) */
 };
+
+/** Per-worker statistics (of the last/current run; inject() counts as worker 0). */
+struct p4dp_rt_worker_stats {
+	uint64_t packets;        /**< packets processed */
+	uint64_t rx_packets;     /**< received from devices */
+	uint64_t dispatched_out; /**< handed to another worker (software dispatch) */
+	uint64_t dispatched_in;  /**< received from another worker (software dispatch) */
+	uint64_t dispatch_drops; /**< owner's ring full: dropped */
+	uint64_t loops;          /**< main-loop iterations */
+	uint32_t rss;            /**< 1 if the last run used RSS, 0 software dispatch */
+};
+
+/** Statistics of worker @p worker (< max_workers). @return 0; -EINVAL. Context: control thread. */
+int p4dp_runtime_worker_stats(struct p4dp_runtime *rt, uint32_t worker, struct p4dp_rt_worker_stats *st);
 
 /** Statistics of P4 port @p port_no summed over workers. @return 0; -ENOENT. Context: control. */
 int p4dp_runtime_port_stats(struct p4dp_runtime *rt, uint32_t port_no, struct p4dp_rt_port_stats *st);

@@ -75,19 +75,44 @@ struct p4dp_table_params {
 	uint32_t data_len;      /* bytes of action data per entry (max over the table's actions) */
 	int storage;            /* enum p4dp_table_storage (exact tables) */
 	int socket_id;          /* NUMA socket for data-plane memory (SOCKET_ID_ANY ok) */
+	/* Clock for the last-hit time of entries added by the control plane
+	 * (NULL: 0). Called on the control thread only. */
+	uint64_t (*clock)(void *arg);
+	void *clock_arg;
+	uint32_t fill_pct;      /* expected fill in percent for the AUTO storage model (0: 100) */
+	int dp_writes;          /* nonzero: the data plane writes action data (@__ref): modified
+				   static entries are never copied back into their slot behind
+				   the workers' backs (see p4dp_table_maintain) */
 };
 
 /** Entry flags. */
 #define P4DP_ENTRY_F_DYNAMIC 0x1u /* entry lives outside the static array (dynamic storage or
                                      a transient new version of a modified static entry) */
+#define P4DP_ENTRY_F_IDLE_NOTIFIED 0x2u /* idle expiry already reported (control thread only) */
+#define P4DP_ENTRY_F_DP_ADDED 0x4u      /* inserted from the data plane (p4dp_table_dp_insert) */
 
-/** One installed entry as the data plane sees it. Read-only for readers except
- *  for action data the program explicitly writes (pointer method). */
+/** Number of expire-time profiles per table (PNA ExpireTimeProfileId_t values 0..N-1). */
+#define P4DP_EXPIRE_PROFILES 8u
+
+/**
+ * One installed entry as the data plane sees it (ABI version 2: 24-byte header).
+ * Read-only for readers except for the fields below that the data plane writes:
+ *  - data: action data the program writes through @__ref parameters (pointer method);
+ *  - lock: the @entry_lock spin word (p4dp_entry_lock/unlock, dpwrite.h);
+ *  - last_hit_ns / expire_profile: idle-timeout state (p4dp_entry_touch/set_expire),
+ *    written by workers with relaxed atomic stores and read by the control
+ *    thread's expiry scan with relaxed atomic loads (a stale value only delays
+ *    expiry by one scan; 64-bit aligned stores are never torn).
+ * Control-thread-only fields: action, index, flags (set before publication).
+ */
 struct p4dp_entry {
 	uint32_t action;
-	uint32_t index; /* stable slot id in [0,max_entries): for direct counters/meters */
-	uint32_t flags; /* P4DP_ENTRY_F_* */
-	uint32_t _pad;
+	uint32_t index;         /* stable slot id in [0,max_entries): for direct counters/meters */
+	uint16_t flags;         /* P4DP_ENTRY_F_* */
+	uint8_t expire_profile; /* index into the table's expire-time profiles */
+	uint8_t _pad;
+	uint32_t lock;          /* 0 free, 1 held (@entry_lock tables) */
+	uint64_t last_hit_ns;   /* time of the last hit/restart (ctx->now_ns), idle-timeout tables */
 	uint8_t data[] __attribute__((aligned(8)));
 };
 
@@ -124,14 +149,43 @@ struct p4dp_table_stats {
 	uint64_t displaced;   /* static exact tables: entries whose live version is outside the array */
 	uint32_t kind;        /* 0 = exact, 1 = keyless, 2 = tuple space */
 	uint32_t storage;     /* enum p4dp_table_storage actually used */
+	uint64_t dp_inserts;  /* successful data-plane inserts (also counted in inserts) */
+	uint64_t dp_busy;     /* data-plane inserts given up: tuple-space writer lock busy, or only
+				 slots still waiting for a grace period (never waited for on a worker) */
+	uint64_t expired;     /* entries deleted by idle timeout (auto delete) */
+	uint64_t idle_notified; /* idle-timeout notifications produced */
+	uint64_t free_slots;  /* slot indices free now (entries + free_slots + pending_slots == capacity) */
+	uint64_t pending_slots; /* slot indices of deleted entries waiting for a grace period */
 };
 
 /**
- * Storage the AUTO mode picks for an exact table with these parameters.
- * Currently always P4DP_STORAGE_STATIC; the place for the seed-000 memory model.
+ * Storage the AUTO mode picks for an exact table with these parameters: the one
+ * with the smaller predicted memory (p4dp_table_mem_predict) at the expected fill
+ * p->fill_pct (0 means 100 %); ties go to static (one contiguous array).
  * Context: any. Thread safety: pure function.
  */
 int p4dp_table_storage_choose(const struct p4dp_table_params *p);
+
+/** Predicted memory of an exact table (seed-000 Eq. 2 and 4 recomputed for p4dp's layout;
+ *  see ARCHITECTURE.md "Entry storage and memory model"). */
+struct p4dp_table_mem {
+	uint64_t hash_bytes;     /* rte_hash buckets + key store (both storages) */
+	uint64_t static_bytes;   /* hash + slot array, independent of the fill */
+	uint64_t dynamic_bytes;  /* hash + one allocation per expected entry */
+	uint32_t slot_bytes;     /* static: bytes per entry slot */
+	uint32_t dyn_entry_bytes;/* dynamic: bytes per allocated entry (incl. allocator header) */
+	int choice;              /* what AUTO picks: P4DP_STORAGE_STATIC or P4DP_STORAGE_DYNAMIC */
+};
+
+/**
+ * Predict the memory of an exact table of @p size entries (0: P4DP_TABLE_DEFAULT_SIZE is not
+ * applied here; pass the real capacity), @p key_len key bytes, @p data_len action-data bytes and
+ * an expected fill of @p fill_pct percent (1..100; 0 means 100).
+ * Context: any. Thread safety: pure function. @return 0, -EINVAL (key_len 0 or > P4DP_TABLE_KEY_MAX,
+ * fill_pct > 100, data_len > 65536).
+ */
+int p4dp_table_mem_predict(uint32_t size, uint32_t key_len, uint32_t data_len, uint32_t fill_pct,
+			   struct p4dp_table_mem *out);
 
 /**
  * Create a table. @p rcu is the RCU domain of the workers that will look it up;
@@ -204,7 +258,9 @@ int p4dp_table_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg);
 /**
  * Run deferred reclamation that is due (non-blocking). Write operations do this
  * too; call it periodically on an otherwise idle table to release memory and
- * to fold modified static entries back into the array. Context: control thread.
+ * to fold modified static entries back into the array (not for tables created
+ * with dp_writes: their modified entries stay in their side allocation until
+ * the next modify or delete). Context: control thread.
  * @return number of items reclaimed.
  */
 unsigned p4dp_table_maintain(struct p4dp_table *t);
@@ -232,6 +288,52 @@ const struct p4dp_entry *p4dp_table_lookup(struct p4dp_table *t, const void *key
  */
 void p4dp_table_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
 			    const struct p4dp_entry **out);
+
+/* ---- data-plane writes and idle timeout (ABI version 2) ---- */
+
+/**
+ * The one insertion path, data-plane side: insert @p key (key_len bytes, native layout;
+ * for tuple-space tables an exact match on every field, priority 1) with @p action/@p data,
+ * last-hit time @p now_ns and expire-time profile @p profile (< P4DP_EXPIRE_PROFILES).
+ * Context: a worker (registered online RCU thread) or a control thread; never waits for an
+ * RCU grace period and never sleeps. Thread safety: exact tables: safe against concurrent
+ * inserts on other workers, all control-plane writes and lock-free lookups; the hash update,
+ * slot allocation and accounting are serialized by the table's insertion spinlock (held for
+ * O(1) work, never across a grace period). Tuple-space tables: pthread_mutex_trylock of the
+ * table's writer mutex (-EBUSY if a control-plane writer holds it). Keyless tables: -EINVAL.
+ * @return 0; -EEXIST (already installed, e.g. by another worker); -ENOSPC (table full:
+ * counted in table_full; or every free slot still waits for a grace period: counted in
+ * dp_busy); -EBUSY (tuple space: writer busy, counted in dp_busy); -ENOMEM; -EINVAL.
+ */
+int p4dp_table_dp_insert(struct p4dp_table *t, const void *key, uint32_t action, const void *data,
+			 uint32_t profile, uint64_t now_ns);
+
+/** Default expire-time profile durations in ns, index = profile id; 0 = never expires. */
+#define P4DP_EXPIRE_DEFAULTS_NS                                                                     \
+	{ 10000000000ull, 1000000000ull, 5000000000ull, 30000000000ull, 60000000000ull,            \
+	  300000000000ull, 3600000000000ull, 0ull }
+
+/** Set / get the duration (ns, 0 = never) of expire-time profile @p profile.
+ *  Context: control thread (set takes the table mutex). @return 0; -EINVAL (bad profile). */
+int p4dp_table_expire_profile_set(struct p4dp_table *t, uint32_t profile, uint64_t ns);
+int p4dp_table_expire_profile_get(struct p4dp_table *t, uint32_t profile, uint64_t *ns);
+
+/** Expiry callback: @p m and @p e describe the expired entry (valid during the call only);
+ *  @p idle_ns is how long it has been idle. Must not call table write functions. */
+typedef void (*p4dp_table_expire_cb)(void *arg, const struct p4dp_match *m, const struct p4dp_entry *e,
+				     uint64_t idle_ns);
+
+/**
+ * Expiry scan at time @p now_ns: an entry has expired when its profile's duration d is
+ * nonzero and now_ns - last_hit_ns >= d. Each expired entry is reported to @p cb (if not
+ * NULL) once per idle period (an entry hit again is reported again when it next expires),
+ * and deleted if @p auto_delete (re-checked just before the delete; deletion goes through
+ * the normal delete path, so its memory is reclaimed after a grace period).
+ * Context: control thread (takes the table mutex; exact tables: the walk holds the
+ * insertion spinlock). @return number of expired entries found, or -ENOMEM / -EINVAL.
+ */
+int p4dp_table_expire_scan(struct p4dp_table *t, uint64_t now_ns, int auto_delete, p4dp_table_expire_cb cb,
+			   void *arg);
 
 #ifdef __cplusplus
 }

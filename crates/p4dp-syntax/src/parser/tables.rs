@@ -10,6 +10,24 @@ impl Parser {
     pub(crate) fn table_decl(&mut self, annotations: Vec<Annotation>, start: Span) -> PResult<Decl> {
         self.expect_kw(Kw::Table)?;
         let name = self.ident()?;
+        // `table t() { ... }`: not in the P4_16 grammar, but p4c accepts an empty parameter list
+        // (older syntax) and its test programs use it.
+        if self.at_p(Punct::LParen) && self.nth_is_p(1, Punct::RParen) {
+            let sp = self.span().to(self.nth_span(1));
+            self.bump();
+            self.bump();
+            if self.speculating == 0 {
+                self.diags.push(
+                    Diagnostic::warning(
+                        "W0101",
+                        format!("empty parameter list after table name `{}`; p4dp accepts it for compatibility with p4c", name.name),
+                        sp,
+                        "not in the P4_16 grammar",
+                    )
+                    .with_help("remove the `()`"),
+                );
+            }
+        }
         self.expect_p(Punct::LBrace)?;
         let mut properties = Vec::new();
         while !self.at_p(Punct::RBrace) && !self.at_eof() {

@@ -1,0 +1,128 @@
+//! Data-plane table writes in the generated C (docs/dataplane-writes.md, abi.h): the runtime calls
+//! and table metadata emitted for `@__ref`, `@entry_lock`, `@storage`, PNA add-on-miss and idle
+//! timeouts, checked on the corpus programs that use them.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn gen(name: &str) -> String {
+    let inc = vec![root().join("p4include")];
+    let path = root().join("tests/programs").join(format!("{name}.p4"));
+    let prog = match p4dp_sema::compile_file(&path, &inc, &[]) {
+        Ok(p) => p.program,
+        Err((_, d)) => panic!("{name}: {:?}", d.iter().map(|x| x.message.clone()).collect::<Vec<_>>()),
+    };
+    let opts = p4dp_cgen::CgenOptions { program_name: name.into(), ..Default::default() };
+    p4dp_cgen::generate_c(&prog, &opts).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The text of the C function whose definition starts with `head` (up to its closing brace).
+fn function<'a>(c: &'a str, head: &str) -> &'a str {
+    // the definition, not the prototype: the line after the head opens the body
+    let start = c
+        .match_indices(head)
+        .map(|(i, _)| i)
+        .find(|i| c[*i..].split_once('\n').is_some_and(|(_, rest)| rest.starts_with('{')))
+        .unwrap_or_else(|| panic!("no definition `{head}` in:\n{c}"));
+    let end = c[start..].find("\n}\n").map(|i| start + i + 3).unwrap_or(c.len());
+    &c[start..end]
+}
+
+fn has(hay: &str, needle: &str) {
+    assert!(hay.contains(needle), "expected `{needle}` in:\n{hay}");
+}
+
+fn table_row<'a>(c: &'a str, fq: &str) -> &'a str {
+    let key = format!(".name = \"{fq}\"");
+    let start = c.find(&key).unwrap_or_else(|| panic!("no table row {fq}"));
+    let end = c[start..].find('\n').map(|i| start + i).unwrap_or(c.len());
+    &c[start..end]
+}
+
+#[test]
+fn ref_params_point_into_the_entry() {
+    let c = gen("ref_counter");
+    // frame: pointers with the native layout's alignment, may_alias
+    has(&c, "typedef uint32_t __attribute__((may_alias, aligned(4))) ref_uint32_t;");
+    has(&c, "typedef uint64_t __attribute__((may_alias, aligned(8))) ref_uint64_t;");
+    has(&c, "ref_uint32_t *v_n; /* @__ref */");
+    // the table binds them to the hit entry's data at the params' offsets (n at 0, acc at 8)
+    let t = function(&c, "static int tbl_ingress_flows(struct gst *R");
+    has(t, "struct p4dp_entry *_me = (struct p4dp_entry *)(uintptr_t)e;");
+    has(t, "R->f_ingress.v_n = (ref_uint32_t *)(void *)(_me->data + 0);");
+    has(t, "R->f_ingress.v_acc = (ref_uint64_t *)(void *)(_me->data + 8);");
+    // the plain parameter is still copied
+    has(t, "memcpy(&R->f_ingress.v_port, e->data + 16, 2);");
+    // uses and writes in the action go through the pointer
+    let a = function(&c, "static int act_ingress_count(struct gst *R)");
+    has(a, "R->f_incr.v_x = (*R->f_ingress.v_n);");
+    has(a, "(*R->f_ingress.v_n) = R->f_incr.v_x;");
+    // no lock, no idle timer, no add-on-miss context for this table
+    assert!(!t.contains("p4dp_entry_lock") && !t.contains("p4dp_entry_touch") && !t.contains("R->dp_key"), "{t}");
+    has(table_row(&c, "ingress.flows"), ".flags = 0,");
+    has(table_row(&c, "ingress.flows"), ".storage = P4DP_STORAGE_STATIC }");
+}
+
+#[test]
+fn ref_on_default_action_binds_the_default_entry() {
+    let c = gen("ref_default");
+    let t = function(&c, "static int tbl_ingress_t(struct gst *R");
+    // the switch over e->action covers the default entry (e is the runtime's default on a miss)
+    let case = &t[t.find("/* ingress.miss */").expect("case for miss")..];
+    has(case, "R->f_ingress.v_misses = (ref_uint32_t *)(void *)(_me->data + 0);");
+    // the defensive no-default path points at the frame's scratch slot instead
+    has(t, "R->f_ingress.s_misses = ((uint32_t)0xau);");
+    has(t, "R->f_ingress.v_misses = (ref_uint32_t *)&R->f_ingress.s_misses;");
+}
+
+#[test]
+fn entry_lock_brackets_the_action() {
+    let c = gen("entry_lock");
+    let t = function(&c, "static int tbl_ingress_by_port(struct gst *R");
+    has(t, "p4dp_entry_lock(_me);\n\t\t_rc = act_ingress_shared(R);\n\t\tp4dp_entry_unlock(_me);");
+    has(t, "p4dp_entry_lock(_me);\n\t\t_rc = act_ingress_other(R);\n\t\tp4dp_entry_unlock(_me);");
+    let row = table_row(&c, "ingress.by_port");
+    has(row, ".flags = P4DP_TABLE_F_ENTRY_LOCK,");
+    has(row, ".storage = P4DP_STORAGE_DYNAMIC }");
+}
+
+#[test]
+fn add_on_miss_calls_dp_add_with_the_lookup_key() {
+    let c = gen("pna_add_on_miss");
+    has(&c, "#include \"p4dp/dpwrite.h\"");
+    let t = function(&c, "static int tbl_MainControlImpl_flows(struct gst *R");
+    has(t, "R->dp_entry = _hit ? _me : NULL;\n\tR->dp_key = key;\n\tR->dp_table = 0u;");
+    // the context is cleared before the key buffer dies
+    has(t, "\tR->dp_entry = NULL;\n\tR->dp_key = NULL;\n\treturn _rc;");
+    assert!(!t.contains("p4dp_entry_touch"), "no idle timeout on this table:\n{t}");
+    let a = function(&c, "static int act_MainControlImpl_learn(struct gst *R)");
+    // params struct -> native layout of `known(bit<16> tag, bit<8> mark)`: tag at 0, mark at 2
+    has(a, "uint8_t _d[4] __attribute__((aligned(8)));");
+    has(a, "memcpy(_d + 0, &_p.f_tag, 2);");
+    has(a, "memcpy(_d + 2, &_p.f_mark, 1);");
+    has(a, "p4dp_table_dp_add(R->ctx, R->dp_table, R->dp_key, 1u, _d, (uint32_t)(");
+    let row = table_row(&c, "MainControlImpl.flows");
+    has(row, ".flags = P4DP_TABLE_F_ADD_ON_MISS,");
+    has(row, ".storage = P4DP_STORAGE_AUTO }");
+}
+
+#[test]
+fn idle_timeout_touches_hits_and_lowers_expire_externs() {
+    let c = gen("pna_idle_timeout");
+    let t = function(&c, "static int tbl_MainControlImpl_flows(struct gst *R");
+    has(t, "if (_hit) {\n\t\tR->entry_index = e->index;\n\t\tp4dp_entry_touch(R->ctx, _me);");
+    let a = function(&c, "static int act_MainControlImpl_known(struct gst *R)");
+    has(a, "if (R->dp_entry)\n\t\t\tp4dp_entry_set_expire(R->ctx, R->dp_entry, (uint32_t)(");
+    has(a, "if (R->dp_entry)\n\t\t\tp4dp_entry_touch(R->ctx, R->dp_entry);");
+    has(table_row(&c, "MainControlImpl.flows"), ".flags = P4DP_TABLE_F_ADD_ON_MISS | P4DP_TABLE_F_IDLE_AUTO_DELETE,");
+}
+
+#[test]
+fn programs_without_dp_writes_are_unchanged() {
+    let c = gen("action_params_cp");
+    assert!(!c.contains("dpwrite.h") && !c.contains("struct p4dp_entry *_me") && !c.contains("R->dp_key ="), "plain tables must not pay for data-plane writes");
+    has(table_row(&c, "ingress.t"), ".storage = P4DP_STORAGE_AUTO }");
+}

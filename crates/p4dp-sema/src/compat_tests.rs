@@ -1,0 +1,111 @@
+//! Unit tests of the p4c-compatibility rules (implicit widening W0301, `table t()` W0101,
+//! the deprecated `standard_metadata.clone_spec`).
+
+use std::path::{Path, PathBuf};
+
+use p4dp_syntax::render_all;
+
+use crate::compile_file;
+
+fn include() -> Vec<PathBuf> {
+    let r = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    vec![r.canonicalize().unwrap_or(r).join("p4include")]
+}
+
+/// Compiles a v1model program whose ingress has `locals` and `apply { body }`. Returns the
+/// rendered warnings on success, the rendered diagnostics on failure.
+fn compile(name: &str, top: &str, locals: &str, body: &str) -> Result<String, String> {
+    let text = format!(
+        r#"#include <core.p4>
+#include <v1model.p4>
+header h_t {{ bit<16> a; bit<16> b; bit<32> c; int<16> s; int<32> t; bit<8> n; }}
+struct headers_t {{ h_t h; }}
+struct meta_t {{ bit<32> y; }}
+{top}
+parser P(packet_in pk, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    state start {{ pk.extract(hdr.h); transition accept; }}
+}}
+control VC(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+{locals}
+    apply {{
+{body}
+    }}
+}}
+control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ }} }}
+control CC(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
+control DP(packet_out pk, in headers_t hdr) {{ apply {{ pk.emit(hdr.h); }} }}
+V1Switch(P(), VC(), MyIngress(), EG(), CC(), DP()) main;
+"#
+    );
+    let dir = std::env::temp_dir().join(format!("p4dp-sema-compat-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join(name);
+    std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    let r = compile_file(&path, &include(), &[]);
+    let _ = std::fs::remove_file(&path);
+    match r {
+        Ok(c) => Ok(render_all(&c.sm, &c.warnings)),
+        Err((sm, d)) => Err(render_all(&sm, &d)),
+    }
+}
+
+#[test]
+fn widening_assignment_is_a_warning() {
+    let w = compile("w1.p4", "", "", "hdr.h.c = hdr.h.a + hdr.h.b;").expect("accepted");
+    assert!(w.contains("warning[W0301]"), "{w}");
+    assert!(w.contains("implicit widening from `bit<16>` to `bit<32>`"), "{w}");
+    // The span is the right-hand side: the rendered source line is underlined there.
+    assert!(w.contains("hdr.h.c = hdr.h.a + hdr.h.b;"), "{w}");
+}
+
+#[test]
+fn widening_signed_initializer_and_in_argument() {
+    let w = compile(
+        "w2.p4",
+        "bit<32> f(in bit<32> x) { return x; }",
+        "",
+        "int<32> v = hdr.h.s - hdr.h.s; hdr.h.t = v; meta.y = f(hdr.h.a);",
+    )
+    .expect("accepted");
+    assert!(w.contains("from `int<16>` to `int<32>`"), "{w}");
+    assert_eq!(w.matches("warning[W0301]").count(), 2, "{w}");
+}
+
+#[test]
+fn narrowing_and_sign_change_stay_errors() {
+    let e = compile("n1.p4", "", "", "hdr.h.a = hdr.h.c;").expect_err("narrowing rejected");
+    assert!(e.contains("error[E0301]"), "{e}");
+    let e = compile("n2.p4", "", "", "hdr.h.t = hdr.h.a;").expect_err("bit to int rejected");
+    assert!(e.contains("error[E0301]"), "{e}");
+    let e = compile("n3.p4", "", "", "hdr.h.c = hdr.h.s;").expect_err("int to bit rejected");
+    assert!(e.contains("error[E0301]"), "{e}");
+}
+
+#[test]
+fn widening_is_not_applied_to_operands() {
+    // `==` operands still need equal types: the rule only covers assignment-like contexts.
+    let e = compile("n4.p4", "", "", "if (hdr.h.a == hdr.h.c) { hdr.h.n = 1; }").expect_err("rejected");
+    assert!(e.contains("error[E0"), "{e}");
+}
+
+#[test]
+fn table_with_empty_parens_is_a_warning() {
+    let w = compile(
+        "t1.p4",
+        "",
+        "action a() { } table t() { actions = { a; } default_action = a(); }",
+        "t.apply();",
+    )
+    .expect("accepted");
+    assert!(w.contains("warning[W0101]"), "{w}");
+    let e = compile("t2.p4", "", "action a() { } table t(bit<8> x) { actions = { a; } }", "t.apply();")
+        .expect_err("parameters rejected");
+    assert!(e.contains("error["), "{e}");
+}
+
+#[test]
+fn deprecated_clone_spec_field_exists() {
+    let w = compile("c1.p4", "", "", "clone(CloneType.I2E, sm.clone_spec);").expect("accepted");
+    assert!(!w.contains("error"), "{w}");
+}

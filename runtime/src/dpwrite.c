@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Data-plane table writes (runtime side of dpwrite.h), the runtime clock, expire-time profiles,
+ * the software-dispatch flow hash and per-worker statistics.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_hash_crc.h>
+#include <rte_malloc.h>
+
+#include "p4dp/table.h"
+#include "rt_internal.h"
+
+int p4dp_table_dp_add(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t action, const void *data,
+		      uint32_t expire_profile)
+{
+	const struct p4dp_program *p = ctx->prog;
+	if (table >= p->n_tables || key == NULL)
+		return -EINVAL;
+	const struct p4dp_table_info *ti = &p->tables[table];
+	if (ti->n_keys == 0 || (ti->flags & P4DP_TABLE_F_ENTRIES_CONST))
+		return -EINVAL;
+	uint32_t i;
+	for (i = 0; i < ti->n_actions; i++)
+		if (ti->actions[i] == action &&
+		    (ti->action_scopes == NULL || ti->action_scopes[i] != P4DP_SCOPE_DEFAULT_ONLY))
+			break;
+	if (i == ti->n_actions)
+		return -EINVAL;
+	/* The table copies data_len bytes; an action with less data gets zero padding. */
+	uint32_t adl = p->actions[action].data_len;
+	uint8_t buf[256];
+	uint8_t *heap = NULL;
+	if (data != NULL && adl < ti->data_len) {
+		uint8_t *b = buf;
+		if (ti->data_len > sizeof(buf)) {
+			heap = rte_malloc("p4dp_dp_data", ti->data_len, 0); /* only for > 256-byte action data */
+			if (heap == NULL)
+				return -ENOMEM;
+			b = heap;
+		}
+		memcpy(b, data, adl);
+		memset(b + adl, 0, ti->data_len - adl);
+		data = b;
+	}
+	int rc = p4dp_table_dp_insert(ctx->tables[table], key, action, data, expire_profile, ctx->now_ns);
+	rte_free(heap);
+	return rc;
+}
+
+/* ------------------------------------------------------------ clock */
+
+uint64_t rt_now_ns(struct p4dp_runtime *rt)
+{
+	/* acquire pairs with the release store of clock_live in p4dp_runtime_run: tsc0/ns0 are set */
+	if (__atomic_load_n(&rt->clock_live, __ATOMIC_ACQUIRE)) {
+		uint64_t tsc0 = __atomic_load_n(&rt->tsc0, __ATOMIC_RELAXED);
+		uint64_t ns0 = __atomic_load_n(&rt->ns0, __ATOMIC_RELAXED);
+		uint64_t d = rte_rdtsc() - tsc0;
+		return ns0 + (uint64_t)((unsigned __int128)d * 1000000000u / rt->tsc_hz);
+	}
+	return __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------ expire profiles */
+
+static int check_idle_table(struct p4dp_runtime *rt, uint32_t table, uint32_t profile)
+{
+	if (rt == NULL || table >= rt->prog->n_tables)
+		return rt_errc(-EINVAL, "expire profile: bad table %u", table);
+	if (profile >= P4DP_EXPIRE_PROFILES)
+		return rt_errc(-EINVAL, "expire profile %u out of range (0..%u)", profile, P4DP_EXPIRE_PROFILES - 1);
+	return 0;
+}
+
+int p4dp_runtime_table_expire_profile_set(struct p4dp_runtime *rt, uint32_t table, uint32_t profile, uint64_t ns)
+{
+	int rc = check_idle_table(rt, table, profile);
+	return rc ? rc : p4dp_table_expire_profile_set(rt->tables[table], profile, ns);
+}
+
+int p4dp_runtime_table_expire_profile_get(struct p4dp_runtime *rt, uint32_t table, uint32_t profile,
+					  uint64_t *ns)
+{
+	int rc = check_idle_table(rt, table, profile);
+	if (rc == 0 && ns == NULL)
+		rc = rt_errc(-EINVAL, "expire profile: NULL output");
+	return rc ? rc : p4dp_table_expire_profile_get(rt->tables[table], profile, ns);
+}
+
+/* ------------------------------------------------------------ software dispatch */
+
+static inline uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+uint32_t rt_flow_owner(const struct p4dp_runtime *rt, const uint8_t *d, uint32_t len, uint32_t n_workers,
+		       uint32_t self)
+{
+	uint32_t h;
+	if (rt->flow_len > 0) {
+		if (rt->flow_off >= len)
+			return self;
+		uint32_t n = len - rt->flow_off < rt->flow_len ? len - rt->flow_off : rt->flow_len;
+		h = rte_hash_crc(d + rt->flow_off, n, 0x5bd1e995u);
+	} else {
+		/* 5-tuple: IPv4/IPv6 (after up to two VLAN tags) addresses, protocol, L4 ports */
+		uint8_t tup[37];
+		uint32_t tl = 0, off = 12;
+		if (len < 14)
+			return self;
+		uint16_t et = rd16(d + off);
+		while ((et == 0x8100 || et == 0x88a8) && off + 6 <= len) {
+			off += 4;
+			et = rd16(d + off);
+		}
+		off += 2;
+		uint32_t l4 = 0;
+		uint8_t proto = 0;
+		if (et == 0x0800 && off + 20 <= len) {
+			proto = d[off + 9];
+			memcpy(tup, d + off + 12, 8);
+			tl = 8;
+			uint16_t frag = rd16(d + off + 6) & 0x3fff;
+			l4 = frag ? 0 : off + (uint32_t)(d[off] & 0xf) * 4u;
+		} else if (et == 0x86dd && off + 40 <= len) {
+			proto = d[off + 6];
+			memcpy(tup, d + off + 8, 32);
+			tl = 32;
+			l4 = off + 40;
+		} else {
+			return self; /* not IP: no flow; stays on the polling worker, in port order */
+		}
+		tup[tl++] = proto;
+		if (l4 && (proto == 6 || proto == 17 || proto == 132) && l4 + 4 <= len) {
+			memcpy(tup + tl, d + l4, 4);
+			tl += 4;
+		}
+		h = rte_hash_crc(tup, tl, 0x5bd1e995u);
+	}
+	return h % n_workers;
+}
+
+/* ------------------------------------------------------------ worker stats */
+
+int p4dp_runtime_worker_stats(struct p4dp_runtime *rt, uint32_t worker, struct p4dp_rt_worker_stats *st)
+{
+	if (rt == NULL || st == NULL || worker >= rt->max_workers)
+		return rt_errc(-EINVAL, "worker_stats: bad worker %u or NULL argument", worker);
+	const struct rt_worker *w = &rt->workers[worker];
+	memset(st, 0, sizeof(*st));
+	st->packets = RT_STAT_LOAD(w->st.packets);
+	st->rx_packets = RT_STAT_LOAD(w->st.rx_packets);
+	st->dispatched_out = RT_STAT_LOAD(w->st.dispatched_out);
+	st->dispatched_in = RT_STAT_LOAD(w->st.dispatched_in);
+	st->dispatch_drops = RT_STAT_LOAD(w->st.dispatch_drops);
+	st->loops = RT_STAT_LOAD(w->loops);
+	st->rss = !__atomic_load_n(&rt->dispatch_sw, __ATOMIC_RELAXED);
+	return 0;
+}

@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Data-plane table writes and multi-core consistency with 2 worker lcores (software dispatch over
+ * net_pcap), using the hand-written program tests/rt_prog_dp.c (built to a .so at start; run from
+ * runtime/ or set P4DP_RT_SRC). Each check fails if its property breaks:
+ *  (a) shared counter in an @entry_lock table, incremented by both workers: final count exact;
+ *  (b) flow-local @__ref counters (add-on-miss inserted) without lock: exact per flow;
+ *  (c) data-plane inserts racing control-plane deletes at capacity: accounting consistent, every
+ *      -ENOSPC seen by the program counted by the table, no leak after reclaim;
+ *  (d) 100k control-plane modifies while packets flow: zero default actions, zero torn pairs;
+ *  (e) idle timeout under the simulated clock: exact expiry, notifications, auto delete;
+ *  (f) storage model predictions.
+ * Last line: 'N passed, N failed'.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "p4dp/rt.h"
+#include "p4dp/table.h"
+#include "rt_internal.h"
+
+static unsigned n_pass, n_fail;
+#define CHECK(c)                                                                                    \
+	do {                                                                                        \
+		if (c) {                                                                            \
+			n_pass++;                                                                   \
+		} else {                                                                            \
+			n_fail++;                                                                   \
+			printf("FAIL %s:%d: %s (%s)\n", __FILE__, __LINE__, #c, p4dp_runtime_last_error(NULL)); \
+		}                                                                                   \
+	} while (0)
+
+enum { T_SHARED, T_FLOWS, T_AOM, T_MOD };
+enum { A_NOP, A_COUNT, A_PAIR };
+enum { X_OUTCOMES, X_CHECKS };
+
+static char g_so[PATH_MAX], g_dir[256];
+static int g_id;
+
+static void put32(FILE *f, uint32_t v) { fwrite(&v, 4, 1, f); }
+
+typedef void (*mk_fn)(uint8_t *pkt, uint32_t i);
+
+static int write_pcap(const char *path, uint32_t n, mk_fn mk)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	put32(f, 0xa1b2c3d4u);
+	uint16_t ver[2] = { 2, 4 };
+	fwrite(ver, 2, 2, f);
+	put32(f, 0), put32(f, 0), put32(f, 65535), put32(f, 1);
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t pkt[64] = { 0 };
+		mk(pkt, i);
+		put32(f, 1), put32(f, i), put32(f, 64), put32(f, 64);
+		fwrite(pkt, 1, 64, f);
+	}
+	fclose(f);
+	return 0;
+}
+
+static struct p4dp_runtime *mkrt(void)
+{
+	struct p4dp_runtime_params pp = { .program_path = g_so, .max_workers = 2, .n_mbufs = 65536 };
+	struct p4dp_runtime *rt = NULL;
+	if (p4dp_runtime_create(&pp, &rt) != 0)
+		return NULL;
+	return rt;
+}
+
+static int add_port(struct p4dp_runtime *rt, const char *pcap, int infinite)
+{
+	char dev[3 * PATH_MAX];
+	snprintf(dev, sizeof(dev), "net_pcap_dp%d,rx_pcap=%s,tx_pcap=/dev/null%s", g_id++, pcap,
+		 infinite ? ",infinite_rx=1" : "");
+	return p4dp_runtime_add_port(rt, 0, dev);
+}
+
+static uint64_t counter(struct p4dp_runtime *rt, uint32_t ext, uint32_t cell)
+{
+	struct p4dp_counter_cell c = { 0, 0 };
+	p4dp_runtime_counter_read(rt, ext, cell, &c);
+	return c.packets;
+}
+
+static struct p4dp_rt_entry entry1(struct p4dp_rt_key *k, const uint8_t *kv, uint32_t klen, uint32_t action,
+				   struct p4dp_rt_param *ps, uint32_t np)
+{
+	k->type = P4DP_RT_KEY_EXACT;
+	k->prefix_len = 0;
+	k->value = kv;
+	k->value_len = klen;
+	k->value2 = NULL;
+	k->value2_len = 0;
+	struct p4dp_rt_entry e = { 1, k, 0, action, np, ps };
+	return e;
+}
+
+struct got { uint64_t v[2]; int ok; };
+
+static void out_cb(void *a, uint32_t port, const uint8_t *d, uint32_t len)
+{
+	(void)a, (void)port, (void)d, (void)len;
+}
+
+static int walk_cb(void *arg, const struct p4dp_rt_entry *e)
+{
+	(void)e;
+	(*(uint64_t *)arg)++;
+	return 0;
+}
+static int get_cb(void *arg, const struct p4dp_rt_entry *e)
+{
+	struct got *g = arg;
+	g->ok = 1;
+	for (uint32_t i = 0; i < e->n_params && i < 2; i++) {
+		uint64_t v = 0;
+		for (uint32_t j = 0; j < e->params[i].len; j++)
+			v = (v << 8) | e->params[i].value[j];
+		g->v[i] = v;
+	}
+	return 0;
+}
+
+static void check_both_workers(struct p4dp_runtime *rt, const char *what)
+{
+	struct p4dp_rt_worker_stats w0, w1;
+	CHECK(p4dp_runtime_worker_stats(rt, 0, &w0) == 0 && p4dp_runtime_worker_stats(rt, 1, &w1) == 0);
+	printf("  %s: worker 0 processed %" PRIu64 " (in %" PRIu64 "), worker 1 processed %" PRIu64 " (in %" PRIu64
+	       "), dispatch drops %" PRIu64 ", rss %u\n", what, w0.packets, w0.dispatched_in, w1.packets,
+	       w1.dispatched_in, w0.dispatch_drops + w1.dispatch_drops, w0.rss);
+	CHECK(w0.packets > 0 && w1.packets > 0);
+}
+
+/* ---------------------------------------------------------------- (a) */
+static void mk_shared(uint8_t *p, uint32_t i)
+{
+	p[0] = 0;
+	p[1] = 7;
+	uint32_t flow = i % 64;
+	memcpy(p + 2, &flow, 4);
+}
+
+static void test_shared(void)
+{
+	printf("(a) shared @entry_lock counter on 2 workers\n");
+	char pcap[PATH_MAX + 32];
+	snprintf(pcap, sizeof(pcap), "%s/dp_shared.pcap", g_dir);
+	const uint32_t n = 200000;
+	CHECK(write_pcap(pcap, n, mk_shared) == 0);
+	struct p4dp_runtime *rt = mkrt();
+	CHECK(rt != NULL);
+	if (!rt)
+		return;
+	CHECK(add_port(rt, pcap, 0) == 0);
+	uint8_t kv = 7, zero[8] = { 0 };
+	struct p4dp_rt_key k;
+	struct p4dp_rt_param pc = { zero, 8 };
+	struct p4dp_rt_entry e = entry1(&k, &kv, 1, A_COUNT, &pc, 1);
+	CHECK(p4dp_runtime_table_entry_add(rt, T_SHARED, &e) == 0);
+	struct p4dp_run_params rp = { .n_workers = 2, .until_input_done = 1, .duration_ms = 60000,
+				      .dispatch = P4DP_RT_DISPATCH_SW, .flow_key_off = 2, .flow_key_len = 4 };
+	CHECK(p4dp_runtime_run(rt, &rp) == 0);
+	struct got g = { { 0, 0 }, 0 };
+	CHECK(p4dp_runtime_table_entry_get(rt, T_SHARED, &e, get_cb, &g) == 0 && g.ok);
+	struct p4dp_rt_stats st;
+	p4dp_runtime_stats(rt, &st);
+	printf("  count %" PRIu64 ", packets %" PRIu64 "\n", g.v[0], st.packets);
+	CHECK(st.packets == n && g.v[0] == n);
+	check_both_workers(rt, "shared");
+	p4dp_runtime_free(rt);
+}
+
+/* ---------------------------------------------------------------- (b) */
+#define N_FLOWS 512u
+static void mk_flows(uint8_t *p, uint32_t i)
+{
+	p[0] = 1;
+	uint32_t flow = 1000 + (i * 7919u) % N_FLOWS; /* packets of all flows interleaved */
+	memcpy(p + 2, &flow, 4);
+}
+
+static void test_flows(void)
+{
+	printf("(b) flow-local @__ref counters without lock, add-on-miss\n");
+	char pcap[PATH_MAX + 32];
+	snprintf(pcap, sizeof(pcap), "%s/dp_flows.pcap", g_dir);
+	const uint32_t n = 200704; /* 392 packets per flow */
+	CHECK(write_pcap(pcap, n, mk_flows) == 0);
+	struct p4dp_runtime *rt = mkrt();
+	CHECK(rt != NULL);
+	if (!rt)
+		return;
+	CHECK(add_port(rt, pcap, 0) == 0);
+	struct p4dp_run_params rp = { .n_workers = 2, .until_input_done = 1, .duration_ms = 60000,
+				      .dispatch = P4DP_RT_DISPATCH_AUTO, .flow_key_off = 2, .flow_key_len = 4 };
+	CHECK(p4dp_runtime_run(rt, &rp) == 0);
+	uint32_t bad = 0;
+	for (uint32_t f = 1000; f < 1000 + N_FLOWS; f++) {
+		uint8_t kv[4] = { (uint8_t)(f >> 24), (uint8_t)(f >> 16), (uint8_t)(f >> 8), (uint8_t)f };
+		struct p4dp_rt_key k;
+		struct p4dp_rt_entry e = entry1(&k, kv, 4, A_COUNT, NULL, 0);
+		struct got g = { { 0, 0 }, 0 };
+		if (p4dp_runtime_table_entry_get(rt, T_FLOWS, &e, get_cb, &g) != 0 || g.v[0] != n / N_FLOWS)
+			bad++;
+	}
+	struct p4dp_rt_table_stats ts;
+	CHECK(p4dp_runtime_table_stats(rt, T_FLOWS, &ts) == 0);
+	printf("  flows with a wrong count: %u of %u; entries %" PRIu64 ", dp inserts %" PRIu64 "\n", bad, N_FLOWS,
+	       ts.entries, ts.dp_inserts);
+	CHECK(bad == 0 && ts.entries == N_FLOWS && ts.dp_inserts == N_FLOWS);
+	CHECK(counter(rt, X_OUTCOMES, 0) == N_FLOWS && counter(rt, X_OUTCOMES, 1) == 0);
+	check_both_workers(rt, "flows");
+	p4dp_runtime_free(rt);
+}
+
+/* ---------------------------------------------------------------- (c), (d) */
+struct ctl_arg {
+	struct p4dp_runtime *rt;
+	volatile int stop;
+	uint32_t n_mod;
+	uint64_t deletes, mods, mod_fail;
+};
+
+static void mk_aom(uint8_t *p, uint32_t i)
+{
+	p[0] = 2;
+	uint32_t flow = i % 1024, x = (i * 2654435761u) >> 22; /* 10 bits */
+	memcpy(p + 2, &flow, 4);
+	p[6] = (uint8_t)x;
+	p[7] = (uint8_t)(x >> 8);
+}
+
+static void *deleter(void *arg)
+{
+	struct ctl_arg *c = arg;
+	usleep(100000);
+	for (int round = 0; round < 200; round++) {
+		for (uint32_t x = (uint32_t)round % 3; x < 1024; x += 3) {
+			uint8_t kv[2] = { (uint8_t)(x >> 8), (uint8_t)x };
+			struct p4dp_rt_key k;
+			struct p4dp_rt_entry e = entry1(&k, kv, 2, A_COUNT, NULL, 0);
+			if (p4dp_runtime_table_entry_delete(c->rt, T_AOM, &e) == 0)
+				c->deletes++;
+		}
+		usleep(2000);
+	}
+	usleep(50000); /* let the workers refill the table before stopping */
+	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_insert_delete(void)
+{
+	printf("(c) data-plane inserts racing control-plane deletes at capacity\n");
+	char pcap[PATH_MAX + 32];
+	snprintf(pcap, sizeof(pcap), "%s/dp_aom.pcap", g_dir);
+	CHECK(write_pcap(pcap, 8192, mk_aom) == 0);
+	struct p4dp_runtime *rt = mkrt();
+	CHECK(rt != NULL);
+	if (!rt)
+		return;
+	CHECK(add_port(rt, pcap, 1) == 0);
+	/* profile 1 (add_entry's) never expires here: this test is about inserts and deletes */
+	CHECK(p4dp_runtime_table_expire_profile_set(rt, T_AOM, 1, 0) == 0);
+	struct ctl_arg c = { .rt = rt };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, deleter, &c) == 0);
+	struct p4dp_run_params rp = { .n_workers = 2, .stop = (volatile int *)&c.stop, .duration_ms = 60000,
+				      .flow_key_off = 2, .flow_key_len = 4 };
+	CHECK(p4dp_runtime_run(rt, &rp) == 0);
+	pthread_join(th, NULL);
+	struct p4dp_table_stats s;
+	p4dp_table_maintain(rt->tables[T_AOM]);
+	p4dp_rcu_reclaim(rt->rcu, true);
+	CHECK(p4dp_table_stats_get(rt->tables[T_AOM], &s) == 0);
+	uint64_t ok = counter(rt, X_OUTCOMES, 0), ex = counter(rt, X_OUTCOMES, 1), full = counter(rt, X_OUTCOMES, 2),
+		 other = counter(rt, X_OUTCOMES, 3);
+	printf("  entries %" PRIu64 " free %" PRIu64 " pending %" PRIu64 " capacity %" PRIu64 "; inserts %" PRIu64
+	       " (dp %" PRIu64 ") deletes %" PRIu64 " table_full %" PRIu64 " dp_busy %" PRIu64 "\n",
+	       s.entries, s.free_slots, s.pending_slots, s.capacity, s.inserts, s.dp_inserts, s.deletes, s.table_full,
+	       s.dp_busy);
+	printf("  program saw: ok %" PRIu64 " exists %" PRIu64 " nospc %" PRIu64 " other %" PRIu64
+	       "; control deletes %" PRIu64 "\n", ok, ex, full, other, c.deletes);
+	CHECK(s.entries + s.free_slots + s.pending_slots == s.capacity);
+	CHECK(s.pending_slots == 0 && s.pending_reclaim == 0);
+	CHECK(s.inserts == ok && s.dp_inserts == ok && s.deletes == c.deletes && s.inserts - s.deletes == s.entries);
+	CHECK(full == s.table_full + s.dp_busy && full > 0 && c.deletes > 0 && other == 0);
+	/* every installed entry is reachable (walk count == entries) */
+	uint64_t walked = 0;
+	struct p4dp_table_stats s2;
+	CHECK(p4dp_runtime_table_read(rt, T_AOM, walk_cb, &walked) == 0);
+	CHECK(p4dp_table_stats_get(rt->tables[T_AOM], &s2) == 0 && walked == s2.entries);
+	check_both_workers(rt, "aom");
+	p4dp_runtime_free(rt);
+}
+
+static void mk_mod(uint8_t *p, uint32_t i)
+{
+	p[0] = 3;
+	p[1] = 5;
+	uint32_t flow = i % 1024;
+	memcpy(p + 2, &flow, 4);
+}
+
+static void *modifier(void *arg)
+{
+	struct ctl_arg *c = arg;
+	uint8_t kv = 5;
+	uint8_t va[8] = { 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11 };
+	uint8_t vb[8] = { 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22 };
+	usleep(50000);
+	for (uint32_t i = 0; i < c->n_mod; i++) {
+		const uint8_t *v = (i & 1) ? va : vb;
+		struct p4dp_rt_key k;
+		struct p4dp_rt_param ps[2] = { { v, 8 }, { v, 8 } };
+		struct p4dp_rt_entry e = entry1(&k, &kv, 1, A_PAIR, ps, 2);
+		if (p4dp_runtime_table_entry_modify(c->rt, T_MOD, &e) == 0)
+			c->mods++;
+		else
+			c->mod_fail++;
+	}
+	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_modify_storm(uint32_t n_mod)
+{
+	printf("(d) %u control-plane modifies while packets flow on 2 workers\n", n_mod);
+	char pcap[PATH_MAX + 32];
+	snprintf(pcap, sizeof(pcap), "%s/dp_mod.pcap", g_dir);
+	CHECK(write_pcap(pcap, 8192, mk_mod) == 0);
+	struct p4dp_runtime *rt = mkrt();
+	CHECK(rt != NULL);
+	if (!rt)
+		return;
+	CHECK(add_port(rt, pcap, 1) == 0);
+	uint8_t kv = 5, va[8];
+	memset(va, 0x11, 8);
+	struct p4dp_rt_key k;
+	struct p4dp_rt_param ps[2] = { { va, 8 }, { va, 8 } };
+	struct p4dp_rt_entry e = entry1(&k, &kv, 1, A_PAIR, ps, 2);
+	CHECK(p4dp_runtime_table_entry_add(rt, T_MOD, &e) == 0);
+	struct ctl_arg c = { .rt = rt, .n_mod = n_mod };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, modifier, &c) == 0);
+	struct p4dp_run_params rp = { .n_workers = 2, .stop = (volatile int *)&c.stop, .duration_ms = 120000,
+				      .flow_key_off = 2, .flow_key_len = 4 };
+	CHECK(p4dp_runtime_run(rt, &rp) == 0);
+	pthread_join(th, NULL);
+	uint64_t def = counter(rt, X_CHECKS, 0), torn = counter(rt, X_CHECKS, 1), good = counter(rt, X_CHECKS, 2);
+	printf("  modifies %" PRIu64 " (failed %" PRIu64 "); packets: default %" PRIu64 ", torn %" PRIu64
+	       ", consistent %" PRIu64 "\n", c.mods, c.mod_fail, def, torn, good);
+	CHECK(c.mods == n_mod && c.mod_fail == 0);
+	CHECK(def == 0 && torn == 0 && good > 0);
+	check_both_workers(rt, "modify");
+	p4dp_runtime_free(rt);
+}
+
+/* ---------------------------------------------------------------- (e) */
+struct idle_got { uint32_t n, table; uint8_t key[2]; uint64_t idle; };
+static int idle_cb(void *arg, uint32_t table, const struct p4dp_rt_entry *e, uint64_t t, uint64_t idle)
+{
+	struct idle_got *g = arg;
+	(void)t;
+	g->n++;
+	g->table = table;
+	g->idle = idle;
+	if (e->n_keys == 1 && e->keys[0].value_len == 2)
+		memcpy(g->key, e->keys[0].value, 2);
+	return 0;
+}
+
+static void test_idle(void)
+{
+	printf("(e) idle timeout with the simulated clock\n");
+	struct p4dp_runtime *rt = mkrt();
+	CHECK(rt != NULL);
+	if (!rt)
+		return;
+	CHECK(p4dp_runtime_table_expire_profile_set(rt, T_AOM, 1, 1000) == 0);
+	uint64_t ns = 0;
+	CHECK(p4dp_runtime_table_expire_profile_get(rt, T_AOM, 0, &ns) == 0 && ns == 10000000000ull);
+	CHECK(p4dp_runtime_table_expire_profile_set(rt, T_AOM, P4DP_EXPIRE_PROFILES, 1) == -EINVAL);
+	uint8_t pkt[64] = { 0 };
+	mk_aom(pkt, 0);
+	pkt[6] = 0x34, pkt[7] = 0x12;
+	p4dp_runtime_set_time(rt, 5000);
+	CHECK(p4dp_runtime_inject(rt, 0, pkt, 64, out_cb, NULL) == 0); /* inserts at t=5000 */
+	struct p4dp_rt_table_stats ts;
+	CHECK(p4dp_runtime_table_stats(rt, T_AOM, &ts) == 0 && ts.entries == 1 && ts.dp_inserts == 1);
+	p4dp_runtime_advance_time(rt, 999); /* idle 999 < 1000 */
+	CHECK(p4dp_runtime_table_stats(rt, T_AOM, &ts) == 0 && ts.entries == 1);
+	CHECK(p4dp_runtime_inject(rt, 0, pkt, 64, out_cb, NULL) == 0); /* hit: touch at 5999 */
+	p4dp_runtime_advance_time(rt, 999);
+	CHECK(p4dp_runtime_table_stats(rt, T_AOM, &ts) == 0 && ts.entries == 1);
+	p4dp_runtime_advance_time(rt, 1); /* idle exactly 1000: expires */
+	CHECK(p4dp_runtime_table_stats(rt, T_AOM, &ts) == 0 && ts.entries == 0 && ts.expired == 1);
+	struct idle_got g = { 0, 0, { 0, 0 }, 0 };
+	CHECK(p4dp_runtime_idle_poll(rt, idle_cb, &g, 0) == 1);
+	CHECK(g.n == 1 && g.table == T_AOM && g.key[0] == 0x12 && g.key[1] == 0x34 && g.idle == 1000);
+	CHECK(p4dp_runtime_idle_poll(rt, idle_cb, &g, 0) == 0);
+	p4dp_runtime_free(rt);
+}
+
+/* ---------------------------------------------------------------- (f) */
+static void test_model(void)
+{
+	printf("(f) memory model\n");
+	struct p4dp_table_mem m;
+	CHECK(p4dp_table_mem_predict(1u << 20, 4, 8, 100, &m) == 0);
+	CHECK(m.slot_bytes == 32 && m.dyn_entry_bytes == 128 && m.choice == P4DP_STORAGE_STATIC);
+	CHECK(p4dp_table_mem_predict(1u << 20, 4, 8, 10, &m) == 0 && m.choice == P4DP_STORAGE_DYNAMIC);
+	printf("  2^20 x (k=4, A=8): static %" PRIu64 " B, dynamic at 10%% %" PRIu64 " B\n", m.static_bytes,
+	       m.dynamic_bytes);
+	CHECK(p4dp_table_mem_predict(16, 0, 8, 100, &m) == -EINVAL);
+	CHECK(p4dp_table_mem_predict(16, 4, 8, 101, &m) == -EINVAL);
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	const char *src = getenv("P4DP_RT_SRC") ? getenv("P4DP_RT_SRC") : ".";
+	snprintf(g_dir, sizeof(g_dir), "/tmp/p4dp_dpw_%d", (int)getpid());
+	char cmd[4 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s", g_dir);
+	if (system(cmd) != 0)
+		return 1;
+	snprintf(g_so, sizeof(g_so), "%s/rt_prog_dp.so", g_dir);
+	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -O2 -Wall -Wextra -Werror -I%s/include -o %s %s/tests/rt_prog_dp.c",
+		 src, g_so, src);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "cannot build the test program: %s\n", cmd);
+		printf("0 passed, 1 failed\n");
+		return 1;
+	}
+	char *eal[] = { argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "--no-telemetry",
+			"--lcores=0@0,1@(0-1),2@(0-1)", "--log-level=error", NULL };
+	if (p4dp_eal_init(9, eal) != 0) {
+		printf("EAL: %s\n0 passed, 1 failed\n", p4dp_runtime_last_error(NULL));
+		return 1;
+	}
+	uint32_t n_mod = getenv("P4DP_TEST_MODIFIES") ? (uint32_t)atoi(getenv("P4DP_TEST_MODIFIES")) : 100000;
+	test_model();
+	test_idle();
+	test_shared();
+	test_flows();
+	test_insert_delete();
+	test_modify_storm(n_mod);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", g_dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", g_dir);
+	printf("%u passed, %u failed\n", n_pass, n_fail);
+	return n_fail ? 1 : 0;
+}
