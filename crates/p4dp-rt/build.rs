@@ -34,6 +34,10 @@ fn main() {
             std::fs::copy(e.path(), inc_dst.join(&name)).expect("copying a runtime header");
         }
     }
+    // The crate's tests build tests/rt_prog_tiny.c from `include_dir()/../tests`: snapshot it too.
+    std::fs::create_dir_all(out.join("tests")).expect("creating the test-program snapshot directory");
+    std::fs::copy(runtime.join("tests/rt_prog_tiny.c"), out.join("tests/rt_prog_tiny.c"))
+        .expect("copying tests/rt_prog_tiny.c");
     println!("cargo:rustc-env=P4DP_RT_INCLUDE_DIR={}", out.join("include").display());
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=dylib=p4dp_rt");

@@ -122,6 +122,11 @@ impl Gen<'_> {
                 }
                 if emit {
                     let max = self.max_bits(t, span)?;
+                    if let Some(fast) = self.fast_emit(lv, t, level + 3) {
+                        // perf: byte-aligned cursor -> fixed-size stores at constant offsets (fastio.rs)
+                        let slow = inner.lines().map(|l| format!("\t{l}\n")).collect::<String>();
+                        inner = format!("{i}\t\tif ((_o & 7u) == 0) {{\n{i}\t\t\tuint8_t *_p = _b + (_o >> 3);\n{fast}{i}\t\t\t_o += {max}u;\n{i}\t\t}} else {{\n{slow}{i}\t\t}}\n");
+                    }
                     let _ = write!(out, "{i}if ({lv}.valid) {{\n{i}\tif (_o + {max}u > _cap)\n{i}\t\tR->emit_overflow = 1;\n{i}\telse {{\n{inner}{i}\t}}\n{i}}}\n");
                 } else {
                     out.push_str(&inner);
@@ -342,7 +347,15 @@ impl Gen<'_> {
         let _ = writeln!(out, "{i}\tif (R->pkt_bits - R->cur < {fixed}u + _vb) {{\n{i}\t\tR->perr = {too_short};\n{i}\t\t({lv}).valid = 0;\n{i}\t\tgoto {rej};\n{i}\t}}\n{i}\tconst uint8_t *_d = R->pkt->data;\n{i}\tuint32_t _o = R->cur;");
         let mut inner = String::new();
         self.read_into(&format!("({lv})"), h.ty, c.span, level + 1, &mut inner)?;
-        out.push_str(&inner);
+        match self.fast_extract(&format!("({lv})"), h.ty, level + 2) {
+            // perf: byte-aligned cursor -> fixed-size loads at constant offsets (fastio.rs)
+            Some(fast) if varbits.is_empty() => {
+                let _ = writeln!(out, "{i}\tif ((_o & 7u) == 0) {{\n{i}\t\tconst uint8_t *_p = _d + (_o >> 3);\n{fast}{i}\t\t_o += {fixed}u;\n{i}\t}} else {{");
+                let inner = inner.lines().map(|l| format!("\t{l}\n")).collect::<String>();
+                let _ = write!(out, "{inner}{i}\t}}\n");
+            }
+            _ => out.push_str(&inner),
+        }
         let _ = writeln!(out, "{i}\t(void)_d;\n{i}\tR->cur = _o;\n{i}}}");
         Ok(())
     }
@@ -580,11 +593,28 @@ impl Gen<'_> {
                 let sess = self.expr(in_arg(c, 1)?)?;
                 let _ = writeln!(out, "{i}R->clone_type = {};\n{i}R->clone_session = (uint32_t)({sess});", if ty == "E2E" { 1 } else { 0 });
             }
-            "resubmit" | "resubmit_preserving_field_list" => {
-                let _ = writeln!(out, "{i}R->resubmit = 1;");
-            }
-            "recirculate" | "recirculate_preserving_field_list" => {
-                let _ = writeln!(out, "{i}R->recirculate = 1;");
+            "resubmit" | "resubmit_preserving_field_list" | "recirculate" | "recirculate_preserving_field_list" => {
+                // The flag holds which user metadata survives into the next pass (glue.rs):
+                // 1 + the field list index, or 0xFFFFFFFF (no user metadata kept).
+                let keep = match c.args.first() {
+                    Some(Arg::In(e)) if name.ends_with("_field_list") => {
+                        format!("1u + (uint32_t)({})", self.expr(e)?)
+                    }
+                    Some(Arg::In(e)) => match self.p.types.get(e.ty) {
+                        Type::Struct(s) if s.fields.is_empty() => "0xFFFFFFFFu".to_string(),
+                        _ => {
+                            return unsupported(
+                                c.span,
+                                format!("`{name}` with a non-empty field list (use `{name}_preserving_field_list` and `@field_list` annotations)"),
+                            )
+                        }
+                    },
+                    // PNA `recirculate()`: only the flag matters.
+                    None => "1u".to_string(),
+                    Some(_) => return unsupported(c.span, format!("`{name}`: unexpected argument")),
+                };
+                let flag = if name.starts_with("resubmit") { "resubmit" } else { "recirculate" };
+                let _ = writeln!(out, "{i}R->{flag} = {keep};");
             }
             _ => {
                 if !self.pna_function(name, c, level, out)? && !self.dp_function(name, c, level, out)? {

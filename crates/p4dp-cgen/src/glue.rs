@@ -1,9 +1,22 @@
 //! Architecture glue: the `process` entry point. v1model follows stf.md section 9 (BMv2
 //! simple_switch order). Simplifications (documented): clone field lists are ignored (an I2E clone
 //! re-parses the original bytes with fresh metadata; an E2E clone copies the state at the end of
-//! egress with standard metadata reset); resubmit and recirculate are counted as unsupported
-//! (`p4dp_count_unsupported`) and otherwise ignored; copies (clones, multicast) are built in
-//! `ctx->emit_buf` and must fit in P4DP_EMIT_MAX bytes.
+//! egress with standard metadata reset); copies (clones, multicast) are built in `ctx->emit_buf` and
+//! must fit in P4DP_EMIT_MAX bytes.
+//!
+//! v1model resubmit and recirculate: `process` runs the pipeline in a loop of *passes*. A resubmit
+//! (checked at the end of ingress, after the I2E clone, before multicast) runs the parser and
+//! ingress again on the original input bytes with `instance_type` 6; a recirculate (checked after
+//! egress, once the packet was deparsed and not dropped) runs the whole pipeline again on the
+//! deparsed packet with `instance_type` 4. Both keep `ingress_port`; headers, standard metadata and
+//! user metadata start from zero, except the user metadata fields annotated `@field_list(N)` for
+//! the index given to `*_preserving_field_list(N)`, whose values at the end of that pass are copied
+//! (the deprecated `resubmit({})`/`recirculate({})` keep nothing; a non-empty list is rejected by
+//! externs.rs). `@field_list` is looked for on the fields of the user metadata struct and, for
+//! fields without it, recursively in nested structs. At most `V1_MAX_PASSES` (16) passes run per
+//! input packet: the next one drops the packet and is counted with `p4dp_count_unsupported`
+//! ("resubmit/recirculate: ..."). A recirculate requested while a clone or multicast copy runs
+//! egress is not performed: it is counted with `p4dp_count_unsupported` and the copy is sent.
 
 use std::fmt::Write as _;
 
@@ -29,7 +42,13 @@ impl Gen<'_> {
         let mut s = format!("{ind}memset(&R->{0}, 0, sizeof R->{0});\n", fr.field);
         for (v, b) in params.iter().zip(binds) {
             if let (Bind::Lv(x), VarKind::Param(d)) = (b, vars[*v].kind) {
-                if d != Direction::Out {
+                if self.is_top_param(o, *v) {
+                    // by pointer: `out` starts zeroed (as the zeroed frame did), others as they are
+                    if d == Direction::Out {
+                        let _ = writeln!(s, "{ind}memset(&{x}, 0, sizeof {x});");
+                    }
+                    let _ = writeln!(s, "{ind}R->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
+                } else if d != Direction::Out {
                     let _ = writeln!(s, "{ind}R->{}.{} = {x};", fr.field, fr.vars[v.index()]);
                 }
             }
@@ -44,7 +63,7 @@ impl Gen<'_> {
         }
         for (v, b) in params.iter().zip(binds) {
             if let (Bind::Lv(x), VarKind::Param(d)) = (b, vars[*v].kind) {
-                if d == Direction::Out || d == Direction::InOut {
+                if (d == Direction::Out || d == Direction::InOut) && !self.is_top_param(o, *v) {
                     let _ = writeln!(s, "{ind}{x} = R->{}.{};", fr.field, fr.vars[v.index()]);
                 }
             }
@@ -151,7 +170,7 @@ impl Gen<'_> {
         );
 
         // egress + checksum + deparser + output
-        let _ = writeln!(o, "/* Egress for one packet instance, then ComputeChecksum, Deparser and output. */\nstatic void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)\n{{");
+        let _ = writeln!(o, "static void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth);\n\n/* Egress for one packet instance, then ComputeChecksum, Deparser and output. */\nstatic void v1_egress_run(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)\n{{");
         o.push_str(&set("S->sm", "egress_port", "port"));
         let _ = writeln!(o, "\t/* BMv2 writes 512 into the 9-bit egress_spec before egress, i.e. 0. */\n\t{egress_spec} = 0;\n\tR->clone_type = -1;");
         o.push_str(&ctl(self, eg, &[Bind::Lv("S->hdr"), Bind::Lv("S->meta"), Bind::Lv("S->sm")], None));
@@ -169,12 +188,37 @@ impl Gen<'_> {
         o.push_str("\tR->emit_bits = 0;\n\tR->emit_overflow = 0;\n");
         o.push_str(&ctl(self, dep, &[Bind::None, Bind::Lv("S->hdr")], None));
         o.push_str("\tv1_output(R, S, port, copy);\n}\n\n");
+        o.push_str(
+            "/* Egress of the packet (copy = 0; a recirculate request is left in R->recirculate) or of a\n \
+             * clone/multicast copy (copy = 1; such copies cannot recirculate: counted, copy sent). */\n\
+             static void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)\n{\n\
+             \tif (!copy) {\n\t\tv1_egress_run(R, S, port, copy, depth);\n\t\treturn;\n\t}\n\
+             \tuint32_t saved = R->recirculate;\n\
+             \tR->recirculate = 0;\n\
+             \tv1_egress_run(R, S, port, copy, depth);\n\
+             \tif (R->recirculate)\n\t\tp4dp_count_unsupported(R->ctx, \"recirculate of a clone or multicast copy (not recirculated)\");\n\
+             \tR->recirculate = saved;\n}\n\n",
+        );
 
-        // process
-        o.push_str("static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tmemset(R, 0, offsetof(struct gst, clone_type));\n\tmemset(R->xsum, 0, sizeof R->xsum);\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tR->clone_type = -1;\n\tR->clone_session = 0;\n\tR->resubmit = 0;\n\tR->recirculate = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tstruct v1st S;\n\tmemset(&S, 0, sizeof S);\n");
+        // user metadata kept across resubmit/recirculate (@field_list)
+        let mut lists = std::collections::BTreeMap::new();
+        field_lists(&p.types, mt, "meta", &mut lists, 0);
+        o.push_str("#define V1_MAX_PASSES 16u\n\n/* Copies the user metadata fields of field list `fl` (annotated @field_list(fl)). */\nstatic void v1_keep_fields(struct v1st *to, const struct v1st *from, uint32_t fl)\n{\n\tswitch (fl) {\n");
+        for (idx, members) in &lists {
+            let _ = writeln!(o, "\tcase {idx}u:");
+            for m in members {
+                let _ = writeln!(o, "\t\tmemcpy(&to->{m}, &from->{m}, sizeof to->{m});");
+            }
+            o.push_str("\t\tbreak;\n");
+        }
+        o.push_str("\tdefault:\n\t\t(void)to;\n\t\t(void)from;\n\t\tbreak;\n\t}\n}\n\n");
+
+        // process: one pass per loop iteration (resubmit and recirculate start another)
+        o.push_str("static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tstruct v1st S, K;\n\tuint32_t itype = 0, keep = 0;\n\tmemset(&K, 0, sizeof K);\n\tpkt->out_port = P4DP_PORT_DROP;\n\tfor (uint32_t pass = 0;; pass++) {\n\tif (pass == V1_MAX_PASSES) {\n\t\tp4dp_count_unsupported(ctx, \"resubmit/recirculate: more than 16 passes, packet dropped\");\n\t\treturn;\n\t}\n\tmemset(R, 0, offsetof(struct gst, clone_type));\n\tmemset(R->xsum, 0, sizeof R->xsum);\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tR->clone_type = -1;\n\tR->clone_session = 0;\n\tR->resubmit = 0;\n\tR->recirculate = 0;\n\tmemset(&S, 0, sizeof S);\n\tif (keep)\n\t\tv1_keep_fields(&S, &K, keep - 1u);\n");
         o.push_str(&set("S.sm", "ingress_port", "pkt->in_port"));
         o.push_str(&set("S.sm", "packet_length", "pkt->len"));
         o.push_str(&set("S.sm", "ingress_global_timestamp", "ctx->now_ns / 1000u"));
+        o.push_str(&set("S.sm", "instance_type", "itype"));
         o.push_str("\tv1_parse(R, &S);\n\tR->clone_type = -1;\n");
         o.push_str(&ctl(self, ig, &[Bind::Lv("S.hdr"), Bind::Lv("S.meta"), Bind::Lv("S.sm")], None));
         o.push_str("\tif (R->drop)\n\t\treturn;\n");
@@ -190,8 +234,8 @@ impl Gen<'_> {
             let _ = writeln!(o, "\t\t\t{it} = 1;");
         }
         o.push_str("\t\t\tv1_egress(R, &C, cport, 1, 1);\n\t\t\tR->trunc = trunc;\n\t\t\tR->payload_off = S.payload_off;\n\t\t}\n\t}\n");
-        // 3. resubmit
-        o.push_str("\tif (R->resubmit)\n\t\tp4dp_count_unsupported(ctx, \"resubmit\");\n");
+        // 3. resubmit: the original input bytes (pkt is unchanged until the unicast output)
+        o.push_str("\tif (R->resubmit) {\n\t\tK = S;\n\t\tkeep = R->resubmit;\n\t\titype = 6;\n\t\tcontinue;\n\t}\n");
         // 4. multicast
         if let Some(mg) = get("S.sm", "mcast_grp") {
             let _ = writeln!(o, "\tif ({mg} != 0) {{\n\t\tuint32_t ports[256];\n\t\tuint16_t rids[256];\n\t\tuint32_t n = p4dp_mcast_group_get(ctx, {mg}, ports, rids, 256);\n\t\tfor (uint32_t i = 0; i < n; i++) {{\n\t\t\tstruct v1st C = S;");
@@ -203,9 +247,39 @@ impl Gen<'_> {
             }
             o.push_str("\t\t\tv1_egress(R, &C, ports[i], 1, 0);\n\t\t\tif (R->drop)\n\t\t\t\treturn;\n\t\t}\n\t\treturn;\n\t}\n");
         }
-        // 5. drop or unicast
+        // 5. drop or unicast; a recirculate runs the next pass on the deparsed packet
         let es = egress_spec.replace("S->sm", "S.sm");
-        let _ = writeln!(o, "\tif ({es} == 511)\n\t\treturn;\n\tv1_egress(R, &S, {es}, 0, 0);\n\tif (R->recirculate)\n\t\tp4dp_count_unsupported(ctx, \"recirculate\");\n}}");
+        let _ = writeln!(o, "\tif ({es} == 511)\n\t\treturn;\n\tv1_egress(R, &S, {es}, 0, 0);\n\tif (R->recirculate && pkt->out_port != P4DP_PORT_DROP) {{\n\t\tK = S;\n\t\tkeep = R->recirculate;\n\t\titype = 4;\n\t\tpkt->out_port = P4DP_PORT_DROP;\n\t\tcontinue;\n\t}}\n\treturn;\n\t}}\n}}");
         Ok(o)
+    }
+}
+
+/// Members (C paths under `struct v1st`, e.g. `meta.f_x`) of the user metadata fields annotated
+/// `@field_list(N)`, by N (0..=255, the range of the `bit<8>` index). A field without the
+/// annotation is searched recursively when it is a struct.
+fn field_lists(types: &TypeTable, t: TypeId, path: &str, out: &mut std::collections::BTreeMap<i128, Vec<String>>, depth: u32) {
+    let Type::Struct(s) = types.get(t) else { return };
+    if depth > 32 {
+        return;
+    }
+    for f in &s.fields {
+        let m = format!("{path}.f_{}", crate::namer::sanitize(&f.name));
+        let idx: Vec<i128> = f
+            .annotations
+            .iter()
+            .filter(|a| a.name == "field_list")
+            .flat_map(|a| a.args.iter().filter_map(|x| if let AnnotationArg::Int(i) = x { Some(*i) } else { None }))
+            .collect();
+        if idx.is_empty() {
+            field_lists(types, f.ty, &m, out, depth + 1);
+        }
+        for i in idx {
+            if (0..=255).contains(&i) {
+                let v = out.entry(i).or_default();
+                if !v.contains(&m) {
+                    v.push(m.clone());
+                }
+            }
+        }
     }
 }

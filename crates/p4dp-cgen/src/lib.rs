@@ -22,6 +22,7 @@ mod ctype;
 mod dpwrite;
 mod expr;
 mod externs;
+mod fastio;
 mod glue;
 pub mod ids;
 pub mod namer;
@@ -139,11 +140,27 @@ impl<'a> Gen<'a> {
     /// into the entry's action data (set by the table before the action runs): `(*R->f.v)`.
     pub fn var_ref(&self, o: Owner, v: VarId) -> String {
         let f = self.frame(o);
-        if self.is_ref_var(o, v) {
+        if self.is_ref_var(o, v) || self.is_top_param(o, v) {
             format!("(*R->{}.{})", f.field, f.vars[v.index()])
         } else {
             format!("R->{}.{}", f.field, f.vars[v.index()])
         }
+    }
+    /// Whether `v` is a (non-extern) parameter of a top-level block of the package: its frame
+    /// member is a pointer to the architecture glue's storage (no copy-in/copy-out: the glue's
+    /// arguments are distinct objects nothing else references while the block runs).
+    pub fn is_top_param(&self, o: Owner, v: VarId) -> bool {
+        let Some(pkg) = &self.p.package else { return false };
+        let top = pkg.blocks.iter().any(|(_, b)| match (b, o) {
+            (BlockRef::Parser(x), Owner::Parser(y)) => *x == y,
+            (BlockRef::Control(x), Owner::Control(y)) => *x == y,
+            _ => false,
+        });
+        if !top {
+            return false;
+        }
+        let var = &self.vars(o)[v];
+        matches!(var.kind, VarKind::Param(_)) && !matches!(self.p.types.get(var.ty), Type::Extern { .. })
     }
     /// Whether `v` of `o` is an `@__ref` (directionless) action parameter.
     pub fn is_ref_var(&self, o: Owner, v: VarId) -> bool {
@@ -263,6 +280,10 @@ impl<'a> Gen<'a> {
                     let name = &self.frame(*o).vars[id.index()];
                     let scratch = format!("s{}", name.strip_prefix('v').unwrap_or(name));
                     let _ = writeln!(body, "\t{rt} *{name}; /* @__ref */\n\t{ct} {scratch};");
+                    continue;
+                }
+                if self.is_top_param(*o, id) {
+                    let _ = writeln!(body, "\t{} *{}; /* top-level parameter: the glue's storage */", ct, self.frame(*o).vars[id.index()]);
                     continue;
                 }
                 let _ = writeln!(body, "\t{} {};", ct, self.frame(*o).vars[id.index()]);

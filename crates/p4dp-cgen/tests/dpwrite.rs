@@ -99,13 +99,17 @@ fn add_on_miss_calls_dp_add_with_the_lookup_key() {
     has(t, "\tR->dp_entry = NULL;\n\tR->dp_key = NULL;\n\treturn _rc;");
     assert!(!t.contains("p4dp_entry_touch"), "no idle timeout on this table:\n{t}");
     let a = function(&c, "static int act_MainControlImpl_learn(struct gst *R)");
-    // params struct -> native layout of `known(bit<16> tag, bit<8> mark)`: tag at 0, mark at 2
-    has(a, "uint8_t _d[4] __attribute__((aligned(8)));");
+    // params struct -> native layout of `known(bit<16> tag, bit<8> mark)`: tag at 0, mark at 2;
+    // the buffer has the table's data_len (3) bytes
+    has(a, "uint8_t _d[3] __attribute__((aligned(8)));");
     has(a, "memcpy(_d + 0, &_p.f_tag, 2);");
     has(a, "memcpy(_d + 2, &_p.f_mark, 1);");
-    has(a, "p4dp_table_dp_add(R->ctx, R->dp_table, R->dp_key, 1u, _d, (uint32_t)(");
+    // action 0 of p4dp_program.actions is `known`
+    has(&c, "static const struct p4dp_action_info md_actions[] = {\n\t{ \"MainControlImpl.known\",");
+    has(a, "R->dp_key ? p4dp_table_dp_add(R->ctx, R->dp_table, R->dp_key, 0u, _d, (uint32_t)(((uint8_t)0x0u))) : -1;");
+    has(a, "R->f_MainControlImpl.v_tmp_1 = (uint8_t)(_r == 0);");
     let row = table_row(&c, "MainControlImpl.flows");
-    has(row, ".flags = P4DP_TABLE_F_ADD_ON_MISS,");
+    has(row, ".flags = P4DP_TABLE_F_DEFAULT_CONST | P4DP_TABLE_F_ADD_ON_MISS,");
     has(row, ".storage = P4DP_STORAGE_AUTO }");
 }
 
@@ -117,7 +121,7 @@ fn idle_timeout_touches_hits_and_lowers_expire_externs() {
     let a = function(&c, "static int act_MainControlImpl_known(struct gst *R)");
     has(a, "if (R->dp_entry)\n\t\t\tp4dp_entry_set_expire(R->ctx, R->dp_entry, (uint32_t)(");
     has(a, "if (R->dp_entry)\n\t\t\tp4dp_entry_touch(R->ctx, R->dp_entry);");
-    has(table_row(&c, "MainControlImpl.flows"), ".flags = P4DP_TABLE_F_ADD_ON_MISS | P4DP_TABLE_F_IDLE_AUTO_DELETE,");
+    has(table_row(&c, "MainControlImpl.flows"), ".flags = P4DP_TABLE_F_DEFAULT_CONST | P4DP_TABLE_F_ADD_ON_MISS | P4DP_TABLE_F_IDLE_AUTO_DELETE,");
 }
 
 #[test]

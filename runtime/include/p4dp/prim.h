@@ -238,6 +238,105 @@ static inline void p4dp_bits_copy(uint8_t *dst, uint32_t doff, const uint8_t *sr
 	}
 }
 
+/* Fixed-size big-endian loads/stores (perf: generated code uses them for byte-aligned header
+ * chunks; @p n is a compile-time constant there, so each call folds to one or two loads/stores
+ * and byte swaps). They touch exactly the bytes p[0..n). */
+
+static inline uint16_t p4dp_be16(uint16_t x)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap16(x);
+#else
+	return x;
+#endif
+}
+
+static inline uint32_t p4dp_be32(uint32_t x)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap32(x);
+#else
+	return x;
+#endif
+}
+
+static inline uint64_t p4dp_be64(uint64_t x)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap64(x);
+#else
+	return x;
+#endif
+}
+
+static inline uint64_t p4dp_ld16(const uint8_t *p)
+{
+	uint16_t x;
+	memcpy(&x, p, 2);
+	return p4dp_be16(x);
+}
+
+static inline uint64_t p4dp_ld32(const uint8_t *p)
+{
+	uint32_t x;
+	memcpy(&x, p, 4);
+	return p4dp_be32(x);
+}
+
+static inline uint64_t p4dp_ld64(const uint8_t *p)
+{
+	uint64_t x;
+	memcpy(&x, p, 8);
+	return p4dp_be64(x);
+}
+
+/** Read @p n (1..8) bytes at @p p as a big-endian unsigned integer. */
+static inline uint64_t p4dp_ld_be(const uint8_t *p, unsigned n)
+{
+	switch (n) {
+	case 1: return p[0];
+	case 2: return p4dp_ld16(p);
+	case 3: return (p4dp_ld16(p) << 8) | p[2];
+	case 4: return p4dp_ld32(p);
+	case 5: return (p4dp_ld32(p) << 8) | p[4];
+	case 6: return (p4dp_ld32(p) << 16) | p4dp_ld16(p + 4);
+	case 7: return (p4dp_ld32(p) << 24) | (p4dp_ld16(p + 4) << 8) | p[6];
+	default: return p4dp_ld64(p);
+	}
+}
+
+/** Write the low 8*@p n bits (n = 1..8) of @p v at @p p, big-endian. */
+static inline void p4dp_st_be(uint8_t *p, unsigned n, uint64_t v)
+{
+	uint16_t h;
+	uint32_t w;
+	switch (n) {
+	case 1: p[0] = (uint8_t)v; return;
+	case 2: h = p4dp_be16((uint16_t)v); memcpy(p, &h, 2); return;
+	case 3: h = p4dp_be16((uint16_t)(v >> 8)); memcpy(p, &h, 2); p[2] = (uint8_t)v; return;
+	case 4: w = p4dp_be32((uint32_t)v); memcpy(p, &w, 4); return;
+	case 5: w = p4dp_be32((uint32_t)(v >> 8)); memcpy(p, &w, 4); p[4] = (uint8_t)v; return;
+	case 6: w = p4dp_be32((uint32_t)(v >> 16)); memcpy(p, &w, 4);
+		h = p4dp_be16((uint16_t)v); memcpy(p + 4, &h, 2); return;
+	case 7: w = p4dp_be32((uint32_t)(v >> 24)); memcpy(p, &w, 4);
+		h = p4dp_be16((uint16_t)(v >> 8)); memcpy(p + 4, &h, 2); p[6] = (uint8_t)v; return;
+	default: v = p4dp_be64(v); memcpy(p, &v, 8); return;
+	}
+}
+
+/** Read @p n (9..16) bytes at @p p as a big-endian unsigned 128-bit integer. */
+static inline p4dp_u128 p4dp_ld_be128(const uint8_t *p, unsigned n)
+{
+	return ((p4dp_u128)p4dp_ld_be(p, n - 8) << 64) | p4dp_ld64(p + n - 8);
+}
+
+/** Write the low 8*@p n bits (n = 9..16) of @p v at @p p, big-endian. */
+static inline void p4dp_st_be128(uint8_t *p, unsigned n, p4dp_u128 v)
+{
+	p4dp_st_be(p, n - 8, (uint64_t)(v >> 64));
+	p4dp_st_be(p + n - 8, 8, (uint64_t)v);
+}
+
 /** Compare @p n bytes (wide values); returns 1 when equal. */
 static inline int p4dp_bytes_eq(const uint8_t *a, const uint8_t *b, uint32_t n)
 {

@@ -87,6 +87,9 @@ struct gst {
 	uint32_t payload_off; /* bytes of input consumed by the parser */
 	uint32_t entry_index; /* direct counters/meters: index of the hit entry */
 	uint32_t entry_hit;
+	struct p4dp_entry *dp_entry; /* entry the running table action matched (NULL on a miss) */
+	const uint8_t *dp_key; /* key the running table action's table was looked up with */
+	uint32_t dp_table;    /* index of that table */
 	uint32_t pna_drop, pna_port; /* PNA forwarding decision */
 	int32_t clone_type;  /* -1 none, 0 I2E, 1 E2E; members from here on are set explicitly */
 	uint32_t clone_session;
