@@ -11,6 +11,7 @@
 
 pub mod bench;
 mod ffi;
+pub mod inspect;
 mod runtime;
 mod schema;
 #[cfg(test)]

@@ -72,7 +72,6 @@ pub struct Built {
     pub c_path: PathBuf,
     pub so_path: PathBuf,
     pub p4info_path: PathBuf,
-    pub program: p4dp_ir::ValidProgram,
 }
 
 /// Renders a back-end error: `Unsupported` like a front-end diagnostic (code E0501, with the
@@ -111,7 +110,7 @@ pub fn build(c: &CompileOpts, out: &Path, show_ir: bool) -> Result<Built> {
         .with_context(|| format!("writing {}", p4info_path.display()))?;
     p4dp_cgen::compile_so(&c_path, &so_path, &p4dp_rt::include_dir(), 2)
         .map_err(|e| anyhow::anyhow!("compiling {}: {e}", c_path.display()))?;
-    Ok(Built { c_path, so_path, p4info_path, program: prog })
+    Ok(Built { c_path, so_path, p4info_path })
 }
 
 /// A per-process scratch directory for commands that compile on the fly (`run`, `stf`, `bench`).
@@ -119,4 +118,59 @@ pub fn scratch_dir(tag: &str) -> Result<PathBuf> {
     let d = std::env::temp_dir().join(format!("p4dp-{}-{}", tag, std::process::id()));
     std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
     Ok(d)
+}
+
+fn human(bytes: u64) -> String {
+    if bytes >= 10 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else if bytes >= 10 << 10 {
+        format!("{} KiB", bytes >> 10)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+/// `p4dp build`'s table report: per table, the entry storage (static or dynamic, chosen by the
+/// seed-000 memory model unless `@storage` says otherwise) and the predicted memory at full fill.
+pub fn table_report(so: &Path) -> Result<String> {
+    use std::fmt::Write as _;
+    let tables = p4dp_rt::inspect::table_layouts(so)?;
+    let mut out = String::new();
+    if tables.is_empty() {
+        return Ok(out);
+    }
+    let _ = writeln!(out, "{:<36} {:>8} {:>5} {:>5}  {:<8} {}", "table", "size", "key B", "data B", "storage", "predicted memory (full)");
+    for t in &tables {
+        let size = if t.size == 0 { 1024 } else { t.size };
+        if !t.exact {
+            let _ = writeln!(out, "{:<36} {:>8} {:>5} {:>5}  {:<8} (tuple-space search: grows with entries and masks)", t.name, size, t.key_len, t.data_len, "tss");
+            continue;
+        }
+        let size32 = u32::try_from(size).unwrap_or(u32::MAX);
+        let m = p4dp_rt::table_mem_predict(size32, t.key_len, t.data_len, 100)?;
+        let (storage, entries) = match t.storage {
+            1 => ("static*", m.static_bytes),
+            2 => ("dynamic*", m.dynamic_bytes),
+            _ if m.static_storage => ("static", m.static_bytes),
+            _ => ("dynamic", m.dynamic_bytes),
+        };
+        let _ = writeln!(
+            out,
+            "{:<36} {:>8} {:>5} {:>5}  {:<8} {} (hash {} + entries {}; all static {} / all dynamic {})",
+            t.name,
+            size,
+            t.key_len,
+            t.data_len,
+            storage,
+            human(entries),
+            human(m.hash_bytes),
+            human(entries.saturating_sub(m.hash_bytes)),
+            human(m.static_bytes),
+            human(m.dynamic_bytes)
+        );
+    }
+    if tables.iter().any(|t| t.exact && t.storage != 0) {
+        let _ = writeln!(out, "(* = chosen by a @storage annotation)");
+    }
+    Ok(out)
 }

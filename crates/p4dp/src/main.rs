@@ -73,14 +73,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.cmd {
         Command::Check { c, show_ir } => compile::check(&c, show_ir),
-        Command::Build { c, out, show_ir } => compile::build(&c, &out, show_ir).map(|b| {
-            eprintln!(
-                "wrote {}, {}, {}",
-                b.c_path.display(),
-                b.so_path.display(),
-                b.p4info_path.display()
-            );
-            ExitCode::SUCCESS
+        Command::Build { c, out, show_ir } => compile::build(&c, &out, show_ir).and_then(|b| {
+            eprintln!("wrote {}, {}, {}", b.c_path.display(), b.so_path.display(), b.p4info_path.display());
+            eprint!("{}", compile::table_report(&b.so_path)?);
+            Ok(ExitCode::SUCCESS)
         }),
         Command::Run(a) => run::run(a),
         Command::Stf { c, stf, verbose } => stf::run_stf(&c, &stf, verbose),
