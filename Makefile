@@ -6,7 +6,7 @@ CARGO ?= cargo
 P4DP := target/release/p4dp
 OUT := build/example
 
-.PHONY: all setup build run test test-rust test-runtime test-corpus test-fuzz bench clean
+.PHONY: all setup build run test test-rust test-runtime test-corpus test-fuzz test-system bench clean
 
 all: build
 
@@ -23,7 +23,7 @@ run: build
 	    --port 0=$(OUT)/in0.pcap:$(OUT)/out0.pcap --port 1=:$(OUT)/out1.pcap \
 	    --port 2=:$(OUT)/out2.pcap --port 3=:$(OUT)/out3.pcap --port 4=:$(OUT)/out4.pcap
 
-test: build test-runtime test-rust test-corpus test-fuzz
+test: build test-runtime test-rust test-corpus test-system test-fuzz
 
 test-runtime: setup
 	$(MAKE) -C runtime test
@@ -37,8 +37,11 @@ test-corpus: build
 test-fuzz: build
 	bash scripts/fuzz.sh
 
+test-system: build
+	bash tests/system/iface.sh
+
 bench: build
-	$(P4DP) bench --suite issue2 --out docs/bench-results.txt
+	$(P4DP) bench --suite issue2 --out build/bench-results.txt
 
 clean:
 	rm -rf build target

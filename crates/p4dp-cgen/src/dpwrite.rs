@@ -23,7 +23,9 @@ fn has_ann(anns: &[Annotation], name: &str) -> bool {
 }
 
 fn prop_true(t: &Table, name: &str) -> bool {
-    t.other_properties.iter().any(|(n, v)| n == name && *v == Value::Bool(true))
+    t.other_properties
+        .iter()
+        .any(|(n, v)| n == name && *v == Value::Bool(true))
 }
 
 /// `pna_idle_timeout` member index (NO_TIMEOUT 0, NOTIFY_CONTROL 1, AUTO_DELETE 2), if set.
@@ -64,7 +66,11 @@ pub fn entry_lock(t: &Table) -> bool {
 
 /// `p4dp_table_info.storage` of `t` (`@storage("static" | "dynamic" | "auto")`, default AUTO).
 pub fn storage(t: &Table) -> &'static str {
-    let arg = t.annotations.iter().find(|a| a.name == "storage").and_then(|a| a.args.first());
+    let arg = t
+        .annotations
+        .iter()
+        .find(|a| a.name == "storage")
+        .and_then(|a| a.args.first());
     match arg {
         Some(AnnotationArg::String(s)) if s == "static" => "P4DP_STORAGE_STATIC",
         Some(AnnotationArg::String(s)) if s == "dynamic" => "P4DP_STORAGE_DYNAMIC",
@@ -77,7 +83,9 @@ impl Gen<'_> {
     pub fn uses_dpwrite(&self) -> bool {
         let p = self.p;
         p.tables.iter().any(|(_, t)| !table_flags(t).is_empty())
-            || p.actions.iter().any(|(_, a)| a.params.iter().any(|v| self.is_ref_var(Owner::Control(a.owner), *v)))
+            || p.actions
+                .iter()
+                .any(|(_, a)| a.params.iter().any(|v| self.is_ref_var(Owner::Control(a.owner), *v)))
     }
 
     /// The typedef of an `@__ref` parameter's pointee: the value type with the alignment the
@@ -92,7 +100,10 @@ impl Gen<'_> {
         };
         let align = if w > 128 { 1 } else { storage_size(w).min(8) };
         let name = self.namer.fresh("ref_", ct);
-        let _ = writeln!(self.types_out, "typedef {ct} __attribute__((may_alias, aligned({align}))) {name};");
+        let _ = writeln!(
+            self.types_out,
+            "typedef {ct} __attribute__((may_alias, aligned({align}))) {name};"
+        );
         self.ref_types.insert(ct.to_string(), name.clone());
         Ok(name)
     }
@@ -103,7 +114,11 @@ impl Gen<'_> {
         let ct = self.ctype(vt, span)?;
         let rt = self.ref_type(&ct, vt, span)?;
         let f = self.frame(o);
-        Ok(format!("\t\tR->{}.{} = ({rt} *)(void *)(_me->data + {off});", f.field, f.vars[v.index()]))
+        Ok(format!(
+            "\t\tR->{}.{} = ({rt} *)(void *)(_me->data + {off});",
+            f.field,
+            f.vars[v.index()]
+        ))
     }
 
     /// Points the `@__ref` parameter `v` at its frame scratch (no entry), holding `val`.
@@ -113,7 +128,11 @@ impl Gen<'_> {
         let rt = self.ref_type(&ct, vt, span)?;
         let f = self.frame(o);
         let s = self.ref_scratch(o, v);
-        Ok(format!("\t\t{s} = {val};\n\t\tR->{}.{} = ({rt} *)&{s};", f.field, f.vars[v.index()]))
+        Ok(format!(
+            "\t\t{s} = {val};\n\t\tR->{}.{} = ({rt} *)&{s};",
+            f.field,
+            f.vars[v.index()]
+        ))
     }
 
     /// PNA data-plane write externs; Ok(false) if `name` is not one.
@@ -126,7 +145,10 @@ impl Gen<'_> {
                     return unsupported(c.span, "set_entry_expire_time without a profile");
                 };
                 let x = self.expr(e)?;
-                let _ = writeln!(out, "{i}if (R->dp_entry)\n{i}\tp4dp_entry_set_expire(R->ctx, R->dp_entry, (uint32_t)({x}));");
+                let _ = writeln!(
+                    out,
+                    "{i}if (R->dp_entry)\n{i}\tp4dp_entry_set_expire(R->ctx, R->dp_entry, (uint32_t)({x}));"
+                );
             }
             "restart_expire_timer" => {
                 let _ = writeln!(out, "{i}if (R->dp_entry)\n{i}\tp4dp_entry_touch(R->ctx, R->dp_entry);");
@@ -142,7 +164,9 @@ impl Gen<'_> {
     fn add_entry(&mut self, c: &Call, level: usize, out: &mut String) -> R<()> {
         let p = self.p;
         let i = ind(level);
-        let (Some(Arg::In(name)), Some(Arg::In(params)), Some(Arg::In(prof))) = (c.args.first(), c.args.get(1), c.args.get(2)) else {
+        let (Some(Arg::In(name)), Some(Arg::In(params)), Some(Arg::In(prof))) =
+            (c.args.first(), c.args.get(1), c.args.get(2))
+        else {
             return unsupported(c.span, "add_entry with other than 3 arguments");
         };
         let ExprKind::Const(Value::String(fq)) = &name.kind else {
@@ -151,7 +175,12 @@ impl Gen<'_> {
         let Owner::Control(cid) = self.owner else {
             return unsupported(c.span, "add_entry outside a control");
         };
-        let Some(target) = p.controls[cid].actions.iter().copied().find(|a| &p.actions[*a].fq_name == fq) else {
+        let Some(target) = p.controls[cid]
+            .actions
+            .iter()
+            .copied()
+            .find(|a| &p.actions[*a].fq_name == fq)
+        else {
             return unsupported(c.span, format!("add_entry: no action `{fq}` in this control"));
         };
         let dparams = self.data_params(target)?;
@@ -174,7 +203,11 @@ impl Gen<'_> {
                 buf_len = buf_len.max(self.data_layout(a)?.1);
             }
         }
-        let _ = writeln!(out, "{i}\tuint8_t _d[{}] __attribute__((aligned(8)));\n{i}\tmemset(_d, 0, sizeof _d);", buf_len.max(1));
+        let _ = writeln!(
+            out,
+            "{i}\tuint8_t _d[{}] __attribute__((aligned(8)));\n{i}\tmemset(_d, 0, sizeof _d);",
+            buf_len.max(1)
+        );
         let _ = writeln!(out, "{i}\tconst {pct} _p = {px};");
         for ((f, _), (off, size)) in fields.iter().zip(&lay) {
             let _ = writeln!(out, "{i}\tmemcpy(_d + {off}, &_p.{f}, {size});");

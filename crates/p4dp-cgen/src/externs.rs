@@ -602,11 +602,12 @@ impl Gen<'_> {
                     }
                     Some(Arg::In(e)) => match self.p.types.get(e.ty) {
                         Type::Struct(s) if s.fields.is_empty() => "0xFFFFFFFFu".to_string(),
+                        // Deprecated form with a non-empty list: the pass happens, the listed
+                        // fields are not preserved; counted so that it is not silent.
                         _ => {
-                            return unsupported(
-                                c.span,
-                                format!("`{name}` with a non-empty field list (use `{name}_preserving_field_list` and `@field_list` annotations)"),
-                            )
+                            let what = format!("{name}({{...}}): the listed fields are not preserved (use {name}_preserving_field_list)");
+                            let _ = writeln!(out, "{i}p4dp_count_unsupported(R->ctx, {});", c_string(&what));
+                            "0xFFFFFFFFu".to_string()
                         }
                     },
                     // PNA `recirculate()`: only the flag matters.

@@ -11,9 +11,10 @@
 //! deparsed packet with `instance_type` 4. Both keep `ingress_port`; headers, standard metadata and
 //! user metadata start from zero, except the user metadata fields annotated `@field_list(N)` for
 //! the index given to `*_preserving_field_list(N)`, whose values at the end of that pass are copied
-//! (the deprecated `resubmit({})`/`recirculate({})` keep nothing; a non-empty list is rejected by
-//! externs.rs). `@field_list` is looked for on the fields of the user metadata struct and, for
-//! fields without it, recursively in nested structs. At most `V1_MAX_PASSES` (16) passes run per
+//! (the deprecated `resubmit(data)`/`recirculate(data)` keep nothing; with a non-empty list that is
+//! a known gap, counted at run time with `p4dp_count_unsupported`, see externs.rs). `@field_list`
+//! is looked for on the fields of the user metadata struct and, for fields without it, recursively
+//! in nested structs. At most `V1_MAX_PASSES` (16) passes run per
 //! input packet: the next one drops the packet and is counted with `p4dp_count_unsupported`
 //! ("resubmit/recirculate: ..."). A recirculate requested while a clone or multicast copy runs
 //! egress is not performed: it is counted with `p4dp_count_unsupported` and the copy is sent.
@@ -160,7 +161,7 @@ impl Gen<'_> {
              \tif (R->emit_overflow) {\n\t\tp4dp_count_unsupported(R->ctx, \"deparser: headers exceed P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\
              \tuint32_t elen = (R->emit_bits + 7u) / 8u;\n\
              \tuint32_t poff = S->payload_off <= pkt->len ? S->payload_off : pkt->len;\n\
-             \tif (!copy) {\n\t\tif (p4dp_pkt_finish(pkt, R->ctx->emit_buf, elen, poff, R->trunc) == 0)\n\t\t\tpkt->out_port = port;\n\t\treturn;\n\t}\n\
+             \tif (!copy) {\n\t\tif (p4dp_pkt_finish_inline(pkt, R->ctx->emit_buf, elen, poff, R->trunc) == 0)\n\t\t\tpkt->out_port = port;\n\t\treturn;\n\t}\n\
              \tuint32_t plen = pkt->len - poff;\n\
              \tif (elen + plen > P4DP_EMIT_MAX) {\n\t\tp4dp_count_unsupported(R->ctx, \"packet copy larger than P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\
              \tmemcpy(R->ctx->emit_buf + elen, pkt->data + poff, plen);\n\

@@ -138,6 +138,11 @@ pub fn digest_types(p: &Program) -> Vec<TypeId> {
                     }
                 }
                 Stmt::Block(b) => walk(b, out),
+                Stmt::Loop { pre, body, update, .. } => {
+                    walk(pre, out);
+                    walk(body, out);
+                    walk(update, out);
+                }
                 _ => {}
             }
         }

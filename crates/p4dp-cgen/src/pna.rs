@@ -84,7 +84,7 @@ impl Gen<'_> {
         o.push_str(&self.glue_call(Owner::Control(mc), &mcc.params, &[Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.mi"), Bind::Lv("S.mo")], None, "\t"));
         o.push_str("\tif (R->drop || R->pna_drop)\n\t\treturn;\n\tR->emit_bits = 0;\n\tR->emit_overflow = 0;\n");
         o.push_str(&self.glue_call(Owner::Control(md), &mdc.params, &[Bind::None, Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.mo")], None, "\t"));
-        o.push_str("\tif (R->emit_overflow) {\n\t\tp4dp_count_unsupported(ctx, \"deparser: headers exceed P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\tuint32_t poff = R->payload_off <= pkt->len ? R->payload_off : pkt->len;\n\tif (p4dp_pkt_finish(pkt, ctx->emit_buf, (R->emit_bits + 7u) / 8u, poff, 0) == 0)\n\t\tpkt->out_port = R->pna_port;\n\tif (R->recirculate)\n\t\tp4dp_count_unsupported(ctx, \"recirculate\");\n}\n");
+        o.push_str("\tif (R->emit_overflow) {\n\t\tp4dp_count_unsupported(ctx, \"deparser: headers exceed P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\tuint32_t poff = R->payload_off <= pkt->len ? R->payload_off : pkt->len;\n\tif (p4dp_pkt_finish_inline(pkt, ctx->emit_buf, (R->emit_bits + 7u) / 8u, poff, 0) == 0)\n\t\tpkt->out_port = R->pna_port;\n\tif (R->recirculate)\n\t\tp4dp_count_unsupported(ctx, \"recirculate\");\n}\n");
         Ok(o)
     }
 

@@ -211,6 +211,32 @@ impl Gen<'_> {
                 self.block(b, level + 1, out)?;
                 let _ = writeln!(out, "{i}}}");
             }
+            Stmt::Loop { pre, cond, body, update, .. } => {
+                // `update` runs at the top of every iteration but the first, so that a P4
+                // `continue` can be a C `continue` and still run it. No C loop or `switch` is
+                // emitted around statements of the body (P4 `switch` becomes an if chain), so P4
+                // `break`/`continue` are C `break`/`continue` of this `for`.
+                if update.is_empty() {
+                    let _ = writeln!(out, "{i}for (;;) {{");
+                } else {
+                    let first = self.fresh_tmp();
+                    let _ = writeln!(out, "{i}for (uint8_t {first} = 1;; {first} = 0) {{");
+                    let _ = writeln!(out, "{i}\tif (!{first}) {{");
+                    self.block(update, level + 2, out)?;
+                    let _ = writeln!(out, "{i}\t}}");
+                }
+                self.block(pre, level + 1, out)?;
+                let c = self.expr(cond)?;
+                let _ = writeln!(out, "{i}\tif (!({c}))\n{i}\t\tbreak;");
+                self.block(body, level + 1, out)?;
+                let _ = writeln!(out, "{i}}}");
+            }
+            Stmt::Break { .. } => {
+                let _ = writeln!(out, "{i}break;");
+            }
+            Stmt::Continue { .. } => {
+                let _ = writeln!(out, "{i}continue;");
+            }
         }
         Ok(())
     }

@@ -15,7 +15,10 @@ fn gen(name: &str) -> String {
         Ok(p) => p.program,
         Err((_, d)) => panic!("{name}: {:?}", d.iter().map(|x| x.message.clone()).collect::<Vec<_>>()),
     };
-    let opts = p4dp_cgen::CgenOptions { program_name: name.into(), ..Default::default() };
+    let opts = p4dp_cgen::CgenOptions {
+        program_name: name.into(),
+        ..Default::default()
+    };
     p4dp_cgen::generate_c(&prog, &opts).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
@@ -46,8 +49,14 @@ fn table_row<'a>(c: &'a str, fq: &str) -> &'a str {
 fn ref_params_point_into_the_entry() {
     let c = gen("ref_counter");
     // frame: pointers with the native layout's alignment, may_alias
-    has(&c, "typedef uint32_t __attribute__((may_alias, aligned(4))) ref_uint32_t;");
-    has(&c, "typedef uint64_t __attribute__((may_alias, aligned(8))) ref_uint64_t;");
+    has(
+        &c,
+        "typedef uint32_t __attribute__((may_alias, aligned(4))) ref_uint32_t;",
+    );
+    has(
+        &c,
+        "typedef uint64_t __attribute__((may_alias, aligned(8))) ref_uint64_t;",
+    );
     has(&c, "ref_uint32_t *v_n; /* @__ref */");
     // the table binds them to the hit entry's data at the params' offsets (n at 0, acc at 8)
     let t = function(&c, "static int tbl_ingress_flows(struct gst *R");
@@ -61,7 +70,10 @@ fn ref_params_point_into_the_entry() {
     has(a, "R->f_incr.v_x = (*R->f_ingress.v_n);");
     has(a, "(*R->f_ingress.v_n) = R->f_incr.v_x;");
     // no lock, no idle timer, no add-on-miss context for this table
-    assert!(!t.contains("p4dp_entry_lock") && !t.contains("p4dp_entry_touch") && !t.contains("R->dp_key"), "{t}");
+    assert!(
+        !t.contains("p4dp_entry_lock") && !t.contains("p4dp_entry_touch") && !t.contains("R->dp_key"),
+        "{t}"
+    );
     has(table_row(&c, "ingress.flows"), ".flags = 0,");
     has(table_row(&c, "ingress.flows"), ".storage = P4DP_STORAGE_STATIC }");
 }
@@ -82,8 +94,14 @@ fn ref_on_default_action_binds_the_default_entry() {
 fn entry_lock_brackets_the_action() {
     let c = gen("entry_lock");
     let t = function(&c, "static int tbl_ingress_by_port(struct gst *R");
-    has(t, "p4dp_entry_lock(_me);\n\t\t_rc = act_ingress_shared(R);\n\t\tp4dp_entry_unlock(_me);");
-    has(t, "p4dp_entry_lock(_me);\n\t\t_rc = act_ingress_other(R);\n\t\tp4dp_entry_unlock(_me);");
+    has(
+        t,
+        "p4dp_entry_lock(_me);\n\t\t_rc = act_ingress_shared(R);\n\t\tp4dp_entry_unlock(_me);",
+    );
+    has(
+        t,
+        "p4dp_entry_lock(_me);\n\t\t_rc = act_ingress_other(R);\n\t\tp4dp_entry_unlock(_me);",
+    );
     let row = table_row(&c, "ingress.by_port");
     has(row, ".flags = P4DP_TABLE_F_ENTRY_LOCK,");
     has(row, ".storage = P4DP_STORAGE_DYNAMIC }");
@@ -94,7 +112,10 @@ fn add_on_miss_calls_dp_add_with_the_lookup_key() {
     let c = gen("pna_add_on_miss");
     has(&c, "#include \"p4dp/dpwrite.h\"");
     let t = function(&c, "static int tbl_MainControlImpl_flows(struct gst *R");
-    has(t, "R->dp_entry = _hit ? _me : NULL;\n\tR->dp_key = key;\n\tR->dp_table = 0u;");
+    has(
+        t,
+        "R->dp_entry = _hit ? _me : NULL;\n\tR->dp_key = key;\n\tR->dp_table = 0u;",
+    );
     // the context is cleared before the key buffer dies
     has(t, "\tR->dp_entry = NULL;\n\tR->dp_key = NULL;\n\treturn _rc;");
     assert!(!t.contains("p4dp_entry_touch"), "no idle timeout on this table:\n{t}");
@@ -105,8 +126,14 @@ fn add_on_miss_calls_dp_add_with_the_lookup_key() {
     has(a, "memcpy(_d + 0, &_p.f_tag, 2);");
     has(a, "memcpy(_d + 2, &_p.f_mark, 1);");
     // action 0 of p4dp_program.actions is `known`
-    has(&c, "static const struct p4dp_action_info md_actions[] = {\n\t{ \"MainControlImpl.known\",");
-    has(a, "R->dp_key ? p4dp_table_dp_add(R->ctx, R->dp_table, R->dp_key, 0u, _d, (uint32_t)(((uint8_t)0x0u))) : -1;");
+    has(
+        &c,
+        "static const struct p4dp_action_info md_actions[] = {\n\t{ \"MainControlImpl.known\",",
+    );
+    has(
+        a,
+        "R->dp_key ? p4dp_table_dp_add(R->ctx, R->dp_table, R->dp_key, 0u, _d, (uint32_t)(((uint8_t)0x0u))) : -1;",
+    );
     has(a, "R->f_MainControlImpl.v_tmp_1 = (uint8_t)(_r == 0);");
     let row = table_row(&c, "MainControlImpl.flows");
     has(row, ".flags = P4DP_TABLE_F_DEFAULT_CONST | P4DP_TABLE_F_ADD_ON_MISS,");
@@ -117,16 +144,28 @@ fn add_on_miss_calls_dp_add_with_the_lookup_key() {
 fn idle_timeout_touches_hits_and_lowers_expire_externs() {
     let c = gen("pna_idle_timeout");
     let t = function(&c, "static int tbl_MainControlImpl_flows(struct gst *R");
-    has(t, "if (_hit) {\n\t\tR->entry_index = e->index;\n\t\tp4dp_entry_touch(R->ctx, _me);");
+    has(
+        t,
+        "if (_hit) {\n\t\tR->entry_index = e->index;\n\t\tp4dp_entry_touch(R->ctx, _me);",
+    );
     let a = function(&c, "static int act_MainControlImpl_known(struct gst *R)");
-    has(a, "if (R->dp_entry)\n\t\t\tp4dp_entry_set_expire(R->ctx, R->dp_entry, (uint32_t)(");
+    has(
+        a,
+        "if (R->dp_entry)\n\t\t\tp4dp_entry_set_expire(R->ctx, R->dp_entry, (uint32_t)(",
+    );
     has(a, "if (R->dp_entry)\n\t\t\tp4dp_entry_touch(R->ctx, R->dp_entry);");
-    has(table_row(&c, "MainControlImpl.flows"), ".flags = P4DP_TABLE_F_DEFAULT_CONST | P4DP_TABLE_F_ADD_ON_MISS | P4DP_TABLE_F_IDLE_AUTO_DELETE,");
+    has(
+        table_row(&c, "MainControlImpl.flows"),
+        ".flags = P4DP_TABLE_F_DEFAULT_CONST | P4DP_TABLE_F_ADD_ON_MISS | P4DP_TABLE_F_IDLE_AUTO_DELETE,",
+    );
 }
 
 #[test]
 fn programs_without_dp_writes_are_unchanged() {
     let c = gen("action_params_cp");
-    assert!(!c.contains("dpwrite.h") && !c.contains("struct p4dp_entry *_me") && !c.contains("R->dp_key ="), "plain tables must not pay for data-plane writes");
+    assert!(
+        !c.contains("dpwrite.h") && !c.contains("struct p4dp_entry *_me") && !c.contains("R->dp_key ="),
+        "plain tables must not pay for data-plane writes"
+    );
     has(table_row(&c, "ingress.t"), ".storage = P4DP_STORAGE_AUTO }");
 }

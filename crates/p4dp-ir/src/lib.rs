@@ -21,6 +21,10 @@
 //!   locals of the control's actions. No recursion exists in P4, so every variable has exactly one
 //!   storage slot per owner instance.
 //! * **Validated before emission.** Back ends take a [`ValidProgram`], which only [`validate`] produces.
+//! * **One loop form.** P4_16 `for` loops (both forms) are [`Stmt::Loop`]: repeat { `pre`; leave if
+//!   `cond` is false; `body`; `update` }, with [`Stmt::Break`]/[`Stmt::Continue`] referring to the
+//!   innermost enclosing loop (`Continue` goes on with `update`). Sema lowers `for (T x in stack)` and
+//!   `for (T x in lo .. hi)` to an index/counter loop.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -358,6 +362,13 @@ pub enum Stmt {
     /// and go to `reject`.
     Verify { cond: Expr, error: Expr, span: Span },
     Block(Block),
+    /// A loop: repeat { run `pre` (the statements computing `cond`, e.g. hoisted calls); leave the
+    /// loop if `cond` (`bool`) is false; run `body`; run `update` }.
+    Loop { pre: Block, cond: Expr, body: Block, update: Block, span: Span },
+    /// Leave the innermost enclosing [`Stmt::Loop`] (allowed in its `body` and `update`).
+    Break { span: Span },
+    /// Go on with the `update` of the innermost enclosing [`Stmt::Loop`] (allowed in its `body`).
+    Continue { span: Span },
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -320,6 +320,18 @@ impl<'a> Printer<'a> {
                 self.block(b);
                 self.line("}");
             }
+            Stmt::Loop { pre, cond, body, update, .. } => {
+                self.line("loop {");
+                self.block(pre);
+                let l = format!("  if (!{}) break;", self.expr(cond));
+                self.line(&l);
+                self.block(body);
+                self.line("} update {");
+                self.block(update);
+                self.line("}");
+            }
+            Stmt::Break { .. } => self.line("break;"),
+            Stmt::Continue { .. } => self.line("continue;"),
         }
     }
 

@@ -43,6 +43,9 @@ struct Ctx<'a> {
     vars: &'a Arena<Var>,
     errs: Vec<ValidationError>,
     owner: String,
+    /// Enclosing `Loop` bodies (`Break`/`Continue` need one); `Break` only in `update`.
+    loops: u32,
+    in_update: u32,
 }
 
 impl Ctx<'_> {
@@ -217,6 +220,30 @@ impl Ctx<'_> {
                 self.expr(error);
             }
             Stmt::Block(b) => self.block(b),
+            Stmt::Loop { pre, cond, body, update, span } => {
+                self.block(pre);
+                self.expr(cond);
+                if !matches!(self.p.types.get(cond.ty), Type::Bool) {
+                    self.err(*span, "loop condition must be bool".into());
+                }
+                let saved = (self.loops, self.in_update);
+                self.loops += 1;
+                self.in_update = 0;
+                self.block(body);
+                self.in_update = 1;
+                self.block(update);
+                (self.loops, self.in_update) = saved;
+            }
+            Stmt::Break { span } => {
+                if self.loops == 0 {
+                    self.err(*span, "`break` outside a loop".into());
+                }
+            }
+            Stmt::Continue { span } => {
+                if self.loops == 0 || self.in_update > 0 {
+                    self.err(*span, "`continue` outside a loop body".into());
+                }
+            }
         }
     }
 }
@@ -225,7 +252,7 @@ impl Ctx<'_> {
 pub fn validate(p: Program) -> Result<ValidProgram, Vec<ValidationError>> {
     let mut errs = Vec::new();
     for (_, c) in p.controls.iter() {
-        let mut cx = Ctx { p: &p, vars: &c.vars, errs: Vec::new(), owner: format!("control {}", c.path) };
+        let mut cx = Ctx { p: &p, vars: &c.vars, errs: Vec::new(), loops: 0, in_update: 0, owner: format!("control {}", c.path) };
         cx.block(&c.body);
         for a in &c.actions {
             cx.block(&p.actions[*a].body);
@@ -238,7 +265,7 @@ pub fn validate(p: Program) -> Result<ValidProgram, Vec<ValidationError>> {
         errs.append(&mut cx.errs);
     }
     for (_, pr) in p.parsers.iter() {
-        let mut cx = Ctx { p: &p, vars: &pr.vars, errs: Vec::new(), owner: format!("parser {}", pr.path) };
+        let mut cx = Ctx { p: &p, vars: &pr.vars, errs: Vec::new(), loops: 0, in_update: 0, owner: format!("parser {}", pr.path) };
         cx.block(&pr.init);
         for (_, st) in pr.states.iter() {
             cx.block(&st.body);
@@ -256,7 +283,7 @@ pub fn validate(p: Program) -> Result<ValidProgram, Vec<ValidationError>> {
         errs.append(&mut cx.errs);
     }
     for (_, f) in p.functions.iter() {
-        let mut cx = Ctx { p: &p, vars: &f.vars, errs: Vec::new(), owner: format!("function {}", f.name) };
+        let mut cx = Ctx { p: &p, vars: &f.vars, errs: Vec::new(), loops: 0, in_update: 0, owner: format!("function {}", f.name) };
         cx.block(&f.body);
         errs.append(&mut cx.errs);
     }

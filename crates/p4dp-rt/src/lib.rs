@@ -10,6 +10,7 @@
 //! `cargo:rustc-link-arg=-Wl,-rpath,$DEP_P4DP_RT_LIB_DIR` from its build script (see [`lib_dir`]).
 
 pub mod bench;
+pub mod bench_dp;
 mod ffi;
 pub mod inspect;
 mod runtime;

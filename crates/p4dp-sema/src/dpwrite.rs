@@ -41,7 +41,9 @@ fn sspan(s: ir::Span) -> Span {
 
 /// A property of `t` that is the boolean `true`.
 fn prop_true(t: &ir::Table, name: &str) -> bool {
-    t.other_properties.iter().any(|(n, v)| n == name && *v == Value::Bool(true))
+    t.other_properties
+        .iter()
+        .any(|(n, v)| n == name && *v == Value::Bool(true))
 }
 
 /// Whether table `t` has `add_on_miss = true`.
@@ -53,7 +55,9 @@ pub fn add_on_miss(t: &ir::Table) -> bool {
 pub fn has_idle_timeout(t: &ir::Table) -> bool {
     prop_true(t, "support_timeout")
         || prop_true(t, "idle_timeout_with_auto_delete")
-        || t.other_properties.iter().any(|(n, v)| n == "pna_idle_timeout" && matches!(v, Value::Enum(1) | Value::Enum(2)))
+        || t.other_properties
+            .iter()
+            .any(|(n, v)| n == "pna_idle_timeout" && matches!(v, Value::Enum(1) | Value::Enum(2)))
 }
 
 /// Visits every call in a block (recursively into nested blocks).
@@ -160,19 +164,29 @@ impl<'a> Sema<'a> {
     /// Type-checks a data-plane-write table property; `None` if `name` is not one or the value is
     /// wrong (reported).
     pub(crate) fn dp_property(&mut self, name: &str, v: &CVal, span: Span) -> Option<Option<Value>> {
-        let want_bool = matches!(name, "add_on_miss" | "idle_timeout_with_auto_delete" | "support_timeout");
+        let want_bool = matches!(
+            name,
+            "add_on_miss" | "idle_timeout_with_auto_delete" | "support_timeout"
+        );
         if want_bool {
             return Some(match v {
                 CVal::V(Value::Bool(b), _) => Some(Value::Bool(*b)),
                 _ => {
-                    self.err("E0405", format!("table property `{name}` must be a `bool` constant"), span, "expected `true` or `false`");
+                    self.err(
+                        "E0405",
+                        format!("table property `{name}` must be a `bool` constant"),
+                        span,
+                        "expected `true` or `false`",
+                    );
                     None
                 }
             });
         }
         if name == "pna_idle_timeout" {
             return Some(match v {
-                CVal::V(Value::Enum(i), t) if matches!(self.p.types.get(*t), Type::Enum { name, .. } if name == "PNA_IdleTimeout_t") => Some(Value::Enum(*i)),
+                CVal::V(Value::Enum(i), t) if matches!(self.p.types.get(*t), Type::Enum { name, .. } if name == "PNA_IdleTimeout_t") => {
+                    Some(Value::Enum(*i))
+                }
                 _ => {
                     self.err(
                         "E0405",
@@ -191,12 +205,16 @@ impl<'a> Sema<'a> {
     pub(crate) fn check_dp_table(&mut self, td: &'a ast::TableDecl, table: &ir::Table) {
         for a in &td.annotations {
             match a.name.name.as_str() {
-                ENTRY_LOCK_ANNOTATION => {
+                ENTRY_LOCK_ANNOTATION
                     if !matches!(&a.body, ast::AnnotationBody::Empty)
-                        && !matches!(&a.body, ast::AnnotationBody::Unstructured { tokens, .. } if tokens.is_empty())
-                    {
-                        self.err("E0412", "`@entry_lock` takes no arguments", a.span, "remove the arguments");
-                    }
+                        && !matches!(&a.body, ast::AnnotationBody::Unstructured { tokens, .. } if tokens.is_empty()) =>
+                {
+                    self.err(
+                        "E0412",
+                        "`@entry_lock` takes no arguments",
+                        a.span,
+                        "remove the arguments",
+                    );
                 }
                 STORAGE_ANNOTATION => {
                     let ir_ann = self.annotations(std::slice::from_ref(a));
@@ -210,14 +228,12 @@ impl<'a> Sema<'a> {
                             "bad storage",
                         );
                     } else if table.keys.iter().any(|k| k.match_kind != "exact") {
-                        self.report(
-                            Diagnostic::warning(
-                                "E0412",
-                                "`@storage` only affects tables whose keys are all `exact`",
-                                a.span,
-                                "ignored for this table",
-                            ),
-                        );
+                        self.report(Diagnostic::warning(
+                            "E0412",
+                            "`@storage` only affects tables whose keys are all `exact`",
+                            a.span,
+                            "ignored for this table",
+                        ));
                     }
                 }
                 _ => {}
@@ -227,7 +243,10 @@ impl<'a> Sema<'a> {
             if let Some(k) = table.keys.iter().find(|k| k.match_kind != "exact") {
                 self.err(
                     "E0405",
-                    format!("table `{}` has `add_on_miss = true` but its key `{}` is `{}`", table.name, k.name, k.match_kind),
+                    format!(
+                        "table `{}` has `add_on_miss = true` but its key `{}` is `{}`",
+                        table.name, k.name, k.match_kind
+                    ),
                     sspan(k.expr.span),
                     "add-on-miss tables need only `exact` keys",
                 );
@@ -282,7 +301,15 @@ impl<'a> Sema<'a> {
             } else {
                 "call it in an action of a table with `pna_idle_timeout` set"
             };
-            self.report(Diagnostic::error("E0407", format!("`{n}` called {where_}"), sspan(sp), "only allowed in an action").with_help(help));
+            self.report(
+                Diagnostic::error(
+                    "E0407",
+                    format!("`{n}` called {where_}"),
+                    sspan(sp),
+                    "only allowed in an action",
+                )
+                .with_help(help),
+            );
         }
 
         // Calls in actions.
@@ -304,10 +331,19 @@ impl<'a> Sema<'a> {
                 .collect();
             let aname = self.p.actions[aid].name.clone();
             if users.is_empty() {
-                let what = if n == ADD_ENTRY { "the default action of a table with `add_on_miss = true`" } else { "an action of a table with an idle timeout" };
+                let what = if n == ADD_ENTRY {
+                    "the default action of a table with `add_on_miss = true`"
+                } else {
+                    "an action of a table with an idle timeout"
+                };
                 self.report(
-                    Diagnostic::error("E0407", format!("`{n}` called in action `{aname}`, which no table uses"), sspan(call.span), format!("only allowed in {what}"))
-                        .with_note("a call outside a table's action has no entry to act on"),
+                    Diagnostic::error(
+                        "E0407",
+                        format!("`{n}` called in action `{aname}`, which no table uses"),
+                        sspan(call.span),
+                        format!("only allowed in {what}"),
+                    )
+                    .with_note("a call outside a table's action has no entry to act on"),
                 );
                 continue;
             }
@@ -367,7 +403,12 @@ impl<'a> Sema<'a> {
             _ => None,
         };
         let Some((s, ssp)) = name else {
-            self.err("E0401", "`add_entry`'s action name must be a string literal", csp, "not a constant string");
+            self.err(
+                "E0401",
+                "`add_entry`'s action name must be a string literal",
+                csp,
+                "not a constant string",
+            );
             return;
         };
         let owner = self.p.actions[aid].owner;
@@ -378,7 +419,12 @@ impl<'a> Sema<'a> {
             .find(|a| self.p.actions[*a].name == s)
             .or_else(|| cands.iter().copied().find(|a| self.p.actions[*a].fq_name == s));
         let Some(target) = target else {
-            self.err("E0207", format!("`add_entry` names the action `{s}`, which does not exist"), ssp, "unknown action");
+            self.err(
+                "E0207",
+                format!("`add_entry` names the action `{s}`, which does not exist"),
+                ssp,
+                "unknown action",
+            );
             return;
         };
         for t in users {
@@ -387,8 +433,13 @@ impl<'a> Sema<'a> {
                 ok = false;
                 let (tname, tsp) = (tb.name.clone(), sspan(tb.span));
                 self.report(
-                    Diagnostic::error("E0207", format!("`add_entry` names the action `{s}`, which is not an action of table `{tname}`"), ssp, "not in the table's `actions`")
-                        .with_secondary(tsp, "this table"),
+                    Diagnostic::error(
+                        "E0207",
+                        format!("`add_entry` names the action `{s}`, which is not an action of table `{tname}`"),
+                        ssp,
+                        "not in the table's `actions`",
+                    )
+                    .with_secondary(tsp, "this table"),
                 );
             }
         }
@@ -410,27 +461,37 @@ impl<'a> Sema<'a> {
             Type::Struct(st) => Some(st.fields.iter().map(|f| f.ty).collect()),
             _ => None,
         });
-        let shape = |s: &Sema, ts: &[ir::TypeId]| ts.iter().map(|t| p4dp_ir::print::type_name(&s.p.types, *t)).collect::<Vec<_>>().join(", ");
+        let shape = |s: &Sema, ts: &[ir::TypeId]| {
+            ts.iter()
+                .map(|t| p4dp_ir::print::type_name(&s.p.types, *t))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let want = shape(self, &data.iter().map(|d| d.1).collect::<Vec<_>>());
         match fields {
             None => {
                 ok = false;
                 self.report(
-                    Diagnostic::error("E0301", "`add_entry`'s action parameters must be a struct", psp, "not a struct")
-                        .with_help(format!("pass a struct with the fields ({want}) of action `{s}`'s directionless parameters")),
+                    Diagnostic::error(
+                        "E0301",
+                        "`add_entry`'s action parameters must be a struct",
+                        psp,
+                        "not a struct",
+                    )
+                    .with_help(format!(
+                        "pass a struct with the fields ({want}) of action `{s}`'s directionless parameters"
+                    )),
                 );
             }
             Some(fs) if fs != data.iter().map(|d| d.1).collect::<Vec<_>>() => {
                 ok = false;
                 let got = shape(self, &fs);
-                self.report(
-                    Diagnostic::error(
-                        "E0301",
-                        format!("`add_entry`'s parameter struct does not match action `{s}`"),
-                        psp,
-                        format!("fields ({got}), but the action's directionless parameters are ({want})"),
-                    ),
-                );
+                self.report(Diagnostic::error(
+                    "E0301",
+                    format!("`add_entry`'s parameter struct does not match action `{s}`"),
+                    psp,
+                    format!("fields ({got}), but the action's directionless parameters are ({want})"),
+                ));
             }
             Some(_) => {}
         }

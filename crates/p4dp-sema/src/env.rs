@@ -60,6 +60,8 @@ pub(crate) struct Owner {
     /// Parser states by name.
     pub states: HashMap<String, ir::StateId>,
     pub ntmp: u32,
+    /// Nesting depth of `for` loops being lowered (`break`/`continue` need one).
+    pub loops: u32,
     /// Compiler temporaries (written once, so never need a snapshot).
     pub temps: std::collections::HashSet<ir::VarId>,
 }
@@ -84,6 +86,7 @@ impl Owner {
             value_sets: Vec::new(),
             states: HashMap::new(),
             ntmp: 0,
+            loops: 0,
             temps: std::collections::HashSet::new(),
         }
     }

@@ -100,6 +100,7 @@ mod dpwrite;
 mod elab;
 mod env;
 mod expr;
+mod loops;
 mod ops;
 mod parser;
 mod stmt;

@@ -22,7 +22,7 @@ impl<'a> Sema<'a> {
         out
     }
 
-    fn scoped(&mut self, s: &'a ast::Stmt) -> Vec<Stmt> {
+    pub(crate) fn scoped(&mut self, s: &'a ast::Stmt) -> Vec<Stmt> {
         if let ast::StmtKind::Block(b) = &s.kind {
             return self.block(b);
         }
@@ -160,12 +160,13 @@ impl<'a> Sema<'a> {
             ast::StmtKind::Return(v) => self.return_stmt(s.span, v.as_ref(), out),
             ast::StmtKind::Empty | ast::StmtKind::Invalid => {}
             ast::StmtKind::Decl(d) => self.local_decl(d, out),
-            ast::StmtKind::For { .. } | ast::StmtKind::ForIn { .. } => {
-                self.err("E0404", "`for` loops are not supported by p4dp", s.span, "unsupported");
+            ast::StmtKind::For { init, cond, update, body } => {
+                self.for_stmt(s.span, init, cond.as_ref(), update, body, out);
             }
-            ast::StmtKind::Break | ast::StmtKind::Continue => {
-                self.err("E0402", "`break`/`continue` outside a loop", s.span, "not in a loop");
+            ast::StmtKind::ForIn { ty, var, range, body, .. } => {
+                self.for_in_stmt(s.span, ty.as_ref(), var, range, body, out);
             }
+            ast::StmtKind::Break | ast::StmtKind::Continue => self.loop_jump(s, out),
         }
     }
 

@@ -21,6 +21,8 @@ pub enum Suite {
     /// benches/minimal.p4 vs the floor (target <= 1.25x) and benches/l3_exact.p4 with 2^20
     /// entries vs floor + one bulk lookup (target <= 1.3x).
     Issue2,
+    /// Data-plane table writes (seeds 000 and 001, 1 vs 2 workers): see crate::bench_dp.
+    Issue3,
 }
 
 #[derive(Args, Debug)]
@@ -93,6 +95,15 @@ pub struct BenchArgs {
     /// Where to keep compiled programs (default: a temporary directory).
     #[arg(long)]
     pub build_dir: Option<PathBuf>,
+    /// --suite issue3: smallest table, log2 of the entries.
+    #[arg(long, default_value_t = 0)]
+    pub min_log2: u32,
+    /// --suite issue3: largest table, log2 of the entries (at most 22).
+    #[arg(long, default_value_t = 22)]
+    pub max_log2: u32,
+    /// --suite issue3: measurement window of each seed-001 run in seconds (default 25; 40 at burst 1).
+    #[arg(long)]
+    pub s001_secs: Option<f64>,
 }
 
 /// One experiment: a program, its table setup, and the target ratio.
@@ -497,7 +508,11 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     if !(a.duration > 0.0 && a.duration <= 3600.0) || !(a.warmup >= 0.0 && a.warmup <= 3600.0) {
         bail!("--duration must be in (0, 3600] and --warmup in [0, 3600] seconds");
     }
+    if a.suite == Some(Suite::Issue3) {
+        return crate::bench_dp::suite_issue3(&a);
+    }
     let experiments: Vec<Experiment> = match (&a.suite, &a.program) {
+        (Some(Suite::Issue3), _) => bail!("internal error: --suite issue3 is dispatched above"),
         (Some(Suite::Issue2), _) => {
             let dir = compile::home().join("benches");
             vec![

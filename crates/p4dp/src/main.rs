@@ -1,6 +1,7 @@
 //! `p4dp`: the command-line tool. The only crate with user-facing argument parsing.
 
 mod bench;
+mod bench_dp;
 mod compile;
 mod entries;
 mod run;

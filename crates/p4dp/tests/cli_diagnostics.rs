@@ -57,8 +57,8 @@ fn cgen_error_has_source_location() {
     assert!(!ok, "accepted:\n{err}");
     assert!(err.contains("error[E0501]"), "{err}");
     assert!(err.contains("method `twice` of extern `Doubler`"), "{err}");
-    // Line 13 of the program (the apply body), and the source line itself.
-    assert!(err.contains("cgen_err.p4:13:"), "{err}");
+    // Line 14 of the program (the apply body), and the source line itself.
+    assert!(err.contains("cgen_err.p4:14:"), "{err}");
     assert!(err.contains("hdr.h.b = dbl.twice(hdr.h.a);"), "{err}");
     assert!(!err.contains("bytes"), "{err}");
     let _ = std::fs::remove_file(&p);
@@ -74,7 +74,7 @@ fn compatibility_warnings_are_printed() {
     let p = scratch("compat_warn.p4", &text);
     let (ok, err) = p4dp(&["check", p.to_str().unwrap()]);
     assert!(ok, "rejected:\n{err}");
-    assert!(err.contains("warning[W0101]") && err.contains("compat_warn.p4:12:"), "{err}");
-    assert!(err.contains("warning[W0301]") && err.contains("compat_warn.p4:14:"), "{err}");
+    assert!(err.contains("warning[W0101]") && err.contains("compat_warn.p4:13:"), "{err}");
+    assert!(err.contains("warning[W0301]") && err.contains("compat_warn.p4:15:"), "{err}");
     let _ = std::fs::remove_file(&p);
 }

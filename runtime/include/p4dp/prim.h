@@ -337,6 +337,37 @@ static inline void p4dp_st_be128(uint8_t *p, unsigned n, p4dp_u128 v)
 	p4dp_st_be(p + n - 8, 8, (uint64_t)v);
 }
 
+/** memmove() of @p n bytes, inline for n <= 32 (perf: headers in front of the payload). All
+ *  loads happen before the stores, so overlapping buffers are fine. */
+static inline void p4dp_move_small(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	if (n >= 8 && n <= 16) {
+		uint64_t a, b;
+		memcpy(&a, src, 8);
+		memcpy(&b, src + n - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy(dst + n - 8, &b, 8);
+	} else if (n > 16 && n <= 32) {
+		uint64_t a, b, c, d;
+		memcpy(&a, src, 8);
+		memcpy(&b, src + 8, 8);
+		memcpy(&c, src + n - 16, 8);
+		memcpy(&d, src + n - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy(dst + 8, &b, 8);
+		memcpy(dst + n - 16, &c, 8);
+		memcpy(dst + n - 8, &d, 8);
+	} else if (n >= 4 && n < 8) {
+		uint32_t a, b;
+		memcpy(&a, src, 4);
+		memcpy(&b, src + n - 4, 4);
+		memcpy(dst, &a, 4);
+		memcpy(dst + n - 4, &b, 4);
+	} else {
+		memmove(dst, src, n);
+	}
+}
+
 /** Compare @p n bytes (wide values); returns 1 when equal. */
 static inline int p4dp_bytes_eq(const uint8_t *a, const uint8_t *b, uint32_t n)
 {
