@@ -347,14 +347,19 @@ static int find_bench_ports(uint32_t np, uint16_t *ports, uint32_t *seq_out)
 	bool found[P4DP_RT_MAX_PORTS] = {false};
 	uint32_t seq = UINT32_MAX;
 	uint16_t pid;
+	char seen[256] = "";
 	RTE_ETH_FOREACH_DEV(pid)
 	{
 		char name[RTE_ETH_NAME_MAX_LEN];
 		if (rte_eth_dev_get_name_by_port(pid, name) != 0)
 			continue;
+		size_t sl = strlen(seen);
+		snprintf(seen + sl, sizeof(seen) - sl, " %s", name);
 		unsigned s, i;
 		int end = 0;
-		if (sscanf(name, "p4dpb%u_%u%n", &s, &i, &end) != 2 || name[end] != '\0')
+		/* rte_eth_from_rings() names the ethdev "net_ring_<name>" */
+		const char *nm = strncmp(name, "net_ring_", 9) == 0 ? name + 9 : name;
+		if (sscanf(nm, "p4dpb%u_%u%n", &s, &i, &end) != 2 || nm[end] != '\0')
 			continue;
 		if (seq != UINT32_MAX && s != seq)
 			return rt_errc(-EINVAL, "bench tap: more than one bench exists");
@@ -366,7 +371,8 @@ static int find_bench_ports(uint32_t np, uint16_t *ports, uint32_t *seq_out)
 	}
 	for (uint32_t i = 0; i < np; i++)
 		if (!found[i])
-			return rt_errc(-ENODEV, "bench tap: bench port %u not found (create the bench first)", i);
+			return rt_errc(-ENODEV, "bench tap: bench port %u not found (create the bench first; ports:%s)", i,
+				       seen);
 	*seq_out = seq;
 	return 0;
 }

@@ -194,8 +194,49 @@ static void test_rand(void)
 	CHECK_EQ(p4dp_rand_range(&st, 7, 3), 7);
 }
 
+/* perf helpers: fixed-size big-endian loads/stores and the small move agree with the bit accessors */
+static void test_be_fixed(void)
+{
+	uint8_t buf[40], ref[40];
+	for (unsigned i = 0; i < sizeof buf; i++)
+		buf[i] = (uint8_t)(i * 37u + 11u);
+	for (unsigned n = 1; n <= 8; n++)
+		for (unsigned off = 0; off < 8; off++) {
+			CHECK_EQ(p4dp_ld_be(buf + off, n), p4dp_bits_get64(buf, off * 8u, n * 8u));
+			uint64_t v = 0x0123456789abcdefull * (n + off);
+			memcpy(ref, buf, sizeof ref);
+			p4dp_bits_set64(ref, off * 8u, n * 8u, v & p4dp_mask64(n * 8u));
+			uint8_t t[40];
+			memcpy(t, buf, sizeof t);
+			p4dp_st_be(t + off, n, v & p4dp_mask64(n * 8u));
+			CHECK_EQ(memcmp(t, ref, sizeof t), 0);
+		}
+	for (unsigned n = 9; n <= 16; n++) {
+		p4dp_u128 v = p4dp_ld_be128(buf + 3, n);
+		CHECK_EQ((uint64_t)v, p4dp_bits_get64(buf, 3u * 8u + (n - 8u) * 8u, 64));
+		CHECK_EQ((uint64_t)(v >> 64), p4dp_bits_get64(buf, 24, (n - 8u) * 8u));
+		uint8_t t[40];
+		memset(t, 0, sizeof t);
+		p4dp_st_be128(t + 3, n, v);
+		CHECK_EQ(memcmp(t + 3, buf + 3, n), 0);
+		CHECK_EQ(t[2] | t[3 + n], 0);
+	}
+	for (unsigned n = 0; n <= 40 - 4; n++) /* overlapping both ways, and disjoint */
+		for (int shift = -4; shift <= 4; shift += 4) {
+			uint8_t a[48], b[48];
+			for (unsigned i = 0; i < sizeof a; i++)
+				a[i] = b[i] = (uint8_t)(i + 1u);
+			if (n + 4u + (unsigned)(shift < 0 ? 0 : shift) > sizeof a - 4u)
+				continue;
+			p4dp_move_small(a + 4 + shift, a + 4, n);
+			memmove(b + 4 + shift, b + 4, n);
+			CHECK_EQ(memcmp(a, b, sizeof a), 0);
+		}
+}
+
 int main(void)
 {
+	test_be_fixed();
 	test_crc();
 	test_csum();
 	test_xor_identity();

@@ -21,6 +21,7 @@ use p4dp_ir::*;
 mod ctype;
 mod dpwrite;
 mod expr;
+mod burst;
 mod externs;
 mod fastio;
 mod glue;
@@ -119,6 +120,8 @@ pub(crate) struct Gen<'a> {
     /// In a parser: the label rejecting the current parser.
     pub reject_label: Option<String>,
     pub tmp: u32,
+    /// The table `process_burst` stages (burst.rs), if any.
+    pub staged: Option<TableId>,
 }
 
 impl<'a> Gen<'a> {
@@ -204,6 +207,7 @@ impl<'a> Gen<'a> {
             owner: Owner::Control(Id::new(0)),
             reject_label: None,
             tmp: 0,
+            staged: None,
         }
     }
 
@@ -321,6 +325,8 @@ impl<'a> Gen<'a> {
              \tconst uint8_t *dp_key; /* key the running table action's table was looked up with */\n\
              \tuint32_t dp_table;    /* index of that table */\n\
              \tuint32_t pna_drop, pna_port; /* PNA forwarding decision */\n\
+             \tconst uint8_t *st_key; /* process_burst: key the staged table was looked up with (or NULL) */\n\
+             \tconst struct p4dp_entry *st_entry; /* and its entry (NULL: miss) */\n\
              \tint32_t clone_type;  /* -1 none, 0 I2E, 1 E2E; members from here on are set explicitly */\n\
              \tuint32_t clone_session;\n\
              \tuint32_t resubmit, recirculate;\n",
@@ -340,6 +346,7 @@ pub fn generate_c(p: &ValidProgram, opts: &CgenOptions) -> Result<String, CgenEr
     let p = p.program();
     let mut g = Gen::new(p, opts);
     g.plan()?;
+    g.staged = g.plan_stage();
     let frames = g.emit_frames()?;
     // bodies
     for c in p.controls.ids() {
@@ -354,7 +361,11 @@ pub fn generate_c(p: &ValidProgram, opts: &CgenOptions) -> Result<String, CgenEr
     for t in p.tables.ids() {
         g.emit_table(t)?;
     }
-    let glue = g.emit_glue()?;
+    let mut glue = g.emit_glue()?;
+    if let Some(b) = g.emit_burst()? {
+        glue.push('\n');
+        glue.push_str(&b);
+    }
     let meta = g.emit_metadata()?;
     let mut out = String::new();
     let _ = writeln!(

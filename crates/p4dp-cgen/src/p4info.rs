@@ -163,6 +163,10 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
             let _ = writeln!(w.out, "  direct_resource_ids: {}", w.ids.externs[x.index()]);
         }
         let _ = writeln!(w.out, "  size: {}", t.size.unwrap_or(crate::tables::DEFAULT_TABLE_SIZE));
+        if crate::dpwrite::table_flags(t).contains(&"P4DP_TABLE_F_IDLE_NOTIFY") {
+            // the control plane receives IdleTimeoutNotifications for this table
+            w.out.push_str("  idle_timeout_behavior: NOTIFY_CONTROL\n");
+        }
         if t.entries_const && !t.entries.is_empty() {
             w.out.push_str("  is_const_table: true\n");
         }

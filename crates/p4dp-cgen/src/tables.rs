@@ -187,17 +187,13 @@ impl Gen<'_> {
         }
         let name = self.tbl_fns[tid.index()].clone();
         let widths = self.key_widths(t)?;
-        let (lay, key_len) = native_layout(&widths);
-        let mut body = String::new();
-        let _ = writeln!(body, "\tuint8_t key[{}] __attribute__((aligned(16)));\n\tmemset(key, 0, sizeof key);", key_len.max(1));
-        for (k, (off, size)) in t.keys.iter().zip(&lay) {
+        let (_, key_len) = native_layout(&widths);
+        for k in &t.keys {
             if match_kind_c(&k.match_kind).is_none() {
                 return unsupported(k.expr.span, format!("match kind `{}`", k.match_kind));
             }
-            let ct = self.ctype(k.expr.ty, k.expr.span)?;
-            let x = self.expr(&k.expr)?;
-            let _ = writeln!(body, "\t{{\n\t\t{ct} _k = {x};\n\t\tmemcpy(key + {off}, &_k, {size});\n\t}}");
         }
+        let (mut body, _) = self.key_code(t)?;
         let ti = tid.index();
         // Data-plane writes: a mutable view of the entry (@__ref, @entry_lock, idle timeouts) and
         // the table context add_entry/expire-timer calls act on.
@@ -208,7 +204,7 @@ impl Gen<'_> {
             let act = &p.actions[a];
             act.params.iter().any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
         });
-        let _ = writeln!(body, "\tint _hit = 0;\n\tconst struct p4dp_entry *e = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);\n\tint _rc = 0;\n\tp4dp_table_count(R->ctx, {ti}u, _hit);\n\t*hit = (uint8_t)_hit;\n\tR->entry_hit = (uint32_t)_hit;");
+        let _ = writeln!(body, "{}\n\tint _rc = 0;\n\tp4dp_table_count(R->ctx, {ti}u, _hit);\n\t*hit = (uint8_t)_hit;\n\tR->entry_hit = (uint32_t)_hit;", self.lookup_code(tid, key_len));
         if lock || idle || dp_ctx || has_ref {
             let _ = writeln!(body, "\tstruct p4dp_entry *_me = (struct p4dp_entry *)(uintptr_t)e; /* written in place (abi.h) */\n\t(void)_me;");
         }
@@ -508,13 +504,14 @@ impl Gen<'_> {
         let arch = p.package.as_ref().map(|k| k.arch.clone()).unwrap_or_default();
         let _ = writeln!(
             o,
-            "\nconst struct p4dp_program p4dp_program = {{\n\t.abi_version = P4DP_ABI_VERSION,\n\t.name = {},\n\t.arch = {},\n\t.n_tables = {}u,\n\t.tables = {tbls},\n\t.n_actions = {}u,\n\t.actions = {acts},\n\t.n_externs = {}u,\n\t.externs = {exts},\n\t.n_errors = {}u,\n\t.errors = {errs},\n\t.process = process,\n}};",
+            "\nconst struct p4dp_program p4dp_program = {{\n\t.abi_version = P4DP_ABI_VERSION,\n\t.name = {},\n\t.arch = {},\n\t.n_tables = {}u,\n\t.tables = {tbls},\n\t.n_actions = {}u,\n\t.actions = {acts},\n\t.n_externs = {}u,\n\t.externs = {exts},\n\t.n_errors = {}u,\n\t.errors = {errs},\n\t.process = process,\n{}}};",
             c_string(&self.opts.program_name),
             c_string(&arch),
             tbl_rows.len(),
             act_rows.len(),
             ext_rows.len(),
-            p.errors.len()
+            p.errors.len(),
+            if self.staged.is_some() { "\t.process_burst = process_burst,\n" } else { "" }
         );
         Ok(o)
     }

@@ -169,3 +169,29 @@ fn programs_without_dp_writes_are_unchanged() {
     );
     has(table_row(&c, "ingress.t"), ".storage = P4DP_STORAGE_AUTO }");
 }
+
+#[test]
+fn p4info_reports_idle_notification_tables() {
+    let inc = vec![root().join("p4include")];
+    let src = std::fs::read_to_string(root().join("tests/programs/pna_idle_timeout.p4")).expect("read");
+    let dir = std::env::temp_dir().join(format!("p4dp-cgen-dpwrite-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let info = |text: &str| -> String {
+        let path = dir.join("idle.p4");
+        std::fs::write(&path, text).expect("write");
+        let prog = p4dp_sema::compile_file(&path, &inc, &[]).map_err(|(_, d)| format!("{d:?}")).expect("compiles").program;
+        p4dp_cgen::generate_p4info(&prog)
+    };
+    // AUTO_DELETE: the data plane deletes, nothing is reported
+    assert!(!info(&src).contains("idle_timeout_behavior"));
+    let notify = src.replace("PNA_IdleTimeout_t.AUTO_DELETE", "PNA_IdleTimeout_t.NOTIFY_CONTROL");
+    let p = info(&notify);
+    has(&p, "  size: 64\n  idle_timeout_behavior: NOTIFY_CONTROL\n}");
+    let c = {
+        let path = dir.join("idle.p4");
+        let prog = p4dp_sema::compile_file(&path, &inc, &[]).expect("compiles").program;
+        p4dp_cgen::generate_c(&prog, &p4dp_cgen::CgenOptions::default()).expect("cgen")
+    };
+    has(table_row(&c, "MainControlImpl.flows"), ".flags = P4DP_TABLE_F_DEFAULT_CONST | P4DP_TABLE_F_ADD_ON_MISS | P4DP_TABLE_F_IDLE_NOTIFY,");
+    let _ = std::fs::remove_dir_all(&dir);
+}

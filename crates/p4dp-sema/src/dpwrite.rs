@@ -429,7 +429,20 @@ impl<'a> Sema<'a> {
         };
         for t in users {
             let tb = &self.p.tables[*t];
-            if !tb.actions.iter().any(|ta| ta.action == target) {
+            let listed = tb.actions.iter().find(|ta| ta.action == target);
+            if listed.is_some_and(|ta| ta.annotations.iter().any(|x| x.name == "defaultonly")) {
+                ok = false;
+                let (tname, tsp) = (tb.name.clone(), sspan(tb.span));
+                self.report(
+                    Diagnostic::error(
+                        "E0207",
+                        format!("`add_entry` names the action `{s}`, which is `@defaultonly` in table `{tname}`"),
+                        ssp,
+                        "an entry cannot have a default-only action",
+                    )
+                    .with_secondary(tsp, "this table"),
+                );
+            } else if listed.is_none() {
                 ok = false;
                 let (tname, tsp) = (tb.name.clone(), sspan(tb.span));
                 self.report(
@@ -442,6 +455,9 @@ impl<'a> Sema<'a> {
                     .with_secondary(tsp, "this table"),
                 );
             }
+        }
+        if !ok {
+            return;
         }
         // Argument 2: the parameter struct must match the directionless parameters.
         let vars = &self.p.controls[owner].vars;

@@ -28,7 +28,8 @@ fn corpus_parses_without_errors() {
             Err(d) => failures.push_str(&render_all(&Default::default(), &[d])),
             Ok((mut sm, id)) => {
                 let (prog, diags) = parse_program(&mut sm, id);
-                if !diags.is_empty() {
+                // Warnings (p4c-compatibility W01xx) are expected in a few programs.
+                if diags.iter().any(|d| d.is_error()) {
                     failures.push_str(&render_all(&sm, &diags));
                 }
                 assert!(!prog.decls.is_empty(), "{}: empty AST", rel.display());

@@ -101,7 +101,7 @@ pub struct BenchArgs {
     /// --suite issue3: largest table, log2 of the entries (at most 22).
     #[arg(long, default_value_t = 22)]
     pub max_log2: u32,
-    /// --suite issue3: measurement window of each seed-001 run in seconds (default 25; 40 at burst 1).
+    /// --suite issue3: measurement window of each seed-001 run in seconds (default 30; 75 at burst 1).
     #[arg(long)]
     pub s001_secs: Option<f64>,
 }

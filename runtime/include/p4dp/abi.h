@@ -133,6 +133,13 @@ struct p4dp_extern_info {
 struct p4dp_ctx;
 struct p4dp_pkt;
 typedef void (*p4dp_process_fn)(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt);
+/**
+ * Optional (NULL if absent): process the @p n packets of one burst, with the same result as
+ * `process` on each in order. Generated code stages table lookups across the burst (parse all,
+ * one bulk lookup, then the pipeline per packet); table entries it looked up stay valid because
+ * workers report RCU quiescence only between bursts. Worker context.
+ */
+typedef void (*p4dp_process_burst_fn)(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n);
 
 struct p4dp_program {
 	uint32_t abi_version;   /**< P4DP_ABI_VERSION */
@@ -147,6 +154,8 @@ struct p4dp_program {
 	uint32_t n_errors;
 	const char *const *errors; /**< names of the `error` members, index = code */
 	p4dp_process_fn process;
+	/* appended (perf): runtimes check for NULL; programs without it leave it zero */
+	p4dp_process_burst_fn process_burst;
 };
 
 /** The symbol a compiled program exports. */

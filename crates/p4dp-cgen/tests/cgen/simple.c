@@ -39,36 +39,36 @@ typedef struct {
 
 /* ---- frames ---- */
 struct frame_vr {
-	t_headers_t v_hdr;
-	t_metadata_t v_meta;
+	t_headers_t *v_hdr; /* top-level parameter: the glue's storage */
+	t_metadata_t *v_meta; /* top-level parameter: the glue's storage */
 };
 
 struct frame_ingress {
-	t_headers_t v_hdr;
-	t_metadata_t v_meta;
-	t_standard_metadata_t v_standard_metadata;
+	t_headers_t *v_hdr; /* top-level parameter: the glue's storage */
+	t_metadata_t *v_meta; /* top-level parameter: the glue's storage */
+	t_standard_metadata_t *v_standard_metadata; /* top-level parameter: the glue's storage */
 	uint16_t v_port;
 };
 
 struct frame_egress {
-	t_headers_t v_hdr;
-	t_metadata_t v_meta;
-	t_standard_metadata_t v_standard_metadata;
+	t_headers_t *v_hdr; /* top-level parameter: the glue's storage */
+	t_metadata_t *v_meta; /* top-level parameter: the glue's storage */
+	t_standard_metadata_t *v_standard_metadata; /* top-level parameter: the glue's storage */
 };
 
 struct frame_ck {
-	t_headers_t v_hdr;
-	t_metadata_t v_meta;
+	t_headers_t *v_hdr; /* top-level parameter: the glue's storage */
+	t_metadata_t *v_meta; /* top-level parameter: the glue's storage */
 };
 
 struct frame_deparser {
-	t_headers_t v_hdr;
+	t_headers_t *v_hdr; /* top-level parameter: the glue's storage */
 };
 
 struct frame_p {
-	t_headers_t v_hdr;
-	t_metadata_t v_meta;
-	t_standard_metadata_t v_standard_metadata;
+	t_headers_t *v_hdr; /* top-level parameter: the glue's storage */
+	t_metadata_t *v_meta; /* top-level parameter: the glue's storage */
+	t_standard_metadata_t *v_standard_metadata; /* top-level parameter: the glue's storage */
 };
 
 /* Per-packet state: cursors, flags and the frame of every owner. */
@@ -137,10 +137,10 @@ static int ctl_ingress(struct gst *R)
 		if (_rc)
 			return _rc;
 	}
-	((R->f_ingress.v_hdr).f_eth).f_etherType = ((uint16_t)(((uint32_t)(((R->f_ingress.v_hdr).f_eth).f_etherType) + (uint32_t)(((uint16_t)0x1u))) & 0xffffu));
-	if ((((R->f_ingress.v_hdr).f_w).valid)) {
-		((R->f_ingress.v_hdr).f_w).f_x = ({ wide_25 _s = (((R->f_ingress.v_hdr).f_w).f_big); (uint8_t)(p4dp_bits_get64(_s.b, 192u, 8)); });
-		p4dp_bits_set64((((R->f_ingress.v_hdr).f_w).f_big).b, 0u, 8, (uint64_t)(((uint8_t)0xabu)));
+	(((*R->f_ingress.v_hdr)).f_eth).f_etherType = ((uint16_t)(((uint32_t)((((*R->f_ingress.v_hdr)).f_eth).f_etherType) + (uint32_t)(((uint16_t)0x1u))) & 0xffffu));
+	if (((((*R->f_ingress.v_hdr)).f_w).valid)) {
+		(((*R->f_ingress.v_hdr)).f_w).f_x = ({ wide_25 _s = ((((*R->f_ingress.v_hdr)).f_w).f_big); (uint8_t)(p4dp_bits_get64(_s.b, 192u, 8)); });
+		p4dp_bits_set64(((((*R->f_ingress.v_hdr)).f_w).f_big).b, 0u, 8, (uint64_t)(((uint8_t)0xabu)));
 	}
 	return 0;
 }
@@ -149,7 +149,7 @@ static int ctl_ingress(struct gst *R)
 static int act_ingress_set_port(struct gst *R)
 {
 	(void)R;
-	(R->f_ingress.v_standard_metadata).f_egress_spec = R->f_ingress.v_port;
+	((*R->f_ingress.v_standard_metadata)).f_egress_spec = R->f_ingress.v_port;
 	return 0;
 }
 
@@ -157,8 +157,8 @@ static int act_ingress_set_port(struct gst *R)
 static int act_ingress_drop(struct gst *R)
 {
 	(void)R;
-	(R->f_ingress.v_standard_metadata).f_egress_spec = 511;
-	(R->f_ingress.v_standard_metadata).f_mcast_grp = 0;
+	((*R->f_ingress.v_standard_metadata)).f_egress_spec = 511;
+	((*R->f_ingress.v_standard_metadata)).f_mcast_grp = 0;
 	return 0;
 }
 
@@ -181,7 +181,7 @@ static int ctl_deparser(struct gst *R)
 {
 	(void)R;
 	{
-		const t_ethernet_t *_t1 = &((R->f_deparser.v_hdr).f_eth);
+		const t_ethernet_t *_t1 = &(((*R->f_deparser.v_hdr)).f_eth);
 		uint8_t *_b = R->ctx->emit_buf;
 		uint32_t _o = R->emit_bits;
 		const uint32_t _cap = P4DP_EMIT_MAX * 8u;
@@ -189,12 +189,20 @@ static int ctl_deparser(struct gst *R)
 			if (_o + 112u > _cap)
 				R->emit_overflow = 1;
 			else {
-				p4dp_bits_set64(_b, _o, 48, (uint64_t)((*_t1).f_dst));
-				_o += 48;
-				p4dp_bits_set64(_b, _o, 48, (uint64_t)((*_t1).f_src));
-				_o += 48;
-				p4dp_bits_set64(_b, _o, 16, (uint64_t)((*_t1).f_etherType));
-				_o += 16;
+				if ((_o & 7u) == 0) {
+					uint8_t *_p = _b + (_o >> 3);
+					p4dp_st_be(_p + 0, 6, (uint64_t)(*_t1).f_dst);
+					p4dp_st_be(_p + 6, 6, (uint64_t)(*_t1).f_src);
+					p4dp_st_be(_p + 12, 2, (uint64_t)(*_t1).f_etherType);
+					_o += 112u;
+				} else {
+					p4dp_bits_set64(_b, _o, 48, (uint64_t)((*_t1).f_dst));
+					_o += 48;
+					p4dp_bits_set64(_b, _o, 48, (uint64_t)((*_t1).f_src));
+					_o += 48;
+					p4dp_bits_set64(_b, _o, 16, (uint64_t)((*_t1).f_etherType));
+					_o += 16;
+				}
 			}
 		}
 		(void)_b;
@@ -202,7 +210,7 @@ static int ctl_deparser(struct gst *R)
 		R->emit_bits = _o;
 	}
 	{
-		const t_wide_t *_t2 = &((R->f_deparser.v_hdr).f_w);
+		const t_wide_t *_t2 = &(((*R->f_deparser.v_hdr)).f_w);
 		uint8_t *_b = R->ctx->emit_buf;
 		uint32_t _o = R->emit_bits;
 		const uint32_t _cap = P4DP_EMIT_MAX * 8u;
@@ -210,10 +218,17 @@ static int ctl_deparser(struct gst *R)
 			if (_o + 208u > _cap)
 				R->emit_overflow = 1;
 			else {
-				{ wide_25 _w = ((*_t2).f_big); p4dp_bits_copy(_b, _o, _w.b, 0u, 200u); }
-				_o += 200;
-				p4dp_bits_set64(_b, _o, 8, (uint64_t)((*_t2).f_x));
-				_o += 8;
+				if ((_o & 7u) == 0) {
+					uint8_t *_p = _b + (_o >> 3);
+					memcpy(_p + 0, (*_t2).f_big.b, 25);
+					p4dp_st_be(_p + 25, 1, (uint64_t)(*_t2).f_x);
+					_o += 208u;
+				} else {
+					{ wide_25 _w = ((*_t2).f_big); p4dp_bits_copy(_b, _o, _w.b, 0u, 200u); }
+					_o += 200;
+					p4dp_bits_set64(_b, _o, 8, (uint64_t)((*_t2).f_x));
+					_o += 8;
+				}
 			}
 		}
 		(void)_b;
@@ -236,17 +251,25 @@ s0_parse_wide: __attribute__((unused));
 		uint32_t _vb = 0;
 		if (R->pkt_bits - R->cur < 208u + _vb) {
 			R->perr = 1;
-			((R->f_p.v_hdr).f_w).valid = 0;
+			(((*R->f_p.v_hdr)).f_w).valid = 0;
 			goto p_reject;
 		}
 		const uint8_t *_d = R->pkt->data;
 		uint32_t _o = R->cur;
-		memset(((R->f_p.v_hdr).f_w).f_big.b, 0, sizeof ((R->f_p.v_hdr).f_w).f_big.b);
-		p4dp_bits_copy(((R->f_p.v_hdr).f_w).f_big.b, 0u, _d, _o, 200u);
-		_o += 200;
-		((R->f_p.v_hdr).f_w).f_x = (uint8_t)p4dp_bits_get64(_d, _o, 8);
-		_o += 8;
-		((R->f_p.v_hdr).f_w).valid = 1;
+		if ((_o & 7u) == 0) {
+			const uint8_t *_p = _d + (_o >> 3);
+			memcpy((((*R->f_p.v_hdr)).f_w).f_big.b, _p + 0, 25);
+			(((*R->f_p.v_hdr)).f_w).f_x = (uint8_t)p4dp_ld_be(_p + 25, 1);
+			(((*R->f_p.v_hdr)).f_w).valid = 1;
+			_o += 208u;
+		} else {
+			memset((((*R->f_p.v_hdr)).f_w).f_big.b, 0, sizeof (((*R->f_p.v_hdr)).f_w).f_big.b);
+			p4dp_bits_copy((((*R->f_p.v_hdr)).f_w).f_big.b, 0u, _d, _o, 200u);
+			_o += 200;
+			(((*R->f_p.v_hdr)).f_w).f_x = (uint8_t)p4dp_bits_get64(_d, _o, 8);
+			_o += 8;
+			(((*R->f_p.v_hdr)).f_w).valid = 1;
+		}
 		(void)_d;
 		R->cur = _o;
 	}
@@ -260,23 +283,32 @@ s1_start: __attribute__((unused));
 		uint32_t _vb = 0;
 		if (R->pkt_bits - R->cur < 112u + _vb) {
 			R->perr = 1;
-			((R->f_p.v_hdr).f_eth).valid = 0;
+			(((*R->f_p.v_hdr)).f_eth).valid = 0;
 			goto p_reject;
 		}
 		const uint8_t *_d = R->pkt->data;
 		uint32_t _o = R->cur;
-		((R->f_p.v_hdr).f_eth).f_dst = (uint64_t)p4dp_bits_get64(_d, _o, 48);
-		_o += 48;
-		((R->f_p.v_hdr).f_eth).f_src = (uint64_t)p4dp_bits_get64(_d, _o, 48);
-		_o += 48;
-		((R->f_p.v_hdr).f_eth).f_etherType = (uint16_t)p4dp_bits_get64(_d, _o, 16);
-		_o += 16;
-		((R->f_p.v_hdr).f_eth).valid = 1;
+		if ((_o & 7u) == 0) {
+			const uint8_t *_p = _d + (_o >> 3);
+			(((*R->f_p.v_hdr)).f_eth).f_dst = (uint64_t)p4dp_ld_be(_p + 0, 6);
+			(((*R->f_p.v_hdr)).f_eth).f_src = (uint64_t)p4dp_ld_be(_p + 6, 6);
+			(((*R->f_p.v_hdr)).f_eth).f_etherType = (uint16_t)p4dp_ld_be(_p + 12, 2);
+			(((*R->f_p.v_hdr)).f_eth).valid = 1;
+			_o += 112u;
+		} else {
+			(((*R->f_p.v_hdr)).f_eth).f_dst = (uint64_t)p4dp_bits_get64(_d, _o, 48);
+			_o += 48;
+			(((*R->f_p.v_hdr)).f_eth).f_src = (uint64_t)p4dp_bits_get64(_d, _o, 48);
+			_o += 48;
+			(((*R->f_p.v_hdr)).f_eth).f_etherType = (uint16_t)p4dp_bits_get64(_d, _o, 16);
+			_o += 16;
+			(((*R->f_p.v_hdr)).f_eth).valid = 1;
+		}
 		(void)_d;
 		R->cur = _o;
 	}
 	{
-		uint16_t _t3 = ((R->f_p.v_hdr).f_eth).f_etherType;
+		uint16_t _t3 = (((*R->f_p.v_hdr)).f_eth).f_etherType;
 		(void)_t3;
 		if (((_t3) == (((uint16_t)0x88b5u))))
 			goto s0_parse_wide;
@@ -301,7 +333,7 @@ static int tbl_ingress_t(struct gst *R, uint8_t *hit, uint32_t *run)
 	uint8_t key[8] __attribute__((aligned(16)));
 	memset(key, 0, sizeof key);
 	{
-		uint64_t _k = ((R->f_ingress.v_hdr).f_eth).f_dst;
+		uint64_t _k = (((*R->f_ingress.v_hdr)).f_eth).f_dst;
 		memcpy(key + 0, &_k, 8);
 	}
 	int _hit = 0;
@@ -354,23 +386,20 @@ static void v1_parse(struct gst *R, struct v1st *S)
 	R->steps = 0;
 	R->pkt_bits = R->pkt->len * 8u;
 	memset(&R->f_p, 0, sizeof R->f_p);
-	R->f_p.v_meta = S->meta;
-	R->f_p.v_standard_metadata = S->sm;
+	memset(&S->hdr, 0, sizeof S->hdr);
+	R->f_p.v_hdr = &S->hdr;
+	R->f_p.v_meta = &S->meta;
+	R->f_p.v_standard_metadata = &S->sm;
 	rej = prs_p(R);
-	S->hdr = R->f_p.v_hdr;
-	S->meta = R->f_p.v_meta;
-	S->sm = R->f_p.v_standard_metadata;
 	if (rej)
 		S->sm.f_parser_error = R->perr;
 	S->payload_off = (R->cur + 7u) / 8u;
 	R->payload_off = S->payload_off;
 	R->csum_err = 0;
 	memset(&R->f_vr, 0, sizeof R->f_vr);
-	R->f_vr.v_hdr = S->hdr;
-	R->f_vr.v_meta = S->meta;
+	R->f_vr.v_hdr = &S->hdr;
+	R->f_vr.v_meta = &S->meta;
 	(void)ctl_vr(R);
-	S->hdr = R->f_vr.v_hdr;
-	S->meta = R->f_vr.v_meta;
 	if (R->csum_err)
 		S->sm.f_checksum_error = 1;
 }
@@ -386,7 +415,7 @@ static void v1_output(struct gst *R, struct v1st *S, uint32_t port, int copy)
 	uint32_t elen = (R->emit_bits + 7u) / 8u;
 	uint32_t poff = S->payload_off <= pkt->len ? S->payload_off : pkt->len;
 	if (!copy) {
-		if (p4dp_pkt_finish(pkt, R->ctx->emit_buf, elen, poff, R->trunc) == 0)
+		if (p4dp_pkt_finish_inline(pkt, R->ctx->emit_buf, elen, poff, R->trunc) == 0)
 			pkt->out_port = port;
 		return;
 	}
@@ -402,21 +431,20 @@ static void v1_output(struct gst *R, struct v1st *S, uint32_t port, int copy)
 	(void)p4dp_pkt_emit_copy(R->ctx, port, R->ctx->emit_buf, tot);
 }
 
+static void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth);
+
 /* Egress for one packet instance, then ComputeChecksum, Deparser and output. */
-static void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)
+static void v1_egress_run(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)
 {
 	S->sm.f_egress_port = (uint16_t)((uint32_t)(port) & 0x1ffu);
 	/* BMv2 writes 512 into the 9-bit egress_spec before egress, i.e. 0. */
 	S->sm.f_egress_spec = 0;
 	R->clone_type = -1;
 	memset(&R->f_egress, 0, sizeof R->f_egress);
-	R->f_egress.v_hdr = S->hdr;
-	R->f_egress.v_meta = S->meta;
-	R->f_egress.v_standard_metadata = S->sm;
+	R->f_egress.v_hdr = &S->hdr;
+	R->f_egress.v_meta = &S->meta;
+	R->f_egress.v_standard_metadata = &S->sm;
 	(void)ctl_egress(R);
-	S->hdr = R->f_egress.v_hdr;
-	S->meta = R->f_egress.v_meta;
-	S->sm = R->f_egress.v_standard_metadata;
 	if (R->drop)
 		return;
 	if (R->clone_type == 1 && depth < 4) {
@@ -434,23 +462,59 @@ static void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, in
 		return;
 	R->payload_off = S->payload_off;
 	memset(&R->f_ck, 0, sizeof R->f_ck);
-	R->f_ck.v_hdr = S->hdr;
-	R->f_ck.v_meta = S->meta;
+	R->f_ck.v_hdr = &S->hdr;
+	R->f_ck.v_meta = &S->meta;
 	(void)ctl_ck(R);
-	S->hdr = R->f_ck.v_hdr;
-	S->meta = R->f_ck.v_meta;
 	R->emit_bits = 0;
 	R->emit_overflow = 0;
 	memset(&R->f_deparser, 0, sizeof R->f_deparser);
-	R->f_deparser.v_hdr = S->hdr;
+	R->f_deparser.v_hdr = &S->hdr;
 	(void)ctl_deparser(R);
 	v1_output(R, S, port, copy);
+}
+
+/* Egress of the packet (copy = 0; a recirculate request is left in R->recirculate) or of a
+ * clone/multicast copy (copy = 1; such copies cannot recirculate: counted, copy sent). */
+static void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)
+{
+	if (!copy) {
+		v1_egress_run(R, S, port, copy, depth);
+		return;
+	}
+	uint32_t saved = R->recirculate;
+	R->recirculate = 0;
+	v1_egress_run(R, S, port, copy, depth);
+	if (R->recirculate)
+		p4dp_count_unsupported(R->ctx, "recirculate of a clone or multicast copy (not recirculated)");
+	R->recirculate = saved;
+}
+
+#define V1_MAX_PASSES 16u
+
+/* Copies the user metadata fields of field list `fl` (annotated @field_list(fl)). */
+static void v1_keep_fields(struct v1st *to, const struct v1st *from, uint32_t fl)
+{
+	switch (fl) {
+	default:
+		(void)to;
+		(void)from;
+		break;
+	}
 }
 
 static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 {
 	struct gst G;
 	struct gst *R = &G;
+	struct v1st S, K;
+	uint32_t itype = 0, keep = 0;
+	memset(&K, 0, sizeof K);
+	pkt->out_port = P4DP_PORT_DROP;
+	for (uint32_t pass = 0;; pass++) {
+	if (pass == V1_MAX_PASSES) {
+		p4dp_count_unsupported(ctx, "resubmit/recirculate: more than 16 passes, packet dropped");
+		return;
+	}
 	memset(R, 0, offsetof(struct gst, clone_type));
 	memset(R->xsum, 0, sizeof R->xsum);
 	R->ctx = ctx;
@@ -459,21 +523,19 @@ static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 	R->clone_session = 0;
 	R->resubmit = 0;
 	R->recirculate = 0;
-	pkt->out_port = P4DP_PORT_DROP;
-	struct v1st S;
 	memset(&S, 0, sizeof S);
+	if (keep)
+		v1_keep_fields(&S, &K, keep - 1u);
 	S.sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
 	S.sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
+	S.sm.f_instance_type = (uint32_t)((uint32_t)(itype) & 0xffffffffu);
 	v1_parse(R, &S);
 	R->clone_type = -1;
 	memset(&R->f_ingress, 0, sizeof R->f_ingress);
-	R->f_ingress.v_hdr = S.hdr;
-	R->f_ingress.v_meta = S.meta;
-	R->f_ingress.v_standard_metadata = S.sm;
+	R->f_ingress.v_hdr = &S.hdr;
+	R->f_ingress.v_meta = &S.meta;
+	R->f_ingress.v_standard_metadata = &S.sm;
 	(void)ctl_ingress(R);
-	S.hdr = R->f_ingress.v_hdr;
-	S.meta = R->f_ingress.v_meta;
-	S.sm = R->f_ingress.v_standard_metadata;
 	if (R->drop)
 		return;
 	if (R->clone_type == 0) {
@@ -492,8 +554,12 @@ static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 			R->payload_off = S.payload_off;
 		}
 	}
-	if (R->resubmit)
-		p4dp_count_unsupported(ctx, "resubmit");
+	if (R->resubmit) {
+		K = S;
+		keep = R->resubmit;
+		itype = 6;
+		continue;
+	}
 	if (S.sm.f_mcast_grp != 0) {
 		uint32_t ports[256];
 		uint16_t rids[256];
@@ -511,8 +577,15 @@ static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 	if (S.sm.f_egress_spec == 511)
 		return;
 	v1_egress(R, &S, S.sm.f_egress_spec, 0, 0);
-	if (R->recirculate)
-		p4dp_count_unsupported(ctx, "recirculate");
+	if (R->recirculate && pkt->out_port != P4DP_PORT_DROP) {
+		K = S;
+		keep = R->recirculate;
+		itype = 4;
+		pkt->out_port = P4DP_PORT_DROP;
+		continue;
+	}
+	return;
+	}
 }
 
 /* ---- metadata ---- */

@@ -1,0 +1,201 @@
+//! Staged burst processing (perf; DPDK-style "bulk lookups that prefetch in stages").
+//!
+//! `process_burst(ctx, pkts, n)` (abi.h, optional) runs, for every packet of the burst, the
+//! parser into a scratch state and builds the key of the *staged table* (the first table the
+//! v1model ingress applies, in program order, when its key reads only ingress parameters), does
+//! one `p4dp_table_lookup_bulk` for the burst (rte_hash overlaps the cache misses of all keys),
+//! then runs the whole pipeline per packet (`process_staged`). That table's apply reuses the
+//! staged entry only if the key it computes is byte-identical to the staged key; otherwise it
+//! looks up again, so correctness never depends on the staging. Entries stay valid for the
+//! burst: workers report RCU quiescence only between bursts.
+//!
+//! Staging is only generated when repeating the parser is unobservable (no extern calls in the
+//! parser and its sub-parsers other than packet_in methods) and the table has no data-plane
+//! writes (add_on_miss, idle timeout, `@__ref`, `@entry_lock`), whose effects on later packets of
+//! the burst a pre-computed lookup could miss. Exact-match tables only (where the bulk lookup
+//! overlaps misses). v1model only.
+
+use std::fmt::Write as _;
+
+use p4dp_ir::*;
+
+use crate::ctype::native_layout;
+use crate::{unsupported, Gen, Owner, R};
+
+/// Maximum packets per staged lookup (the runtime's burst size).
+const STAGE_MAX: u32 = 32;
+
+fn expr_vars(e: &Expr, f: &mut dyn FnMut(VarId)) {
+    match &e.kind {
+        ExprKind::Var(v) => f(*v),
+        ExprKind::Const(_) => {}
+        ExprKind::Field(b, _) | ExprKind::StackNextIndex(b) | ExprKind::Slice(b, _, _) | ExprKind::Cast(b) | ExprKind::Unary(_, b) | ExprKind::IsValid(b) => expr_vars(b, f),
+        ExprKind::StackElem(a, b) | ExprKind::Concat(a, b) | ExprKind::Binary(_, a, b) => {
+            expr_vars(a, f);
+            expr_vars(b, f);
+        }
+        ExprKind::Mux(c, a, b) => {
+            expr_vars(c, f);
+            expr_vars(a, f);
+            expr_vars(b, f);
+        }
+        ExprKind::List(es) => es.iter().for_each(|x| expr_vars(x, f)),
+    }
+}
+
+impl Gen<'_> {
+    /// Whether running parser `pid` an extra time is unobservable: only packet_in methods,
+    /// validity/stack builtins and sub-parsers without side effects.
+    fn parser_pure(&self, pid: ParserId, depth: u32) -> bool {
+        let pr = &self.p.parsers[pid];
+        depth < 8 && self.block_pure(&pr.init, depth) && pr.states.iter().all(|(_, s)| self.block_pure(&s.body, depth))
+    }
+
+    fn block_pure(&self, b: &Block, depth: u32) -> bool {
+        b.iter().all(|s| match s {
+            Stmt::Assign { .. } | Stmt::Verify { .. } => true,
+            Stmt::If { then_, else_, .. } => self.block_pure(then_, depth) && self.block_pure(else_, depth),
+            Stmt::Block(x) => self.block_pure(x, depth),
+            Stmt::Switch { cases, default, .. } => cases.iter().all(|c| self.block_pure(&c.body, depth)) && default.as_ref().map_or(true, |d| self.block_pure(d, depth)),
+            Stmt::Call(c) => match &c.target {
+                CallTarget::ExternMethod { obj: ExternRef::Param(_), .. } => true,
+                CallTarget::SetValid | CallTarget::SetInvalid | CallTarget::PushFront(_) | CallTarget::PopFront(_) => true,
+                CallTarget::Parser(sub) => self.parser_pure(*sub, depth + 1),
+                _ => false,
+            },
+            _ => false,
+        })
+    }
+
+    fn first_apply(b: &Block) -> Option<TableId> {
+        for s in b {
+            let t = match s {
+                Stmt::ApplyTable { table, .. } => Some(*table),
+                Stmt::If { then_, else_, .. } => Self::first_apply(then_).or_else(|| Self::first_apply(else_)),
+                Stmt::Block(x) => Self::first_apply(x),
+                Stmt::Switch { cases, default, .. } => cases.iter().find_map(|c| Self::first_apply(&c.body)).or_else(|| default.as_ref().and_then(|d| Self::first_apply(d))),
+                _ => None,
+            };
+            if t.is_some() {
+                return t;
+            }
+        }
+        None
+    }
+
+    /// The table `process_burst` stages, if any (see the module doc).
+    pub(crate) fn plan_stage(&self) -> Option<TableId> {
+        let p = self.p;
+        let pkg = p.package.as_ref()?;
+        if pkg.arch != "v1model" || pkg.blocks.len() != 6 {
+            return None;
+        }
+        let (BlockRef::Parser(prs), BlockRef::Control(ig)) = (pkg.blocks[0].1, pkg.blocks[2].1) else { return None };
+        if p.parsers[prs].params.len() != 4 || p.controls[ig].params.len() != 3 || !self.parser_pure(prs, 0) {
+            return None;
+        }
+        let tid = Self::first_apply(&p.controls[ig].body)?;
+        let t = &p.tables[tid];
+        if t.owner != ig || t.keys.is_empty() || t.implementation.is_some() || t.keys.iter().any(|k| k.match_kind != "exact") {
+            return None;
+        }
+        if !crate::dpwrite::table_flags(t).is_empty() || crate::dpwrite::entry_lock(t) || crate::dpwrite::idle_timeout(t) {
+            return None;
+        }
+        let refs = t.actions.iter().map(|ta| ta.action).chain([t.default_action.action]).any(|a| {
+            let act = &p.actions[a];
+            act.params.iter().any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
+        });
+        if refs {
+            return None;
+        }
+        let vars = &p.controls[ig].vars;
+        let mut ok = true;
+        for k in &t.keys {
+            expr_vars(&k.expr, &mut |v| ok &= matches!(vars[v].kind, VarKind::Param(_)) && self.is_top_param(Owner::Control(ig), v));
+        }
+        ok.then_some(tid)
+    }
+
+    /// Statements declaring `uint8_t key[]` and filling it with table `t`'s key (native layout)
+    /// in the current owner; returns them and the key length.
+    pub(crate) fn key_code(&mut self, t: &Table) -> R<(String, u32)> {
+        let widths: Vec<u32> = t
+            .keys
+            .iter()
+            .map(|k| match self.value_width(k.expr.ty) {
+                Some(w) => Ok(w),
+                None => unsupported(k.expr.span, format!("table key `{}` of a non-scalar type", k.name)),
+            })
+            .collect::<R<_>>()?;
+        let (lay, key_len) = native_layout(&widths);
+        let mut body = String::new();
+        let _ = writeln!(body, "\tuint8_t key[{}] __attribute__((aligned(16)));\n\tmemset(key, 0, sizeof key);", key_len.max(1));
+        for (k, (off, size)) in t.keys.iter().zip(&lay) {
+            if !matches!(k.match_kind.as_str(), "exact" | "lpm" | "ternary" | "range" | "optional") {
+                return unsupported(k.expr.span, format!("match kind `{}`", k.match_kind));
+            }
+            let ct = self.ctype(k.expr.ty, k.expr.span)?;
+            let x = self.expr(&k.expr)?;
+            let _ = writeln!(body, "\t{{\n\t\t{ct} _k = {x};\n\t\tmemcpy(key + {off}, &_k, {size});\n\t}}");
+        }
+        Ok((body, key_len))
+    }
+
+    /// The lookup statement of table `tid`'s apply function: sets `e` and `_hit` from `key`.
+    pub(crate) fn lookup_code(&self, tid: TableId, key_len: u32) -> String {
+        let ti = tid.index();
+        if self.staged == Some(tid) {
+            format!(
+                "\tint _hit = 0;\n\tconst struct p4dp_entry *e;\n\tif (R->st_key != NULL && memcmp(R->st_key, key, {key_len}u) == 0) {{\n\t\t/* staged by process_burst (burst.rs) */\n\t\t_hit = R->st_entry != NULL;\n\t\te = _hit ? R->st_entry : p4dp_table_default(R->ctx, {ti}u);\n\t}} else {{\n\t\te = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);\n\t}}\n\tR->st_key = NULL;"
+            )
+        } else {
+            format!("\tint _hit = 0;\n\tconst struct p4dp_entry *e = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);")
+        }
+    }
+
+    /// `process_burst` for the staged table (v1model), or None. Needs the glue's `struct v1st`,
+    /// `process_staged`.
+    pub(crate) fn emit_burst(&mut self) -> R<Option<String>> {
+        let Some(tid) = self.staged else { return Ok(None) };
+        let p = self.p;
+        let Some(pkg) = p.package.as_ref() else { return Ok(None) };
+        let (BlockRef::Parser(prs), BlockRef::Control(ig)) = (pkg.blocks[0].1, pkg.blocks[2].1) else { return Ok(None) };
+        let pr = &p.parsers[prs];
+        let st = pr.vars[pr.params[3]].ty;
+        let mut o = String::new();
+        let _ = writeln!(o, "/* Staged burst (burst.rs): parse every packet, build the keys of table {}, one bulk lookup,\n * then the pipeline per packet reusing the looked-up entries. */", p.tables[tid].fq_name);
+        let _ = writeln!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{");
+        self.owner = Owner::Control(ig);
+        let (keyc, kl) = self.key_code(&p.tables[tid])?;
+        let kla = kl.max(1).div_ceil(16) * 16;
+        let _ = writeln!(o, "\tuint8_t keys[{STAGE_MAX}][{kla}] __attribute__((aligned(16)));\n\tconst void *kp[{STAGE_MAX}];\n\tconst struct p4dp_entry *ents[{STAGE_MAX}];");
+        let _ = writeln!(o, "\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct p4dp_pkt *pkt = pkts[b + i];\n\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tmemset(R, 0, offsetof(struct gst, clone_type));\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkt;\n\t\t\tstruct v1st S;\n\t\t\tmemset(&S, 0, sizeof S);");
+        // standard metadata the parser may read, as process sets it
+        let sfields: Vec<(String, String, u32)> = match p.types.get(st) {
+            Type::Struct(s) => s.fields.iter().map(|f| (f.name.clone(), format!("f_{}", crate::namer::sanitize(&f.name)), self.scalar(f.ty).map(|x| x.w).unwrap_or(32))).collect(),
+            _ => return Ok(None),
+        };
+        for (name, val) in [("ingress_port", "pkt->in_port"), ("packet_length", "pkt->len"), ("ingress_global_timestamp", "ctx->now_ns / 1000u")] {
+            if let Some((_, c, w)) = sfields.iter().find(|(n, _, _)| n == name) {
+                let _ = writeln!(o, "\t\t\tS.sm.{c} = ({})(({})({val}) & {});", crate::ctype::storage(*w), crate::ctype::opty(*w), crate::ctype::mask_lit(*w));
+            }
+        }
+        o.push_str("\t\t\tR->pkt_bits = pkt->len * 8u;\n\t\t\tint rej = 0;\n");
+        let binds = [crate::glue::Bind::None, crate::glue::Bind::Lv("S.hdr"), crate::glue::Bind::Lv("S.meta"), crate::glue::Bind::Lv("S.sm")];
+        let call = self.glue_call(Owner::Parser(prs), &pr.params, &binds, Some("rej"), "\t\t\t");
+        o.push_str(&call);
+        o.push_str("\t\t\t(void)rej;\n");
+        let igc = &p.controls[ig];
+        let fr = self.frame(Owner::Control(ig)).clone();
+        for (v, x) in igc.params.iter().zip(["S.hdr", "S.meta", "S.sm"]) {
+            let _ = writeln!(o, "\t\t\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
+        }
+        o.push_str("\t\t\t{\n");
+        for l in keyc.lines() {
+            let _ = writeln!(o, "\t\t\t{l}");
+        }
+        let _ = writeln!(o, "\t\t\t\tmemcpy(keys[i], key, {kl}u);\n\t\t\t}}\n\t\t\tkp[i] = keys[i];\n\t\t}}\n\t\tp4dp_table_lookup_bulk(ctx->tables[{}u], kp, m, ents);\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], keys[i], ents[i]);\n\t}}\n}}\n", tid.index());
+        Ok(Some(o))
+    }
+}
