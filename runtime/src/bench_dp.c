@@ -201,7 +201,6 @@ static inline void key_put(uint8_t *d, uint32_t nb, uint64_t v)
 static uint16_t bdp_rx(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], uint16_t n, uint16_t max_pkts,
 		       void *arg)
 {
-	(void)port;
 	(void)queue;
 	(void)max_pkts;
 	struct bdp_src *s = arg;
@@ -264,6 +263,8 @@ static uint16_t bdp_rx(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], u
 			uint64_t range = nk + s->fresh;
 			idx = range ? (((xs64(&s->rng) >> 32) * range) >> 32) : 0;
 		}
+		/* as a NIC PMD does (net_ring does not): the worker's software dispatch needs it */
+		pkts[j]->port = port;
 		uint8_t *d = rte_pktmbuf_mtod(pkts[j], uint8_t *);
 		if (off + nb <= rte_pktmbuf_data_len(pkts[j]))
 			key_put(d + off, nb, base + idx);

@@ -374,6 +374,19 @@ static int emit_entry(struct read_ctx *r, const struct p4dp_match *m, uint32_t a
 		e.keys = r->keys;
 		e.priority = m->priority;
 	}
+	if (action == P4DP_ACTPROF_REF_MEMBER || action == P4DP_ACTPROF_REF_GROUP) {
+		/* indirect table entry (actprof.c): one parameter, the member/group id */
+		struct p4dp_actprof_ref ref;
+		memcpy(&ref, data, sizeof(ref));
+		for (int i = 0; i < 4; i++)
+			out[i] = (uint8_t)(ref.id >> (24 - 8 * i));
+		r->params[0].value = out;
+		r->params[0].len = 4;
+		e.action = action;
+		e.n_params = 1;
+		e.params = r->params;
+		return r->cb(r->arg, &e);
+	}
 	const struct p4dp_action_info *ai = &p->actions[action < p->n_actions ? action : 0];
 	e.action = action;
 	e.n_params = ai->n_params;
@@ -529,12 +542,48 @@ static int check_mutable(struct p4dp_runtime *rt, uint32_t table)
 	return 0;
 }
 
+int rt_entry_write_native(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e, uint32_t action,
+			  const uint8_t *data, int modify)
+{
+	int rc = check_table(rt, table);
+	if (rc || (rc = check_mutable(rt, table)))
+		return rc;
+	struct match_buf *b = malloc(sizeof(*b));
+	if (b == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
+	if ((rc = build_match(rt, table, e, b)) == 0) {
+		if (modify)
+			rc = p4dp_table_entry_modify(rt->tables[table], &b->m, action, data);
+		else
+			rc = p4dp_table_entry_add(rt->tables[table], &b->m, action, data);
+		rc = table_rc(&rt->prog->tables[table], rc, rt->capacity[table]);
+	}
+	free(b);
+	return rc;
+}
+
+int rt_emit_action(struct p4dp_runtime *rt, uint32_t table, uint32_t action, const uint8_t *data, p4dp_rt_entry_cb cb,
+		   void *arg)
+{
+	struct read_ctx r;
+	int rc = read_ctx_init(&r, rt, table, cb, arg);
+	if (rc)
+		return rc;
+	rc = emit_entry(&r, NULL, action, data);
+	read_ctx_fini(&r);
+	return rc;
+}
+
 static int entry_write(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e, int modify)
 {
 	int rc = check_table(rt, table);
 	if (rc || (rc = check_mutable(rt, table)))
 		return rc;
 	const struct p4dp_table_info *ti = &rt->prog->tables[table];
+	if (rt->prog->table_impl != NULL && rt->prog->table_impl[table] >= 0)
+		return rt_errc(-EINVAL, "table '%s' is implemented by action profile '%s': its entries refer to "
+			       "members or groups (use the indirect add/modify)", ti->name,
+			       rt->prog->externs[rt->prog->table_impl[table]].name);
 	struct match_buf *b = malloc(sizeof(*b));
 	uint8_t *data = malloc(ti->data_len + 8);
 	if (b == NULL || data == NULL) {

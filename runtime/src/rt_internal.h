@@ -238,6 +238,19 @@ int rt_be_to_native(const char *what, uint32_t bitwidth, uint32_t size, const ui
 		    uint8_t *out);
 void rt_native_to_be(uint32_t bitwidth, uint32_t size, const uint8_t *in, uint8_t *be);
 
+/** Add/modify an entry with the match of @p e and the given native action/data (no action
+ *  validation; used for indirect tables by actprof.c). Errors as p4dp_runtime_table_entry_add. */
+int rt_entry_write_native(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e, uint32_t action,
+			  const uint8_t *data, int modify);
+/** Pass @p action with native @p data (a layout of table @p table's actions) to @p cb as an entry
+ *  with n_keys 0. @return cb's value; -ENOMEM. */
+int rt_emit_action(struct p4dp_runtime *rt, uint32_t table, uint32_t action, const uint8_t *data, p4dp_rt_entry_cb cb,
+		   void *arg);
+
+/* actprof.c */
+int rt_actprof_create(struct p4dp_runtime *rt);
+void rt_actprof_free(struct p4dp_runtime *rt);
+
 /* externs.c */
 int rt_externs_create(struct p4dp_runtime *rt);
 void rt_externs_free(struct p4dp_runtime *rt);

@@ -336,8 +336,14 @@ impl Gen<'_> {
         let _ = writeln!(out, "{i}\tuint32_t _vb = 0;");
         match (varbits.first(), c.args.get(1)) {
             (Some(max), Some(Arg::In(sz))) => {
+                // P4_16 spec (two-argument extract): a size that is not a multiple of 8 may be
+                // rejected with ParserInvalidArgument (p4dp does, as BMv2 does); then
+                // PacketTooShort, then HeaderTooShort (size above the varbit's maximum).
                 let x = self.expr(sz)?;
                 let hts = self.err_code("HeaderTooShort", c.span)?;
+                let inv = self.err_code("ParserInvalidArgument", c.span)?;
+                let _ = writeln!(out, "{i}\tif (((uint64_t)({x}) & 7u) != 0) {{\n{i}\t\tR->perr = {inv};\n{i}\t\tgoto {rej};\n{i}\t}}");
+                let _ = writeln!(out, "{i}\tif ((uint64_t)(R->pkt_bits - R->cur) < {fixed}ull + (uint64_t)({x})) {{\n{i}\t\tR->perr = {too_short};\n{i}\t\t({lv}).valid = 0;\n{i}\t\tgoto {rej};\n{i}\t}}");
                 let _ = writeln!(out, "{i}\tif ((uint64_t)({x}) > {max}u) {{\n{i}\t\tR->perr = {hts};\n{i}\t\tgoto {rej};\n{i}\t}}\n{i}\t_vb = (uint32_t)({x});");
             }
             (None, None) => {}

@@ -78,7 +78,10 @@ impl<'a> Sema<'a> {
                     return None;
                 }
                 for (x, (_, ft)) in elems.iter().zip(field_tys.iter()) {
-                    out.push(self.expr_as(x, *ft, pre));
+                    let mut epre = Vec::new();
+                    let v = self.expr_as(x, *ft, &mut epre);
+                    self.freeze_earlier(&mut out, epre, pre);
+                    out.push(v);
                 }
             }
             ast::ExprKind::Struct { fields, dots } => {
@@ -110,10 +113,24 @@ impl<'a> Sema<'a> {
                         );
                     }
                 }
-                for (n, ft) in &field_tys {
-                    let given: Vec<_> = fields.iter().filter(|f| f.name.name == *n).collect();
+                // Evaluate the given fields in source order (left to right), then place them in
+                // declaration order.
+                let mut vals: Vec<Option<ir::Expr>> = Vec::new();
+                for f in fields {
+                    match field_tys.iter().find(|(n, _)| *n == f.name.name) {
+                        Some((_, ft)) => {
+                            let mut epre = Vec::new();
+                            let v = self.expr_as(&f.value, *ft, &mut epre);
+                            self.freeze_earlier(&mut vals, epre, pre);
+                            vals.push(v);
+                        }
+                        None => vals.push(None),
+                    }
+                }
+                for (n, _) in &field_tys {
+                    let given: Vec<_> = fields.iter().enumerate().filter(|(_, f)| f.name.name == *n).collect();
                     match given.as_slice() {
-                        [f] => out.push(self.expr_as(&f.value, *ft, pre)),
+                        [(i, _)] => out.push(vals[*i].take()),
                         [] => {
                             self.err(
                                 "E0306",
@@ -123,7 +140,7 @@ impl<'a> Sema<'a> {
                             );
                             out.push(None);
                         }
-                        [_, f, ..] => {
+                        [_, (_, f), ..] => {
                             self.err(
                                 "E0203",
                                 format!("field `{n}` is initialized twice"),
@@ -151,13 +168,31 @@ impl<'a> Sema<'a> {
         Some(mk(ExprKind::List(out), t, e.span))
     }
 
+    /// Left-to-right evaluation of list elements: when the statements `epre` hoisted for the
+    /// next element are not empty (a call, which may write an `inout` argument), the elements
+    /// already evaluated are first copied into temporaries, as `binary` does for its left operand.
+    fn freeze_earlier(&mut self, done: &mut [Option<ir::Expr>], mut epre: Vec<Stmt>, pre: &mut Vec<Stmt>) {
+        if epre.is_empty() {
+            return;
+        }
+        for d in done.iter_mut() {
+            if let Some(x) = d.take() {
+                *d = Some(self.snapshot(x, pre));
+            }
+        }
+        pre.append(&mut epre);
+    }
+
     /// A list expression without a context type: a tuple of its elements' types.
     pub(crate) fn untyped_list(&mut self, e: &'a ast::Expr, pre: &mut Vec<Stmt>) -> Val<'a> {
         match &e.kind {
             ast::ExprKind::List { elems, dots: false } => {
                 let mut xs = Vec::new();
                 for x in elems {
-                    xs.push(self.rexpr(x, pre));
+                    let mut epre = Vec::new();
+                    let v = self.rexpr(x, &mut epre);
+                    self.freeze_earlier(&mut xs, epre, pre);
+                    xs.push(v);
                 }
                 let Some(xs) = xs.into_iter().collect::<Option<Vec<_>>>() else {
                     return Val::Err;

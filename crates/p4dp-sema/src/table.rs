@@ -568,18 +568,39 @@ impl<'a> Sema<'a> {
                         }
                     }
                 }
-                Some(KeySet::Value(self.const_value(e, ty)?))
+                Some(KeySet::Value(self.keyset_const(e, ty)?))
             }
             ast::SimpleKeyset::Mask { value, mask, .. } => {
-                let v = self.const_value(value, ty);
-                let m = self.const_value(mask, ty);
+                let v = self.keyset_const(value, ty);
+                let m = self.keyset_const(mask, ty);
                 Some(KeySet::Mask(v?, m?))
             }
             ast::SimpleKeyset::Range { lo, hi, .. } => {
-                let l = self.const_value(lo, ty);
-                let h = self.const_value(hi, ty);
+                let l = self.keyset_const(lo, ty);
+                let h = self.keyset_const(hi, ty);
                 Some(KeySet::Range(l?, h?))
             }
+        }
+    }
+
+    /// A constant of a keyset for a key of type `ty`. For a serializable-enum key, a value of the
+    /// enum's underlying type (e.g. `(bit<16>)E.X`, or an integer mask) is accepted too, as p4c
+    /// does: an enum-typed mask could not be written otherwise.
+    fn keyset_const(&mut self, e: &'a ast::Expr, ty: ir::TypeId) -> Option<Value> {
+        let Type::SerEnum { underlying, .. } = self.ty(ty).clone() else {
+            return self.const_value(e, ty);
+        };
+        match self.const_eval(e, None)? {
+            CVal::V(v, t) if t == ty || t == underlying => Some(v),
+            CVal::Int(i) => match self.coerce(Val::Int(i), underlying, e.span)? {
+                ir::Expr {
+                    kind: ir::ExprKind::Const(v),
+                    ..
+                } => Some(v),
+                _ => None,
+            },
+            // Anything else: the usual conversion and its diagnostic.
+            CVal::V(..) => self.const_value(e, ty),
         }
     }
 
@@ -618,10 +639,32 @@ impl<'a> Sema<'a> {
         ok.then_some(out)
     }
 
+    /// The legacy `@priority(N)` annotation of a table entry: `None` without one, `Some(None)`
+    /// when it is malformed (reported).
+    fn entry_priority_annotation(&mut self, e: &'a ast::Entry) -> Option<Option<i64>> {
+        let a = e.annotations.iter().find(|a| a.name.name == "priority")?;
+        let x = match &a.body {
+            ast::AnnotationBody::Unstructured { exprs: Some(es), .. } if es.len() == 1 => &es[0],
+            _ => {
+                self.err("E0409", "`@priority` needs one integer constant", a.span, "malformed annotation");
+                return Some(None);
+            }
+        };
+        match self.const_int(x).map(|v| v.to_i32()) {
+            Some(Some(v)) => Some(Some(i64::from(v))),
+            Some(None) => {
+                self.err("E0409", "entry priority out of range", x.span, "does not fit 32 bits");
+                Some(None)
+            }
+            None => Some(None),
+        }
+    }
+
     pub(crate) fn entries(&mut self, table: &ir::Table, es: &'a [ast::Entry]) -> Vec<ir::ConstEntry> {
         let tys: Vec<ir::TypeId> = table.keys.iter().map(|k| k.expr.ty).collect();
         let mut rows = Vec::new();
         let mut explicit = Vec::new();
+        let mut legacy = Vec::new();
         for e in es {
             let ks = self.keysets(&e.keyset, &tys, false, e.span);
             let ks = ks.filter(|ks| self.keysets_fit_match_kinds(table, ks, e.span));
@@ -642,10 +685,42 @@ impl<'a> Sema<'a> {
                 },
                 None => None,
             };
+            let ann = self.entry_priority_annotation(e);
+            if let (Some(p), Some(Some(_))) = (&e.priority, &ann) {
+                self.err(
+                    "E0409",
+                    "an entry cannot have both `priority = N` and a `@priority` annotation",
+                    p.span,
+                    "two priorities",
+                );
+            }
             if let (Some(ks), Some((a, data))) = (ks, act) {
                 rows.push((ks, a, data, e.span));
                 explicit.push(prio);
+                legacy.push(ann.flatten());
             }
+        }
+        if legacy.iter().any(Option::is_some) {
+            if explicit.iter().any(Option::is_some) {
+                self.err(
+                    "E0409",
+                    "a table cannot mix `priority = N` entries with `@priority` annotations",
+                    es.first().map(|e| e.span).unwrap_or_default(),
+                    "mixed priority forms",
+                );
+            }
+            let prios = legacy_entry_priorities(&legacy);
+            return rows
+                .into_iter()
+                .zip(prios)
+                .map(|((keys, action, data, span), p)| ir::ConstEntry {
+                    keys,
+                    action,
+                    data,
+                    priority: Some(p),
+                    span: ispan(span),
+                })
+                .collect();
         }
         let largest = !table
             .other_properties
@@ -670,6 +745,23 @@ impl<'a> Sema<'a> {
             })
             .collect()
     }
+}
+
+/// Priorities of entries of a table that uses the legacy `@priority(N)` entry annotation
+/// (BMv2/p4c convention): an annotated entry has priority N, any other entry its position
+/// (1, 2, ...), and the *smallest* number wins; equal numbers go to the earlier entry. The
+/// result is in the IR's convention (larger wins, positive, fits `int32_t`).
+pub fn legacy_entry_priorities(ann: &[Option<i64>]) -> Vec<i64> {
+    let n = ann.len() as i64;
+    let nums: Vec<i64> = ann.iter().enumerate().map(|(i, a)| a.unwrap_or(i as i64 + 1)).collect();
+    // Rank by (number, position): rank 0 wins, so it gets the largest IR priority n.
+    let mut order: Vec<usize> = (0..nums.len()).collect();
+    order.sort_by_key(|&i| (nums[i], i));
+    let mut out = vec![0; nums.len()];
+    for (rank, i) in order.into_iter().enumerate() {
+        out[i] = n - rank as i64;
+    }
+    out
 }
 
 /// Is `m` a prefix mask (ones followed by zeros)?

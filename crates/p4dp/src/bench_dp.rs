@@ -278,8 +278,9 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     let sizes: Vec<u32> = (kmin..=kmax).collect();
     let mut fig: Vec<Vec<Fig>> = vec![vec![Fig::default(); sizes.len()]; VARIANTS.len()];
     let mut floor_tap: Vec<f64> = Vec::new();
-    let mc_sizes: Vec<u32> = [10u32, 20].iter().copied().filter(|k| *k >= kmin && *k <= kmax).collect();
+    let mc_sizes: Vec<u32> = [10u32, 16, 20].iter().copied().filter(|k| *k >= kmin && *k <= kmax).collect();
     let mut mc: Vec<(u32, &str, f64, f64, Vec<f64>)> = Vec::new(); // size, variant, 1w Mpps, 2w Mpps, per-worker c/p
+    let mut mc_err: Vec<String> = Vec::new();
     for (si, &k) in sizes.iter().enumerate() {
         eprintln!("bench: seed 000: 2^{k} entries");
         let mut targets = Vec::new();
@@ -310,13 +311,21 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
                 // so the 2-worker (2-port) run goes first, then 1 worker on the same table
                 let (mut t, _) = load_s000(a, &VARIANTS[vi], k, &out_dir)?;
                 let bp = bench_params(a, 2, a.warmup, a.duration);
-                let (m2, pw) = {
+                let two = (|| -> Result<(f64, Vec<f64>)> {
                     let mut bench = Bench::new(&mut t, &bp).context("creating the 2-worker bench")?;
                     bench.measure(Kind::Floor)?;
                     let tp = tap_params(a, 1 << k, 0, (a.warmup * 1000.0) as u64, vec![Phase { packets: 0, keys: Keys::Random }]);
                     let mut tap = Tap::attach(&mut bench, 2, 0, &tp)?;
                     let (m2, _) = tap.measure(None, Kind::Program)?;
-                    (m2.mpps, m2.workers.iter().map(|w| w.cycles_per_pkt).collect())
+                    Ok((m2.mpps, m2.workers.iter().map(|w| w.cycles_per_pkt).collect()))
+                })();
+                let (m2, pw) = match two {
+                    Ok(x) => x,
+                    Err(e) => {
+                        eprintln!("bench: 2-worker run at 2^{k} failed: {e:#}");
+                        mc_err.push(format!("2^{k} {}: 2-worker run failed: {e:#}", VARIANTS[vi].0));
+                        continue;
+                    }
                 };
                 let (_, m1, _, _, _) = s000_measure(a, &mut t, k, 1, false)?;
                 mc.push((k, VARIANTS[vi].0, m1, m2, pw));
@@ -397,6 +406,10 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     for (k, v, m1, m2, pw) in &mc {
         let w: Vec<String> = pw.iter().map(|c| format!("{c:.0}")).collect();
         let _ = writeln!(text, "{k:>4} {v:<18} {m1:>8.2} {m2:>8.2} {:>7.2}x  {}", m2 / m1, w.join(", "));
+    }
+
+    for e in &mc_err {
+        let _ = writeln!(text, "{e}");
     }
 
     // ---------------------------------------------------------------- seed 001

@@ -156,6 +156,9 @@ struct p4dp_program {
 	p4dp_process_fn process;
 	/* appended (perf): runtimes check for NULL; programs without it leave it zero */
 	p4dp_process_burst_fn process_burst;
+	/* appended (action profiles): indexed like tables, the index into externs of the table's
+	 * `implementation` (P4DP_EXT_ACTION_PROFILE/_SELECTOR), or -1; NULL: no table has one */
+	const int32_t *table_impl;
 };
 
 /** The symbol a compiled program exports. */
@@ -359,6 +362,44 @@ static inline void p4dp_table_count(struct p4dp_ctx *ctx, uint32_t table, int hi
  *   stores ctx->now_ns as the entry's last-hit time); `set_entry_expire_time(profile)` calls
  *   p4dp_entry_set_expire(ctx, e, profile) and `restart_expire_timer()` calls p4dp_entry_touch.
  */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Action profiles and selectors (v1model action_profile/action_selector, PSA/PNA ActionProfile/  */
+/* ActionSelector); runtime side in src/actprof.c.                                             */
+/*                                                                                              */
+/* A table with an `implementation` (p4dp_program.table_impl[t] >= 0) is *indirect*: its entries  */
+/* hold no action but a reference: e->action is P4DP_ACTPROF_REF_MEMBER or _GROUP and e->data     */
+/* starts with a struct p4dp_actprof_ref (the table's data_len is at least 8). Members (action +  */
+/* data, owned by the profile) are struct p4dp_entry too, so generated code resolves the matched  */
+/* entry and then dispatches on the member exactly as on a direct entry. A group picks one of its */
+/* members by `hash % n` (n = sum of the members' weights, members ordered by member id), where   */
+/* hash is the selector algorithm over the table's `selector` key fields packed as for hash()    */
+/* (BMv2: full algorithm output, outputWidth not applied). The table's match key has only the    */
+/* non-selector fields. Default (miss) entries are ordinary direct entries.                        */
+
+#define P4DP_ACTPROF_REF_MEMBER 0xfffffff0u /**< e->action of an entry referring to a member */
+#define P4DP_ACTPROF_REF_GROUP 0xfffffff1u  /**< e->action of an entry referring to a group */
+
+/** Data of an indirect table entry. */
+struct p4dp_actprof_ref {
+	uint32_t slot; /**< the runtime's slot of the member/group */
+	uint32_t id;   /**< the control plane's member/group id */
+};
+
+/** Does the (looked-up, non-default) entry refer to a group (the selector hash is needed)? */
+static inline int p4dp_actprof_is_group(const struct p4dp_entry *e)
+{
+	return e->action == P4DP_ACTPROF_REF_GROUP;
+}
+
+/**
+ * Resolve an indirect entry @p e of a table implemented by extern @p ext: the member it refers to,
+ * or for a group the member selected by @p hash. Returns NULL if the group is empty (generated
+ * code then runs the default action and the apply is a miss) or @p e is not a reference.
+ * The member stays valid until the worker's next RCU quiescent state. Worker context; lock-free.
+ */
+const struct p4dp_entry *p4dp_actprof_resolve(struct p4dp_ctx *ctx, uint32_t ext, const struct p4dp_entry *e,
+					      uint64_t hash);
 
 /* Implemented by the runtime (inline functions and p4dp_table_dp_add) in dpwrite.h. */
 #include "p4dp/dpwrite.h"

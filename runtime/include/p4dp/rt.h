@@ -491,6 +491,86 @@ int p4dp_runtime_worker_stats(struct p4dp_runtime *rt, uint32_t worker, struct p
 /** Statistics of P4 port @p port_no summed over workers. @return 0; -ENOENT. Context: control. */
 int p4dp_runtime_port_stats(struct p4dp_runtime *rt, uint32_t port_no, struct p4dp_rt_port_stats *st);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Action profiles and selectors (src/actprof.c; semantics in abi.h)                             */
+/*                                                                                              */
+/* A profile is addressed by its extern index (kind P4DP_EXT_ACTION_PROFILE or _SELECTOR). It     */
+/* holds up to n_cells members (its declared size; 0: P4DP_TABLE_DEFAULT_SIZE) and, for selectors, */
+/* as many groups. Member and group ids are the control plane's (any 32-bit value). Writers are    */
+/* serialized per profile by a mutex; workers resolve members lock-free: a new member/group       */
+/* version is published with one release store and the old one freed after an RCU grace period; */
+/* a deleted member's or group's slot is reused only after a grace period.                        */
+
+/** Reference kinds of indirect table entries. */
+enum p4dp_rt_ref_kind { P4DP_RT_REF_MEMBER = 1, P4DP_RT_REF_GROUP = 2 };
+
+/** Most members (sum of weights) in one group, and the largest weight. */
+#define P4DP_RT_ACTPROF_GROUP_MAX 4096u
+
+/**
+ * Create member @p member of profile @p ext with an action and its parameters (validated as for
+ * table entries: the action must be an action of every table the profile implements, not
+ * @defaultonly in any of them). @return 0; -EINVAL (not a profile, bad action/params); -EEXIST
+ * (id in use); -ENOSPC (profile full); -ENOMEM. Context: control thread. Thread safety: profile mutex.
+ */
+int p4dp_runtime_actprof_member_add(struct p4dp_runtime *rt, uint32_t ext, uint32_t member, uint32_t action,
+				    uint32_t n_params, const struct p4dp_rt_param *params);
+
+/** Replace the action/parameters of member @p member; packets see the old or the new version.
+ *  @return 0; -EINVAL; -ENOENT (no such member); -ENOMEM. Context/thread safety: as member_add. */
+int p4dp_runtime_actprof_member_modify(struct p4dp_runtime *rt, uint32_t ext, uint32_t member, uint32_t action,
+				       uint32_t n_params, const struct p4dp_rt_param *params);
+
+/** Delete member @p member. @return 0; -EINVAL; -ENOENT; -EBUSY (still in a group or referred to by
+ *  a table entry). Context/thread safety: as member_add (walks the profile's tables). */
+int p4dp_runtime_actprof_member_delete(struct p4dp_runtime *rt, uint32_t ext, uint32_t member);
+
+/** Read member @p member: @p cb gets it as an entry with n_keys 0 (action and parameters).
+ *  @return 0 or cb's value; -EINVAL; -ENOENT; -ENOMEM. */
+int p4dp_runtime_actprof_member_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t member, p4dp_rt_entry_cb cb,
+				    void *arg);
+
+/** Create empty group @p group of selector @p ext. @return 0; -EINVAL (not a selector); -EEXIST;
+ *  -ENOSPC; -ENOMEM. Context/thread safety: as member_add. */
+int p4dp_runtime_actprof_group_create(struct p4dp_runtime *rt, uint32_t ext, uint32_t group);
+
+/** Delete group @p group. @return 0; -EINVAL; -ENOENT; -EBUSY (referred to by a table entry). */
+int p4dp_runtime_actprof_group_delete(struct p4dp_runtime *rt, uint32_t ext, uint32_t group);
+
+/** Add member @p member with @p weight (1..P4DP_RT_ACTPROF_GROUP_MAX) to group @p group.
+ *  @return 0; -EINVAL (not a selector, bad weight, group would exceed P4DP_RT_ACTPROF_GROUP_MAX);
+ *  -ENOENT (no such group or member); -EEXIST (already a member); -ENOMEM. */
+int p4dp_runtime_actprof_group_add_member(struct p4dp_runtime *rt, uint32_t ext, uint32_t group, uint32_t member,
+					  uint32_t weight);
+
+/** Remove member @p member from group @p group. @return 0; -EINVAL; -ENOENT (no such group, or not
+ *  a member of it). */
+int p4dp_runtime_actprof_group_remove_member(struct p4dp_runtime *rt, uint32_t ext, uint32_t group,
+					     uint32_t member);
+
+/** The members of group @p group in selection order (ascending member id): up to @p max (member,
+ *  weight) pairs are written. @return the number of members (may exceed @p max); -EINVAL; -ENOENT. */
+int p4dp_runtime_actprof_group_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t group, uint32_t *members,
+				   uint32_t *weights, uint32_t max);
+
+/**
+ * Add (or, with @p modify, re-point) an entry of indirect table @p table: the match of @p e
+ * (action and params ignored) refers to member or group @p id of the table's profile
+ * (@p kind: enum p4dp_rt_ref_kind; groups only for selectors). Delete/clear/read use the
+ * ordinary table functions; entries read back have action P4DP_ACTPROF_REF_MEMBER or _GROUP and
+ * one 4-byte big-endian parameter, the id. The ordinary add/modify reject indirect tables.
+ * @return 0; -EINVAL (not an indirect table, bad kind, match validation as entry_add); -ENOENT
+ * (no such member/group; modify: no such entry); -EEXIST; -ENOSPC; -ENOMEM.
+ * Context: control thread. Thread safety: profile mutex, then the table's writer lock.
+ */
+int p4dp_runtime_table_indirect_add(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				    uint32_t kind, uint32_t id);
+int p4dp_runtime_table_indirect_modify(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				       uint32_t kind, uint32_t id);
+
+/** The profile extern index of table @p table: 0 and *ext set; -ENOENT (direct table); -EINVAL. */
+int p4dp_runtime_table_implementation(const struct p4dp_runtime *rt, uint32_t table, uint32_t *ext);
+
 #ifdef __cplusplus
 }
 #endif

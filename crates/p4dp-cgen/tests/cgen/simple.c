@@ -91,6 +91,8 @@ struct gst {
 	const uint8_t *dp_key; /* key the running table action's table was looked up with */
 	uint32_t dp_table;    /* index of that table */
 	uint32_t pna_drop, pna_port; /* PNA forwarding decision */
+	const uint8_t *st_key; /* process_burst: key the staged table was looked up with (or NULL) */
+	const struct p4dp_entry *st_entry; /* and its entry (NULL: miss) */
 	int32_t clone_type;  /* -1 none, 0 I2E, 1 E2E; members from here on are set explicitly */
 	uint32_t clone_session;
 	uint32_t resubmit, recirculate;
@@ -337,7 +339,15 @@ static int tbl_ingress_t(struct gst *R, uint8_t *hit, uint32_t *run)
 		memcpy(key + 0, &_k, 8);
 	}
 	int _hit = 0;
-	const struct p4dp_entry *e = p4dp_table_apply(R->ctx, 0u, key, &_hit);
+	const struct p4dp_entry *e;
+	if (R->st_key != NULL && memcmp(R->st_key, key, 8u) == 0) {
+		/* staged by process_burst (burst.rs) */
+		_hit = R->st_entry != NULL;
+		e = _hit ? R->st_entry : p4dp_table_default(R->ctx, 0u);
+	} else {
+		e = p4dp_table_apply(R->ctx, 0u, key, &_hit);
+	}
+	R->st_key = NULL;
 	int _rc = 0;
 	p4dp_table_count(R->ctx, 0u, _hit);
 	*hit = (uint8_t)_hit;
@@ -502,7 +512,14 @@ static void v1_keep_fields(struct v1st *to, const struct v1st *from, uint32_t fl
 	}
 }
 
+static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry);
+
 static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
+{
+	process_staged(ctx, pkt, NULL, NULL);
+}
+
+static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry)
 {
 	struct gst G;
 	struct gst *R = &G;
@@ -519,6 +536,8 @@ static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 	memset(R->xsum, 0, sizeof R->xsum);
 	R->ctx = ctx;
 	R->pkt = pkt;
+	R->st_key = st_key;
+	R->st_entry = st_entry;
 	R->clone_type = -1;
 	R->clone_session = 0;
 	R->resubmit = 0;
@@ -588,6 +607,56 @@ static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 	}
 }
 
+/* Staged burst (burst.rs): parse every packet, build the keys of table ingress.t, one bulk lookup,
+ * then the pipeline per packet reusing the looked-up entries. */
+static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)
+{
+	uint8_t keys[32][16] __attribute__((aligned(16)));
+	const void *kp[32];
+	const struct p4dp_entry *ents[32];
+	for (uint32_t b = 0; b < n; b += 32u) {
+		uint32_t m = n - b < 32u ? n - b : 32u;
+		for (uint32_t i = 0; i < m; i++) {
+			struct p4dp_pkt *pkt = pkts[b + i];
+			struct gst G;
+			struct gst *R = &G;
+			memset(R, 0, offsetof(struct gst, clone_type));
+			R->ctx = ctx;
+			R->pkt = pkt;
+			struct v1st S;
+			memset(&S, 0, sizeof S);
+			S.sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
+			S.sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
+			R->pkt_bits = pkt->len * 8u;
+			int rej = 0;
+			memset(&R->f_p, 0, sizeof R->f_p);
+			memset(&S.hdr, 0, sizeof S.hdr);
+			R->f_p.v_hdr = &S.hdr;
+			R->f_p.v_meta = &S.meta;
+			R->f_p.v_standard_metadata = &S.sm;
+			rej = prs_p(R);
+			(void)rej;
+			R->f_ingress.v_hdr = &S.hdr;
+			R->f_ingress.v_meta = &S.meta;
+			R->f_ingress.v_standard_metadata = &S.sm;
+			{
+				uint8_t key[8] __attribute__((aligned(16)));
+				memset(key, 0, sizeof key);
+				{
+					uint64_t _k = (((*R->f_ingress.v_hdr)).f_eth).f_dst;
+					memcpy(key + 0, &_k, 8);
+				}
+				memcpy(keys[i], key, 8u);
+			}
+			kp[i] = keys[i];
+		}
+		p4dp_table_lookup_bulk(ctx->tables[0u], kp, m, ents);
+		for (uint32_t i = 0; i < m; i++)
+			process_staged(ctx, pkts[b + i], keys[i], ents[i]);
+	}
+}
+
+
 /* ---- metadata ---- */
 static const struct p4dp_param_info md_params_0[] = {
 	{ "port", 1u, 9u, 0u, 2u },
@@ -633,4 +702,5 @@ const struct p4dp_program p4dp_program = {
 	.n_errors = 7u,
 	.errors = md_errors,
 	.process = process,
+	.process_burst = process_burst,
 };

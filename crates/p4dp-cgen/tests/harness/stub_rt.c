@@ -54,6 +54,19 @@ static int popcount_mask(const struct p4dp_table_info *ti, const struct p4dp_con
 	return n;
 }
 
+/* Referenced by generated process_burst (staged lookups). The harness runs `process` only, and
+ * this stub's entries share one buffer per table, so a bulk lookup cannot be honoured: fail loudly. */
+void p4dp_table_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
+			    const struct p4dp_entry **out)
+{
+	(void)t;
+	(void)keys;
+	(void)n;
+	(void)out;
+	fprintf(stderr, "stub runtime: p4dp_table_lookup_bulk is not supported (run process, not process_burst)\n");
+	abort();
+}
+
 const struct p4dp_entry *p4dp_table_lookup(struct p4dp_table *t, const void *key)
 {
 	const struct p4dp_table_info *ti = tinfo(t);
