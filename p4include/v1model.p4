@@ -43,6 +43,8 @@ struct standard_metadata_t {
     bit<32> clone_spec;       // deprecated, from older v1model versions (kept so old programs
                               // compile); nothing in p4dp reads or writes it
     bit<32> instance_type;    // 0 normal, 1 I2E clone, 2 E2E clone, 4 recirc, 5 replica, 6 resubmit
+    bit<1>  drop;             // deprecated, from older v1model versions (kept so old programs
+                              // compile); nothing in p4dp reads it: use mark_to_drop()
     bit<32> packet_length;    // bytes, for the packet as received
     @alias("queueing_metadata.enq_timestamp")    bit<32> enq_timestamp;
     @alias("queueing_metadata.enq_qdepth")       bit<19> enq_qdepth;

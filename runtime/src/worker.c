@@ -287,6 +287,9 @@ static void dispatch_burst(struct rt_worker *w, uint32_t slot, struct rte_mbuf *
 			process_one(w, slot, m);
 			continue;
 		}
+		/* The owner finds the ingress port through m->port: set it here from the port we
+		 * polled, since not every PMD fills it (net_ring does not). */
+		m->port = rt->ports[slot].dpdk_port;
 		if (rte_ring_mp_enqueue(rt->workers[owner].inq, m) != 0) {
 			RT_STAT_ADD(w->st.dispatch_drops, 1);
 			rte_pktmbuf_free(m);

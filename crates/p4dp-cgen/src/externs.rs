@@ -169,7 +169,7 @@ impl Gen<'_> {
         Ok((buf, "((_o + 7u) / 8u)".to_string()))
     }
 
-    fn serialize_expr(&mut self, e: &Expr, level: usize, out: &mut String) -> R<()> {
+    pub(crate) fn serialize_expr(&mut self, e: &Expr, level: usize, out: &mut String) -> R<()> {
         if let ExprKind::List(es) = &e.kind {
             if !matches!(self.p.types.get(e.ty), Type::Header(_)) {
                 for x in es {

@@ -22,6 +22,7 @@ mod ctype;
 mod dpwrite;
 mod expr;
 mod burst;
+mod actprof;
 mod externs;
 mod fastio;
 mod glue;

@@ -128,7 +128,9 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
         w.out.push_str("tables {\n");
         let id = w.ids.tables[tid.index()];
         w.preamble(id, &t.fq_name, &t.annotations);
-        for (i, k) in t.keys.iter().enumerate() {
+        // selector keys (action selectors) are not part of the match (actprof.rs)
+        let indirect = t.implementation.is_some();
+        for (i, k) in t.keys.iter().filter(|k| !(indirect && k.match_kind == "selector")).enumerate() {
             let bw = w.width(k.expr.ty).max(1);
             let mt = match k.match_kind.as_str() {
                 "exact" => "match_type: EXACT".to_string(),
@@ -158,6 +160,9 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
         if t.default_action.is_const {
             let aid = w.ids.actions.get(&p.actions[t.default_action.action].fq_name).copied().unwrap_or(0);
             let _ = writeln!(w.out, "  const_default_action_id: {aid}");
+        }
+        if let Some(x) = t.implementation {
+            let _ = writeln!(w.out, "  implementation_id: {}", w.ids.externs[x.index()]);
         }
         for x in [t.direct_counter, t.direct_meter].into_iter().flatten() {
             let _ = writeln!(w.out, "  direct_resource_ids: {}", w.ids.externs[x.index()]);
@@ -226,6 +231,17 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
                     _ => "PACKETS",
                 };
                 let _ = writeln!(w.out, "  spec {{\n    unit: {unit}\n  }}\n  direct_table_id: {table_of}\n}}");
+            }
+            tn if crate::actprof::is_profile(tn) => {
+                w.out.push_str("action_profiles {\n");
+                w.preamble(id, &x.fq_name, &x.annotations);
+                for (tid, _) in p.tables.iter().filter(|(_, t)| t.implementation == Some(xid)) {
+                    let _ = writeln!(w.out, "  table_ids: {}", w.ids.tables[tid.index()]);
+                }
+                if crate::actprof::is_selector(tn) {
+                    w.out.push_str("  with_selector: true\n");
+                }
+                let _ = writeln!(w.out, "  size: {}\n}}", crate::actprof::profile_size(x));
             }
             "register" | "Register" => {
                 w.out.push_str("registers {\n");

@@ -182,9 +182,16 @@ impl Gen<'_> {
         let t = &p.tables[tid];
         self.owner = Owner::Control(t.owner);
         self.reject_label = None;
-        if t.implementation.is_some() {
-            return unsupported(t.span, format!("table `{}`: `implementation` (action profiles/selectors) is not supported yet", t.fq_name));
-        }
+        // action profiles/selectors (actprof.rs): the key has only the match (non-selector) keys
+        self.check_indirect(tid)?;
+        let t_view;
+        let t = match crate::actprof::match_view(t) {
+            Some(v) => {
+                t_view = v;
+                &t_view
+            }
+            None => t,
+        };
         let name = self.tbl_fns[tid.index()].clone();
         let widths = self.key_widths(t)?;
         let (_, key_len) = native_layout(&widths);
@@ -204,7 +211,7 @@ impl Gen<'_> {
             let act = &p.actions[a];
             act.params.iter().any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
         });
-        let _ = writeln!(body, "{}\n\tint _rc = 0;\n\tp4dp_table_count(R->ctx, {ti}u, _hit);\n\t*hit = (uint8_t)_hit;\n\tR->entry_hit = (uint32_t)_hit;", self.lookup_code(tid, key_len));
+        let _ = writeln!(body, "{}\n\tint _rc = 0;\n\tp4dp_table_count(R->ctx, {ti}u, _hit);\n\t*hit = (uint8_t)_hit;\n\tR->entry_hit = (uint32_t)_hit;", self.lookup_code(tid, key_len) + &self.actprof_resolve(tid)?);
         if lock || idle || dp_ctx || has_ref {
             let _ = writeln!(body, "\tstruct p4dp_entry *_me = (struct p4dp_entry *)(uintptr_t)e; /* written in place (abi.h) */\n\t(void)_me;");
         }
@@ -331,6 +338,14 @@ impl Gen<'_> {
         let mut tbl_rows = Vec::new();
         for (tid, t) in p.tables.iter() {
             let k = tid.index();
+            let t_view;
+            let t = match crate::actprof::match_view(t) {
+                Some(v) => {
+                    t_view = v;
+                    &t_view
+                }
+                None => t,
+            };
             let widths = self.key_widths(t)?;
             let (lay, key_len) = native_layout(&widths);
             let mut flags = Vec::new();
@@ -421,6 +436,9 @@ impl Gen<'_> {
                 data_len = data_len.max(self.data_layout(ta.action)?.1);
             }
             data_len = data_len.max(self.data_layout(t.default_action.action)?.1);
+            if t.implementation.is_some() {
+                data_len = data_len.max(crate::actprof::REF_LEN);
+            }
             let size = t.size.unwrap_or(0);
             let dc = t.direct_counter.map(|x| x.index() as i64).unwrap_or(-1);
             let dm = t.direct_meter.map(|x| x.index() as i64).unwrap_or(-1);
@@ -472,7 +490,7 @@ impl Gen<'_> {
                     };
                     ("P4DP_EXT_DIGEST", "0", 0, len, 0, -1)
                 }
-                "action_selector" | "ActionSelector" => ("P4DP_EXT_ACTION_SELECTOR", "0", 0, 0, 0, -1),
+                "action_selector" | "ActionSelector" => ("P4DP_EXT_ACTION_SELECTOR", "0", crate::actprof::profile_size(x), 0, 0, -1),
                 _ => ("P4DP_EXT_OTHER", "0", 0, 0, 0, -1),
             };
             let n_cells = n_cells.min(u32::MAX as u64);
@@ -502,9 +520,11 @@ impl Gen<'_> {
             "md_errors".into()
         };
         let arch = p.package.as_ref().map(|k| k.arch.clone()).unwrap_or_default();
+        let (timpl_decl, timpl_init) = self.table_impl_md();
+        o.push_str(&timpl_decl);
         let _ = writeln!(
             o,
-            "\nconst struct p4dp_program p4dp_program = {{\n\t.abi_version = P4DP_ABI_VERSION,\n\t.name = {},\n\t.arch = {},\n\t.n_tables = {}u,\n\t.tables = {tbls},\n\t.n_actions = {}u,\n\t.actions = {acts},\n\t.n_externs = {}u,\n\t.externs = {exts},\n\t.n_errors = {}u,\n\t.errors = {errs},\n\t.process = process,\n{}}};",
+            "\nconst struct p4dp_program p4dp_program = {{\n\t.abi_version = P4DP_ABI_VERSION,\n\t.name = {},\n\t.arch = {},\n\t.n_tables = {}u,\n\t.tables = {tbls},\n\t.n_actions = {}u,\n\t.actions = {acts},\n\t.n_externs = {}u,\n\t.externs = {exts},\n\t.n_errors = {}u,\n\t.errors = {errs},\n\t.process = process,\n{}{timpl_init}}};",
             c_string(&self.opts.program_name),
             c_string(&arch),
             tbl_rows.len(),

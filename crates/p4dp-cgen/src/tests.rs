@@ -340,7 +340,7 @@ fn simple_program_snapshot_compile_and_run() {
 fn unsupported_is_an_error_with_span() {
     let mut p = simple_program();
     let x = p.externs.alloc(ExternInstance {
-        type_name: "action_profile".into(),
+        type_name: "my_profile".into(),
         name: "ap".into(),
         fq_name: "ingress.ap".into(),
         type_args: vec![],

@@ -24,7 +24,7 @@ fn programs() -> Vec<PathBuf> {
 }
 
 /// Programs using constructs the back end reports as unsupported (with a clear error).
-const EXPECTED_UNSUPPORTED: &[&str] = &["action_profile_selector"];
+const EXPECTED_UNSUPPORTED: &[&str] = &[];
 
 #[test]
 fn corpus_compiles() {

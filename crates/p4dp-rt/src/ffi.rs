@@ -85,6 +85,9 @@ pub struct p4dp_program {
     pub n_errors: u32,
     pub errors: *const *const c_char,
     pub process: *const c_void,
+    pub process_burst: *const c_void,
+    /// Per table: extern index of its action profile/selector or -1; NULL if none (abi.h).
+    pub table_impl: *const i32,
 }
 
 pub const P4DP_TABLE_F_NEEDS_PRIORITY: u32 = 0x1;

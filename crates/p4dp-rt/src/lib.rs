@@ -9,6 +9,7 @@
 //! it from `build.rs`; a dependent binary crate must emit
 //! `cargo:rustc-link-arg=-Wl,-rpath,$DEP_P4DP_RT_LIB_DIR` from its build script (see [`lib_dir`]).
 
+mod actprof;
 pub mod bench;
 pub mod bench_dp;
 mod ffi;
@@ -27,6 +28,7 @@ pub use runtime::{
     table_mem_predict, CounterValue, Dispatch, IdleNotification, LogLevel, MatchField, MeterConfig, PortStats,
     RunParams, Runtime, RuntimeOptions, Stats, TableEntry, TableMem, TableStats, WorkerStats,
 };
+pub use actprof::{ProfileRef, REF_GROUP_ACTION, REF_MEMBER_ACTION};
 pub use schema::{
     ActionInfo, ActionScope, ExternInfo, ExternKind, KeyInfo, MatchKind, ParamInfo, Program, TableAction, TableInfo,
     Unit,

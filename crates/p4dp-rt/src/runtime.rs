@@ -259,10 +259,10 @@ unsafe extern "C" fn log_trampoline(arg: *mut c_void, level: c_int, msg: *const 
 }
 
 /// Owned C form of an entry; the pointers in `entry` point into the vectors.
-struct RawEntry {
+pub(crate) struct RawEntry {
     _keys: Vec<ffi::p4dp_rt_key>,
     _params: Vec<ffi::p4dp_rt_param>,
-    entry: ffi::p4dp_rt_entry,
+    pub(crate) entry: ffi::p4dp_rt_entry,
 }
 
 fn len32(v: &[u8]) -> Result<u32> {
@@ -316,11 +316,11 @@ fn raw_key(m: &MatchField) -> Result<ffi::p4dp_rt_key> {
     Ok(k)
 }
 
-fn raw_params(params: &[Vec<u8>]) -> Result<Vec<ffi::p4dp_rt_param>> {
+pub(crate) fn raw_params(params: &[Vec<u8>]) -> Result<Vec<ffi::p4dp_rt_param>> {
     params.iter().map(|p| Ok(ffi::p4dp_rt_param { value: p.as_ptr(), len: len32(p)? })).collect()
 }
 
-fn raw_entry(matches: &[MatchField], priority: i32, action: u32, params: &[Vec<u8>]) -> Result<RawEntry> {
+pub(crate) fn raw_entry(matches: &[MatchField], priority: i32, action: u32, params: &[Vec<u8>]) -> Result<RawEntry> {
     let keys = matches.iter().map(raw_key).collect::<Result<Vec<_>>>()?;
     let params = raw_params(params)?;
     let entry = ffi::p4dp_rt_entry {
@@ -375,7 +375,7 @@ unsafe fn entry_from_raw(e: &ffi::p4dp_rt_entry) -> TableEntry {
     }
 }
 
-unsafe extern "C" fn collect_entry(arg: *mut c_void, e: *const ffi::p4dp_rt_entry) -> c_int {
+pub(crate) unsafe extern "C" fn collect_entry(arg: *mut c_void, e: *const ffi::p4dp_rt_entry) -> c_int {
     // SAFETY: arg is the &mut Vec<TableEntry> passed by the caller for the duration of the call.
     let v = unsafe { &mut *(arg as *mut Vec<TableEntry>) };
     if let Some(e) = unsafe { e.as_ref() } {
@@ -424,7 +424,7 @@ impl Runtime {
         Ok(Runtime { rt, program, inject_lock: Mutex::new(()), _log: log })
     }
 
-    fn p(&self) -> *mut ffi::p4dp_runtime {
+    pub(crate) fn p(&self) -> *mut ffi::p4dp_runtime {
         self.rt.as_ptr()
     }
 

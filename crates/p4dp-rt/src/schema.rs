@@ -124,6 +124,9 @@ pub struct TableInfo {
     /// Index into [`Program::externs`].
     pub direct_counter: Option<u32>,
     pub direct_meter: Option<u32>,
+    /// Index into [`Program::externs`] of the action profile/selector implementing the table
+    /// (its entries then refer to members or groups; see [`crate::ProfileRef`]).
+    pub implementation: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -204,6 +207,7 @@ pub(crate) unsafe fn from_raw(p: &ffi::p4dp_program) -> Program {
                 .collect(),
         })
         .collect();
+    let impls = slice(p.table_impl, if p.table_impl.is_null() { 0 } else { p.n_tables });
     let tables = slice(p.tables, p.n_tables)
         .iter()
         .enumerate()
@@ -243,6 +247,7 @@ pub(crate) unsafe fn from_raw(p: &ffi::p4dp_program) -> Program {
                 initial_entries: t.n_entries,
                 direct_counter: opt_index(t.direct_counter),
                 direct_meter: opt_index(t.direct_meter),
+                implementation: impls.get(i).and_then(|x| opt_index(*x)),
             }
         })
         .collect();

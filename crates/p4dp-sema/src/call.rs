@@ -517,6 +517,12 @@ impl<'a> Sema<'a> {
                     Val::Parser(p) if member.name == "apply" => {
                         self.apply_block(OwnerKind::Parser(p), args, e.span, pre, want)
                     }
+                    Val::Global(d @ (ast::Decl::Control(_) | ast::Decl::Parser(_))) if member.name == "apply" => {
+                        match self.direct_instance(d, e.span) {
+                            Some(k) => self.apply_block(k, args, e.span, pre, want),
+                            None => Val::Err,
+                        }
+                    }
                     Val::Type(t) => self.size_method(t, member, args, e.span),
                     Val::E(x) => match member.name.as_str() {
                         "isValid" if matches!(self.ty(x.ty), Type::Header(_) | Type::HeaderUnion(_)) => {

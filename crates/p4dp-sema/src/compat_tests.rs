@@ -1,5 +1,6 @@
 //! Unit tests of the p4c-compatibility rules (implicit widening W0301, `table t()` W0101,
-//! the deprecated `standard_metadata.clone_spec`).
+//! the deprecated `standard_metadata.clone_spec` and `.drop`, legacy `@priority` entry annotations,
+//! serializable-enum keys with underlying-type keysets).
 
 use std::path::{Path, PathBuf};
 
@@ -108,4 +109,52 @@ fn table_with_empty_parens_is_a_warning() {
 fn deprecated_clone_spec_field_exists() {
     let w = compile("c1.p4", "", "", "clone(CloneType.I2E, sm.clone_spec);").expect("accepted");
     assert!(!w.contains("error"), "{w}");
+}
+
+#[test]
+fn deprecated_drop_field_exists() {
+    let w = compile("d1.p4", "", "", "sm.drop = 1;").expect("accepted");
+    assert!(!w.contains("error"), "{w}");
+}
+
+#[test]
+fn legacy_priority_annotation_numbering() {
+    use crate::table::legacy_entry_priorities;
+    // numbers 5, 2 (position), 9, 4 (position): smallest wins -> IR (larger wins) 2, 4, 1, 3
+    assert_eq!(legacy_entry_priorities(&[Some(5), None, Some(9), None]), vec![2, 4, 1, 3]);
+    // equal numbers: the earlier entry wins; negative numbers are fine
+    assert_eq!(legacy_entry_priorities(&[Some(2), None, Some(-7)]), vec![2, 1, 3]);
+    assert_eq!(legacy_entry_priorities(&[]), Vec::<i64>::new());
+}
+
+#[test]
+fn legacy_priority_annotation_checked() {
+    let t = |entries: &str| {
+        format!(
+            "action s(bit<8> v) {{ hdr.h.n = v; }} table t {{ key = {{ hdr.h.a : ternary; }} actions = {{ s; }} \
+             entries = {{ {entries} }} }}"
+        )
+    };
+    let ok = compile("p1.p4", "", &t("0x1 &&& 0xf : s(1) @priority(3); 0x2 &&& 0xf : s(2);"), "t.apply();");
+    assert!(ok.is_ok(), "{ok:?}");
+    let e = compile("p2.p4", "", &t("priority = 4 : 0x1 &&& 0xf : s(1); 0x2 &&& 0xf : s(2) @priority(1);"), "t.apply();")
+        .expect_err("mixed forms rejected");
+    assert!(e.contains("cannot mix `priority = N` entries with `@priority`"), "{e}");
+    let e = compile("p3.p4", "", &t("0x1 &&& 0xf : s(1) @priority(\"x\");"), "t.apply();").expect_err("bad value");
+    assert!(e.contains("error["), "{e}");
+}
+
+#[test]
+fn ser_enum_key_accepts_underlying_keysets() {
+    let top = "enum bit<16> E { X = 0x1234, Y = 0x5678 }";
+    let locals = "action s() { } table t { key = { (E)hdr.h.a : ternary; } actions = { s; } \
+                  const entries = { ((bit<16>)E.X) &&& 0xff00 : s(); E.Y : s(); 0x9900 &&& 0xff00 : s(); \
+                  E.X &&& 0xf0f0 : s(); } }";
+    let w = compile("e1.p4", top, locals, "t.apply();");
+    assert!(w.is_ok(), "{w:?}");
+    // a keyset of another width is still a type error
+    let bad = "action s() { } table t { key = { (E)hdr.h.a : exact; } actions = { s; } \
+               const entries = { 8w3 : s(); } }";
+    let e = compile("e2.p4", top, bad, "t.apply();").expect_err("bit<8> for an enum bit<16> key");
+    assert!(e.contains("error["), "{e}");
 }

@@ -60,7 +60,9 @@ impl<'a> Sema<'a> {
     }
 
     /// Evaluates constructor arguments (in the current scope) for constructor parameters `params`
-    /// of a block or extern whose type variables are `bind`.
+    /// of a block or extern whose type variables are `bind`. Parser/control-typed parameters
+    /// (only for blocks: `blocks` is `Some`) take a parser/control instance of the current scope;
+    /// their bindings go to `blocks`.
     pub(crate) fn ctor_args(
         &mut self,
         params: &'a [ast::Param],
@@ -68,6 +70,7 @@ impl<'a> Sema<'a> {
         bind: &mut HashMap<String, ir::TypeId>,
         tvars: &[String],
         span: Span,
+        mut blocks: Option<&mut Vec<(usize, Binding)>>,
     ) -> Option<Vec<(usize, CVal)>> {
         let descs = crate::call::ast_params(params);
         let cands = vec![descs];
@@ -109,6 +112,17 @@ impl<'a> Sema<'a> {
             }
             let pt = self.ctor_param_type(p, bind);
             match self.resolve_ctor_kind(p, bind) {
+                Some(RTy::Block(want)) if blocks.is_some() => {
+                    match self.block_ctor_arg(a, &want) {
+                        Some(b) => {
+                            if let Some(bs) = blocks.as_deref_mut() {
+                                bs.push((i, b));
+                            }
+                        }
+                        None => ok = false,
+                    }
+                    continue;
+                }
                 Some(RTy::Block(_)) => {
                     self.err(
                         "E0404",
@@ -131,6 +145,53 @@ impl<'a> Sema<'a> {
             }
         }
         ok.then_some(out)
+    }
+
+    /// A parser/control instance given for a constructor parameter of parser/control type
+    /// `want` (a `parser`/`control` type declaration): a name of an instance in scope, whose
+    /// kind and apply-parameter count must match. The callee applies that very instance.
+    fn block_ctor_arg(&mut self, a: &'a ast::Expr, want: &str) -> Option<Binding> {
+        let b = match &a.kind {
+            ast::ExprKind::Name(p) if !p.top_level => self.lookup_local(&p.name.name),
+            _ => None,
+        };
+        let (b, is_ctl, n) = match b {
+            Some(Binding::Control(c)) => {
+                let n = self.p.controls[c].params.len();
+                (Binding::Control(c), true, n)
+            }
+            Some(Binding::Parser(x)) => {
+                let n = self.p.parsers[x].params.len();
+                (Binding::Parser(x), false, n)
+            }
+            Some(Binding::Err) => return None,
+            _ => {
+                self.err(
+                    "E0404",
+                    "a parser/control constructor argument must name an instance declared before it",
+                    a.span,
+                    "instantiate it first, e.g. `C1() c1; C2(c1) c2;`",
+                );
+                return None;
+            }
+        };
+        let (want_ctl, want_n) = match self.g.map.get(want).and_then(|v| v.first().copied()) {
+            Some(ast::Decl::ControlType(h)) => (true, h.params.len()),
+            Some(ast::Decl::Control(c)) => (true, c.header.params.len()),
+            Some(ast::Decl::ParserType(h)) => (false, h.params.len()),
+            Some(ast::Decl::Parser(x)) => (false, x.header.params.len()),
+            _ => (is_ctl, n),
+        };
+        if want_ctl != is_ctl || want_n != n {
+            self.err(
+                "E0301",
+                format!("this instance does not match the constructor parameter's type `{want}`"),
+                a.span,
+                "wrong block kind or number of parameters",
+            );
+            return None;
+        }
+        Some(b)
     }
 
     fn resolve_ctor_kind(&mut self, p: &'a ast::Param, bind: &HashMap<String, ir::TypeId>) -> Option<RTy> {
@@ -447,6 +508,47 @@ impl<'a> Sema<'a> {
         self.declare(&i.name, b);
     }
 
+    /// Direct type invocation `T.apply(...)` of a control (in a control) or parser (in a
+    /// parser) without constructor parameters: a fresh instance named after the type (`T`,
+    /// then `T_1`, ... for further invocations in the same block), elaborated here.
+    pub(crate) fn direct_instance(&mut self, d: &'a ast::Decl, span: Span) -> Option<OwnerKind> {
+        let (name, ctl, has_ctor, generic) = match d {
+            ast::Decl::Control(cd) => (&cd.header.name.name, true, !cd.ctor_params.is_empty(), !cd.header.type_params.is_empty()),
+            ast::Decl::Parser(pd) => (&pd.header.name.name, false, !pd.ctor_params.is_empty(), !pd.header.type_params.is_empty()),
+            _ => return None,
+        };
+        let in_ctl = matches!(self.cx.kind, OwnerKind::Control(_));
+        if ctl != in_ctl || (!ctl && !self.cx.is_parser()) || self.cx.action.is_some() {
+            let what = if ctl { "a control type can only be applied directly in a control's apply block" } else { "a parser type can only be applied directly in a parser state" };
+            self.err("E0402", what, span, "not allowed here");
+            return None;
+        }
+        if has_ctor || generic {
+            self.err(
+                "E0404",
+                format!("direct invocation of `{name}`, which has constructor or type parameters, is not supported"),
+                span,
+                "instantiate it explicitly",
+            );
+            return None;
+        }
+        let base = control_plane_name(&self.cx.path, name, None);
+        let taken = |s: &Self, p: &str| {
+            s.p.controls.iter().any(|(_, c)| c.path == p) || s.p.parsers.iter().any(|(_, x)| x.path == p)
+        };
+        let mut path = base.clone();
+        let mut k = 0;
+        while taken(self, &path) {
+            k += 1;
+            path = format!("{base}_{k}");
+        }
+        match d {
+            ast::Decl::Control(cd) => self.elab_control(cd, path, Vec::new(), HashMap::new(), span).map(OwnerKind::Control),
+            ast::Decl::Parser(pd) => self.elab_parser(pd, path, Vec::new(), HashMap::new(), span).map(OwnerKind::Parser),
+            _ => None,
+        }
+    }
+
     /// Type and constructor arguments of a sub-parser/sub-control instantiation.
     #[allow(clippy::type_complexity)]
     pub(crate) fn sub_block_args(
@@ -492,10 +594,12 @@ impl<'a> Sema<'a> {
             return None;
         }
         let tvars: Vec<String> = Vec::new();
-        let vals = self.ctor_args(ctor_params, args, &mut bind, &tvars, span)?;
+        let mut blocks = Vec::new();
+        let vals = self.ctor_args(ctor_params, args, &mut bind, &tvars, span, Some(&mut blocks))?;
         let ctor = vals
             .into_iter()
             .map(|(i, v)| (&ctor_params[i].name, Binding::Const(v)))
+            .chain(blocks.into_iter().map(|(i, b)| (&ctor_params[i].name, b)))
             .collect();
         Some((ctor, bind))
     }
@@ -586,7 +690,7 @@ impl<'a> Sema<'a> {
         let cands = ctors.iter().map(|p| crate::call::ast_params(p)).collect();
         let (ci, _) = self.pick_overload(&xd.name.name, cands, args, span)?;
         let tvars: Vec<String> = xd.type_params.iter().map(|p| p.name.clone()).collect();
-        let vals = self.ctor_args(ctors[ci], args, &mut bind, &tvars, span)?;
+        let vals = self.ctor_args(ctors[ci], args, &mut bind, &tvars, span, None)?;
         let mut type_args = Vec::new();
         for p in &xd.type_params {
             match bind.get(&p.name) {

@@ -272,7 +272,7 @@ impl<'a> Sema<'a> {
             return None;
         }
         let mut bind = HashMap::new();
-        let vals = self.ctor_args(ctor_params, args, &mut bind, &[], span)?;
+        let vals = self.ctor_args(ctor_params, args, &mut bind, &[], span, None)?;
         let ctor = vals
             .into_iter()
             .map(|(i, v)| (&ctor_params[i].name, Binding::Const(v)))

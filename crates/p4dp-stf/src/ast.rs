@@ -267,4 +267,29 @@ pub enum StmtKind {
     AdvanceTime {
         ns: u64,
     },
+    /// p4dp extension (BMv2 CLI): `act_prof_create_member PROFILE ACTION(ARGS)`; members are
+    /// numbered 0, 1, 2, ... per profile in statement order.
+    ActProfCreateMember {
+        profile: Name,
+        action: ActionCall,
+    },
+    /// `act_prof_create_group PROFILE`; groups are numbered 0, 1, 2, ... per profile.
+    ActProfCreateGroup {
+        profile: Name,
+    },
+    /// `act_prof_add_member_to_group PROFILE MEMBER GROUP`
+    ActProfAddMemberToGroup {
+        profile: Name,
+        member: Int,
+        group: Int,
+    },
+    /// `table_indirect_add TABLE [PRIO] KEY:VALUE... MEMBER` and
+    /// `table_indirect_add_with_group TABLE [PRIO] KEY:VALUE... GROUP`
+    AddIndirect {
+        table: Name,
+        priority: Option<Int>,
+        keys: Vec<KeyMatch>,
+        group: bool,
+        handle: Int,
+    },
 }

@@ -114,7 +114,33 @@ pub enum Op {
     AdvanceTime {
         ns: u64,
     },
+    /// p4dp extension statements for action profiles (compile_ap.rs); ids are the script's
+    /// per-profile handles.
+    ActProfCreateMember {
+        profile: String,
+        member: u32,
+        action: ActionCall,
+    },
+    ActProfCreateGroup {
+        profile: String,
+        group: u32,
+    },
+    ActProfAddMemberToGroup {
+        profile: String,
+        member: u32,
+        group: u32,
+    },
+    AddIndirect {
+        table: String,
+        matches: Vec<KeyFieldMatch>,
+        priority: Option<u32>,
+        group: bool,
+        id: u32,
+    },
 }
+
+#[path = "compile_ap.rs"]
+mod ap;
 
 /// A resolved statement with its source line.
 #[derive(Clone, Debug, PartialEq)]
@@ -151,6 +177,8 @@ struct Cx<'a> {
     /// label → (table, line of definition)
     labels: HashMap<String, (String, u32)>,
     mc_nodes: u32,
+    /// action profile → (members, groups) created so far (compile_ap.rs)
+    ap_handles: HashMap<String, (u32, u32)>,
 }
 
 fn u32_of(rep: &mut Reporter<'_>, i: Int, what: &str) -> Option<u32> {
@@ -578,6 +606,10 @@ impl<'a> Cx<'a> {
                 Op::MeterSetRates { name, cells: MeterCells::All, rates: meter_rates(rates) }
             }
             StmtKind::AdvanceTime { ns } => Op::AdvanceTime { ns: *ns },
+            StmtKind::ActProfCreateMember { .. }
+            | StmtKind::ActProfCreateGroup { .. }
+            | StmtKind::ActProfAddMemberToGroup { .. }
+            | StmtKind::AddIndirect { .. } => return self.act_prof_stmt(kind),
         };
         Some(op)
     }
@@ -599,7 +631,7 @@ fn key_value_span(v: &KeyValue) -> Span {
 /// Resolve and encode every statement of `script` against `schema`.
 /// Reports every error found.
 pub fn compile(script: &Script, schema: &ProgramSchema) -> Result<Plan, Diagnostics> {
-    let mut cx = Cx { schema, rep: Reporter::new(&script.file, &script.lines), labels: HashMap::new(), mc_nodes: 0 };
+    let mut cx = Cx { schema, rep: Reporter::new(&script.file, &script.lines), labels: HashMap::new(), mc_nodes: 0, ap_handles: HashMap::new() };
     let mut steps = Vec::new();
     let mut expectations: BTreeMap<Port, Vec<Expectation>> = BTreeMap::new();
     let mut mentioned_ports = BTreeSet::new();

@@ -88,6 +88,7 @@ pub(crate) fn schema() -> ProgramSchema {
         }],
         registers: vec![RegisterSchema { name: "ingress.regfile".into(), size: 16, width: 32 }],
         meters: vec![MeterSchema { name: "ingress.meter0".into(), size: 4 }],
+        action_profiles: vec![],
     }
 }
 

@@ -40,6 +40,11 @@ const KEYWORDS: &[&str] = &[
     "meter_set_rates",
     "meter_array_set_rates",
     "advance_time",
+    "act_prof_create_member",
+    "act_prof_create_group",
+    "act_prof_add_member_to_group",
+    "table_indirect_add",
+    "table_indirect_add_with_group",
 ];
 
 /// Parse a whole script. `file` is the name used in diagnostics.
@@ -444,6 +449,18 @@ impl<'a> P<'a> {
                 StmtKind::MeterArraySetRates { name, rates }
             }
             "advance_time" => self.advance_time()?,
+            "act_prof_create_member" => StmtKind::ActProfCreateMember {
+                profile: self.name("an action profile name")?,
+                action: self.action_call()?,
+            },
+            "act_prof_create_group" => StmtKind::ActProfCreateGroup { profile: self.name("an action profile name")? },
+            "act_prof_add_member_to_group" => StmtKind::ActProfAddMemberToGroup {
+                profile: self.name("an action profile name")?,
+                member: self.int("a member handle")?,
+                group: self.int("a group handle")?,
+            },
+            "table_indirect_add" => self.add_indirect(false)?,
+            "table_indirect_add_with_group" => self.add_indirect(true)?,
             other => return Err(perr(kw_span, format!("unknown statement `{other}`"))),
         };
         Ok(k)
@@ -484,6 +501,29 @@ impl<'a> P<'a> {
             None
         };
         Ok(StmtKind::Add { table, priority, keys, action, label })
+    }
+
+    /// `TABLE [PRIO] KEY:VALUE... HANDLE` of `table_indirect_add[_with_group]`.
+    fn add_indirect(&mut self, group: bool) -> Result<StmtKind, PErr> {
+        let table = self.name("a table name")?;
+        let what = if group { "a group handle" } else { "a member handle" };
+        let mut priority = None;
+        if matches!(self.peek_tok(), Some(Tok::Num(_))) {
+            let n = self.int(what)?;
+            if self.peek().is_none() {
+                return Ok(StmtKind::AddIndirect { table, priority: None, keys: Vec::new(), group, handle: n });
+            }
+            priority = Some(n);
+        }
+        let mut keys = Vec::new();
+        while matches!(self.peek_tok(), Some(Tok::Ident { .. })) {
+            let name = self.name("a key name")?;
+            self.want(&Tok::Colon, &format!("`:` after key `{}`", name.text))?;
+            let value = self.key_value()?;
+            keys.push(KeyMatch { name, value });
+        }
+        let handle = self.int(what)?;
+        Ok(StmtKind::AddIndirect { table, priority, keys, group, handle })
     }
 
     fn key_value(&mut self) -> Result<KeyValue, PErr> {

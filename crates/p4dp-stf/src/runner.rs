@@ -285,6 +285,25 @@ impl<'t, T: Target> Run<'t, T> {
                 self.target.meter_set_rates(name, *cells, rates).map_err(|e| terr("setting meter rates", e))?
             }
             Op::AdvanceTime { ns } => self.target.advance_time(*ns).map_err(|e| terr("advance_time", e))?,
+            Op::ActProfCreateMember { profile, member, action } => self
+                .target
+                .act_prof_create_member(profile, *member, action)
+                .map_err(|e| terr("act_prof_create_member", e))?,
+            Op::ActProfCreateGroup { profile, group } => self
+                .target
+                .act_prof_create_group(profile, *group)
+                .map_err(|e| terr("act_prof_create_group", e))?,
+            Op::ActProfAddMemberToGroup { profile, member, group } => self
+                .target
+                .act_prof_add_member_to_group(profile, *member, *group)
+                .map_err(|e| terr("act_prof_add_member_to_group", e))?,
+            Op::AddIndirect { table, matches, priority, group, id } => {
+                let h = self
+                    .target
+                    .add_indirect_entry(table, matches, *priority, *group, *id)
+                    .map_err(|e| terr("adding the indirect entry", e))?;
+                self.added.entry(table.clone()).or_default().push(h);
+            }
         }
         Ok(())
     }

@@ -145,6 +145,18 @@ pub struct ProgramSchema {
     pub direct_counters: Vec<DirectCounterSchema>,
     pub registers: Vec<RegisterSchema>,
     pub meters: Vec<MeterSchema>,
+    /// Action profiles and selectors (p4dp extension statements `act_prof_*`).
+    pub action_profiles: Vec<ActionProfileSchema>,
+}
+
+/// An action profile or selector and the tables it implements.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ActionProfileSchema {
+    pub name: String,
+    /// Fully-qualified names of the tables whose `implementation` it is.
+    pub tables: Vec<String>,
+    /// An action selector (has groups).
+    pub selector: bool,
 }
 
 impl ProgramSchema {

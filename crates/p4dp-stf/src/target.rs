@@ -170,4 +170,34 @@ pub trait Target {
     /// Advance the target's simulated clock by `ns` nanoseconds (p4dp
     /// extension `advance_time`; idle timeouts and meters observe it).
     fn advance_time(&mut self, ns: u64) -> Result<(), TargetError>;
+
+    /// p4dp extension `act_prof_create_member`: create member `member` (the script's handle, used
+    /// as the member id) of action profile `profile` running `action`. Optional.
+    fn act_prof_create_member(&mut self, profile: &str, member: u32, action: &ActionCall) -> Result<(), TargetError> {
+        let _ = (profile, member, action);
+        Err(TargetError::Unsupported("act_prof_create_member".into()))
+    }
+    /// `act_prof_create_group`: create empty group `group` (the script's handle) of a selector.
+    fn act_prof_create_group(&mut self, profile: &str, group: u32) -> Result<(), TargetError> {
+        let _ = (profile, group);
+        Err(TargetError::Unsupported("act_prof_create_group".into()))
+    }
+    /// `act_prof_add_member_to_group` (weight 1).
+    fn act_prof_add_member_to_group(&mut self, profile: &str, member: u32, group: u32) -> Result<(), TargetError> {
+        let _ = (profile, member, group);
+        Err(TargetError::Unsupported("act_prof_add_member_to_group".into()))
+    }
+    /// `table_indirect_add[_with_group]`: an entry of a table implemented by a profile, referring
+    /// to member (or, with `group`, group) `id`. Arguments otherwise as [`Target::add_entry`].
+    fn add_indirect_entry(
+        &mut self,
+        table: &str,
+        matches: &[KeyFieldMatch],
+        priority: Option<u32>,
+        group: bool,
+        id: u32,
+    ) -> Result<EntryHandle, TargetError> {
+        let _ = (table, matches, priority, group, id);
+        Err(TargetError::Unsupported("table_indirect_add".into()))
+    }
 }

@@ -194,6 +194,7 @@ fn schema() -> ProgramSchema {
         }],
         registers: vec![RegisterSchema { name: "ingress.r".into(), size: 4, width: 16 }],
         meters: vec![MeterSchema { name: "ingress.m".into(), size: 4 }],
+        action_profiles: vec![],
     }
 }
 

@@ -92,6 +92,13 @@ pub fn schema(rt: &Runtime) -> ProgramSchema {
                 s.registers.push(RegisterSchema { name: e.name.clone(), size: e.n_cells, width: e.bitwidth })
             }
             ExternKind::Meter => s.meters.push(MeterSchema { name: e.name.clone(), size: e.n_cells }),
+            ExternKind::ActionProfile | ExternKind::ActionSelector => {
+                s.action_profiles.push(p4dp_stf::ActionProfileSchema {
+                    name: e.name.clone(),
+                    tables: p.tables.iter().filter(|t| t.implementation == Some(e.index)).map(|t| t.name.clone()).collect(),
+                    selector: e.kind == ExternKind::ActionSelector,
+                })
+            }
             _ => {}
         }
     }
@@ -283,5 +290,47 @@ impl Target for RtTarget<'_> {
     fn advance_time(&mut self, ns: u64) -> Result<(), TargetError> {
         self.rt.advance_time(ns);
         Ok(())
+    }
+
+    fn act_prof_create_member(&mut self, profile: &str, member: u32, action: &ActionCall) -> Result<(), TargetError> {
+        let x = self.ext(profile)?;
+        let a = self.rt.action_index(&action.name).map_err(fail)?;
+        self.rt.actprof_member_add(x, member, a, &action.args).map_err(fail)
+    }
+
+    fn act_prof_create_group(&mut self, profile: &str, group: u32) -> Result<(), TargetError> {
+        let x = self.ext(profile)?;
+        self.rt.actprof_group_create(x, group).map_err(fail)
+    }
+
+    fn act_prof_add_member_to_group(&mut self, profile: &str, member: u32, group: u32) -> Result<(), TargetError> {
+        let x = self.ext(profile)?;
+        self.rt.actprof_group_add_member(x, group, member, 1).map_err(fail)
+    }
+
+    fn add_indirect_entry(
+        &mut self,
+        table: &str,
+        matches: &[KeyFieldMatch],
+        priority: Option<u32>,
+        group: bool,
+        id: u32,
+    ) -> Result<EntryHandle, TargetError> {
+        let t = self.table(table)?;
+        // as add_entry: STF priority 0 is the lowest, the runtime's lowest is 1
+        let priority = match priority {
+            Some(p) => i32::try_from(p)
+                .ok()
+                .and_then(|p| p.checked_add(1))
+                .ok_or_else(|| TargetError::Failed(format!("priority {p} is too large")))?,
+            None => 0,
+        };
+        let ms: Vec<MatchField> = matches.iter().map(|k| to_match(&k.m)).collect();
+        let r = if group { p4dp_rt::ProfileRef::Group(id) } else { p4dp_rt::ProfileRef::Member(id) };
+        self.rt.indirect_add(t, &ms, priority, r).map_err(fail)?;
+        let h = self.next_handle;
+        self.next_handle += 1;
+        self.added.insert(h, Added { table: t, matches: ms, priority });
+        Ok(EntryHandle(h))
     }
 }

@@ -1,0 +1,136 @@
+//! Tables implemented by an action profile or action selector (`implementation = ...`): their
+//! entries refer to a member or group of the profile instead of holding an action (abi.h
+//! "Action profiles"). The match key has only the non-selector keys; after the lookup generated
+//! code hashes the `selector` keys (groups only) and resolves the entry to a member with
+//! `p4dp_actprof_resolve`, then dispatches on the member like on a direct entry.
+
+use std::fmt::Write as _;
+
+use p4dp_ir::*;
+
+use crate::{unsupported, Gen, Owner, R};
+
+/// Is `type_name` an action profile / selector extern (v1model, PSA, PNA spellings)?
+pub(crate) fn is_profile(type_name: &str) -> bool {
+    matches!(type_name, "action_profile" | "ActionProfile" | "action_selector" | "ActionSelector")
+}
+
+/// Is `type_name` an action selector?
+pub(crate) fn is_selector(type_name: &str) -> bool {
+    matches!(type_name, "action_selector" | "ActionSelector")
+}
+
+/// Declared size of a profile: `action_profile(size)`, `action_selector(algo, size, width)`.
+pub(crate) fn profile_size(x: &ExternInstance) -> u64 {
+    let arg = if is_selector(&x.type_name) { x.ctor_args.get(1) } else { x.ctor_args.first() };
+    arg.and_then(crate::externs::const_u64).unwrap_or(0)
+}
+
+/// For an indirect table: a copy of `t` with only its match keys (the selector keys removed).
+pub(crate) fn match_view(t: &Table) -> Option<Table> {
+    t.implementation?;
+    let mut v = t.clone();
+    v.keys.retain(|k| k.match_kind != "selector");
+    Some(v)
+}
+
+/// Bytes of an indirect entry's reference (struct p4dp_actprof_ref): the least data_len.
+pub(crate) const REF_LEN: u32 = 8;
+
+/// The `table_impl` value of table `t`: its profile's extern index, or -1.
+pub(crate) fn table_impl(t: &Table) -> i64 {
+    t.implementation.map(|x| x.index() as i64).unwrap_or(-1)
+}
+
+impl Gen<'_> {
+    /// Reject indirect tables using features not supported with profiles; Ok for direct tables.
+    pub(crate) fn check_indirect(&self, tid: TableId) -> R<()> {
+        let p = self.p;
+        let t = &p.tables[tid];
+        let Some(x) = t.implementation else { return Ok(()) };
+        let inst = &p.externs[x];
+        let name = &t.fq_name;
+        if !is_profile(&inst.type_name) {
+            return unsupported(t.span, format!("table `{name}`: implementation `{}` is not an action profile or action selector", inst.type_name));
+        }
+        let has_sel = t.keys.iter().any(|k| k.match_kind == "selector");
+        if has_sel && !is_selector(&inst.type_name) {
+            return unsupported(t.span, format!("table `{name}`: `selector` keys need an action selector implementation"));
+        }
+        if !t.entries.is_empty() {
+            return unsupported(t.span, format!("table `{name}`: entries in a table implemented by an action profile"));
+        }
+        if t.direct_counter.is_some() || t.direct_meter.is_some() {
+            return unsupported(t.span, format!("table `{name}`: direct counters/meters with an action profile implementation"));
+        }
+        let has_ref = t.actions.iter().map(|ta| ta.action).chain([t.default_action.action]).any(|a| {
+            let act = &p.actions[a];
+            act.params.iter().any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
+        });
+        if has_ref || crate::dpwrite::entry_lock(t) || crate::dpwrite::idle_timeout(t) || !crate::dpwrite::table_flags(t).is_empty() {
+            return unsupported(t.span, format!("table `{name}`: data-plane writes, entry locks or idle timeouts with an action profile implementation"));
+        }
+        Ok(())
+    }
+
+    /// The selector's hash algorithm (the name `hash_value` understands).
+    fn selector_algo(&self, inst: &ExternInstance) -> R<String> {
+        let Some(Value::Enum(i)) = inst.ctor_args.first() else {
+            return unsupported(inst.span, format!("action selector `{}`: the algorithm must be a constant", inst.fq_name));
+        };
+        let member = self.p.types.iter().find_map(|(_, ty)| match ty {
+            Type::Enum { name, members } if name.contains("HashAlgorithm") => members.get(*i as usize).cloned(),
+            _ => None,
+        });
+        let Some(m) = member else {
+            return unsupported(inst.span, format!("action selector `{}`: unknown hash algorithm", inst.fq_name));
+        };
+        let m = m.to_ascii_lowercase();
+        Ok(match m.as_str() {
+            "ones_complement16" => "csum16".to_string(),
+            "target_default" => "crc32".to_string(),
+            _ => m,
+        })
+    }
+
+    /// Statements after the lookup of indirect table `tid` (empty for direct tables): on a hit,
+    /// hash the selector keys if the entry refers to a group, then resolve `e` to the member;
+    /// an empty group runs the default entry as a miss.
+    pub(crate) fn actprof_resolve(&mut self, tid: TableId) -> R<String> {
+        let p = self.p;
+        let t = &p.tables[tid];
+        let Some(x) = t.implementation else { return Ok(String::new()) };
+        let inst = &p.externs[x];
+        let (ti, xi) = (tid.index(), x.index());
+        let mut o = String::new();
+        let _ = writeln!(o, "\n\tif (_hit) {{\n\t\tuint64_t _sh = 0; /* selector hash (groups only) */");
+        let sel: Vec<&TableKey> = t.keys.iter().filter(|k| k.match_kind == "selector").collect();
+        if is_selector(&inst.type_name) && !sel.is_empty() {
+            let algo = self.selector_algo(inst)?;
+            let mut bits = 0u32;
+            for k in &sel {
+                bits += self.max_bits(k.expr.ty, k.expr.span)?;
+            }
+            let buf = self.fresh_tmp();
+            let _ = writeln!(o, "\t\tif (p4dp_actprof_is_group(e)) {{\n\t\t\tuint8_t {buf}[{}];\n\t\t\tmemset({buf}, 0, sizeof {buf});\n\t\t\tuint32_t _o = 0;\n\t\t\tuint8_t *_b = {buf};", bits.div_ceil(8).max(1));
+            for k in &sel {
+                self.serialize_expr(&k.expr, 3, &mut o)?;
+            }
+            let h = self.hash_value(&algo, &buf, "((_o + 7u) / 8u)", false, inst.span)?;
+            let _ = writeln!(o, "\t\t\t_sh = {h};\n\t\t\t(void)_b;\n\t\t}}");
+        }
+        let _ = writeln!(o, "\t\te = p4dp_actprof_resolve(R->ctx, {xi}u, e, _sh);\n\t\tif (e == NULL) {{\n\t\t\t/* empty group: the default action, as a miss */\n\t\t\t_hit = 0;\n\t\t\te = p4dp_table_default(R->ctx, {ti}u);\n\t\t}}\n\t}}");
+        o.pop(); // the caller ends the line
+        Ok(o)
+    }
+
+    /// `p4dp_program.table_impl` initializer: (declarations, member initializer line).
+    pub(crate) fn table_impl_md(&self) -> (String, String) {
+        let p = self.p;
+        if !p.tables.iter().any(|(_, t)| t.implementation.is_some()) {
+            return (String::new(), String::new());
+        }
+        let v: Vec<String> = p.tables.iter().map(|(_, t)| table_impl(t).to_string()).collect();
+        (format!("static const int32_t md_timpl[] = {{ {} }};\n", v.join(", ")), "\t.table_impl = md_timpl,\n".to_string())
+    }
+}
