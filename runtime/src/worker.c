@@ -276,6 +276,26 @@ static inline uint64_t run_now_ns(const struct p4dp_runtime *rt)
 
 /* Software dispatch: process the packets this worker owns, hand the others to their owners'
  * rings (MP enqueue; the owner is the only consumer). */
+/* Process what other workers handed to this one (software dispatch). Returns how many. */
+static unsigned drain_inq(struct rt_worker *w)
+{
+	struct p4dp_runtime *rt = w->rt;
+	struct rte_mbuf *bufs[RT_BURST];
+	unsigned n = rte_ring_sc_dequeue_burst(w->inq, (void **)bufs, RT_BURST, NULL);
+	RT_STAT_ADD(w->st.dispatched_in, n);
+	for (unsigned j = 0; j < n; j++) {
+		uint16_t dp = bufs[j]->port;
+		int16_t s = dp < 1024 ? rt->dpdk_slot[dp] : -1;
+		if (s < 0) {
+			RT_STAT_ADD(w->st.dispatch_drops, 1);
+			rte_pktmbuf_free(bufs[j]);
+			continue;
+		}
+		process_one(w, (uint32_t)s, bufs[j]);
+	}
+	return n;
+}
+
 static void dispatch_burst(struct rt_worker *w, uint32_t slot, struct rte_mbuf **bufs, uint16_t n)
 {
 	struct p4dp_runtime *rt = w->rt;
@@ -290,11 +310,22 @@ static void dispatch_burst(struct rt_worker *w, uint32_t slot, struct rte_mbuf *
 		/* The owner finds the ingress port through m->port: set it here from the port we
 		 * polled, since not every PMD fills it (net_ring does not). */
 		m->port = rt->ports[slot].dpdk_port;
-		if (rte_ring_mp_enqueue(rt->workers[owner].inq, m) != 0) {
-			RT_STAT_ADD(w->st.dispatch_drops, 1);
-			rte_pktmbuf_free(m);
-			continue;
+		/* Backpressure instead of loss: while the owner's ring is full, keep draining our own
+		 * ring (so two workers waiting on each other both make progress); give up and count a
+		 * drop only when the run is stopping. */
+		while (rte_ring_mp_enqueue(rt->workers[owner].inq, m) != 0) {
+			/* acquire pairs with the control thread's release store of stop_workers */
+			if (__atomic_load_n(&rt->stop_workers, __ATOMIC_ACQUIRE)) {
+				RT_STAT_ADD(w->st.dispatch_drops, 1);
+				rte_pktmbuf_free(m);
+				m = NULL;
+				break;
+			}
+			if (drain_inq(w) == 0)
+				rte_pause();
 		}
+		if (m == NULL)
+			continue;
 		RT_STAT_ADD(w->st.dispatched_out, 1);
 	}
 }
@@ -331,20 +362,8 @@ static int worker_main(void *arg)
 			}
 			process_many(w, s, bufs, n); /* perf: staged bursts + prefetch */
 		}
-		if (sw) {
-			unsigned n = rte_ring_sc_dequeue_burst(w->inq, (void **)bufs, RT_BURST, NULL);
-			RT_STAT_ADD(w->st.dispatched_in, n);
-			for (unsigned j = 0; j < n; j++) {
-				uint16_t dp = bufs[j]->port;
-				int16_t s = dp < 1024 ? rt->dpdk_slot[dp] : -1;
-				if (s < 0) {
-					RT_STAT_ADD(w->st.dispatch_drops, 1);
-					rte_pktmbuf_free(bufs[j]);
-					continue;
-				}
-				process_one(w, (uint32_t)s, bufs[j]);
-			}
-		}
+		if (sw)
+			drain_inq(w);
 		txbuf_flush_all(w);
 		if (w->id == 0)
 			drain_rings(rt, w);
