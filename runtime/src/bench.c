@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The built-in benchmark (bench.h): ring-backed bench ports, pre-built packets, the floor and
- * table-baseline loops, and measuring p4dp_runtime_run() with the same ports and packets.
+ * The built-in benchmark (bench.h): ring-backed bench ports, pre-built packets, the floor, l2fwd
+ * floor and table-baseline loops, and measuring p4dp_runtime_run() with the same ports and packets.
  *
  * The bench ports are attached to the runtime only while a PROGRAM measurement runs (filled into
  * rt->ports like p4dp_runtime_add_port() does, and removed again afterwards), so the FLOOR and
@@ -25,6 +25,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_prefetch.h>
 #include <rte_ring.h>
 
 #include "p4dp/bench.h"
@@ -430,6 +431,7 @@ static int loop_main(void *arg)
 	const uint16_t q = (uint16_t)c->id;
 	const bool table = c->kind == P4DP_BENCH_TABLE || c->kind == P4DP_BENCH_TABLE_SINGLE;
 	const bool single = c->kind == P4DP_BENCH_TABLE_SINGLE;
+	const bool l2fwd = c->kind == P4DP_BENCH_L2FWD;
 	const uint32_t koff = b->p.key_offset, kbytes = b->p.key_bytes;
 	uint16_t mine[P4DP_RT_MAX_PORTS];
 	uint32_t n_mine = 0;
@@ -450,6 +452,20 @@ static int loop_main(void *arg)
 			uint16_t n = rte_eth_rx_burst(mine[i], 0, m, B_BURST);
 			if (n == 0)
 				continue;
+			if (l2fwd) {
+				/* Touch every packet as a minimal forwarding application must: prefetch the
+				 * burst's packet data, then read and write each packet's first cache line
+				 * (swap the Ethernet destination and source addresses). */
+				for (uint16_t j = 0; j < n; j++)
+					rte_prefetch0(rte_pktmbuf_mtod(m[j], void *));
+				for (uint16_t j = 0; j < n; j++) {
+					uint8_t *d = rte_pktmbuf_mtod(m[j], uint8_t *);
+					uint8_t t[6];
+					memcpy(t, d, 6);
+					memmove(d, d + 6, 6);
+					memcpy(d + 6, t, 6);
+				}
+			}
 			if (table) {
 				for (uint16_t j = 0; j < n; j++) {
 					const uint8_t *d = rte_pktmbuf_mtod(m[j], const uint8_t *) + koff;
@@ -641,7 +657,7 @@ int p4dp_bench_measure(struct p4dp_bench *b, enum p4dp_bench_kind kind, uint32_t
 	if (b->broken)
 		return rt_errc(-EIO, "bench: packets were lost in an earlier measurement; create a new bench");
 	if (kind != P4DP_BENCH_FLOOR && kind != P4DP_BENCH_TABLE && kind != P4DP_BENCH_PROGRAM &&
-	    kind != P4DP_BENCH_TABLE_SINGLE)
+	    kind != P4DP_BENCH_TABLE_SINGLE && kind != P4DP_BENCH_L2FWD)
 		return rt_errc(-EINVAL, "bench: unknown measurement kind %d", (int)kind);
 	struct bench_lcore tmpl;
 	memset(&tmpl, 0, sizeof(tmpl));

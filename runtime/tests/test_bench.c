@@ -191,6 +191,10 @@ static void test_minimal(uint8_t *tmpl)
 		CHECK(rc == 0 && fl.packets > 0 && fl.lost == 0, "floor: %d", rc);
 		CHECK(fl.tsc_hz > 0 && fl.window_cycles > fl.tsc_hz / 10, "window %" PRIu64 " cycles", fl.window_cycles);
 		print_res("minimal floor", &fl);
+		struct p4dp_bench_result l2;
+		rc = p4dp_bench_measure(b, P4DP_BENCH_L2FWD, 0, &l2);
+		CHECK(rc == 0 && l2.packets > 0 && l2.lost == 0, "l2fwd floor: %d lost %" PRIu64, rc, l2.lost);
+		print_res("minimal l2fwd floor", &l2);
 		rc = p4dp_bench_measure(b, P4DP_BENCH_PROGRAM, 0, &pr);
 		CHECK(rc == 0 && pr.packets > 0 && pr.lost == 0, "program: %d lost %" PRIu64, rc, pr.lost);
 		print_res("minimal program", &pr);

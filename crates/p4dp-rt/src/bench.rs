@@ -204,6 +204,9 @@ pub enum Kind {
     Program,
     /// Diagnostic: as `Table`, with one single-key lookup per packet instead of the bulk lookup.
     TableSingle(u32),
+    /// The "l2fwd floor": the floor plus a read and write of each packet's first cache line
+    /// (Ethernet addresses swapped).
+    L2fwd,
 }
 
 /// One worker's figures.
@@ -269,6 +272,7 @@ impl<'a> Bench<'a> {
             Kind::Table(t) => (1, t),
             Kind::Program => (2, 0),
             Kind::TableSingle(t) => (3, t),
+            Kind::L2fwd => (4, 0),
         };
         // SAFETY: plain-data output struct; zero is valid.
         let mut r: sys::p4dp_bench_result = unsafe { std::mem::zeroed() };

@@ -336,3 +336,6 @@ fn table_mem_predict_model() {
     assert!(!crate::table_mem_predict(1 << 20, 4, 8, 10).expect("predict").static_storage);
     assert!(crate::table_mem_predict(16, 0, 8, 100).is_err());
 }
+
+#[path = "tests_actprof.rs"]
+mod actprof;

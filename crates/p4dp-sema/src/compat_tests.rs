@@ -1,6 +1,7 @@
 //! Unit tests of the p4c-compatibility rules (implicit widening W0301, `table t()` W0101,
 //! the deprecated `standard_metadata.clone_spec` and `.drop`, legacy `@priority` entry annotations,
-//! serializable-enum keys with underlying-type keysets).
+//! serializable-enum keys with underlying-type keysets, controls as constructor arguments and
+//! direct type invocation).
 
 use std::path::{Path, PathBuf};
 
@@ -157,4 +158,29 @@ fn ser_enum_key_accepts_underlying_keysets() {
                const entries = { 8w3 : s(); } }";
     let e = compile("e2.p4", top, bad, "t.apply();").expect_err("bit<8> for an enum bit<16> key");
     assert!(e.contains("error["), "{e}");
+}
+
+#[test]
+fn control_as_constructor_argument() {
+    let top = "control ctl_t(inout bit<16> x);\n\
+               control Inc(inout bit<16> x) { apply { x = x + 1; } }\n\
+               control Use(inout bit<16> x)(ctl_t c) { apply { c.apply(x); } }";
+    let w = compile("b1.p4", top, "Inc() i; Use(i) u; Use(i) v;", "u.apply(hdr.h.a); v.apply(hdr.h.b);");
+    assert!(w.is_ok(), "{w:?}");
+    let e = compile("b2.p4", top, "Use(5) u;", "u.apply(hdr.h.a);").expect_err("not an instance");
+    assert!(e.contains("must name an instance"), "{e}");
+    let top2 = format!("{top}\ncontrol Two(inout bit<16> x, inout bit<16> y) {{ apply {{ }} }}");
+    let e = compile("b3.p4", &top2, "Two() t; Use(t) u;", "u.apply(hdr.h.a);").expect_err("wrong signature");
+    assert!(e.contains("does not match the constructor parameter"), "{e}");
+}
+
+#[test]
+fn direct_type_invocation() {
+    let top = "control Inc(inout bit<16> x) { apply { x = x + 1; } }\n\
+               control Tbl(inout bit<16> x) { action s() { x = 1; } table t { key = { x : exact; } actions = { s; } } \
+               apply { t.apply(); } }";
+    let w = compile("d1.p4", top, "", "Inc.apply(hdr.h.a); Inc.apply(hdr.h.b); Tbl.apply(hdr.h.a);");
+    assert!(w.is_ok(), "{w:?}");
+    let e = compile("d2.p4", top, "", "Tbl.apply(hdr.h.a); Tbl.apply(hdr.h.b);").expect_err("same control-plane names");
+    assert!(e.contains("invoked directly more than once"), "{e}");
 }

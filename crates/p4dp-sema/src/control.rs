@@ -509,8 +509,9 @@ impl<'a> Sema<'a> {
     }
 
     /// Direct type invocation `T.apply(...)` of a control (in a control) or parser (in a
-    /// parser) without constructor parameters: a fresh instance named after the type (`T`,
-    /// then `T_1`, ... for further invocations in the same block), elaborated here.
+    /// parser) without constructor parameters: a fresh instance named after the type (`T`;
+    /// further invocations in the same block, allowed only without controllable entities, get
+    /// internal names `T_1`, ...), elaborated here.
     pub(crate) fn direct_instance(&mut self, d: &'a ast::Decl, span: Span) -> Option<OwnerKind> {
         let (name, ctl, has_ctor, generic) = match d {
             ast::Decl::Control(cd) => (&cd.header.name.name, true, !cd.ctor_params.is_empty(), !cd.header.type_params.is_empty()),
@@ -536,6 +537,21 @@ impl<'a> Sema<'a> {
         let taken = |s: &Self, p: &str| {
             s.p.controls.iter().any(|(_, c)| c.path == p) || s.p.parsers.iter().any(|(_, x)| x.path == p)
         };
+        // P4_16 "direct type invocation": invoking a type again in the same scope gives another
+        // instance with the same control-plane name, so it is illegal when the type contains
+        // controllable entities. p4dp gives the extra instances internal names.
+        let controllable = self.p.controls.iter().any(|(_, c)| {
+            c.path == base && (!c.tables.is_empty() || !c.externs.is_empty() || !c.actions.is_empty())
+        }) || self.p.parsers.iter().any(|(_, x)| x.path == base && (!x.externs.is_empty() || !x.value_sets.is_empty()));
+        if controllable {
+            self.err(
+                "E0410",
+                format!("`{name}` is invoked directly more than once here, but it has tables, actions or extern instances"),
+                span,
+                "instantiate it explicitly, once per use",
+            );
+            return None;
+        }
         let mut path = base.clone();
         let mut k = 0;
         while taken(self, &path) {

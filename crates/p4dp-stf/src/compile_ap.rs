@@ -139,3 +139,91 @@ impl<'a> Cx<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::Op;
+    use crate::schema::*;
+    use crate::target::{ActionCall, FieldMatch, KeyFieldMatch};
+    use crate::load;
+
+    fn schema() -> ProgramSchema {
+        let tbl = |name: &str| TableSchema {
+            name: name.into(),
+            keys: vec![KeyFieldSchema { name: "hdr.k".into(), match_kind: MatchKind::Exact, width: 8 }],
+            actions: vec![
+                ActionRefSchema { name: "ingress.set".into(), scope: ActionScope::TableAndDefault },
+                ActionRefSchema { name: "NoAction".into(), scope: ActionScope::DefaultOnly },
+            ],
+            const_default_action: false,
+            const_entries: false,
+            needs_priority: false,
+        };
+        ProgramSchema {
+            tables: vec![tbl("ingress.tp"), tbl("ingress.ts"), tbl("ingress.plain")],
+            actions: vec![
+                ActionSchema { name: "ingress.set".into(), params: vec![ParamSchema { name: "port".into(), width: 9 }] },
+                ActionSchema { name: "NoAction".into(), params: vec![] },
+            ],
+            action_profiles: vec![
+                ActionProfileSchema { name: "ingress.tp".into(), tables: vec!["ingress.tp".into()], selector: false },
+                ActionProfileSchema { name: "ingress.ts".into(), tables: vec!["ingress.ts".into()], selector: true },
+            ],
+            ..Default::default()
+        }
+    }
+
+    fn errs(text: &str) -> Vec<String> {
+        match load("t.stf", text, &schema()) {
+            Ok(p) => panic!("compiled: {:?}", p.steps),
+            Err(d) => d.0.iter().map(|d| d.headline()).collect(),
+        }
+    }
+
+    #[test]
+    fn handles_and_ops() {
+        let p = load(
+            "t.stf",
+            "act_prof_create_member ingress.ts ingress.set(port:1)\n\
+             act_prof_create_member ingress.ts set(port:2)\n\
+             act_prof_create_group ingress.ts\n\
+             act_prof_add_member_to_group ingress.ts 1 0\n\
+             table_indirect_add_with_group ingress.ts hdr.k:5 0\n\
+             table_indirect_add ts hdr.k:6 1\n\
+             act_prof_create_member ingress.tp set(port:3)\n\
+             table_indirect_add ingress.tp hdr.k:7 0\n",
+            &schema(),
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        let ops: Vec<Op> = p.steps.into_iter().map(|s| s.op).collect();
+        let set = |v: u8| ActionCall { name: "ingress.set".into(), args: vec![vec![0, v]] };
+        assert_eq!(ops[0], Op::ActProfCreateMember { profile: "ingress.ts".into(), member: 0, action: set(1) });
+        assert_eq!(ops[1], Op::ActProfCreateMember { profile: "ingress.ts".into(), member: 1, action: set(2) });
+        assert_eq!(ops[2], Op::ActProfCreateGroup { profile: "ingress.ts".into(), group: 0 });
+        assert_eq!(ops[3], Op::ActProfAddMemberToGroup { profile: "ingress.ts".into(), member: 1, group: 0 });
+        let k = |v: u8| vec![KeyFieldMatch { field: "hdr.k".into(), m: FieldMatch::Exact(vec![v]) }];
+        assert_eq!(ops[4], Op::AddIndirect { table: "ingress.ts".into(), matches: k(5), priority: None, group: true, id: 0 });
+        assert_eq!(ops[5], Op::AddIndirect { table: "ingress.ts".into(), matches: k(6), priority: None, group: false, id: 1 });
+        // handles count per profile
+        assert_eq!(ops[6], Op::ActProfCreateMember { profile: "ingress.tp".into(), member: 0, action: set(3) });
+        assert_eq!(ops[7], Op::AddIndirect { table: "ingress.tp".into(), matches: k(7), priority: None, group: false, id: 0 });
+    }
+
+    #[test]
+    fn errors() {
+        let e = errs("act_prof_create_member ingress.nope ingress.set(port:1)");
+        assert!(e[0].contains("unknown action profile `ingress.nope`"), "{e:?}");
+        let e = errs("act_prof_create_group ingress.tp");
+        assert!(e[0].contains("has no groups"), "{e:?}");
+        let e = errs("act_prof_create_member ingress.tp NoAction()");
+        assert!(e[0].contains("defaultonly") || e[0].contains("default"), "{e:?}");
+        let e = errs("act_prof_create_group ingress.ts\nact_prof_add_member_to_group ingress.ts 0 0");
+        assert!(e[0].contains("member handle 0 of `ingress.ts` has not been created yet"), "{e:?}");
+        let e = errs("table_indirect_add ingress.plain hdr.k:1 0");
+        assert!(e[0].contains("not implemented by an action profile"), "{e:?}");
+        let e = errs("act_prof_create_member ingress.tp set(port:1)\ntable_indirect_add_with_group ingress.tp hdr.k:1 0");
+        assert!(e[0].contains("without a selector"), "{e:?}");
+        let e = errs("table_indirect_add ingress.tp hdr.k:1");
+        assert!(e[0].contains("member handle"), "{e:?}");
+    }
+}

@@ -260,12 +260,102 @@ fn svg(sizes: &[u32], series: &[(&str, Vec<f64>)]) -> String {
     s
 }
 
+/// Write the report so far to `out` (called after every measured row, so a late failure or a
+/// crash keeps the figures measured before it).
+fn save(out: &Path, text: &str) -> Result<()> {
+    std::fs::write(out, text).with_context(|| format!("writing {}", out.display()))
+}
+
+/// Seed 000 at one table size: the four variants (1 worker, `a.repeat` repetitions) and, at the
+/// multi-core sizes, 1 vs 2 workers. Fills `fig[v][si]`; returns the floor + tap figure (if asked)
+/// and the TSC frequency. Multi-core rows go to `mc` (failures of the 2-worker run to `mc_err`).
+#[allow(clippy::too_many_arguments)]
+fn s000_size(
+    a: &BenchArgs,
+    k: u32,
+    si: usize,
+    want_floor: bool,
+    multi_core: bool,
+    out_dir: &Path,
+    fig: &mut [Vec<Fig>],
+    mc: &mut Vec<String>,
+) -> Result<(Option<f64>, f64)> {
+    let mut hz = 0.0;
+    let mut floor = None;
+    let mut targets = Vec::new();
+    for v in VARIANTS.iter() {
+        targets.push(load_s000(a, v, k, out_dir)?);
+    }
+    // measured into a local copy first: a failure leaves no partial figures for this size
+    let mut local: Vec<Fig> = vec![Fig::default(); VARIANTS.len()];
+    for rep in 0..a.repeat {
+        for (vi, (t, _)) in targets.iter_mut().enumerate() {
+            let (c, m, l, fl, f) = s000_measure(a, t, k, 1, want_floor && vi == 0 && rep == 0)
+                .with_context(|| format!("{} at 2^{k}", VARIANTS[vi].0))?;
+            hz = f;
+            local[vi].cycles.push(c);
+            local[vi].mpps.push(m);
+            local[vi].lat.push(l);
+            if fl.is_some() {
+                floor = fl;
+            }
+        }
+    }
+    for (vi, (t, ti)) in targets.iter().enumerate() {
+        let (_, miss) = t.table_hits_misses(*ti)?;
+        if miss > 0 {
+            bail!("{} at 2^{k}: the program missed {miss} lookups (keys outside the table?)", VARIANTS[vi].0);
+        }
+    }
+    drop(targets);
+    for (vi, l) in local.into_iter().enumerate() {
+        fig[vi][si] = l;
+    }
+    if multi_core {
+        for vi in [1usize, 3] {
+            // a fresh target: the runtime sizes its mbuf pool for the ports of its first run,
+            // so the 2-worker (2-port) run goes first, then 1 worker on the same table
+            let row = (|| -> Result<String> {
+                let (mut t, _) = load_s000(a, &VARIANTS[vi], k, out_dir)?;
+                let bp = bench_params(a, 2, a.warmup, a.duration);
+                let (m2, pw) = {
+                    let mut bench = Bench::new(&mut t, &bp).context("creating the 2-worker bench")?;
+                    bench.measure(Kind::Floor).context("2-worker floor")?;
+                    let tp = tap_params(a, 1 << k, 0, (a.warmup * 1000.0) as u64, vec![Phase { packets: 0, keys: Keys::Random }]);
+                    let mut tap = Tap::attach(&mut bench, 2, 0, &tp)?;
+                    let (m2, _) = tap.measure(None, Kind::Program).context("2-worker program run")?;
+                    (m2.mpps, m2.workers.iter().map(|w| format!("{:.0}", w.cycles_per_pkt)).collect::<Vec<_>>())
+                };
+                let (_, m1, _, _, _) = s000_measure(a, &mut t, k, 1, false).context("1-worker run")?;
+                Ok(format!(
+                    "{k:>4} {:<18} {m1:>8.2} {m2:>8.2} {:>7.2}x  {}",
+                    VARIANTS[vi].0,
+                    m2 / m1,
+                    pw.join(", ")
+                ))
+            })();
+            match row {
+                Ok(r) => mc.push(r),
+                Err(e) => {
+                    eprintln!("bench: multi-core run at 2^{k} ({}) failed: {e:#}", VARIANTS[vi].0);
+                    mc.push(format!("{k:>4} {:<18} ERROR: {e:#}", VARIANTS[vi].0));
+                }
+            }
+        }
+    }
+    Ok((floor, hz))
+}
+
 pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     let (kmin, kmax) = (a.min_log2, a.max_log2);
     if kmax > 22 || kmin > kmax {
         bail!("--min-log2/--max-log2 must satisfy 0 <= min <= max <= 22");
     }
     let mem = a.mem.unwrap_or(if kmax >= 20 { 8192 } else { 2048 });
+    let out = a.out.clone().unwrap_or_else(|| PathBuf::from("build/bench-issue3.txt"));
+    if let Some(d) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
     p4dp_rt::Eal::init(&eal_args(mem, a.eal.as_deref())).context("starting DPDK's EAL")?;
     let scratch = compile::scratch_dir("bench3")?;
     let out_dir = a.build_dir.clone().unwrap_or_else(|| scratch.clone());
@@ -273,71 +363,10 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     let mut text = String::new();
     let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
     let _ = writeln!(text, "p4dp bench --suite issue3 results\ncommand: {cmdline}");
-
-    // ---------------------------------------------------------------- seed 000 + multi-core
-    let sizes: Vec<u32> = (kmin..=kmax).collect();
-    let mut fig: Vec<Vec<Fig>> = vec![vec![Fig::default(); sizes.len()]; VARIANTS.len()];
-    let mut floor_tap: Vec<f64> = Vec::new();
-    let mc_sizes: Vec<u32> = [10u32, 16, 20].iter().copied().filter(|k| *k >= kmin && *k <= kmax).collect();
-    let mut mc: Vec<(u32, &str, f64, f64, Vec<f64>)> = Vec::new(); // size, variant, 1w Mpps, 2w Mpps, per-worker c/p
-    let mut mc_err: Vec<String> = Vec::new();
-    for (si, &k) in sizes.iter().enumerate() {
-        eprintln!("bench: seed 000: 2^{k} entries");
-        let mut targets = Vec::new();
-        for v in VARIANTS.iter() {
-            targets.push(load_s000(a, v, k, &out_dir)?);
-        }
-        for rep in 0..a.repeat {
-            for (vi, (t, _)) in targets.iter_mut().enumerate() {
-                let (c, m, l, fl, f) = s000_measure(a, t, k, 1, vi == 0 && rep == 0)?;
-                hz = f;
-                fig[vi][si].cycles.push(c);
-                fig[vi][si].mpps.push(m);
-                fig[vi][si].lat.push(l);
-                if let Some(f) = fl {
-                    floor_tap.push(f);
-                }
-            }
-        }
-        for (vi, (t, ti)) in targets.iter().enumerate() {
-            let (_, miss) = t.table_hits_misses(*ti)?;
-            if miss > 0 {
-                bail!("{} at 2^{k}: the program missed {miss} lookups (keys outside the table?)", VARIANTS[vi].0);
-            }
-        }
-        if mc_sizes.contains(&k) {
-            for vi in [1usize, 3] {
-                // a fresh target: the runtime sizes its mbuf pool for the ports of its first run,
-                // so the 2-worker (2-port) run goes first, then 1 worker on the same table
-                let (mut t, _) = load_s000(a, &VARIANTS[vi], k, &out_dir)?;
-                let bp = bench_params(a, 2, a.warmup, a.duration);
-                let two = (|| -> Result<(f64, Vec<f64>)> {
-                    let mut bench = Bench::new(&mut t, &bp).context("creating the 2-worker bench")?;
-                    bench.measure(Kind::Floor)?;
-                    let tp = tap_params(a, 1 << k, 0, (a.warmup * 1000.0) as u64, vec![Phase { packets: 0, keys: Keys::Random }]);
-                    let mut tap = Tap::attach(&mut bench, 2, 0, &tp)?;
-                    let (m2, _) = tap.measure(None, Kind::Program)?;
-                    Ok((m2.mpps, m2.workers.iter().map(|w| w.cycles_per_pkt).collect()))
-                })();
-                let (m2, pw) = match two {
-                    Ok(x) => x,
-                    Err(e) => {
-                        eprintln!("bench: 2-worker run at 2^{k} failed: {e:#}");
-                        mc_err.push(format!("2^{k} {}: 2-worker run failed: {e:#}", VARIANTS[vi].0));
-                        continue;
-                    }
-                };
-                let (_, m1, _, _, _) = s000_measure(a, &mut t, k, 1, false)?;
-                mc.push((k, VARIANTS[vi].0, m1, m2, pw));
-            }
-        }
-        drop(targets);
-    }
     let _ = writeln!(
         text,
-        "TSC {:.1} MHz; {} repetition(s) of {:.2} s after {:.2} s warm-up, medians; one worker unless stated; \
-         {} packets per worker, keys uniformly random per packet (seed {})\n",
-        hz / 1e6,
+        "{} repetition(s) of {:.2} s after {:.2} s warm-up, medians; one worker unless stated; {} packets per \
+         worker, keys uniformly random per packet (seed {})\n",
         a.repeat,
         a.duration,
         a.warmup,
@@ -345,95 +374,139 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
         a.seed
     );
     let _ = writeln!(text, "== Seed 000: every packet reads (rw: and increments) one random entry ==");
-    if let Some(f) = floor_tap.first() {
-        let _ = writeln!(text, "floor + tap (rx->tx with the source and probe callbacks): {f:.1} cycles/pkt");
-    }
     let _ = writeln!(
         text,
-        "{:>4} {:>10} {:>10} {:>10} {:>10} | {:>6} {:>4} | {:>6} {:>4} | {:>7} {:>6} {}",
+        "cycles/pkt; rows are written as each size completes (a failed size is an ERROR row)\n\
+         {:>4} {:>10} {:>10} {:>10} {:>10} | {:>6} {:>4} | {:>6} {:>4} | {:>7} {:>6} {}",
         "log2", "ro-static", "rw-static", "rw-dyn", "rw-locked", "rw/ro", "<=1.15", "lock/rw", "<=1.15", "dyn/st", "model", "static wins?"
     );
-    let mut pass_w = true;
-    let mut pass_l = true;
-    let mut pass_s = true;
+    save(&out, &text)?;
+
+    // ---------------------------------------------------------------- seed 000 + multi-core
+    let sizes: Vec<u32> = (kmin..=kmax).collect();
+    let mut fig: Vec<Vec<Fig>> = vec![vec![Fig::default(); sizes.len()]; VARIANTS.len()];
+    let mut floor_tap: Option<f64> = None;
+    let mc_sizes: Vec<u32> = [10u32, 16, 20].iter().copied().filter(|k| *k >= kmin && *k <= kmax).collect();
+    let mut mc: Vec<String> = Vec::new();
+    let mc_head = format!(
+        "\n== Multi-core: 1 vs 2 workers, seed-000 workload ==\n{:>4} {:<18} {:>8} {:>8} {:>8}  {}\n",
+        "log2", "variant", "1w Mpps", "2w Mpps", "scaling", "2w cycles/pkt per worker"
+    );
+    let (mut pass_w, mut pass_l, mut pass_s) = (true, true, true);
+    let mut failed: Vec<u32> = Vec::new();
     for (si, &k) in sizes.iter().enumerate() {
-        let c: Vec<f64> = (0..VARIANTS.len()).map(|v| fig[v][si].med()).collect();
-        let (rw, lk, ds) = (c[1] / c[0], c[3] / c[1], c[2] / c[1]);
-        pass_w &= rw <= WRITE_TARGET;
-        pass_l &= lk <= LOCK_TARGET;
-        let model = model_static_should_win(k);
-        let sv = match model {
-            Some(_) => {
-                pass_s &= c[1] < c[2];
-                verdict(c[1] < c[2])
+        eprintln!("bench: seed 000: 2^{k} entries");
+        let r = s000_size(a, k, si, floor_tap.is_none(), mc_sizes.contains(&k), &out_dir, &mut fig, &mut mc);
+        match r {
+            Err(e) => {
+                eprintln!("bench: seed 000 at 2^{k} failed: {e:#}");
+                failed.push(k);
+                let _ = writeln!(text, "{k:>4} ERROR: {e:#}");
             }
-            None => "-",
-        };
-        let _ = writeln!(
-            text,
-            "{k:>4} {:>10.1} {:>10.1} {:>10.1} {:>10.1} | {rw:>6.3} {:>4} | {lk:>7.3} {:>4} | {ds:>7.3} {:>6} {sv}",
-            c[0],
-            c[1],
-            c[2],
-            c[3],
-            verdict(rw <= WRITE_TARGET),
-            verdict(lk <= LOCK_TARGET),
-            model.unwrap_or("-")
-        );
+            Ok((fl, f)) => {
+                hz = f;
+                if let (None, Some(f)) = (floor_tap, fl) {
+                    floor_tap = Some(f);
+                    let _ = writeln!(text, "     (floor + tap, rx->tx with the source and probe callbacks: {f:.1} cycles/pkt)");
+                }
+                let c: Vec<f64> = (0..VARIANTS.len()).map(|v| fig[v][si].med()).collect();
+                let (rw, lk, ds) = (c[1] / c[0], c[3] / c[1], c[2] / c[1]);
+                pass_w &= rw <= WRITE_TARGET;
+                pass_l &= lk <= LOCK_TARGET;
+                let model = model_static_should_win(k);
+                let sv = match model {
+                    Some(_) => {
+                        pass_s &= c[1] < c[2];
+                        verdict(c[1] < c[2])
+                    }
+                    None => "-",
+                };
+                let _ = writeln!(
+                    text,
+                    "{k:>4} {:>10.1} {:>10.1} {:>10.1} {:>10.1} | {rw:>6.3} {:>4} | {lk:>7.3} {:>4} | {ds:>7.3} {:>6} {sv}",
+                    c[0],
+                    c[1],
+                    c[2],
+                    c[3],
+                    verdict(rw <= WRITE_TARGET),
+                    verdict(lk <= LOCK_TARGET),
+                    model.unwrap_or("-")
+                );
+            }
+        }
+        // the multi-core rows so far go after the seed-000 rows until the section is complete
+        save(&out, &format!("{text}{mc_head}{}", mc.iter().map(|r| format!("{r}\n")).collect::<String>()))?;
     }
+    let measured = sizes.len() - failed.len();
+    let failed_note = if failed.is_empty() {
+        String::new()
+    } else {
+        format!(" ({} size(s) FAILED and are not judged: {:?})", failed.len(), failed)
+    };
     let _ = writeln!(
         text,
-        "targets: write <= {WRITE_TARGET}x read-only: {}; lock <= {LOCK_TARGET}x unlocked: {}; static < dynamic where \
-         the model puts only the static table in a cache level (model column): {}",
-        verdict(pass_w),
-        verdict(pass_l),
-        verdict(pass_s)
+        "TSC {:.1} MHz. targets over the {measured} measured size(s){failed_note}: write <= {WRITE_TARGET}x read-only: {}; \
+         lock <= {LOCK_TARGET}x unlocked: {}; static < dynamic where the model puts only the static table in a cache \
+         level (model column): {}",
+        hz / 1e6,
+        verdict(pass_w && measured > 0),
+        verdict(pass_l && measured > 0),
+        verdict(pass_s && measured > 0)
     );
     let _ = writeln!(text, "\nlatency rx->tx in TSC cycles (ns), burst up to 32, saturated closed loop:");
     let _ = writeln!(text, "{:<18} {:>4} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8}", "variant", "log2", "p50", "p90", "p99", "p99.9", "p99.99", "max");
     for (vi, v) in VARIANTS.iter().enumerate() {
         for (si, &k) in sizes.iter().enumerate() {
-            if k % 4 != 0 && k != kmax && k != kmin {
+            if (k % 4 != 0 && k != kmax && k != kmin) || fig[vi][si].lat.is_empty() {
                 continue;
             }
             let _ = writeln!(text, "{:<18} {k:>4} {}", v.0, lat_row(&fig[vi][si].lat(), hz));
         }
     }
-    let _ = writeln!(text, "Mpps (median): {}", VARIANTS.iter().enumerate().map(|(vi, v)| format!("{} {:.2}@2^{}", v.0, fig[vi][sizes.len() - 1].mpps(), kmax)).collect::<Vec<_>>().join(", "));
-
-    let _ = writeln!(text, "\n== Multi-core: 1 vs 2 workers, seed-000 workload ==");
-    let _ = writeln!(text, "{:>4} {:<18} {:>8} {:>8} {:>8}  {}", "log2", "variant", "1w Mpps", "2w Mpps", "scaling", "2w cycles/pkt per worker");
-    for (k, v, m1, m2, pw) in &mc {
-        let w: Vec<String> = pw.iter().map(|c| format!("{c:.0}")).collect();
-        let _ = writeln!(text, "{k:>4} {v:<18} {m1:>8.2} {m2:>8.2} {:>7.2}x  {}", m2 / m1, w.join(", "));
+    if let Some(si) = (0..sizes.len()).rev().find(|&si| !fig[0][si].cycles.is_empty()) {
+        let _ = writeln!(
+            text,
+            "Mpps (median): {}",
+            VARIANTS
+                .iter()
+                .enumerate()
+                .map(|(vi, v)| format!("{} {:.2}@2^{}", v.0, fig[vi][si].mpps(), sizes[si]))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
-
-    for e in &mc_err {
-        let _ = writeln!(text, "{e}");
+    text.push_str(&mc_head);
+    for r in &mc {
+        let _ = writeln!(text, "{r}");
     }
-
-    // ---------------------------------------------------------------- seed 001
-    let _ = writeln!(text, "\n== Seed 001: add-on-miss inserts (benches/seed001_aom.p4, 2^21-entry table) ==");
-    let s001_pass = seed001(a, &out_dir, hz, &mut text)?;
-    let _ = writeln!(
-        text,
-        "\nsummary: write {}; lock {}; static vs dynamic {}; insert-only <= {INSERT_TARGET}x hits {}",
-        verdict(pass_w),
-        verdict(pass_l),
-        verdict(pass_s),
-        verdict(s001_pass)
-    );
-
-    print!("{text}");
-    let out = a.out.clone().unwrap_or_else(|| PathBuf::from("build/bench-issue3.txt"));
-    if let Some(d) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
-    }
-    std::fs::write(&out, &text).with_context(|| format!("writing {}", out.display()))?;
+    save(&out, &text)?;
     let series: Vec<(&str, Vec<f64>)> =
         VARIANTS.iter().enumerate().map(|(vi, v)| (v.0, fig[vi].iter().map(Fig::med).collect())).collect();
     let svg_path = out.with_extension("svg");
     std::fs::write(&svg_path, svg(&sizes, &series)).with_context(|| format!("writing {}", svg_path.display()))?;
+
+    // ---------------------------------------------------------------- seed 001
+    let _ = writeln!(text, "\n== Seed 001: add-on-miss inserts (benches/seed001_aom.p4, 2^21-entry table) ==");
+    save(&out, &text)?;
+    let s001_pass = match seed001(a, &out_dir, hz, &mut text, &out) {
+        Ok(p) => verdict(p),
+        Err(e) => {
+            eprintln!("bench: seed 001 failed: {e:#}");
+            let _ = writeln!(text, "ERROR: {e:#}");
+            "ERROR"
+        }
+    };
+    let _ = writeln!(
+        text,
+        "\nsummary: write {}; lock {}; static vs dynamic {}{failed_note}; insert-only <= {INSERT_TARGET}x hits {}",
+        verdict(pass_w && measured > 0),
+        verdict(pass_l && measured > 0),
+        verdict(pass_s && measured > 0),
+        s001_pass
+    );
+
+    print!("{text}");
+    save(&out, &text)?;
     eprintln!("bench: results written to {} and {}", out.display(), svg_path.display());
     if a.build_dir.is_none() {
         let _ = std::fs::remove_dir_all(&scratch);
@@ -442,7 +515,7 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
 }
 
 /// Seed 001 on a fresh table per burst size; returns whether the insert target passed (burst 32).
-fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String) -> Result<bool> {
+fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path) -> Result<bool> {
     let so = build(a, "seed001_aom.p4", &[], out, "seed001")?;
     let inserts: u64 = 1 << 20;
     let hits: u64 = 4 << 20;
@@ -518,6 +591,7 @@ fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String) -> Result<bool
                 (c - cpp[1]) * *r as f64
             );
         }
+        save(report, text)?;
     }
     Ok(pass)
 }

@@ -21,6 +21,11 @@
  *
  * Loops measured (same ports, mbufs, burst size 32, warm-up and duration):
  *  - P4DP_BENCH_FLOOR: rte_eth_rx_burst -> rte_eth_tx_burst, nothing else (the raw DPDK floor);
+ *  - P4DP_BENCH_L2FWD: the "l2fwd floor": the floor plus, per burst, a prefetch of every packet's
+ *    data and, per packet, a read and write of its first cache line (the Ethernet destination and
+ *    source addresses are swapped). Ring ports never touch packet data (a NIC driver's DMA and
+ *    descriptor handling do), so this is the floor a program that reads packet bytes is compared
+ *    with; a packet's length and port never change;
  *  - P4DP_BENCH_TABLE: the floor plus, per burst, extracting each packet's key into the table's
  *    native key layout, one p4dp_table_lookup_bulk() on the program's table object, and reading
  *    each result's action (counted as hits);
@@ -34,7 +39,7 @@
  * Context: control thread on the EAL main lcore (the loops are launched on EAL worker lcores).
  * Thread safety: a bench owns its runtime's ports while it exists; no other p4dp_runtime_run(),
  * p4dp_runtime_add_port() or bench may use the runtime meanwhile. Table writes during a measurement
- * are allowed for FLOOR and PROGRAM but not for TABLE (its lookups do not report RCU quiescence).
+ * are allowed for FLOOR, L2FWD and PROGRAM but not for TABLE (its lookups do not report RCU quiescence).
  */
 #ifndef P4DP_BENCH_H
 #define P4DP_BENCH_H
@@ -76,6 +81,7 @@ enum p4dp_bench_kind {
 	P4DP_BENCH_TABLE = 1,   /**< floor + key extraction + one bulk lookup per burst */
 	P4DP_BENCH_PROGRAM = 2, /**< the runtime's worker loop running the program */
 	P4DP_BENCH_TABLE_SINGLE = 3, /**< diagnostic: as TABLE, but one p4dp_table_lookup() per packet */
+	P4DP_BENCH_L2FWD = 4,   /**< floor + read and write each packet's first cache line (swap MACs) */
 };
 
 struct p4dp_bench_worker {
@@ -108,7 +114,7 @@ struct p4dp_bench_result {
 int p4dp_bench_create(struct p4dp_runtime *rt, const struct p4dp_bench_params *params, struct p4dp_bench **out);
 
 /**
- * Run one measurement of @p kind (for P4DP_BENCH_TABLE and _TABLE_SINGLE, on table index @p table of the runtime's
+ * Run one measurement of @p kind (@p table is ignored for FLOOR, L2FWD and PROGRAM; for P4DP_BENCH_TABLE and _TABLE_SINGLE, on table index @p table of the runtime's
  * program, which must have exactly one key field, exact, bitwidth <= 64, with ceil(bitwidth/8) ==
  * key_bytes). Blocks for about warmup_ms + duration_ms.
  * @return 0; -EINVAL (bad kind/table, message says why); -EIO (no packet was processed in the
