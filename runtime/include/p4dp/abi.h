@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 2u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h) */
+#define P4DP_ABI_VERSION 3u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl */
 
 /** Egress port value meaning "drop" (v1model's 511, PNA drop_packet()). */
 #define P4DP_PORT_DROP 511u
