@@ -72,28 +72,7 @@ pub fn value(v: &Value) -> String {
 }
 
 fn binop(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Mod => "%",
-        BinOp::AddSat => "|+|",
-        BinOp::SubSat => "|-|",
-        BinOp::Shl => "<<",
-        BinOp::Shr => ">>",
-        BinOp::BitAnd => "&",
-        BinOp::BitOr => "|",
-        BinOp::BitXor => "^",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::And => "&&",
-        BinOp::Or => "||",
-    }
+    op.symbol()
 }
 
 struct Printer<'a> {

@@ -72,6 +72,8 @@ mod sys {
         pub hits: u64,
         pub misses: u64,
         pub lost: u64,
+        pub lost_in_window: u64,
+        pub lost_after_window: u64,
         pub w: [p4dp_bench_worker; 16],
     }
 
@@ -230,6 +232,10 @@ pub struct Measurement {
     /// Table baseline: lookups that hit / missed.
     pub hits: u64,
     pub misses: u64,
+    /// Program runs only: packets missing after the run although the measurement stands, because
+    /// the runtime counted them as lost after the window closed (at shutdown). The bench cannot
+    /// be measured again after this.
+    pub lost_after_window: u64,
     pub workers: Vec<WorkerFigures>,
 }
 
@@ -288,6 +294,7 @@ impl<'a> Bench<'a> {
             cycles_per_pkt: r.cycles_per_pkt,
             hits: r.hits,
             misses: r.misses,
+            lost_after_window: r.lost,
             workers: r.w[..n]
                 .iter()
                 .map(|w| WorkerFigures { packets: w.packets, mpps: w.mpps, cycles_per_pkt: w.cycles_per_pkt })

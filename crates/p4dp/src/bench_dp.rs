@@ -324,7 +324,14 @@ fn s000_size(
                     let tp = tap_params(a, 1 << k, 0, (a.warmup * 1000.0) as u64, vec![Phase { packets: 0, keys: Keys::Random }]);
                     let mut tap = Tap::attach(&mut bench, 2, 0, &tp)?;
                     let (m2, _) = tap.measure(None, Kind::Program).context("2-worker program run")?;
-                    (m2.mpps, m2.workers.iter().map(|w| format!("{:.0}", w.cycles_per_pkt)).collect::<Vec<_>>())
+                    let mut pw: Vec<String> = m2.workers.iter().map(|w| format!("{:.0}", w.cycles_per_pkt)).collect();
+                    if m2.lost_after_window > 0 {
+                        pw.push(format!(
+                            "({} packets dropped at shutdown, after the window)",
+                            m2.lost_after_window
+                        ));
+                    }
+                    (m2.mpps, pw)
                 };
                 let (_, m1, _, _, _) = s000_measure(a, &mut t, k, 1, false).context("1-worker run")?;
                 Ok(format!(

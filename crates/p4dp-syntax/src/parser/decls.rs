@@ -195,22 +195,7 @@ impl Parser {
         let name = self.ident()?;
         let type_params = self.opt_type_params()?;
         self.expect_p(Punct::LBrace)?;
-        let mut fields = Vec::new();
-        while !self.at_p(Punct::RBrace) && !self.at_eof() {
-            let before = self.pos();
-            match self.field() {
-                Ok(f) => fields.push(f),
-                Err(Fail) => {
-                    if self.aborted {
-                        return Err(Fail);
-                    }
-                    self.recover();
-                }
-            }
-            if self.pos() == before {
-                self.bump();
-            }
-        }
+        let fields = self.items_until_rbrace(|p| p.field())?;
         self.expect_p(Punct::RBrace)?;
         let d = StructDecl { annotations, name, type_params, fields, span: start.to(self.prev_span()) };
         Ok(match k {
@@ -318,22 +303,7 @@ impl Parser {
             }));
         };
         self.expect_p(Punct::LBrace)?;
-        let mut members = Vec::new();
-        while !self.at_p(Punct::RBrace) && !self.at_eof() {
-            let before = self.pos();
-            match self.extern_member(&name) {
-                Ok(m) => members.push(m),
-                Err(Fail) => {
-                    if self.aborted {
-                        return Err(Fail);
-                    }
-                    self.recover();
-                }
-            }
-            if self.pos() == before {
-                self.bump();
-            }
-        }
+        let members = self.items_until_rbrace(|p| p.extern_member(&name))?;
         self.expect_p(Punct::RBrace)?;
         Ok(Decl::ExternObject(ExternDecl { annotations, name, type_params, members, span: start.to(self.prev_span()) }))
     }

@@ -347,6 +347,29 @@ impl Parser {
         self.depth = self.depth.saturating_sub(1);
     }
 
+    /// Parse items with `item` until the `}` that closes the current list (not consumed) or EOF.
+    /// A failed item is reported by `item` and skipped with [`Parser::recover`]; every iteration
+    /// consumes at least one token, so the loop always ends.
+    pub(crate) fn items_until_rbrace<T>(&mut self, mut item: impl FnMut(&mut Self) -> PResult<T>) -> PResult<Vec<T>> {
+        let mut out = Vec::new();
+        while !self.at_p(Punct::RBrace) && !self.at_eof() {
+            let before = self.pos();
+            match item(self) {
+                Ok(x) => out.push(x),
+                Err(Fail) => {
+                    if self.aborted {
+                        return Err(Fail);
+                    }
+                    self.recover();
+                }
+            }
+            if self.pos() == before {
+                self.bump();
+            }
+        }
+        Ok(out)
+    }
+
     /// Skip tokens to a synchronization point: just after a `;` or a
     /// balanced `{...}` block at the current nesting level, or before a `}`
     /// closing the enclosing construct, or before a token that starts a

@@ -17,22 +17,7 @@ impl Parser {
 
     /// Statements up to (not including) the closing `}`, with recovery.
     fn stmt_list(&mut self) -> PResult<Vec<Stmt>> {
-        let mut stmts = Vec::new();
-        while !self.at_p(Punct::RBrace) && !self.at_eof() {
-            let before = self.pos();
-            match self.stmt() {
-                Ok(s) => stmts.push(s),
-                Err(Fail) => {
-                    if self.aborted {
-                        return Err(Fail);
-                    }
-                    self.recover();
-                }
-            }
-            if self.pos() == before {
-                self.bump();
-            }
-        }
+        let stmts = self.items_until_rbrace(|p| p.stmt())?;
         Ok(stmts)
     }
 
@@ -203,22 +188,7 @@ impl Parser {
         let expr = self.expr()?;
         self.expect_p(Punct::RParen)?;
         self.expect_p(Punct::LBrace)?;
-        let mut cases = Vec::new();
-        while !self.at_p(Punct::RBrace) && !self.at_eof() {
-            let before = self.pos();
-            match self.switch_case() {
-                Ok(c) => cases.push(c),
-                Err(Fail) => {
-                    if self.aborted {
-                        return Err(Fail);
-                    }
-                    self.recover();
-                }
-            }
-            if self.pos() == before {
-                self.bump();
-            }
-        }
+        let cases = self.items_until_rbrace(|p| p.switch_case())?;
         self.expect_p(Punct::RBrace)?;
         Ok(StmtKind::Switch { expr, cases })
     }
@@ -424,22 +394,7 @@ impl Parser {
             }
             self.expect_p(Punct::RParen)?;
             self.expect_p(Punct::LBrace)?;
-            let mut cases = Vec::new();
-            while !self.at_p(Punct::RBrace) && !self.at_eof() {
-                let before = self.pos();
-                match self.select_case() {
-                    Ok(c) => cases.push(c),
-                    Err(Fail) => {
-                        if self.aborted {
-                            return Err(Fail);
-                        }
-                        self.recover();
-                    }
-                }
-                if self.pos() == before {
-                    self.bump();
-                }
-            }
+            let cases = self.items_until_rbrace(|p| p.select_case())?;
             self.expect_p(Punct::RBrace)?;
             // An optional `;` after the select block is tolerated.
             self.eat_p(Punct::Semi);

@@ -29,22 +29,7 @@ impl Parser {
             }
         }
         self.expect_p(Punct::LBrace)?;
-        let mut properties = Vec::new();
-        while !self.at_p(Punct::RBrace) && !self.at_eof() {
-            let before = self.pos();
-            match self.table_property() {
-                Ok(p) => properties.push(p),
-                Err(Fail) => {
-                    if self.aborted {
-                        return Err(Fail);
-                    }
-                    self.recover();
-                }
-            }
-            if self.pos() == before {
-                self.bump();
-            }
-        }
+        let properties = self.items_until_rbrace(|p| p.table_property())?;
         self.expect_p(Punct::RBrace)?;
         Ok(Decl::Table(TableDecl { annotations, name, properties, span: start.to(self.prev_span()) }))
     }
