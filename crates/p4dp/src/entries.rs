@@ -22,7 +22,7 @@ pub fn apply_file(rt: &p4dp_rt::Runtime, path: &Path) -> Result<usize> {
     let plan = match p4dp_stf::load(&file, &text, &schema(rt)) {
         Ok(p) => p,
         Err(d) => {
-            eprint!("{d}");
+            eprintln!("{d}");
             bail!("{file}: errors in the table entries");
         }
     };

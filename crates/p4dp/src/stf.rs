@@ -46,7 +46,7 @@ pub fn run_stf(c: &CompileOpts, stf: &Path, verbose: bool) -> Result<ExitCode> {
     let plan = match p4dp_stf::load(&file, &text, &sch) {
         Ok(p) => p,
         Err(diags) => {
-            eprint!("{diags}");
+            eprintln!("{diags}");
             anyhow::bail!("{file}: the STF script has errors");
         }
     };
