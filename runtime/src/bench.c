@@ -508,7 +508,7 @@ struct window {
 	uint64_t tsc0, tsc1;
 	uint64_t p0[P4DP_BENCH_MAX_WORKERS], p1[P4DP_BENCH_MAX_WORKERS];
 	uint64_t h0, h1, m0, m1;
-	uint64_t d0, d1, d_end; /* PROGRAM: counted losses at window start, window end, end of run */
+	uint64_t d_run, d0, d1, d_end; /* PROGRAM: counted losses at run start, window start and end, run end */
 };
 
 /* PROGRAM: packets the runtime has counted as lost so far (dropped by the program, no such port,
@@ -519,7 +519,7 @@ static uint64_t rt_losses(struct p4dp_bench *b)
 	for (uint32_t w = 0; w < b->nw; w++) {
 		const struct rt_worker *wk = &b->rt->workers[w];
 		n += RT_STAT_LOAD(wk->st.drops) + RT_STAT_LOAD(wk->st.dispatch_drops) + RT_STAT_LOAD(wk->st.no_port) +
-		     RT_STAT_LOAD(wk->st.finish_errors);
+		     RT_STAT_LOAD(wk->st.finish_errors) + RT_STAT_LOAD(wk->st.multiseg);
 		for (uint32_t s = 0; s < b->np; s++)
 			n += RT_STAT_LOAD(wk->pst[s].tx_errors);
 	}
@@ -658,6 +658,7 @@ static int run_program(struct p4dp_bench *b, struct window *win)
 		return rt_errc(-ENOMEM, "bench: cannot start the timer thread");
 	}
 	struct p4dp_run_params rp = {.n_workers = b->nw, .stop = (volatile int *)&stop_run};
+	win->d_run = rt_losses(b);
 	rc = p4dp_runtime_run(b->rt, &rp);
 	win->d_end = rt_losses(b);
 	/* release pairs with the timer's acquire: it stops waiting if run() returned early */
@@ -715,20 +716,24 @@ int p4dp_bench_measure(struct p4dp_bench *b, enum p4dp_bench_kind kind, uint32_t
 		b->broken = true; /* packets are missing: the next measurement would have fewer */
 	bool after_only = false;
 	if (kind == P4DP_BENCH_PROGRAM) {
+		res->lost_before_window = win.d0 - win.d_run;
 		res->lost_in_window = win.d1 - win.d0;
 		res->lost_after_window = win.d_end - win.d1;
-		/* Losses the runtime counted after the window closed (e.g. packets still in a software
+		/* Losses the runtime counted outside the window (e.g. packets still in a software
 		 * dispatch ring when the workers stop) do not affect the window's figures: the
-		 * measurement stands (res->lost says how many are missing) if nothing was lost inside
-		 * the window and those counted losses account for every missing packet. */
-		after_only = res->lost_in_window == 0 && res->lost_after_window >= res->lost;
+		 * measurement stands (res->lost and the counters say how many are missing and when) if
+		 * nothing was lost inside the window and counted losses account for every missing
+		 * packet. Uncounted losses always fail the measurement. */
+		after_only = res->lost_in_window == 0 &&
+			     res->lost_before_window + res->lost_after_window >= res->lost;
 	}
 	if (res->lost > 0 && !after_only)
 		return rt_errc(-EIO,
 			       "bench: %" PRIu64 " of %u packets were lost (the program dropped them or sent them to a "
-			       "port other than the bench ports 0..%u; runtime-counted losses: %" PRIu64
+			       "port other than the bench ports 0..%u; runtime-counted losses: %" PRIu64 " in the warm-up, %" PRIu64
 			       " in the window, %" PRIu64 " after it)",
-			       res->lost, b->p.n_pkts, b->np - 1, res->lost_in_window, res->lost_after_window);
+			       res->lost, b->p.n_pkts, b->np - 1, res->lost_before_window, res->lost_in_window,
+			       res->lost_after_window);
 	if (res->window_cycles == 0 || res->packets == 0)
 		return rt_errc(-EIO, "bench: no packet was processed in the measurement window");
 	for (uint32_t w = 0; w < b->nw; w++)

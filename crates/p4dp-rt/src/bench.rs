@@ -73,6 +73,7 @@ mod sys {
         pub misses: u64,
         pub lost: u64,
         pub lost_in_window: u64,
+        pub lost_before_window: u64,
         pub lost_after_window: u64,
         pub w: [p4dp_bench_worker; 16],
     }
@@ -233,9 +234,11 @@ pub struct Measurement {
     pub hits: u64,
     pub misses: u64,
     /// Program runs only: packets missing after the run although the measurement stands, because
-    /// the runtime counted them as lost after the window closed (at shutdown). The bench cannot
-    /// be measured again after this.
-    pub lost_after_window: u64,
+    /// the runtime counted them as lost outside the window (in the warm-up or at shutdown). The
+    /// bench cannot be measured again after this.
+    pub lost_outside_window: u64,
+    /// Of those, losses the runtime counted in the warm-up (the rest: after the window).
+    pub lost_warmup: u64,
     pub workers: Vec<WorkerFigures>,
 }
 
@@ -294,7 +297,8 @@ impl<'a> Bench<'a> {
             cycles_per_pkt: r.cycles_per_pkt,
             hits: r.hits,
             misses: r.misses,
-            lost_after_window: r.lost,
+            lost_outside_window: r.lost,
+            lost_warmup: r.lost_before_window,
             workers: r.w[..n]
                 .iter()
                 .map(|w| WorkerFigures { packets: w.packets, mpps: w.mpps, cycles_per_pkt: w.cycles_per_pkt })

@@ -101,6 +101,7 @@ struct p4dp_bench_result {
 	uint64_t hits, misses;   /**< TABLE: lookups in the window that hit / missed */
 	uint64_t lost;           /**< packets missing from the rings afterwards (dropped by the program) */
 	uint64_t lost_in_window; /**< PROGRAM: losses the runtime counted inside the window */
+	uint64_t lost_before_window; /**< PROGRAM: losses the runtime counted in the warm-up */
 	uint64_t lost_after_window; /**< PROGRAM: losses the runtime counted after the window (run shutdown) */
 	struct p4dp_bench_worker w[P4DP_BENCH_MAX_WORKERS];
 };
@@ -122,10 +123,11 @@ int p4dp_bench_create(struct p4dp_runtime *rt, const struct p4dp_bench_params *p
  * @return 0; -EINVAL (bad kind/table, message says why); -EIO (no packet was processed in the
  *         window, or packets were lost: res->lost > 0 — the program dropped packets or sent them
  *         to a port that is not a bench port; the bench is then unusable). Exception (PROGRAM):
- *         if the runtime counted no loss inside the window and its losses counted after the
- *         window closed (e.g. packets left in a software-dispatch ring when the workers stop)
- *         account for all res->lost missing packets, the figures stand and 0 is returned with
- *         res->lost > 0; the bench is unusable afterwards all the same; -EBUSY/-errno from
+ *         if the runtime counted no loss inside the window and its losses counted in the
+ *         warm-up or after the window closed (e.g. packets left in a software-dispatch ring when
+ *         the workers stop) account for all res->lost missing packets, the figures stand and 0
+ *         is returned with res->lost > 0 (see lost_before_window, lost_after_window); the bench
+ *         is unusable afterwards all the same; -EBUSY/-errno from
  *         p4dp_runtime_run() or ethdev setup.
  * Context: control thread on the EAL main lcore.
  */
