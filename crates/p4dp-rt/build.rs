@@ -19,7 +19,11 @@ fn main() {
         .status();
     match status {
         Ok(s) if s.success() => {}
-        Ok(s) => panic!("building the C runtime failed: `make -C {} BUILD={}` exited with {s}", runtime.display(), out.display()),
+        Ok(s) => panic!(
+            "building the C runtime failed: `make -C {} BUILD={}` exited with {s}",
+            runtime.display(),
+            out.display()
+        ),
         Err(e) => panic!("cannot run make for the C runtime: {e}"),
     }
     // Snapshot the public headers next to the library, so a built p4dp compiles programs against

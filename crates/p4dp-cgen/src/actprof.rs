@@ -12,7 +12,10 @@ use crate::{unsupported, Gen, Owner, R};
 
 /// Is `type_name` an action profile / selector extern (v1model, PSA, PNA spellings)?
 pub(crate) fn is_profile(type_name: &str) -> bool {
-    matches!(type_name, "action_profile" | "ActionProfile" | "action_selector" | "ActionSelector")
+    matches!(
+        type_name,
+        "action_profile" | "ActionProfile" | "action_selector" | "ActionSelector"
+    )
 }
 
 /// Is `type_name` an action selector?
@@ -22,7 +25,11 @@ pub(crate) fn is_selector(type_name: &str) -> bool {
 
 /// Declared size of a profile: `action_profile(size)`, `action_selector(algo, size, width)`.
 pub(crate) fn profile_size(x: &ExternInstance) -> u64 {
-    let arg = if is_selector(&x.type_name) { x.ctor_args.get(1) } else { x.ctor_args.first() };
+    let arg = if is_selector(&x.type_name) {
+        x.ctor_args.get(1)
+    } else {
+        x.ctor_args.first()
+    };
     arg.and_then(crate::externs::const_u64).unwrap_or(0)
 }
 
@@ -51,23 +58,49 @@ impl Gen<'_> {
         let inst = &p.externs[x];
         let name = &t.fq_name;
         if !is_profile(&inst.type_name) {
-            return unsupported(t.span, format!("table `{name}`: implementation `{}` is not an action profile or action selector", inst.type_name));
+            return unsupported(
+                t.span,
+                format!(
+                    "table `{name}`: implementation `{}` is not an action profile or action selector",
+                    inst.type_name
+                ),
+            );
         }
         let has_sel = t.keys.iter().any(|k| k.match_kind == "selector");
         if has_sel && !is_selector(&inst.type_name) {
-            return unsupported(t.span, format!("table `{name}`: `selector` keys need an action selector implementation"));
+            return unsupported(
+                t.span,
+                format!("table `{name}`: `selector` keys need an action selector implementation"),
+            );
         }
         if !t.entries.is_empty() {
-            return unsupported(t.span, format!("table `{name}`: entries in a table implemented by an action profile"));
+            return unsupported(
+                t.span,
+                format!("table `{name}`: entries in a table implemented by an action profile"),
+            );
         }
         if t.direct_counter.is_some() || t.direct_meter.is_some() {
-            return unsupported(t.span, format!("table `{name}`: direct counters/meters with an action profile implementation"));
+            return unsupported(
+                t.span,
+                format!("table `{name}`: direct counters/meters with an action profile implementation"),
+            );
         }
-        let has_ref = t.actions.iter().map(|ta| ta.action).chain([t.default_action.action]).any(|a| {
-            let act = &p.actions[a];
-            act.params.iter().any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
-        });
-        if has_ref || crate::dpwrite::entry_lock(t) || crate::dpwrite::idle_timeout(t) || !crate::dpwrite::table_flags(t).is_empty() {
+        let has_ref = t
+            .actions
+            .iter()
+            .map(|ta| ta.action)
+            .chain([t.default_action.action])
+            .any(|a| {
+                let act = &p.actions[a];
+                act.params
+                    .iter()
+                    .any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
+            });
+        if has_ref
+            || crate::dpwrite::entry_lock(t)
+            || crate::dpwrite::idle_timeout(t)
+            || !crate::dpwrite::table_flags(t).is_empty()
+        {
             return unsupported(t.span, format!("table `{name}`: data-plane writes, entry locks or idle timeouts with an action profile implementation"));
         }
         Ok(())
@@ -76,14 +109,20 @@ impl Gen<'_> {
     /// The selector's hash algorithm (the name `hash_value` understands).
     fn selector_algo(&self, inst: &ExternInstance) -> R<String> {
         let Some(Value::Enum(i)) = inst.ctor_args.first() else {
-            return unsupported(inst.span, format!("action selector `{}`: the algorithm must be a constant", inst.fq_name));
+            return unsupported(
+                inst.span,
+                format!("action selector `{}`: the algorithm must be a constant", inst.fq_name),
+            );
         };
         let member = self.p.types.iter().find_map(|(_, ty)| match ty {
             Type::Enum { name, members } if name.contains("HashAlgorithm") => members.get(*i as usize).cloned(),
             _ => None,
         });
         let Some(m) = member else {
-            return unsupported(inst.span, format!("action selector `{}`: unknown hash algorithm", inst.fq_name));
+            return unsupported(
+                inst.span,
+                format!("action selector `{}`: unknown hash algorithm", inst.fq_name),
+            );
         };
         let m = m.to_ascii_lowercase();
         Ok(match m.as_str() {
@@ -99,11 +138,16 @@ impl Gen<'_> {
     pub(crate) fn actprof_resolve(&mut self, tid: TableId) -> R<String> {
         let p = self.p;
         let t = &p.tables[tid];
-        let Some(x) = t.implementation else { return Ok(String::new()) };
+        let Some(x) = t.implementation else {
+            return Ok(String::new());
+        };
         let inst = &p.externs[x];
         let (ti, xi) = (tid.index(), x.index());
         let mut o = String::new();
-        let _ = writeln!(o, "\n\tif (_hit) {{\n\t\tuint64_t _sh = 0; /* selector hash (groups only) */");
+        let _ = writeln!(
+            o,
+            "\n\tif (_hit) {{\n\t\tuint64_t _sh = 0; /* selector hash (groups only) */"
+        );
         let sel: Vec<&TableKey> = t.keys.iter().filter(|k| k.match_kind == "selector").collect();
         if is_selector(&inst.type_name) && !sel.is_empty() {
             let algo = self.selector_algo(inst)?;
@@ -131,6 +175,9 @@ impl Gen<'_> {
             return (String::new(), String::new());
         }
         let v: Vec<String> = p.tables.iter().map(|(_, t)| table_impl(t).to_string()).collect();
-        (format!("static const int32_t md_timpl[] = {{ {} }};\n", v.join(", ")), "\t.table_impl = md_timpl,\n".to_string())
+        (
+            format!("static const int32_t md_timpl[] = {{ {} }};\n", v.join(", ")),
+            "\t.table_impl = md_timpl,\n".to_string(),
+        )
     }
 }

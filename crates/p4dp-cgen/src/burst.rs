@@ -29,7 +29,12 @@ fn expr_vars(e: &Expr, f: &mut dyn FnMut(VarId)) {
     match &e.kind {
         ExprKind::Var(v) => f(*v),
         ExprKind::Const(_) => {}
-        ExprKind::Field(b, _) | ExprKind::StackNextIndex(b) | ExprKind::Slice(b, _, _) | ExprKind::Cast(b) | ExprKind::Unary(_, b) | ExprKind::IsValid(b) => expr_vars(b, f),
+        ExprKind::Field(b, _)
+        | ExprKind::StackNextIndex(b)
+        | ExprKind::Slice(b, _, _)
+        | ExprKind::Cast(b)
+        | ExprKind::Unary(_, b)
+        | ExprKind::IsValid(b) => expr_vars(b, f),
         ExprKind::StackElem(a, b) | ExprKind::Concat(a, b) | ExprKind::Binary(_, a, b) => {
             expr_vars(a, f);
             expr_vars(b, f);
@@ -56,10 +61,18 @@ impl Gen<'_> {
             Stmt::Assign { .. } | Stmt::Verify { .. } => true,
             Stmt::If { then_, else_, .. } => self.block_pure(then_, depth) && self.block_pure(else_, depth),
             Stmt::Block(x) => self.block_pure(x, depth),
-            Stmt::Switch { cases, default, .. } => cases.iter().all(|c| self.block_pure(&c.body, depth)) && default.as_ref().map_or(true, |d| self.block_pure(d, depth)),
+            Stmt::Switch { cases, default, .. } => {
+                cases.iter().all(|c| self.block_pure(&c.body, depth))
+                    && default.as_ref().map_or(true, |d| self.block_pure(d, depth))
+            }
             Stmt::Call(c) => match &c.target {
-                CallTarget::ExternMethod { obj: ExternRef::Param(_), .. } => true,
-                CallTarget::SetValid | CallTarget::SetInvalid | CallTarget::PushFront(_) | CallTarget::PopFront(_) => true,
+                CallTarget::ExternMethod {
+                    obj: ExternRef::Param(_),
+                    ..
+                } => true,
+                CallTarget::SetValid | CallTarget::SetInvalid | CallTarget::PushFront(_) | CallTarget::PopFront(_) => {
+                    true
+                }
                 CallTarget::Parser(sub) => self.parser_pure(*sub, depth + 1),
                 _ => false,
             },
@@ -73,7 +86,10 @@ impl Gen<'_> {
                 Stmt::ApplyTable { table, .. } => Some(*table),
                 Stmt::If { then_, else_, .. } => Self::first_apply(then_).or_else(|| Self::first_apply(else_)),
                 Stmt::Block(x) => Self::first_apply(x),
-                Stmt::Switch { cases, default, .. } => cases.iter().find_map(|c| Self::first_apply(&c.body)).or_else(|| default.as_ref().and_then(|d| Self::first_apply(d))),
+                Stmt::Switch { cases, default, .. } => cases
+                    .iter()
+                    .find_map(|c| Self::first_apply(&c.body))
+                    .or_else(|| default.as_ref().and_then(|d| Self::first_apply(d))),
                 _ => None,
             };
             if t.is_some() {
@@ -90,29 +106,47 @@ impl Gen<'_> {
         if pkg.arch != "v1model" || pkg.blocks.len() != 6 {
             return None;
         }
-        let (BlockRef::Parser(prs), BlockRef::Control(ig)) = (pkg.blocks[0].1, pkg.blocks[2].1) else { return None };
+        let (BlockRef::Parser(prs), BlockRef::Control(ig)) = (pkg.blocks[0].1, pkg.blocks[2].1) else {
+            return None;
+        };
         if p.parsers[prs].params.len() != 4 || p.controls[ig].params.len() != 3 || !self.parser_pure(prs, 0) {
             return None;
         }
         let tid = Self::first_apply(&p.controls[ig].body)?;
         let t = &p.tables[tid];
-        if t.owner != ig || t.keys.is_empty() || t.implementation.is_some() || t.keys.iter().any(|k| k.match_kind != "exact") {
+        if t.owner != ig
+            || t.keys.is_empty()
+            || t.implementation.is_some()
+            || t.keys.iter().any(|k| k.match_kind != "exact")
+        {
             return None;
         }
-        if !crate::dpwrite::table_flags(t).is_empty() || crate::dpwrite::entry_lock(t) || crate::dpwrite::idle_timeout(t) {
+        if !crate::dpwrite::table_flags(t).is_empty()
+            || crate::dpwrite::entry_lock(t)
+            || crate::dpwrite::idle_timeout(t)
+        {
             return None;
         }
-        let refs = t.actions.iter().map(|ta| ta.action).chain([t.default_action.action]).any(|a| {
-            let act = &p.actions[a];
-            act.params.iter().any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
-        });
+        let refs = t
+            .actions
+            .iter()
+            .map(|ta| ta.action)
+            .chain([t.default_action.action])
+            .any(|a| {
+                let act = &p.actions[a];
+                act.params
+                    .iter()
+                    .any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
+            });
         if refs {
             return None;
         }
         let vars = &p.controls[ig].vars;
         let mut ok = true;
         for k in &t.keys {
-            expr_vars(&k.expr, &mut |v| ok &= matches!(vars[v].kind, VarKind::Param(_)) && self.is_top_param(Owner::Control(ig), v));
+            expr_vars(&k.expr, &mut |v| {
+                ok &= matches!(vars[v].kind, VarKind::Param(_)) && self.is_top_param(Owner::Control(ig), v)
+            });
         }
         ok.then_some(tid)
     }
@@ -130,14 +164,24 @@ impl Gen<'_> {
             .collect::<R<_>>()?;
         let (lay, key_len) = native_layout(&widths);
         let mut body = String::new();
-        let _ = writeln!(body, "\tuint8_t key[{}] __attribute__((aligned(16)));\n\tmemset(key, 0, sizeof key);", key_len.max(1));
+        let _ = writeln!(
+            body,
+            "\tuint8_t key[{}] __attribute__((aligned(16)));\n\tmemset(key, 0, sizeof key);",
+            key_len.max(1)
+        );
         for (k, (off, size)) in t.keys.iter().zip(&lay) {
-            if !matches!(k.match_kind.as_str(), "exact" | "lpm" | "ternary" | "range" | "optional") {
+            if !matches!(
+                k.match_kind.as_str(),
+                "exact" | "lpm" | "ternary" | "range" | "optional"
+            ) {
                 return unsupported(k.expr.span, format!("match kind `{}`", k.match_kind));
             }
             let ct = self.ctype(k.expr.ty, k.expr.span)?;
             let x = self.expr(&k.expr)?;
-            let _ = writeln!(body, "\t{{\n\t\t{ct} _k = {x};\n\t\tmemcpy(key + {off}, &_k, {size});\n\t}}");
+            let _ = writeln!(
+                body,
+                "\t{{\n\t\t{ct} _k = {x};\n\t\tmemcpy(key + {off}, &_k, {size});\n\t}}"
+            );
         }
         Ok((body, key_len))
     }
@@ -160,12 +204,17 @@ impl Gen<'_> {
         let Some(tid) = self.staged else { return Ok(None) };
         let p = self.p;
         let Some(pkg) = p.package.as_ref() else { return Ok(None) };
-        let (BlockRef::Parser(prs), BlockRef::Control(ig)) = (pkg.blocks[0].1, pkg.blocks[2].1) else { return Ok(None) };
+        let (BlockRef::Parser(prs), BlockRef::Control(ig)) = (pkg.blocks[0].1, pkg.blocks[2].1) else {
+            return Ok(None);
+        };
         let pr = &p.parsers[prs];
         let st = pr.vars[pr.params[3]].ty;
         let mut o = String::new();
         let _ = writeln!(o, "/* Staged burst (burst.rs): parse every packet, build the keys of table {}, one bulk lookup,\n * then the pipeline per packet reusing the looked-up entries. */", p.tables[tid].fq_name);
-        let _ = writeln!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{");
+        let _ = writeln!(
+            o,
+            "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{"
+        );
         self.owner = Owner::Control(ig);
         let (keyc, kl) = self.key_code(&p.tables[tid])?;
         let kla = kl.max(1).div_ceil(16) * 16;
@@ -173,16 +222,41 @@ impl Gen<'_> {
         let _ = writeln!(o, "\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct p4dp_pkt *pkt = pkts[b + i];\n\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tmemset(R, 0, offsetof(struct gst, clone_type));\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkt;\n\t\t\tstruct v1st S;\n\t\t\tmemset(&S, 0, sizeof S);");
         // standard metadata the parser may read, as process sets it
         let sfields: Vec<(String, String, u32)> = match p.types.get(st) {
-            Type::Struct(s) => s.fields.iter().map(|f| (f.name.clone(), format!("f_{}", crate::namer::sanitize(&f.name)), self.scalar(f.ty).map(|x| x.w).unwrap_or(32))).collect(),
+            Type::Struct(s) => s
+                .fields
+                .iter()
+                .map(|f| {
+                    (
+                        f.name.clone(),
+                        format!("f_{}", crate::namer::sanitize(&f.name)),
+                        self.scalar(f.ty).map(|x| x.w).unwrap_or(32),
+                    )
+                })
+                .collect(),
             _ => return Ok(None),
         };
-        for (name, val) in [("ingress_port", "pkt->in_port"), ("packet_length", "pkt->len"), ("ingress_global_timestamp", "ctx->now_ns / 1000u")] {
+        for (name, val) in [
+            ("ingress_port", "pkt->in_port"),
+            ("packet_length", "pkt->len"),
+            ("ingress_global_timestamp", "ctx->now_ns / 1000u"),
+        ] {
             if let Some((_, c, w)) = sfields.iter().find(|(n, _, _)| n == name) {
-                let _ = writeln!(o, "\t\t\tS.sm.{c} = ({})(({})({val}) & {});", crate::ctype::storage(*w), crate::ctype::opty(*w), crate::ctype::mask_lit(*w));
+                let _ = writeln!(
+                    o,
+                    "\t\t\tS.sm.{c} = ({})(({})({val}) & {});",
+                    crate::ctype::storage(*w),
+                    crate::ctype::opty(*w),
+                    crate::ctype::mask_lit(*w)
+                );
             }
         }
         o.push_str("\t\t\tR->pkt_bits = pkt->len * 8u;\n\t\t\tint rej = 0;\n");
-        let binds = [crate::glue::Bind::None, crate::glue::Bind::Lv("S.hdr"), crate::glue::Bind::Lv("S.meta"), crate::glue::Bind::Lv("S.sm")];
+        let binds = [
+            crate::glue::Bind::None,
+            crate::glue::Bind::Lv("S.hdr"),
+            crate::glue::Bind::Lv("S.meta"),
+            crate::glue::Bind::Lv("S.sm"),
+        ];
         let call = self.glue_call(Owner::Parser(prs), &pr.params, &binds, Some("rej"), "\t\t\t");
         o.push_str(&call);
         o.push_str("\t\t\t(void)rej;\n");

@@ -110,9 +110,21 @@ pub fn le_bytes(v: &BigUint, n: usize) -> Vec<u8> {
 impl Gen<'_> {
     pub fn scalar(&self, t: TypeId) -> Option<Scalar> {
         match self.p.types.get(t) {
-            Type::Bool => Some(Scalar { w: 1, signed: false, is_bool: true }),
-            Type::Bit(w) => Some(Scalar { w: *w, signed: false, is_bool: false }),
-            Type::Int(w) => Some(Scalar { w: *w, signed: true, is_bool: false }),
+            Type::Bool => Some(Scalar {
+                w: 1,
+                signed: false,
+                is_bool: true,
+            }),
+            Type::Bit(w) => Some(Scalar {
+                w: *w,
+                signed: false,
+                is_bool: false,
+            }),
+            Type::Int(w) => Some(Scalar {
+                w: *w,
+                signed: true,
+                is_bool: false,
+            }),
             Type::SerEnum { underlying, .. } => self.scalar(*underlying),
             _ => None,
         }
@@ -297,15 +309,28 @@ impl Gen<'_> {
                 for (f, ft) in self.fields(t) {
                     conds.push(self.eq_expr(&format!("a.{f}"), &format!("b.{f}"), ft, span)?);
                 }
-                let fields = if conds.is_empty() { "1".to_string() } else { conds.join(" && ") };
-                format!("\tif (a.valid != b.valid)\n\t\treturn 0;\n\tif (!a.valid)\n\t\treturn 1;\n\treturn {fields};\n")
+                let fields = if conds.is_empty() {
+                    "1".to_string()
+                } else {
+                    conds.join(" && ")
+                };
+                format!(
+                    "\tif (a.valid != b.valid)\n\t\treturn 0;\n\tif (!a.valid)\n\t\treturn 1;\n\treturn {fields};\n"
+                )
             }
             Type::Struct(_) | Type::HeaderUnion(_) | Type::Tuple(_) => {
                 let mut conds = Vec::new();
                 for (f, ft) in self.fields(t) {
                     conds.push(self.eq_expr(&format!("a.{f}"), &format!("b.{f}"), ft, span)?);
                 }
-                format!("\treturn {};\n", if conds.is_empty() { "1".to_string() } else { conds.join(" && ") })
+                format!(
+                    "\treturn {};\n",
+                    if conds.is_empty() {
+                        "1".to_string()
+                    } else {
+                        conds.join(" && ")
+                    }
+                )
             }
             Type::Stack { elem, size } => {
                 let c = self.eq_expr("a.e[i]", "b.e[i]", elem, span)?;

@@ -10,7 +10,9 @@ use crate::{unsupported, Gen, R};
 
 /// The constant result of an unsigned comparison `x op c` that holds for every `x`, if any.
 pub fn trivial_unsigned_cmp(op: BinOp, c: &Expr, w: u32) -> Option<u8> {
-    let ExprKind::Const(Value::Bits { bits, .. }) = &c.kind else { return None };
+    let ExprKind::Const(Value::Bits { bits, .. }) = &c.kind else {
+        return None;
+    };
     let zero = bits.bits() == 0;
     // only the storage type's own maximum is a type limit for gcc
     let at_max = w == crate::ctype::storage_size(w) * 8 && bits.bits() == w as u64 && bits.count_ones() == w as u64;
@@ -129,7 +131,10 @@ impl Gen<'_> {
         }
         let x = self.expr(i)?;
         let last = size.saturating_sub(1);
-        Ok((format!("(({x}) < {size}u ? (uint32_t)({x}) : {last}u)"), Some(format!("(({x}) < {size}u)"))))
+        Ok((
+            format!("(({x}) < {size}u ? (uint32_t)({x}) : {last}u)"),
+            Some(format!("(({x}) < {size}u)")),
+        ))
     }
 
     fn slice(&mut self, b: &Expr, hi: u32, lo: u32, e: &Expr) -> R<String> {
@@ -142,14 +147,22 @@ impl Gen<'_> {
         if bs.w <= 128 {
             let ot = opty(bs.w);
             let ow = opty(w);
-            return Ok(format!("(({})(({})(({ot})({x}) >> {lo}) & {}))", storage(w), ow, mask_lit(w)));
+            return Ok(format!(
+                "(({})(({})(({ot})({x}) >> {lo}) & {}))",
+                storage(w),
+                ow,
+                mask_lit(w)
+            ));
         }
         // wide base: bits counted from the MSB of the right-aligned big-endian bytes
         let bt = self.ctype(b.ty, e.span)?;
         let off = bs.w.div_ceil(8) * 8 - 1 - hi;
         if w <= 128 {
             let get = if w <= 64 { "p4dp_bits_get64" } else { "p4dp_bits_get128" };
-            return Ok(format!("({{ {bt} _s = ({x}); ({})({get}(_s.b, {off}u, {w})); }})", storage(w)));
+            return Ok(format!(
+                "({{ {bt} _s = ({x}); ({})({get}(_s.b, {off}u, {w})); }})",
+                storage(w)
+            ));
         }
         let rt = self.ctype(e.ty, e.span)?;
         let roff = w.div_ceil(8) * 8 - w;
@@ -198,7 +211,10 @@ impl Gen<'_> {
         } else {
             let ct = self.ctype(t, span)?;
             let pad = s.w.div_ceil(8) * 8 - s.w;
-            Ok(format!("{{ {ct} _w = ({val}); p4dp_bits_copy({buf}, {off}, _w.b, {pad}u, {}u); }}", s.w))
+            Ok(format!(
+                "{{ {ct} _w = ({val}); p4dp_bits_copy({buf}, {off}, _w.b, {pad}u, {}u); }}",
+                s.w
+            ))
         }
     }
 
@@ -210,7 +226,10 @@ impl Gen<'_> {
         }
         let (ft, tt) = (p.types.get(a.ty), p.types.get(to));
         // enums / errors: same representation
-        if (matches!(tt, Type::Enum { .. } | Type::Error) || matches!(ft, Type::Enum { .. } | Type::Error)) && self.is_cint(a.ty) && self.is_cint(to) {
+        if (matches!(tt, Type::Enum { .. } | Type::Error) || matches!(ft, Type::Enum { .. } | Type::Error))
+            && self.is_cint(a.ty)
+            && self.is_cint(to)
+        {
             return Ok(format!("(({})({x}))", self.ctype(to, span)?));
         }
         let (fs, ts) = match (self.scalar(a.ty), self.scalar(to)) {
@@ -240,7 +259,7 @@ impl Gen<'_> {
             if ts.w >= fs.w {
                 return Ok(format!("(({})({x}))", storage(ts.w)));
             }
-            return Ok(wrap(&format!("({ot})({x})", ), ts.w));
+            return Ok(wrap(&format!("({ot})({x})",), ts.w));
         }
         if fs.w > 128 {
             // truncate a wide value to its low ts.w bits
@@ -248,8 +267,15 @@ impl Gen<'_> {
             let keep = ts.w.min(fs.w);
             let off = fs.w.div_ceil(8) * 8 - keep;
             if ts.w <= 128 {
-                let get = if keep <= 64 { "p4dp_bits_get64" } else { "p4dp_bits_get128" };
-                return Ok(format!("({{ {ft_c} _s = ({x}); ({})({get}(_s.b, {off}u, {keep})); }})", storage(ts.w)));
+                let get = if keep <= 64 {
+                    "p4dp_bits_get64"
+                } else {
+                    "p4dp_bits_get128"
+                };
+                return Ok(format!(
+                    "({{ {ft_c} _s = ({x}); ({})({get}(_s.b, {off}u, {keep})); }})",
+                    storage(ts.w)
+                ));
             }
             let tt_c = self.ctype(to, span)?;
             let roff = ts.w.div_ceil(8) * 8 - keep;
@@ -283,7 +309,11 @@ impl Gen<'_> {
         }
         let s = match self.scalar(a.ty) {
             Some(_) => self.need_narrow(a.ty, e.span)?,
-            None if self.is_cint(a.ty) => Scalar { w: 32, signed: false, is_bool: false },
+            None if self.is_cint(a.ty) => Scalar {
+                w: 32,
+                signed: false,
+                is_bool: false,
+            },
             None => return unsupported(e.span, format!("operator {op:?} on this type")),
         };
         let (x, y) = (self.expr(a)?, self.expr(b)?);
@@ -309,7 +339,10 @@ impl Gen<'_> {
             Div | Mod => {
                 let o = if op == Div { "/" } else { "%" };
                 let q = if s.signed {
-                    wrap(&format!("({ot})((p4dp_s128){} {o} (p4dp_s128){})", sext(&x), sext(&y)), w)
+                    wrap(
+                        &format!("({ot})((p4dp_s128){} {o} (p4dp_s128){})", sext(&x), sext(&y)),
+                        w,
+                    )
                 } else {
                     wrap(&format!("({ot})({x}) {o} ({ot})({y})"), w)
                 };

@@ -21,7 +21,13 @@ fn in_arg(c: &Call, i: usize) -> R<&Expr> {
 fn enum_member(g: &Gen, e: &Expr) -> R<String> {
     match (&e.kind, g.p.types.get(e.ty)) {
         (ExprKind::Const(Value::Enum(i)), Type::Enum { members, .. }) => {
-            members.get(*i as usize).cloned().ok_or_else(|| crate::CgenError::Unsupported { message: "bad enum member".into(), span: e.span })
+            members
+                .get(*i as usize)
+                .cloned()
+                .ok_or_else(|| crate::CgenError::Unsupported {
+                    message: "bad enum member".into(),
+                    span: e.span,
+                })
         }
         _ => unsupported(e.span, "the algorithm/type argument must be a constant enum member"),
     }
@@ -100,7 +106,11 @@ impl Gen<'_> {
                     let _ = writeln!(out, "{i}{lv} = p4dp_bits_get128(_d, _o, {});", s.w);
                 } else {
                     let pad = s.w.div_ceil(8) * 8 - s.w;
-                    let _ = writeln!(out, "{i}memset({lv}.b, 0, sizeof {lv}.b);\n{i}p4dp_bits_copy({lv}.b, {pad}u, _d, _o, {}u);", s.w);
+                    let _ = writeln!(
+                        out,
+                        "{i}memset({lv}.b, 0, sizeof {lv}.b);\n{i}p4dp_bits_copy({lv}.b, {pad}u, _d, _o, {}u);",
+                        s.w
+                    );
                 }
                 let _ = writeln!(out, "{i}_o += {};", s.w);
             }
@@ -143,7 +153,10 @@ impl Gen<'_> {
                 }
             }
             Type::Varbit(_) => {
-                let _ = writeln!(out, "{i}p4dp_bits_copy(_b, _o, {lv}.b, 0, {lv}.len);\n{i}_o += {lv}.len;");
+                let _ = writeln!(
+                    out,
+                    "{i}p4dp_bits_copy(_b, _o, {lv}.b, 0, {lv}.len);\n{i}_o += {lv}.len;"
+                );
             }
             _ => {
                 let Some(s) = self.scalar(t) else {
@@ -164,7 +177,11 @@ impl Gen<'_> {
         let i = ind(level);
         let bits = self.max_bits(e.ty, e.span)?;
         let buf = self.fresh_tmp();
-        let _ = writeln!(out, "{i}uint8_t {buf}[{}];\n{i}memset({buf}, 0, sizeof {buf});\n{i}uint32_t _o = 0;\n{i}uint8_t *_b = {buf};", bits.div_ceil(8).max(1));
+        let _ = writeln!(
+            out,
+            "{i}uint8_t {buf}[{}];\n{i}memset({buf}, 0, sizeof {buf});\n{i}uint32_t _o = 0;\n{i}uint8_t *_b = {buf};",
+            bits.div_ceil(8).max(1)
+        );
         self.serialize_expr(e, level, out)?;
         Ok((buf, "((_o + 7u) / 8u)".to_string()))
     }
@@ -219,7 +236,12 @@ impl Gen<'_> {
             }
             "identity" if !payload => format!("p4dp_identity64({buf}, {len})"),
             "random" => "p4dp_rand_next(&R->ctx->rng)".to_string(),
-            _ => return unsupported(span, format!("hash algorithm `{algo}`{}", if payload { " with payload" } else { "" })),
+            _ => {
+                return unsupported(
+                    span,
+                    format!("hash algorithm `{algo}`{}", if payload { " with payload" } else { "" }),
+                )
+            }
         })
     }
 
@@ -238,7 +260,11 @@ impl Gen<'_> {
 
     fn field_of(&self, t: TypeId, name: &str) -> Option<(String, TypeId)> {
         match self.p.types.get(t) {
-            Type::Struct(s) | Type::Header(s) => s.fields.iter().find(|f| f.name == name).map(|f| (format!("f_{}", crate::namer::sanitize(&f.name)), f.ty)),
+            Type::Struct(s) | Type::Header(s) => s
+                .fields
+                .iter()
+                .find(|f| f.name == name)
+                .map(|f| (format!("f_{}", crate::namer::sanitize(&f.name)), f.ty)),
             _ => None,
         }
     }
@@ -247,7 +273,10 @@ impl Gen<'_> {
         let p = self.p;
         let i = ind(level);
         match &c.target {
-            CallTarget::ExternMethod { obj: ExternRef::Param(v), method } => {
+            CallTarget::ExternMethod {
+                obj: ExternRef::Param(v),
+                method,
+            } => {
                 let vt = self.vars(self.owner)[*v].ty;
                 let tn = match p.types.get(vt) {
                     Type::Extern { name, .. } => name.clone(),
@@ -285,7 +314,10 @@ impl Gen<'_> {
                     _ => unsupported(c.span, format!("method `{method}` of `{tn}`")),
                 }
             }
-            CallTarget::ExternMethod { obj: ExternRef::Instance(x), method } => self.instance_call(*x, method, c, level, out),
+            CallTarget::ExternMethod {
+                obj: ExternRef::Instance(x),
+                method,
+            } => self.instance_call(*x, method, c, level, out),
             CallTarget::ExternFunction(name) => self.extern_function(name, c, level, out),
             _ => unsupported(c.span, "not an extern call"),
         }
@@ -301,7 +333,10 @@ impl Gen<'_> {
     pub fn err_code(&self, name: &str, span: Span) -> R<u32> {
         match self.p.error_code(name) {
             Some(c) => Ok(c),
-            None => unsupported(span, format!("the program has no `error.{name}` (is core.p4 included?)")),
+            None => unsupported(
+                span,
+                format!("the program has no `error.{name}` (is core.p4 included?)"),
+            ),
         }
     }
 
@@ -314,7 +349,17 @@ impl Gen<'_> {
             Type::Header(s) => s.clone(),
             _ => return unsupported(c.span, "extract into a non-header"),
         };
-        let varbits: Vec<u32> = s.fields.iter().filter_map(|f| if let Type::Varbit(w) = p.types.get(f.ty) { Some(*w) } else { None }).collect();
+        let varbits: Vec<u32> = s
+            .fields
+            .iter()
+            .filter_map(|f| {
+                if let Type::Varbit(w) = p.types.get(f.ty) {
+                    Some(*w)
+                } else {
+                    None
+                }
+            })
+            .collect();
         if varbits.len() > 1 {
             return unsupported(c.span, "a header with more than one varbit field");
         }
@@ -331,7 +376,11 @@ impl Gen<'_> {
         let _ = writeln!(out, "{i}{{");
         if !guards.is_empty() {
             let oob = self.err_code("StackOutOfBounds", c.span)?;
-            let _ = writeln!(out, "{i}\tif (!({})) {{\n{i}\t\tR->perr = {oob};\n{i}\t\tgoto {rej};\n{i}\t}}", guards.join(" && "));
+            let _ = writeln!(
+                out,
+                "{i}\tif (!({})) {{\n{i}\t\tR->perr = {oob};\n{i}\t\tgoto {rej};\n{i}\t}}",
+                guards.join(" && ")
+            );
         }
         let _ = writeln!(out, "{i}\tuint32_t _vb = 0;");
         match (varbits.first(), c.args.get(1)) {
@@ -342,13 +391,26 @@ impl Gen<'_> {
                 let x = self.expr(sz)?;
                 let hts = self.err_code("HeaderTooShort", c.span)?;
                 let inv = self.err_code("ParserInvalidArgument", c.span)?;
-                let _ = writeln!(out, "{i}\tif (((uint64_t)({x}) & 7u) != 0) {{\n{i}\t\tR->perr = {inv};\n{i}\t\tgoto {rej};\n{i}\t}}");
+                let _ = writeln!(
+                    out,
+                    "{i}\tif (((uint64_t)({x}) & 7u) != 0) {{\n{i}\t\tR->perr = {inv};\n{i}\t\tgoto {rej};\n{i}\t}}"
+                );
                 let _ = writeln!(out, "{i}\tif ((uint64_t)(R->pkt_bits - R->cur) < {fixed}ull + (uint64_t)({x})) {{\n{i}\t\tR->perr = {too_short};\n{i}\t\t({lv}).valid = 0;\n{i}\t\tgoto {rej};\n{i}\t}}");
                 let _ = writeln!(out, "{i}\tif ((uint64_t)({x}) > {max}u) {{\n{i}\t\tR->perr = {hts};\n{i}\t\tgoto {rej};\n{i}\t}}\n{i}\t_vb = (uint32_t)({x});");
             }
             (None, None) => {}
-            (Some(_), _) => return unsupported(c.span, "extract of a header with a varbit field needs an `in` size argument"),
-            (None, Some(_)) => return unsupported(c.span, "extract with a size argument into a header without a varbit field"),
+            (Some(_), _) => {
+                return unsupported(
+                    c.span,
+                    "extract of a header with a varbit field needs an `in` size argument",
+                )
+            }
+            (None, Some(_)) => {
+                return unsupported(
+                    c.span,
+                    "extract with a size argument into a header without a varbit field",
+                )
+            }
         }
         let _ = writeln!(out, "{i}\tif (R->pkt_bits - R->cur < {fixed}u + _vb) {{\n{i}\t\tR->perr = {too_short};\n{i}\t\t({lv}).valid = 0;\n{i}\t\tgoto {rej};\n{i}\t}}\n{i}\tconst uint8_t *_d = R->pkt->data;\n{i}\tuint32_t _o = R->cur;");
         let mut inner = String::new();
@@ -416,12 +478,20 @@ impl Gen<'_> {
             ("meter", "execute_meter") => {
                 let idx = idx_of(self, in_arg(c, 0)?)?;
                 let r = in_arg(c, 1)?;
-                let v = self.color_value(&format!("p4dp_meter_execute(R->ctx, {ext}u, {idx}, R->pkt->len)"), r.ty, c.span)?;
+                let v = self.color_value(
+                    &format!("p4dp_meter_execute(R->ctx, {ext}u, {idx}, R->pkt->len)"),
+                    r.ty,
+                    c.span,
+                )?;
                 out.push_str(&self.store(r, &v, level)?);
             }
             ("direct_meter", "read") => {
                 let r = in_arg(c, 0)?;
-                let v = self.color_value(&format!("(R->entry_hit ? p4dp_meter_execute(R->ctx, {ext}u, R->entry_index, R->pkt->len) : 0u)"), r.ty, c.span)?;
+                let v = self.color_value(
+                    &format!("(R->entry_hit ? p4dp_meter_execute(R->ctx, {ext}u, R->entry_index, R->pkt->len) : 0u)"),
+                    r.ty,
+                    c.span,
+                )?;
                 out.push_str(&self.store(r, &v, level)?);
             }
             ("register", "read") | ("register", "write") => {
@@ -485,7 +555,11 @@ impl Gen<'_> {
                     Some(Arg::InOut(e)) => (self.expr(e)?, e.ty),
                     None => {
                         let lv = self.std_meta_var(c.span)?;
-                        let vt = self.vars(self.owner).iter().find(|(id, _)| self.var_ref(self.owner, *id) == lv).map(|(_, v)| v.ty);
+                        let vt = self
+                            .vars(self.owner)
+                            .iter()
+                            .find(|(id, _)| self.var_ref(self.owner, *id) == lv)
+                            .map(|(_, v)| v.ty);
                         match vt {
                             Some(t) => (lv, t),
                             None => return unsupported(c.span, "mark_to_drop"),
@@ -504,7 +578,10 @@ impl Gen<'_> {
             "verify" => {
                 let rej = self.need_reject(c.span)?;
                 let (cond, err) = (self.expr(in_arg(c, 0)?)?, self.expr(in_arg(c, 1)?)?);
-                let _ = writeln!(out, "{i}if (!({cond})) {{\n{i}\tR->perr = {err};\n{i}\tgoto {rej};\n{i}}}");
+                let _ = writeln!(
+                    out,
+                    "{i}if (!({cond})) {{\n{i}\tR->perr = {err};\n{i}\tgoto {rej};\n{i}}}"
+                );
             }
             "hash" => {
                 let r = in_arg(c, 0)?;
@@ -540,7 +617,11 @@ impl Gen<'_> {
                 let _ = writeln!(out, "{i}\tuint64_t _h = {h};\n{i}\t(void)_b;");
                 if verify {
                     let x = self.expr(ck)?;
-                    let _ = writeln!(out, "{i}\tif ((_h & {}) != (uint64_t)({x}))\n{i}\t\tR->csum_err = 1;", mask64(cs.w));
+                    let _ = writeln!(
+                        out,
+                        "{i}\tif ((_h & {}) != (uint64_t)({x}))\n{i}\t\tR->csum_err = 1;",
+                        mask64(cs.w)
+                    );
                 } else {
                     let v = format!("(({})(_h & {}))", storage(cs.w), mask64(cs.w));
                     out.push_str(&self.store(ck, &v, level + 1)?);
@@ -551,7 +632,10 @@ impl Gen<'_> {
                 let r = in_arg(c, 0)?;
                 let s = self.need_narrow(r.ty, c.span)?;
                 let (lo, hi) = (self.expr(in_arg(c, 1)?)?, self.expr(in_arg(c, 2)?)?);
-                let v = format!("(({})p4dp_rand_range(&R->ctx->rng, (uint64_t)({lo}), (uint64_t)({hi})))", storage(s.w));
+                let v = format!(
+                    "(({})p4dp_rand_range(&R->ctx->rng, (uint64_t)({lo}), (uint64_t)({hi})))",
+                    storage(s.w)
+                );
                 out.push_str(&self.store(r, &v, level)?);
             }
             "digest" => {
@@ -563,16 +647,27 @@ impl Gen<'_> {
                 let ct = self.ctype(data.ty, c.span)?;
                 let fields = self.digest_fields(data.ty, c.span)?;
                 let (lay, len) = native_layout(&fields.iter().map(|(_, w)| *w).collect::<Vec<_>>());
-                let _ = writeln!(out, "{i}{{\n{i}\t{ct} _d = {x};\n{i}\tuint8_t _g[{}];\n{i}\tmemset(_g, 0, sizeof _g);", len.max(1));
+                let _ = writeln!(
+                    out,
+                    "{i}{{\n{i}\t{ct} _d = {x};\n{i}\tuint8_t _g[{}];\n{i}\tmemset(_g, 0, sizeof _g);",
+                    len.max(1)
+                );
                 for ((f, _), (off, size)) in fields.iter().zip(lay) {
-                    let lvf = if f.is_empty() { "_d".to_string() } else { format!("_d.{f}") };
+                    let lvf = if f.is_empty() {
+                        "_d".to_string()
+                    } else {
+                        format!("_d.{f}")
+                    };
                     let _ = writeln!(out, "{i}\tmemcpy(_g + {off}, &{lvf}, {size});");
                 }
                 let _ = writeln!(out, "{i}\tp4dp_digest_send(R->ctx, {ext}u, _g, {len}u);\n{i}}}");
             }
             "log_msg" => {
                 let msg = match c.args.first() {
-                    Some(Arg::In(Expr { kind: ExprKind::Const(Value::String(s)), .. })) => s.clone(),
+                    Some(Arg::In(Expr {
+                        kind: ExprKind::Const(Value::String(s)),
+                        ..
+                    })) => s.clone(),
                     _ => return unsupported(c.span, "log_msg needs a constant string"),
                 };
                 let mut vals = Vec::new();
@@ -583,12 +678,21 @@ impl Gen<'_> {
                 if vals.is_empty() {
                     let _ = writeln!(out, "{i}p4dp_log_msg(R->ctx, {}, 0, NULL);", c_string(&msg));
                 } else {
-                    let _ = writeln!(out, "{i}{{\n{i}\tconst uint64_t _lv[] = {{ {} }};\n{i}\tp4dp_log_msg(R->ctx, {}, {}, _lv);\n{i}}}", vals.join(", "), c_string(&msg), vals.len());
+                    let _ = writeln!(
+                        out,
+                        "{i}{{\n{i}\tconst uint64_t _lv[] = {{ {} }};\n{i}\tp4dp_log_msg(R->ctx, {}, {}, _lv);\n{i}}}",
+                        vals.join(", "),
+                        c_string(&msg),
+                        vals.len()
+                    );
                 }
             }
             "assert" | "assume" => {
                 let x = self.expr(in_arg(c, 0)?)?;
-                let _ = writeln!(out, "{i}if (!({x})) {{\n{i}\tp4dp_assert_fail(R->ctx, {where_});\n{i}\tR->drop = 1;\n{i}}}");
+                let _ = writeln!(
+                    out,
+                    "{i}if (!({x})) {{\n{i}\tp4dp_assert_fail(R->ctx, {where_});\n{i}\tR->drop = 1;\n{i}}}"
+                );
             }
             "truncate" => {
                 let x = self.expr(in_arg(c, 0)?)?;
@@ -597,7 +701,11 @@ impl Gen<'_> {
             "clone" | "clone3" | "clone_preserving_field_list" => {
                 let ty = enum_member(self, in_arg(c, 0)?)?;
                 let sess = self.expr(in_arg(c, 1)?)?;
-                let _ = writeln!(out, "{i}R->clone_type = {};\n{i}R->clone_session = (uint32_t)({sess});", if ty == "E2E" { 1 } else { 0 });
+                let _ = writeln!(
+                    out,
+                    "{i}R->clone_type = {};\n{i}R->clone_session = (uint32_t)({sess});",
+                    if ty == "E2E" { 1 } else { 0 }
+                );
             }
             "resubmit" | "resubmit_preserving_field_list" | "recirculate" | "recirculate_preserving_field_list" => {
                 // The flag holds which user metadata survives into the next pass (glue.rs):
@@ -620,7 +728,11 @@ impl Gen<'_> {
                     None => "1u".to_string(),
                     Some(_) => return unsupported(c.span, format!("`{name}`: unexpected argument")),
                 };
-                let flag = if name.starts_with("resubmit") { "resubmit" } else { "recirculate" };
+                let flag = if name.starts_with("resubmit") {
+                    "resubmit"
+                } else {
+                    "recirculate"
+                };
                 let _ = writeln!(out, "{i}R->{flag} = {keep};");
             }
             _ => {

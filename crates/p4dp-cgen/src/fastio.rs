@@ -52,7 +52,11 @@ impl Gen<'_> {
                     return None;
                 }
                 let (off, bytes) = (pos / 8, w / 8);
-                out.push(if w <= 128 { Chunk::U128 { off, bytes, field: f } } else { Chunk::Bytes { off, bytes, field: f } });
+                out.push(if w <= 128 {
+                    Chunk::U128 { off, bytes, field: f }
+                } else {
+                    Chunk::Bytes { off, bytes, field: f }
+                });
                 pos += w;
                 start = pos;
                 continue;
@@ -75,7 +79,11 @@ impl Gen<'_> {
                         Part { field, w, shift }
                     })
                     .collect();
-                out.push(Chunk::Narrow { off: start / 8, bytes: bits / 8, parts });
+                out.push(Chunk::Narrow {
+                    off: start / 8,
+                    bytes: bits / 8,
+                    parts,
+                });
             }
         }
         if !cur.is_empty() || pos % 8 != 0 {
@@ -95,13 +103,25 @@ impl Gen<'_> {
                 Chunk::Narrow { off, bytes, parts } => {
                     if let [p] = parts.as_slice() {
                         if p.w == bytes * 8 {
-                            let _ = writeln!(o, "{i}{lv}.{} = ({})p4dp_ld_be(_p + {off}, {bytes});", p.field, storage(p.w));
+                            let _ = writeln!(
+                                o,
+                                "{i}{lv}.{} = ({})p4dp_ld_be(_p + {off}, {bytes});",
+                                p.field,
+                                storage(p.w)
+                            );
                             continue;
                         }
                     }
                     let _ = writeln!(o, "{i}{{\n{i}\tconst uint64_t _c = p4dp_ld_be(_p + {off}, {bytes});");
                     for p in parts {
-                        let _ = writeln!(o, "{i}\t{lv}.{} = ({})((_c >> {}) & {});", p.field, storage(p.w), p.shift, mask_lit(p.w));
+                        let _ = writeln!(
+                            o,
+                            "{i}\t{lv}.{} = ({})((_c >> {}) & {});",
+                            p.field,
+                            storage(p.w),
+                            p.shift,
+                            mask_lit(p.w)
+                        );
                     }
                     let _ = writeln!(o, "{i}}}");
                 }
@@ -127,7 +147,13 @@ impl Gen<'_> {
                 Chunk::Narrow { off, bytes, parts } => {
                     let v: Vec<String> = parts
                         .iter()
-                        .map(|p| if p.shift == 0 { format!("(uint64_t){lv}.{}", p.field) } else { format!("((uint64_t){lv}.{} << {})", p.field, p.shift) })
+                        .map(|p| {
+                            if p.shift == 0 {
+                                format!("(uint64_t){lv}.{}", p.field)
+                            } else {
+                                format!("((uint64_t){lv}.{} << {})", p.field, p.shift)
+                            }
+                        })
                         .collect();
                     let _ = writeln!(o, "{i}p4dp_st_be(_p + {off}, {bytes}, {});", v.join(" | "));
                 }

@@ -37,7 +37,14 @@ pub(crate) enum Bind<'s> {
 impl Gen<'_> {
     /// Call block `o` with parameters bound to glue lvalues: zero the frame, copy in (in/inout),
     /// call, copy out (out/inout). The int result is assigned to `rc_var` if given.
-    pub(crate) fn glue_call(&self, o: Owner, params: &[VarId], binds: &[Bind], rc_var: Option<&str>, ind: &str) -> String {
+    pub(crate) fn glue_call(
+        &self,
+        o: Owner,
+        params: &[VarId],
+        binds: &[Bind],
+        rc_var: Option<&str>,
+        ind: &str,
+    ) -> String {
         let fr = self.frame(o);
         let vars = self.vars(o);
         let mut s = format!("{ind}memset(&R->{0}, 0, sizeof R->{0});\n", fr.field);
@@ -79,13 +86,23 @@ impl Gen<'_> {
         match pkg.arch.as_str() {
             "v1model" => self.glue_v1model(&pkg),
             "pna" => self.glue_pna(&pkg),
-            a => unsupported(Span::default(), format!("architecture `{a}` (the C back end supports v1model and pna)")),
+            a => unsupported(
+                Span::default(),
+                format!("architecture `{a}` (the C back end supports v1model and pna)"),
+            ),
         }
     }
 
     fn blocks(&self, pkg: &Package, n: usize) -> R<Vec<BlockRef>> {
         if pkg.blocks.len() != n {
-            return unsupported(Span::default(), format!("package `{}` with {} blocks, expected {n}", pkg.type_name, pkg.blocks.len()));
+            return unsupported(
+                Span::default(),
+                format!(
+                    "package `{}` with {} blocks, expected {n}",
+                    pkg.type_name,
+                    pkg.blocks.len()
+                ),
+            );
         }
         Ok(pkg.blocks.iter().map(|(_, b)| *b).collect())
     }
@@ -93,29 +110,61 @@ impl Gen<'_> {
     fn glue_v1model(&mut self, pkg: &Package) -> R<String> {
         let p = self.p;
         let b = self.blocks(pkg, 6)?;
-        let (BlockRef::Parser(prs), BlockRef::Control(vr), BlockRef::Control(ig), BlockRef::Control(eg), BlockRef::Control(ck), BlockRef::Control(dep)) = (b[0], b[1], b[2], b[3], b[4], b[5]) else {
+        let (
+            BlockRef::Parser(prs),
+            BlockRef::Control(vr),
+            BlockRef::Control(ig),
+            BlockRef::Control(eg),
+            BlockRef::Control(ck),
+            BlockRef::Control(dep),
+        ) = (b[0], b[1], b[2], b[3], b[4], b[5])
+        else {
             return unsupported(Span::default(), "V1Switch blocks of unexpected kinds");
         };
         let pr = &p.parsers[prs];
         if pr.params.len() != 4 {
             return unsupported(pr.span, "v1model parser with other than 4 parameters");
         }
-        let (ht, mt, st) = (pr.vars[pr.params[1]].ty, pr.vars[pr.params[2]].ty, pr.vars[pr.params[3]].ty);
+        let (ht, mt, st) = (
+            pr.vars[pr.params[1]].ty,
+            pr.vars[pr.params[2]].ty,
+            pr.vars[pr.params[3]].ty,
+        );
         let hc = self.ctype(ht, pr.span)?;
         let mc = self.ctype(mt, pr.span)?;
         let sc = self.ctype(st, pr.span)?;
         // standard_metadata fields by name
         let sfields: Vec<(String, String, u32)> = match p.types.get(st) {
-            Type::Struct(s) => s.fields.iter().map(|f| (f.name.clone(), format!("f_{}", crate::namer::sanitize(&f.name)), self.scalar(f.ty).map(|x| x.w).unwrap_or(32))).collect(),
+            Type::Struct(s) => s
+                .fields
+                .iter()
+                .map(|f| {
+                    (
+                        f.name.clone(),
+                        format!("f_{}", crate::namer::sanitize(&f.name)),
+                        self.scalar(f.ty).map(|x| x.w).unwrap_or(32),
+                    )
+                })
+                .collect(),
             _ => return unsupported(pr.span, "standard_metadata is not a struct"),
         };
         let set = |who: &str, name: &str, val: &str| -> String {
             match sfields.iter().find(|(n, _, _)| n == name) {
-                Some((_, c, w)) => format!("\t{who}.{c} = ({})(({})({val}) & {});\n", storage(*w), opty(*w), mask_lit(*w)),
+                Some((_, c, w)) => format!(
+                    "\t{who}.{c} = ({})(({})({val}) & {});\n",
+                    storage(*w),
+                    opty(*w),
+                    mask_lit(*w)
+                ),
                 None => String::new(),
             }
         };
-        let get = |who: &str, name: &str| -> Option<String> { sfields.iter().find(|(n, _, _)| n == name).map(|(_, c, _)| format!("{who}.{c}")) };
+        let get = |who: &str, name: &str| -> Option<String> {
+            sfields
+                .iter()
+                .find(|(n, _, _)| n == name)
+                .map(|(_, c, _)| format!("{who}.{c}"))
+        };
         let need = |name: &str| -> R<String> {
             match get("S->sm", name) {
                 Some(x) => Ok(x),
@@ -124,13 +173,25 @@ impl Gen<'_> {
         };
         let egress_spec = need("egress_spec")?;
         let mut o = String::new();
-        let _ = writeln!(o, "struct v1st {{\n\t{hc} hdr;\n\t{mc} meta;\n\t{sc} sm;\n\tuint32_t payload_off;\n}};\n");
+        let _ = writeln!(
+            o,
+            "struct v1st {{\n\t{hc} hdr;\n\t{mc} meta;\n\t{sc} sm;\n\tuint32_t payload_off;\n}};\n"
+        );
 
         // parse + verify checksum
-        let ctl = |g: &Gen, c: ControlId, binds: &[Bind], rc: Option<&str>| g.glue_call(Owner::Control(c), &p.controls[c].params, binds, rc, "\t");
+        let ctl = |g: &Gen, c: ControlId, binds: &[Bind], rc: Option<&str>| {
+            g.glue_call(Owner::Control(c), &p.controls[c].params, binds, rc, "\t")
+        };
         let ctl_arity = |c: ControlId, n: usize| -> R<()> {
             if p.controls[c].params.len() != n {
-                return unsupported(p.controls[c].span, format!("v1model control `{}` with {} parameters, expected {n}", p.controls[c].type_name, p.controls[c].params.len()));
+                return unsupported(
+                    p.controls[c].span,
+                    format!(
+                        "v1model control `{}` with {} parameters, expected {n}",
+                        p.controls[c].type_name,
+                        p.controls[c].params.len()
+                    ),
+                );
             }
             Ok(())
         };
@@ -140,7 +201,13 @@ impl Gen<'_> {
         ctl_arity(ck, 2)?;
         ctl_arity(dep, 2)?;
         let _ = writeln!(o, "/* Parser and VerifyChecksum on the input bytes. */\nstatic void v1_parse(struct gst *R, struct v1st *S)\n{{\n\tint rej = 0;\n\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n\tR->pkt_bits = R->pkt->len * 8u;");
-        o.push_str(&self.glue_call(Owner::Parser(prs), &pr.params, &[Bind::None, Bind::Lv("S->hdr"), Bind::Lv("S->meta"), Bind::Lv("S->sm")], Some("rej"), "\t"));
+        o.push_str(&self.glue_call(
+            Owner::Parser(prs),
+            &pr.params,
+            &[Bind::None, Bind::Lv("S->hdr"), Bind::Lv("S->meta"), Bind::Lv("S->sm")],
+            Some("rej"),
+            "\t",
+        ));
         if let Some(pe) = get("S->sm", "parser_error") {
             let _ = writeln!(o, "\tif (rej)\n\t\t{pe} = R->perr;");
         } else {
@@ -174,7 +241,12 @@ impl Gen<'_> {
         let _ = writeln!(o, "static void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth);\n\n/* Egress for one packet instance, then ComputeChecksum, Deparser and output. */\nstatic void v1_egress_run(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)\n{{");
         o.push_str(&set("S->sm", "egress_port", "port"));
         let _ = writeln!(o, "\t/* BMv2 writes 512 into the 9-bit egress_spec before egress, i.e. 0. */\n\t{egress_spec} = 0;\n\tR->clone_type = -1;");
-        o.push_str(&ctl(self, eg, &[Bind::Lv("S->hdr"), Bind::Lv("S->meta"), Bind::Lv("S->sm")], None));
+        o.push_str(&ctl(
+            self,
+            eg,
+            &[Bind::Lv("S->hdr"), Bind::Lv("S->meta"), Bind::Lv("S->sm")],
+            None,
+        ));
         o.push_str("\tif (R->drop)\n\t\treturn;\n");
         o.push_str("\tif (R->clone_type == 1 && depth < 4) {\n\t\tuint32_t cport;\n\t\tif (p4dp_clone_session_get(R->ctx, R->clone_session, &cport) == 0) {\n\t\t\tstruct v1st C = *S;\n\t\t\tmemset(&C.sm, 0, sizeof C.sm);\n");
         for f in ["ingress_port", "packet_length", "ingress_global_timestamp"] {
@@ -184,7 +256,11 @@ impl Gen<'_> {
         }
         let _ = write!(o, "\t\t{}", set("C.sm", "instance_type", "2"));
         o.push_str("\t\t\tv1_egress(R, &C, cport, 1, depth + 1);\n\t\t}\n\t}\n");
-        let _ = writeln!(o, "\tif ({} == 511)\n\t\treturn;\n\tR->payload_off = S->payload_off;", egress_spec);
+        let _ = writeln!(
+            o,
+            "\tif ({} == 511)\n\t\treturn;\n\tR->payload_off = S->payload_off;",
+            egress_spec
+        );
         o.push_str(&ctl(self, ck, &[Bind::Lv("S->hdr"), Bind::Lv("S->meta")], None));
         o.push_str("\tR->emit_bits = 0;\n\tR->emit_overflow = 0;\n");
         o.push_str(&ctl(self, dep, &[Bind::None, Bind::Lv("S->hdr")], None));
@@ -222,7 +298,12 @@ impl Gen<'_> {
         o.push_str(&set("S.sm", "ingress_global_timestamp", "ctx->now_ns / 1000u"));
         o.push_str(&set("S.sm", "instance_type", "itype"));
         o.push_str("\tv1_parse(R, &S);\n\tR->clone_type = -1;\n");
-        o.push_str(&ctl(self, ig, &[Bind::Lv("S.hdr"), Bind::Lv("S.meta"), Bind::Lv("S.sm")], None));
+        o.push_str(&ctl(
+            self,
+            ig,
+            &[Bind::Lv("S.hdr"), Bind::Lv("S.meta"), Bind::Lv("S.sm")],
+            None,
+        ));
         o.push_str("\tif (R->drop)\n\t\treturn;\n");
         // 1. I2E clone
         o.push_str("\tif (R->clone_type == 0) {\n\t\tuint32_t cport;\n\t\tif (p4dp_clone_session_get(ctx, R->clone_session, &cport) == 0) {\n\t\t\tstruct v1st C;\n\t\t\tmemset(&C, 0, sizeof C);\n");
@@ -259,7 +340,13 @@ impl Gen<'_> {
 /// Members (C paths under `struct v1st`, e.g. `meta.f_x`) of the user metadata fields annotated
 /// `@field_list(N)`, by N (0..=255, the range of the `bit<8>` index). A field without the
 /// annotation is searched recursively when it is a struct.
-fn field_lists(types: &TypeTable, t: TypeId, path: &str, out: &mut std::collections::BTreeMap<i128, Vec<String>>, depth: u32) {
+fn field_lists(
+    types: &TypeTable,
+    t: TypeId,
+    path: &str,
+    out: &mut std::collections::BTreeMap<i128, Vec<String>>,
+    depth: u32,
+) {
     let Type::Struct(s) = types.get(t) else { return };
     if depth > 32 {
         return;
@@ -270,7 +357,11 @@ fn field_lists(types: &TypeTable, t: TypeId, path: &str, out: &mut std::collecti
             .annotations
             .iter()
             .filter(|a| a.name == "field_list")
-            .flat_map(|a| a.args.iter().filter_map(|x| if let AnnotationArg::Int(i) = x { Some(*i) } else { None }))
+            .flat_map(|a| {
+                a.args
+                    .iter()
+                    .filter_map(|x| if let AnnotationArg::Int(i) = x { Some(*i) } else { None })
+            })
             .collect();
         if idx.is_empty() {
             field_lists(types, f.ty, &m, out, depth + 1);

@@ -83,8 +83,10 @@ impl Assigner {
                 }
             }
         }
-        let mut rest: Vec<&(u32, String, Option<u32>)> =
-            items.iter().filter(|(p, n, _)| !out.contains_key(&(*p, n.clone()))).collect();
+        let mut rest: Vec<&(u32, String, Option<u32>)> = items
+            .iter()
+            .filter(|(p, n, _)| !out.contains_key(&(*p, n.clone())))
+            .collect();
         rest.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
         rest.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
         for (prefix, name, _) in rest {
@@ -195,11 +197,30 @@ pub fn assign_ids(p: &Program) -> Ids {
     let m = asg.assign(&items);
     let get = |pre: u32, name: &str| m.get(&(pre, name.to_string())).copied().unwrap_or(0);
     Ids {
-        actions: p.actions.iter().map(|(_, a)| (a.fq_name.clone(), get(PREFIX_ACTION, &a.fq_name))).collect(),
+        actions: p
+            .actions
+            .iter()
+            .map(|(_, a)| (a.fq_name.clone(), get(PREFIX_ACTION, &a.fq_name)))
+            .collect(),
         tables: p.tables.iter().map(|(_, t)| get(PREFIX_TABLE, &t.fq_name)).collect(),
-        externs: p.externs.iter().map(|(_, e)| get(extern_prefix(&e.type_name), &e.fq_name)).collect(),
-        value_sets: p.value_sets.iter().map(|(_, v)| get(PREFIX_VALUE_SET, &v.fq_name)).collect(),
-        digests: dtypes.into_iter().zip(dnames).map(|(t, n)| { let id = get(PREFIX_DIGEST, &n); (t, n, id) }).collect(),
+        externs: p
+            .externs
+            .iter()
+            .map(|(_, e)| get(extern_prefix(&e.type_name), &e.fq_name))
+            .collect(),
+        value_sets: p
+            .value_sets
+            .iter()
+            .map(|(_, v)| get(PREFIX_VALUE_SET, &v.fq_name))
+            .collect(),
+        digests: dtypes
+            .into_iter()
+            .zip(dnames)
+            .map(|(t, n)| {
+                let id = get(PREFIX_DIGEST, &n);
+                (t, n, id)
+            })
+            .collect(),
     }
 }
 

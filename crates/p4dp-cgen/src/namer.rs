@@ -13,7 +13,10 @@ pub struct Namer {
 
 /// Replace every character that cannot appear in a C identifier by `_`.
 pub fn sanitize(name: &str) -> String {
-    let mut s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    let mut s: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .collect();
     if s.is_empty() {
         s.push('x');
     }

@@ -49,7 +49,12 @@ struct W<'a> {
 impl W<'_> {
     fn preamble(&mut self, id: u32, name: &str, anns: &[Annotation]) {
         let alias = self.alias.get(name).cloned().unwrap_or_else(|| name.to_string());
-        let _ = writeln!(self.out, "  preamble {{\n    id: {id}\n    name: {}\n    alias: {}", q(name), q(&alias));
+        let _ = writeln!(
+            self.out,
+            "  preamble {{\n    id: {id}\n    name: {}\n    alias: {}",
+            q(name),
+            q(&alias)
+        );
         for a in anns {
             if matches!(a.name.as_str(), "name" | "id") {
                 continue;
@@ -75,13 +80,23 @@ impl W<'_> {
         let p = self.p;
         match p.types.get(t) {
             Type::Bool => format!("{indent}bool {{\n{indent}}}\n"),
-            Type::Bit(w) => format!("{indent}bitstring {{\n{indent}  bit {{\n{indent}    bitwidth: {w}\n{indent}  }}\n{indent}}}\n"),
-            Type::Int(w) => format!("{indent}bitstring {{\n{indent}  int {{\n{indent}    bitwidth: {w}\n{indent}  }}\n{indent}}}\n"),
-            Type::Varbit(w) => format!("{indent}bitstring {{\n{indent}  varbit {{\n{indent}    max_bitwidth: {w}\n{indent}  }}\n{indent}}}\n"),
+            Type::Bit(w) => {
+                format!("{indent}bitstring {{\n{indent}  bit {{\n{indent}    bitwidth: {w}\n{indent}  }}\n{indent}}}\n")
+            }
+            Type::Int(w) => {
+                format!("{indent}bitstring {{\n{indent}  int {{\n{indent}    bitwidth: {w}\n{indent}  }}\n{indent}}}\n")
+            }
+            Type::Varbit(w) => format!(
+                "{indent}bitstring {{\n{indent}  varbit {{\n{indent}    max_bitwidth: {w}\n{indent}  }}\n{indent}}}\n"
+            ),
             Type::SerEnum { underlying, .. } => self.type_spec(*underlying, indent),
             Type::Error => format!("{indent}error {{\n{indent}}}\n"),
             Type::Struct(s) | Type::Header(s) => {
-                let kind = if matches!(p.types.get(t), Type::Header(_)) { "header" } else { "struct" };
+                let kind = if matches!(p.types.get(t), Type::Header(_)) {
+                    "header"
+                } else {
+                    "struct"
+                };
                 self.structs.insert(s.name.clone(), t);
                 format!("{indent}{kind} {{\n{indent}  name: {}\n{indent}}}\n", q(&s.name))
             }
@@ -94,7 +109,10 @@ impl W<'_> {
                 let _ = writeln!(o, "{indent}}}");
                 o
             }
-            _ => format!("{indent}bitstring {{\n{indent}  bit {{\n{indent}    bitwidth: {}\n{indent}  }}\n{indent}}}\n", self.width(t)),
+            _ => format!(
+                "{indent}bitstring {{\n{indent}  bit {{\n{indent}    bitwidth: {}\n{indent}  }}\n{indent}}}\n",
+                self.width(t)
+            ),
         }
     }
 
@@ -115,11 +133,22 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
     let mut names: Vec<String> = Vec::new();
     names.extend(p.tables.iter().map(|(_, t)| t.fq_name.clone()));
     names.extend(p.actions.iter().map(|(_, a)| a.fq_name.clone()));
-    names.extend(p.externs.iter().filter(|(_, e)| crate::ids::extern_prefix(&e.type_name) != 0).map(|(_, e)| e.fq_name.clone()));
+    names.extend(
+        p.externs
+            .iter()
+            .filter(|(_, e)| crate::ids::extern_prefix(&e.type_name) != 0)
+            .map(|(_, e)| e.fq_name.clone()),
+    );
     names.extend(p.value_sets.iter().map(|(_, v)| v.fq_name.clone()));
     names.extend(ids.digests.iter().map(|(_, n, _)| n.clone()));
     let alias = aliases(&names);
-    let mut w = W { p, ids, alias, out: String::new(), structs: BTreeMap::new() };
+    let mut w = W {
+        p,
+        ids,
+        alias,
+        out: String::new(),
+        structs: BTreeMap::new(),
+    };
     let arch = p.package.as_ref().map(|k| k.arch.clone()).unwrap_or_default();
     let _ = writeln!(w.out, "pkg_info {{\n  arch: {}\n}}", q(&arch));
 
@@ -130,7 +159,12 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
         w.preamble(id, &t.fq_name, &t.annotations);
         // selector keys (action selectors) are not part of the match (actprof.rs)
         let indirect = t.implementation.is_some();
-        for (i, k) in t.keys.iter().filter(|k| !(indirect && k.match_kind == "selector")).enumerate() {
+        for (i, k) in t
+            .keys
+            .iter()
+            .filter(|k| !(indirect && k.match_kind == "selector"))
+            .enumerate()
+        {
             let bw = w.width(k.expr.ty).max(1);
             let mt = match k.match_kind.as_str() {
                 "exact" => "match_type: EXACT".to_string(),
@@ -140,7 +174,12 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
                 "optional" => "match_type: OPTIONAL".to_string(),
                 other => format!("other_match_type: {}", q(other)),
             };
-            let _ = writeln!(w.out, "  match_fields {{\n    id: {}\n    name: {}\n    bitwidth: {bw}\n    {mt}\n  }}", i + 1, q(&k.name));
+            let _ = writeln!(
+                w.out,
+                "  match_fields {{\n    id: {}\n    name: {}\n    bitwidth: {bw}\n    {mt}\n  }}",
+                i + 1,
+                q(&k.name)
+            );
         }
         let mut seen = HashSet::new();
         for ta in &t.actions {
@@ -151,14 +190,21 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
             let aid = w.ids.actions.get(&a.fq_name).copied().unwrap_or(0);
             let _ = writeln!(w.out, "  action_refs {{\n    id: {aid}");
             if ta.annotations.iter().any(|x| x.name == "tableonly") {
-                w.out.push_str("    scope: TABLE_ONLY\n    annotations: \"@tableonly\"\n");
+                w.out
+                    .push_str("    scope: TABLE_ONLY\n    annotations: \"@tableonly\"\n");
             } else if ta.annotations.iter().any(|x| x.name == "defaultonly") {
-                w.out.push_str("    scope: DEFAULT_ONLY\n    annotations: \"@defaultonly\"\n");
+                w.out
+                    .push_str("    scope: DEFAULT_ONLY\n    annotations: \"@defaultonly\"\n");
             }
             w.out.push_str("  }\n");
         }
         if t.default_action.is_const {
-            let aid = w.ids.actions.get(&p.actions[t.default_action.action].fq_name).copied().unwrap_or(0);
+            let aid = w
+                .ids
+                .actions
+                .get(&p.actions[t.default_action.action].fq_name)
+                .copied()
+                .unwrap_or(0);
             let _ = writeln!(w.out, "  const_default_action_id: {aid}");
         }
         if let Some(x) = t.implementation {
@@ -192,7 +238,12 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
         for v in &a.params {
             if let VarKind::ActionParam(_, Direction::None) = vars[*v].kind {
                 k += 1;
-                let _ = writeln!(w.out, "  params {{\n    id: {k}\n    name: {}\n    bitwidth: {}\n  }}", q(&vars[*v].name), w.width(vars[*v].ty));
+                let _ = writeln!(
+                    w.out,
+                    "  params {{\n    id: {k}\n    name: {}\n    bitwidth: {}\n  }}",
+                    q(&vars[*v].name),
+                    w.width(vars[*v].ty)
+                );
             }
         }
         w.out.push_str("}\n");
@@ -202,17 +253,30 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
     for (xid, x) in p.externs.iter() {
         let id = w.ids.externs[xid.index()];
         let size = x.ctor_args.first().and_then(const_u64).unwrap_or(0);
-        let table_of = p.tables.iter().find(|(_, t)| t.direct_counter == Some(xid) || t.direct_meter == Some(xid)).map(|(t, _)| w.ids.tables[t.index()]).unwrap_or(0);
+        let table_of = p
+            .tables
+            .iter()
+            .find(|(_, t)| t.direct_counter == Some(xid) || t.direct_meter == Some(xid))
+            .map(|(t, _)| w.ids.tables[t.index()])
+            .unwrap_or(0);
         match x.type_name.as_str() {
             "counter" | "Counter" => {
                 w.out.push_str("counters {\n");
                 w.preamble(id, &x.fq_name, &x.annotations);
-                let _ = writeln!(w.out, "  spec {{\n    unit: {}\n  }}\n  size: {size}\n}}", W::counter_unit(x.ctor_args.get(1)));
+                let _ = writeln!(
+                    w.out,
+                    "  spec {{\n    unit: {}\n  }}\n  size: {size}\n}}",
+                    W::counter_unit(x.ctor_args.get(1))
+                );
             }
             "direct_counter" | "DirectCounter" => {
                 w.out.push_str("direct_counters {\n");
                 w.preamble(id, &x.fq_name, &x.annotations);
-                let _ = writeln!(w.out, "  spec {{\n    unit: {}\n  }}\n  direct_table_id: {table_of}\n}}", W::counter_unit(x.ctor_args.first()));
+                let _ = writeln!(
+                    w.out,
+                    "  spec {{\n    unit: {}\n  }}\n  direct_table_id: {table_of}\n}}",
+                    W::counter_unit(x.ctor_args.first())
+                );
             }
             "meter" | "Meter" => {
                 w.out.push_str("meters {\n");
@@ -230,7 +294,10 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
                     Some(Value::Enum(1)) => "BYTES",
                     _ => "PACKETS",
                 };
-                let _ = writeln!(w.out, "  spec {{\n    unit: {unit}\n  }}\n  direct_table_id: {table_of}\n}}");
+                let _ = writeln!(
+                    w.out,
+                    "  spec {{\n    unit: {unit}\n  }}\n  direct_table_id: {table_of}\n}}"
+                );
             }
             tn if crate::actprof::is_profile(tn) => {
                 w.out.push_str("action_profiles {\n");
@@ -289,7 +356,12 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
             _ => vec![(v.name.clone(), w.width(v.ty))],
         };
         for (i, (n, bw)) in members.iter().enumerate() {
-            let _ = writeln!(w.out, "  match {{\n    id: {}\n    name: {}\n    bitwidth: {bw}\n    match_type: EXACT\n  }}", i + 1, q(n));
+            let _ = writeln!(
+                w.out,
+                "  match {{\n    id: {}\n    name: {}\n    bitwidth: {bw}\n    match_type: EXACT\n  }}",
+                i + 1,
+                q(n)
+            );
         }
         let _ = writeln!(w.out, "  size: {}\n}}", v.size);
     }
@@ -298,7 +370,12 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
     if !w.structs.is_empty() {
         let mut done = HashSet::new();
         let mut body = String::new();
-        while let Some((name, t)) = w.structs.iter().find(|(n, _)| !done.contains(*n)).map(|(n, t)| (n.clone(), *t)) {
+        while let Some((name, t)) = w
+            .structs
+            .iter()
+            .find(|(n, _)| !done.contains(*n))
+            .map(|(n, t)| (n.clone(), *t))
+        {
             done.insert(name.clone());
             let (kind, fields) = match p.types.get(t) {
                 Type::Header(s) => ("headers", s.fields.clone()),
@@ -308,7 +385,11 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
             let _ = writeln!(body, "  {kind} {{\n    key: {}\n    value {{", q(&name));
             for f in fields {
                 let spec = w.type_spec(f.ty, "          ");
-                let _ = writeln!(body, "      members {{\n        name: {}\n        type_spec {{\n{spec}        }}\n      }}", q(&f.name));
+                let _ = writeln!(
+                    body,
+                    "      members {{\n        name: {}\n        type_spec {{\n{spec}        }}\n      }}",
+                    q(&f.name)
+                );
             }
             body.push_str("    }\n  }\n");
         }
@@ -323,7 +404,10 @@ mod tests {
 
     #[test]
     fn shortest_unique_suffix() {
-        let names: Vec<String> = ["ingress.t", "egress.t", "ingress.u", "NoAction"].iter().map(|s| s.to_string()).collect();
+        let names: Vec<String> = ["ingress.t", "egress.t", "ingress.u", "NoAction"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let a = aliases(&names);
         assert_eq!(a["ingress.t"], "ingress.t");
         assert_eq!(a["egress.t"], "egress.t");

@@ -43,8 +43,16 @@ impl Gen<'_> {
                     let f = if w > 64 { "p4dp_sext128" } else { "p4dp_sext64" };
                     format!("({f}({k}, {w}) >= {f}({lo}, {w}) && {f}({k}, {w}) <= {f}({hi}, {w}))")
                 } else {
-                    let lo_e = Expr { kind: ExprKind::Const(lo_v.clone()), ty: kt, span };
-                    let hi_e = Expr { kind: ExprKind::Const(hi_v.clone()), ty: kt, span };
+                    let lo_e = Expr {
+                        kind: ExprKind::Const(lo_v.clone()),
+                        ty: kt,
+                        span,
+                    };
+                    let hi_e = Expr {
+                        kind: ExprKind::Const(hi_v.clone()),
+                        ty: kt,
+                        span,
+                    };
                     let mut c = Vec::new();
                     if crate::expr::trivial_unsigned_cmp(BinOp::Ge, &lo_e, w).is_none() {
                         c.push(format!("({k}) >= ({lo})"));
@@ -105,7 +113,11 @@ impl Gen<'_> {
                                 conds.push(cnd);
                             }
                         }
-                        let cond = if conds.is_empty() { "1".to_string() } else { conds.join(" && ") };
+                        let cond = if conds.is_empty() {
+                            "1".to_string()
+                        } else {
+                            conds.join(" && ")
+                        };
                         let _ = writeln!(body, "\t\tif ({cond})\n\t\t\tgoto {};", self.state_label(pr, c.next));
                     }
                     let _ = writeln!(body, "\t\tR->perr = {no_match};\n\t\tgoto p_reject;\n\t}}");

@@ -32,7 +32,9 @@ impl Gen<'_> {
             return unsupported(Span::default(), "PNA_NIC with other than 4 blocks");
         }
         let b: Vec<BlockRef> = pkg.blocks.iter().map(|(_, b)| *b).collect();
-        let (BlockRef::Parser(mp), BlockRef::Control(pre), BlockRef::Control(mc), BlockRef::Control(md)) = (b[0], b[1], b[2], b[3]) else {
+        let (BlockRef::Parser(mp), BlockRef::Control(pre), BlockRef::Control(mc), BlockRef::Control(md)) =
+            (b[0], b[1], b[2], b[3])
+        else {
             return unsupported(Span::default(), "PNA_NIC blocks of unexpected kinds");
         };
         let (pr, prc, mcc, mdc) = (&p.parsers[mp], &p.controls[pre], &p.controls[mc], &p.controls[md]);
@@ -40,11 +42,30 @@ impl Gen<'_> {
             return unsupported(pr.span, "PNA blocks with unexpected parameter lists");
         }
         let pty = |o: &Arena<Var>, ps: &[VarId], i: usize| o[ps[i]].ty;
-        let (mh, mm, pis) = (pty(&pr.vars, &pr.params, 1), pty(&pr.vars, &pr.params, 2), pty(&pr.vars, &pr.params, 3));
-        let (ph, pm, pri, pro) = (pty(&prc.vars, &prc.params, 0), pty(&prc.vars, &prc.params, 1), pty(&prc.vars, &prc.params, 2), pty(&prc.vars, &prc.params, 3));
+        let (mh, mm, pis) = (
+            pty(&pr.vars, &pr.params, 1),
+            pty(&pr.vars, &pr.params, 2),
+            pty(&pr.vars, &pr.params, 3),
+        );
+        let (ph, pm, pri, pro) = (
+            pty(&prc.vars, &prc.params, 0),
+            pty(&prc.vars, &prc.params, 1),
+            pty(&prc.vars, &prc.params, 2),
+            pty(&prc.vars, &prc.params, 3),
+        );
         let (mi, mo) = (pty(&mcc.vars, &mcc.params, 2), pty(&mcc.vars, &mcc.params, 3));
         let mut o = String::from("struct pnast {\n");
-        for (n, t) in [("mh", mh), ("mm", mm), ("pis", pis), ("ph", ph), ("pm", pm), ("pri", pri), ("pro", pro), ("mi", mi), ("mo", mo)] {
+        for (n, t) in [
+            ("mh", mh),
+            ("mm", mm),
+            ("pis", pis),
+            ("ph", ph),
+            ("pm", pm),
+            ("pri", pri),
+            ("pro", pro),
+            ("mi", mi),
+            ("mo", mo),
+        ] {
             let ct = self.ctype(t, pr.span)?;
             let _ = writeln!(o, "\t{ct} {n};");
         }
@@ -61,7 +82,13 @@ impl Gen<'_> {
         o.push_str("static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tmemset(R, 0, offsetof(struct gst, clone_type));\n\tmemset(R->xsum, 0, sizeof R->xsum);\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tR->pna_drop = 1;\n\tR->pna_port = 0;\n\tR->clone_type = -1;\n\tR->clone_session = 0;\n\tR->resubmit = 0;\n\tR->recirculate = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tstruct pnast S;\n\tmemset(&S, 0, sizeof S);\n\tint rej = 0;\n");
         o.push_str(&setf(self, "S.pis", pis, "input_port", "pkt->in_port"));
         o.push_str("\tR->pkt_bits = pkt->len * 8u;\n");
-        o.push_str(&self.glue_call(Owner::Parser(mp), &pr.params, &[Bind::None, Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.pis")], Some("rej"), "\t"));
+        o.push_str(&self.glue_call(
+            Owner::Parser(mp),
+            &pr.params,
+            &[Bind::None, Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.pis")],
+            Some("rej"),
+            "\t",
+        ));
         o.push_str("\tR->payload_off = (R->cur + 7u) / 8u;\n");
         // pre control: shares the main headers/metadata when the types agree
         let same_h = self.ctype(ph, pr.span)? == self.ctype(mh, pr.span)?;
@@ -74,16 +101,34 @@ impl Gen<'_> {
         }
         o.push_str(&setf(self, "S.pri", pri, "input_port", "pkt->in_port"));
         o.push_str(&setf(self, "S.pri", pri, "parser_error", "rej ? R->perr : 0u"));
-        o.push_str(&self.glue_call(Owner::Control(pre), &prc.params, &[Bind::Lv("S.ph"), Bind::Lv("S.pm"), Bind::Lv("S.pri"), Bind::Lv("S.pro")], None, "\t"));
+        o.push_str(&self.glue_call(
+            Owner::Control(pre),
+            &prc.params,
+            &[Bind::Lv("S.ph"), Bind::Lv("S.pm"), Bind::Lv("S.pri"), Bind::Lv("S.pro")],
+            None,
+            "\t",
+        ));
         if same_m {
             o.push_str("\tS.mm = S.pm;\n");
         }
         o.push_str(&setf(self, "S.mi", mi, "input_port", "pkt->in_port"));
         o.push_str(&setf(self, "S.mi", mi, "parser_error", "rej ? R->perr : 0u"));
         o.push_str(&setf(self, "S.mi", mi, "timestamp", "ctx->now_ns"));
-        o.push_str(&self.glue_call(Owner::Control(mc), &mcc.params, &[Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.mi"), Bind::Lv("S.mo")], None, "\t"));
+        o.push_str(&self.glue_call(
+            Owner::Control(mc),
+            &mcc.params,
+            &[Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.mi"), Bind::Lv("S.mo")],
+            None,
+            "\t",
+        ));
         o.push_str("\tif (R->drop || R->pna_drop)\n\t\treturn;\n\tR->emit_bits = 0;\n\tR->emit_overflow = 0;\n");
-        o.push_str(&self.glue_call(Owner::Control(md), &mdc.params, &[Bind::None, Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.mo")], None, "\t"));
+        o.push_str(&self.glue_call(
+            Owner::Control(md),
+            &mdc.params,
+            &[Bind::None, Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.mo")],
+            None,
+            "\t",
+        ));
         o.push_str("\tif (R->emit_overflow) {\n\t\tp4dp_count_unsupported(ctx, \"deparser: headers exceed P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\tuint32_t poff = R->payload_off <= pkt->len ? R->payload_off : pkt->len;\n\tif (p4dp_pkt_finish_inline(pkt, ctx->emit_buf, (R->emit_bits + 7u) / 8u, poff, 0) == 0)\n\t\tpkt->out_port = R->pna_port;\n\tif (R->recirculate)\n\t\tp4dp_count_unsupported(ctx, \"recirculate\");\n}\n");
         Ok(o)
     }
@@ -111,7 +156,14 @@ impl Gen<'_> {
     }
 
     /// PNA extern object methods; Ok(false) if not one.
-    pub(crate) fn pna_method(&mut self, x: ExternId, method: &str, c: &Call, level: usize, out: &mut String) -> R<bool> {
+    pub(crate) fn pna_method(
+        &mut self,
+        x: ExternId,
+        method: &str,
+        c: &Call,
+        level: usize,
+        out: &mut String,
+    ) -> R<bool> {
         let p = self.p;
         let i = ind(level);
         let inst = &p.externs[x];
@@ -138,7 +190,9 @@ impl Gen<'_> {
                 ret(self, &col, out)?;
             }
             ("DirectMeter", "execute") => {
-                let col = pna_color(&format!("(R->entry_hit ? p4dp_meter_execute(R->ctx, {ext}u, R->entry_index, R->pkt->len) : 0u)"));
+                let col = pna_color(&format!(
+                    "(R->entry_hit ? p4dp_meter_execute(R->ctx, {ext}u, R->entry_index, R->pkt->len) : 0u)"
+                ));
                 ret(self, &col, out)?;
             }
             ("Register", "read") | ("Register", "write") => {
@@ -161,7 +215,11 @@ impl Gen<'_> {
             }
             ("Random", "read") => {
                 let lo = inst.ctor_args.first().and_then(crate::externs::const_u64).unwrap_or(0);
-                let hi = inst.ctor_args.get(1).and_then(crate::externs::const_u64).unwrap_or(u64::MAX);
+                let hi = inst
+                    .ctor_args
+                    .get(1)
+                    .and_then(crate::externs::const_u64)
+                    .unwrap_or(u64::MAX);
                 ret(self, &format!("p4dp_rand_range(&R->ctx->rng, {lo}ull, {hi}ull)"), out)?;
             }
             ("Hash", "get_hash") => {
@@ -174,7 +232,11 @@ impl Gen<'_> {
                     },
                     _ => return unsupported(c.span, "Hash with a non-constant algorithm"),
                 };
-                let (data, base, max) = if c.args.len() == 3 { (arg(c, 1)?, Some(arg(c, 0)?), Some(arg(c, 2)?)) } else { (arg(c, 0)?, None, None) };
+                let (data, base, max) = if c.args.len() == 3 {
+                    (arg(c, 1)?, Some(arg(c, 0)?), Some(arg(c, 2)?))
+                } else {
+                    (arg(c, 0)?, None, None)
+                };
                 let _ = writeln!(out, "{i}{{");
                 let mut inner = String::new();
                 let (buf, len) = self.serialize(data, level + 1, &mut inner)?;
@@ -183,7 +245,10 @@ impl Gen<'_> {
                 let _ = writeln!(out, "{i}\t(void)_b;\n{i}\tp4dp_u128 _v = (p4dp_u128){h};");
                 if let (Some(b), Some(m)) = (base, max) {
                     let (b, m) = (self.expr(b)?, self.expr(m)?);
-                    let _ = writeln!(out, "{i}\tp4dp_u128 _m = (p4dp_u128)({m});\n{i}\t_v = (p4dp_u128)({b}) + (_m ? _v % _m : 0);");
+                    let _ = writeln!(
+                        out,
+                        "{i}\tp4dp_u128 _m = (p4dp_u128)({m});\n{i}\t_v = (p4dp_u128)({b}) + (_m ? _v % _m : 0);"
+                    );
                 }
                 let mut inner = String::new();
                 if let Some(r) = &c.ret {
@@ -228,9 +293,17 @@ impl Gen<'_> {
                 let ct = self.ctype(data.ty, c.span)?;
                 let fields = self.digest_fields(data.ty, c.span)?;
                 let (lay, len) = native_layout(&fields.iter().map(|(_, w)| *w).collect::<Vec<_>>());
-                let _ = writeln!(out, "{i}{{\n{i}\t{ct} _d = {x};\n{i}\tuint8_t _g[{}];\n{i}\tmemset(_g, 0, sizeof _g);", len.max(1));
+                let _ = writeln!(
+                    out,
+                    "{i}{{\n{i}\t{ct} _d = {x};\n{i}\tuint8_t _g[{}];\n{i}\tmemset(_g, 0, sizeof _g);",
+                    len.max(1)
+                );
                 for ((f, _), (off, size)) in fields.iter().zip(lay) {
-                    let lvf = if f.is_empty() { "_d".to_string() } else { format!("_d.{f}") };
+                    let lvf = if f.is_empty() {
+                        "_d".to_string()
+                    } else {
+                        format!("_d.{f}")
+                    };
                     let _ = writeln!(out, "{i}\tmemcpy(_g + {off}, &{lvf}, {size});");
                 }
                 let _ = writeln!(out, "{i}\tp4dp_digest_send(R->ctx, {ext}u, _g, {len}u);\n{i}}}");

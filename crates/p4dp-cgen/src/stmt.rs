@@ -17,7 +17,9 @@ impl Gen<'_> {
     /// Conditions under which a write through lvalue `e` takes effect (in-range stack indices).
     pub fn lvalue_guards(&mut self, e: &Expr, out: &mut Vec<String>) -> R<()> {
         match &e.kind {
-            ExprKind::Field(b, _) | ExprKind::StackNextIndex(b) | ExprKind::Slice(b, _, _) => self.lvalue_guards(b, out),
+            ExprKind::Field(b, _) | ExprKind::StackNextIndex(b) | ExprKind::Slice(b, _, _) => {
+                self.lvalue_guards(b, out)
+            }
             ExprKind::StackElem(b, i) => {
                 self.lvalue_guards(b, out)?;
                 if let Type::Stack { size, .. } = self.p.types.get(b.ty) {
@@ -80,7 +82,13 @@ impl Gen<'_> {
         Ok(if guards.is_empty() {
             format!("{}{}\n", ind(level), body)
         } else {
-            format!("{}if ({})\n{}{}\n", ind(level), guards.join(" && "), ind(level + 1), body)
+            format!(
+                "{}if ({})\n{}{}\n",
+                ind(level),
+                guards.join(" && "),
+                ind(level + 1),
+                body
+            )
         })
     }
 
@@ -123,7 +131,12 @@ impl Gen<'_> {
                     let _ = writeln!(out, "{i}}}");
                 }
             }
-            Stmt::Switch { expr, cases, default, span } => {
+            Stmt::Switch {
+                expr,
+                cases,
+                default,
+                span,
+            } => {
                 if !self.is_cint(expr.ty) {
                     return unsupported(*span, "switch on a value wider than 128 bits");
                 }
@@ -140,7 +153,12 @@ impl Gen<'_> {
                     if conds.is_empty() {
                         continue;
                     }
-                    let _ = writeln!(out, "{i}\t{}if ({}) {{", if first { "" } else { "else " }, conds.join(" || "));
+                    let _ = writeln!(
+                        out,
+                        "{i}\t{}if ({}) {{",
+                        if first { "" } else { "else " },
+                        conds.join(" || ")
+                    );
                     first = false;
                     self.block(&c.body, level + 2, out)?;
                     let _ = writeln!(out, "{i}\t}}");
@@ -159,12 +177,20 @@ impl Gen<'_> {
                 let _ = writeln!(out, "{i}}}");
             }
             Stmt::Call(c) => self.call(c, level, out)?,
-            Stmt::ApplyTable { table, hit, action_run, span } => {
+            Stmt::ApplyTable {
+                table,
+                hit,
+                action_run,
+                span,
+            } => {
                 if self.in_parser() {
                     return unsupported(*span, "table apply in a parser");
                 }
                 let f = self.tbl_fns[table.index()].clone();
-                let _ = writeln!(out, "{i}{{\n{i}\tuint8_t _hit = 0;\n{i}\tuint32_t _run = 0;\n{i}\tint _rc = {f}(R, &_hit, &_run);");
+                let _ = writeln!(
+                    out,
+                    "{i}{{\n{i}\tuint8_t _hit = 0;\n{i}\tuint32_t _run = 0;\n{i}\tint _rc = {f}(R, &_hit, &_run);"
+                );
                 if let Some(h) = hit {
                     let _ = writeln!(out, "{i}\t{} = _hit;", self.var_ref(self.owner, *h));
                 } else {
@@ -211,7 +237,13 @@ impl Gen<'_> {
                 self.block(b, level + 1, out)?;
                 let _ = writeln!(out, "{i}}}");
             }
-            Stmt::Loop { pre, cond, body, update, .. } => {
+            Stmt::Loop {
+                pre,
+                cond,
+                body,
+                update,
+                ..
+            } => {
                 // `update` runs at the top of every iteration but the first, so that a P4
                 // `continue` can be a C `continue` and still run it. No C loop or `switch` is
                 // emitted around statements of the body (P4 `switch` becomes an if chain), so P4
@@ -243,9 +275,20 @@ impl Gen<'_> {
 
     /// Copy-in of `args` into the parameter slots `slots` (C lvalues; None = no storage, e.g.
     /// packet_in), then `call` (a C expression returning int, stored in `_rc`), then copy-out.
-    fn call_with_frame(&mut self, slots: &[(Option<String>, Direction)], args: &[Arg], call: &str, span: Span, level: usize, out: &mut String) -> R<()> {
+    fn call_with_frame(
+        &mut self,
+        slots: &[(Option<String>, Direction)],
+        args: &[Arg],
+        call: &str,
+        span: Span,
+        level: usize,
+        out: &mut String,
+    ) -> R<()> {
         if slots.len() != args.len() {
-            return unsupported(span, format!("call with {} arguments for {} parameters", args.len(), slots.len()));
+            return unsupported(
+                span,
+                format!("call with {} arguments for {} parameters", args.len(), slots.len()),
+            );
         }
         let i = ind(level);
         let _ = writeln!(out, "{i}{{");
@@ -405,7 +448,12 @@ impl Gen<'_> {
     pub fn invalidate_code(&self, lv: &str, t: TypeId) -> String {
         match self.p.types.get(t) {
             Type::Header(_) => format!("{lv}.valid = 0;"),
-            Type::HeaderUnion(_) => self.fields(t).iter().map(|(f, _)| format!("{lv}.{f}.valid = 0;")).collect::<Vec<_>>().join(" "),
+            Type::HeaderUnion(_) => self
+                .fields(t)
+                .iter()
+                .map(|(f, _)| format!("{lv}.{f}.valid = 0;"))
+                .collect::<Vec<_>>()
+                .join(" "),
             _ => String::new(),
         }
     }
@@ -420,7 +468,11 @@ impl Gen<'_> {
         let _ = writeln!(self.protos, "static int {}(struct gst *R);", fr.func);
         let mut body = String::new();
         self.block(&c.body, 1, &mut body)?;
-        let _ = writeln!(self.funcs, "/* control {} ({}) */\nstatic int {}(struct gst *R)\n{{\n\t(void)R;\n{body}\treturn 0;\n}}\n", c.path, c.type_name, fr.func);
+        let _ = writeln!(
+            self.funcs,
+            "/* control {} ({}) */\nstatic int {}(struct gst *R)\n{{\n\t(void)R;\n{body}\treturn 0;\n}}\n",
+            c.path, c.type_name, fr.func
+        );
         for (aid, a) in p.actions.iter() {
             if a.owner != cid {
                 continue;
@@ -429,7 +481,11 @@ impl Gen<'_> {
             let _ = writeln!(self.protos, "static int {name}(struct gst *R);");
             let mut body = String::new();
             self.block(&a.body, 1, &mut body)?;
-            let _ = writeln!(self.funcs, "/* action {} */\nstatic int {name}(struct gst *R)\n{{\n\t(void)R;\n{body}\treturn 0;\n}}\n", a.fq_name);
+            let _ = writeln!(
+                self.funcs,
+                "/* action {} */\nstatic int {name}(struct gst *R)\n{{\n\t(void)R;\n{body}\treturn 0;\n}}\n",
+                a.fq_name
+            );
         }
         Ok(())
     }
@@ -443,7 +499,11 @@ impl Gen<'_> {
         let _ = writeln!(self.protos, "static int {}(struct gst *R);", fr.func);
         let mut body = String::new();
         self.block(&f.body, 1, &mut body)?;
-        let _ = writeln!(self.funcs, "/* function {} */\nstatic int {}(struct gst *R)\n{{\n\t(void)R;\n{body}\treturn 0;\n}}\n", f.name, fr.func);
+        let _ = writeln!(
+            self.funcs,
+            "/* function {} */\nstatic int {}(struct gst *R)\n{{\n\t(void)R;\n{body}\treturn 0;\n}}\n",
+            f.name, fr.func
+        );
         Ok(())
     }
 }

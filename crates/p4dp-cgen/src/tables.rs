@@ -67,7 +67,15 @@ impl Gen<'_> {
             if let VarKind::ActionParam(_, Direction::None) = vars[*v].kind {
                 match self.value_width(vars[*v].ty) {
                     Some(w) => out.push((*v, w)),
-                    None => return unsupported(act.span, format!("action `{}`: parameter `{}` of a non-scalar type", act.fq_name, vars[*v].name)),
+                    None => {
+                        return unsupported(
+                            act.span,
+                            format!(
+                                "action `{}`: parameter `{}` of a non-scalar type",
+                                act.fq_name, vars[*v].name
+                            ),
+                        )
+                    }
                 }
             }
         }
@@ -99,7 +107,15 @@ impl Gen<'_> {
         let params = self.data_params(a)?;
         let (lay, len) = self.data_layout(a)?;
         if data.len() != params.len() {
-            return unsupported(span, format!("action `{}` given {} data values for {} parameters", self.p.actions[a].fq_name, data.len(), params.len()));
+            return unsupported(
+                span,
+                format!(
+                    "action `{}` given {} data values for {} parameters",
+                    self.p.actions[a].fq_name,
+                    data.len(),
+                    params.len()
+                ),
+            );
         }
         let mut buf = vec![0u8; len as usize];
         for ((v, (_, w)), (off, size)) in data.iter().zip(&params).zip(&lay) {
@@ -111,7 +127,13 @@ impl Gen<'_> {
 
     /// Statements invoking action `ta` of a table: data params from `e->data` (or constants),
     /// bound arguments with copy-in/copy-out; result in `_rc`.
-    fn invoke_table_action(&mut self, ta: &TableAction, consts: Option<&[Value]>, lock: bool, out: &mut String) -> R<()> {
+    fn invoke_table_action(
+        &mut self,
+        ta: &TableAction,
+        consts: Option<&[Value]>,
+        lock: bool,
+        out: &mut String,
+    ) -> R<()> {
         let p = self.p;
         let a = ta.action;
         let act = &p.actions[a];
@@ -166,9 +188,19 @@ impl Gen<'_> {
         }
         if lock && consts.is_none() {
             // @entry_lock: the entry's spinlock is held while the action runs (abi.h).
-            let _ = writeln!(out, "\t\t*run = {}u;\n\t\tp4dp_entry_lock(_me);\n\t\t_rc = {}(R);\n\t\tp4dp_entry_unlock(_me);", a.index(), self.act_fns[a.index()]);
+            let _ = writeln!(
+                out,
+                "\t\t*run = {}u;\n\t\tp4dp_entry_lock(_me);\n\t\t_rc = {}(R);\n\t\tp4dp_entry_unlock(_me);",
+                a.index(),
+                self.act_fns[a.index()]
+            );
         } else {
-            let _ = writeln!(out, "\t\t*run = {}u;\n\t\t_rc = {}(R);", a.index(), self.act_fns[a.index()]);
+            let _ = writeln!(
+                out,
+                "\t\t*run = {}u;\n\t\t_rc = {}(R);",
+                a.index(),
+                self.act_fns[a.index()]
+            );
         }
         for (e, slot) in copy_out {
             let st = self.store(&e, &slot, 2)?;
@@ -207,16 +239,26 @@ impl Gen<'_> {
         let lock = crate::dpwrite::entry_lock(t);
         let idle = crate::dpwrite::idle_timeout(t);
         let dp_ctx = !crate::dpwrite::table_flags(t).is_empty();
-        let has_ref = t.actions.iter().map(|ta| ta.action).chain([t.default_action.action]).any(|a| {
-            let act = &p.actions[a];
-            act.params.iter().any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
-        });
+        let has_ref = t
+            .actions
+            .iter()
+            .map(|ta| ta.action)
+            .chain([t.default_action.action])
+            .any(|a| {
+                let act = &p.actions[a];
+                act.params
+                    .iter()
+                    .any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
+            });
         let _ = writeln!(body, "{}\n\tint _rc = 0;\n\tp4dp_table_count(R->ctx, {ti}u, _hit);\n\t*hit = (uint8_t)_hit;\n\tR->entry_hit = (uint32_t)_hit;", self.lookup_code(tid, key_len) + &self.actprof_resolve(tid)?);
         if lock || idle || dp_ctx || has_ref {
             let _ = writeln!(body, "\tstruct p4dp_entry *_me = (struct p4dp_entry *)(uintptr_t)e; /* written in place (abi.h) */\n\t(void)_me;");
         }
         if dp_ctx {
-            let _ = writeln!(body, "\tR->dp_entry = _hit ? _me : NULL;\n\tR->dp_key = key;\n\tR->dp_table = {ti}u;");
+            let _ = writeln!(
+                body,
+                "\tR->dp_entry = _hit ? _me : NULL;\n\tR->dp_key = key;\n\tR->dp_table = {ti}u;"
+            );
         }
         let _ = writeln!(body, "\tif (_hit) {{\n\t\tR->entry_index = e->index;");
         if idle {
@@ -224,14 +266,26 @@ impl Gen<'_> {
         }
         if let Some(dc) = t.direct_counter {
             let n = t.size.unwrap_or(DEFAULT_TABLE_SIZE);
-            let _ = writeln!(body, "\t\tp4dp_counter_count(R->ctx, {}u, e->index, {n}u, R->pkt->len);", dc.index());
+            let _ = writeln!(
+                body,
+                "\t\tp4dp_counter_count(R->ctx, {}u, e->index, {n}u, R->pkt->len);",
+                dc.index()
+            );
         }
-        let _ = writeln!(body, "\t}}\n\tif (!e) {{\n\t\t/* defensive: no runtime default, run the program's own default action */");
-        let def = t.actions.iter().find(|ta| ta.action == t.default_action.action).cloned().unwrap_or(TableAction {
-            action: t.default_action.action,
-            bound: vec![None; p.actions[t.default_action.action].params.len()],
-            annotations: vec![],
-        });
+        let _ = writeln!(
+            body,
+            "\t}}\n\tif (!e) {{\n\t\t/* defensive: no runtime default, run the program's own default action */"
+        );
+        let def = t
+            .actions
+            .iter()
+            .find(|ta| ta.action == t.default_action.action)
+            .cloned()
+            .unwrap_or(TableAction {
+                action: t.default_action.action,
+                bound: vec![None; p.actions[t.default_action.action].params.len()],
+                annotations: vec![],
+            });
         self.invoke_table_action(&def, Some(&t.default_action.data), false, &mut body)?;
         if dp_ctx {
             let _ = writeln!(body, "\t\tR->dp_entry = NULL;\n\t\tR->dp_key = NULL;");
@@ -252,18 +306,39 @@ impl Gen<'_> {
             self.invoke_table_action(ta, None, lock, &mut body)?;
             let _ = writeln!(body, "\t\tbreak;");
         }
-        let _ = writeln!(body, "\tdefault:\n\t\tp4dp_count_unsupported(R->ctx, {});\n\t\tbreak;\n\t}}", c_string(&format!("table {}: entry with an action the table does not have", t.fq_name)));
+        let _ = writeln!(
+            body,
+            "\tdefault:\n\t\tp4dp_count_unsupported(R->ctx, {});\n\t\tbreak;\n\t}}",
+            c_string(&format!(
+                "table {}: entry with an action the table does not have",
+                t.fq_name
+            ))
+        );
         if dp_ctx {
             // The key buffer dies with this function: no later call may use the context.
             let _ = writeln!(body, "\tR->dp_entry = NULL;\n\tR->dp_key = NULL;");
         }
         let _ = writeln!(body, "\treturn _rc;");
-        let _ = writeln!(self.protos, "static int {name}(struct gst *R, uint8_t *hit, uint32_t *run);");
-        let _ = writeln!(self.funcs, "/* table {} */\nstatic int {name}(struct gst *R, uint8_t *hit, uint32_t *run)\n{{\n{body}}}\n", t.fq_name);
+        let _ = writeln!(
+            self.protos,
+            "static int {name}(struct gst *R, uint8_t *hit, uint32_t *run);"
+        );
+        let _ = writeln!(
+            self.funcs,
+            "/* table {} */\nstatic int {name}(struct gst *R, uint8_t *hit, uint32_t *run)\n{{\n{body}}}\n",
+            t.fq_name
+        );
         Ok(())
     }
 
-    fn entry_buffers(&self, t: &Table, e: &ConstEntry, widths: &[u32], lay: &[(u32, u32)], key_len: u32) -> R<EntryBufs> {
+    fn entry_buffers(
+        &self,
+        t: &Table,
+        e: &ConstEntry,
+        widths: &[u32],
+        lay: &[(u32, u32)],
+        key_len: u32,
+    ) -> R<EntryBufs> {
         let n = key_len as usize;
         let (mut val, mut mask, mut hi) = (vec![0u8; n], vec![0u8; n], vec![0u8; n]);
         let has_range = t.keys.iter().any(|k| k.match_kind == "range");
@@ -272,14 +347,22 @@ impl Gen<'_> {
         }
         for (((k, ks), w), (off, size)) in t.keys.iter().zip(&e.keys).zip(widths).zip(lay) {
             let (o, s, w) = (*off as usize, *size, *w);
-            let ones = Value::Bits { width: w, signed: false, bits: (BigUint::from(1u8) << w) - 1u8 };
+            let ones = Value::Bits {
+                width: w,
+                signed: false,
+                bits: (BigUint::from(1u8) << w) - 1u8,
+            };
             let put = |buf: &mut Vec<u8>, v: &Value| {
                 let b = Self::native_bytes(v, w, s);
                 buf[o..o + s as usize].copy_from_slice(&b);
             };
             let and = |a: &Value, m: &Value| -> Value {
                 match (a, m) {
-                    (Value::Bits { bits: x, width, signed }, Value::Bits { bits: y, .. }) => Value::Bits { width: *width, signed: *signed, bits: x & y },
+                    (Value::Bits { bits: x, width, signed }, Value::Bits { bits: y, .. }) => Value::Bits {
+                        width: *width,
+                        signed: *signed,
+                        bits: x & y,
+                    },
                     _ => a.clone(),
                 }
             };
@@ -326,13 +409,27 @@ impl Gen<'_> {
                     .iter()
                     .zip(&lay)
                     .enumerate()
-                    .map(|(i, ((v, w), (off, size)))| format!("\t{{ {}, {}u, {w}u, {off}u, {size}u }},", c_string(&vars[*v].name), i + 1))
+                    .map(|(i, ((v, w), (off, size)))| {
+                        format!(
+                            "\t{{ {}, {}u, {w}u, {off}u, {size}u }},",
+                            c_string(&vars[*v].name),
+                            i + 1
+                        )
+                    })
                     .collect();
-                let _ = writeln!(o, "static const struct p4dp_param_info md_params_{k}[] = {{\n{}\n}};", rows.join("\n"));
+                let _ = writeln!(
+                    o,
+                    "static const struct p4dp_param_info md_params_{k}[] = {{\n{}\n}};",
+                    rows.join("\n")
+                );
                 format!("md_params_{k}")
             };
             let id = self.ids.actions.get(&act.fq_name).copied().unwrap_or(0);
-            act_rows.push(format!("\t{{ {}, {id}u, {}u, {parr}, {len}u }},", c_string(&act.fq_name), params.len()));
+            act_rows.push(format!(
+                "\t{{ {}, {id}u, {}u, {parr}, {len}u }},",
+                c_string(&act.fq_name),
+                params.len()
+            ));
         }
         // tables
         let mut tbl_rows = Vec::new();
@@ -349,7 +446,10 @@ impl Gen<'_> {
             let widths = self.key_widths(t)?;
             let (lay, key_len) = native_layout(&widths);
             let mut flags = Vec::new();
-            if t.keys.iter().any(|k| matches!(k.match_kind.as_str(), "ternary" | "range" | "optional")) {
+            if t.keys
+                .iter()
+                .any(|k| matches!(k.match_kind.as_str(), "ternary" | "range" | "optional"))
+            {
                 flags.push("P4DP_TABLE_F_NEEDS_PRIORITY");
             }
             if t.default_action.is_const {
@@ -359,7 +459,11 @@ impl Gen<'_> {
                 flags.push("P4DP_TABLE_F_ENTRIES_CONST");
             }
             flags.extend(crate::dpwrite::table_flags(t));
-            let flags = if flags.is_empty() { "0".to_string() } else { flags.join(" | ") };
+            let flags = if flags.is_empty() {
+                "0".to_string()
+            } else {
+                flags.join(" | ")
+            };
             let keys = if t.keys.is_empty() {
                 "NULL".to_string()
             } else {
@@ -369,9 +473,17 @@ impl Gen<'_> {
                         Some(m) => m,
                         None => return unsupported(key.expr.span, format!("match kind `{}`", key.match_kind)),
                     };
-                    rows.push(format!("\t{{ {}, {}u, {mk}, {off}u, {size}u, {w}u }},", c_string(&key.name), i + 1));
+                    rows.push(format!(
+                        "\t{{ {}, {}u, {mk}, {off}u, {size}u, {w}u }},",
+                        c_string(&key.name),
+                        i + 1
+                    ));
                 }
-                let _ = writeln!(o, "static const struct p4dp_key_info md_keys_{k}[] = {{\n{}\n}};", rows.join("\n"));
+                let _ = writeln!(
+                    o,
+                    "static const struct p4dp_key_info md_keys_{k}[] = {{\n{}\n}};",
+                    rows.join("\n")
+                );
                 format!("md_keys_{k}")
             };
             let mut acts = Vec::new();
@@ -390,7 +502,11 @@ impl Gen<'_> {
                 ("NULL".to_string(), "NULL".to_string())
             } else {
                 let _ = writeln!(o, "static const uint32_t md_tacts_{k}[] = {{ {} }};", acts.join(", "));
-                let _ = writeln!(o, "static const uint8_t md_tscopes_{k}[] = {{ {} }};", scopes.join(", "));
+                let _ = writeln!(
+                    o,
+                    "static const uint8_t md_tscopes_{k}[] = {{ {} }};",
+                    scopes.join(", ")
+                );
                 (format!("md_tacts_{k}"), format!("md_tscopes_{k}"))
             };
             let dd = self.action_data_bytes(t.default_action.action, &t.default_action.data, t.span)?;
@@ -400,13 +516,24 @@ impl Gen<'_> {
                 let _ = writeln!(o, "static const uint8_t md_tdef_{k}[] = {};", bytes_lit(&dd));
                 format!("md_tdef_{k}")
             };
-            let needs_prio = t.keys.iter().any(|k| matches!(k.match_kind.as_str(), "ternary" | "range" | "optional"));
+            let needs_prio = t
+                .keys
+                .iter()
+                .any(|k| matches!(k.match_kind.as_str(), "ternary" | "range" | "optional"));
             let mut ent_rows = Vec::new();
             let ne = t.entries.len();
             for (i, e) in t.entries.iter().enumerate() {
                 let (v, m, h) = self.entry_buffers(t, e, &widths, &lay, key_len)?;
-                let _ = writeln!(o, "static const uint8_t md_e{k}_{i}_v[] = {};", bytes_lit(if v.is_empty() { &[0] } else { &v }));
-                let _ = writeln!(o, "static const uint8_t md_e{k}_{i}_m[] = {};", bytes_lit(if m.is_empty() { &[0] } else { &m }));
+                let _ = writeln!(
+                    o,
+                    "static const uint8_t md_e{k}_{i}_v[] = {};",
+                    bytes_lit(if v.is_empty() { &[0] } else { &v })
+                );
+                let _ = writeln!(
+                    o,
+                    "static const uint8_t md_e{k}_{i}_m[] = {};",
+                    bytes_lit(if m.is_empty() { &[0] } else { &m })
+                );
                 let hs = match h {
                     Some(h) => {
                         let _ = writeln!(o, "static const uint8_t md_e{k}_{i}_h[] = {};", bytes_lit(&h));
@@ -423,12 +550,19 @@ impl Gen<'_> {
                 };
                 let prio = e.priority.unwrap_or(if needs_prio { (ne - i) as i64 } else { 0 });
                 let prio = prio.clamp(i32::MIN as i64, i32::MAX as i64);
-                ent_rows.push(format!("\t{{ md_e{k}_{i}_v, md_e{k}_{i}_m, {hs}, {prio}, {}u, {ds} }},", self.abi_action_of[e.action.index()]));
+                ent_rows.push(format!(
+                    "\t{{ md_e{k}_{i}_v, md_e{k}_{i}_m, {hs}, {prio}, {}u, {ds} }},",
+                    self.abi_action_of[e.action.index()]
+                ));
             }
             let ents = if ent_rows.is_empty() {
                 "NULL".to_string()
             } else {
-                let _ = writeln!(o, "static const struct p4dp_const_entry md_ents_{k}[] = {{\n{}\n}};", ent_rows.join("\n"));
+                let _ = writeln!(
+                    o,
+                    "static const struct p4dp_const_entry md_ents_{k}[] = {{\n{}\n}};",
+                    ent_rows.join("\n")
+                );
                 format!("md_ents_{k}")
             };
             let mut data_len = 0;
@@ -456,7 +590,11 @@ impl Gen<'_> {
         // externs
         let mut ext_rows = Vec::new();
         for (xid, x) in p.externs.iter() {
-            let owner_table = p.tables.iter().find(|(_, t)| t.direct_counter == Some(xid) || t.direct_meter == Some(xid)).map(|(id, t)| (id.index() as i64, t.size.unwrap_or(DEFAULT_TABLE_SIZE)));
+            let owner_table = p
+                .tables
+                .iter()
+                .find(|(_, t)| t.direct_counter == Some(xid) || t.direct_meter == Some(xid))
+                .map(|(id, t)| (id.index() as i64, t.size.unwrap_or(DEFAULT_TABLE_SIZE)));
             let unit_of = |v: Option<&Value>, meter: bool| match v {
                 Some(Value::Enum(0)) => "P4DP_UNIT_PACKETS",
                 Some(Value::Enum(1)) => "P4DP_UNIT_BYTES",
@@ -469,15 +607,34 @@ impl Gen<'_> {
                 "meter" | "Meter" => ("P4DP_EXT_METER", unit_of(x.ctor_args.get(1), true), cells, 0, 0, -1),
                 "direct_counter" | "DirectCounter" => {
                     let (t, n) = owner_table.unwrap_or((-1, 0));
-                    ("P4DP_EXT_DIRECT_COUNTER", unit_of(x.ctor_args.first(), false), n, 0, 0, t)
+                    (
+                        "P4DP_EXT_DIRECT_COUNTER",
+                        unit_of(x.ctor_args.first(), false),
+                        n,
+                        0,
+                        0,
+                        t,
+                    )
                 }
                 "direct_meter" | "DirectMeter" => {
                     let (t, n) = owner_table.unwrap_or((-1, 0));
                     ("P4DP_EXT_DIRECT_METER", unit_of(x.ctor_args.first(), true), n, 0, 0, t)
                 }
                 "register" | "Register" => {
-                    let w = x.type_args.first().and_then(|t| self.scalar(*t)).map(|s| s.w).unwrap_or(0);
-                    ("P4DP_EXT_REGISTER", "0", cells, w, crate::ctype::storage_size(w.max(1)), -1)
+                    let w = x
+                        .type_args
+                        .first()
+                        .and_then(|t| self.scalar(*t))
+                        .map(|s| s.w)
+                        .unwrap_or(0);
+                    (
+                        "P4DP_EXT_REGISTER",
+                        "0",
+                        cells,
+                        w,
+                        crate::ctype::storage_size(w.max(1)),
+                        -1,
+                    )
                 }
                 "action_profile" | "ActionProfile" => ("P4DP_EXT_ACTION_PROFILE", "0", cells, 0, 0, -1),
                 "Digest" => {
@@ -490,16 +647,30 @@ impl Gen<'_> {
                     };
                     ("P4DP_EXT_DIGEST", "0", 0, len, 0, -1)
                 }
-                "action_selector" | "ActionSelector" => ("P4DP_EXT_ACTION_SELECTOR", "0", crate::actprof::profile_size(x), 0, 0, -1),
+                "action_selector" | "ActionSelector" => (
+                    "P4DP_EXT_ACTION_SELECTOR",
+                    "0",
+                    crate::actprof::profile_size(x),
+                    0,
+                    0,
+                    -1,
+                ),
                 _ => ("P4DP_EXT_OTHER", "0", 0, 0, 0, -1),
             };
             let n_cells = n_cells.min(u32::MAX as u64);
-            ext_rows.push(format!("\t{{ {}, {}u, {kind}, {unit}, {n_cells}u, {bw}u, {cs}u, {table} }},", c_string(&x.fq_name), self.ids.externs[xid.index()]));
+            ext_rows.push(format!(
+                "\t{{ {}, {}u, {kind}, {unit}, {n_cells}u, {bw}u, {cs}u, {table} }},",
+                c_string(&x.fq_name),
+                self.ids.externs[xid.index()]
+            ));
         }
         for (t, name, id) in self.ids.digests.clone() {
             let fields = self.digest_fields(t, Span::default())?;
             let (_, len) = native_layout(&fields.iter().map(|(_, w)| *w).collect::<Vec<_>>());
-            ext_rows.push(format!("\t{{ {}, {id}u, P4DP_EXT_DIGEST, 0, 0u, {len}u, 0u, -1 }},", c_string(&name)));
+            ext_rows.push(format!(
+                "\t{{ {}, {id}u, P4DP_EXT_DIGEST, 0, 0u, {len}u, 0u, -1 }},",
+                c_string(&name)
+            ));
         }
         let arr = |o: &mut String, ty: &str, name: &str, rows: &[String]| -> String {
             if rows.is_empty() {

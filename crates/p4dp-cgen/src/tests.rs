@@ -11,23 +11,45 @@ use p4dp_ir::*;
 use crate::{generate_c, generate_p4info, CgenError, CgenOptions};
 
 fn sp(lo: u32) -> Span {
-    Span { file: 0, lo, hi: lo + 1 }
+    Span {
+        file: 0,
+        lo,
+        hi: lo + 1,
+    }
 }
 
 fn bits(w: u32, v: u64) -> Value {
-    Value::Bits { width: w, signed: false, bits: BigUint::from(v) }
+    Value::Bits {
+        width: w,
+        signed: false,
+        bits: BigUint::from(v),
+    }
 }
 
 fn field(name: &str, ty: TypeId) -> Field {
-    Field { name: name.into(), ty, annotations: vec![] }
+    Field {
+        name: name.into(),
+        ty,
+        annotations: vec![],
+    }
 }
 
 fn st(name: &str, fields: Vec<Field>) -> StructType {
-    StructType { name: name.into(), fields, annotations: vec![] }
+    StructType {
+        name: name.into(),
+        fields,
+        annotations: vec![],
+    }
 }
 
 fn var(name: &str, ty: TypeId, kind: VarKind) -> Var {
-    Var { name: name.into(), ty, kind, annotations: vec![], span: sp(0) }
+    Var {
+        name: name.into(),
+        ty,
+        kind,
+        annotations: vec![],
+        span: sp(0),
+    }
 }
 
 fn e(kind: ExprKind, ty: TypeId) -> Expr {
@@ -58,7 +80,15 @@ struct B {
 impl B {
     fn new() -> B {
         let mut p = Program::default();
-        for n in ["NoError", "PacketTooShort", "NoMatch", "StackOutOfBounds", "HeaderTooShort", "ParserTimeout", "ParserInvalidArgument"] {
+        for n in [
+            "NoError",
+            "PacketTooShort",
+            "NoMatch",
+            "StackOutOfBounds",
+            "HeaderTooShort",
+            "ParserTimeout",
+            "ParserInvalidArgument",
+        ] {
             p.errors.push(n.into());
         }
         let t = &mut p.types;
@@ -70,7 +100,10 @@ impl B {
         let b48 = t.intern(Type::Bit(48));
         let b200 = t.intern(Type::Bit(200));
         let err = t.intern(Type::Error);
-        let eth = t.intern(Type::Header(st("ethernet_t", vec![field("dst", b48), field("src", b48), field("etherType", b16)])));
+        let eth = t.intern(Type::Header(st(
+            "ethernet_t",
+            vec![field("dst", b48), field("src", b48), field("etherType", b16)],
+        )));
         let wide = t.intern(Type::Header(st("wide_t", vec![field("big", b200), field("x", b8)])));
         let hdrs = t.intern(Type::Struct(st("headers_t", vec![field("eth", eth), field("w", wide)])));
         let meta = t.intern(Type::Struct(st("metadata_t", vec![])));
@@ -88,14 +121,37 @@ impl B {
                 field("parser_error", err),
             ],
         )));
-        let pin = t.intern(Type::Extern { name: "packet_in".into(), args: vec![] });
-        let pout = t.intern(Type::Extern { name: "packet_out".into(), args: vec![] });
-        B { p, b8, b9, b16, b48, b200, eth, wide, hdrs, meta, sm, pin, pout }
+        let pin = t.intern(Type::Extern {
+            name: "packet_in".into(),
+            args: vec![],
+        });
+        let pout = t.intern(Type::Extern {
+            name: "packet_out".into(),
+            args: vec![],
+        });
+        B {
+            p,
+            b8,
+            b9,
+            b16,
+            b48,
+            b200,
+            eth,
+            wide,
+            hdrs,
+            meta,
+            sm,
+            pin,
+            pout,
+        }
     }
 
     fn control(&mut self, name: &str, params: &[(&str, TypeId, Direction)]) -> ControlId {
         let mut vars = Arena::new();
-        let ps = params.iter().map(|(n, t, d)| vars.alloc(var(n, *t, VarKind::Param(*d)))).collect();
+        let ps = params
+            .iter()
+            .map(|(n, t, d)| vars.alloc(var(n, *t, VarKind::Param(*d))))
+            .collect();
         self.p.controls.alloc(Control {
             type_name: name.into(),
             path: name.into(),
@@ -126,7 +182,10 @@ fn simple_program() -> Program {
     let hv = || e(ExprKind::Var(Id::new(1)), hdrs);
     let extract = |h: Expr| {
         Stmt::Call(Call {
-            target: CallTarget::ExternMethod { obj: ExternRef::Param(pkt), method: "extract".into() },
+            target: CallTarget::ExternMethod {
+                obj: ExternRef::Param(pkt),
+                method: "extract".into(),
+            },
             type_args: vec![h.ty],
             args: vec![Arg::Out(h)],
             ret: None,
@@ -134,17 +193,34 @@ fn simple_program() -> Program {
         })
     };
     let mut states = Arena::new();
-    let parse_wide = states.alloc(ParserState { name: "parse_wide".into(), body: vec![extract(fld(hv(), 1, b.wide))], transition: Transition::Goto(Target::Accept), span: sp(4) });
+    let parse_wide = states.alloc(ParserState {
+        name: "parse_wide".into(),
+        body: vec![extract(fld(hv(), 1, b.wide))],
+        transition: Transition::Goto(Target::Accept),
+        span: sp(4),
+    });
     let start = states.alloc(ParserState {
         name: "start".into(),
         body: vec![extract(fld(hv(), 0, eth))],
         transition: Transition::Select {
             keys: vec![fld(fld(hv(), 0, eth), 2, b16)],
             cases: vec![
-                SelectCase { keysets: vec![KeySet::Value(bits(16, 0x88b5))], next: Target::State(parse_wide) },
-                SelectCase { keysets: vec![KeySet::Mask(bits(16, 0x0800), bits(16, 0xff00))], next: Target::Accept },
-                SelectCase { keysets: vec![KeySet::Range(bits(16, 0x9000), bits(16, 0x90ff))], next: Target::Reject },
-                SelectCase { keysets: vec![KeySet::Any], next: Target::Accept },
+                SelectCase {
+                    keysets: vec![KeySet::Value(bits(16, 0x88b5))],
+                    next: Target::State(parse_wide),
+                },
+                SelectCase {
+                    keysets: vec![KeySet::Mask(bits(16, 0x0800), bits(16, 0xff00))],
+                    next: Target::Accept,
+                },
+                SelectCase {
+                    keysets: vec![KeySet::Range(bits(16, 0x9000), bits(16, 0x90ff))],
+                    next: Target::Reject,
+                },
+                SelectCase {
+                    keysets: vec![KeySet::Any],
+                    next: Target::Accept,
+                },
             ],
             span: sp(5),
         },
@@ -165,12 +241,23 @@ fn simple_program() -> Program {
     });
     let io = Direction::InOut;
     let vr = b.control("vr", &[("hdr", hdrs, io), ("meta", meta, io)]);
-    let ig = b.control("ingress", &[("hdr", hdrs, io), ("meta", meta, io), ("standard_metadata", sm, io)]);
-    let eg = b.control("egress", &[("hdr", hdrs, io), ("meta", meta, io), ("standard_metadata", sm, io)]);
+    let ig = b.control(
+        "ingress",
+        &[("hdr", hdrs, io), ("meta", meta, io), ("standard_metadata", sm, io)],
+    );
+    let eg = b.control(
+        "egress",
+        &[("hdr", hdrs, io), ("meta", meta, io), ("standard_metadata", sm, io)],
+    );
     let ck = b.control("ck", &[("hdr", hdrs, io), ("meta", meta, io)]);
-    let dep = b.control("deparser", &[("packet", b.pout, Direction::None), ("hdr", hdrs, Direction::In)]);
+    let dep = b.control(
+        "deparser",
+        &[("packet", b.pout, Direction::None), ("hdr", hdrs, Direction::In)],
+    );
     // ingress: actions set_port(bit<9> port), drop(); table t
-    let port = b.p.controls[ig].vars.alloc(var("port", b9, VarKind::ActionParam(Id::new(0), Direction::None)));
+    let port = b.p.controls[ig]
+        .vars
+        .alloc(var("port", b9, VarKind::ActionParam(Id::new(0), Direction::None)));
     let smv = || e(ExprKind::Var(Id::new(2)), sm);
     let ihv = || e(ExprKind::Var(Id::new(0)), hdrs);
     let set_port = b.p.actions.alloc(Action {
@@ -178,7 +265,11 @@ fn simple_program() -> Program {
         fq_name: "ingress.set_port".into(),
         owner: ig,
         params: vec![port],
-        body: vec![Stmt::Assign { dst: fld(smv(), 1, b9), src: e(ExprKind::Var(port), b9), span: sp(8) }],
+        body: vec![Stmt::Assign {
+            dst: fld(smv(), 1, b9),
+            src: e(ExprKind::Var(port), b9),
+            span: sp(8),
+        }],
         annotations: vec![],
         span: sp(9),
     });
@@ -187,7 +278,13 @@ fn simple_program() -> Program {
         fq_name: "ingress.drop".into(),
         owner: ig,
         params: vec![],
-        body: vec![Stmt::Call(Call { target: CallTarget::ExternFunction("mark_to_drop".into()), type_args: vec![], args: vec![Arg::InOut(smv())], ret: None, span: sp(10) })],
+        body: vec![Stmt::Call(Call {
+            target: CallTarget::ExternFunction("mark_to_drop".into()),
+            type_args: vec![],
+            args: vec![Arg::InOut(smv())],
+            ret: None,
+            span: sp(10),
+        })],
         annotations: vec![],
         span: sp(11),
     });
@@ -195,13 +292,36 @@ fn simple_program() -> Program {
         name: "t".into(),
         fq_name: "ingress.t".into(),
         owner: ig,
-        keys: vec![TableKey { expr: fld(fld(ihv(), 0, eth), 0, b.b48), match_kind: "exact".into(), name: "hdr.eth.dst".into(), annotations: vec![] }],
+        keys: vec![TableKey {
+            expr: fld(fld(ihv(), 0, eth), 0, b.b48),
+            match_kind: "exact".into(),
+            name: "hdr.eth.dst".into(),
+            annotations: vec![],
+        }],
         actions: vec![
-            TableAction { action: set_port, bound: vec![None], annotations: vec![] },
-            TableAction { action: drop, bound: vec![], annotations: vec![] },
+            TableAction {
+                action: set_port,
+                bound: vec![None],
+                annotations: vec![],
+            },
+            TableAction {
+                action: drop,
+                bound: vec![],
+                annotations: vec![],
+            },
         ],
-        default_action: DefaultAction { action: drop, data: vec![], is_const: false },
-        entries: vec![ConstEntry { keys: vec![KeySet::Value(bits(48, 0x0a))], action: set_port, data: vec![bits(9, 3)], priority: None, span: sp(12) }],
+        default_action: DefaultAction {
+            action: drop,
+            data: vec![],
+            is_const: false,
+        },
+        entries: vec![ConstEntry {
+            keys: vec![KeySet::Value(bits(48, 0x0a))],
+            action: set_port,
+            data: vec![bits(9, 3)],
+            priority: None,
+            span: sp(12),
+        }],
         entries_const: true,
         size: Some(64),
         direct_counter: None,
@@ -219,13 +339,33 @@ fn simple_program() -> Program {
     c.actions = vec![set_port, drop];
     c.tables = vec![t];
     c.body = vec![
-        Stmt::ApplyTable { table: t, hit: None, action_run: None, span: sp(14) },
-        Stmt::Assign { dst: et.clone(), src: e(ExprKind::Binary(BinOp::Add, Box::new(et), Box::new(e(ExprKind::Const(bits(16, 1)), b16))), b16), span: sp(15) },
+        Stmt::ApplyTable {
+            table: t,
+            hit: None,
+            action_run: None,
+            span: sp(14),
+        },
+        Stmt::Assign {
+            dst: et.clone(),
+            src: e(
+                ExprKind::Binary(BinOp::Add, Box::new(et), Box::new(e(ExprKind::Const(bits(16, 1)), b16))),
+                b16,
+            ),
+            span: sp(15),
+        },
         Stmt::If {
             cond: e(ExprKind::IsValid(Box::new(w())), b.p.types.intern(Type::Bool)),
             then_: vec![
-                Stmt::Assign { dst: fld(w(), 1, b8), src: e(ExprKind::Slice(Box::new(big()), 7, 0), b8), span: sp(16) },
-                Stmt::Assign { dst: e(ExprKind::Slice(Box::new(big()), 199, 192), b8), src: e(ExprKind::Const(bits(8, 0xab)), b8), span: sp(17) },
+                Stmt::Assign {
+                    dst: fld(w(), 1, b8),
+                    src: e(ExprKind::Slice(Box::new(big()), 7, 0), b8),
+                    span: sp(16),
+                },
+                Stmt::Assign {
+                    dst: e(ExprKind::Slice(Box::new(big()), 199, 192), b8),
+                    src: e(ExprKind::Const(bits(8, 0xab)), b8),
+                    span: sp(17),
+                },
             ],
             else_: vec![],
             span: sp(18),
@@ -233,7 +373,18 @@ fn simple_program() -> Program {
     ];
     // deparser: emit(hdr.eth); emit(hdr.w)
     let dh = || e(ExprKind::Var(Id::new(1)), hdrs);
-    let emit = |h: Expr| Stmt::Call(Call { target: CallTarget::ExternMethod { obj: ExternRef::Param(Id::new(0)), method: "emit".into() }, type_args: vec![h.ty], args: vec![Arg::In(h)], ret: None, span: sp(19) });
+    let emit = |h: Expr| {
+        Stmt::Call(Call {
+            target: CallTarget::ExternMethod {
+                obj: ExternRef::Param(Id::new(0)),
+                method: "emit".into(),
+            },
+            type_args: vec![h.ty],
+            args: vec![Arg::In(h)],
+            ret: None,
+            span: sp(19),
+        })
+    };
     let wt = b.wide;
     b.p.controls[dep].body = vec![emit(fld(dh(), 0, eth)), emit(fld(dh(), 1, wt))];
     let _ = b.b200;
@@ -263,8 +414,13 @@ fn snapshot(name: &str, got: &str) {
         std::fs::write(&path, got).unwrap();
         return;
     }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing snapshot {} (run with P4DP_BLESS=1)", path.display()));
-    assert!(want == got, "snapshot {} differs (run with P4DP_BLESS=1 to update)", path.display());
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("missing snapshot {} (run with P4DP_BLESS=1)", path.display()));
+    assert!(
+        want == got,
+        "snapshot {} differs (run with P4DP_BLESS=1 to update)",
+        path.display()
+    );
 }
 
 fn tmpdir(tag: &str) -> PathBuf {
@@ -283,13 +439,22 @@ fn gcc(args: &[&str], files: &[&Path], out: &Path) {
         .args(files)
         .output()
         .expect("gcc");
-    assert!(r.status.success(), "gcc failed:\n{}", String::from_utf8_lossy(&r.stderr));
+    assert!(
+        r.status.success(),
+        "gcc failed:\n{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
 }
 
 /// Run a compiled harness on packets ("port hex" lines); returns its stdout.
 fn run(exe: &Path, input: &str) -> String {
     use std::io::Write;
-    let mut ch = Command::new(exe).env("ASAN_OPTIONS", "detect_leaks=0").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut ch = Command::new(exe)
+        .env("ASAN_OPTIONS", "detect_leaks=0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     ch.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let o = ch.wait_with_output().unwrap();
     assert!(o.status.success());
@@ -299,24 +464,46 @@ fn run(exe: &Path, input: &str) -> String {
 #[test]
 fn simple_program_snapshot_compile_and_run() {
     let p = validate(simple_program()).expect("valid IR");
-    let c = generate_c(&p, &CgenOptions { program_name: "simple".into(), ..Default::default() }).unwrap();
+    let c = generate_c(
+        &p,
+        &CgenOptions {
+            program_name: "simple".into(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     snapshot("simple.c", &c);
     snapshot("simple.p4info.txtpb", &generate_p4info(&p));
     let d = tmpdir("simple");
     let cp = d.join("simple.c");
     std::fs::write(&cp, &c).unwrap();
     // -Wall -Wextra -Werror, no -Wno-*: generated code must be warning-free
-    gcc(&["-c", "-O2", "-Wall", "-Wextra", "-Werror"], &[&cp], &d.join("simple.o"));
+    gcc(
+        &["-c", "-O2", "-Wall", "-Wextra", "-Werror"],
+        &[&cp],
+        &d.join("simple.o"),
+    );
     let exe = d.join("simple");
-    gcc(&["-O1", "-Wall", "-Wextra", "-Werror", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"], &[&cp, &crate_dir().join("tests/harness/stub_rt.c")], &exe);
+    gcc(
+        &[
+            "-O1",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=all",
+        ],
+        &[&cp, &crate_dir().join("tests/harness/stub_rt.c")],
+        &exe,
+    );
     let eth = |dst: &str, ty: &str| format!("{dst}000000000002{ty}");
     let input = format!(
         "1 {}\n1 {}\n1 {}\n1 {}\n2 {}\n",
-        eth("00000000000a", "0800") + "cafe",                                  // hit: port 3, type+1
-        eth("00000000000b", "0800"),                                           // miss: default drop
-        eth("00000000000a", "88b5") + &"11".repeat(24) + "42" + "77" + "ee",   // wide header
-        eth("00000000000a", "9001"),                                           // select range -> reject, still forwarded
-        eth("00000000000a", "88b5") + "1122",                                  // too short for wide: PacketTooShort
+        eth("00000000000a", "0800") + "cafe", // hit: port 3, type+1
+        eth("00000000000b", "0800"),          // miss: default drop
+        eth("00000000000a", "88b5") + &"11".repeat(24) + "42" + "77" + "ee", // wide header
+        eth("00000000000a", "9001"),          // select range -> reject, still forwarded
+        eth("00000000000a", "88b5") + "1122", // too short for wide: PacketTooShort
     );
     let out = run(&exe, &input);
     let lines: Vec<&str> = out.lines().collect();
@@ -364,11 +551,20 @@ fn arithmetic_on_wide_values_is_rejected() {
     let mut p = simple_program();
     let b200 = p.types.intern(Type::Bit(200));
     let hdrs = p.controls[Id::new(1)].vars[Id::new(0)].ty;
-    let wide = p.types.iter().find(|(_, t)| matches!(t, Type::Header(s) if s.name == "wide_t")).unwrap().0;
+    let wide = p
+        .types
+        .iter()
+        .find(|(_, t)| matches!(t, Type::Header(s) if s.name == "wide_t"))
+        .unwrap()
+        .0;
     let big = fld(fld(e(ExprKind::Var(Id::new(0)), hdrs), 1, wide), 0, b200);
     p.controls[Id::new(1)].body.push(Stmt::Assign {
         dst: big.clone(),
-        src: Expr { kind: ExprKind::Binary(BinOp::Add, Box::new(big.clone()), Box::new(big)), ty: b200, span: sp(40) },
+        src: Expr {
+            kind: ExprKind::Binary(BinOp::Add, Box::new(big.clone()), Box::new(big)),
+            ty: b200,
+            span: sp(40),
+        },
         span: sp(41),
     });
     let p = validate(p).unwrap();
@@ -393,7 +589,9 @@ fn p4info_ids_match_c_metadata() {
     assert!(info.contains(&format!("id: {tid}\n    name: \"ingress.t\"")));
     let aid = ids.actions["ingress.set_port"];
     assert!(c.contains(&format!("\"ingress.set_port\", {aid}u")));
-    assert!(info.contains(&format!("id: {aid}\n    name: \"ingress.set_port\"\n    alias: \"set_port\"")));
+    assert!(info.contains(&format!(
+        "id: {aid}\n    name: \"ingress.set_port\"\n    alias: \"set_port\""
+    )));
     assert!(info.contains("is_const_table: true"));
     assert!(info.contains("match_type: EXACT"));
 }

@@ -46,7 +46,10 @@ fn corpus_compiles() {
                 continue;
             }
         };
-        let opts = p4dp_cgen::CgenOptions { program_name: name.clone(), ..Default::default() };
+        let opts = p4dp_cgen::CgenOptions {
+            program_name: name.clone(),
+            ..Default::default()
+        };
         let c = match p4dp_cgen::generate_c(&prog, &opts) {
             Ok(c) => c,
             Err(e) if EXPECTED_UNSUPPORTED.contains(&name.as_str()) => {
@@ -70,7 +73,15 @@ fn corpus_compiles() {
             .output()
             .unwrap();
         if !r.status.success() {
-            failures.push(format!("{name}: gcc ({}):\n{}", cp.display(), String::from_utf8_lossy(&r.stderr).lines().take(15).collect::<Vec<_>>().join("\n")));
+            failures.push(format!(
+                "{name}: gcc ({}):\n{}",
+                cp.display(),
+                String::from_utf8_lossy(&r.stderr)
+                    .lines()
+                    .take(15)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ));
         } else {
             ok += 1;
         }

@@ -179,7 +179,10 @@ fn p4info_reports_idle_notification_tables() {
     let info = |text: &str| -> String {
         let path = dir.join("idle.p4");
         std::fs::write(&path, text).expect("write");
-        let prog = p4dp_sema::compile_file(&path, &inc, &[]).map_err(|(_, d)| format!("{d:?}")).expect("compiles").program;
+        let prog = p4dp_sema::compile_file(&path, &inc, &[])
+            .map_err(|(_, d)| format!("{d:?}"))
+            .expect("compiles")
+            .program;
         p4dp_cgen::generate_p4info(&prog)
     };
     // AUTO_DELETE: the data plane deletes, nothing is reported
@@ -192,6 +195,9 @@ fn p4info_reports_idle_notification_tables() {
         let prog = p4dp_sema::compile_file(&path, &inc, &[]).expect("compiles").program;
         p4dp_cgen::generate_c(&prog, &p4dp_cgen::CgenOptions::default()).expect("cgen")
     };
-    has(table_row(&c, "MainControlImpl.flows"), ".flags = P4DP_TABLE_F_DEFAULT_CONST | P4DP_TABLE_F_ADD_ON_MISS | P4DP_TABLE_F_IDLE_NOTIFY,");
+    has(
+        table_row(&c, "MainControlImpl.flows"),
+        ".flags = P4DP_TABLE_F_DEFAULT_CONST | P4DP_TABLE_F_ADD_ON_MISS | P4DP_TABLE_F_IDLE_NOTIFY,",
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

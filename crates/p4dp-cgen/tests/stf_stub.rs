@@ -58,8 +58,17 @@ fn stf_on_stub_runtime() {
     let mut failures = Vec::new();
     let mut passed = Vec::new();
     // the project corpus, plus this crate's own programs (PNA)
-    let mut dir: Vec<PathBuf> = std::fs::read_dir(root().join("tests/programs")).unwrap().flatten().map(|e| e.path()).collect();
-    dir.extend(std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/p4")).unwrap().flatten().map(|e| e.path()));
+    let mut dir: Vec<PathBuf> = std::fs::read_dir(root().join("tests/programs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    dir.extend(
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/p4"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path()),
+    );
     dir.sort();
     for p in dir {
         if p.extension().is_none_or(|x| x != "p4") {
@@ -73,8 +82,12 @@ fn stf_on_stub_runtime() {
             eprintln!("skip {name}: disputed expectation");
             continue;
         }
-        let Ok(stf) = std::fs::read_to_string(p.with_extension("stf")) else { continue };
-        let Some((packets, expects)) = simple_stf(&stf) else { continue };
+        let Ok(stf) = std::fs::read_to_string(p.with_extension("stf")) else {
+            continue;
+        };
+        let Some((packets, expects)) = simple_stf(&stf) else {
+            continue;
+        };
         let own = p.starts_with(env!("CARGO_MANIFEST_DIR"));
         let prog = match p4dp_sema::compile_file(&p, &inc, &[]) {
             Ok(x) => x.program,
@@ -84,7 +97,10 @@ fn stf_on_stub_runtime() {
             }
             Err(_) => continue,
         };
-        let opts = p4dp_cgen::CgenOptions { program_name: name.clone(), ..Default::default() };
+        let opts = p4dp_cgen::CgenOptions {
+            program_name: name.clone(),
+            ..Default::default()
+        };
         let c = match p4dp_cgen::generate_c(&prog, &opts) {
             Ok(c) => c,
             Err(e) => {
@@ -102,7 +118,15 @@ fn stf_on_stub_runtime() {
         let exe = out.join(&name);
         std::fs::write(&cp, c).unwrap();
         let r = Command::new("gcc")
-            .args(["-O1", "-Wall", "-Wextra", "-Werror", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-o"])
+            .args([
+                "-O1",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-fsanitize=address,undefined",
+                "-fno-sanitize-recover=all",
+                "-o",
+            ])
             .arg(&exe)
             .arg("-I")
             .arg(root().join("runtime/include"))
@@ -111,10 +135,23 @@ fn stf_on_stub_runtime() {
             .output()
             .unwrap();
         if !r.status.success() {
-            failures.push(format!("{name}: gcc: {}", String::from_utf8_lossy(&r.stderr).lines().take(10).collect::<Vec<_>>().join("\n")));
+            failures.push(format!(
+                "{name}: gcc: {}",
+                String::from_utf8_lossy(&r.stderr)
+                    .lines()
+                    .take(10)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ));
             continue;
         }
-        let mut child = Command::new(&exe).env("ASAN_OPTIONS", "detect_leaks=0").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child = Command::new(&exe)
+            .env("ASAN_OPTIONS", "detect_leaks=0")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         {
             let mut si = child.stdin.take().unwrap();
             for (port, hex) in &packets {
@@ -123,7 +160,14 @@ fn stf_on_stub_runtime() {
         }
         let o = child.wait_with_output().unwrap();
         if !o.status.success() {
-            failures.push(format!("{name}: harness crashed: {}", String::from_utf8_lossy(&o.stderr).lines().take(20).collect::<Vec<_>>().join("\n")));
+            failures.push(format!(
+                "{name}: harness crashed: {}",
+                String::from_utf8_lossy(&o.stderr)
+                    .lines()
+                    .take(20)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ));
             continue;
         }
         let ports: BTreeSet<u32> = packets.iter().map(|x| x.0).chain(expects.iter().map(|x| x.0)).collect();
@@ -140,7 +184,12 @@ fn stf_on_stub_runtime() {
             let e: Vec<&String> = expects.iter().filter(|x| x.0 == port).map(|x| &x.1).collect();
             let g = got.get(&port).cloned().unwrap_or_default();
             if e.len() != g.len() {
-                errs.push(format!("port {port}: expected {} packets, got {}: {:?}", e.len(), g.len(), g));
+                errs.push(format!(
+                    "port {port}: expected {} packets, got {}: {:?}",
+                    e.len(),
+                    g.len(),
+                    g
+                ));
                 continue;
             }
             for (k, (pat, pkt)) in e.iter().zip(&g).enumerate() {
@@ -156,5 +205,10 @@ fn stf_on_stub_runtime() {
         }
     }
     eprintln!("passed {}: {}", passed.len(), passed.join(" "));
-    assert!(failures.is_empty(), "{} failing:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failing:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -46,7 +46,10 @@ pub struct Id<T> {
 }
 impl<T> Id<T> {
     pub fn new(index: usize) -> Self {
-        Id { index: index as u32, _marker: PhantomData }
+        Id {
+            index: index as u32,
+            _marker: PhantomData,
+        }
     }
     pub fn index(self) -> usize {
         self.index as usize
@@ -162,19 +165,32 @@ pub enum Type {
     /// `match_kind` values (only inside annotations/tables; kept for completeness).
     MatchKind,
     /// A non-serializable enum; values are member indices.
-    Enum { name: String, members: Vec<String> },
+    Enum {
+        name: String,
+        members: Vec<String>,
+    },
     /// A serializable enum `enum bit<W> E { ... }`: values are of the underlying type.
-    SerEnum { name: String, underlying: TypeId, members: Vec<(String, Value)> },
+    SerEnum {
+        name: String,
+        underlying: TypeId,
+        members: Vec<(String, Value)>,
+    },
     Header(StructType),
     HeaderUnion(StructType),
     Struct(StructType),
     /// A header stack `elem[size]` (elem is a header or header union type).
-    Stack { elem: TypeId, size: u32 },
+    Stack {
+        elem: TypeId,
+        size: u32,
+    },
     /// `tuple<...>` and the type of list expressions.
     Tuple(Vec<TypeId>),
     /// An extern object type used as a parameter type (e.g. `packet_in`, `packet_out`), with its
     /// type arguments.
-    Extern { name: String, args: Vec<TypeId> },
+    Extern {
+        name: String,
+        args: Vec<TypeId>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -245,14 +261,21 @@ pub enum Value {
     Bool(bool),
     /// A `bit<width>`/`int<width>`/serializable-enum value: `bits` holds the two's complement
     /// representation, always `< 2^width`.
-    Bits { width: u32, signed: bool, bits: BigUint },
+    Bits {
+        width: u32,
+        signed: bool,
+        bits: BigUint,
+    },
     /// An `error` member (index into [`Program::errors`]).
     Error(u32),
     /// A member of a non-serializable enum (member index).
     Enum(u32),
     String(String),
     /// A struct, header (`valid` + fields), union or tuple value, fields in declaration order.
-    Aggregate { valid: Option<bool>, fields: Vec<Value> },
+    Aggregate {
+        valid: Option<bool>,
+        fields: Vec<Value>,
+    },
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -372,31 +395,69 @@ pub type Block = Vec<Stmt>;
 pub enum Stmt {
     /// `dst = src`; `dst` is an lvalue expression, same type as `src`. Assigning to a field of an
     /// invalid header is allowed (it writes the field; the header stays invalid).
-    Assign { dst: Expr, src: Expr, span: Span },
-    If { cond: Expr, then_: Block, else_: Block, span: Span },
+    Assign {
+        dst: Expr,
+        src: Expr,
+        span: Span,
+    },
+    If {
+        cond: Expr,
+        then_: Block,
+        else_: Block,
+        span: Span,
+    },
     /// Switch on a scalar value (bit/int/serializable enum/enum/error or an `action_run` variable).
     /// Cases are tested in order; `values` of one case may hold several labels (fallthrough
     /// labels are merged by sema).
-    Switch { expr: Expr, cases: Vec<SwitchCase>, default: Option<Block>, span: Span },
+    Switch {
+        expr: Expr,
+        cases: Vec<SwitchCase>,
+        default: Option<Block>,
+        span: Span,
+    },
     Call(Call),
     /// Apply a table. If `hit` is given, it receives `bool` hit. If `action_run` is given it
     /// receives the [`ActionId`] index (as `bit<32>`) of the action that ran.
-    ApplyTable { table: TableId, hit: Option<VarId>, action_run: Option<VarId>, span: Span },
+    ApplyTable {
+        table: TableId,
+        hit: Option<VarId>,
+        action_run: Option<VarId>,
+        span: Span,
+    },
     /// Leave the whole top-level control/parser block (P4 `exit`).
-    Exit { span: Span },
+    Exit {
+        span: Span,
+    },
     /// Return from the enclosing action, function, or control apply body.
-    Return { value: Option<Expr>, span: Span },
+    Return {
+        value: Option<Expr>,
+        span: Span,
+    },
     /// In a parser state: `verify(cond, err)`: if `cond` is false, set the parser error to `err`
     /// and go to `reject`.
-    Verify { cond: Expr, error: Expr, span: Span },
+    Verify {
+        cond: Expr,
+        error: Expr,
+        span: Span,
+    },
     Block(Block),
     /// A loop: repeat { run `pre` (the statements computing `cond`, e.g. hoisted calls); leave the
     /// loop if `cond` (`bool`) is false; run `body`; run `update` }.
-    Loop { pre: Block, cond: Expr, body: Block, update: Block, span: Span },
+    Loop {
+        pre: Block,
+        cond: Expr,
+        body: Block,
+        update: Block,
+        span: Span,
+    },
     /// Leave the innermost enclosing [`Stmt::Loop`] (allowed in its `body` and `update`).
-    Break { span: Span },
+    Break {
+        span: Span,
+    },
     /// Go on with the `update` of the innermost enclosing [`Stmt::Loop`] (allowed in its `body`).
-    Continue { span: Span },
+    Continue {
+        span: Span,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -426,7 +487,10 @@ pub enum CallTarget {
     Parser(ParserId),
     /// A method of an extern object: an instance, or a parameter of extern type (`packet_in`
     /// `extract`/`lookahead`/`advance`/`length`, `packet_out` `emit`).
-    ExternMethod { obj: ExternRef, method: String },
+    ExternMethod {
+        obj: ExternRef,
+        method: String,
+    },
     /// An extern function of the architecture (`mark_to_drop`, `hash`, `verify_checksum`, ...).
     ExternFunction(String),
     /// `h.setValid()`: args = [InOut(header lvalue)].
@@ -542,7 +606,11 @@ pub struct ParserState {
 pub enum Transition {
     Goto(Target),
     /// No matching case: the parser rejects with `error.NoMatch`.
-    Select { keys: Vec<Expr>, cases: Vec<SelectCase>, span: Span },
+    Select {
+        keys: Vec<Expr>,
+        cases: Vec<SelectCase>,
+        span: Span,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -299,7 +299,13 @@ impl<'a> Printer<'a> {
                 self.block(b);
                 self.line("}");
             }
-            Stmt::Loop { pre, cond, body, update, .. } => {
+            Stmt::Loop {
+                pre,
+                cond,
+                body,
+                update,
+                ..
+            } => {
                 self.line("loop {");
                 self.block(pre);
                 let l = format!("  if (!{}) break;", self.expr(cond));

@@ -50,7 +50,10 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn err(&mut self, span: Span, msg: String) {
-        self.errs.push(ValidationError { message: format!("in {}: {}", self.owner, msg), span });
+        self.errs.push(ValidationError {
+            message: format!("in {}: {}", self.owner, msg),
+            span,
+        });
     }
 
     fn is_lvalue(e: &Expr) -> bool {
@@ -80,7 +83,10 @@ impl Ctx<'_> {
                 if v.index() >= self.vars.len() {
                     self.err(e.span, format!("variable {:?} out of range", v));
                 } else if self.vars[*v].ty != e.ty {
-                    self.err(e.span, format!("variable `{}` used with a different type", self.vars[*v].name));
+                    self.err(
+                        e.span,
+                        format!("variable `{}` used with a different type", self.vars[*v].name),
+                    );
                 }
             }
             ExprKind::Field(b, i) => {
@@ -162,7 +168,9 @@ impl Ctx<'_> {
                 self.block(then_);
                 self.block(else_);
             }
-            Stmt::Switch { expr, cases, default, .. } => {
+            Stmt::Switch {
+                expr, cases, default, ..
+            } => {
                 self.expr(expr);
                 for c in cases {
                     self.block(&c.body);
@@ -186,15 +194,26 @@ impl Ctx<'_> {
                     CallTarget::Function(f) => f.index() < self.p.functions.len(),
                     CallTarget::Control(x) => x.index() < self.p.controls.len(),
                     CallTarget::Parser(x) => x.index() < self.p.parsers.len(),
-                    CallTarget::ExternMethod { obj: ExternRef::Instance(x), .. } => x.index() < self.p.externs.len(),
-                    CallTarget::ExternMethod { obj: ExternRef::Param(v), .. } => v.index() < self.vars.len(),
+                    CallTarget::ExternMethod {
+                        obj: ExternRef::Instance(x),
+                        ..
+                    } => x.index() < self.p.externs.len(),
+                    CallTarget::ExternMethod {
+                        obj: ExternRef::Param(v),
+                        ..
+                    } => v.index() < self.vars.len(),
                     _ => true,
                 };
                 if !ok {
                     self.err(c.span, "call target out of range".into());
                 }
             }
-            Stmt::ApplyTable { table, hit, action_run, span } => {
+            Stmt::ApplyTable {
+                table,
+                hit,
+                action_run,
+                span,
+            } => {
                 if table.index() >= self.p.tables.len() {
                     self.err(*span, "table out of range".into());
                 }
@@ -220,7 +239,13 @@ impl Ctx<'_> {
                 self.expr(error);
             }
             Stmt::Block(b) => self.block(b),
-            Stmt::Loop { pre, cond, body, update, span } => {
+            Stmt::Loop {
+                pre,
+                cond,
+                body,
+                update,
+                span,
+            } => {
                 self.block(pre);
                 self.expr(cond);
                 if !matches!(self.p.types.get(cond.ty), Type::Bool) {
@@ -252,7 +277,14 @@ impl Ctx<'_> {
 pub fn validate(p: Program) -> Result<ValidProgram, Vec<ValidationError>> {
     let mut errs = Vec::new();
     for (_, c) in p.controls.iter() {
-        let mut cx = Ctx { p: &p, vars: &c.vars, errs: Vec::new(), loops: 0, in_update: 0, owner: format!("control {}", c.path) };
+        let mut cx = Ctx {
+            p: &p,
+            vars: &c.vars,
+            errs: Vec::new(),
+            loops: 0,
+            in_update: 0,
+            owner: format!("control {}", c.path),
+        };
         cx.block(&c.body);
         for a in &c.actions {
             cx.block(&p.actions[*a].body);
@@ -265,7 +297,14 @@ pub fn validate(p: Program) -> Result<ValidProgram, Vec<ValidationError>> {
         errs.append(&mut cx.errs);
     }
     for (_, pr) in p.parsers.iter() {
-        let mut cx = Ctx { p: &p, vars: &pr.vars, errs: Vec::new(), loops: 0, in_update: 0, owner: format!("parser {}", pr.path) };
+        let mut cx = Ctx {
+            p: &p,
+            vars: &pr.vars,
+            errs: Vec::new(),
+            loops: 0,
+            in_update: 0,
+            owner: format!("parser {}", pr.path),
+        };
         cx.block(&pr.init);
         for (_, st) in pr.states.iter() {
             cx.block(&st.body);
@@ -275,7 +314,10 @@ pub fn validate(p: Program) -> Result<ValidProgram, Vec<ValidationError>> {
                 }
                 for c in cases {
                     if c.keysets.len() != keys.len() {
-                        cx.err(*span, format!("select case with {} keysets for {} keys", c.keysets.len(), keys.len()));
+                        cx.err(
+                            *span,
+                            format!("select case with {} keysets for {} keys", c.keysets.len(), keys.len()),
+                        );
                     }
                 }
             }
@@ -283,12 +325,22 @@ pub fn validate(p: Program) -> Result<ValidProgram, Vec<ValidationError>> {
         errs.append(&mut cx.errs);
     }
     for (_, f) in p.functions.iter() {
-        let mut cx = Ctx { p: &p, vars: &f.vars, errs: Vec::new(), loops: 0, in_update: 0, owner: format!("function {}", f.name) };
+        let mut cx = Ctx {
+            p: &p,
+            vars: &f.vars,
+            errs: Vec::new(),
+            loops: 0,
+            in_update: 0,
+            owner: format!("function {}", f.name),
+        };
         cx.block(&f.body);
         errs.append(&mut cx.errs);
     }
     if p.package.is_none() {
-        errs.push(ValidationError { message: "no `main` package instance".into(), span: Span::default() });
+        errs.push(ValidationError {
+            message: "no `main` package instance".into(),
+            span: Span::default(),
+        });
     }
     if errs.is_empty() {
         Ok(ValidProgram(p))

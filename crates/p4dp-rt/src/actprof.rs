@@ -132,8 +132,10 @@ impl Runtime {
     /// Delete member `member` (fails with EBUSY while a group or table entry uses it).
     pub fn actprof_member_delete(&self, ext: u32, member: u32) -> Result<()> {
         // SAFETY: plain call.
-        check("action profile member delete", unsafe { p4dp_runtime_actprof_member_delete(self.p(), ext, member) })
-            .map(|_| ())
+        check("action profile member delete", unsafe {
+            p4dp_runtime_actprof_member_delete(self.p(), ext, member)
+        })
+        .map(|_| ())
     }
 
     /// Action and parameters of member `member`.
@@ -143,22 +145,28 @@ impl Runtime {
         check("action profile member get", unsafe {
             p4dp_runtime_actprof_member_get(self.p(), ext, member, collect_entry, &mut out as *mut _ as *mut c_void)
         })?;
-        let e = out.pop().ok_or_else(|| Error::Invalid("member get returned nothing".into()))?;
+        let e = out
+            .pop()
+            .ok_or_else(|| Error::Invalid("member get returned nothing".into()))?;
         Ok((e.action, e.params))
     }
 
     /// Create empty group `group` of selector `ext`.
     pub fn actprof_group_create(&self, ext: u32, group: u32) -> Result<()> {
         // SAFETY: plain call.
-        check("action selector group create", unsafe { p4dp_runtime_actprof_group_create(self.p(), ext, group) })
-            .map(|_| ())
+        check("action selector group create", unsafe {
+            p4dp_runtime_actprof_group_create(self.p(), ext, group)
+        })
+        .map(|_| ())
     }
 
     /// Delete group `group` (fails with EBUSY while a table entry uses it).
     pub fn actprof_group_delete(&self, ext: u32, group: u32) -> Result<()> {
         // SAFETY: plain call.
-        check("action selector group delete", unsafe { p4dp_runtime_actprof_group_delete(self.p(), ext, group) })
-            .map(|_| ())
+        check("action selector group delete", unsafe {
+            p4dp_runtime_actprof_group_delete(self.p(), ext, group)
+        })
+        .map(|_| ())
     }
 
     /// Add member `member` with `weight` to group `group`.
@@ -199,8 +207,10 @@ impl Runtime {
         let raw = raw_entry(matches, priority, 0, &[])?;
         let (kind, id) = r.raw();
         // SAFETY: raw.entry points into raw's vectors, valid for the call.
-        check("indirect table add", unsafe { p4dp_runtime_table_indirect_add(self.p(), table, &raw.entry, kind, id) })
-            .map(|_| ())
+        check("indirect table add", unsafe {
+            p4dp_runtime_table_indirect_add(self.p(), table, &raw.entry, kind, id)
+        })
+        .map(|_| ())
     }
 
     /// Re-point the entry with this match of indirect table `table` to `r`.

@@ -129,7 +129,11 @@ impl BenchTarget {
         let rt = NonNull::new(rt).ok_or_else(|| Error::Invalid("runtime_create returned NULL".into()))?;
         // SAFETY: the program of a live runtime, validated by it.
         let program = unsafe { schema::from_raw(&*ffi::p4dp_runtime_program(rt.as_ptr())) };
-        Ok(BenchTarget { rt, program, _not_send: PhantomData })
+        Ok(BenchTarget {
+            rt,
+            program,
+            _not_send: PhantomData,
+        })
     }
 
     /// The program's schema.
@@ -151,9 +155,14 @@ impl BenchTarget {
             .collect::<Result<_>>()?;
         let n_params = u32::try_from(raw.len()).map_err(|_| Error::Invalid("too many parameters".into()))?;
         // SAFETY: raw and the byte vectors it points into live for the call.
-        let rc = unsafe { sys::p4dp_bench_table_fill(self.rt.as_ptr(), table, key_base, n, action, n_params, raw.as_ptr()) };
+        let rc =
+            unsafe { sys::p4dp_bench_table_fill(self.rt.as_ptr(), table, key_base, n, action, n_params, raw.as_ptr()) };
         if rc < 0 {
-            return Err(Error::Runtime { op: "table fill", errno: -(rc as i32), msg: last_error() });
+            return Err(Error::Runtime {
+                op: "table fill",
+                errno: -(rc as i32),
+                msg: last_error(),
+            });
         }
         Ok(rc as u64)
     }
@@ -163,7 +172,9 @@ impl BenchTarget {
         // SAFETY: plain-data output struct, zero is a valid value.
         let mut st: ffi::p4dp_rt_table_stats = unsafe { std::mem::zeroed() };
         // SAFETY: live runtime, valid output pointer.
-        check("table stats", unsafe { ffi::p4dp_runtime_table_stats(self.rt.as_ptr(), table, &mut st) })?;
+        check("table stats", unsafe {
+            ffi::p4dp_runtime_table_stats(self.rt.as_ptr(), table, &mut st)
+        })?;
         Ok((st.hits, st.misses))
     }
 }
@@ -269,9 +280,14 @@ impl<'a> Bench<'a> {
         };
         let mut b = std::ptr::null_mut();
         // SAFETY: raw points to the template for the call (the C side copies it); live runtime.
-        check("bench create", unsafe { sys::p4dp_bench_create(target.rt.as_ptr(), &raw, &mut b) })?;
+        check("bench create", unsafe {
+            sys::p4dp_bench_create(target.rt.as_ptr(), &raw, &mut b)
+        })?;
         let b = NonNull::new(b).ok_or_else(|| Error::Invalid("bench_create returned NULL".into()))?;
-        Ok(Bench { b, _target: PhantomData })
+        Ok(Bench {
+            b,
+            _target: PhantomData,
+        })
     }
 
     /// Run one measurement (blocks for about warm-up + duration).
@@ -286,7 +302,9 @@ impl<'a> Bench<'a> {
         // SAFETY: plain-data output struct; zero is valid.
         let mut r: sys::p4dp_bench_result = unsafe { std::mem::zeroed() };
         // SAFETY: live bench, valid output pointer.
-        check("bench measure", unsafe { sys::p4dp_bench_measure(self.b.as_ptr(), k, table, &mut r) })?;
+        check("bench measure", unsafe {
+            sys::p4dp_bench_measure(self.b.as_ptr(), k, table, &mut r)
+        })?;
         let n = (r.n_workers.min(MAX_WORKERS)) as usize;
         Ok(Measurement {
             kind,
@@ -301,7 +319,11 @@ impl<'a> Bench<'a> {
             lost_warmup: r.lost_before_window,
             workers: r.w[..n]
                 .iter()
-                .map(|w| WorkerFigures { packets: w.packets, mpps: w.mpps, cycles_per_pkt: w.cycles_per_pkt })
+                .map(|w| WorkerFigures {
+                    packets: w.packets,
+                    mpps: w.mpps,
+                    cycles_per_pkt: w.cycles_per_pkt,
+                })
                 .collect(),
         })
     }

@@ -189,7 +189,9 @@ pub struct Tap<'t, 'a> {
 
 fn raw_params(p: &TapParams) -> Result<sys::p4dp_bdp_params> {
     if p.phases.is_empty() || p.phases.len() > MAX_PHASES {
-        return Err(crate::Error::Invalid(format!("a tap schedule has 1..{MAX_PHASES} phases")));
+        return Err(crate::Error::Invalid(format!(
+            "a tap schedule has 1..{MAX_PHASES} phases"
+        )));
     }
     let mut r = sys::p4dp_bdp_params {
         key_offset: p.key_offset,
@@ -208,7 +210,11 @@ fn raw_params(p: &TapParams) -> Result<sys::p4dp_bdp_params> {
             Keys::New => (1, 0),
             Keys::Mix(n) => (2, n),
         };
-        r.phase[i] = sys::p4dp_bdp_phase { packets: ph.packets, keys, insert_every: every };
+        r.phase[i] = sys::p4dp_bdp_phase {
+            packets: ph.packets,
+            keys,
+            insert_every: every,
+        };
     }
     Ok(r)
 }
@@ -221,7 +227,9 @@ impl<'t, 'a> Tap<'t, 'a> {
         let raw = raw_params(p)?;
         let mut t = std::ptr::null_mut();
         // SAFETY: raw is valid for the call; the bench (and its ports) outlive the tap.
-        check("bench tap attach", unsafe { sys::p4dp_bdp_attach(workers, ports, &raw, &mut t) })?;
+        check("bench tap attach", unsafe {
+            sys::p4dp_bdp_attach(workers, ports, &raw, &mut t)
+        })?;
         let t = NonNull::new(t).ok_or_else(|| crate::Error::Invalid("bench tap attach returned NULL".into()))?;
         Ok(Tap { bench, t })
     }
@@ -242,7 +250,9 @@ impl<'t, 'a> Tap<'t, 'a> {
     pub fn result(&mut self) -> Result<TapResult> {
         let mut r = sys::p4dp_bdp_result::default();
         // SAFETY: live tap, valid output.
-        check("bench tap result", unsafe { sys::p4dp_bdp_result(self.t.as_ptr(), &mut r) })?;
+        check("bench tap result", unsafe {
+            sys::p4dp_bdp_result(self.t.as_ptr(), &mut r)
+        })?;
         let n = (r.n_phases as usize).min(MAX_PHASES);
         Ok(TapResult {
             done: r.done != 0,

@@ -224,13 +224,8 @@ pub struct p4dp_table_mem {
     pub choice: c_int,
 }
 
-pub type p4dp_rt_idle_cb = unsafe extern "C" fn(
-    arg: *mut c_void,
-    table: u32,
-    e: *const p4dp_rt_entry,
-    time_ns: u64,
-    idle_ns: u64,
-) -> c_int;
+pub type p4dp_rt_idle_cb =
+    unsafe extern "C" fn(arg: *mut c_void, table: u32, e: *const p4dp_rt_entry, time_ns: u64, idle_ns: u64) -> c_int;
 
 #[repr(C)]
 #[derive(Default, Clone, Copy)]
@@ -281,8 +276,14 @@ extern "C" {
     pub fn p4dp_runtime_table_stats(rt: *mut p4dp_runtime, table: u32, st: *mut p4dp_rt_table_stats) -> c_int;
 
     pub fn p4dp_runtime_extern_find(rt: *const p4dp_runtime, name: *const c_char, ext: *mut u32) -> c_int;
-    pub fn p4dp_runtime_counter_read(rt: *mut p4dp_runtime, ext: u32, index: u32, out: *mut p4dp_counter_cell) -> c_int;
-    pub fn p4dp_runtime_counter_write(rt: *mut p4dp_runtime, ext: u32, index: u32, v: *const p4dp_counter_cell) -> c_int;
+    pub fn p4dp_runtime_counter_read(rt: *mut p4dp_runtime, ext: u32, index: u32, out: *mut p4dp_counter_cell)
+        -> c_int;
+    pub fn p4dp_runtime_counter_write(
+        rt: *mut p4dp_runtime,
+        ext: u32,
+        index: u32,
+        v: *const p4dp_counter_cell,
+    ) -> c_int;
     pub fn p4dp_runtime_counter_reset(rt: *mut p4dp_runtime, ext: u32) -> c_int;
     pub fn p4dp_runtime_direct_counter_read(
         rt: *mut p4dp_runtime,
@@ -296,7 +297,8 @@ extern "C" {
         e: *const p4dp_rt_entry,
         v: *const p4dp_counter_cell,
     ) -> c_int;
-    pub fn p4dp_runtime_register_read(rt: *mut p4dp_runtime, ext: u32, index: u32, out: *mut u8, out_len: u32) -> c_int;
+    pub fn p4dp_runtime_register_read(rt: *mut p4dp_runtime, ext: u32, index: u32, out: *mut u8, out_len: u32)
+        -> c_int;
     pub fn p4dp_runtime_register_write(rt: *mut p4dp_runtime, ext: u32, index: u32, v: *const u8, len: u32) -> c_int;
     pub fn p4dp_runtime_register_reset(rt: *mut p4dp_runtime, ext: u32) -> c_int;
     pub fn p4dp_runtime_meter_set(rt: *mut p4dp_runtime, ext: u32, index: u32, cfg: *const p4dp_meter_config) -> c_int;
@@ -307,7 +309,13 @@ extern "C" {
         e: *const p4dp_rt_entry,
         cfg: *const p4dp_meter_config,
     ) -> c_int;
-    pub fn p4dp_runtime_digest_poll(rt: *mut p4dp_runtime, ext: u32, cb: p4dp_digest_cb, arg: *mut c_void, max: u32) -> c_int;
+    pub fn p4dp_runtime_digest_poll(
+        rt: *mut p4dp_runtime,
+        ext: u32,
+        cb: p4dp_digest_cb,
+        arg: *mut c_void,
+        max: u32,
+    ) -> c_int;
     pub fn p4dp_runtime_digest_drops(rt: *mut p4dp_runtime, ext: u32) -> i64;
 
     pub fn p4dp_runtime_mcast_group_create(rt: *mut p4dp_runtime, group: u32) -> c_int;

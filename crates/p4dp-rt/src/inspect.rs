@@ -56,7 +56,10 @@ pub fn table_layouts(so: &Path) -> Result<Vec<TableLayout>> {
     let p = unsafe { dlsym(h, sym.as_ptr()) } as *const ffi::p4dp_program;
     let mut out = Vec::new();
     let res = if p.is_null() {
-        Err(Error::Invalid(format!("{}: no `p4dp_program` symbol: not a p4dp program", so.display())))
+        Err(Error::Invalid(format!(
+            "{}: no `p4dp_program` symbol: not a p4dp program",
+            so.display()
+        )))
     } else {
         // SAFETY: the symbol is the program's `const struct p4dp_program`; arrays have the
         // advertised lengths (generated code); the library stays loaded while we read.

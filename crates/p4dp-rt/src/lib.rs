@@ -24,11 +24,11 @@ use std::os::raw::{c_char, c_int};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+pub use actprof::{ProfileRef, REF_GROUP_ACTION, REF_MEMBER_ACTION};
 pub use runtime::{
     table_mem_predict, CounterValue, Dispatch, IdleNotification, LogLevel, MatchField, MeterConfig, PortStats,
     RunParams, Runtime, RuntimeOptions, Stats, TableEntry, TableMem, TableStats, WorkerStats,
 };
-pub use actprof::{ProfileRef, REF_GROUP_ACTION, REF_MEMBER_ACTION};
 pub use schema::{
     ActionInfo, ActionScope, ExternInfo, ExternKind, KeyInfo, MatchKind, ParamInfo, Program, TableAction, TableInfo,
     Unit,
@@ -83,7 +83,9 @@ pub mod errno {
 
 pub(crate) fn last_error() -> String {
     // SAFETY: never NULL; a thread-local buffer of the runtime.
-    unsafe { CStr::from_ptr(ffi::p4dp_runtime_last_error(std::ptr::null())) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(ffi::p4dp_runtime_last_error(std::ptr::null())) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Map a `0 / -errno` return value.
@@ -91,7 +93,11 @@ pub(crate) fn check(op: &'static str, rc: c_int) -> Result<c_int> {
     if rc >= 0 {
         Ok(rc)
     } else {
-        Err(Error::Runtime { op, errno: -rc, msg: last_error() })
+        Err(Error::Runtime {
+            op,
+            errno: -rc,
+            msg: last_error(),
+        })
     }
 }
 

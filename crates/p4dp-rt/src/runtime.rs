@@ -40,7 +40,13 @@ pub struct RuntimeOptions {
 
 impl Default for RuntimeOptions {
     fn default() -> Self {
-        RuntimeOptions { max_workers: 1, digest_qlen: 0, n_mbufs: 0, socket_id: -1, log: None }
+        RuntimeOptions {
+            max_workers: 1,
+            digest_qlen: 0,
+            n_mbufs: 0,
+            socket_id: -1,
+            log: None,
+        }
     }
 }
 
@@ -224,7 +230,12 @@ unsafe extern "C" fn collect_idle(
     // SAFETY: arg is the &mut Vec<IdleNotification> passed by idle_poll for the duration of the call.
     let v = unsafe { &mut *(arg as *mut Vec<IdleNotification>) };
     if let Some(e) = unsafe { e.as_ref() } {
-        v.push(IdleNotification { table, entry: unsafe { entry_from_raw(e) }, time_ns, idle_ns });
+        v.push(IdleNotification {
+            table,
+            entry: unsafe { entry_from_raw(e) },
+            time_ns,
+            idle_ns,
+        });
     }
     0
 }
@@ -317,7 +328,15 @@ fn raw_key(m: &MatchField) -> Result<ffi::p4dp_rt_key> {
 }
 
 pub(crate) fn raw_params(params: &[Vec<u8>]) -> Result<Vec<ffi::p4dp_rt_param>> {
-    params.iter().map(|p| Ok(ffi::p4dp_rt_param { value: p.as_ptr(), len: len32(p)? })).collect()
+    params
+        .iter()
+        .map(|p| {
+            Ok(ffi::p4dp_rt_param {
+                value: p.as_ptr(),
+                len: len32(p)?,
+            })
+        })
+        .collect()
 }
 
 pub(crate) fn raw_entry(matches: &[MatchField], priority: i32, action: u32, params: &[Vec<u8>]) -> Result<RawEntry> {
@@ -331,7 +350,11 @@ pub(crate) fn raw_entry(matches: &[MatchField], priority: i32, action: u32, para
         n_params: params.len() as u32,
         params: params.as_ptr(),
     };
-    Ok(RawEntry { _keys: keys, _params: params, entry })
+    Ok(RawEntry {
+        _keys: keys,
+        _params: params,
+        entry,
+    })
 }
 
 /// # Safety
@@ -349,10 +372,16 @@ unsafe fn bytes(p: *const u8, n: u32) -> Vec<u8> {
 /// # Safety
 /// `e` must be a valid entry as passed to `p4dp_rt_entry_cb`.
 unsafe fn entry_from_raw(e: &ffi::p4dp_rt_entry) -> TableEntry {
-    let keys: &[ffi::p4dp_rt_key] =
-        if e.n_keys == 0 { &[] } else { unsafe { std::slice::from_raw_parts(e.keys, e.n_keys as usize) } };
-    let params: &[ffi::p4dp_rt_param] =
-        if e.n_params == 0 { &[] } else { unsafe { std::slice::from_raw_parts(e.params, e.n_params as usize) } };
+    let keys: &[ffi::p4dp_rt_key] = if e.n_keys == 0 {
+        &[]
+    } else {
+        unsafe { std::slice::from_raw_parts(e.keys, e.n_keys as usize) }
+    };
+    let params: &[ffi::p4dp_rt_param] = if e.n_params == 0 {
+        &[]
+    } else {
+        unsafe { std::slice::from_raw_parts(e.params, e.n_params as usize) }
+    };
     let matches = keys
         .iter()
         .map(|k| unsafe {
@@ -405,7 +434,9 @@ impl Runtime {
         let path = CString::new(so_path.as_os_str().as_encoded_bytes())
             .map_err(|_| Error::NulByte { what: "program path" })?;
         let log: Option<Box<Box<LogFn>>> = options.log.map(Box::new);
-        let log_arg = log.as_ref().map_or(std::ptr::null_mut(), |b| &**b as *const Box<LogFn> as *mut c_void);
+        let log_arg = log
+            .as_ref()
+            .map_or(std::ptr::null_mut(), |b| &**b as *const Box<LogFn> as *mut c_void);
         let params = ffi::p4dp_runtime_params {
             program_path: path.as_ptr(),
             max_workers: options.max_workers,
@@ -421,7 +452,12 @@ impl Runtime {
         let rt = NonNull::new(rt).ok_or_else(|| Error::Invalid("runtime_create returned NULL".into()))?;
         // SAFETY: the program of a live runtime, validated by it.
         let program = unsafe { schema::from_raw(&*ffi::p4dp_runtime_program(rt.as_ptr())) };
-        Ok(Runtime { rt, program, inject_lock: Mutex::new(()), _log: log })
+        Ok(Runtime {
+            rt,
+            program,
+            inject_lock: Mutex::new(()),
+            _log: log,
+        })
     }
 
     pub(crate) fn p(&self) -> *mut ffi::p4dp_runtime {
@@ -435,17 +471,26 @@ impl Runtime {
 
     /// Index of the table named `name`.
     pub fn table_index(&self, name: &str) -> Result<u32> {
-        self.program.table(name).map(|t| t.index).ok_or_else(|| Error::UnknownTable(name.to_string()))
+        self.program
+            .table(name)
+            .map(|t| t.index)
+            .ok_or_else(|| Error::UnknownTable(name.to_string()))
     }
 
     /// Index of the extern named `name`.
     pub fn extern_index(&self, name: &str) -> Result<u32> {
-        self.program.extern_(name).map(|x| x.index).ok_or_else(|| Error::UnknownExtern(name.to_string()))
+        self.program
+            .extern_(name)
+            .map(|x| x.index)
+            .ok_or_else(|| Error::UnknownExtern(name.to_string()))
     }
 
     /// Index of the action named `name`.
     pub fn action_index(&self, name: &str) -> Result<u32> {
-        self.program.action(name).map(|a| a.index).ok_or_else(|| Error::Invalid(format!("no action named '{name}'")))
+        self.program
+            .action(name)
+            .map(|a| a.index)
+            .ok_or_else(|| Error::Invalid(format!("no action named '{name}'")))
     }
 
     // ---------------------------------------------------------------- tables
@@ -453,19 +498,28 @@ impl Runtime {
     pub fn entry_add(&self, table: u32, e: &TableEntry) -> Result<()> {
         let r = raw_entry(&e.matches, e.priority, e.action, &e.params)?;
         // SAFETY: r.entry points into r's vectors, valid for the call.
-        check("table add", unsafe { ffi::p4dp_runtime_table_entry_add(self.p(), table, &r.entry) }).map(|_| ())
+        check("table add", unsafe {
+            ffi::p4dp_runtime_table_entry_add(self.p(), table, &r.entry)
+        })
+        .map(|_| ())
     }
 
     pub fn entry_modify(&self, table: u32, e: &TableEntry) -> Result<()> {
         let r = raw_entry(&e.matches, e.priority, e.action, &e.params)?;
         // SAFETY: as entry_add.
-        check("table modify", unsafe { ffi::p4dp_runtime_table_entry_modify(self.p(), table, &r.entry) }).map(|_| ())
+        check("table modify", unsafe {
+            ffi::p4dp_runtime_table_entry_modify(self.p(), table, &r.entry)
+        })
+        .map(|_| ())
     }
 
     pub fn entry_delete(&self, table: u32, matches: &[MatchField], priority: i32) -> Result<()> {
         let r = raw_entry(matches, priority, 0, &[])?;
         // SAFETY: as entry_add.
-        check("table delete", unsafe { ffi::p4dp_runtime_table_entry_delete(self.p(), table, &r.entry) }).map(|_| ())
+        check("table delete", unsafe {
+            ffi::p4dp_runtime_table_entry_delete(self.p(), table, &r.entry)
+        })
+        .map(|_| ())
     }
 
     /// The installed entry with this match.
@@ -474,9 +528,16 @@ impl Runtime {
         let mut out: Vec<TableEntry> = Vec::new();
         // SAFETY: the callback only pushes into `out`, which outlives the call.
         check("table get", unsafe {
-            ffi::p4dp_runtime_table_entry_get(self.p(), table, &r.entry, collect_entry, &mut out as *mut _ as *mut c_void)
+            ffi::p4dp_runtime_table_entry_get(
+                self.p(),
+                table,
+                &r.entry,
+                collect_entry,
+                &mut out as *mut _ as *mut c_void,
+            )
         })?;
-        out.pop().ok_or_else(|| Error::Invalid("table get returned no entry".into()))
+        out.pop()
+            .ok_or_else(|| Error::Invalid("table get returned no entry".into()))
     }
 
     /// Every installed entry (including the program's const entries), in no particular order.
@@ -510,19 +571,26 @@ impl Runtime {
         check("get default action", unsafe {
             ffi::p4dp_runtime_table_default_get(self.p(), table, collect_entry, &mut out as *mut _ as *mut c_void)
         })?;
-        let e = out.pop().ok_or_else(|| Error::Invalid("no default entry returned".into()))?;
+        let e = out
+            .pop()
+            .ok_or_else(|| Error::Invalid("no default entry returned".into()))?;
         Ok((e.action, e.params))
     }
 
     pub fn default_reset(&self, table: u32) -> Result<()> {
         // SAFETY: plain call.
-        check("reset default action", unsafe { ffi::p4dp_runtime_table_default_reset(self.p(), table) }).map(|_| ())
+        check("reset default action", unsafe {
+            ffi::p4dp_runtime_table_default_reset(self.p(), table)
+        })
+        .map(|_| ())
     }
 
     pub fn table_stats(&self, table: u32) -> Result<TableStats> {
         let mut s = ffi::p4dp_rt_table_stats::default();
         // SAFETY: s is a valid output struct.
-        check("table stats", unsafe { ffi::p4dp_runtime_table_stats(self.p(), table, &mut s) })?;
+        check("table stats", unsafe {
+            ffi::p4dp_runtime_table_stats(self.p(), table, &mut s)
+        })?;
         Ok(TableStats {
             entries: s.entries,
             capacity: s.capacity,
@@ -544,19 +612,33 @@ impl Runtime {
     pub fn counter_read(&self, ext: u32, index: u32) -> Result<CounterValue> {
         let mut c = ffi::p4dp_counter_cell::default();
         // SAFETY: c is a valid output struct.
-        check("counter read", unsafe { ffi::p4dp_runtime_counter_read(self.p(), ext, index, &mut c) })?;
-        Ok(CounterValue { packets: c.packets, bytes: c.bytes })
+        check("counter read", unsafe {
+            ffi::p4dp_runtime_counter_read(self.p(), ext, index, &mut c)
+        })?;
+        Ok(CounterValue {
+            packets: c.packets,
+            bytes: c.bytes,
+        })
     }
 
     pub fn counter_write(&self, ext: u32, index: u32, v: CounterValue) -> Result<()> {
-        let c = ffi::p4dp_counter_cell { packets: v.packets, bytes: v.bytes };
+        let c = ffi::p4dp_counter_cell {
+            packets: v.packets,
+            bytes: v.bytes,
+        };
         // SAFETY: c is valid for the call.
-        check("counter write", unsafe { ffi::p4dp_runtime_counter_write(self.p(), ext, index, &c) }).map(|_| ())
+        check("counter write", unsafe {
+            ffi::p4dp_runtime_counter_write(self.p(), ext, index, &c)
+        })
+        .map(|_| ())
     }
 
     pub fn counter_reset(&self, ext: u32) -> Result<()> {
         // SAFETY: plain call.
-        check("counter reset", unsafe { ffi::p4dp_runtime_counter_reset(self.p(), ext) }).map(|_| ())
+        check("counter reset", unsafe {
+            ffi::p4dp_runtime_counter_reset(self.p(), ext)
+        })
+        .map(|_| ())
     }
 
     pub fn direct_counter_read(&self, table: u32, matches: &[MatchField], priority: i32) -> Result<CounterValue> {
@@ -566,12 +648,24 @@ impl Runtime {
         check("direct counter read", unsafe {
             ffi::p4dp_runtime_direct_counter_read(self.p(), table, &r.entry, &mut c)
         })?;
-        Ok(CounterValue { packets: c.packets, bytes: c.bytes })
+        Ok(CounterValue {
+            packets: c.packets,
+            bytes: c.bytes,
+        })
     }
 
-    pub fn direct_counter_write(&self, table: u32, matches: &[MatchField], priority: i32, v: CounterValue) -> Result<()> {
+    pub fn direct_counter_write(
+        &self,
+        table: u32,
+        matches: &[MatchField],
+        priority: i32,
+        v: CounterValue,
+    ) -> Result<()> {
         let r = raw_entry(matches, priority, 0, &[])?;
-        let c = ffi::p4dp_counter_cell { packets: v.packets, bytes: v.bytes };
+        let c = ffi::p4dp_counter_cell {
+            packets: v.packets,
+            bytes: v.bytes,
+        };
         // SAFETY: r and c are valid for the call.
         check("direct counter write", unsafe {
             ffi::p4dp_runtime_direct_counter_write(self.p(), table, &r.entry, &c)
@@ -606,22 +700,40 @@ impl Runtime {
 
     pub fn register_reset(&self, ext: u32) -> Result<()> {
         // SAFETY: plain call.
-        check("register reset", unsafe { ffi::p4dp_runtime_register_reset(self.p(), ext) }).map(|_| ())
+        check("register reset", unsafe {
+            ffi::p4dp_runtime_register_reset(self.p(), ext)
+        })
+        .map(|_| ())
     }
 
     /// Configure a meter cell (`None` unconfigures it: GREEN).
     pub fn meter_set(&self, ext: u32, index: u32, cfg: Option<MeterConfig>) -> Result<()> {
-        let c = cfg.map(|c| ffi::p4dp_meter_config { cir: c.cir, cburst: c.cburst, pir: c.pir, pburst: c.pburst });
+        let c = cfg.map(|c| ffi::p4dp_meter_config {
+            cir: c.cir,
+            cburst: c.cburst,
+            pir: c.pir,
+            pburst: c.pburst,
+        });
         let ptr = c.as_ref().map_or(std::ptr::null(), |c| c as *const _);
         // SAFETY: ptr is NULL or valid for the call.
-        check("meter set", unsafe { ffi::p4dp_runtime_meter_set(self.p(), ext, index, ptr) }).map(|_| ())
+        check("meter set", unsafe {
+            ffi::p4dp_runtime_meter_set(self.p(), ext, index, ptr)
+        })
+        .map(|_| ())
     }
 
     pub fn meter_get(&self, ext: u32, index: u32) -> Result<Option<MeterConfig>> {
         let mut c = ffi::p4dp_meter_config::default();
         // SAFETY: c is a valid output struct.
-        let rc = check("meter get", unsafe { ffi::p4dp_runtime_meter_get(self.p(), ext, index, &mut c) })?;
-        Ok((rc == 1).then_some(MeterConfig { cir: c.cir, cburst: c.cburst, pir: c.pir, pburst: c.pburst }))
+        let rc = check("meter get", unsafe {
+            ffi::p4dp_runtime_meter_get(self.p(), ext, index, &mut c)
+        })?;
+        Ok((rc == 1).then_some(MeterConfig {
+            cir: c.cir,
+            cburst: c.cburst,
+            pir: c.pir,
+            pburst: c.pburst,
+        }))
     }
 
     pub fn direct_meter_set(
@@ -632,11 +744,18 @@ impl Runtime {
         cfg: Option<MeterConfig>,
     ) -> Result<()> {
         let r = raw_entry(matches, priority, 0, &[])?;
-        let c = cfg.map(|c| ffi::p4dp_meter_config { cir: c.cir, cburst: c.cburst, pir: c.pir, pburst: c.pburst });
+        let c = cfg.map(|c| ffi::p4dp_meter_config {
+            cir: c.cir,
+            cburst: c.cburst,
+            pir: c.pir,
+            pburst: c.pburst,
+        });
         let ptr = c.as_ref().map_or(std::ptr::null(), |c| c as *const _);
         // SAFETY: r and ptr are valid for the call.
-        check("direct meter set", unsafe { ffi::p4dp_runtime_direct_meter_set(self.p(), table, &r.entry, ptr) })
-            .map(|_| ())
+        check("direct meter set", unsafe {
+            ffi::p4dp_runtime_direct_meter_set(self.p(), table, &r.entry, ptr)
+        })
+        .map(|_| ())
     }
 
     /// Queued digest messages (worker, native-layout bytes), at most `max` (0 = all).
@@ -662,12 +781,18 @@ impl Runtime {
 
     pub fn mcast_group_create(&self, group: u32) -> Result<()> {
         // SAFETY: plain call.
-        check("multicast group create", unsafe { ffi::p4dp_runtime_mcast_group_create(self.p(), group) }).map(|_| ())
+        check("multicast group create", unsafe {
+            ffi::p4dp_runtime_mcast_group_create(self.p(), group)
+        })
+        .map(|_| ())
     }
 
     pub fn mcast_group_delete(&self, group: u32) -> Result<()> {
         // SAFETY: plain call.
-        check("multicast group delete", unsafe { ffi::p4dp_runtime_mcast_group_delete(self.p(), group) }).map(|_| ())
+        check("multicast group delete", unsafe {
+            ffi::p4dp_runtime_mcast_group_delete(self.p(), group)
+        })
+        .map(|_| ())
     }
 
     /// Create a node (replication id, ports); returns its handle.
@@ -682,13 +807,18 @@ impl Runtime {
 
     pub fn mcast_node_delete(&self, handle: u32) -> Result<()> {
         // SAFETY: plain call.
-        check("multicast node delete", unsafe { ffi::p4dp_runtime_mcast_node_delete(self.p(), handle) }).map(|_| ())
+        check("multicast node delete", unsafe {
+            ffi::p4dp_runtime_mcast_node_delete(self.p(), handle)
+        })
+        .map(|_| ())
     }
 
     pub fn mcast_node_associate(&self, group: u32, handle: u32) -> Result<()> {
         // SAFETY: plain call.
-        check("multicast node associate", unsafe { ffi::p4dp_runtime_mcast_node_associate(self.p(), group, handle) })
-            .map(|_| ())
+        check("multicast node associate", unsafe {
+            ffi::p4dp_runtime_mcast_node_associate(self.p(), group, handle)
+        })
+        .map(|_| ())
     }
 
     pub fn mcast_node_dissociate(&self, group: u32, handle: u32) -> Result<()> {
@@ -712,13 +842,18 @@ impl Runtime {
 
     pub fn clone_session_set(&self, session: u32, port: u32) -> Result<()> {
         // SAFETY: plain call.
-        check("clone session set", unsafe { ffi::p4dp_runtime_clone_session_set(self.p(), session, port) }).map(|_| ())
+        check("clone session set", unsafe {
+            ffi::p4dp_runtime_clone_session_set(self.p(), session, port)
+        })
+        .map(|_| ())
     }
 
     pub fn clone_session_delete(&self, session: u32) -> Result<()> {
         // SAFETY: plain call.
-        check("clone session delete", unsafe { ffi::p4dp_runtime_clone_session_delete(self.p(), session) })
-            .map(|_| ())
+        check("clone session delete", unsafe {
+            ffi::p4dp_runtime_clone_session_delete(self.p(), session)
+        })
+        .map(|_| ())
     }
 
     // ---------------------------------------------------------------- packets
@@ -782,7 +917,10 @@ impl Runtime {
     pub fn add_port(&self, port: u32, devargs: &str) -> Result<()> {
         let d = CString::new(devargs).map_err(|_| Error::NulByte { what: "devargs" })?;
         // SAFETY: d is valid for the call.
-        check("add port", unsafe { ffi::p4dp_runtime_add_port(self.p(), port, d.as_ptr()) }).map(|_| ())
+        check("add port", unsafe {
+            ffi::p4dp_runtime_add_port(self.p(), port, d.as_ptr())
+        })
+        .map(|_| ())
     }
 
     /// Run workers on the ports until a stop condition holds (blocks the calling thread).
@@ -810,7 +948,9 @@ impl Runtime {
     pub fn worker_stats(&self, worker: u32) -> Result<WorkerStats> {
         let mut s = ffi::p4dp_rt_worker_stats::default();
         // SAFETY: s is a valid output struct.
-        check("worker stats", unsafe { ffi::p4dp_runtime_worker_stats(self.p(), worker, &mut s) })?;
+        check("worker stats", unsafe {
+            ffi::p4dp_runtime_worker_stats(self.p(), worker, &mut s)
+        })?;
         Ok(WorkerStats {
             packets: s.packets,
             rx_packets: s.rx_packets,
@@ -826,8 +966,10 @@ impl Runtime {
     pub fn set_expire_profile(&self, table: u32, profile: u32, d: Duration) -> Result<()> {
         let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
         // SAFETY: plain values.
-        check("expire profile", unsafe { ffi::p4dp_runtime_table_expire_profile_set(self.p(), table, profile, ns) })
-            .map(|_| ())
+        check("expire profile", unsafe {
+            ffi::p4dp_runtime_table_expire_profile_set(self.p(), table, profile, ns)
+        })
+        .map(|_| ())
     }
 
     /// The duration of expire-time profile `profile` of `table`.
@@ -867,7 +1009,9 @@ impl Runtime {
     pub fn port_stats(&self, port: u32) -> Result<PortStats> {
         let mut s = ffi::p4dp_rt_port_stats::default();
         // SAFETY: s is a valid output struct.
-        check("port stats", unsafe { ffi::p4dp_runtime_port_stats(self.p(), port, &mut s) })?;
+        check("port stats", unsafe {
+            ffi::p4dp_runtime_port_stats(self.p(), port, &mut s)
+        })?;
         Ok(PortStats {
             rx_packets: s.rx_packets,
             rx_bytes: s.rx_bytes,

@@ -203,7 +203,11 @@ pub(crate) unsafe fn from_raw(p: &ffi::p4dp_program) -> Program {
             id: a.id,
             params: slice(a.params, a.n_params)
                 .iter()
-                .map(|pi| ParamInfo { name: string(pi.name), id: pi.id, bitwidth: pi.bitwidth })
+                .map(|pi| ParamInfo {
+                    name: string(pi.name),
+                    id: pi.id,
+                    bitwidth: pi.bitwidth,
+                })
                 .collect(),
         })
         .collect();
@@ -271,5 +275,12 @@ pub(crate) unsafe fn from_raw(p: &ffi::p4dp_program) -> Program {
         })
         .collect();
     let errors = slice(p.errors, p.n_errors).iter().map(|&e| string(e)).collect();
-    Program { name: string(p.name), arch: string(p.arch), tables, actions, externs, errors }
+    Program {
+        name: string(p.name),
+        arch: string(p.arch),
+        tables,
+        actions,
+        externs,
+        errors,
+    }
 }

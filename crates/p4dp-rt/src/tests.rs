@@ -47,7 +47,15 @@ fn setup() -> PathBuf {
 }
 
 fn load() -> Runtime {
-    Runtime::load(&setup(), RuntimeOptions { max_workers: 2, digest_qlen: 8, ..Default::default() }).expect("load")
+    Runtime::load(
+        &setup(),
+        RuntimeOptions {
+            max_workers: 2,
+            digest_qlen: 8,
+            ..Default::default()
+        },
+    )
+    .expect("load")
 }
 
 fn pkt(cmd: u8, b0: u8) -> Vec<u8> {
@@ -85,7 +93,15 @@ fn schema() {
     assert_eq!(acl.id, 2002);
     assert!(acl.needs_priority);
     let kinds: Vec<MatchKind> = acl.keys.iter().map(|k| k.match_kind).collect();
-    assert_eq!(kinds, [MatchKind::Ternary, MatchKind::Lpm, MatchKind::Range, MatchKind::Optional]);
+    assert_eq!(
+        kinds,
+        [
+            MatchKind::Ternary,
+            MatchKind::Lpm,
+            MatchKind::Range,
+            MatchKind::Optional
+        ]
+    );
     assert_eq!(acl.keys[1].name, "hdr.addr");
     assert_eq!(acl.keys[1].bitwidth, 32);
     assert_eq!(acl.actions[2].scope, ActionScope::TableOnly);
@@ -103,7 +119,12 @@ fn schema() {
 #[test]
 fn table_entries_and_errors() {
     let rt = load();
-    let e = TableEntry { matches: exact(5), priority: 0, action: A_SET_PORT, params: vec![vec![0, 3]] };
+    let e = TableEntry {
+        matches: exact(5),
+        priority: 0,
+        action: A_SET_PORT,
+        params: vec![vec![0, 3]],
+    };
     assert!(rt.inject(0, &pkt(0, 5)).unwrap().is_empty());
     rt.entry_add(T_FWD, &e).unwrap();
     let out = rt.inject(0, &pkt(0, 5)).unwrap();
@@ -113,22 +134,56 @@ fn table_entries_and_errors() {
     assert_eq!(errno, errno::EEXIST);
     assert!(msg.contains("already exists"), "{msg}");
 
-    let m = TableEntry { params: vec![vec![4]], ..e.clone() };
+    let m = TableEntry {
+        params: vec![vec![4]],
+        ..e.clone()
+    };
     rt.entry_modify(T_FWD, &m).unwrap();
     let got = rt.entry_get(T_FWD, &exact(5), 0).unwrap();
     assert_eq!(got.params, vec![vec![0, 4]]);
-    assert_eq!(rt.direct_counter_read(T_FWD, &exact(5), 0).unwrap(), CounterValue { packets: 1, bytes: 64 });
+    assert_eq!(
+        rt.direct_counter_read(T_FWD, &exact(5), 0).unwrap(),
+        CounterValue { packets: 1, bytes: 64 }
+    );
 
     // validation errors carry the runtime's message
-    let bad = TableEntry { params: vec![vec![2, 0]], ..e.clone() };
-    let (errno, msg) = errno_of(rt.entry_add(T_FWD, &TableEntry { matches: exact(6), ..bad }));
+    let bad = TableEntry {
+        params: vec![vec![2, 0]],
+        ..e.clone()
+    };
+    let (errno, msg) = errno_of(rt.entry_add(
+        T_FWD,
+        &TableEntry {
+            matches: exact(6),
+            ..bad
+        },
+    ));
     assert_eq!(errno, errno::EINVAL);
     assert!(msg.contains("does not fit in 9 bits"), "{msg}");
-    let (_, msg) = errno_of(rt.entry_add(T_FWD, &TableEntry { matches: exact(6), action: A_DEF_ONLY, ..e.clone() }));
+    let (_, msg) = errno_of(rt.entry_add(
+        T_FWD,
+        &TableEntry {
+            matches: exact(6),
+            action: A_DEF_ONLY,
+            ..e.clone()
+        },
+    ));
     assert!(msg.contains("@defaultonly"), "{msg}");
-    let (_, msg) = errno_of(rt.entry_add(T_FWD, &TableEntry { matches: vec![MatchField::Lpm(vec![6], 8)], ..e.clone() }));
+    let (_, msg) = errno_of(rt.entry_add(
+        T_FWD,
+        &TableEntry {
+            matches: vec![MatchField::Lpm(vec![6], 8)],
+            ..e.clone()
+        },
+    ));
     assert!(msg.contains("is exact, given as lpm"), "{msg}");
-    let (_, msg) = errno_of(rt.entry_add(T_CONST, &TableEntry { matches: exact(9), ..e.clone() }));
+    let (_, msg) = errno_of(rt.entry_add(
+        T_CONST,
+        &TableEntry {
+            matches: exact(9),
+            ..e.clone()
+        },
+    ));
     assert!(msg.contains("const entries"), "{msg}");
     let (_, msg) = errno_of(rt.default_set(T_CONST, A_DROP, &[]));
     assert!(msg.contains("is const"), "{msg}");
@@ -168,7 +223,13 @@ fn acl_roundtrip() {
     p[2..6].copy_from_slice(&[10, 1, 9, 9]);
     p[6..8].copy_from_slice(&[0, 100]);
     assert_eq!(rt.inject(0, &p).unwrap()[0].0, 2);
-    let (errno, msg) = errno_of(rt.entry_add(T_ACL, &TableEntry { priority: 0, ..e.clone() }));
+    let (errno, msg) = errno_of(rt.entry_add(
+        T_ACL,
+        &TableEntry {
+            priority: 0,
+            ..e.clone()
+        },
+    ));
     assert_eq!(errno, errno::EINVAL);
     assert!(msg.contains("priority must be > 0"), "{msg}");
     let mut bad = e.clone();
@@ -176,7 +237,18 @@ fn acl_roundtrip() {
     assert!(errno_of(rt.entry_add(T_ACL, &bad)).1.contains("beyond prefix length"));
     // direct meter (packets): 1 pkt/s burst 1, 2 pkt/s burst 2 -> green, yellow, red (dropped)
     rt.set_time(1_000_000_000);
-    rt.direct_meter_set(T_ACL, &e.matches, 5, Some(MeterConfig { cir: 1, cburst: 1, pir: 2, pburst: 2 })).unwrap();
+    rt.direct_meter_set(
+        T_ACL,
+        &e.matches,
+        5,
+        Some(MeterConfig {
+            cir: 1,
+            cburst: 1,
+            pir: 2,
+            pburst: 2,
+        }),
+    )
+    .unwrap();
     let n: Vec<usize> = (0..3).map(|_| rt.inject(0, &p).unwrap().len()).collect();
     assert_eq!(n, [1, 1, 0]);
 }
@@ -200,7 +272,17 @@ fn externs_and_pre() {
 
     let meter = rt.extern_index("ingress.meter").unwrap();
     assert_eq!(rt.inject(0, &pkt(3, 0)).unwrap()[0].0, 0); // unconfigured: green
-    rt.meter_set(meter, 0, Some(MeterConfig { cir: 640, cburst: 64, pir: 1280, pburst: 128 })).unwrap();
+    rt.meter_set(
+        meter,
+        0,
+        Some(MeterConfig {
+            cir: 640,
+            cburst: 64,
+            pir: 1280,
+            pburst: 128,
+        }),
+    )
+    .unwrap();
     let colors: Vec<u32> = (0..3).map(|_| rt.inject(0, &pkt(3, 0)).unwrap()[0].0).collect();
     assert_eq!(colors, [0, 1, 2]);
     rt.advance_time(100_000_000); // 100 ms refills 64 B committed
@@ -225,8 +307,16 @@ fn externs_and_pre() {
     assert_eq!(out.iter().map(|o| (o.0, o.1[11])).collect::<Vec<_>>(), [(1, 3), (4, 3)]);
     assert_eq!(errno_of(rt.mcast_group_create(2)).0, errno::EEXIST);
 
-    rt.entry_add(T_FWD, &TableEntry { matches: exact(9), priority: 0, action: A_SET_PORT, params: vec![vec![1]] })
-        .unwrap();
+    rt.entry_add(
+        T_FWD,
+        &TableEntry {
+            matches: exact(9),
+            priority: 0,
+            action: A_SET_PORT,
+            params: vec![vec![1]],
+        },
+    )
+    .unwrap();
     rt.clone_session_set(9, 6).unwrap();
     let out = rt.inject(0, &pkt(7, 9)).unwrap();
     assert_eq!(out.iter().map(|o| o.0).collect::<Vec<_>>(), [6, 1]);
@@ -297,7 +387,14 @@ fn read_pcap(path: &std::path::Path) -> Vec<Vec<u8>> {
 #[test]
 fn pcap_port_run() {
     let so = setup();
-    let rt = Runtime::load(&so, RuntimeOptions { max_workers: 2, ..Default::default() }).unwrap();
+    let rt = Runtime::load(
+        &so,
+        RuntimeOptions {
+            max_workers: 2,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let dir = so.parent().unwrap().to_path_buf();
     let inp = dir.join("rs_in.pcap");
     let outp = dir.join("rs_out.pcap");
@@ -309,11 +406,30 @@ fn pcap_port_run() {
         })
         .collect();
     write_pcap(&inp, &pkts);
-    rt.add_port(0, &format!("net_pcap_rs0,rx_pcap={},tx_pcap={}", inp.display(), outp.display())).unwrap();
+    rt.add_port(
+        0,
+        &format!("net_pcap_rs0,rx_pcap={},tx_pcap={}", inp.display(), outp.display()),
+    )
+    .unwrap();
     assert_eq!(errno_of(rt.add_port(0, "net_null_rs")).0, errno::EEXIST);
-    rt.entry_add(T_FWD, &TableEntry { matches: exact(0), priority: 0, action: A_SET_PORT, params: vec![vec![0]] })
-        .unwrap();
-    assert_eq!(errno_of(rt.run(&RunParams { n_workers: 1, ..Default::default() })).0, errno::EINVAL);
+    rt.entry_add(
+        T_FWD,
+        &TableEntry {
+            matches: exact(0),
+            priority: 0,
+            action: A_SET_PORT,
+            params: vec![vec![0]],
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        errno_of(rt.run(&RunParams {
+            n_workers: 1,
+            ..Default::default()
+        }))
+        .0,
+        errno::EINVAL
+    );
     rt.run(&RunParams {
         n_workers: 1,
         until_input_done: true,
@@ -333,7 +449,11 @@ fn pcap_port_run() {
 fn table_mem_predict_model() {
     let m = crate::table_mem_predict(1 << 20, 4, 8, 100).expect("predict");
     assert_eq!((m.slot_bytes, m.dyn_entry_bytes, m.static_storage), (32, 128, true));
-    assert!(!crate::table_mem_predict(1 << 20, 4, 8, 10).expect("predict").static_storage);
+    assert!(
+        !crate::table_mem_predict(1 << 20, 4, 8, 10)
+            .expect("predict")
+            .static_storage
+    );
     assert!(crate::table_mem_predict(16, 0, 8, 100).is_err());
 }
 

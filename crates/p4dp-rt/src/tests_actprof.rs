@@ -52,22 +52,36 @@ fn members_groups_and_entries() {
     assert_eq!(rt.program().externs[sel as usize].kind, ExternKind::ActionSelector);
 
     // member errors
-    assert_eq!(errno_of(rt.actprof_member_add(prof, 1, A_DEF_ONLY, &[vec![1]])).0, errno::EINVAL);
+    assert_eq!(
+        errno_of(rt.actprof_member_add(prof, 1, A_DEF_ONLY, &[vec![1]])).0,
+        errno::EINVAL
+    );
     let (e, msg) = errno_of(rt.actprof_member_add(prof, 1, A_SET, &[vec![1]]));
     assert_eq!(e, errno::EINVAL);
     assert!(msg.contains("takes 2 parameters, 1 given"), "{msg}");
     rt.actprof_member_add(prof, 1, A_SET, &set(2, 0x22)).unwrap();
-    assert_eq!(errno_of(rt.actprof_member_add(prof, 1, A_SET, &set(2, 0x22))).0, errno::EEXIST);
+    assert_eq!(
+        errno_of(rt.actprof_member_add(prof, 1, A_SET, &set(2, 0x22))).0,
+        errno::EEXIST
+    );
     assert_eq!(rt.actprof_member_get(prof, 1).unwrap(), (A_SET, set(2, 0x22)));
     assert_eq!(errno_of(rt.actprof_group_create(prof, 1)).0, errno::EINVAL);
 
     // entries
     let k = |v: u8| vec![MatchField::Exact(vec![v])];
-    let direct = TableEntry { matches: k(1), priority: 0, action: A_SET, params: set(2, 0x22) };
+    let direct = TableEntry {
+        matches: k(1),
+        priority: 0,
+        action: A_SET,
+        params: set(2, 0x22),
+    };
     let (e, msg) = errno_of(rt.entry_add(T_PROF, &direct));
     assert_eq!(e, errno::EINVAL);
     assert!(msg.contains("implemented by action profile"), "{msg}");
-    assert_eq!(errno_of(rt.indirect_add(T_PROF, &k(1), 0, ProfileRef::Member(9))).0, errno::ENOENT);
+    assert_eq!(
+        errno_of(rt.indirect_add(T_PROF, &k(1), 0, ProfileRef::Member(9))).0,
+        errno::ENOENT
+    );
     rt.indirect_add(T_PROF, &k(1), 0, ProfileRef::Member(1)).unwrap();
     assert_eq!(send(&rt, T_PROF, 1, 0), Some((2, 0x22, 1)));
     assert_eq!(send(&rt, T_PROF, 2, 0), None);
@@ -90,7 +104,10 @@ fn members_groups_and_entries() {
     rt.indirect_add(T_SEL, &k(7), 0, ProfileRef::Group(1)).unwrap();
     assert_eq!(send(&rt, T_SEL, 7, 0), Some((5, 0x55, 1)));
     assert_eq!(send(&rt, T_SEL, 7, 1), Some((4, 0x44, 1)));
-    assert_eq!(ProfileRef::of_entry(&rt.entries(T_SEL).unwrap()[0]), Some(ProfileRef::Group(1)));
+    assert_eq!(
+        ProfileRef::of_entry(&rt.entries(T_SEL).unwrap()[0]),
+        Some(ProfileRef::Group(1))
+    );
     assert_eq!(errno_of(rt.actprof_group_delete(sel, 1)).0, errno::EBUSY);
     assert_eq!(errno_of(rt.actprof_group_remove_member(sel, 1, 99)).0, errno::ENOENT);
     rt.actprof_group_remove_member(sel, 1, 10).unwrap();

@@ -773,9 +773,10 @@ impl<'a> Sema<'a> {
         let params = ast_params(&proto.params);
         if tn == "packet_in" && m.name == "extract" {
             // `extract<T>(_)` skips a header: the `_` becomes a temporary of type T below.
-            if let Some(Some(ai)) = map.first().filter(|ai| {
-                !matches!(ai.map(|i| &args[i].value.kind), Some(ast::ExprKind::DontCare))
-            }) {
+            if let Some(Some(ai)) = map
+                .first()
+                .filter(|ai| !matches!(ai.map(|i| &args[i].value.kind), Some(ast::ExprKind::DontCare)))
+            {
                 let a = &args[*ai].value;
                 let mut scratch = Vec::new();
                 if let Val::E(x) = self.expr(a, None, &mut scratch) {
@@ -848,7 +849,10 @@ impl<'a> Sema<'a> {
         let v = self.emit_call(call, ret, want, span, pre, &m.name);
         if let Some(sb) = next_stack {
             let mut scratch = Vec::new();
-            if let Some(st) = self.lvalue(sb, &mut scratch).filter(|st| matches!(self.ty(st.ty), Type::Stack { .. })) {
+            if let Some(st) = self
+                .lvalue(sb, &mut scratch)
+                .filter(|st| matches!(self.ty(st.ty), Type::Stack { .. }))
+            {
                 let b32 = self.t_bit(32);
                 let ni = mk(ExprKind::StackNextIndex(Box::new(st)), b32, span);
                 let one = cnst(crate::consts::bits(&BigInt::from(1), 32, false), b32, span);

@@ -101,8 +101,13 @@ fn table_with_empty_parens_is_a_warning() {
     )
     .expect("accepted");
     assert!(w.contains("warning[W0101]"), "{w}");
-    let e = compile("t2.p4", "", "action a() { } table t(bit<8> x) { actions = { a; } }", "t.apply();")
-        .expect_err("parameters rejected");
+    let e = compile(
+        "t2.p4",
+        "",
+        "action a() { } table t(bit<8> x) { actions = { a; } }",
+        "t.apply();",
+    )
+    .expect_err("parameters rejected");
     assert!(e.contains("error["), "{e}");
 }
 
@@ -122,7 +127,10 @@ fn deprecated_drop_field_exists() {
 fn legacy_priority_annotation_numbering() {
     use crate::table::legacy_entry_priorities;
     // numbers 5, 2 (position), 9, 4 (position): smallest wins -> IR (larger wins) 2, 4, 1, 3
-    assert_eq!(legacy_entry_priorities(&[Some(5), None, Some(9), None]), vec![2, 4, 1, 3]);
+    assert_eq!(
+        legacy_entry_priorities(&[Some(5), None, Some(9), None]),
+        vec![2, 4, 1, 3]
+    );
     // equal numbers: the earlier entry wins; negative numbers are fine
     assert_eq!(legacy_entry_priorities(&[Some(2), None, Some(-7)]), vec![2, 1, 3]);
     assert_eq!(legacy_entry_priorities(&[]), Vec::<i64>::new());
@@ -136,10 +144,20 @@ fn legacy_priority_annotation_checked() {
              entries = {{ {entries} }} }}"
         )
     };
-    let ok = compile("p1.p4", "", &t("0x1 &&& 0xf : s(1) @priority(3); 0x2 &&& 0xf : s(2);"), "t.apply();");
+    let ok = compile(
+        "p1.p4",
+        "",
+        &t("0x1 &&& 0xf : s(1) @priority(3); 0x2 &&& 0xf : s(2);"),
+        "t.apply();",
+    );
     assert!(ok.is_ok(), "{ok:?}");
-    let e = compile("p2.p4", "", &t("priority = 4 : 0x1 &&& 0xf : s(1); 0x2 &&& 0xf : s(2) @priority(1);"), "t.apply();")
-        .expect_err("mixed forms rejected");
+    let e = compile(
+        "p2.p4",
+        "",
+        &t("priority = 4 : 0x1 &&& 0xf : s(1); 0x2 &&& 0xf : s(2) @priority(1);"),
+        "t.apply();",
+    )
+    .expect_err("mixed forms rejected");
     assert!(e.contains("cannot mix `priority = N` entries with `@priority`"), "{e}");
     let e = compile("p3.p4", "", &t("0x1 &&& 0xf : s(1) @priority(\"x\");"), "t.apply();").expect_err("bad value");
     assert!(e.contains("error["), "{e}");
@@ -165,7 +183,12 @@ fn control_as_constructor_argument() {
     let top = "control ctl_t(inout bit<16> x);\n\
                control Inc(inout bit<16> x) { apply { x = x + 1; } }\n\
                control Use(inout bit<16> x)(ctl_t c) { apply { c.apply(x); } }";
-    let w = compile("b1.p4", top, "Inc() i; Use(i) u; Use(i) v;", "u.apply(hdr.h.a); v.apply(hdr.h.b);");
+    let w = compile(
+        "b1.p4",
+        top,
+        "Inc() i; Use(i) u; Use(i) v;",
+        "u.apply(hdr.h.a); v.apply(hdr.h.b);",
+    );
     assert!(w.is_ok(), "{w:?}");
     let e = compile("b2.p4", top, "Use(5) u;", "u.apply(hdr.h.a);").expect_err("not an instance");
     assert!(e.contains("must name an instance"), "{e}");
@@ -179,7 +202,12 @@ fn direct_type_invocation() {
     let top = "control Inc(inout bit<16> x) { apply { x = x + 1; } }\n\
                control Tbl(inout bit<16> x) { action s() { x = 1; } table t { key = { x : exact; } actions = { s; } } \
                apply { t.apply(); } }";
-    let w = compile("d1.p4", top, "", "Inc.apply(hdr.h.a); Inc.apply(hdr.h.b); Tbl.apply(hdr.h.a);");
+    let w = compile(
+        "d1.p4",
+        top,
+        "",
+        "Inc.apply(hdr.h.a); Inc.apply(hdr.h.b); Tbl.apply(hdr.h.a);",
+    );
     assert!(w.is_ok(), "{w:?}");
     let e = compile("d2.p4", top, "", "Tbl.apply(hdr.h.a); Tbl.apply(hdr.h.b);").expect_err("same control-plane names");
     assert!(e.contains("invoked directly more than once"), "{e}");

@@ -514,13 +514,27 @@ impl<'a> Sema<'a> {
     /// internal names `T_1`, ...), elaborated here.
     pub(crate) fn direct_instance(&mut self, d: &'a ast::Decl, span: Span) -> Option<OwnerKind> {
         let (name, ctl, has_ctor, generic) = match d {
-            ast::Decl::Control(cd) => (&cd.header.name.name, true, !cd.ctor_params.is_empty(), !cd.header.type_params.is_empty()),
-            ast::Decl::Parser(pd) => (&pd.header.name.name, false, !pd.ctor_params.is_empty(), !pd.header.type_params.is_empty()),
+            ast::Decl::Control(cd) => (
+                &cd.header.name.name,
+                true,
+                !cd.ctor_params.is_empty(),
+                !cd.header.type_params.is_empty(),
+            ),
+            ast::Decl::Parser(pd) => (
+                &pd.header.name.name,
+                false,
+                !pd.ctor_params.is_empty(),
+                !pd.header.type_params.is_empty(),
+            ),
             _ => return None,
         };
         let in_ctl = matches!(self.cx.kind, OwnerKind::Control(_));
         if ctl != in_ctl || (!ctl && !self.cx.is_parser()) || self.cx.action.is_some() {
-            let what = if ctl { "a control type can only be applied directly in a control's apply block" } else { "a parser type can only be applied directly in a parser state" };
+            let what = if ctl {
+                "a control type can only be applied directly in a control's apply block"
+            } else {
+                "a parser type can only be applied directly in a parser state"
+            };
             self.err("E0402", what, span, "not allowed here");
             return None;
         }
@@ -540,13 +554,20 @@ impl<'a> Sema<'a> {
         // P4_16 "direct type invocation": invoking a type again in the same scope gives another
         // instance with the same control-plane name, so it is illegal when the type contains
         // controllable entities. p4dp gives the extra instances internal names.
-        let controllable = self.p.controls.iter().any(|(_, c)| {
-            c.path == base && (!c.tables.is_empty() || !c.externs.is_empty() || !c.actions.is_empty())
-        }) || self.p.parsers.iter().any(|(_, x)| x.path == base && (!x.externs.is_empty() || !x.value_sets.is_empty()));
+        let controllable =
+            self.p.controls.iter().any(|(_, c)| {
+                c.path == base && (!c.tables.is_empty() || !c.externs.is_empty() || !c.actions.is_empty())
+            }) || self
+                .p
+                .parsers
+                .iter()
+                .any(|(_, x)| x.path == base && (!x.externs.is_empty() || !x.value_sets.is_empty()));
         if controllable {
             self.err(
                 "E0410",
-                format!("`{name}` is invoked directly more than once here, but it has tables, actions or extern instances"),
+                format!(
+                    "`{name}` is invoked directly more than once here, but it has tables, actions or extern instances"
+                ),
                 span,
                 "instantiate it explicitly, once per use",
             );
@@ -559,8 +580,12 @@ impl<'a> Sema<'a> {
             path = format!("{base}_{k}");
         }
         match d {
-            ast::Decl::Control(cd) => self.elab_control(cd, path, Vec::new(), HashMap::new(), span).map(OwnerKind::Control),
-            ast::Decl::Parser(pd) => self.elab_parser(pd, path, Vec::new(), HashMap::new(), span).map(OwnerKind::Parser),
+            ast::Decl::Control(cd) => self
+                .elab_control(cd, path, Vec::new(), HashMap::new(), span)
+                .map(OwnerKind::Control),
+            ast::Decl::Parser(pd) => self
+                .elab_parser(pd, path, Vec::new(), HashMap::new(), span)
+                .map(OwnerKind::Parser),
             _ => None,
         }
     }

@@ -108,9 +108,9 @@ mod table;
 mod types;
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod compat_tests;
+#[cfg(test)]
+mod tests;
 
 pub use consts::{fits, wrap_to};
 
@@ -188,7 +188,11 @@ pub fn compile_file(
     match analyze_and_validate(&ast, &sm) {
         Ok((program, mut warnings)) => {
             diags.append(&mut warnings);
-            Ok(Compiled { program, sm, warnings: diags })
+            Ok(Compiled {
+                program,
+                sm,
+                warnings: diags,
+            })
         }
         Err(mut d) => {
             diags.append(&mut d);

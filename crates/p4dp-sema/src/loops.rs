@@ -29,7 +29,10 @@ fn has_dp_write(b: &[Stmt]) -> Option<ir::Span> {
         let found = match s {
             Stmt::Call(c) => match &c.target {
                 ir::CallTarget::ExternFunction(n)
-                    if matches!(n.as_str(), "add_entry" | "set_entry_expire_time" | "restart_expire_timer") =>
+                    if matches!(
+                        n.as_str(),
+                        "add_entry" | "set_entry_expire_time" | "restart_expire_timer"
+                    ) =>
                 {
                     Some(c.span)
                 }
@@ -41,9 +44,9 @@ fn has_dp_write(b: &[Stmt]) -> Option<ir::Span> {
                 .find_map(|c| has_dp_write(&c.body))
                 .or_else(|| default.as_ref().and_then(|d| has_dp_write(d))),
             Stmt::Block(x) => has_dp_write(x),
-            Stmt::Loop { pre, body, update, .. } => {
-                has_dp_write(pre).or_else(|| has_dp_write(body)).or_else(|| has_dp_write(update))
-            }
+            Stmt::Loop { pre, body, update, .. } => has_dp_write(pre)
+                .or_else(|| has_dp_write(body))
+                .or_else(|| has_dp_write(update)),
             _ => None,
         };
         if found.is_some() {
@@ -63,7 +66,11 @@ impl<'a> Sema<'a> {
             return;
         }
         let span = ispan(s.span);
-        out.push(if brk { Stmt::Break { span } } else { Stmt::Continue { span } });
+        out.push(if brk {
+            Stmt::Break { span }
+        } else {
+            Stmt::Continue { span }
+        });
     }
 
     /// Lowers a loop body (and update statements) with `break`/`continue` allowed.
@@ -74,8 +81,19 @@ impl<'a> Sema<'a> {
         r
     }
 
-    fn push_loop(&mut self, sp: Span, pre: Vec<Stmt>, cond: ir::Expr, body: Vec<Stmt>, update: Vec<Stmt>, out: &mut Vec<Stmt>) {
-        if let Some(w) = has_dp_write(&pre).or_else(|| has_dp_write(&body)).or_else(|| has_dp_write(&update)) {
+    fn push_loop(
+        &mut self,
+        sp: Span,
+        pre: Vec<Stmt>,
+        cond: ir::Expr,
+        body: Vec<Stmt>,
+        update: Vec<Stmt>,
+        out: &mut Vec<Stmt>,
+    ) {
+        if let Some(w) = has_dp_write(&pre)
+            .or_else(|| has_dp_write(&body))
+            .or_else(|| has_dp_write(&update))
+        {
             let ws = Span::new(p4dp_syntax::FileId(w.file), w.lo, w.hi);
             self.report(
                 p4dp_syntax::Diagnostic::error(
@@ -88,7 +106,13 @@ impl<'a> Sema<'a> {
             );
             return;
         }
-        out.push(Stmt::Loop { pre, cond, body, update, span: ispan(sp) });
+        out.push(Stmt::Loop {
+            pre,
+            cond,
+            body,
+            update,
+            span: ispan(sp),
+        });
     }
 
     /// `for (init; cond; update) body`.
@@ -179,7 +203,12 @@ impl<'a> Sema<'a> {
                 let t = lo.ty;
                 if !matches!(self.ty(t), Type::Bit(_) | Type::Int(_)) {
                     let tn = self.tname(t);
-                    self.err("E0301", format!("a range needs `bit<W>` or `int<W>` bounds, found `{tn}`"), range.span, "not a fixed-width integer");
+                    self.err(
+                        "E0301",
+                        format!("a range needs `bit<W>` or `int<W>` bounds, found `{tn}`"),
+                        range.span,
+                        "not a fixed-width integer",
+                    );
                     return;
                 }
                 self.push_scope();
@@ -188,20 +217,44 @@ impl<'a> Sema<'a> {
                 let xe = mk(ExprKind::Var(x), t, var.span);
                 let he = mk(ExprKind::Var(h), t, range.span);
                 let span = ispan(sp);
-                out.push(Stmt::Assign { dst: he.clone(), src: hi, span });
-                out.push(Stmt::Assign { dst: xe.clone(), src: lo, span });
-                let cond = mk(ExprKind::Binary(BinOp::Le, Box::new(xe.clone()), Box::new(he.clone())), bt, range.span);
+                out.push(Stmt::Assign {
+                    dst: he.clone(),
+                    src: hi,
+                    span,
+                });
+                out.push(Stmt::Assign {
+                    dst: xe.clone(),
+                    src: lo,
+                    span,
+                });
+                let cond = mk(
+                    ExprKind::Binary(BinOp::Le, Box::new(xe.clone()), Box::new(he.clone())),
+                    bt,
+                    range.span,
+                );
                 let (w, signed) = match self.ty(t) {
                     Type::Int(w) => (*w, true),
                     Type::Bit(w) => (*w, false),
                     _ => (0, false),
                 };
                 let one = cnst(consts::bits(&BigInt::from(1), w, signed), t, range.span);
-                let inc = mk(ExprKind::Binary(BinOp::Add, Box::new(xe.clone()), Box::new(one)), t, range.span);
+                let inc = mk(
+                    ExprKind::Binary(BinOp::Add, Box::new(xe.clone()), Box::new(one)),
+                    t,
+                    range.span,
+                );
                 let update = vec![Stmt::If {
-                    cond: mk(ExprKind::Binary(BinOp::Eq, Box::new(xe.clone()), Box::new(he)), bt, range.span),
+                    cond: mk(
+                        ExprKind::Binary(BinOp::Eq, Box::new(xe.clone()), Box::new(he)),
+                        bt,
+                        range.span,
+                    ),
                     then_: vec![Stmt::Break { span }],
-                    else_: vec![Stmt::Assign { dst: xe, src: inc, span }],
+                    else_: vec![Stmt::Assign {
+                        dst: xe,
+                        src: inc,
+                        span,
+                    }],
                     span,
                 }];
                 let b = self.in_loop(|s| s.scoped(body));
@@ -209,7 +262,12 @@ impl<'a> Sema<'a> {
                 self.push_loop(sp, Vec::new(), cond, b, update, out);
             }
             ast::ExprKind::List { .. } => {
-                self.err("E0404", "`for ... in` over a list expression is not supported by p4dp", range.span, "unsupported");
+                self.err(
+                    "E0404",
+                    "`for ... in` over a list expression is not supported by p4dp",
+                    range.span,
+                    "unsupported",
+                );
             }
             _ => {
                 let Some(st) = self.rexpr(range, out) else { return };
@@ -217,14 +275,24 @@ impl<'a> Sema<'a> {
                     Type::Stack { elem, size } => (*elem, *size),
                     _ => {
                         let tn = self.tname(st.ty);
-                        self.err("E0301", format!("`for ... in` needs a header stack or a range, found `{tn}`"), range.span, "cannot iterate over this");
+                        self.err(
+                            "E0301",
+                            format!("`for ... in` needs a header stack or a range, found `{tn}`"),
+                            range.span,
+                            "cannot iterate over this",
+                        );
                         return;
                     }
                 };
                 if let Some(t) = declared {
                     if t != elem {
                         let (a, b) = (self.tname(t), self.tname(elem));
-                        self.err("E0301", format!("type mismatch: the loop variable is `{a}`, the elements are `{b}`"), range.span, format!("elements are `{b}`"));
+                        self.err(
+                            "E0301",
+                            format!("type mismatch: the loop variable is `{a}`, the elements are `{b}`"),
+                            range.span,
+                            format!("elements are `{b}`"),
+                        );
                         return;
                     }
                 }
@@ -234,20 +302,36 @@ impl<'a> Sema<'a> {
                 let i = self.tmp(it, range.span);
                 let ie = mk(ExprKind::Var(i), it, range.span);
                 let span = ispan(sp);
-                out.push(Stmt::Assign { dst: ie.clone(), src: cnst(consts::bits(&BigInt::from(0), 32, false), it, range.span), span });
+                out.push(Stmt::Assign {
+                    dst: ie.clone(),
+                    src: cnst(consts::bits(&BigInt::from(0), 32, false), it, range.span),
+                    span,
+                });
                 let cond = mk(
-                    ExprKind::Binary(BinOp::Lt, Box::new(ie.clone()), Box::new(cnst(consts::bits(&BigInt::from(size), 32, false), it, range.span))),
+                    ExprKind::Binary(
+                        BinOp::Lt,
+                        Box::new(ie.clone()),
+                        Box::new(cnst(consts::bits(&BigInt::from(size), 32, false), it, range.span)),
+                    ),
                     bt,
                     range.span,
                 );
                 let one = cnst(consts::bits(&BigInt::from(1), 32, false), it, range.span);
                 let update = vec![Stmt::Assign {
                     dst: ie.clone(),
-                    src: mk(ExprKind::Binary(BinOp::Add, Box::new(ie.clone()), Box::new(one)), it, range.span),
+                    src: mk(
+                        ExprKind::Binary(BinOp::Add, Box::new(ie.clone()), Box::new(one)),
+                        it,
+                        range.span,
+                    ),
                     span,
                 }];
                 let elem_e = mk(ExprKind::StackElem(Box::new(st), Box::new(ie)), elem, range.span);
-                let mut b = vec![Stmt::Assign { dst: mk(ExprKind::Var(x), elem, var.span), src: elem_e, span }];
+                let mut b = vec![Stmt::Assign {
+                    dst: mk(ExprKind::Var(x), elem, var.span),
+                    src: elem_e,
+                    span,
+                }];
                 let mut inner = self.in_loop(|s| s.scoped(body));
                 b.append(&mut inner);
                 self.pop_scope();

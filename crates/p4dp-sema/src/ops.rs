@@ -667,7 +667,9 @@ impl<'a> Sema<'a> {
                 span,
                 format!("this is `{from}`, computed at that width and then extended"),
             )
-            .with_help(format!("the P4_16 specification requires an explicit cast: `({to})(...)`")),
+            .with_help(format!(
+                "the P4_16 specification requires an explicit cast: `({to})(...)`"
+            )),
         );
         Some(self.mk_cast(x, ty, span))
     }

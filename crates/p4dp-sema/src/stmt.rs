@@ -160,10 +160,17 @@ impl<'a> Sema<'a> {
             ast::StmtKind::Return(v) => self.return_stmt(s.span, v.as_ref(), out),
             ast::StmtKind::Empty | ast::StmtKind::Invalid => {}
             ast::StmtKind::Decl(d) => self.local_decl(d, out),
-            ast::StmtKind::For { init, cond, update, body } => {
+            ast::StmtKind::For {
+                init,
+                cond,
+                update,
+                body,
+            } => {
                 self.for_stmt(s.span, init, cond.as_ref(), update, body, out);
             }
-            ast::StmtKind::ForIn { ty, var, range, body, .. } => {
+            ast::StmtKind::ForIn {
+                ty, var, range, body, ..
+            } => {
                 self.for_in_stmt(s.span, ty.as_ref(), var, range, body, out);
             }
             ast::StmtKind::Break | ast::StmtKind::Continue => self.loop_jump(s, out),

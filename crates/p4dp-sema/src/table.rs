@@ -646,7 +646,12 @@ impl<'a> Sema<'a> {
         let x = match &a.body {
             ast::AnnotationBody::Unstructured { exprs: Some(es), .. } if es.len() == 1 => &es[0],
             _ => {
-                self.err("E0409", "`@priority` needs one integer constant", a.span, "malformed annotation");
+                self.err(
+                    "E0409",
+                    "`@priority` needs one integer constant",
+                    a.span,
+                    "malformed annotation",
+                );
                 return Some(None);
             }
         };

@@ -185,7 +185,10 @@ fn u32_of(rep: &mut Reporter<'_>, i: Int, what: &str) -> Option<u32> {
     match u32::try_from(i.value) {
         Ok(v) => Some(v),
         Err(_) => {
-            rep.error(i.span, format!("{what} {} is too large (maximum {})", i.value, u32::MAX));
+            rep.error(
+                i.span,
+                format!("{what} {} is too large (maximum {})", i.value, u32::MAX),
+            );
             None
         }
     }
@@ -231,7 +234,10 @@ impl<'a> Cx<'a> {
         let Some(action) = self.schema.action(&aref.name) else {
             self.rep.error(
                 call.name.span,
-                format!("action `{}` of table `{}` is missing from the program schema", aref.name, table.name),
+                format!(
+                    "action `{}` of table `{}` is missing from the program schema",
+                    aref.name, table.name
+                ),
             );
             return None;
         };
@@ -240,9 +246,10 @@ impl<'a> Cx<'a> {
         for arg in &call.args {
             let Some(pi) = action.params.iter().position(|p| p.name == arg.name.text) else {
                 let names: Vec<String> = action.params.iter().map(|p| format!("`{}`", p.name)).collect();
-                let mut d = self
-                    .rep
-                    .make(arg.name.span, format!("action `{}` has no parameter `{}`", action.name, arg.name.text));
+                let mut d = self.rep.make(
+                    arg.name.span,
+                    format!("action `{}` has no parameter `{}`", action.name, arg.name.text),
+                );
                 d.note = Some(if names.is_empty() {
                     "it takes no control-plane parameters".into()
                 } else {
@@ -253,7 +260,8 @@ impl<'a> Cx<'a> {
                 continue;
             };
             if args[pi].is_some() {
-                self.rep.error(arg.name.span, format!("parameter `{}` is given twice", arg.name.text));
+                self.rep
+                    .error(arg.name.span, format!("parameter `{}` is given twice", arg.name.text));
                 ok = false;
                 continue;
             }
@@ -277,14 +285,23 @@ impl<'a> Cx<'a> {
             .collect();
         if !missing.is_empty() {
             let s = if missing.len() == 1 { "" } else { "s" };
-            self.rep
-                .error(call.span, format!("missing argument{s} {} for action `{}`", missing.join(", "), action.name));
+            self.rep.error(
+                call.span,
+                format!(
+                    "missing argument{s} {} for action `{}`",
+                    missing.join(", "),
+                    action.name
+                ),
+            );
             ok = false;
         }
         if !ok {
             return None;
         }
-        Some(ActionCall { name: action.name.clone(), args: args.into_iter().flatten().collect() })
+        Some(ActionCall {
+            name: action.name.clone(),
+            args: args.into_iter().flatten().collect(),
+        })
     }
 
     fn add(
@@ -299,8 +316,10 @@ impl<'a> Cx<'a> {
         let table = self.table(table_name)?;
         let mut ok = true;
         if table.const_entries {
-            self.rep
-                .error(table_name.span, format!("table `{}` has `const entries`; it cannot be modified", table.name));
+            self.rep.error(
+                table_name.span,
+                format!("table `{}` has `const entries`; it cannot be modified", table.name),
+            );
             return None;
         }
         let prio = match (priority, table.needs_priority) {
@@ -308,7 +327,10 @@ impl<'a> Cx<'a> {
             (None, true) => {
                 let mut d = self.rep.make(
                     table_name.span,
-                    format!("table `{}` needs a priority (it has a ternary, range or optional key)", table.name),
+                    format!(
+                        "table `{}` needs a priority (it has a ternary, range or optional key)",
+                        table.name
+                    ),
                 );
                 d.note = Some(format!(
                     "write it after the table name, e.g. `add {} 10 ...`; larger numbers win",
@@ -331,7 +353,10 @@ impl<'a> Cx<'a> {
                 }
             };
             if matches[ki].is_some() {
-                self.rep.error(k.name.span, format!("key field `{}` is given twice", table.keys[ki].name));
+                self.rep.error(
+                    k.name.span,
+                    format!("key field `{}` is given twice", table.keys[ki].name),
+                );
                 ok = false;
                 continue;
             }
@@ -348,7 +373,10 @@ impl<'a> Cx<'a> {
             Some(l) => {
                 if let Some((_, def)) = self.labels.get(&l.text) {
                     let def = *def;
-                    self.rep.error(l.span, format!("entry label `{}` is already used at line {def}", l.text));
+                    self.rep.error(
+                        l.span,
+                        format!("entry label `{}` is already used at line {def}", l.text),
+                    );
                     ok = false;
                 } else {
                     self.labels.insert(l.text.clone(), (table.name.clone(), line));
@@ -365,9 +393,18 @@ impl<'a> Cx<'a> {
             .keys
             .iter()
             .zip(matches)
-            .map(|(k, m)| KeyFieldMatch { field: k.name.clone(), m: m.unwrap_or_else(|| value::default_match(k)) })
+            .map(|(k, m)| KeyFieldMatch {
+                field: k.name.clone(),
+                m: m.unwrap_or_else(|| value::default_match(k)),
+            })
             .collect();
-        Some(Op::Add { table: table.name.clone(), matches, priority: prio, action, label })
+        Some(Op::Add {
+            table: table.name.clone(),
+            matches,
+            priority: prio,
+            action,
+            label,
+        })
     }
 
     fn check_counter(&mut self, counter: &Name, cell: &ast::CounterCell, cond: Option<ast::Condition>) -> Option<Op> {
@@ -385,7 +422,10 @@ impl<'a> Cx<'a> {
                 if idx.value >= u64::from(c.size) {
                     self.rep.error(
                         idx.span,
-                        format!("index {} is out of range for counter `{}` (size {})", idx.value, c.name, c.size),
+                        format!(
+                            "index {} is out of range for counter `{}` (size {})",
+                            idx.value, c.name, c.size
+                        ),
                     );
                     return None;
                 }
@@ -395,8 +435,9 @@ impl<'a> Cx<'a> {
                 let c = &schema.direct_counters[i];
                 match self.labels.get(&l.text) {
                     None => {
-                        let mut d =
-                            self.rep.make(l.span, format!("no entry is labelled `{}` before this line", l.text));
+                        let mut d = self
+                            .rep
+                            .make(l.span, format!("no entry is labelled `{}` before this line", l.text));
                         d.note = Some("label an entry with `add ... = NAME`, then refer to it as `$NAME`".into());
                         self.rep.push(d);
                         return None;
@@ -445,7 +486,11 @@ impl<'a> Cx<'a> {
                     CounterUnitSel::Bytes => unit != CounterUnit::Packets,
                 };
                 if !counts {
-                    let u = if c.unit == CounterUnitSel::Packets { "packets" } else { "bytes" };
+                    let u = if c.unit == CounterUnitSel::Packets {
+                        "packets"
+                    } else {
+                        "bytes"
+                    };
                     self.rep.error(c.span, format!("counter `{name}` does not count {u}"));
                     return None;
                 }
@@ -456,11 +501,19 @@ impl<'a> Cx<'a> {
                 CounterUnit::Packets => vec![(CounterUnitSel::Packets, CmpOp::Eq, 0)],
                 CounterUnit::Bytes => vec![(CounterUnitSel::Bytes, CmpOp::Eq, 0)],
                 CounterUnit::PacketsAndBytes => {
-                    vec![(CounterUnitSel::Packets, CmpOp::Eq, 0), (CounterUnitSel::Bytes, CmpOp::Eq, 0)]
+                    vec![
+                        (CounterUnitSel::Packets, CmpOp::Eq, 0),
+                        (CounterUnitSel::Bytes, CmpOp::Eq, 0),
+                    ]
                 }
             },
         };
-        Some(Op::CheckCounter { counter: name, unit, cell, checks })
+        Some(Op::CheckCounter {
+            counter: name,
+            unit,
+            cell,
+            checks,
+        })
     }
 
     /// Resolve an extern name (exact) and check an index against its size.
@@ -483,7 +536,10 @@ impl<'a> Cx<'a> {
             if ix.value >= u64::from(sizes[i]) {
                 self.rep.error(
                     ix.span,
-                    format!("index {} is out of range for {kind} `{}` (size {})", ix.value, names[i], sizes[i]),
+                    format!(
+                        "index {} is out of range for {kind} `{}` (size {})",
+                        ix.value, names[i], sizes[i]
+                    ),
                 );
                 return None;
             }
@@ -499,7 +555,10 @@ impl<'a> Cx<'a> {
 
     fn node(&mut self, node: Int) -> Option<u32> {
         if node.value >= u64::from(self.mc_nodes) {
-            let mut d = self.rep.make(node.span, format!("node handle {} has not been created yet", node.value));
+            let mut d = self.rep.make(
+                node.span,
+                format!("node handle {} has not been created yet", node.value),
+            );
             d.note = Some(format!(
                 "handles are numbered 0, 1, 2, ... in `mc_node_create` order; {} created so far",
                 self.mc_nodes
@@ -512,22 +571,35 @@ impl<'a> Cx<'a> {
 
     fn stmt(&mut self, line: u32, kind: &StmtKind) -> Option<Op> {
         let op = match kind {
-            StmtKind::Packet { port, data } => Op::Packet { port: port.value as u32, data: data.clone() },
+            StmtKind::Packet { port, data } => Op::Packet {
+                port: port.value as u32,
+                data: data.clone(),
+            },
             StmtKind::Expect { .. } => Op::Expect,
-            StmtKind::Add { table, priority, keys, action, label } => {
-                return self.add(table, *priority, keys, action, label.as_ref(), line)
-            }
+            StmtKind::Add {
+                table,
+                priority,
+                keys,
+                action,
+                label,
+            } => return self.add(table, *priority, keys, action, label.as_ref(), line),
             StmtKind::SetDefault { table, action } => {
                 let t = self.table(table)?;
                 if t.const_default_action {
                     self.rep.error(
                         table.span,
-                        format!("the default action of table `{}` is `const`; it cannot be changed", t.name),
+                        format!(
+                            "the default action of table `{}` is `const`; it cannot be changed",
+                            t.name
+                        ),
                     );
                     return None;
                 }
                 let action = self.action(t, action, true)?;
-                Op::SetDefault { table: t.name.clone(), action }
+                Op::SetDefault {
+                    table: t.name.clone(),
+                    action,
+                }
             }
             StmtKind::RemoveAll => Op::RemoveAll,
             StmtKind::CheckCounter { counter, cell, cond } => return self.check_counter(counter, cell, *cond),
@@ -541,40 +613,59 @@ impl<'a> Cx<'a> {
                 session: u32_of(&mut self.rep, *session, "session id")?,
                 mgrp: u32_of(&mut self.rep, *mgrp, "multicast group")?,
             },
-            StmtKind::MirroringDelete { session } => {
-                Op::MirroringDelete { session: u32_of(&mut self.rep, *session, "session id")? }
-            }
-            StmtKind::MirroringGet { session } => {
-                Op::MirroringGet { session: u32_of(&mut self.rep, *session, "session id")? }
-            }
-            StmtKind::McMgrpCreate { mgrp } => {
-                Op::McMgrpCreate { mgrp: u32_of(&mut self.rep, *mgrp, "multicast group")? }
-            }
+            StmtKind::MirroringDelete { session } => Op::MirroringDelete {
+                session: u32_of(&mut self.rep, *session, "session id")?,
+            },
+            StmtKind::MirroringGet { session } => Op::MirroringGet {
+                session: u32_of(&mut self.rep, *session, "session id")?,
+            },
+            StmtKind::McMgrpCreate { mgrp } => Op::McMgrpCreate {
+                mgrp: u32_of(&mut self.rep, *mgrp, "multicast group")?,
+            },
             StmtKind::McNodeCreate { rid, ports } => {
                 // Count the node even if its operands are bad, so later
                 // handles keep their numbers.
                 self.mc_nodes += 1;
                 let rid = u32_of(&mut self.rep, *rid, "replication id");
                 let ports = self.ports(ports);
-                Op::McNodeCreate { rid: rid?, ports: ports? }
+                Op::McNodeCreate {
+                    rid: rid?,
+                    ports: ports?,
+                }
             }
             StmtKind::McNodeUpdate { node, ports } => {
                 let node = self.node(*node);
                 let ports = self.ports(ports);
-                Op::McNodeUpdate { node: node?, ports: ports? }
+                Op::McNodeUpdate {
+                    node: node?,
+                    ports: ports?,
+                }
             }
             StmtKind::McNodeAssociate { mgrp, node } => {
                 let mgrp = u32_of(&mut self.rep, *mgrp, "multicast group");
                 let node = self.node(*node);
-                Op::McNodeAssociate { mgrp: mgrp?, node: node? }
+                Op::McNodeAssociate {
+                    mgrp: mgrp?,
+                    node: node?,
+                }
             }
             StmtKind::CounterRead { name, index } => {
                 let (name, index) = self.extern_cell("counter", name, Some(*index))?;
                 Op::CounterRead { name, index }
             }
-            StmtKind::CounterWrite { name, index, packets, bytes } => {
+            StmtKind::CounterWrite {
+                name,
+                index,
+                packets,
+                bytes,
+            } => {
                 let (name, index) = self.extern_cell("counter", name, Some(*index))?;
-                Op::CounterWrite { name, index, packets: packets.value, bytes: bytes.value }
+                Op::CounterWrite {
+                    name,
+                    index,
+                    packets: packets.value,
+                    bytes: bytes.value,
+                }
             }
             StmtKind::RegisterRead { name, index } => {
                 let (name, index) = self.extern_cell("register", name, Some(*index))?;
@@ -582,28 +673,47 @@ impl<'a> Cx<'a> {
             }
             StmtKind::RegisterWrite { name, index, value } => {
                 let (rname, index) = self.extern_cell("register", name, Some(*index))?;
-                let width = self.schema.registers.iter().find(|r| r.name == rname).map_or(0, |r| r.width);
+                let width = self
+                    .schema
+                    .registers
+                    .iter()
+                    .find(|r| r.name == rname)
+                    .map_or(0, |r| r.width);
                 let what = format!("{width}-bit cell of register `{rname}`");
                 match value::encode_plain(value, width, &what) {
-                    Ok(v) => Op::RegisterWrite { name: rname, index, value: v },
+                    Ok(v) => Op::RegisterWrite {
+                        name: rname,
+                        index,
+                        value: v,
+                    },
                     Err(e) => {
                         self.encode_err(value.span, e);
                         return None;
                     }
                 }
             }
-            StmtKind::RegisterReset { name } => Op::RegisterReset { name: self.extern_cell("register", name, None)?.0 },
+            StmtKind::RegisterReset { name } => Op::RegisterReset {
+                name: self.extern_cell("register", name, None)?.0,
+            },
             StmtKind::MeterGetRates { name, index } => {
                 let (name, index) = self.extern_cell("meter", name, Some(*index))?;
                 Op::MeterGetRates { name, index }
             }
             StmtKind::MeterSetRates { name, index, rates } => {
                 let (name, index) = self.extern_cell("meter", name, Some(*index))?;
-                Op::MeterSetRates { name, cells: MeterCells::Index(index), rates: meter_rates(rates) }
+                Op::MeterSetRates {
+                    name,
+                    cells: MeterCells::Index(index),
+                    rates: meter_rates(rates),
+                }
             }
             StmtKind::MeterArraySetRates { name, rates } => {
                 let (name, _) = self.extern_cell("meter", name, None)?;
-                Op::MeterSetRates { name, cells: MeterCells::All, rates: meter_rates(rates) }
+                Op::MeterSetRates {
+                    name,
+                    cells: MeterCells::All,
+                    rates: meter_rates(rates),
+                }
             }
             StmtKind::AdvanceTime { ns } => Op::AdvanceTime { ns: *ns },
             StmtKind::ActProfCreateMember { .. }
@@ -616,12 +726,21 @@ impl<'a> Cx<'a> {
 }
 
 fn meter_rates(rates: &[ast::RateBurst]) -> Vec<MeterRate> {
-    rates.iter().map(|r| MeterRate { rate_per_us: r.rate, burst: r.burst }).collect()
+    rates
+        .iter()
+        .map(|r| MeterRate {
+            rate_per_us: r.rate,
+            burst: r.burst,
+        })
+        .collect()
 }
 
 fn key_value_span(v: &KeyValue) -> Span {
     match v {
-        KeyValue::Num { num, prefix_len: Some(l) } => num.span.to(l.span),
+        KeyValue::Num {
+            num,
+            prefix_len: Some(l),
+        } => num.span.to(l.span),
         KeyValue::Num { num, prefix_len: None } => num.span,
         KeyValue::Range { lo, hi } => lo.span.to(hi.span),
         KeyValue::Wildcard(s) => *s,
@@ -631,7 +750,13 @@ fn key_value_span(v: &KeyValue) -> Span {
 /// Resolve and encode every statement of `script` against `schema`.
 /// Reports every error found.
 pub fn compile(script: &Script, schema: &ProgramSchema) -> Result<Plan, Diagnostics> {
-    let mut cx = Cx { schema, rep: Reporter::new(&script.file, &script.lines), labels: HashMap::new(), mc_nodes: 0, ap_handles: HashMap::new() };
+    let mut cx = Cx {
+        schema,
+        rep: Reporter::new(&script.file, &script.lines),
+        labels: HashMap::new(),
+        mc_nodes: 0,
+        ap_handles: HashMap::new(),
+    };
     let mut steps = Vec::new();
     let mut expectations: BTreeMap<Port, Vec<Expectation>> = BTreeMap::new();
     let mut mentioned_ports = BTreeSet::new();
@@ -642,20 +767,33 @@ pub fn compile(script: &Script, schema: &ProgramSchema) -> Result<Plan, Diagnost
             }
             StmtKind::Expect { port, pattern } => {
                 mentioned_ports.insert(port.value as u32);
-                expectations
-                    .entry(port.value as u32)
-                    .or_default()
-                    .push(Expectation { line: stmt.line, pattern: pattern.clone() });
+                expectations.entry(port.value as u32).or_default().push(Expectation {
+                    line: stmt.line,
+                    pattern: pattern.clone(),
+                });
             }
             _ => {}
         }
         if let Some(op) = cx.stmt(stmt.line, &stmt.kind) {
-            let text = script.lines.get(stmt.line as usize - 1).map(|l| l.trim().to_string()).unwrap_or_default();
-            steps.push(PlanStep { line: stmt.line, text, op });
+            let text = script
+                .lines
+                .get(stmt.line as usize - 1)
+                .map(|l| l.trim().to_string())
+                .unwrap_or_default();
+            steps.push(PlanStep {
+                line: stmt.line,
+                text,
+                op,
+            });
         }
     }
     if cx.rep.has_errors() {
         return Err(Diagnostics(cx.rep.diags));
     }
-    Ok(Plan { file: script.file.clone(), steps, expectations, mentioned_ports })
+    Ok(Plan {
+        file: script.file.clone(),
+        steps,
+        expectations,
+        mentioned_ports,
+    })
 }

@@ -14,8 +14,11 @@ use crate::value;
 impl<'a> Cx<'a> {
     fn profile(&mut self, name: &Name) -> Option<&'a ActionProfileSchema> {
         let schema = self.schema;
-        match resolve::resolve_exact(schema.action_profiles.iter().map(|p| p.name.as_str()), &name.text, "action profile")
-        {
+        match resolve::resolve_exact(
+            schema.action_profiles.iter().map(|p| p.name.as_str()),
+            &name.text,
+            "action profile",
+        ) {
             Ok(i) => Some(&schema.action_profiles[i]),
             Err(e) => {
                 self.resolve_err(name.span, e);
@@ -33,8 +36,13 @@ impl<'a> Cx<'a> {
             (members, "member", "act_prof_create_member")
         };
         if h.value >= u64::from(n) {
-            let mut d = self.rep.make(h.span, format!("{what} handle {} of `{profile}` has not been created yet", h.value));
-            d.note = Some(format!("handles are numbered 0, 1, 2, ... per profile in `{stmt}` order; {n} created so far"));
+            let mut d = self.rep.make(
+                h.span,
+                format!("{what} handle {} of `{profile}` has not been created yet", h.value),
+            );
+            d.note = Some(format!(
+                "handles are numbered 0, 1, 2, ... per profile in `{stmt}` order; {n} created so far"
+            ));
             self.rep.push(d);
             return None;
         }
@@ -50,12 +58,17 @@ impl<'a> Cx<'a> {
                 let member = c.0;
                 c.0 += 1;
                 let Some(tname) = p.tables.first() else {
-                    self.rep.error(profile.span, format!("action profile `{}` implements no table", p.name));
+                    self.rep
+                        .error(profile.span, format!("action profile `{}` implements no table", p.name));
                     return None;
                 };
                 let table = self.schema.tables.iter().find(|t| &t.name == tname)?;
                 let action = self.action(table, action, false)?;
-                Some(Op::ActProfCreateMember { profile: p.name.clone(), member, action })
+                Some(Op::ActProfCreateMember {
+                    profile: p.name.clone(),
+                    member,
+                    action,
+                })
             }
             StmtKind::ActProfCreateGroup { profile } => {
                 let p = self.profile(profile)?;
@@ -63,28 +76,58 @@ impl<'a> Cx<'a> {
                 let group = c.1;
                 c.1 += 1;
                 if !p.selector {
-                    self.rep.error(profile.span, format!("`{}` is an action profile without a selector: it has no groups", p.name));
+                    self.rep.error(
+                        profile.span,
+                        format!("`{}` is an action profile without a selector: it has no groups", p.name),
+                    );
                     return None;
                 }
-                Some(Op::ActProfCreateGroup { profile: p.name.clone(), group })
+                Some(Op::ActProfCreateGroup {
+                    profile: p.name.clone(),
+                    group,
+                })
             }
             StmtKind::ActProfAddMemberToGroup { profile, member, group } => {
                 let p = self.profile(profile)?;
                 let m = self.ap_handle(&p.name, *member, false);
                 let g = self.ap_handle(&p.name, *group, true);
-                Some(Op::ActProfAddMemberToGroup { profile: p.name.clone(), member: m?, group: g? })
+                Some(Op::ActProfAddMemberToGroup {
+                    profile: p.name.clone(),
+                    member: m?,
+                    group: g?,
+                })
             }
-            StmtKind::AddIndirect { table: table_name, priority, keys, group, handle } => {
+            StmtKind::AddIndirect {
+                table: table_name,
+                priority,
+                keys,
+                group,
+                handle,
+            } => {
                 let table = self.table(table_name)?;
-                let Some(p) = self.schema.action_profiles.iter().find(|p| p.tables.contains(&table.name)) else {
+                let Some(p) = self
+                    .schema
+                    .action_profiles
+                    .iter()
+                    .find(|p| p.tables.contains(&table.name))
+                else {
                     self.rep.error(
                         table_name.span,
-                        format!("table `{}` is not implemented by an action profile; use `add`", table.name),
+                        format!(
+                            "table `{}` is not implemented by an action profile; use `add`",
+                            table.name
+                        ),
                     );
                     return None;
                 };
                 if *group && !p.selector {
-                    self.rep.error(table_name.span, format!("table `{}` has an action profile without a selector: it has no groups", table.name));
+                    self.rep.error(
+                        table_name.span,
+                        format!(
+                            "table `{}` has an action profile without a selector: it has no groups",
+                            table.name
+                        ),
+                    );
                     return None;
                 }
                 let mut ok = true;
@@ -93,7 +136,10 @@ impl<'a> Cx<'a> {
                     (None, true) => {
                         self.rep.error(
                             table_name.span,
-                            format!("table `{}` needs a priority (it has a ternary, range or optional key)", table.name),
+                            format!(
+                                "table `{}` needs a priority (it has a ternary, range or optional key)",
+                                table.name
+                            ),
                         );
                         ok = false;
                         None
@@ -111,7 +157,10 @@ impl<'a> Cx<'a> {
                         }
                     };
                     if matches[ki].is_some() {
-                        self.rep.error(k.name.span, format!("key field `{}` is given twice", table.keys[ki].name));
+                        self.rep.error(
+                            k.name.span,
+                            format!("key field `{}` is given twice", table.keys[ki].name),
+                        );
                         ok = false;
                         continue;
                     }
@@ -131,9 +180,18 @@ impl<'a> Cx<'a> {
                     .keys
                     .iter()
                     .zip(matches)
-                    .map(|(k, m)| KeyFieldMatch { field: k.name.clone(), m: m.unwrap_or_else(|| value::default_match(k)) })
+                    .map(|(k, m)| KeyFieldMatch {
+                        field: k.name.clone(),
+                        m: m.unwrap_or_else(|| value::default_match(k)),
+                    })
                     .collect();
-                Some(Op::AddIndirect { table: table.name.clone(), matches, priority: prio, group: *group, id: id? })
+                Some(Op::AddIndirect {
+                    table: table.name.clone(),
+                    matches,
+                    priority: prio,
+                    group: *group,
+                    id: id?,
+                })
             }
             _ => None,
         }
@@ -143,17 +201,27 @@ impl<'a> Cx<'a> {
 #[cfg(test)]
 mod tests {
     use crate::compile::Op;
+    use crate::load;
     use crate::schema::*;
     use crate::target::{ActionCall, FieldMatch, KeyFieldMatch};
-    use crate::load;
 
     fn schema() -> ProgramSchema {
         let tbl = |name: &str| TableSchema {
             name: name.into(),
-            keys: vec![KeyFieldSchema { name: "hdr.k".into(), match_kind: MatchKind::Exact, width: 8 }],
+            keys: vec![KeyFieldSchema {
+                name: "hdr.k".into(),
+                match_kind: MatchKind::Exact,
+                width: 8,
+            }],
             actions: vec![
-                ActionRefSchema { name: "ingress.set".into(), scope: ActionScope::TableAndDefault },
-                ActionRefSchema { name: "NoAction".into(), scope: ActionScope::DefaultOnly },
+                ActionRefSchema {
+                    name: "ingress.set".into(),
+                    scope: ActionScope::TableAndDefault,
+                },
+                ActionRefSchema {
+                    name: "NoAction".into(),
+                    scope: ActionScope::DefaultOnly,
+                },
             ],
             const_default_action: false,
             const_entries: false,
@@ -162,12 +230,29 @@ mod tests {
         ProgramSchema {
             tables: vec![tbl("ingress.tp"), tbl("ingress.ts"), tbl("ingress.plain")],
             actions: vec![
-                ActionSchema { name: "ingress.set".into(), params: vec![ParamSchema { name: "port".into(), width: 9 }] },
-                ActionSchema { name: "NoAction".into(), params: vec![] },
+                ActionSchema {
+                    name: "ingress.set".into(),
+                    params: vec![ParamSchema {
+                        name: "port".into(),
+                        width: 9,
+                    }],
+                },
+                ActionSchema {
+                    name: "NoAction".into(),
+                    params: vec![],
+                },
             ],
             action_profiles: vec![
-                ActionProfileSchema { name: "ingress.tp".into(), tables: vec!["ingress.tp".into()], selector: false },
-                ActionProfileSchema { name: "ingress.ts".into(), tables: vec!["ingress.ts".into()], selector: true },
+                ActionProfileSchema {
+                    name: "ingress.tp".into(),
+                    tables: vec!["ingress.tp".into()],
+                    selector: false,
+                },
+                ActionProfileSchema {
+                    name: "ingress.ts".into(),
+                    tables: vec!["ingress.ts".into()],
+                    selector: true,
+                },
             ],
             ..Default::default()
         }
@@ -196,17 +281,86 @@ mod tests {
         )
         .unwrap_or_else(|d| panic!("{d}"));
         let ops: Vec<Op> = p.steps.into_iter().map(|s| s.op).collect();
-        let set = |v: u8| ActionCall { name: "ingress.set".into(), args: vec![vec![0, v]] };
-        assert_eq!(ops[0], Op::ActProfCreateMember { profile: "ingress.ts".into(), member: 0, action: set(1) });
-        assert_eq!(ops[1], Op::ActProfCreateMember { profile: "ingress.ts".into(), member: 1, action: set(2) });
-        assert_eq!(ops[2], Op::ActProfCreateGroup { profile: "ingress.ts".into(), group: 0 });
-        assert_eq!(ops[3], Op::ActProfAddMemberToGroup { profile: "ingress.ts".into(), member: 1, group: 0 });
-        let k = |v: u8| vec![KeyFieldMatch { field: "hdr.k".into(), m: FieldMatch::Exact(vec![v]) }];
-        assert_eq!(ops[4], Op::AddIndirect { table: "ingress.ts".into(), matches: k(5), priority: None, group: true, id: 0 });
-        assert_eq!(ops[5], Op::AddIndirect { table: "ingress.ts".into(), matches: k(6), priority: None, group: false, id: 1 });
+        let set = |v: u8| ActionCall {
+            name: "ingress.set".into(),
+            args: vec![vec![0, v]],
+        };
+        assert_eq!(
+            ops[0],
+            Op::ActProfCreateMember {
+                profile: "ingress.ts".into(),
+                member: 0,
+                action: set(1)
+            }
+        );
+        assert_eq!(
+            ops[1],
+            Op::ActProfCreateMember {
+                profile: "ingress.ts".into(),
+                member: 1,
+                action: set(2)
+            }
+        );
+        assert_eq!(
+            ops[2],
+            Op::ActProfCreateGroup {
+                profile: "ingress.ts".into(),
+                group: 0
+            }
+        );
+        assert_eq!(
+            ops[3],
+            Op::ActProfAddMemberToGroup {
+                profile: "ingress.ts".into(),
+                member: 1,
+                group: 0
+            }
+        );
+        let k = |v: u8| {
+            vec![KeyFieldMatch {
+                field: "hdr.k".into(),
+                m: FieldMatch::Exact(vec![v]),
+            }]
+        };
+        assert_eq!(
+            ops[4],
+            Op::AddIndirect {
+                table: "ingress.ts".into(),
+                matches: k(5),
+                priority: None,
+                group: true,
+                id: 0
+            }
+        );
+        assert_eq!(
+            ops[5],
+            Op::AddIndirect {
+                table: "ingress.ts".into(),
+                matches: k(6),
+                priority: None,
+                group: false,
+                id: 1
+            }
+        );
         // handles count per profile
-        assert_eq!(ops[6], Op::ActProfCreateMember { profile: "ingress.tp".into(), member: 0, action: set(3) });
-        assert_eq!(ops[7], Op::AddIndirect { table: "ingress.tp".into(), matches: k(7), priority: None, group: false, id: 0 });
+        assert_eq!(
+            ops[6],
+            Op::ActProfCreateMember {
+                profile: "ingress.tp".into(),
+                member: 0,
+                action: set(3)
+            }
+        );
+        assert_eq!(
+            ops[7],
+            Op::AddIndirect {
+                table: "ingress.tp".into(),
+                matches: k(7),
+                priority: None,
+                group: false,
+                id: 0
+            }
+        );
     }
 
     #[test]
@@ -218,10 +372,14 @@ mod tests {
         let e = errs("act_prof_create_member ingress.tp NoAction()");
         assert!(e[0].contains("defaultonly") || e[0].contains("default"), "{e:?}");
         let e = errs("act_prof_create_group ingress.ts\nact_prof_add_member_to_group ingress.ts 0 0");
-        assert!(e[0].contains("member handle 0 of `ingress.ts` has not been created yet"), "{e:?}");
+        assert!(
+            e[0].contains("member handle 0 of `ingress.ts` has not been created yet"),
+            "{e:?}"
+        );
         let e = errs("table_indirect_add ingress.plain hdr.k:1 0");
         assert!(e[0].contains("not implemented by an action profile"), "{e:?}");
-        let e = errs("act_prof_create_member ingress.tp set(port:1)\ntable_indirect_add_with_group ingress.tp hdr.k:1 0");
+        let e =
+            errs("act_prof_create_member ingress.tp set(port:1)\ntable_indirect_add_with_group ingress.tp hdr.k:1 0");
         assert!(e[0].contains("without a selector"), "{e:?}");
         let e = errs("table_indirect_add ingress.tp hdr.k:1");
         assert!(e[0].contains("member handle"), "{e:?}");

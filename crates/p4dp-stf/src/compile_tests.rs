@@ -6,7 +6,11 @@ use crate::target::{ActionCall, FieldMatch, KeyFieldMatch, MeterCells, MeterRate
 use crate::{load, Plan};
 
 fn key(name: &str, match_kind: MatchKind, width: u32) -> KeyFieldSchema {
-    KeyFieldSchema { name: name.into(), match_kind, width }
+    KeyFieldSchema {
+        name: name.into(),
+        match_kind,
+        width,
+    }
 }
 
 fn table(name: &str, keys: Vec<KeyFieldSchema>, actions: &[&str]) -> TableSchema {
@@ -16,7 +20,10 @@ fn table(name: &str, keys: Vec<KeyFieldSchema>, actions: &[&str]) -> TableSchema
         keys,
         actions: actions
             .iter()
-            .map(|a| ActionRefSchema { name: (*a).into(), scope: ActionScope::TableAndDefault })
+            .map(|a| ActionRefSchema {
+                name: (*a).into(),
+                scope: ActionScope::TableAndDefault,
+            })
             .collect(),
         const_default_action: false,
         const_entries: false,
@@ -26,7 +33,13 @@ fn table(name: &str, keys: Vec<KeyFieldSchema>, actions: &[&str]) -> TableSchema
 fn action(name: &str, params: &[(&str, u32)]) -> ActionSchema {
     ActionSchema {
         name: name.into(),
-        params: params.iter().map(|(n, w)| ParamSchema { name: (*n).into(), width: *w }).collect(),
+        params: params
+            .iter()
+            .map(|(n, w)| ParamSchema {
+                name: (*n).into(),
+                width: *w,
+            })
+            .collect(),
     }
 }
 
@@ -36,8 +49,11 @@ pub(crate) fn schema() -> ProgramSchema {
     t2.const_default_action = true;
     let mut ce = table("ingress.ce", vec![key("meta.x", MatchKind::Exact, 8)], &["NoAction"]);
     ce.const_entries = true;
-    let mut ct =
-        table("ingress.c.t", vec![key("e", MatchKind::Exact, 8)], &["ingress.c.a", "NoAction", "ingress.only_default"]);
+    let mut ct = table(
+        "ingress.c.t",
+        vec![key("e", MatchKind::Exact, 8)],
+        &["ingress.c.a", "NoAction", "ingress.only_default"],
+    );
     ct.actions[2].scope = ActionScope::DefaultOnly;
     ProgramSchema {
         tables: vec![
@@ -54,7 +70,10 @@ pub(crate) fn schema() -> ProgramSchema {
             ct,
             table(
                 "ingress.lpm_t",
-                vec![key("hdr.ipv4.dstAddr", MatchKind::Lpm, 32), key("hdr.ipv4.$valid$", MatchKind::Exact, 1)],
+                vec![
+                    key("hdr.ipv4.dstAddr", MatchKind::Lpm, 32),
+                    key("hdr.ipv4.$valid$", MatchKind::Exact, 1),
+                ],
                 &["ingress.setb1", "NoAction"],
             ),
             table(
@@ -80,14 +99,25 @@ pub(crate) fn schema() -> ProgramSchema {
             action("ingress.only_default", &[]),
             action("NoAction", &[]),
         ],
-        counters: vec![CounterSchema { name: "ingress.cnt".into(), size: 8, unit: CounterUnit::Packets }],
+        counters: vec![CounterSchema {
+            name: "ingress.cnt".into(),
+            size: 8,
+            unit: CounterUnit::Packets,
+        }],
         direct_counters: vec![DirectCounterSchema {
             name: "ingress.dc".into(),
             table: "ingress.c.t".into(),
             unit: CounterUnit::PacketsAndBytes,
         }],
-        registers: vec![RegisterSchema { name: "ingress.regfile".into(), size: 16, width: 32 }],
-        meters: vec![MeterSchema { name: "ingress.meter0".into(), size: 4 }],
+        registers: vec![RegisterSchema {
+            name: "ingress.regfile".into(),
+            size: 16,
+            width: 32,
+        }],
+        meters: vec![MeterSchema {
+            name: "ingress.meter0".into(),
+            size: 4,
+        }],
         action_profiles: vec![],
     }
 }
@@ -115,7 +145,10 @@ fn err1(text: &str) -> String {
 }
 
 fn tern(value: &[u8], mask: &[u8]) -> FieldMatch {
-    FieldMatch::Ternary { value: value.to_vec(), mask: mask.to_vec() }
+    FieldMatch::Ternary {
+        value: value.to_vec(),
+        mask: mask.to_vec(),
+    }
 }
 
 #[test]
@@ -128,14 +161,25 @@ fn worked_example_ternary2() {
         o[0],
         Op::Add {
             table: "ingress.test1".into(),
-            matches: vec![KeyFieldMatch { field: "hdrs.data.f1".into(), m: tern(&[0, 0, 1, 1], &[0, 0, 0xff, 0xff]) }],
+            matches: vec![KeyFieldMatch {
+                field: "hdrs.data.f1".into(),
+                m: tern(&[0, 0, 1, 1], &[0, 0, 0xff, 0xff])
+            }],
             priority: Some(0),
-            action: ActionCall { name: "ingress.setb1".into(), args: vec![vec![0x7f], vec![0, 2]] },
+            action: ActionCall {
+                name: "ingress.setb1".into(),
+                args: vec![vec![0x7f], vec![0, 2]]
+            },
             label: None,
         }
     );
     match &o[1] {
-        Op::Add { priority, matches, action, .. } => {
+        Op::Add {
+            priority,
+            matches,
+            action,
+            ..
+        } => {
             assert_eq!(*priority, Some(503));
             assert_eq!(matches[0].m, tern(&[0, 0, 2, 2], &[0, 0, 0xff, 0xff]));
             assert_eq!(action.args, vec![vec![7], vec![0, 3]]);
@@ -144,8 +188,19 @@ fn worked_example_ternary2() {
     }
     match (&o[2], &o[3]) {
         (
-            Op::Add { table, matches: m1, priority: p1, action: a1, .. },
-            Op::Add { matches: m2, priority: p2, action: a2, .. },
+            Op::Add {
+                table,
+                matches: m1,
+                priority: p1,
+                action: a1,
+                ..
+            },
+            Op::Add {
+                matches: m2,
+                priority: p2,
+                action: a2,
+                ..
+            },
         ) => {
             assert_eq!(table, "ingress.ex1");
             assert_eq!(m1[0].field, "hdrs.extra[0].h");
@@ -153,7 +208,13 @@ fn worked_example_ternary2() {
             assert_eq!(m2[0].m, tern(&[0x25, 0x25], &[0xff, 0xff]));
             assert_eq!((*p1, *p2), (Some(100), Some(110)));
             assert_eq!(a1.name, "ingress.act1");
-            assert_eq!(a2, &ActionCall { name: "ingress.act2".into(), args: vec![vec![0x27]] });
+            assert_eq!(
+                a2,
+                &ActionCall {
+                    name: "ingress.act2".into(),
+                    args: vec![vec![0x27]]
+                }
+            );
         }
         o => panic!("{o:?}"),
     }
@@ -161,13 +222,26 @@ fn worked_example_ternary2() {
 
 #[test]
 fn lpm_and_validity_keys_and_defaults() {
-    let o = ops("add lpm_t hdr.ipv4.dstAddr:0x0a01**** hdr.ipv4.valid:1 setb1(port:1, val:2)\n\
+    let o = ops(
+        "add lpm_t hdr.ipv4.dstAddr:0x0a01**** hdr.ipv4.valid:1 setb1(port:1, val:2)\n\
                  add lpm_t ipv4.dstAddr:0x0a000000/8 NoAction()\n\
-                 add lpm_t valid:1 NoAction()\n");
+                 add lpm_t valid:1 NoAction()\n",
+    );
     match &o[0] {
-        Op::Add { matches, priority, action, .. } => {
+        Op::Add {
+            matches,
+            priority,
+            action,
+            ..
+        } => {
             assert_eq!(*priority, None);
-            assert_eq!(matches[0].m, FieldMatch::Lpm { value: vec![10, 1, 0, 0], prefix_len: 16 });
+            assert_eq!(
+                matches[0].m,
+                FieldMatch::Lpm {
+                    value: vec![10, 1, 0, 0],
+                    prefix_len: 16
+                }
+            );
             assert_eq!(matches[1].m, FieldMatch::Exact(vec![1]));
             // arguments are in declaration order, whatever order they were written in
             assert_eq!(action.args, vec![vec![2], vec![0, 1]]);
@@ -176,7 +250,13 @@ fn lpm_and_validity_keys_and_defaults() {
     }
     match &o[1] {
         Op::Add { matches, .. } => {
-            assert_eq!(matches[0].m, FieldMatch::Lpm { value: vec![10, 0, 0, 0], prefix_len: 8 });
+            assert_eq!(
+                matches[0].m,
+                FieldMatch::Lpm {
+                    value: vec![10, 0, 0, 0],
+                    prefix_len: 8
+                }
+            );
             // left-out exact key → 0
             assert_eq!(matches[1].m, FieldMatch::Exact(vec![0]));
         }
@@ -185,7 +265,13 @@ fn lpm_and_validity_keys_and_defaults() {
     match &o[2] {
         Op::Add { matches, .. } => {
             // left-out lpm key → 0/0
-            assert_eq!(matches[0].m, FieldMatch::Lpm { value: vec![0; 4], prefix_len: 0 });
+            assert_eq!(
+                matches[0].m,
+                FieldMatch::Lpm {
+                    value: vec![0; 4],
+                    prefix_len: 0
+                }
+            );
             assert_eq!(matches[1].m, FieldMatch::Exact(vec![1]));
         }
         o => panic!("{o:?}"),
@@ -200,12 +286,28 @@ fn lpm_and_validity_keys_and_defaults() {
 #[test]
 fn range_and_optional_extension() {
     match &ops("add rt 5 port:100..200 o:7 NoAction()\nadd rt 6 o:* NoAction()")[..] {
-        [Op::Add { matches: a, priority: pa, .. }, Op::Add { matches: b, .. }] => {
+        [Op::Add {
+            matches: a,
+            priority: pa,
+            ..
+        }, Op::Add { matches: b, .. }] => {
             assert_eq!(*pa, Some(5));
-            assert_eq!(a[0].m, FieldMatch::Range { lo: vec![0, 100], hi: vec![0, 200] });
+            assert_eq!(
+                a[0].m,
+                FieldMatch::Range {
+                    lo: vec![0, 100],
+                    hi: vec![0, 200]
+                }
+            );
             assert_eq!(a[1].m, FieldMatch::Optional(Some(vec![7])));
             assert_eq!(a[2].m, FieldMatch::Exact(vec![0]));
-            assert_eq!(b[0].m, FieldMatch::Range { lo: vec![0, 0], hi: vec![0xff, 0xff] });
+            assert_eq!(
+                b[0].m,
+                FieldMatch::Range {
+                    lo: vec![0, 0],
+                    hi: vec![0xff, 0xff]
+                }
+            );
             assert_eq!(b[1].m, FieldMatch::Optional(None));
         }
         o => panic!("{o:?}"),
@@ -219,14 +321,23 @@ fn range_and_optional_extension() {
 #[test]
 fn name_errors() {
     assert_eq!(err1("add nosuch a()"), "t.stf:1:5: error: unknown table `nosuch`");
-    assert_eq!(err1("add dup NoAction()"), "t.stf:1:5: error: table name `dup` is ambiguous");
+    assert_eq!(
+        err1("add dup NoAction()"),
+        "t.stf:1:5: error: table name `dup` is ambiguous"
+    );
     assert!(ops("add x.dup NoAction()").len() == 1);
     assert_eq!(
         err1("add c.t e:1 setb1(val:1, port:1)"),
         "t.stf:1:13: error: `setb1` is not an action of table `ingress.c.t`"
     );
-    assert_eq!(err1("add c.t f:1 NoAction()"), "t.stf:1:9: error: table `ingress.c.t` has no key field `f`");
-    assert_eq!(err1("add c.t e:1 e:2 NoAction()"), "t.stf:1:13: error: key field `e` is given twice");
+    assert_eq!(
+        err1("add c.t f:1 NoAction()"),
+        "t.stf:1:9: error: table `ingress.c.t` has no key field `f`"
+    );
+    assert_eq!(
+        err1("add c.t e:1 e:2 NoAction()"),
+        "t.stf:1:13: error: key field `e` is given twice"
+    );
     assert_eq!(
         err1("add c.t e:1 only_default()"),
         "t.stf:1:13: error: action `ingress.only_default` is `@defaultonly` in table `ingress.c.t`; it cannot be used in an entry"
@@ -236,13 +347,22 @@ fn name_errors() {
 
 #[test]
 fn argument_errors() {
-    assert_eq!(err1("add c.t e:1 c.a()"), "t.stf:1:13: error: missing argument `x` for action `ingress.c.a`");
+    assert_eq!(
+        err1("add c.t e:1 c.a()"),
+        "t.stf:1:13: error: missing argument `x` for action `ingress.c.a`"
+    );
     assert_eq!(
         err1("add lpm_t valid:1 setb1(val:1)"),
         "t.stf:1:19: error: missing argument `port` for action `ingress.setb1`"
     );
-    assert_eq!(err1("add c.t e:1 c.a(x:1, y:2)"), "t.stf:1:22: error: action `ingress.c.a` has no parameter `y`");
-    assert_eq!(err1("add c.t e:1 c.a(x:1, x:2)"), "t.stf:1:22: error: parameter `x` is given twice");
+    assert_eq!(
+        err1("add c.t e:1 c.a(x:1, y:2)"),
+        "t.stf:1:22: error: action `ingress.c.a` has no parameter `y`"
+    );
+    assert_eq!(
+        err1("add c.t e:1 c.a(x:1, x:2)"),
+        "t.stf:1:22: error: parameter `x` is given twice"
+    );
     assert_eq!(
         err1("add c.t e:1 c.a(x:0x10000)"),
         "t.stf:1:19: error: value 0x10000 does not fit in 16-bit parameter `x` of action `ingress.c.a`"
@@ -255,7 +375,10 @@ fn argument_errors() {
 
 #[test]
 fn value_errors_name_the_field() {
-    assert_eq!(err1("add c.t e:256 NoAction()"), "t.stf:1:11: error: value 256 does not fit in 8-bit exact key `e`");
+    assert_eq!(
+        err1("add c.t e:256 NoAction()"),
+        "t.stf:1:11: error: value 256 does not fit in 8-bit exact key `e`"
+    );
     assert_eq!(
         err1("add test1 1 f1:5 noop()"),
         "t.stf:1:16: error: decimal value 5 for 32-bit ternary key `hdrs.data.f1`: ternary values must be hex or binary"
@@ -318,11 +441,20 @@ fn check_counter_resolution() {
         (Op::CheckCounter { cell, checks, .. }, Op::CheckCounter { checks: c2, .. }) => {
             assert_eq!(*cell, CheckCell::Label("A".into()));
             assert_eq!(*checks, vec![(CounterUnitSel::Bytes, CmpOp::Gt, 10)]);
-            assert_eq!(*c2, vec![(CounterUnitSel::Packets, CmpOp::Eq, 0), (CounterUnitSel::Bytes, CmpOp::Eq, 0)]);
+            assert_eq!(
+                *c2,
+                vec![
+                    (CounterUnitSel::Packets, CmpOp::Eq, 0),
+                    (CounterUnitSel::Bytes, CmpOp::Eq, 0)
+                ]
+            );
         }
         o => panic!("{o:?}"),
     }
-    assert_eq!(err1("check_counter nope(1)"), "t.stf:1:15: error: unknown counter `nope`");
+    assert_eq!(
+        err1("check_counter nope(1)"),
+        "t.stf:1:15: error: unknown counter `nope`"
+    );
     assert_eq!(
         err1("check_counter cnt(8)"),
         "t.stf:1:19: error: index 8 is out of range for counter `ingress.cnt` (size 8)"
@@ -331,7 +463,10 @@ fn check_counter_resolution() {
         err1("check_counter cnt(1) bytes == 0"),
         "t.stf:1:22: error: counter `ingress.cnt` does not count bytes"
     );
-    assert_eq!(err1("check_counter dc($B)"), "t.stf:1:18: error: no entry is labelled `B` before this line");
+    assert_eq!(
+        err1("check_counter dc($B)"),
+        "t.stf:1:18: error: no entry is labelled `B` before this line"
+    );
     assert_eq!(
         err1("add lpm_t valid:1 NoAction() = L\ncheck_counter dc($L)"),
         "t.stf:2:18: error: entry `L` is in table `ingress.lpm_t`, but direct counter `ingress.dc` belongs to table `ingress.c.t`"
@@ -357,18 +492,54 @@ fn pass_through_commands() {
                  meter_set_rates ingress.meter0 1 0.5:10 1:20\nmeter_array_set_rates ingress.meter0 2:3\nmeter_get_rates ingress.meter0 3\n\
                  mc_mgrp_create 1\nmc_node_create 0 1 2\nmc_node_associate 1 0\nmc_node_update 0 3\n\
                  mirroring_add 5 4\nmirroring_add_mc 6 1\nmirroring_get 5\nmirroring_delete 5\nadvance_time 1ms\nwait\nno_packet\nremove all");
-    assert_eq!(o[0], Op::RegisterWrite { name: "ingress.regfile".into(), index: 5, value: vec![0, 0, 0, 100] });
-    assert_eq!(o[3], Op::CounterWrite { name: "ingress.cnt".into(), index: 1, packets: 2, bytes: 3 });
+    assert_eq!(
+        o[0],
+        Op::RegisterWrite {
+            name: "ingress.regfile".into(),
+            index: 5,
+            value: vec![0, 0, 0, 100]
+        }
+    );
+    assert_eq!(
+        o[3],
+        Op::CounterWrite {
+            name: "ingress.cnt".into(),
+            index: 1,
+            packets: 2,
+            bytes: 3
+        }
+    );
     assert_eq!(
         o[5],
         Op::MeterSetRates {
             name: "ingress.meter0".into(),
             cells: MeterCells::Index(1),
-            rates: vec![MeterRate { rate_per_us: 0.5, burst: 10 }, MeterRate { rate_per_us: 1.0, burst: 20 }]
+            rates: vec![
+                MeterRate {
+                    rate_per_us: 0.5,
+                    burst: 10
+                },
+                MeterRate {
+                    rate_per_us: 1.0,
+                    burst: 20
+                }
+            ]
         }
     );
-    assert!(matches!(&o[6], Op::MeterSetRates { cells: MeterCells::All, .. }));
-    assert_eq!(o[9], Op::McNodeCreate { rid: 0, ports: vec![1, 2] });
+    assert!(matches!(
+        &o[6],
+        Op::MeterSetRates {
+            cells: MeterCells::All,
+            ..
+        }
+    ));
+    assert_eq!(
+        o[9],
+        Op::McNodeCreate {
+            rid: 0,
+            ports: vec![1, 2]
+        }
+    );
     assert_eq!(o[16], Op::AdvanceTime { ns: 1_000_000 });
     assert_eq!(o[19], Op::RemoveAll);
     assert_eq!(o.len(), 20);
@@ -395,7 +566,10 @@ fn pass_through_errors() {
         err1("meter_get_rates ingress.meter0 4"),
         "t.stf:1:32: error: index 4 is out of range for meter `ingress.meter0` (size 4)"
     );
-    assert_eq!(err1("mc_node_associate 1 0"), "t.stf:1:21: error: node handle 0 has not been created yet");
+    assert_eq!(
+        err1("mc_node_associate 1 0"),
+        "t.stf:1:21: error: node handle 0 has not been created yet"
+    );
     assert_eq!(
         err1("mc_node_create 1 2\nmc_node_update 1 3"),
         "t.stf:2:16: error: node handle 1 has not been created yet"

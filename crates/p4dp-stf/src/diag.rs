@@ -34,7 +34,11 @@ impl Span {
         }
         let lo = self.col.min(other.col);
         let hi = (self.col + self.len).max(other.col + other.len);
-        Span { line: self.line, col: lo, len: hi - lo }
+        Span {
+            line: self.line,
+            col: lo,
+            len: hi - lo,
+        }
     }
 }
 
@@ -67,7 +71,10 @@ impl Diagnostic {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        format!("{}:{}:{}: {}: {}", self.file, self.span.line, self.span.col, sev, self.message)
+        format!(
+            "{}:{}:{}: {}: {}",
+            self.file, self.span.line, self.span.col, sev, self.message
+        )
     }
 }
 
@@ -77,7 +84,11 @@ impl fmt::Display for Diagnostic {
         let num = self.span.line.to_string();
         let pad = " ".repeat(num.len());
         // Tabs are shown as one space so that the caret column stays right.
-        let shown: String = self.source_line.chars().map(|c| if c == '\t' { ' ' } else { c }).collect();
+        let shown: String = self
+            .source_line
+            .chars()
+            .map(|c| if c == '\t' { ' ' } else { c })
+            .collect();
         writeln!(f, " {num} | {shown}")?;
         let col = self.span.col.max(1) as usize - 1;
         let len = self.span.len.max(1) as usize;
@@ -119,11 +130,19 @@ pub(crate) struct Reporter<'a> {
 
 impl<'a> Reporter<'a> {
     pub fn new(file: &'a str, lines: &'a [String]) -> Reporter<'a> {
-        Reporter { file, lines, diags: Vec::new() }
+        Reporter {
+            file,
+            lines,
+            diags: Vec::new(),
+        }
     }
 
     pub fn make(&self, span: Span, message: impl Into<String>) -> Diagnostic {
-        let source_line = self.lines.get((span.line as usize).wrapping_sub(1)).cloned().unwrap_or_default();
+        let source_line = self
+            .lines
+            .get((span.line as usize).wrapping_sub(1))
+            .cloned()
+            .unwrap_or_default();
         Diagnostic {
             severity: Severity::Error,
             file: self.file.to_string(),

@@ -148,7 +148,10 @@ pub fn lex_line(line: u32, chars: &[char], start: usize) -> Result<Vec<Token>, L
                 i += 1;
             }
             let text: String = chars[lo..i].iter().collect();
-            out.push(Token { tok: Tok::Ident { text, quoted: false }, span: span(lo, i) });
+            out.push(Token {
+                tok: Tok::Ident { text, quoted: false },
+                span: span(lo, i),
+            });
             continue;
         }
         if c == '"' {
@@ -157,14 +160,23 @@ pub fn lex_line(line: u32, chars: &[char], start: usize) -> Result<Vec<Token>, L
                 i += 1;
             }
             if i >= chars.len() {
-                return Err(LexError { span: span(lo, i), message: "unterminated quoted identifier".into() });
+                return Err(LexError {
+                    span: span(lo, i),
+                    message: "unterminated quoted identifier".into(),
+                });
             }
             let text: String = chars[lo + 1..i].iter().collect();
             i += 1;
             if text.is_empty() {
-                return Err(LexError { span: span(lo, i), message: "empty quoted identifier".into() });
+                return Err(LexError {
+                    span: span(lo, i),
+                    message: "empty quoted identifier".into(),
+                });
             }
-            out.push(Token { tok: Tok::Ident { text, quoted: true }, span: span(lo, i) });
+            out.push(Token {
+                tok: Tok::Ident { text, quoted: true },
+                span: span(lo, i),
+            });
             continue;
         }
         if c.is_ascii_digit() {
@@ -182,8 +194,15 @@ pub fn lex_line(line: u32, chars: &[char], start: usize) -> Result<Vec<Token>, L
                 i += 1;
             }
             if i == dstart {
-                let what = if radix == Radix::Hex { "hex digits after `0x`" } else { "binary digits after `0b`" };
-                return Err(LexError { span: span(lo, i), message: format!("expected {what}") });
+                let what = if radix == Radix::Hex {
+                    "hex digits after `0x`"
+                } else {
+                    "binary digits after `0b`"
+                };
+                return Err(LexError {
+                    span: span(lo, i),
+                    message: format!("expected {what}"),
+                });
             }
             // A digit or letter glued to the literal is a malformed number
             // (`0x12g`, `0b102`), except a unit suffix after a decimal number
@@ -208,11 +227,21 @@ pub fn lex_line(line: u32, chars: &[char], start: usize) -> Result<Vec<Token>, L
                     i += 1;
                 }
                 let text: String = chars[lo..i].iter().collect();
-                out.push(Token { tok: Tok::Float(text), span: span(lo, i) });
+                out.push(Token {
+                    tok: Tok::Float(text),
+                    span: span(lo, i),
+                });
                 continue;
             }
-            let num = Num { radix, digits, span: span(lo, i) };
-            out.push(Token { tok: Tok::Num(num), span: span(lo, i) });
+            let num = Num {
+                radix,
+                digits,
+                span: span(lo, i),
+            };
+            out.push(Token {
+                tok: Tok::Num(num),
+                span: span(lo, i),
+            });
             continue;
         }
         let two = chars.get(i + 1).copied();
@@ -235,7 +264,10 @@ pub fn lex_line(line: u32, chars: &[char], start: usize) -> Result<Vec<Token>, L
             ('>', Some('=')) => (Tok::Ge, 2),
             ('>', _) => (Tok::Gt, 1),
             _ => {
-                return Err(LexError { span: span(lo, lo + 1), message: format!("unexpected character `{c}`") });
+                return Err(LexError {
+                    span: span(lo, lo + 1),
+                    message: format!("unexpected character `{c}`"),
+                });
             }
         };
         i += n;
@@ -254,11 +286,18 @@ mod tests {
     }
 
     fn ident(s: &str) -> Tok {
-        Tok::Ident { text: s.into(), quoted: false }
+        Tok::Ident {
+            text: s.into(),
+            quoted: false,
+        }
     }
 
     fn num(radix: Radix, d: &str, col: u32) -> Tok {
-        Tok::Num(Num { radix, digits: d.into(), span: Span::new(1, col, 0) })
+        Tok::Num(Num {
+            radix,
+            digits: d.into(),
+            span: Span::new(1, col, 0),
+        })
     }
 
     #[test]
@@ -266,7 +305,13 @@ mod tests {
         let t = lex("$valid$ extra$0 \"a.b c\"").unwrap();
         assert_eq!(t[0], ident("$valid$"));
         assert_eq!(t[1], ident("extra$0"));
-        assert_eq!(t[2], Tok::Ident { text: "a.b c".into(), quoted: true });
+        assert_eq!(
+            t[2],
+            Tok::Ident {
+                text: "a.b c".into(),
+                quoted: true
+            }
+        );
     }
 
     #[test]
@@ -291,7 +336,14 @@ mod tests {
         let t = lex("a[1].b:0x1/8 == != <= >= < > = , ( ) # comment ( ").unwrap();
         assert_eq!(t.len(), 20);
         assert_eq!(t[1], Tok::LBracket);
-        assert_eq!(t[9], Tok::Num(Num { radix: Radix::Dec, digits: "8".into(), span: Span::new(1, 12, 1) }));
+        assert_eq!(
+            t[9],
+            Tok::Num(Num {
+                radix: Radix::Dec,
+                digits: "8".into(),
+                span: Span::new(1, 12, 1)
+            })
+        );
         assert_eq!(t[10], Tok::EqEq);
         assert_eq!(t[19], Tok::RParen);
     }

@@ -51,7 +51,10 @@ const KEYWORDS: &[&str] = &[
 ///
 /// Returns every parse error (one per bad line at most) if there is any.
 pub fn parse(file: &str, text: &str) -> Result<Script, Diagnostics> {
-    let lines: Vec<String> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l).to_string()).collect();
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
+        .collect();
     let mut rep = Reporter::new(file, &lines);
     let mut stmts = Vec::new();
     for (idx, line) in lines.iter().enumerate() {
@@ -70,7 +73,11 @@ pub fn parse(file: &str, text: &str) -> Result<Script, Diagnostics> {
     if rep.has_errors() {
         return Err(Diagnostics(rep.diags));
     }
-    Ok(Script { file: file.to_string(), lines, stmts })
+    Ok(Script {
+        file: file.to_string(),
+        lines,
+        stmts,
+    })
 }
 
 /// A parse error on one line.
@@ -82,7 +89,11 @@ struct PErr {
 }
 
 fn perr(span: Span, message: impl Into<String>) -> PErr {
-    PErr { span, message: message.into(), note: None }
+    PErr {
+        span,
+        message: message.into(),
+        note: None,
+    }
 }
 
 fn parse_line(line: u32, chars: &[char]) -> Result<Option<Stmt>, PErr> {
@@ -117,7 +128,12 @@ fn parse_line(line: u32, chars: &[char]) -> Result<Option<Stmt>, PErr> {
             }
             let toks = lex_line(line, chars, i).map_err(|e| perr(e.span, e.message))?;
             let eol = Span::new(line, chars.len() as u32 + 1, 1);
-            let mut p = P { toks: &toks, pos: 0, eol, kw: &kw };
+            let mut p = P {
+                toks: &toks,
+                pos: 0,
+                eol,
+                kw: &kw,
+            };
             let kind = p.statement(span)?;
             p.end()?;
             kind
@@ -142,10 +158,21 @@ fn port_word(line: u32, chars: &[char], mut i: usize, kw: Span, kw_text: &str) -
     }
     let word: String = chars[lo..i].iter().collect();
     if !word.chars().all(|c| c.is_ascii_digit()) {
-        return Err(perr(span, format!("expected a decimal port number after `{kw_text}`, found `{word}`")));
+        return Err(perr(
+            span,
+            format!("expected a decimal port number after `{kw_text}`, found `{word}`"),
+        ));
     }
-    let value: u32 = word.parse().map_err(|_| perr(span, format!("port number `{word}` is too large")))?;
-    Ok((Int { value: u64::from(value), span }, i))
+    let value: u32 = word
+        .parse()
+        .map_err(|_| perr(span, format!("port number `{word}` is too large")))?;
+    Ok((
+        Int {
+            value: u64::from(value),
+            span,
+        },
+        i,
+    ))
 }
 
 fn data_char_error(line: u32, chars: &[char], i: usize, kw: &str) -> PErr {
@@ -192,7 +219,10 @@ fn parse_packet(line: u32, chars: &[char], i: usize, kw: Span) -> Result<StmtKin
     if nibbles.len() % 2 != 0 {
         return Err(perr(
             data_span,
-            format!("packet data has an odd number of hex digits ({}); a packet is whole bytes", nibbles.len()),
+            format!(
+                "packet data has an odd number of hex digits ({}); a packet is whole bytes",
+                nibbles.len()
+            ),
         ));
     }
     let data = nibbles.chunks(2).map(|p| (p[0] << 4) | p[1]).collect();
@@ -212,7 +242,10 @@ fn parse_expect(line: u32, chars: &[char], i: usize, kw: Span) -> Result<StmtKin
             continue;
         }
         if let Some(d) = dollar {
-            let mut e = perr(Span::new(line, d as u32 + 1, 1), "`$` must be the last character of an expect pattern");
+            let mut e = perr(
+                Span::new(line, d as u32 + 1, 1),
+                "`$` must be the last character of an expect pattern",
+            );
             if c == '#' {
                 e = data_char_error(line, chars, i, "expect");
             }
@@ -246,7 +279,13 @@ fn parse_expect(line: u32, chars: &[char], i: usize, kw: Span) -> Result<StmtKin
             ));
         }
     }
-    Ok(StmtKind::Expect { port, pattern: Some(Pattern { nibbles, exact_len: dollar.is_some() }) })
+    Ok(StmtKind::Expect {
+        port,
+        pattern: Some(Pattern {
+            nibbles,
+            exact_len: dollar.is_some(),
+        }),
+    })
 }
 
 /// Token cursor for one line.
@@ -303,15 +342,23 @@ impl<'a> P<'a> {
     fn end(&self) -> Result<(), PErr> {
         match self.peek() {
             None => Ok(()),
-            Some(t) => {
-                Err(perr(t.span, format!("unexpected {} at the end of the `{}` statement", t.tok.describe(), self.kw)))
-            }
+            Some(t) => Err(perr(
+                t.span,
+                format!(
+                    "unexpected {} at the end of the `{}` statement",
+                    t.tok.describe(),
+                    self.kw
+                ),
+            )),
         }
     }
 
     fn ident(&mut self, what: &str) -> Result<(String, Span), PErr> {
         match self.peek() {
-            Some(Token { tok: Tok::Ident { text, .. }, span }) => {
+            Some(Token {
+                tok: Tok::Ident { text, .. },
+                span,
+            }) => {
                 self.pos += 1;
                 Ok((text.clone(), *span))
             }
@@ -392,13 +439,23 @@ impl<'a> P<'a> {
             "check_counter" => self.check_counter()?,
             "wait" => StmtKind::Wait,
             "no_packet" => StmtKind::NoPacket,
-            "mirroring_add" => StmtKind::MirroringAdd { session: self.int("a session id")?, port: self.int("a port")? },
-            "mirroring_add_mc" => {
-                StmtKind::MirroringAddMc { session: self.int("a session id")?, mgrp: self.int("a multicast group")? }
-            }
-            "mirroring_delete" => StmtKind::MirroringDelete { session: self.int("a session id")? },
-            "mirroring_get" => StmtKind::MirroringGet { session: self.int("a session id")? },
-            "mc_mgrp_create" => StmtKind::McMgrpCreate { mgrp: self.int("a multicast group")? },
+            "mirroring_add" => StmtKind::MirroringAdd {
+                session: self.int("a session id")?,
+                port: self.int("a port")?,
+            },
+            "mirroring_add_mc" => StmtKind::MirroringAddMc {
+                session: self.int("a session id")?,
+                mgrp: self.int("a multicast group")?,
+            },
+            "mirroring_delete" => StmtKind::MirroringDelete {
+                session: self.int("a session id")?,
+            },
+            "mirroring_get" => StmtKind::MirroringGet {
+                session: self.int("a session id")?,
+            },
+            "mc_mgrp_create" => StmtKind::McMgrpCreate {
+                mgrp: self.int("a multicast group")?,
+            },
             "mc_node_create" => {
                 let rid = self.int("a replication id")?;
                 let ports = self.int_list("a port")?;
@@ -409,21 +466,24 @@ impl<'a> P<'a> {
                 let ports = self.int_list("a port")?;
                 StmtKind::McNodeUpdate { node, ports }
             }
-            "mc_node_associate" => {
-                StmtKind::McNodeAssociate { mgrp: self.int("a multicast group")?, node: self.int("a node handle")? }
-            }
-            "counter_read" => {
-                StmtKind::CounterRead { name: self.name("a counter name")?, index: self.int("an index")? }
-            }
+            "mc_node_associate" => StmtKind::McNodeAssociate {
+                mgrp: self.int("a multicast group")?,
+                node: self.int("a node handle")?,
+            },
+            "counter_read" => StmtKind::CounterRead {
+                name: self.name("a counter name")?,
+                index: self.int("an index")?,
+            },
             "counter_write" => StmtKind::CounterWrite {
                 name: self.name("a counter name")?,
                 index: self.int("an index")?,
                 packets: self.int("a packet count")?,
                 bytes: self.int("a byte count")?,
             },
-            "register_read" => {
-                StmtKind::RegisterRead { name: self.name("a register name")?, index: self.int("an index")? }
-            }
+            "register_read" => StmtKind::RegisterRead {
+                name: self.name("a register name")?,
+                index: self.int("an index")?,
+            },
             "register_write" => {
                 let name = self.name("a register name")?;
                 let index = self.int("an index")?;
@@ -433,10 +493,13 @@ impl<'a> P<'a> {
                 }
                 StmtKind::RegisterWrite { name, index, value }
             }
-            "register_reset" => StmtKind::RegisterReset { name: self.name("a register name")? },
-            "meter_get_rates" => {
-                StmtKind::MeterGetRates { name: self.name("a meter name")?, index: self.int("an index")? }
-            }
+            "register_reset" => StmtKind::RegisterReset {
+                name: self.name("a register name")?,
+            },
+            "meter_get_rates" => StmtKind::MeterGetRates {
+                name: self.name("a meter name")?,
+                index: self.int("an index")?,
+            },
             "meter_set_rates" => {
                 let name = self.name("a meter name")?;
                 let index = self.int("an index")?;
@@ -453,7 +516,9 @@ impl<'a> P<'a> {
                 profile: self.name("an action profile name")?,
                 action: self.action_call()?,
             },
-            "act_prof_create_group" => StmtKind::ActProfCreateGroup { profile: self.name("an action profile name")? },
+            "act_prof_create_group" => StmtKind::ActProfCreateGroup {
+                profile: self.name("an action profile name")?,
+            },
             "act_prof_add_member_to_group" => StmtKind::ActProfAddMemberToGroup {
                 profile: self.name("an action profile name")?,
                 member: self.int("a member handle")?,
@@ -482,8 +547,11 @@ impl<'a> P<'a> {
         };
         let mut keys = Vec::new();
         let action = loop {
-            let name =
-                self.name(if keys.is_empty() { "a key name or an action" } else { "a key name or the action" })?;
+            let name = self.name(if keys.is_empty() {
+                "a key name or an action"
+            } else {
+                "a key name or the action"
+            })?;
             match self.peek_tok() {
                 Some(Tok::Colon) => {
                     self.pos += 1;
@@ -500,7 +568,13 @@ impl<'a> P<'a> {
         } else {
             None
         };
-        Ok(StmtKind::Add { table, priority, keys, action, label })
+        Ok(StmtKind::Add {
+            table,
+            priority,
+            keys,
+            action,
+            label,
+        })
     }
 
     /// `TABLE [PRIO] KEY:VALUE... HANDLE` of `table_indirect_add[_with_group]`.
@@ -511,7 +585,13 @@ impl<'a> P<'a> {
         if matches!(self.peek_tok(), Some(Tok::Num(_))) {
             let n = self.int(what)?;
             if self.peek().is_none() {
-                return Ok(StmtKind::AddIndirect { table, priority: None, keys: Vec::new(), group, handle: n });
+                return Ok(StmtKind::AddIndirect {
+                    table,
+                    priority: None,
+                    keys: Vec::new(),
+                    group,
+                    handle: n,
+                });
             }
             priority = Some(n);
         }
@@ -523,7 +603,13 @@ impl<'a> P<'a> {
             keys.push(KeyMatch { name, value });
         }
         let handle = self.int(what)?;
-        Ok(StmtKind::AddIndirect { table, priority, keys, group, handle })
+        Ok(StmtKind::AddIndirect {
+            table,
+            priority,
+            keys,
+            group,
+            handle,
+        })
     }
 
     fn key_value(&mut self) -> Result<KeyValue, PErr> {
@@ -534,7 +620,10 @@ impl<'a> P<'a> {
         let num = self.num("a key value")?;
         if self.eat(&Tok::Slash) {
             let prefix_len = self.int("a prefix length")?;
-            return Ok(KeyValue::Num { num, prefix_len: Some(prefix_len) });
+            return Ok(KeyValue::Num {
+                num,
+                prefix_len: Some(prefix_len),
+            });
         }
         if self.eat(&Tok::DotDot) {
             let hi = self.num("the upper bound of a range")?;
@@ -563,14 +652,21 @@ impl<'a> P<'a> {
                 if value.has_wildcards() {
                     return Err(perr(value.span, "`*` is only allowed in ternary and lpm key values"));
                 }
-                args.push(Arg { name: Name { text, span }, value });
+                args.push(Arg {
+                    name: Name { text, span },
+                    value,
+                });
                 if !self.eat(&Tok::Comma) {
                     break;
                 }
             }
         }
         let close = self.want(&Tok::RParen, "`,` or `)`")?;
-        Ok(ActionCall { span: name.span.to(close), name, args })
+        Ok(ActionCall {
+            span: name.span.to(close),
+            name,
+            args,
+        })
     }
 
     fn check_counter(&mut self) -> Result<StmtKind, PErr> {
@@ -578,16 +674,25 @@ impl<'a> P<'a> {
         self.want(&Tok::LParen, "`(`")?;
         let cell = match self.peek() {
             Some(Token { tok: Tok::Num(_), .. }) => CounterCell::Index(self.int("an index")?),
-            Some(Token { tok: Tok::Ident { text, .. }, span }) if text.starts_with('$') && text.len() > 1 => {
+            Some(Token {
+                tok: Tok::Ident { text, .. },
+                span,
+            }) if text.starts_with('$') && text.len() > 1 => {
                 self.pos += 1;
-                CounterCell::Label(Name { text: text[1..].to_string(), span: *span })
+                CounterCell::Label(Name {
+                    text: text[1..].to_string(),
+                    span: *span,
+                })
             }
             _ => return Err(self.expected("a counter index or `$LABEL`")),
         };
         self.want(&Tok::RParen, "`)`")?;
         let cond = match self.peek() {
             None => None,
-            Some(Token { tok: Tok::Ident { text, .. }, span }) => {
+            Some(Token {
+                tok: Tok::Ident { text, .. },
+                span,
+            }) => {
                 let unit = match text.to_ascii_lowercase().as_str() {
                     "packets" => CounterUnitSel::Packets,
                     "bytes" => CounterUnitSel::Bytes,
@@ -605,7 +710,12 @@ impl<'a> P<'a> {
                 };
                 self.pos += 1;
                 let value = self.int("a count")?;
-                Some(Condition { unit, op, value: value.value, span: span.to(value.span) })
+                Some(Condition {
+                    unit,
+                    op,
+                    value: value.value,
+                    span: span.to(value.span),
+                })
             }
             Some(_) => return Err(self.expected("`packets` or `bytes`")),
         };
@@ -616,19 +726,29 @@ impl<'a> P<'a> {
         let mut v = Vec::new();
         loop {
             let (rate_text, rate_span) = match self.peek() {
-                Some(Token { tok: Tok::Float(s), span }) => (s.clone(), *span),
+                Some(Token {
+                    tok: Tok::Float(s),
+                    span,
+                }) => (s.clone(), *span),
                 Some(Token { tok: Tok::Num(n), span }) if n.radix == Radix::Dec => (n.digits.clone(), *span),
                 _ if !v.is_empty() && self.peek().is_none() => break,
                 _ => return Err(self.expected("a rate `RATE:BURST` (rate in units per microsecond)")),
             };
             self.pos += 1;
-            let rate: f64 = rate_text.parse().map_err(|_| perr(rate_span, format!("invalid rate `{rate_text}`")))?;
+            let rate: f64 = rate_text
+                .parse()
+                .map_err(|_| perr(rate_span, format!("invalid rate `{rate_text}`")))?;
             if !rate.is_finite() {
                 return Err(perr(rate_span, format!("rate `{rate_text}` is out of range")));
             }
             self.want(&Tok::Colon, "`:` between rate and burst")?;
             let burst = self.int("a burst size")?;
-            v.push(RateBurst { rate, rate_text, burst: burst.value, span: rate_span.to(burst.span) });
+            v.push(RateBurst {
+                rate,
+                rate_text,
+                burst: burst.value,
+                span: rate_span.to(burst.span),
+            });
         }
         Ok(v)
     }
@@ -636,7 +756,10 @@ impl<'a> P<'a> {
     fn advance_time(&mut self) -> Result<StmtKind, PErr> {
         let n = self.int("a duration such as `10ms`")?;
         let unit = match self.peek() {
-            Some(Token { tok: Tok::Ident { text, quoted: false }, span }) => (text.to_ascii_lowercase(), *span),
+            Some(Token {
+                tok: Tok::Ident { text, quoted: false },
+                span,
+            }) => (text.to_ascii_lowercase(), *span),
             _ => {
                 let mut e = self.expected("a time unit (`ns`, `us`, `ms` or `s`)");
                 e.note = Some("write the duration with its unit, e.g. `advance_time 1500ms`".into());

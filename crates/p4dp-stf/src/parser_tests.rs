@@ -68,16 +68,34 @@ fn packet_errors() {
         err("packet 0 abc"),
         "t.stf:1:10: error: packet data has an odd number of hex digits (3); a packet is whole bytes\n 1 | packet 0 abc\n   |          ^^^"
     );
-    assert_eq!(err_head("packet"), "t.stf:1:1: error: expected a port number after `packet`");
-    assert_eq!(err_head("packet 0"), "t.stf:1:8: error: missing packet data after the port number");
-    assert_eq!(err_head("packet x1 00"), "t.stf:1:8: error: expected a decimal port number after `packet`, found `x1`");
-    assert_eq!(err_head("packet 99999999999 00"), "t.stf:1:8: error: port number `99999999999` is too large");
+    assert_eq!(
+        err_head("packet"),
+        "t.stf:1:1: error: expected a port number after `packet`"
+    );
+    assert_eq!(
+        err_head("packet 0"),
+        "t.stf:1:8: error: missing packet data after the port number"
+    );
+    assert_eq!(
+        err_head("packet x1 00"),
+        "t.stf:1:8: error: expected a decimal port number after `packet`, found `x1`"
+    );
+    assert_eq!(
+        err_head("packet 99999999999 00"),
+        "t.stf:1:8: error: port number `99999999999` is too large"
+    );
     assert_eq!(
         err("packet 0 0x0800"),
         "t.stf:1:11: error: invalid character `x` in packet data\n 1 | packet 0 0x0800\n   |           ^\n   = note: packet data is plain hex digits, without a `0x` prefix"
     );
-    assert_eq!(err_head("packet 0 00 # c"), "t.stf:1:13: error: a comment is not allowed on a `packet` line");
-    assert_eq!(err_head("packet 0 00 **"), "t.stf:1:13: error: invalid character `*` in packet data");
+    assert_eq!(
+        err_head("packet 0 00 # c"),
+        "t.stf:1:13: error: a comment is not allowed on a `packet` line"
+    );
+    assert_eq!(
+        err_head("packet 0 00 **"),
+        "t.stf:1:13: error: invalid character `*` in packet data"
+    );
 }
 
 #[test]
@@ -97,27 +115,54 @@ fn expect() {
         }
         k => panic!("{k:?}"),
     }
-    assert_eq!(one("expect 3"), StmtKind::Expect { port: Int { value: 3, span: Span::new(1, 8, 1) }, pattern: None });
+    assert_eq!(
+        one("expect 3"),
+        StmtKind::Expect {
+            port: Int {
+                value: 3,
+                span: Span::new(1, 8, 1)
+            },
+            pattern: None
+        }
+    );
     // Odd-length patterns are prefixes at nibble granularity.
     assert!(matches!(one("expect 3 abc"), StmtKind::Expect { pattern: Some(_), .. }));
 }
 
 #[test]
 fn expect_errors() {
-    assert_eq!(err_head("expect 1 00$ 11"), "t.stf:1:12: error: `$` must be the last character of an expect pattern");
+    assert_eq!(
+        err_head("expect 1 00$ 11"),
+        "t.stf:1:12: error: `$` must be the last character of an expect pattern"
+    );
     assert_eq!(
         err_head("expect 1 001$"),
         "t.stf:1:10: error: pattern ends in `$` but has an odd number of nibbles (3), so no packet can match it"
     );
-    assert_eq!(err_head("expect 1 00 # c"), "t.stf:1:13: error: a comment is not allowed on an `expect` line");
-    assert_eq!(err_head("expect 1 0g"), "t.stf:1:11: error: invalid character `g` in expect data");
-    assert_eq!(err_head("expect"), "t.stf:1:1: error: expected a port number after `expect`");
+    assert_eq!(
+        err_head("expect 1 00 # c"),
+        "t.stf:1:13: error: a comment is not allowed on an `expect` line"
+    );
+    assert_eq!(
+        err_head("expect 1 0g"),
+        "t.stf:1:11: error: invalid character `g` in expect data"
+    );
+    assert_eq!(
+        err_head("expect"),
+        "t.stf:1:1: error: expected a port number after `expect`"
+    );
 }
 
 #[test]
 fn add_full_form() {
     match one("add test1 503 data.f1:0x****0202 ingress.setb1(val:7, port:3) = A") {
-        StmtKind::Add { table, priority, keys, action, label } => {
+        StmtKind::Add {
+            table,
+            priority,
+            keys,
+            action,
+            label,
+        } => {
             assert_eq!(table.text, "test1");
             assert_eq!(table.span, Span::new(1, 5, 5));
             assert_eq!(priority.map(|p| p.value), Some(503));
@@ -131,8 +176,11 @@ fn add_full_form() {
                 v => panic!("{v:?}"),
             }
             assert_eq!(action.name.text, "ingress.setb1");
-            let args: Vec<(String, String)> =
-                action.args.iter().map(|a| (a.name.text.clone(), a.value.text())).collect();
+            let args: Vec<(String, String)> = action
+                .args
+                .iter()
+                .map(|a| (a.name.text.clone(), a.value.text()))
+                .collect();
             assert_eq!(args, vec![("val".into(), "7".into()), ("port".into(), "3".into())]);
             assert_eq!(label.map(|l| l.text), Some("A".into()));
         }
@@ -144,7 +192,13 @@ fn add_full_form() {
 fn add_variants() {
     // No priority, no args, several keys, stack index forms, quoted name.
     match one("ADD c.t extra$0.h:0x25 hdr.vlan[1].vid:10 \"my.key\":0b1*0 NoAction()") {
-        StmtKind::Add { table, priority: None, keys, action, label: None } => {
+        StmtKind::Add {
+            table,
+            priority: None,
+            keys,
+            action,
+            label: None,
+        } => {
             assert_eq!(table.text, "c.t");
             let names: Vec<&str> = keys.iter().map(|k| k.name.text.as_str()).collect();
             assert_eq!(names, vec!["extra$0.h", "hdr.vlan[1].vid", "my.key"]);
@@ -158,7 +212,13 @@ fn add_variants() {
     // lpm /len, range, wildcard, validity key.
     match one("add t k1:0x0a000000/8 k2:10..0x20 k3:* $valid$:1 a(x:1)") {
         StmtKind::Add { keys, .. } => {
-            assert!(matches!(&keys[0].value, KeyValue::Num { prefix_len: Some(Int { value: 8, .. }), .. }));
+            assert!(matches!(
+                &keys[0].value,
+                KeyValue::Num {
+                    prefix_len: Some(Int { value: 8, .. }),
+                    ..
+                }
+            ));
             match &keys[1].value {
                 KeyValue::Range { lo, hi } => {
                     assert_eq!(lo.text(), "10");
@@ -175,32 +235,89 @@ fn add_variants() {
 
 #[test]
 fn add_errors() {
-    assert_eq!(err_head("add"), "t.stf:1:4: error: expected a table name, found end of line");
-    assert_eq!(err_head("add t"), "t.stf:1:6: error: expected a key name or an action, found end of line");
-    assert_eq!(err_head("add t k:1"), "t.stf:1:10: error: expected a key name or the action, found end of line");
-    assert_eq!(err_head("add t k 1"), "t.stf:1:9: error: expected `:` (key `k`) or `(` (action `k`), found number `1`");
-    assert_eq!(err_head("add t k: a()"), "t.stf:1:10: error: expected a key value, found `a`");
-    assert_eq!(err_head("add t k:1 a(x:1 y:2)"), "t.stf:1:17: error: expected `,` or `)`, found `y`");
-    assert_eq!(err_head("add t k:1 a(x 1)"), "t.stf:1:15: error: expected `:` after parameter `x`, found number `1`");
-    assert_eq!(err_head("add t k:1 a(x:)"), "t.stf:1:15: error: expected a value for parameter `x`, found `)`");
-    assert_eq!(err_head("add t k:1 a(x:0x1*)"), "t.stf:1:15: error: `*` is only allowed in ternary and lpm key values");
-    assert_eq!(err_head("add t k:1 a(x:1"), "t.stf:1:16: error: expected `,` or `)`, found end of line");
-    assert_eq!(err_head("add t k:1 a() = "), "t.stf:1:17: error: expected an entry label, found end of line");
+    assert_eq!(
+        err_head("add"),
+        "t.stf:1:4: error: expected a table name, found end of line"
+    );
+    assert_eq!(
+        err_head("add t"),
+        "t.stf:1:6: error: expected a key name or an action, found end of line"
+    );
+    assert_eq!(
+        err_head("add t k:1"),
+        "t.stf:1:10: error: expected a key name or the action, found end of line"
+    );
+    assert_eq!(
+        err_head("add t k 1"),
+        "t.stf:1:9: error: expected `:` (key `k`) or `(` (action `k`), found number `1`"
+    );
+    assert_eq!(
+        err_head("add t k: a()"),
+        "t.stf:1:10: error: expected a key value, found `a`"
+    );
+    assert_eq!(
+        err_head("add t k:1 a(x:1 y:2)"),
+        "t.stf:1:17: error: expected `,` or `)`, found `y`"
+    );
+    assert_eq!(
+        err_head("add t k:1 a(x 1)"),
+        "t.stf:1:15: error: expected `:` after parameter `x`, found number `1`"
+    );
+    assert_eq!(
+        err_head("add t k:1 a(x:)"),
+        "t.stf:1:15: error: expected a value for parameter `x`, found `)`"
+    );
+    assert_eq!(
+        err_head("add t k:1 a(x:0x1*)"),
+        "t.stf:1:15: error: `*` is only allowed in ternary and lpm key values"
+    );
+    assert_eq!(
+        err_head("add t k:1 a(x:1"),
+        "t.stf:1:16: error: expected `,` or `)`, found end of line"
+    );
+    assert_eq!(
+        err_head("add t k:1 a() = "),
+        "t.stf:1:17: error: expected an entry label, found end of line"
+    );
     assert_eq!(
         err_head("add t k:1 a() junk"),
         "t.stf:1:15: error: unexpected `junk` at the end of the `add` statement"
     );
-    assert_eq!(err_head("add t k:1/ a()"), "t.stf:1:12: error: expected a prefix length, found `a`");
-    assert_eq!(err_head("add t k:1.. a()"), "t.stf:1:13: error: expected the upper bound of a range, found `a`");
-    assert_eq!(err_head("add t. k:1 a()"), "t.stf:1:8: error: expected a name component right after `.`, found `k`");
-    assert_eq!(err_head("add t .k:1 a()"), "t.stf:1:7: error: expected a key name or an action, found `.`");
+    assert_eq!(
+        err_head("add t k:1/ a()"),
+        "t.stf:1:12: error: expected a prefix length, found `a`"
+    );
+    assert_eq!(
+        err_head("add t k:1.. a()"),
+        "t.stf:1:13: error: expected the upper bound of a range, found `a`"
+    );
+    assert_eq!(
+        err_head("add t. k:1 a()"),
+        "t.stf:1:8: error: expected a name component right after `.`, found `k`"
+    );
+    assert_eq!(
+        err_head("add t .k:1 a()"),
+        "t.stf:1:7: error: expected a key name or an action, found `.`"
+    );
     // `add a.b k:1 c()`: spaces end a name.
     assert!(matches!(one("add a.b k:1 c()"), StmtKind::Add { ref table, .. } if table.text == "a.b"));
-    assert_eq!(err_head("add t[x] k:1 a()"), "t.stf:1:7: error: expected an index, found `x`");
-    assert_eq!(err_head("add t k:0x a()"), "t.stf:1:9: error: expected hex digits after `0x`");
-    assert_eq!(err_head("add t k:1 a() ; x"), "t.stf:1:15: error: unexpected character `;`");
+    assert_eq!(
+        err_head("add t[x] k:1 a()"),
+        "t.stf:1:7: error: expected an index, found `x`"
+    );
+    assert_eq!(
+        err_head("add t k:0x a()"),
+        "t.stf:1:9: error: expected hex digits after `0x`"
+    );
+    assert_eq!(
+        err_head("add t k:1 a() ; x"),
+        "t.stf:1:15: error: unexpected character `;`"
+    );
     // The comma missing in p4tc's routing_default.stf is an error here.
-    assert_eq!(err_head("add t k:1 a(x:1 y:2)"), "t.stf:1:17: error: expected `,` or `)`, found `y`");
+    assert_eq!(
+        err_head("add t k:1 a(x:1 y:2)"),
+        "t.stf:1:17: error: expected `,` or `)`, found `y`"
+    );
 }
 
 #[test]
@@ -219,8 +336,14 @@ fn setdefault() {
         }
         k => panic!("{k:?}"),
     }
-    assert_eq!(err_head("setdefault t"), "t.stf:1:13: error: expected an action name, found end of line");
-    assert_eq!(err_head("setdefault t a"), "t.stf:1:15: error: expected `(` after action `a`, found end of line");
+    assert_eq!(
+        err_head("setdefault t"),
+        "t.stf:1:13: error: expected an action name, found end of line"
+    );
+    assert_eq!(
+        err_head("setdefault t a"),
+        "t.stf:1:15: error: expected `(` after action `a`, found end of line"
+    );
 }
 
 #[test]
@@ -233,29 +356,45 @@ fn remove_wait_no_packet() {
         err("remove t"),
         "t.stf:1:8: error: expected `all`, found `t`\n 1 | remove t\n   |        ^\n   = note: only `remove all` exists; STF has no per-entry removal"
     );
-    assert_eq!(err_head("wait 1"), "t.stf:1:6: error: unexpected number `1` at the end of the `wait` statement");
+    assert_eq!(
+        err_head("wait 1"),
+        "t.stf:1:6: error: unexpected number `1` at the end of the `wait` statement"
+    );
 }
 
 #[test]
 fn check_counter() {
     match one("check_counter cnt(10)") {
-        StmtKind::CheckCounter { counter, cell: CounterCell::Index(i), cond: None } => {
+        StmtKind::CheckCounter {
+            counter,
+            cell: CounterCell::Index(i),
+            cond: None,
+        } => {
             assert_eq!(counter.text, "cnt");
             assert_eq!(i.value, 10);
         }
         k => panic!("{k:?}"),
     }
     match one("check_counter ingress.cnt($A) packets >= 3") {
-        StmtKind::CheckCounter { counter, cell: CounterCell::Label(l), cond: Some(c) } => {
+        StmtKind::CheckCounter {
+            counter,
+            cell: CounterCell::Label(l),
+            cond: Some(c),
+        } => {
             assert_eq!(counter.text, "ingress.cnt");
             assert_eq!(l.text, "A");
             assert_eq!((c.unit, c.op, c.value), (CounterUnitSel::Packets, CmpOp::Ge, 3));
         }
         k => panic!("{k:?}"),
     }
-    for (op, want) in
-        [("==", CmpOp::Eq), ("!=", CmpOp::Ne), ("<", CmpOp::Lt), ("<=", CmpOp::Le), (">", CmpOp::Gt), (">=", CmpOp::Ge)]
-    {
+    for (op, want) in [
+        ("==", CmpOp::Eq),
+        ("!=", CmpOp::Ne),
+        ("<", CmpOp::Lt),
+        ("<=", CmpOp::Le),
+        (">", CmpOp::Gt),
+        (">=", CmpOp::Ge),
+    ] {
         match one(&format!("check_counter c(0) BYTES {op} 64")) {
             StmtKind::CheckCounter { cond: Some(c), .. } => {
                 assert_eq!((c.unit, c.op, c.value), (CounterUnitSel::Bytes, want, 64));
@@ -267,10 +406,22 @@ fn check_counter() {
 
 #[test]
 fn check_counter_errors() {
-    assert_eq!(err_head("check_counter c"), "t.stf:1:16: error: expected `(`, found end of line");
-    assert_eq!(err_head("check_counter c(A)"), "t.stf:1:17: error: expected a counter index or `$LABEL`, found `A`");
-    assert_eq!(err_head("check_counter c($)"), "t.stf:1:17: error: expected a counter index or `$LABEL`, found `$`");
-    assert_eq!(err_head("check_counter c(1"), "t.stf:1:18: error: expected `)`, found end of line");
+    assert_eq!(
+        err_head("check_counter c"),
+        "t.stf:1:16: error: expected `(`, found end of line"
+    );
+    assert_eq!(
+        err_head("check_counter c(A)"),
+        "t.stf:1:17: error: expected a counter index or `$LABEL`, found `A`"
+    );
+    assert_eq!(
+        err_head("check_counter c($)"),
+        "t.stf:1:17: error: expected a counter index or `$LABEL`, found `$`"
+    );
+    assert_eq!(
+        err_head("check_counter c(1"),
+        "t.stf:1:18: error: expected `)`, found end of line"
+    );
     assert_eq!(
         err_head("check_counter c(1) frames == 1"),
         "t.stf:1:20: error: expected `packets` or `bytes`, found `frames`"
@@ -279,23 +430,50 @@ fn check_counter_errors() {
         err_head("check_counter c(1) packets = 1"),
         "t.stf:1:28: error: expected a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`), found `=`"
     );
-    assert_eq!(err_head("check_counter c(1) packets =="), "t.stf:1:30: error: expected a count, found end of line");
-    assert_eq!(err_head("check_counter c(1) 5"), "t.stf:1:20: error: expected `packets` or `bytes`, found number `5`");
+    assert_eq!(
+        err_head("check_counter c(1) packets =="),
+        "t.stf:1:30: error: expected a count, found end of line"
+    );
+    assert_eq!(
+        err_head("check_counter c(1) 5"),
+        "t.stf:1:20: error: expected `packets` or `bytes`, found number `5`"
+    );
 }
 
 #[test]
 fn mirroring_and_multicast() {
     assert!(matches!(
         one("mirroring_add 5 4"),
-        StmtKind::MirroringAdd { session: Int { value: 5, .. }, port: Int { value: 4, .. } }
+        StmtKind::MirroringAdd {
+            session: Int { value: 5, .. },
+            port: Int { value: 4, .. }
+        }
     ));
     assert!(matches!(
         one("mirroring_add_mc 5 1"),
-        StmtKind::MirroringAddMc { session: Int { value: 5, .. }, mgrp: Int { value: 1, .. } }
+        StmtKind::MirroringAddMc {
+            session: Int { value: 5, .. },
+            mgrp: Int { value: 1, .. }
+        }
     ));
-    assert!(matches!(one("mirroring_delete 5"), StmtKind::MirroringDelete { session: Int { value: 5, .. } }));
-    assert!(matches!(one("mirroring_get 5"), StmtKind::MirroringGet { session: Int { value: 5, .. } }));
-    assert!(matches!(one("mc_mgrp_create 1"), StmtKind::McMgrpCreate { mgrp: Int { value: 1, .. } }));
+    assert!(matches!(
+        one("mirroring_delete 5"),
+        StmtKind::MirroringDelete {
+            session: Int { value: 5, .. }
+        }
+    ));
+    assert!(matches!(
+        one("mirroring_get 5"),
+        StmtKind::MirroringGet {
+            session: Int { value: 5, .. }
+        }
+    ));
+    assert!(matches!(
+        one("mc_mgrp_create 1"),
+        StmtKind::McMgrpCreate {
+            mgrp: Int { value: 1, .. }
+        }
+    ));
     match one("mc_node_create 400 6 8 9") {
         StmtKind::McNodeCreate { rid, ports } => {
             assert_eq!(rid.value, int(400));
@@ -312,16 +490,31 @@ fn mirroring_and_multicast() {
     }
     assert!(matches!(
         one("mc_node_associate 1 0"),
-        StmtKind::McNodeAssociate { mgrp: Int { value: 1, .. }, node: Int { value: 0, .. } }
+        StmtKind::McNodeAssociate {
+            mgrp: Int { value: 1, .. },
+            node: Int { value: 0, .. }
+        }
     ));
-    assert_eq!(err_head("mirroring_add 5"), "t.stf:1:16: error: expected a port, found end of line");
-    assert_eq!(err_head("mc_node_create 1"), "t.stf:1:17: error: expected a port, found end of line");
-    assert_eq!(err_head("mc_mgrp_create x"), "t.stf:1:16: error: expected a multicast group, found `x`");
+    assert_eq!(
+        err_head("mirroring_add 5"),
+        "t.stf:1:16: error: expected a port, found end of line"
+    );
+    assert_eq!(
+        err_head("mc_node_create 1"),
+        "t.stf:1:17: error: expected a port, found end of line"
+    );
+    assert_eq!(
+        err_head("mc_mgrp_create x"),
+        "t.stf:1:16: error: expected a multicast group, found `x`"
+    );
     assert_eq!(
         err_head("mc_node_associate 1 0 7"),
         "t.stf:1:23: error: unexpected number `7` at the end of the `mc_node_associate` statement"
     );
-    assert_eq!(err_head("mirroring_get 0x*"), "t.stf:1:15: error: `*` is only allowed in ternary and lpm key values");
+    assert_eq!(
+        err_head("mirroring_get 0x*"),
+        "t.stf:1:15: error: `*` is only allowed in ternary and lpm key values"
+    );
     assert_eq!(
         err_head("mirroring_get 99999999999999999999"),
         "t.stf:1:15: error: number `99999999999999999999` is too large (maximum 2^64-1)"
@@ -338,20 +531,40 @@ fn counters_registers_meters() {
         k => panic!("{k:?}"),
     }
     match one("counter_write c.x 2 10 640") {
-        StmtKind::CounterWrite { name, index, packets, bytes } => {
-            assert_eq!((name.text.as_str(), index.value, packets.value, bytes.value), ("c.x", 2, 10, 640));
+        StmtKind::CounterWrite {
+            name,
+            index,
+            packets,
+            bytes,
+        } => {
+            assert_eq!(
+                (name.text.as_str(), index.value, packets.value, bytes.value),
+                ("c.x", 2, 10, 640)
+            );
         }
         k => panic!("{k:?}"),
     }
-    assert!(matches!(one("register_read cIngress.regfile 5"), StmtKind::RegisterRead { .. }));
+    assert!(matches!(
+        one("register_read cIngress.regfile 5"),
+        StmtKind::RegisterRead { .. }
+    ));
     match one("register_write cIngress.regfile 5 100") {
         StmtKind::RegisterWrite { name, index, value } => {
-            assert_eq!((name.text.as_str(), index.value, value.text()), ("cIngress.regfile", 5, "100".to_string()));
+            assert_eq!(
+                (name.text.as_str(), index.value, value.text()),
+                ("cIngress.regfile", 5, "100".to_string())
+            );
         }
         k => panic!("{k:?}"),
     }
-    assert!(matches!(one("register_reset cIngress.regfile"), StmtKind::RegisterReset { .. }));
-    assert!(matches!(one("meter_get_rates cIngress.meter0 0"), StmtKind::MeterGetRates { .. }));
+    assert!(matches!(
+        one("register_reset cIngress.regfile"),
+        StmtKind::RegisterReset { .. }
+    ));
+    assert!(matches!(
+        one("meter_get_rates cIngress.meter0 0"),
+        StmtKind::MeterGetRates { .. }
+    ));
     match one("meter_set_rates cIngress.meter0 3 0.000005:2 0.00001:3") {
         StmtKind::MeterSetRates { name, index, rates } => {
             assert_eq!(name.text, "cIngress.meter0");
@@ -364,13 +577,25 @@ fn counters_registers_meters() {
     }
     match one("meter_array_set_rates m 1:10 2:20") {
         StmtKind::MeterArraySetRates { rates, .. } => {
-            assert_eq!(rates.iter().map(|r| (r.rate, r.burst)).collect::<Vec<_>>(), vec![(1.0, 10), (2.0, 20)]);
+            assert_eq!(
+                rates.iter().map(|r| (r.rate, r.burst)).collect::<Vec<_>>(),
+                vec![(1.0, 10), (2.0, 20)]
+            );
         }
         k => panic!("{k:?}"),
     }
-    assert_eq!(err_head("counter_read c"), "t.stf:1:15: error: expected an index, found end of line");
-    assert_eq!(err_head("counter_write c 1 2"), "t.stf:1:20: error: expected a byte count, found end of line");
-    assert_eq!(err_head("register_write r 1"), "t.stf:1:19: error: expected a value, found end of line");
+    assert_eq!(
+        err_head("counter_read c"),
+        "t.stf:1:15: error: expected an index, found end of line"
+    );
+    assert_eq!(
+        err_head("counter_write c 1 2"),
+        "t.stf:1:20: error: expected a byte count, found end of line"
+    );
+    assert_eq!(
+        err_head("register_write r 1"),
+        "t.stf:1:19: error: expected a value, found end of line"
+    );
     assert_eq!(
         err_head("register_write r 1 0x1*"),
         "t.stf:1:20: error: `*` is only allowed in ternary and lpm key values"
@@ -383,7 +608,10 @@ fn counters_registers_meters() {
         err_head("meter_set_rates m 0 1.5"),
         "t.stf:1:24: error: expected `:` between rate and burst, found end of line"
     );
-    assert_eq!(err_head("meter_set_rates m 0 1.5:"), "t.stf:1:25: error: expected a burst size, found end of line");
+    assert_eq!(
+        err_head("meter_set_rates m 0 1.5:"),
+        "t.stf:1:25: error: expected a burst size, found end of line"
+    );
     assert_eq!(
         err_head("meter_array_set_rates m 0x10:1"),
         "t.stf:1:25: error: expected a rate `RATE:BURST` (rate in units per microsecond), found number `0x10`"
@@ -408,17 +636,33 @@ fn advance_time() {
         err_head("advance_time 18446744073709551615s"),
         "t.stf:1:14: error: duration is too large (more than 2^64 nanoseconds)"
     );
-    assert_eq!(err_head("advance_time"), "t.stf:1:13: error: expected a duration such as `10ms`, found end of line");
+    assert_eq!(
+        err_head("advance_time"),
+        "t.stf:1:13: error: expected a duration such as `10ms`, found end of line"
+    );
 }
 
 #[test]
 fn unknown_statement() {
-    assert_eq!(err_head("table_add t a 1 => 2"), "t.stf:1:1: error: unknown statement `table_add`");
+    assert_eq!(
+        err_head("table_add t a 1 => 2"),
+        "t.stf:1:1: error: unknown statement `table_add`"
+    );
     let d = parse("t.stf", "frobnicate").unwrap_err();
-    assert!(d.0[0].note.as_deref().unwrap_or("").starts_with("statements are: packet, expect, add"));
-    assert_eq!(err_head("  42 add"), "t.stf:1:3: error: expected a statement keyword, found `4`");
+    assert!(d.0[0]
+        .note
+        .as_deref()
+        .unwrap_or("")
+        .starts_with("statements are: packet, expect, add"));
+    assert_eq!(
+        err_head("  42 add"),
+        "t.stf:1:3: error: expected a statement keyword, found `4`"
+    );
     // A keyword is only recognised as the first word.
-    assert_eq!(err_head("wait packet"), "t.stf:1:6: error: unexpected `packet` at the end of the `wait` statement");
+    assert_eq!(
+        err_head("wait packet"),
+        "t.stf:1:6: error: unexpected `packet` at the end of the `wait` statement"
+    );
 }
 
 #[test]

@@ -77,7 +77,10 @@ pub fn compare(pattern: Option<&Pattern>, data: &[u8]) -> PairStatus {
     if bad.is_empty() {
         PairStatus::Match
     } else {
-        PairStatus::Mismatch { nibbles: bad, reason: reasons.join("; ") }
+        PairStatus::Mismatch {
+            nibbles: bad,
+            reason: reasons.join("; "),
+        }
     }
 }
 
@@ -114,11 +117,18 @@ fn render_aligned(out: &mut String, indent: &str, exp: Option<&Pattern>, got: Op
     let exp_chars: Option<Vec<char>> = exp.map(|p| {
         p.nibbles
             .iter()
-            .map(|n| n.map_or('*', |v| char::from_digit(u32::from(v), 16).unwrap_or('?').to_ascii_uppercase()))
+            .map(|n| {
+                n.map_or('*', |v| {
+                    char::from_digit(u32::from(v), 16).unwrap_or('?').to_ascii_uppercase()
+                })
+            })
             .collect()
     });
     let got_chars: Option<Vec<char>> = got.map(|d| hex(d).chars().collect());
-    let len = exp_chars.as_ref().map_or(0, Vec::len).max(got_chars.as_ref().map_or(0, Vec::len));
+    let len = exp_chars
+        .as_ref()
+        .map_or(0, Vec::len)
+        .max(got_chars.as_ref().map_or(0, Vec::len));
     let rows = len.div_ceil(ROW).max(1);
     let mut skipped = false;
     for row in 0..rows {
@@ -156,7 +166,13 @@ fn plural(n: usize, word: &str) -> String {
 fn render_port(out: &mut String, f: &PortFailure) {
     let (ne, nr) = (f.expected.len(), f.received.len());
     if ne != nr {
-        let _ = writeln!(out, "port {}: expected {}, received {}", f.port, plural(ne, "packet"), plural(nr, "packet"));
+        let _ = writeln!(
+            out,
+            "port {}: expected {}, received {}",
+            f.port,
+            plural(ne, "packet"),
+            plural(nr, "packet")
+        );
     } else {
         let bad = f.pairs.iter().filter(|p| **p != PairStatus::Match).count();
         let _ = writeln!(out, "port {}: {} of {} differ", f.port, plural(bad, "packet"), ne);
@@ -178,7 +194,13 @@ fn render_port(out: &mut String, f: &PortFailure) {
             PairStatus::Mismatch { nibbles, reason } => {
                 let _ = writeln!(out, "  packet {n}: {reason} ({where_})");
                 let marks: BTreeSet<usize> = nibbles.iter().copied().collect();
-                render_aligned(out, "      ", e.and_then(|e| e.pattern.as_ref()), r.map(|r| r.data.as_slice()), &marks);
+                render_aligned(
+                    out,
+                    "      ",
+                    e.and_then(|e| e.pattern.as_ref()),
+                    r.map(|r| r.data.as_slice()),
+                    &marks,
+                );
             }
             PairStatus::Missing => {
                 let _ = writeln!(out, "  packet {n}: expected but not received ({where_})");
@@ -263,8 +285,13 @@ mod tests {
 
     #[test]
     fn prefix_match_and_wildcards() {
-        let data = [0x00, 0x00, 0x01, 0x01, 0x00, 0x00, 0x02, 0x02, 0x03, 0x03, 0x7f, 0x66, 0x77];
-        assert_eq!(compare(Some(&pat("00000101 ******** **** 7f 66")), &data), PairStatus::Match);
+        let data = [
+            0x00, 0x00, 0x01, 0x01, 0x00, 0x00, 0x02, 0x02, 0x03, 0x03, 0x7f, 0x66, 0x77,
+        ];
+        assert_eq!(
+            compare(Some(&pat("00000101 ******** **** 7f 66")), &data),
+            PairStatus::Match
+        );
         assert_eq!(compare(None, &data), PairStatus::Match);
         assert_eq!(compare(Some(&pat("")), &data), PairStatus::Match);
         assert_eq!(compare(Some(&pat("0000")), &[0, 0]), PairStatus::Match);
@@ -283,7 +310,10 @@ mod tests {
         match compare(Some(&pat("000102")), &[0x00, 0x01]) {
             PairStatus::Mismatch { nibbles, reason } => {
                 assert_eq!(nibbles, vec![4, 5]);
-                assert_eq!(reason, "received 2 bytes (4 nibbles), shorter than the pattern (6 nibbles)");
+                assert_eq!(
+                    reason,
+                    "received 2 bytes (4 nibbles), shorter than the pattern (6 nibbles)"
+                );
             }
             s => panic!("{s:?}"),
         }

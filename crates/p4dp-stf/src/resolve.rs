@@ -38,7 +38,11 @@ pub(crate) fn lookup<'a>(names: impl Iterator<Item = &'a str> + Clone, query: &s
     if let Some(i) = names.clone().position(|n| n == query) {
         return Lookup::Found(i);
     }
-    let hits: Vec<usize> = names.enumerate().filter(|(_, n)| is_dot_suffix(n, query)).map(|(i, _)| i).collect();
+    let hits: Vec<usize> = names
+        .enumerate()
+        .filter(|(_, n)| is_dot_suffix(n, query))
+        .map(|(i, _)| i)
+        .collect();
     match hits.len() {
         0 => Lookup::NotFound,
         1 => Lookup::Found(hits[0]),
@@ -177,7 +181,12 @@ pub(crate) fn resolve_key(table: &TableSchema, query: &str) -> Result<usize, Res
         .map(|(i, _)| i)
         .collect();
     if hits.is_empty() && q == "valid" {
-        hits = keys.iter().enumerate().filter(|(_, k)| k.name.ends_with("$valid$")).map(|(i, _)| i).collect();
+        hits = keys
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.name.ends_with("$valid$"))
+            .map(|(i, _)| i)
+            .collect();
     }
     let all = || quoted_list(keys.iter().map(|k| k.name.as_str()));
     match hits.len() {
@@ -211,7 +220,13 @@ pub(crate) fn resolve_counter(schema: &ProgramSchema, query: &str) -> Result<Cou
         .iter()
         .enumerate()
         .map(|(i, c)| (CounterRef::Indexed(i), c.name.as_str()))
-        .chain(schema.direct_counters.iter().enumerate().map(|(i, c)| (CounterRef::Direct(i), c.name.as_str())))
+        .chain(
+            schema
+                .direct_counters
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (CounterRef::Direct(i), c.name.as_str())),
+        )
         .collect();
     match lookup(all.iter().map(|(_, n)| *n), query) {
         Lookup::Found(i) => Ok(all[i].0),
@@ -221,7 +236,10 @@ pub(crate) fn resolve_counter(schema: &ProgramSchema, query: &str) -> Result<Cou
         }),
         Lookup::NotFound => Err(ResolveError {
             message: format!("unknown counter `{query}`"),
-            note: Some(format!("the program's counters are {}", quoted_list(all.iter().map(|(_, n)| *n)))),
+            note: Some(format!(
+                "the program's counters are {}",
+                quoted_list(all.iter().map(|(_, n)| *n))
+            )),
         }),
     }
 }
@@ -259,11 +277,18 @@ mod tests {
             name: name.into(),
             keys: keys
                 .iter()
-                .map(|k| KeyFieldSchema { name: (*k).into(), match_kind: MatchKind::Exact, width: 8 })
+                .map(|k| KeyFieldSchema {
+                    name: (*k).into(),
+                    match_kind: MatchKind::Exact,
+                    width: 8,
+                })
                 .collect(),
             actions: actions
                 .iter()
-                .map(|a| ActionRefSchema { name: (*a).into(), scope: ActionScope::TableAndDefault })
+                .map(|a| ActionRefSchema {
+                    name: (*a).into(),
+                    scope: ActionScope::TableAndDefault,
+                })
                 .collect(),
             const_default_action: false,
             const_entries: false,
@@ -272,7 +297,10 @@ mod tests {
     }
 
     fn schema(tables: Vec<TableSchema>) -> ProgramSchema {
-        ProgramSchema { tables, ..Default::default() }
+        ProgramSchema {
+            tables,
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -298,18 +326,28 @@ mod tests {
         assert_eq!(resolve_table(&s, "t2").unwrap().name, "egress.t2");
         let e = resolve_table(&s, "est1").unwrap_err();
         assert_eq!(e.message, "unknown table `est1`");
-        assert_eq!(e.note.unwrap(), "the program's tables are `ingress.c.t`, `ingress.test1`, `egress.t2`");
+        assert_eq!(
+            e.note.unwrap(),
+            "the program's tables are `ingress.c.t`, `ingress.test1`, `egress.t2`"
+        );
     }
 
     #[test]
     fn table_ambiguity_and_exact_preference() {
-        let s = schema(vec![table("ingress.t", &[], &[]), table("egress.t", &[], &[]), table("t", &[], &[])]);
+        let s = schema(vec![
+            table("ingress.t", &[], &[]),
+            table("egress.t", &[], &[]),
+            table("t", &[], &[]),
+        ]);
         // The exact name wins over suffixes.
         assert_eq!(resolve_table(&s, "t").unwrap().name, "t");
         let s = schema(vec![table("ingress.t", &[], &[]), table("egress.t", &[], &[])]);
         let e = resolve_table(&s, "t").unwrap_err();
         assert_eq!(e.message, "table name `t` is ambiguous");
-        assert_eq!(e.note.unwrap(), "it matches `ingress.t`, `egress.t`; write more of the name");
+        assert_eq!(
+            e.note.unwrap(),
+            "it matches `ingress.t`, `egress.t`; write more of the name"
+        );
     }
 
     #[test]
@@ -338,7 +376,15 @@ mod tests {
     fn key_order() {
         let t = table(
             "ingress.t",
-            &["hdrs.data.f1", "hdrs.extra[0].h", "e", "meta.x$", "hdr.ipv4.$valid$", "hdr.eth.dst", "ipv4.dst"],
+            &[
+                "hdrs.data.f1",
+                "hdrs.extra[0].h",
+                "e",
+                "meta.x$",
+                "hdr.ipv4.$valid$",
+                "hdr.eth.dst",
+                "ipv4.dst",
+            ],
             &[],
         );
         // 1. exact
@@ -375,7 +421,11 @@ mod tests {
     #[test]
     fn counters_and_exact_externs() {
         let mut s = schema(vec![]);
-        s.counters.push(crate::schema::CounterSchema { name: "ingress.cnt".into(), size: 4, unit: Default::default() });
+        s.counters.push(crate::schema::CounterSchema {
+            name: "ingress.cnt".into(),
+            size: 4,
+            unit: Default::default(),
+        });
         s.direct_counters.push(crate::schema::DirectCounterSchema {
             name: "ingress.dc".into(),
             table: "ingress.t".into(),
@@ -385,7 +435,10 @@ mod tests {
         assert_eq!(resolve_counter(&s, "ingress.dc").unwrap(), CounterRef::Direct(0));
         assert!(resolve_counter(&s, "x").is_err());
         let names = ["cIngress.regfile", "cIngress.other"];
-        assert_eq!(resolve_exact(names.iter().copied(), "cIngress.regfile", "register").unwrap(), 0);
+        assert_eq!(
+            resolve_exact(names.iter().copied(), "cIngress.regfile", "register").unwrap(),
+            0
+        );
         let e = resolve_exact(names.iter().copied(), "regfile", "register").unwrap_err();
         assert_eq!(e.message, "unknown register `regfile`");
         assert!(e.note.unwrap().starts_with("did you mean `cIngress.regfile`?"));

@@ -123,7 +123,11 @@ pub fn run<T: Target>(plan: &Plan, target: &mut T) -> Outcome {
     for step in &plan.steps {
         r.outcome.steps_run += 1;
         if let Err(message) = r.step(step) {
-            r.outcome.failures.push(Failure::Statement { line: step.line, text: step.text.clone(), message });
+            r.outcome.failures.push(Failure::Statement {
+                line: step.line,
+                text: step.text.clone(),
+                message,
+            });
             r.outcome.completed = false;
             return r.outcome;
         }
@@ -153,13 +157,26 @@ impl<'t, T: Target> Run<'t, T> {
         let line = step.line;
         match &step.op {
             Op::Packet { port, data } => {
-                let out = self.target.inject(*port, data).map_err(|e| terr("processing the packet", e))?;
+                let out = self
+                    .target
+                    .inject(*port, data)
+                    .map_err(|e| terr("processing the packet", e))?;
                 for (p, d) in out {
-                    self.outcome.received.push(ReceivedPacket { port: p, data: d, from_line: line });
+                    self.outcome.received.push(ReceivedPacket {
+                        port: p,
+                        data: d,
+                        from_line: line,
+                    });
                 }
             }
             Op::Expect | Op::Wait | Op::NoPacket => {}
-            Op::Add { table, matches, priority, action, label } => {
+            Op::Add {
+                table,
+                matches,
+                priority,
+                action,
+                label,
+            } => {
                 let h = self
                     .target
                     .add_entry(table, matches, *priority, action)
@@ -170,7 +187,9 @@ impl<'t, T: Target> Run<'t, T> {
                 }
             }
             Op::SetDefault { table, action } => {
-                self.target.set_default(table, action).map_err(|e| terr("setting the default action", e))?;
+                self.target
+                    .set_default(table, action)
+                    .map_err(|e| terr("setting the default action", e))?;
                 self.added.entry(table.clone()).or_default();
             }
             Op::RemoveAll => {
@@ -184,7 +203,12 @@ impl<'t, T: Target> Run<'t, T> {
                     removed.get_or_insert(line);
                 }
             }
-            Op::CheckCounter { counter, cell, checks, unit } => {
+            Op::CheckCounter {
+                counter,
+                cell,
+                checks,
+                unit,
+            } => {
                 let (cell_desc, tcell) = match cell {
                     CheckCell::Index(i) => (format!("{counter}[{i}]"), CounterCell::Index(*i)),
                     CheckCell::Label(l) => {
@@ -197,9 +221,16 @@ impl<'t, T: Target> Run<'t, T> {
                         (format!("{counter}(${l})"), CounterCell::Entry(*h))
                     }
                 };
-                let v = self.target.counter_read(counter, tcell).map_err(|e| terr("reading the counter", e))?;
+                let v = self
+                    .target
+                    .counter_read(counter, tcell)
+                    .map_err(|e| terr("reading the counter", e))?;
                 let failed = checks.iter().any(|(unit, op, want)| {
-                    let got = if *unit == CounterUnitSel::Packets { v.packets } else { v.bytes };
+                    let got = if *unit == CounterUnitSel::Packets {
+                        v.packets
+                    } else {
+                        v.bytes
+                    };
                     !op.holds(got, *want)
                 });
                 if failed {
@@ -208,7 +239,11 @@ impl<'t, T: Target> Run<'t, T> {
                         .map(|(u, op, want)| {
                             format!(
                                 "{} {} {want}",
-                                if *u == CounterUnitSel::Packets { "packets" } else { "bytes" },
+                                if *u == CounterUnitSel::Packets {
+                                    "packets"
+                                } else {
+                                    "bytes"
+                                },
                                 op.text()
                             )
                         })
@@ -225,15 +260,18 @@ impl<'t, T: Target> Run<'t, T> {
                     });
                 }
             }
-            Op::MirroringAdd { session, port } => {
-                self.target.mirroring_add(*session, *port).map_err(|e| terr("mirroring_add", e))?
-            }
-            Op::MirroringAddMc { session, mgrp } => {
-                self.target.mirroring_add_mc(*session, *mgrp).map_err(|e| terr("mirroring_add_mc", e))?
-            }
-            Op::MirroringDelete { session } => {
-                self.target.mirroring_delete(*session).map_err(|e| terr("mirroring_delete", e))?
-            }
+            Op::MirroringAdd { session, port } => self
+                .target
+                .mirroring_add(*session, *port)
+                .map_err(|e| terr("mirroring_add", e))?,
+            Op::MirroringAddMc { session, mgrp } => self
+                .target
+                .mirroring_add_mc(*session, *mgrp)
+                .map_err(|e| terr("mirroring_add_mc", e))?,
+            Op::MirroringDelete { session } => self
+                .target
+                .mirroring_delete(*session)
+                .map_err(|e| terr("mirroring_delete", e))?,
             Op::MirroringGet { session } => {
                 let text = match self.target.mirroring_get(*session) {
                     Ok(s) => format!("mirroring session {session}: {s}"),
@@ -241,36 +279,70 @@ impl<'t, T: Target> Run<'t, T> {
                 };
                 self.log(line, text);
             }
-            Op::McMgrpCreate { mgrp } => self.target.mc_mgrp_create(*mgrp).map_err(|e| terr("mc_mgrp_create", e))?,
+            Op::McMgrpCreate { mgrp } => self
+                .target
+                .mc_mgrp_create(*mgrp)
+                .map_err(|e| terr("mc_mgrp_create", e))?,
             Op::McNodeCreate { rid, ports } => {
-                let h = self.target.mc_node_create(*rid, ports).map_err(|e| terr("mc_node_create", e))?;
+                let h = self
+                    .target
+                    .mc_node_create(*rid, ports)
+                    .map_err(|e| terr("mc_node_create", e))?;
                 self.nodes.push(h);
             }
             Op::McNodeUpdate { node, ports } => {
                 let h = self.node(*node)?;
-                self.target.mc_node_update(h, ports).map_err(|e| terr("mc_node_update", e))?
+                self.target
+                    .mc_node_update(h, ports)
+                    .map_err(|e| terr("mc_node_update", e))?
             }
             Op::McNodeAssociate { mgrp, node } => {
                 let h = self.node(*node)?;
-                self.target.mc_node_associate(*mgrp, h).map_err(|e| terr("mc_node_associate", e))?
+                self.target
+                    .mc_node_associate(*mgrp, h)
+                    .map_err(|e| terr("mc_node_associate", e))?
             }
             Op::CounterRead { name, index } => {
-                let v =
-                    self.target.counter_read(name, CounterCell::Index(*index)).map_err(|e| terr("counter_read", e))?;
-                self.log(line, format!("{name}[{index}] = {} packets, {} bytes", v.packets, v.bytes));
+                let v = self
+                    .target
+                    .counter_read(name, CounterCell::Index(*index))
+                    .map_err(|e| terr("counter_read", e))?;
+                self.log(
+                    line,
+                    format!("{name}[{index}] = {} packets, {} bytes", v.packets, v.bytes),
+                );
             }
-            Op::CounterWrite { name, index, packets, bytes } => self
+            Op::CounterWrite {
+                name,
+                index,
+                packets,
+                bytes,
+            } => self
                 .target
-                .counter_write(name, *index, CounterValue { packets: *packets, bytes: *bytes })
+                .counter_write(
+                    name,
+                    *index,
+                    CounterValue {
+                        packets: *packets,
+                        bytes: *bytes,
+                    },
+                )
                 .map_err(|e| terr("counter_write", e))?,
             Op::RegisterRead { name, index } => {
-                let v = self.target.register_read(name, *index).map_err(|e| terr("register_read", e))?;
+                let v = self
+                    .target
+                    .register_read(name, *index)
+                    .map_err(|e| terr("register_read", e))?;
                 self.log(line, format!("{name}[{index}] = 0x{}", report::hex(&v)));
             }
-            Op::RegisterWrite { name, index, value } => {
-                self.target.register_write(name, *index, value).map_err(|e| terr("register_write", e))?
-            }
-            Op::RegisterReset { name } => self.target.register_reset(name).map_err(|e| terr("register_reset", e))?,
+            Op::RegisterWrite { name, index, value } => self
+                .target
+                .register_write(name, *index, value)
+                .map_err(|e| terr("register_write", e))?,
+            Op::RegisterReset { name } => self
+                .target
+                .register_reset(name)
+                .map_err(|e| terr("register_reset", e))?,
             Op::MeterGetRates { name, index } => {
                 let text = match self.target.meter_get_rates(name, *index) {
                     Ok(rates) => {
@@ -281,11 +353,16 @@ impl<'t, T: Target> Run<'t, T> {
                 };
                 self.log(line, text);
             }
-            Op::MeterSetRates { name, cells, rates } => {
-                self.target.meter_set_rates(name, *cells, rates).map_err(|e| terr("setting meter rates", e))?
-            }
+            Op::MeterSetRates { name, cells, rates } => self
+                .target
+                .meter_set_rates(name, *cells, rates)
+                .map_err(|e| terr("setting meter rates", e))?,
             Op::AdvanceTime { ns } => self.target.advance_time(*ns).map_err(|e| terr("advance_time", e))?,
-            Op::ActProfCreateMember { profile, member, action } => self
+            Op::ActProfCreateMember {
+                profile,
+                member,
+                action,
+            } => self
                 .target
                 .act_prof_create_member(profile, *member, action)
                 .map_err(|e| terr("act_prof_create_member", e))?,
@@ -297,7 +374,13 @@ impl<'t, T: Target> Run<'t, T> {
                 .target
                 .act_prof_add_member_to_group(profile, *member, *group)
                 .map_err(|e| terr("act_prof_add_member_to_group", e))?,
-            Op::AddIndirect { table, matches, priority, group, id } => {
+            Op::AddIndirect {
+                table,
+                matches,
+                priority,
+                group,
+                id,
+            } => {
                 let h = self
                     .target
                     .add_indirect_entry(table, matches, *priority, *group, *id)
@@ -333,7 +416,12 @@ fn check_outputs(plan: &Plan, outcome: &mut Outcome) {
             });
         }
         if pairs.iter().any(|p| *p != PairStatus::Match) {
-            outcome.failures.push(Failure::Port(PortFailure { port, expected, received, pairs }));
+            outcome.failures.push(Failure::Port(PortFailure {
+                port,
+                expected,
+                received,
+                pairs,
+            }));
         }
     }
 }

@@ -75,7 +75,12 @@ impl TableSchema {
     /// True if any key's match kind requires entry priorities (ternary,
     /// range, optional), as in P4Runtime.
     pub fn keys_need_priority(keys: &[KeyFieldSchema]) -> bool {
-        keys.iter().any(|k| matches!(k.match_kind, MatchKind::Ternary | MatchKind::Range | MatchKind::Optional))
+        keys.iter().any(|k| {
+            matches!(
+                k.match_kind,
+                MatchKind::Ternary | MatchKind::Range | MatchKind::Optional
+            )
+        })
     }
 }
 

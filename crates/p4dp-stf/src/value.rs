@@ -147,9 +147,18 @@ pub(crate) fn default_match(key: &KeyFieldSchema) -> FieldMatch {
     let zero = vec![0u8; (key.width as usize).div_ceil(8)];
     match key.match_kind {
         MatchKind::Exact => FieldMatch::Exact(zero),
-        MatchKind::Ternary => FieldMatch::Ternary { value: zero.clone(), mask: zero },
-        MatchKind::Lpm => FieldMatch::Lpm { value: zero, prefix_len: 0 },
-        MatchKind::Range => FieldMatch::Range { lo: zero, hi: ones(key.width) },
+        MatchKind::Ternary => FieldMatch::Ternary {
+            value: zero.clone(),
+            mask: zero,
+        },
+        MatchKind::Lpm => FieldMatch::Lpm {
+            value: zero,
+            prefix_len: 0,
+        },
+        MatchKind::Range => FieldMatch::Range {
+            lo: zero,
+            hi: ones(key.width),
+        },
         MatchKind::Optional => FieldMatch::Optional(None),
     }
 }
@@ -188,7 +197,13 @@ pub(crate) fn encode_key(value: &KeyValue, key: &KeyFieldSchema) -> Result<Field
             }
             Ok(FieldMatch::Range { lo: l, hi: h })
         }
-        (mk, KeyValue::Num { prefix_len: Some(len), num }) => {
+        (
+            mk,
+            KeyValue::Num {
+                prefix_len: Some(len),
+                num,
+            },
+        ) => {
             if mk != MatchKind::Lpm {
                 return Err(err(format!(
                     "a `/{}` prefix length is only allowed for lpm keys, not for {what}",
@@ -196,7 +211,10 @@ pub(crate) fn encode_key(value: &KeyValue, key: &KeyFieldSchema) -> Result<Field
                 )));
             }
             if num.has_wildcards() {
-                return Err(err(format!("lpm value {} for {what} uses both `*` and `/len`; use one", num.text())));
+                return Err(err(format!(
+                    "lpm value {} for {what} uses both `*` and `/len`; use one",
+                    num.text()
+                )));
             }
             if len.value > u64::from(w) {
                 return Err(err(format!("prefix length /{} is longer than {what}", len.value)));
@@ -218,7 +236,10 @@ pub(crate) fn encode_key(value: &KeyValue, key: &KeyFieldSchema) -> Result<Field
         (MatchKind::Ternary, KeyValue::Num { num, .. }) => {
             if num.radix == Radix::Dec {
                 return Err(EncodeError {
-                    message: format!("decimal value {} for {what}: ternary values must be hex or binary", num.text()),
+                    message: format!(
+                        "decimal value {} for {what}: ternary values must be hex or binary",
+                        num.text()
+                    ),
                     note: Some(
                         "the mask covers exactly the written digits, e.g. `0x0a0b` has mask 0xffff; \
                          write `0x...` or `0b...`"
@@ -230,7 +251,10 @@ pub(crate) fn encode_key(value: &KeyValue, key: &KeyFieldSchema) -> Result<Field
             if bits.bit_len() > w as usize {
                 return Err(err(format!("value {} does not fit in {what}", num.text())));
             }
-            Ok(FieldMatch::Ternary { value: pack(&bits.value, w), mask: pack(&bits.care, w) })
+            Ok(FieldMatch::Ternary {
+                value: pack(&bits.value, w),
+                mask: pack(&bits.care, w),
+            })
         }
         (MatchKind::Lpm, KeyValue::Num { num, .. }) => {
             let bits = Bits::of(num);
@@ -271,7 +295,10 @@ pub(crate) fn encode_key(value: &KeyValue, key: &KeyFieldSchema) -> Result<Field
 fn lpm(value: &[bool], width: u32, prefix_len: u32) -> FieldMatch {
     let keep_from = (width - prefix_len) as usize; // bits below this are cleared
     let v: Vec<bool> = value.iter().enumerate().map(|(i, &b)| b && i >= keep_from).collect();
-    FieldMatch::Lpm { value: pack(&v, width), prefix_len }
+    FieldMatch::Lpm {
+        value: pack(&v, width),
+        prefix_len,
+    }
 }
 
 #[cfg(test)]
@@ -288,15 +315,26 @@ mod tests {
         } else {
             (Radix::Dec, text)
         };
-        Num { radix, digits: digits.into(), span: Span::default() }
+        Num {
+            radix,
+            digits: digits.into(),
+            span: Span::default(),
+        }
     }
 
     fn key(kind: MatchKind, width: u32) -> KeyFieldSchema {
-        KeyFieldSchema { name: "k".into(), match_kind: kind, width }
+        KeyFieldSchema {
+            name: "k".into(),
+            match_kind: kind,
+            width,
+        }
     }
 
     fn v(text: &str) -> KeyValue {
-        KeyValue::Num { num: num(text), prefix_len: None }
+        KeyValue::Num {
+            num: num(text),
+            prefix_len: None,
+        }
     }
 
     #[test]
@@ -313,7 +351,10 @@ mod tests {
     #[test]
     fn plain_width_check_names_field() {
         let e = encode_plain(&num("0x1ff"), 8, "8-bit parameter `port` of action `fwd`").unwrap_err();
-        assert_eq!(e.message, "value 0x1ff does not fit in 8-bit parameter `port` of action `fwd`");
+        assert_eq!(
+            e.message,
+            "value 0x1ff does not fit in 8-bit parameter `port` of action `fwd`"
+        );
         // Leading zeros are fine.
         assert_eq!(encode_plain(&num("0x00ff"), 8, "x").unwrap(), vec![0xff]);
         assert_eq!(encode_plain(&num("0b101"), 3, "x").unwrap(), vec![5]);
@@ -324,29 +365,69 @@ mod tests {
     fn ternary_mask_is_written_digits() {
         // stf.md §4 / §11: 0x****0101 → value 0x00000101, mask 0x0000FFFF.
         let m = encode_key(&v("0x****0101"), &key(MatchKind::Ternary, 32)).unwrap();
-        assert_eq!(m, FieldMatch::Ternary { value: vec![0, 0, 1, 1], mask: vec![0, 0, 0xff, 0xff] });
+        assert_eq!(
+            m,
+            FieldMatch::Ternary {
+                value: vec![0, 0, 1, 1],
+                mask: vec![0, 0, 0xff, 0xff]
+            }
+        );
         // 0x1 on a 32-bit key tests only the low nibble.
         let m = encode_key(&v("0x1"), &key(MatchKind::Ternary, 32)).unwrap();
-        assert_eq!(m, FieldMatch::Ternary { value: vec![0, 0, 0, 1], mask: vec![0, 0, 0, 0x0f] });
+        assert_eq!(
+            m,
+            FieldMatch::Ternary {
+                value: vec![0, 0, 0, 1],
+                mask: vec![0, 0, 0, 0x0f]
+            }
+        );
         // 0x25** on 16 bits.
         let m = encode_key(&v("0x25**"), &key(MatchKind::Ternary, 16)).unwrap();
-        assert_eq!(m, FieldMatch::Ternary { value: vec![0x25, 0], mask: vec![0xff, 0] });
+        assert_eq!(
+            m,
+            FieldMatch::Ternary {
+                value: vec![0x25, 0],
+                mask: vec![0xff, 0]
+            }
+        );
         // binary: one mask bit per digit.
         let m = encode_key(&v("0b1*0"), &key(MatchKind::Ternary, 8)).unwrap();
-        assert_eq!(m, FieldMatch::Ternary { value: vec![0b100], mask: vec![0b101] });
+        assert_eq!(
+            m,
+            FieldMatch::Ternary {
+                value: vec![0b100],
+                mask: vec![0b101]
+            }
+        );
         // mask bits above the width are dropped
         let m = encode_key(&v("0x0fff"), &key(MatchKind::Ternary, 12)).unwrap();
-        assert_eq!(m, FieldMatch::Ternary { value: vec![0x0f, 0xff], mask: vec![0x0f, 0xff] });
+        assert_eq!(
+            m,
+            FieldMatch::Ternary {
+                value: vec![0x0f, 0xff],
+                mask: vec![0x0f, 0xff]
+            }
+        );
     }
 
     #[test]
     fn ternary_errors() {
         let e = encode_key(&v("5"), &key(MatchKind::Ternary, 8)).unwrap_err();
-        assert!(e.message.contains("ternary values must be hex or binary"), "{}", e.message);
+        assert!(
+            e.message.contains("ternary values must be hex or binary"),
+            "{}",
+            e.message
+        );
         let e = encode_key(&v("0x1ff"), &key(MatchKind::Ternary, 8)).unwrap_err();
         assert_eq!(e.message, "value 0x1ff does not fit in 8-bit ternary key `k`");
         let m = encode_key(&KeyValue::Wildcard(Span::default()), &key(MatchKind::Ternary, 8)).unwrap();
-        assert_eq!(m, FieldMatch::Ternary { value: vec![0], mask: vec![0] });
+        assert_eq!(
+            m,
+            FieldMatch::Ternary {
+                value: vec![0],
+                mask: vec![0]
+            }
+        );
     }
 
     #[test]
@@ -354,89 +435,196 @@ mod tests {
         let k = key(MatchKind::Lpm, 32);
         assert_eq!(
             encode_key(&v("0x0a01****"), &k).unwrap(),
-            FieldMatch::Lpm { value: vec![10, 1, 0, 0], prefix_len: 16 }
+            FieldMatch::Lpm {
+                value: vec![10, 1, 0, 0],
+                prefix_len: 16
+            }
         );
         assert_eq!(
             encode_key(&v("0x0a010065"), &k).unwrap(),
-            FieldMatch::Lpm { value: vec![10, 1, 0, 0x65], prefix_len: 32 }
+            FieldMatch::Lpm {
+                value: vec![10, 1, 0, 0x65],
+                prefix_len: 32
+            }
         );
-        assert_eq!(encode_key(&v("0x********"), &k).unwrap(), FieldMatch::Lpm { value: vec![0; 4], prefix_len: 0 });
+        assert_eq!(
+            encode_key(&v("0x********"), &k).unwrap(),
+            FieldMatch::Lpm {
+                value: vec![0; 4],
+                prefix_len: 0
+            }
+        );
         // decimal: full length
         assert_eq!(
             encode_key(&v("167772161"), &k).unwrap(),
-            FieldMatch::Lpm { value: vec![10, 0, 0, 1], prefix_len: 32 }
+            FieldMatch::Lpm {
+                value: vec![10, 0, 0, 1],
+                prefix_len: 32
+            }
         );
         // binary on 8 bits
         let k8 = key(MatchKind::Lpm, 8);
-        assert_eq!(encode_key(&v("0b101*****"), &k8).unwrap(), FieldMatch::Lpm { value: vec![0xa0], prefix_len: 3 });
+        assert_eq!(
+            encode_key(&v("0b101*****"), &k8).unwrap(),
+            FieldMatch::Lpm {
+                value: vec![0xa0],
+                prefix_len: 3
+            }
+        );
         // 10-bit key written with 3 hex digits: the top 2 written bits are outside the key.
         let k10 = key(MatchKind::Lpm, 10);
-        assert_eq!(encode_key(&v("0x3f*"), &k10).unwrap(), FieldMatch::Lpm { value: vec![0x03, 0xf0], prefix_len: 6 });
+        assert_eq!(
+            encode_key(&v("0x3f*"), &k10).unwrap(),
+            FieldMatch::Lpm {
+                value: vec![0x03, 0xf0],
+                prefix_len: 6
+            }
+        );
     }
 
     #[test]
     fn lpm_slash_len() {
         let k = key(MatchKind::Lpm, 32);
-        let val =
-            |n: &str, l: u64| KeyValue::Num { num: num(n), prefix_len: Some(Int { value: l, span: Span::default() }) };
+        let val = |n: &str, l: u64| KeyValue::Num {
+            num: num(n),
+            prefix_len: Some(Int {
+                value: l,
+                span: Span::default(),
+            }),
+        };
         assert_eq!(
             encode_key(&val("0x0a010000", 16), &k).unwrap(),
-            FieldMatch::Lpm { value: vec![10, 1, 0, 0], prefix_len: 16 }
+            FieldMatch::Lpm {
+                value: vec![10, 1, 0, 0],
+                prefix_len: 16
+            }
         );
         // bits after the prefix are cleared
         assert_eq!(
             encode_key(&val("0x0a0100ff", 16), &k).unwrap(),
-            FieldMatch::Lpm { value: vec![10, 1, 0, 0], prefix_len: 16 }
+            FieldMatch::Lpm {
+                value: vec![10, 1, 0, 0],
+                prefix_len: 16
+            }
         );
-        assert_eq!(encode_key(&val("10", 0), &k).unwrap(), FieldMatch::Lpm { value: vec![0; 4], prefix_len: 0 });
-        assert!(encode_key(&val("0x0a", 33), &k).unwrap_err().message.contains("longer than"));
-        assert!(encode_key(&val("0x0a**", 8), &k).unwrap_err().message.contains("both `*` and `/len`"));
+        assert_eq!(
+            encode_key(&val("10", 0), &k).unwrap(),
+            FieldMatch::Lpm {
+                value: vec![0; 4],
+                prefix_len: 0
+            }
+        );
+        assert!(encode_key(&val("0x0a", 33), &k)
+            .unwrap_err()
+            .message
+            .contains("longer than"));
+        assert!(encode_key(&val("0x0a**", 8), &k)
+            .unwrap_err()
+            .message
+            .contains("both `*` and `/len`"));
         let e = encode_key(&val("1", 8), &key(MatchKind::Exact, 8)).unwrap_err();
-        assert_eq!(e.message, "a `/8` prefix length is only allowed for lpm keys, not for 8-bit exact key `k`");
+        assert_eq!(
+            e.message,
+            "a `/8` prefix length is only allowed for lpm keys, not for 8-bit exact key `k`"
+        );
     }
 
     #[test]
     fn lpm_errors() {
         let k = key(MatchKind::Lpm, 32);
-        assert!(encode_key(&v("0x0a**0001"), &k).unwrap_err().message.contains("`*` may only end"));
+        assert!(encode_key(&v("0x0a**0001"), &k)
+            .unwrap_err()
+            .message
+            .contains("`*` may only end"));
         let e = encode_key(&v("0xa01****"), &k).unwrap_err();
         assert!(e.message.contains("shorter than the key"), "{}", e.message);
         assert_eq!(e.note.as_deref(), Some("write it with 8 hex digits, or as `value/len`"));
-        assert!(encode_key(&v("0x1ffffffff"), &k).unwrap_err().message.contains("does not fit"));
+        assert!(encode_key(&v("0x1ffffffff"), &k)
+            .unwrap_err()
+            .message
+            .contains("does not fit"));
     }
 
     #[test]
     fn exact_range_optional() {
-        assert_eq!(encode_key(&v("0x0800"), &key(MatchKind::Exact, 16)).unwrap(), FieldMatch::Exact(vec![8, 0]));
+        assert_eq!(
+            encode_key(&v("0x0800"), &key(MatchKind::Exact, 16)).unwrap(),
+            FieldMatch::Exact(vec![8, 0])
+        );
         let e = encode_key(&v("0x08**"), &key(MatchKind::Exact, 16)).unwrap_err();
         assert_eq!(e.message, "`*` is not allowed in the value of 16-bit exact key `k`");
         assert!(encode_key(&KeyValue::Wildcard(Span::default()), &key(MatchKind::Exact, 16)).is_err());
         let r = key(MatchKind::Range, 16);
-        let range = KeyValue::Range { lo: num("10"), hi: num("0x20") };
-        assert_eq!(encode_key(&range, &r).unwrap(), FieldMatch::Range { lo: vec![0, 10], hi: vec![0, 0x20] });
-        let bad = KeyValue::Range { lo: num("0x21"), hi: num("0x20") };
+        let range = KeyValue::Range {
+            lo: num("10"),
+            hi: num("0x20"),
+        };
+        assert_eq!(
+            encode_key(&range, &r).unwrap(),
+            FieldMatch::Range {
+                lo: vec![0, 10],
+                hi: vec![0, 0x20]
+            }
+        );
+        let bad = KeyValue::Range {
+            lo: num("0x21"),
+            hi: num("0x20"),
+        };
         assert!(encode_key(&bad, &r).unwrap_err().message.contains("empty range"));
-        assert_eq!(encode_key(&v("7"), &r).unwrap(), FieldMatch::Range { lo: vec![0, 7], hi: vec![0, 7] });
+        assert_eq!(
+            encode_key(&v("7"), &r).unwrap(),
+            FieldMatch::Range {
+                lo: vec![0, 7],
+                hi: vec![0, 7]
+            }
+        );
         assert_eq!(
             encode_key(&KeyValue::Wildcard(Span::default()), &r).unwrap(),
-            FieldMatch::Range { lo: vec![0, 0], hi: vec![0xff, 0xff] }
+            FieldMatch::Range {
+                lo: vec![0, 0],
+                hi: vec![0xff, 0xff]
+            }
         );
         assert!(encode_key(&range, &key(MatchKind::Ternary, 16))
             .unwrap_err()
             .message
             .contains("only allowed for range"));
         let o = key(MatchKind::Optional, 9);
-        assert_eq!(encode_key(&v("300"), &o).unwrap(), FieldMatch::Optional(Some(vec![1, 44])));
-        assert_eq!(encode_key(&KeyValue::Wildcard(Span::default()), &o).unwrap(), FieldMatch::Optional(None));
+        assert_eq!(
+            encode_key(&v("300"), &o).unwrap(),
+            FieldMatch::Optional(Some(vec![1, 44]))
+        );
+        assert_eq!(
+            encode_key(&KeyValue::Wildcard(Span::default()), &o).unwrap(),
+            FieldMatch::Optional(None)
+        );
         assert!(encode_key(&v("0x3**"), &o).is_err());
     }
 
     #[test]
     fn defaults() {
         assert_eq!(default_match(&key(MatchKind::Exact, 9)), FieldMatch::Exact(vec![0, 0]));
-        assert_eq!(default_match(&key(MatchKind::Lpm, 8)), FieldMatch::Lpm { value: vec![0], prefix_len: 0 });
-        assert_eq!(default_match(&key(MatchKind::Ternary, 8)), FieldMatch::Ternary { value: vec![0], mask: vec![0] });
-        assert_eq!(default_match(&key(MatchKind::Range, 9)), FieldMatch::Range { lo: vec![0, 0], hi: vec![1, 0xff] });
+        assert_eq!(
+            default_match(&key(MatchKind::Lpm, 8)),
+            FieldMatch::Lpm {
+                value: vec![0],
+                prefix_len: 0
+            }
+        );
+        assert_eq!(
+            default_match(&key(MatchKind::Ternary, 8)),
+            FieldMatch::Ternary {
+                value: vec![0],
+                mask: vec![0]
+            }
+        );
+        assert_eq!(
+            default_match(&key(MatchKind::Range, 9)),
+            FieldMatch::Range {
+                lo: vec![0, 0],
+                hi: vec![1, 0xff]
+            }
+        );
         assert_eq!(default_match(&key(MatchKind::Optional, 8)), FieldMatch::Optional(None));
     }
 }

@@ -29,5 +29,11 @@ fn project_corpus_parses() {
             bad.push(d.to_string());
         }
     }
-    assert!(bad.is_empty(), "{} of {} files fail to parse:\n{}", bad.len(), files.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} of {} files fail to parse:\n{}",
+        bad.len(),
+        files.len(),
+        bad.join("\n")
+    );
 }

@@ -42,7 +42,9 @@ impl Target for Toy {
     ) -> Result<EntryHandle, TargetError> {
         assert_eq!(table, "ingress.fwd");
         assert_eq!(priority, None);
-        let FieldMatch::Exact(k) = &m[0].m else { return Err(TargetError::Failed("bad match".into())) };
+        let FieldMatch::Exact(k) = &m[0].m else {
+            return Err(TargetError::Failed("bad match".into()));
+        };
         if self.entries.values().any(|(b, _)| *b == k[0]) {
             return Err(TargetError::Failed("duplicate entry".into()));
         }
@@ -59,7 +61,10 @@ impl Target for Toy {
     }
 
     fn clear_entries(&mut self, table: &str, entries: &[EntryHandle]) -> Result<(), TargetError> {
-        self.calls.push(format!("clear {table} {:?}", entries.iter().map(|h| h.0).collect::<Vec<_>>()));
+        self.calls.push(format!(
+            "clear {table} {:?}",
+            entries.iter().map(|h| h.0).collect::<Vec<_>>()
+        ));
         for h in entries {
             self.entries.remove(h);
         }
@@ -83,7 +88,11 @@ impl Target for Toy {
             }
             return Ok(out);
         }
-        let hit = self.entries.iter().find(|(_, (b, _))| Some(b) == data.first()).map(|(h, e)| (*h, e.1));
+        let hit = self
+            .entries
+            .iter()
+            .find(|(_, (b, _))| Some(b) == data.first())
+            .map(|(h, e)| (*h, e.1));
         let out_port = match hit {
             Some((h, p)) => {
                 let d = self.direct.entry(h).or_default();
@@ -161,7 +170,10 @@ impl Target for Toy {
     }
 
     fn mc_node_associate(&mut self, mgrp: u32, node: McNodeHandle) -> Result<(), TargetError> {
-        self.groups.get_mut(&mgrp).ok_or_else(|| TargetError::Failed(format!("no group {mgrp}")))?.push(node);
+        self.groups
+            .get_mut(&mgrp)
+            .ok_or_else(|| TargetError::Failed(format!("no group {mgrp}")))?
+            .push(node);
         self.calls.push(format!("assoc {mgrp} {}", node.0));
         Ok(())
     }
@@ -176,24 +188,45 @@ fn schema() -> ProgramSchema {
     ProgramSchema {
         tables: vec![TableSchema {
             name: "ingress.fwd".into(),
-            keys: vec![KeyFieldSchema { name: "hdr.b0".into(), match_kind: MatchKind::Exact, width: 8 }],
-            actions: vec![ActionRefSchema { name: "ingress.send".into(), scope: ActionScope::TableAndDefault }],
+            keys: vec![KeyFieldSchema {
+                name: "hdr.b0".into(),
+                match_kind: MatchKind::Exact,
+                width: 8,
+            }],
+            actions: vec![ActionRefSchema {
+                name: "ingress.send".into(),
+                scope: ActionScope::TableAndDefault,
+            }],
             const_default_action: false,
             const_entries: false,
             needs_priority: false,
         }],
         actions: vec![ActionSchema {
             name: "ingress.send".into(),
-            params: vec![ParamSchema { name: "port".into(), width: 9 }],
+            params: vec![ParamSchema {
+                name: "port".into(),
+                width: 9,
+            }],
         }],
-        counters: vec![CounterSchema { name: "ingress.in_ctr".into(), size: 16, unit: CounterUnit::PacketsAndBytes }],
+        counters: vec![CounterSchema {
+            name: "ingress.in_ctr".into(),
+            size: 16,
+            unit: CounterUnit::PacketsAndBytes,
+        }],
         direct_counters: vec![DirectCounterSchema {
             name: "ingress.fwd_ctr".into(),
             table: "ingress.fwd".into(),
             unit: CounterUnit::PacketsAndBytes,
         }],
-        registers: vec![RegisterSchema { name: "ingress.r".into(), size: 4, width: 16 }],
-        meters: vec![MeterSchema { name: "ingress.m".into(), size: 4 }],
+        registers: vec![RegisterSchema {
+            name: "ingress.r".into(),
+            size: 4,
+            width: 16,
+        }],
+        meters: vec![MeterSchema {
+            name: "ingress.m".into(),
+            size: 4,
+        }],
         action_profiles: vec![],
     }
 }
@@ -223,8 +256,19 @@ fn passes_echo_and_prefix_match() {
     assert!(o.passed(), "{o}");
     assert!(o.warnings.is_empty());
     assert_eq!(o.received.len(), 2);
-    assert_eq!(o.received[0], ReceivedPacket { port: 1, data: vec![10, 11, 12, 13], from_line: 2 });
-    assert!(o.to_string().starts_with("PASS: t.stf (0 failures, 0 warnings, 2 packets received)"), "{o}");
+    assert_eq!(
+        o.received[0],
+        ReceivedPacket {
+            port: 1,
+            data: vec![10, 11, 12, 13],
+            from_line: 2
+        }
+    );
+    assert!(
+        o.to_string()
+            .starts_with("PASS: t.stf (0 failures, 0 warnings, 2 packets received)"),
+        "{o}"
+    );
 }
 
 #[test]
@@ -251,7 +295,10 @@ fn count_mismatch_missing_packet() {
     assert_eq!(f.pairs, vec![PairStatus::Match, PairStatus::Missing]);
     let r = o.to_string();
     assert!(r.contains("port 1: expected 2 packets, received 1"), "{r}");
-    assert!(r.contains("packet 2: expected but not received (expect at line 3)"), "{r}");
+    assert!(
+        r.contains("packet 2: expected but not received (expect at line 3)"),
+        "{r}"
+    );
 }
 
 #[test]
@@ -261,7 +308,9 @@ fn count_mismatch_extra_packet() {
     let f = port_failure(&o, 1);
     assert_eq!(f.pairs, vec![PairStatus::Match, PairStatus::Unexpected]);
     assert_eq!(f.received[1].from_line, 2);
-    assert!(o.to_string().contains("packet 2: received but not expected (packet from line 2)"));
+    assert!(o
+        .to_string()
+        .contains("packet 2: received but not expected (packet from line 2)"));
     // A port mentioned only by `packet` must receive nothing.
     let o = run_text("packet 1 01\npacket 0 02\n");
     let f = port_failure(&o, 1);
@@ -321,7 +370,14 @@ fn order_within_port_is_checked_across_ports_not() {
 fn unmentioned_port_is_a_warning() {
     let o = run_text("add fwd hdr.b0:0x07 send(port:9)\npacket 0 0701\n");
     assert!(o.passed(), "{o}");
-    assert_eq!(o.warnings, vec![Warning::UnmentionedPort(ReceivedPacket { port: 9, data: vec![7, 1], from_line: 2 })]);
+    assert_eq!(
+        o.warnings,
+        vec![Warning::UnmentionedPort(ReceivedPacket {
+            port: 9,
+            data: vec![7, 1],
+            from_line: 2
+        })]
+    );
     let r = o.to_string();
     assert!(r.contains("warning: a packet left on port 9, which no `packet` or `expect` statement mentions (from the packet at line 2)"), "{r}");
     assert!(r.contains("got 0000: 0701"), "{r}");
@@ -350,7 +406,10 @@ fn check_counter_pass_and_fail() {
     match &o.failures[0] {
         Failure::CounterCheck { line, message, .. } => {
             assert_eq!(*line, 2);
-            assert_eq!(message, "ingress.in_ctr[0]: expected packets > 1; the counter has packets = 1, bytes = 2");
+            assert_eq!(
+                message,
+                "ingress.in_ctr[0]: expected packets > 1; the counter has packets = 1, bytes = 2"
+            );
         }
         f => panic!("{f:?}"),
     }
@@ -364,7 +423,9 @@ fn check_counter_pass_and_fail() {
         }
         f => panic!("{f:?}"),
     }
-    assert!(o.to_string().contains("t.stf:2: check_counter failed: ingress.in_ctr[0]: expected packets > 1;"));
+    assert!(o
+        .to_string()
+        .contains("t.stf:2: check_counter failed: ingress.in_ctr[0]: expected packets > 1;"));
 }
 
 #[test]
@@ -419,8 +480,14 @@ fn target_error_stops_the_run() {
         r.starts_with("t.stf:2: error: adding the entry failed: duplicate entry\n      add fwd b0:7 send(port:6)\n"),
         "{r}"
     );
-    assert!(r.ends_with("FAIL: t.stf (1 failure, 0 warnings, 0 packets received, stopped after 2 statements)"), "{r}");
-    let mut toy = Toy { fail_inject: true, ..Default::default() };
+    assert!(
+        r.ends_with("FAIL: t.stf (1 failure, 0 warnings, 0 packets received, stopped after 2 statements)"),
+        "{r}"
+    );
+    let mut toy = Toy {
+        fail_inject: true,
+        ..Default::default()
+    };
     let o = run_on(&mut toy, "packet 0 00\n");
     assert!(
         matches!(&o.failures[0], Failure::Statement { message, .. } if message == "processing the packet failed: the packet crashed the toy")
@@ -466,8 +533,14 @@ fn other_commands_reach_the_target() {
         vec![
             (2, "ingress.r[2] = 0x1234".to_string()),
             (4, "ingress.in_ctr[3] = 5 packets, 50 bytes".to_string()),
-            (7, "meter_get_rates ingress.m 0: not supported by this target: meter_get_rates".to_string()),
-            (10, "mirroring_get 5: not supported by this target: mirroring_get".to_string()),
+            (
+                7,
+                "meter_get_rates ingress.m 0: not supported by this target: meter_get_rates".to_string()
+            ),
+            (
+                10,
+                "mirroring_get 5: not supported by this target: mirroring_get".to_string()
+            ),
         ]
     );
     assert_eq!(

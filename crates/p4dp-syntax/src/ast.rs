@@ -84,7 +84,10 @@ pub enum AnnotationBody {
     /// excluding the outer parentheses). `exprs` is `Some` when the tokens
     /// parse as a comma-separated expression list (e.g. `@name("x")`,
     /// `@priority(3)`), `None` otherwise.
-    Unstructured { tokens: Vec<Token>, exprs: Option<Vec<Expr>> },
+    Unstructured {
+        tokens: Vec<Token>,
+        exprs: Option<Vec<Expr>>,
+    },
     /// `@name[e1, e2]`
     ExprList(Vec<Expr>),
     /// `@name[k1 = e1, k2 = e2]`
@@ -125,9 +128,15 @@ pub enum TypeKind {
     Named(PathName),
     /// A generic type applied to arguments: `Register<bit<32>, bit<10>>`.
     /// Arguments may be `_` (`TypeKind::DontCare`) or `void`.
-    Specialized { base: PathName, args: Vec<Type> },
+    Specialized {
+        base: PathName,
+        args: Vec<Type>,
+    },
     /// Header stack / array `T[size]`.
-    Stack { elem: Box<Type>, size: Box<Expr> },
+    Stack {
+        elem: Box<Type>,
+        size: Box<Expr>,
+    },
     /// `tuple<T1, T2>`.
     Tuple(Vec<Type>),
     /// `list<T>` (P4_16 v1.2.4+).
@@ -217,30 +226,67 @@ pub enum ExprKind {
     /// `error.X`
     ErrorMember(Ident),
     /// `base.member` (fields, methods, enum members, `hdr.isValid`, `T.minSizeInBits`).
-    Member { base: Box<Expr>, member: Ident },
+    Member {
+        base: Box<Expr>,
+        member: Ident,
+    },
     /// `base[index]`
-    Index { base: Box<Expr>, index: Box<Expr> },
+    Index {
+        base: Box<Expr>,
+        index: Box<Expr>,
+    },
     /// `base[hi:lo]`
-    Slice { base: Box<Expr>, hi: Box<Expr>, lo: Box<Expr> },
+    Slice {
+        base: Box<Expr>,
+        hi: Box<Expr>,
+        lo: Box<Expr>,
+    },
     /// `callee<type_args>(args)`: function, method, action and constructor calls.
-    Call { callee: Box<Expr>, type_args: Vec<Type>, args: Vec<Argument> },
+    Call {
+        callee: Box<Expr>,
+        type_args: Vec<Type>,
+        args: Vec<Argument>,
+    },
     /// `T(args)` where `T` is a *type* that cannot be an expression
     /// (e.g. a specialized type `Register<bit<8>>(4)` inside an argument list
     /// is parsed as `Call` on `Name`; this variant is only used when the type
     /// is not a plain/specialized name, which the spec does not allow but the
     /// parser accepts for better diagnostics in sema).
-    ConstructorCall { ty: Type, args: Vec<Argument> },
-    Unary { op: UnaryOp, expr: Box<Expr> },
-    Binary { op: BinaryOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    ConstructorCall {
+        ty: Type,
+        args: Vec<Argument>,
+    },
+    Unary {
+        op: UnaryOp,
+        expr: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `cond ? then_e : else_e`
-    Ternary { cond: Box<Expr>, then_e: Box<Expr>, else_e: Box<Expr> },
+    Ternary {
+        cond: Box<Expr>,
+        then_e: Box<Expr>,
+        else_e: Box<Expr>,
+    },
     /// `(T) expr`
-    Cast { ty: Type, expr: Box<Expr> },
+    Cast {
+        ty: Type,
+        expr: Box<Expr>,
+    },
     /// `{ e1, e2 }` (list / tuple / header-stack / struct initializer by
     /// position). `dots` is true for a trailing `...` (`{ e1, ... }`).
-    List { elems: Vec<Expr>, dots: bool },
+    List {
+        elems: Vec<Expr>,
+        dots: bool,
+    },
     /// `{ f1 = e1, f2 = e2 }`; `dots` for a trailing `...`.
-    Struct { fields: Vec<NamedExpr>, dots: bool },
+    Struct {
+        fields: Vec<NamedExpr>,
+        dots: bool,
+    },
     /// `{#}`: an invalid header / header union.
     InvalidHeader,
     /// Placeholder after a syntax error.
@@ -261,9 +307,17 @@ pub struct Argument {
 pub enum SimpleKeyset {
     Expr(Expr),
     /// `value &&& mask`
-    Mask { value: Expr, mask: Expr, span: Span },
+    Mask {
+        value: Expr,
+        mask: Expr,
+        span: Span,
+    },
     /// `lo .. hi`
-    Range { lo: Expr, hi: Expr, span: Span },
+    Range {
+        lo: Expr,
+        hi: Expr,
+        span: Span,
+    },
     Default(Span),
     /// `_`
     DontCare(Span),
@@ -275,7 +329,10 @@ pub enum SimpleKeyset {
 pub enum Keyset {
     Simple(SimpleKeyset),
     /// `(k1, k2, ...)`
-    Tuple { elems: Vec<SimpleKeyset>, span: Span },
+    Tuple {
+        elems: Vec<SimpleKeyset>,
+        span: Span,
+    },
 }
 
 // ────────────────────────────── statements ──────────────────────────────
@@ -296,16 +353,30 @@ pub struct Stmt {
 #[derive(Clone, Debug)]
 pub enum StmtKind {
     /// `lhs = rhs;`
-    Assign { lhs: Expr, rhs: Expr },
+    Assign {
+        lhs: Expr,
+        rhs: Expr,
+    },
     /// `lhs op= rhs;` (compound assignment, P4_16 v1.2.5: `+=`, `-=`, `*=`,
     /// `/=`, `%=`, `<<=`, `>>=`, `&=`, `^=`, `|=`, `|+|=`, `|-|=`).
-    CompoundAssign { op: BinaryOp, lhs: Expr, rhs: Expr },
+    CompoundAssign {
+        op: BinaryOp,
+        lhs: Expr,
+        rhs: Expr,
+    },
     /// `f(args);` / `t.apply();` — `call` is always an `ExprKind::Call`.
     Call(Expr),
     /// `if (cond) then_s else else_s`
-    If { cond: Expr, then_s: Box<Stmt>, else_s: Option<Box<Stmt>> },
+    If {
+        cond: Expr,
+        then_s: Box<Stmt>,
+        else_s: Option<Box<Stmt>>,
+    },
     /// `switch (expr) { cases }`
-    Switch { expr: Expr, cases: Vec<SwitchCase> },
+    Switch {
+        expr: Expr,
+        cases: Vec<SwitchCase>,
+    },
     Block(Block),
     Exit,
     Return(Option<Expr>),
@@ -315,9 +386,20 @@ pub enum StmtKind {
     /// (`Decl::Var`, `Decl::Const`, `Decl::Instantiation`).
     Decl(Box<Decl>),
     /// `for (init; cond; update) body` (P4_16 v1.2.5).
-    For { init: Vec<Stmt>, cond: Option<Expr>, update: Vec<Stmt>, body: Box<Stmt> },
+    For {
+        init: Vec<Stmt>,
+        cond: Option<Expr>,
+        update: Vec<Stmt>,
+        body: Box<Stmt>,
+    },
     /// `for (T x in range) body` / `for (x in range) body` (P4_16 v1.2.5).
-    ForIn { annotations: Vec<Annotation>, ty: Option<Type>, var: Ident, range: Expr, body: Box<Stmt> },
+    ForIn {
+        annotations: Vec<Annotation>,
+        ty: Option<Type>,
+        var: Ident,
+        range: Expr,
+        body: Box<Stmt>,
+    },
     Break,
     Continue,
     /// Placeholder after a syntax error.
@@ -544,7 +626,12 @@ pub struct FunctionProto {
 pub enum ExternMember {
     /// `Name(params);` (may be generic: `Name<T>(params);` is not in the
     /// spec; type params are those of the extern).
-    Constructor { annotations: Vec<Annotation>, name: Ident, params: Vec<Param>, span: Span },
+    Constructor {
+        annotations: Vec<Annotation>,
+        name: Ident,
+        params: Vec<Param>,
+        span: Span,
+    },
     /// `R m<T>(params);` or `abstract R m(params);`
     Method { is_abstract: bool, proto: FunctionProto },
 }
@@ -594,7 +681,11 @@ pub enum Transition {
     /// `transition next;` (including `accept` / `reject`).
     Direct { state: PathName, span: Span },
     /// `transition select(exprs) { cases }`
-    Select { exprs: Vec<Expr>, cases: Vec<SelectCase>, span: Span },
+    Select {
+        exprs: Vec<Expr>,
+        cases: Vec<SelectCase>,
+        span: Span,
+    },
 }
 
 #[derive(Clone, Debug)]

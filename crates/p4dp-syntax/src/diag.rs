@@ -94,7 +94,10 @@ impl Diagnostic {
             severity: Severity::Error,
             code,
             message: message.into(),
-            primary: Some(Label { span, message: label.into() }),
+            primary: Some(Label {
+                span,
+                message: label.into(),
+            }),
             secondary: Vec::new(),
             notes: Vec::new(),
             help: Vec::new(),
@@ -102,7 +105,10 @@ impl Diagnostic {
     }
     /// A warning at `span` with a label.
     pub fn warning(code: &'static str, message: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, message, span, label) }
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, message, span, label)
+        }
     }
     /// An error without a source location.
     pub fn error_nospan(code: &'static str, message: impl Into<String>) -> Diagnostic {
@@ -117,7 +123,10 @@ impl Diagnostic {
         }
     }
     pub fn with_secondary(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
-        self.secondary.push(Label { span, message: label.into() });
+        self.secondary.push(Label {
+            span,
+            message: label.into(),
+        });
         self
     }
     pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
@@ -211,7 +220,11 @@ pub fn render(sm: &SourceMap, d: &Diagnostic) -> String {
         .iter()
         .filter_map(|(is_primary, l)| sm.lookup(l.span).map(|loc| (*is_primary, *l, loc)))
         .collect();
-    let gutter = resolved.iter().map(|(_, _, loc)| loc.line.to_string().len()).max().unwrap_or(1);
+    let gutter = resolved
+        .iter()
+        .map(|(_, _, loc)| loc.line.to_string().len())
+        .max()
+        .unwrap_or(1);
     let pad = " ".repeat(gutter);
     let mut last_file: Option<String> = None;
     for (is_primary, label, loc) in &resolved {
@@ -226,9 +239,15 @@ pub fn render(sm: &SourceMap, d: &Diagnostic) -> String {
         let avail = line_chars.saturating_sub(col0);
         let n = span_chars.min(avail).max(1);
         let start = display_width(&loc.line_text, col0) + col0.saturating_sub(line_chars);
-        let width = display_width(&loc.line_text, col0 + n).saturating_sub(display_width(&loc.line_text, col0)).max(1);
+        let width = display_width(&loc.line_text, col0 + n)
+            .saturating_sub(display_width(&loc.line_text, col0))
+            .max(1);
         let mark = if *is_primary { "^" } else { "-" };
-        let text = if label.message.is_empty() { String::new() } else { format!(" {}", label.message) };
+        let text = if label.message.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", label.message)
+        };
         let _ = writeln!(out, "{pad} | {}{}{}", " ".repeat(start), mark.repeat(width), text);
         if loc.expanded {
             let _ = writeln!(out, "{pad} = note: line shown after macro expansion");
@@ -253,8 +272,13 @@ mod tests {
     fn renders_caret_under_span() {
         let mut sm = SourceMap::new();
         let f = sm.add_file("prog.p4", "control C() {\n    x = 1\n}\n");
-        let d = Diagnostic::error("E0101", "expected `;`, found `}`", Span::new(f, 23, 23), "expected `;` here")
-            .with_help("add a semicolon");
+        let d = Diagnostic::error(
+            "E0101",
+            "expected `;`, found `}`",
+            Span::new(f, 23, 23),
+            "expected `;` here",
+        )
+        .with_help("add a semicolon");
         let text = render(&sm, &d);
         assert_eq!(
             text,
@@ -266,6 +290,9 @@ mod tests {
     fn renders_without_span() {
         let sm = SourceMap::new();
         let d = Diagnostic::error_nospan("E0002", "cannot run `cpp`").with_note("No such file");
-        assert_eq!(render(&sm, &d), "error[E0002]: cannot run `cpp`\n  = note: No such file\n");
+        assert_eq!(
+            render(&sm, &d),
+            "error[E0002]: cannot run `cpp`\n  = note: No such file\n"
+        );
     }
 }

@@ -117,7 +117,11 @@ const KEYWORDS: &[(&str, Kw)] = &[
 
 impl Kw {
     pub fn as_str(self) -> &'static str {
-        KEYWORDS.iter().find(|(_, k)| *k == self).map(|(s, _)| *s).unwrap_or("?")
+        KEYWORDS
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map(|(s, _)| *s)
+            .unwrap_or("?")
     }
     pub fn from_word(s: &str) -> Option<Kw> {
         KEYWORDS.iter().find(|(t, _)| *t == s).map(|(_, k)| *k)
@@ -296,7 +300,12 @@ pub enum TokenKind {
     /// `_`
     DontCare,
     /// Integer literal; see [`crate::ast::IntLit`].
-    Int { value: BigUint, width: Option<u32>, signed: bool, radix: u32 },
+    Int {
+        value: BigUint,
+        width: Option<u32>,
+        signed: bool,
+        radix: u32,
+    },
     /// String literal (contents without quotes, escapes kept as written).
     Str(String),
     Punct(Punct),
@@ -311,7 +320,9 @@ impl fmt::Display for TokenKind {
             TokenKind::Ident(s) => write!(f, "{s}"),
             TokenKind::Kw(k) => write!(f, "{}", k.as_str()),
             TokenKind::DontCare => write!(f, "_"),
-            TokenKind::Int { value, width, signed, .. } => match width {
+            TokenKind::Int {
+                value, width, signed, ..
+            } => match width {
                 Some(w) => write!(f, "{w}{}{value}", if *signed { 's' } else { 'w' }),
                 None => write!(f, "{value}"),
             },
@@ -364,7 +375,10 @@ pub fn lex(file: FileId, text: &str) -> (Vec<Token>, Vec<Diagnostic>) {
     };
     lx.run();
     let end = text.len() as u32;
-    lx.tokens.push(Token { kind: TokenKind::Eof, span: Span::new(file, end, end) });
+    lx.tokens.push(Token {
+        kind: TokenKind::Eof,
+        span: Span::new(file, end, end),
+    });
     (lx.tokens, lx.diags)
 }
 
@@ -437,7 +451,10 @@ impl<'a> Lexer<'a> {
                 self.number();
             } else if b == b'"' {
                 self.string();
-            } else if let Some((s, p)) = PUNCTS.iter().find(|(s, _)| self.src[self.pos..].starts_with(s.as_bytes())) {
+            } else if let Some((s, p)) = PUNCTS
+                .iter()
+                .find(|(s, _)| self.src[self.pos..].starts_with(s.as_bytes()))
+            {
                 self.pos += s.len();
                 self.push(TokenKind::Punct(*p), start);
             } else {
@@ -462,7 +479,12 @@ impl<'a> Lexer<'a> {
         loop {
             if self.pos >= self.src.len() {
                 let sp = self.span(start, start + 2);
-                self.diags.push(Diagnostic::error("E0106", "unterminated block comment", sp, "comment starts here"));
+                self.diags.push(Diagnostic::error(
+                    "E0106",
+                    "unterminated block comment",
+                    sp,
+                    "comment starts here",
+                ));
                 return;
             }
             if self.src[self.pos] == b'*' && self.peek(1) == b'/' {
@@ -499,14 +521,21 @@ impl<'a> Lexer<'a> {
                 Some(b'\\') => {
                     let esc = self.peek(1);
                     if !matches!(esc, b'"' | b'\\' | b'n' | b't' | b'r' | b'0' | b'\'') {
-                        let hi = if esc == 0 || esc == b'\n' || !esc.is_ascii() { self.pos + 1 } else { self.pos + 2 };
+                        let hi = if esc == 0 || esc == b'\n' || !esc.is_ascii() {
+                            self.pos + 1
+                        } else {
+                            self.pos + 2
+                        };
                         let sp = self.span(self.pos, hi);
-                        self.diags.push(Diagnostic::error(
-                            "E0119",
-                            "invalid escape sequence in string literal",
-                            sp,
-                            "unknown escape",
-                        ).with_help("valid escapes are \\\" \\\\ \\n \\t \\r \\0 \\'"));
+                        self.diags.push(
+                            Diagnostic::error(
+                                "E0119",
+                                "invalid escape sequence in string literal",
+                                sp,
+                                "unknown escape",
+                            )
+                            .with_help("valid escapes are \\\" \\\\ \\n \\t \\r \\0 \\'"),
+                        );
                     }
                     if esc == 0 || esc == b'\n' || !esc.is_ascii() {
                         self.pos += 1;
@@ -534,10 +563,31 @@ impl<'a> Lexer<'a> {
         let text = &self.text[start..self.pos];
         let sp = self.span(start, self.pos);
         match parse_int_literal(text) {
-            Ok((value, width, signed, radix)) => self.push(TokenKind::Int { value, width, signed, radix }, start),
+            Ok((value, width, signed, radix)) => self.push(
+                TokenKind::Int {
+                    value,
+                    width,
+                    signed,
+                    radix,
+                },
+                start,
+            ),
             Err(msg) => {
-                self.diags.push(Diagnostic::error("E0109", format!("invalid integer literal `{text}`"), sp, msg));
-                self.push(TokenKind::Int { value: BigUint::zero(), width: None, signed: false, radix: 10 }, start);
+                self.diags.push(Diagnostic::error(
+                    "E0109",
+                    format!("invalid integer literal `{text}`"),
+                    sp,
+                    msg,
+                ));
+                self.push(
+                    TokenKind::Int {
+                        value: BigUint::zero(),
+                        width: None,
+                        signed: false,
+                        radix: 10,
+                    },
+                    start,
+                );
             }
         }
     }
@@ -606,7 +656,12 @@ mod tests {
         t.into_iter().map(|t| t.kind).collect()
     }
     fn int(v: u64, width: Option<u32>, signed: bool, radix: u32) -> TokenKind {
-        TokenKind::Int { value: BigUint::from(v), width, signed, radix }
+        TokenKind::Int {
+            value: BigUint::from(v),
+            width,
+            signed,
+            radix,
+        }
     }
 
     #[test]
@@ -643,7 +698,26 @@ mod tests {
             .collect();
         assert_eq!(
             p,
-            vec![Mask, DotDot, Ellipsis, PlusPlus, AddSat, SubSat, Shl, Gt, Gt, Gt, Assign, Le, EqEq, Ne, AndAnd, OrOr, AddSatAssign, MinusAssign]
+            vec![
+                Mask,
+                DotDot,
+                Ellipsis,
+                PlusPlus,
+                AddSat,
+                SubSat,
+                Shl,
+                Gt,
+                Gt,
+                Gt,
+                Assign,
+                Le,
+                EqEq,
+                Ne,
+                AndAnd,
+                OrOr,
+                AddSatAssign,
+                MinusAssign
+            ]
         );
     }
 

@@ -30,8 +30,16 @@ pub struct PreprocessOptions {
 
 /// Preprocess `path` with `cpp` and load the result into a new [`SourceMap`].
 #[allow(clippy::result_large_err)]
-pub fn preprocess(path: &Path, include_dirs: &[PathBuf], defines: &[String]) -> Result<(SourceMap, FileId), Diagnostic> {
-    let opts = PreprocessOptions { include_dirs: include_dirs.to_vec(), defines: defines.to_vec(), ..Default::default() };
+pub fn preprocess(
+    path: &Path,
+    include_dirs: &[PathBuf],
+    defines: &[String],
+) -> Result<(SourceMap, FileId), Diagnostic> {
+    let opts = PreprocessOptions {
+        include_dirs: include_dirs.to_vec(),
+        defines: defines.to_vec(),
+        ..Default::default()
+    };
     preprocess_with(path, &opts)
 }
 
@@ -47,17 +55,26 @@ pub fn preprocess_with(path: &Path, opts: &PreprocessOptions) -> Result<(SourceM
 #[allow(clippy::result_large_err)]
 pub fn preprocess_into(sm: &mut SourceMap, path: &Path, opts: &PreprocessOptions) -> Result<FileId, Diagnostic> {
     let base = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-    let full = if path.is_absolute() { path.to_path_buf() } else { base.join(path) };
+    let full = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        base.join(path)
+    };
     if !full.is_file() {
-        return Err(Diagnostic::error_nospan("E0001", format!("cannot read source file `{}`", path.display()))
-            .with_note("the file does not exist or is not a regular file"));
+        return Err(
+            Diagnostic::error_nospan("E0001", format!("cannot read source file `{}`", path.display()))
+                .with_note("the file does not exist or is not a regular file"),
+        );
     }
     let cpp = opts.cpp.clone().unwrap_or_else(|| PathBuf::from("cpp"));
     let mut cmd = Command::new(&cpp);
     cmd.args(["-E", "-C", "-undef", "-nostdinc", "-x", "c"]);
     // Stable (untranslated) messages for diagnostics and snapshots.
     cmd.env("LC_ALL", "C");
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     cmd.arg("-I").arg(dir);
     for d in &opts.include_dirs {
         cmd.arg("-I").arg(d);
@@ -92,7 +109,10 @@ fn cpp_failure(path: &Path, stderr: &str) -> Diagnostic {
         let t = t.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
         t.starts_with('|')
     };
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty() && !is_excerpt(l)).collect();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !is_excerpt(l))
+        .collect();
     let first = lines.iter().position(|l| l.contains("error:")).unwrap_or(0);
     let Some(line) = lines.get(first) else {
         return Diagnostic::error_nospan("E0001", format!("preprocessing `{}` failed", path.display()));
@@ -101,7 +121,11 @@ fn cpp_failure(path: &Path, stderr: &str) -> Diagnostic {
     let (loc, msg) = match line.find(" error: ").or_else(|| line.find(" fatal error: ")) {
         Some(_) => {
             let idx = line.find("error: ").unwrap_or(0);
-            let loc = line[..idx].trim_end().trim_end_matches("fatal").trim_end().trim_end_matches(':');
+            let loc = line[..idx]
+                .trim_end()
+                .trim_end_matches("fatal")
+                .trim_end()
+                .trim_end_matches(':');
             (Some(loc.to_string()), line[idx + "error: ".len()..].to_string())
         }
         None => (None, line.trim().to_string()),
@@ -180,10 +204,15 @@ mod tests {
 
     #[test]
     fn line_markers() {
-        let text = "# 1 \"a.p4\"\n# 1 \"<built-in>\"\nx\n# 1 \"a.p4\"\nfoo\n\n# 7 \"inc/b.p4\" 1\nbar\n# 3 \"a.p4\" 2\nbaz\n";
+        let text =
+            "# 1 \"a.p4\"\n# 1 \"<built-in>\"\nx\n# 1 \"a.p4\"\nfoo\n\n# 7 \"inc/b.p4\" 1\nbar\n# 3 \"a.p4\" 2\nbaz\n";
         let m = build_line_map(text);
         assert_eq!(m.files, vec!["a.p4".to_string(), "inc/b.p4".to_string()]);
-        let o = |i: usize| m.origins[i].as_ref().map(|o| (m.files[o.file as usize].as_str(), o.line));
+        let o = |i: usize| {
+            m.origins[i]
+                .as_ref()
+                .map(|o| (m.files[o.file as usize].as_str(), o.line))
+        };
         assert_eq!(o(2), None);
         assert_eq!(o(4), Some(("a.p4", 1)));
         assert_eq!(o(5), Some(("a.p4", 2)));

@@ -30,7 +30,11 @@ impl fmt::Debug for Span {
 
 impl Span {
     pub fn new(file: FileId, lo: u32, hi: u32) -> Span {
-        Span { file, lo, hi: hi.max(lo) }
+        Span {
+            file,
+            lo,
+            hi: hi.max(lo),
+        }
     }
     /// The smallest span covering both `self` and `other` (same file assumed;
     /// if the files differ, `self` is returned).
@@ -38,11 +42,19 @@ impl Span {
         if self.file != other.file {
             return self;
         }
-        Span { file: self.file, lo: self.lo.min(other.lo), hi: self.hi.max(other.hi) }
+        Span {
+            file: self.file,
+            lo: self.lo.min(other.lo),
+            hi: self.hi.max(other.hi),
+        }
     }
     /// An empty span at the end of `self`.
     pub fn end(self) -> Span {
-        Span { file: self.file, lo: self.hi, hi: self.hi }
+        Span {
+            file: self.file,
+            lo: self.hi,
+            hi: self.hi,
+        }
     }
     pub fn len(self) -> u32 {
         self.hi - self.lo
@@ -92,7 +104,12 @@ impl SourceFile {
                 line_starts.push((i + 1) as u32);
             }
         }
-        SourceFile { name, text, line_starts, line_map }
+        SourceFile {
+            name,
+            text,
+            line_starts,
+            line_map,
+        }
     }
 
     /// 0-based line index containing byte `offset` (clamped to the text).
@@ -106,8 +123,14 @@ impl SourceFile {
 
     /// Text of 0-based line `idx`, without the line terminator.
     pub fn line_text(&self, idx: usize) -> &str {
-        let Some(&start) = self.line_starts.get(idx) else { return "" };
-        let end = self.line_starts.get(idx + 1).map(|&e| e as usize).unwrap_or(self.text.len());
+        let Some(&start) = self.line_starts.get(idx) else {
+            return "";
+        };
+        let end = self
+            .line_starts
+            .get(idx + 1)
+            .map(|&e| e as usize)
+            .unwrap_or(self.text.len());
         let s = self.text.get(start as usize..end).unwrap_or("");
         s.trim_end_matches(['\n', '\r'])
     }
@@ -192,7 +215,9 @@ impl SourceMap {
 
     /// The source text covered by `span` ("" if out of range).
     pub fn snippet(&self, span: Span) -> &str {
-        self.text(span.file).get(span.lo as usize..span.hi as usize).unwrap_or("")
+        self.text(span.file)
+            .get(span.lo as usize..span.hi as usize)
+            .unwrap_or("")
     }
 
     /// Resolve the start of `span` to an original location. Returns None for
@@ -231,7 +256,13 @@ impl SourceMap {
                     Some(t) if t.trim_end() == pp_line.trim_end() => (t, false),
                     Some(_) | None => (pp_line.to_string(), true),
                 };
-                Some(Location { file: name, line, col, line_text, expanded })
+                Some(Location {
+                    file: name,
+                    line,
+                    col,
+                    line_text,
+                    expanded,
+                })
             }
         }
     }

@@ -36,5 +36,9 @@ fn corpus_parses_without_errors() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} files checked; diagnostics:\n{failures}", files.len());
+    assert!(
+        failures.is_empty(),
+        "{} files checked; diagnostics:\n{failures}",
+        files.len()
+    );
 }

@@ -13,7 +13,11 @@ fn temp_dir(name: &str) -> PathBuf {
 #[test]
 fn error_in_included_file_points_at_that_file() {
     let d = temp_dir("inc");
-    std::fs::write(d.join("inc/defs.p4"), "// header\nconst bit<8> A = 1;\nconst bit<8> B = ;\n").unwrap();
+    std::fs::write(
+        d.join("inc/defs.p4"),
+        "// header\nconst bit<8> A = 1;\nconst bit<8> B = ;\n",
+    )
+    .unwrap();
     std::fs::write(
         d.join("main.p4"),
         "#include <defs.p4>\n#include \"local.p4\"\n\n/* comment */ const bit<8> C = A + VAL;\nconst bit<8> D = 1\n",
@@ -54,7 +58,10 @@ fn missing_file_and_missing_include_are_diagnostics() {
 fn missing_cpp_binary_is_a_diagnostic() {
     let d = temp_dir("nocpp");
     std::fs::write(d.join("m.p4"), "const bit<8> A = 1;\n").unwrap();
-    let opts = PreprocessOptions { cpp: Some("/nonexistent/cpp".into()), ..Default::default() };
+    let opts = PreprocessOptions {
+        cpp: Some("/nonexistent/cpp".into()),
+        ..Default::default()
+    };
     let e = preprocess_with(&d.join("m.p4"), &opts).unwrap_err();
     assert_eq!(e.code, "E0002");
     let _ = std::fs::remove_dir_all(&d);

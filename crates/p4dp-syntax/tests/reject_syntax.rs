@@ -43,5 +43,9 @@ fn reject_syntax_snapshots() {
             ));
         }
     }
-    assert!(mismatches.is_empty(), "{}\n(run with P4DP_BLESS=1 to update)", mismatches.join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "{}\n(run with P4DP_BLESS=1 to update)",
+        mismatches.join("\n")
+    );
 }

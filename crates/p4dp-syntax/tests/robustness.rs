@@ -30,11 +30,71 @@ impl Rng {
 }
 
 const FRAGMENTS: &[&str] = &[
-    "{", "}", "(", ")", "<", ">", ">>", ";", ",", "[", "]", ":", "@", "@name(", "&&&", "..", "...", "_", "=",
-    "8w", "0x", "\"", "/*", "//", "#", "{#}", "control", "parser", "state", "transition", "select", "apply",
-    "table", "key", "actions", "entries", "const", "extern", "bit<", "int<", "tuple<", "typedef", "header",
-    "struct", "enum", "action", "switch", "default", "if", "else", "return", "exit", "for", "in", "priority",
-    "|+|", "++", "?", "(bit<8>)", "\u{e9}", "\0", "\n", "x", "T", "main",
+    "{",
+    "}",
+    "(",
+    ")",
+    "<",
+    ">",
+    ">>",
+    ";",
+    ",",
+    "[",
+    "]",
+    ":",
+    "@",
+    "@name(",
+    "&&&",
+    "..",
+    "...",
+    "_",
+    "=",
+    "8w",
+    "0x",
+    "\"",
+    "/*",
+    "//",
+    "#",
+    "{#}",
+    "control",
+    "parser",
+    "state",
+    "transition",
+    "select",
+    "apply",
+    "table",
+    "key",
+    "actions",
+    "entries",
+    "const",
+    "extern",
+    "bit<",
+    "int<",
+    "tuple<",
+    "typedef",
+    "header",
+    "struct",
+    "enum",
+    "action",
+    "switch",
+    "default",
+    "if",
+    "else",
+    "return",
+    "exit",
+    "for",
+    "in",
+    "priority",
+    "|+|",
+    "++",
+    "?",
+    "(bit<8>)",
+    "\u{e9}",
+    "\0",
+    "\n",
+    "x",
+    "T",
+    "main",
 ];
 
 fn mutate(rng: &mut Rng, src: &[u8], spans: &[(usize, usize)]) -> Vec<u8> {
@@ -68,7 +128,11 @@ fn mutate(rng: &mut Rng, src: &[u8], spans: &[(usize, usize)]) -> Vec<u8> {
                 // swap two tokens
                 let (a1, b1) = spans[rng.below(spans.len())];
                 let (a2, b2) = spans[rng.below(spans.len())];
-                let (x, y) = if a1 < a2 { ((a1, b1), (a2, b2)) } else { ((a2, b2), (a1, b1)) };
+                let (x, y) = if a1 < a2 {
+                    ((a1, b1), (a2, b2))
+                } else {
+                    ((a2, b2), (a1, b1))
+                };
                 if x.1 <= y.0 && y.1 <= len {
                     let t1 = v[x.0..x.1].to_vec();
                     let t2 = v[y.0..y.1].to_vec();
@@ -104,7 +168,12 @@ fn mutate(rng: &mut Rng, src: &[u8], spans: &[(usize, usize)]) -> Vec<u8> {
 fn mutated_inputs_never_panic_or_hang() {
     let root = repo_root();
     let mut corpus: Vec<Vec<u8>> = Vec::new();
-    for dir in ["crates/p4dp-syntax/tests/p4", "tests/programs", "p4include", "tests/reject/syntax"] {
+    for dir in [
+        "crates/p4dp-syntax/tests/p4",
+        "tests/programs",
+        "p4include",
+        "tests/reject/syntax",
+    ] {
         for f in p4_files(&root.join(dir)) {
             if let Ok(b) = std::fs::read(&f) {
                 corpus.push(b);
@@ -112,8 +181,14 @@ fn mutated_inputs_never_panic_or_hang() {
         }
     }
     assert!(!corpus.is_empty());
-    let secs: u64 = std::env::var("P4DP_FUZZ_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(6);
-    let seed: u64 = std::env::var("P4DP_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x9E37_79B9_7F4A_7C15);
+    let secs: u64 = std::env::var("P4DP_FUZZ_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(6);
+    let seed: u64 = std::env::var("P4DP_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x9E37_79B9_7F4A_7C15);
     let spans: Vec<Vec<(usize, usize)>> = corpus
         .iter()
         .map(|b| {

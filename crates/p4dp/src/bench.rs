@@ -234,10 +234,17 @@ fn eal_args(mem: u32, workers: u32, extra: Option<&str>) -> Vec<String> {
     for w in 1..=workers {
         let _ = write!(lc, ",{w}@{}", w % ncpu);
     }
-    let mut v: Vec<String> = ["--no-huge", "--no-pci", "-m", &mem.to_string(), "--no-shconf", "--no-telemetry"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut v: Vec<String> = [
+        "--no-huge",
+        "--no-pci",
+        "-m",
+        &mem.to_string(),
+        "--no-shconf",
+        "--no-telemetry",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     v.push("--log-level=error".into());
     v.push(lc);
     if let Some(e) = extra {
@@ -271,7 +278,11 @@ fn pick_table<'p>(prog: &'p Program, name: Option<&str>) -> Result<&'p TableInfo
 }
 
 fn build_so(a: &BenchArgs, program: &Path, out: &Path) -> Result<PathBuf> {
-    let c = CompileOpts { program: program.to_path_buf(), include: a.include.clone(), define: a.define.clone() };
+    let c = CompileOpts {
+        program: program.to_path_buf(),
+        include: a.include.clone(),
+        define: a.define.clone(),
+    };
     let dir = out.join(program.file_stem().and_then(|s| s.to_str()).unwrap_or("prog"));
     Ok(compile::build(&c, &dir, false)?.so_path)
 }
@@ -309,7 +320,12 @@ fn run_experiment(a: &BenchArgs, e: &Experiment, out: &Path) -> Result<Experimen
                 .clone(),
         };
         if a.params.len() > act.params.len() {
-            bail!("action {} has {} parameters, {} given", act.name, act.params.len(), a.params.len());
+            bail!(
+                "action {} has {} parameters, {} given",
+                act.name,
+                act.params.len(),
+                a.params.len()
+            );
         }
         let mut params = Vec::new();
         for (i, p) in act.params.iter().enumerate() {
@@ -322,7 +338,10 @@ fn run_experiment(a: &BenchArgs, e: &Experiment, out: &Path) -> Result<Experimen
         let n = target
             .table_fill(t.index, key_base, e.entries, act.index, &params)
             .with_context(|| format!("installing {} entries in {}", e.entries, t.name))?;
-        eprintln!("bench: {}: installed {n} entries in {} (action {})", e.name, t.name, act.name);
+        eprintln!(
+            "bench: {}: installed {n} entries in {} (action {})",
+            e.name, t.name, act.name
+        );
         table = Some((t.index, t.name.clone(), bits));
     }
     let key_bytes = table.as_ref().map_or(0, |t| t.2.div_ceil(8));
@@ -358,9 +377,17 @@ fn run_experiment(a: &BenchArgs, e: &Experiment, out: &Path) -> Result<Experimen
                     );
                 }
                 bl.push(m);
-                sl.push(bench.measure(Kind::TableSingle(*ti)).context("single-lookup diagnostic loop")?);
+                sl.push(
+                    bench
+                        .measure(Kind::TableSingle(*ti))
+                        .context("single-lookup diagnostic loop")?,
+                );
             }
-            pr.push(bench.measure(Kind::Program).with_context(|| format!("running {}", e.program.display()))?);
+            pr.push(
+                bench
+                    .measure(Kind::Program)
+                    .with_context(|| format!("running {}", e.program.display()))?,
+            );
         }
     }
     if let Some((ti, tn, _)) = &table {
@@ -412,7 +439,11 @@ fn report(a: &BenchArgs, results: &[ExperimentResult], tsc_hz: f64, cmdline: &st
         // The target is judged against the table baseline if there is one, else the l2fwd floor
         // (see the note printed below the table for why not the raw ring floor).
         let base = r.baseline.as_ref().unwrap_or(&r.l2fwd);
-        let base_name = if r.baseline.is_some() { "floor + bulk lookup" } else { "l2fwd floor" };
+        let base_name = if r.baseline.is_some() {
+            "floor + bulk lookup"
+        } else {
+            "l2fwd floor"
+        };
         let row = |s: &mut String, lp: &str, f: &Figures| {
             let _ = writeln!(
                 s,
@@ -429,7 +460,11 @@ fn report(a: &BenchArgs, results: &[ExperimentResult], tsc_hz: f64, cmdline: &st
             row(&mut s, "(floor + 1 lookup/pkt)", b);
         }
         let p = &r.program_fig;
-        let ratio = if base.cycles > 0.0 { p.cycles / base.cycles } else { f64::INFINITY };
+        let ratio = if base.cycles > 0.0 {
+            p.cycles / base.cycles
+        } else {
+            f64::INFINITY
+        };
         let (tgt, verdict) = match r.target {
             Some(t) => {
                 let ok = ratio <= t;
@@ -551,8 +586,18 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
         }
         (None, Some(p)) => {
             let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("program").to_string();
-            let packets = a.packets.unwrap_or(if a.entries > 0 { a.entries.min(1 << 24) as u32 } else { 4096 });
-            vec![Experiment { name: stem, program: p.clone(), entries: a.entries, packets, target: None }]
+            let packets = a.packets.unwrap_or(if a.entries > 0 {
+                a.entries.min(1 << 24) as u32
+            } else {
+                4096
+            });
+            vec![Experiment {
+                name: stem,
+                program: p.clone(),
+                entries: a.entries,
+                packets,
+                target: None,
+            }]
         }
         (None, None) => bail!("give a PROGRAM.p4 or --suite issue2"),
     };
@@ -575,7 +620,10 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
     let (text, pass) = report(&a, &results, tsc_hz, &cmdline);
     print!("{text}");
-    let out = a.out.clone().or_else(|| a.suite.map(|_| PathBuf::from("build/bench-results.txt")));
+    let out = a
+        .out
+        .clone()
+        .or_else(|| a.suite.map(|_| PathBuf::from("build/bench-results.txt")));
     if let Some(o) = out {
         if let Some(d) = o.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;

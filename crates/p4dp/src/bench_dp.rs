@@ -91,11 +91,18 @@ fn template() -> Vec<u8> {
 fn eal_args(mem: u32, extra: Option<&str>) -> Vec<String> {
     // Main lcore on CPU 0, worker 1 on CPU 1 (1-worker runs), worker 2 on CPU 0 (2-worker runs).
     let ncpu = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let mut v: Vec<String> =
-        ["--no-huge", "--no-pci", "-m", &mem.to_string(), "--no-shconf", "--no-telemetry", "--log-level=error"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+    let mut v: Vec<String> = [
+        "--no-huge",
+        "--no-pci",
+        "-m",
+        &mem.to_string(),
+        "--no-shconf",
+        "--no-telemetry",
+        "--log-level=error",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     v.push(format!("--lcores=0@0,1@{},2@{}", 1 % ncpu, 2 % ncpu));
     if let Some(e) = extra {
         v.extend(e.split_whitespace().map(String::from));
@@ -109,7 +116,9 @@ fn build(a: &BenchArgs, file: &str, defines: &[String], out: &Path, tag: &str) -
         include: a.include.clone(),
         define: defines.to_vec(),
     };
-    Ok(compile::build(&c, &out.join(tag), false).with_context(|| format!("compiling {file} ({tag})"))?.so_path)
+    Ok(compile::build(&c, &out.join(tag), false)
+        .with_context(|| format!("compiling {file} ({tag})"))?
+        .so_path)
 }
 
 /// Load a seed-000 variant with 2^k entries installed; returns the target and its table index.
@@ -119,7 +128,9 @@ fn load_s000(a: &BenchArgs, v: &(&str, &[&str]), k: u32, out: &Path) -> Result<(
     let so = build(a, "seed000_rw.p4", &defs, out, &format!("{}-{k}", v.0))?;
     let mut t = BenchTarget::load(&so, 2).with_context(|| format!("loading {}", so.display()))?;
     let prog = t.program();
-    let tab = prog.table("BenchIngress.entries").context("seed000_rw.p4 has no table BenchIngress.entries")?;
+    let tab = prog
+        .table("BenchIngress.entries")
+        .context("seed000_rw.p4 has no table BenchIngress.entries")?;
     let act = tab
         .actions
         .iter()
@@ -176,9 +187,22 @@ fn s000_measure(
     let bp = bench_params(a, workers, a.warmup, a.duration);
     let mut bench = Bench::new(t, &bp).context("creating the bench")?;
     bench.measure(Kind::Floor).context("floor loop")?; // configures the ports
-    let tp = tap_params(a, 1 << k, 0, (a.warmup * 1000.0) as u64, vec![Phase { packets: 0, keys: Keys::Random }]);
+    let tp = tap_params(
+        a,
+        1 << k,
+        0,
+        (a.warmup * 1000.0) as u64,
+        vec![Phase {
+            packets: 0,
+            keys: Keys::Random,
+        }],
+    );
     let mut tap = Tap::attach(&mut bench, workers, 0, &tp)?;
-    let fl = if floor { Some(tap.measure(None, Kind::Floor)?.0.cycles_per_pkt) } else { None };
+    let fl = if floor {
+        Some(tap.measure(None, Kind::Floor)?.0.cycles_per_pkt)
+    } else {
+        None
+    };
     let (m, r) = tap.measure(None, Kind::Program)?;
     Ok((m.cycles_per_pkt, m.mpps, r.lat_all, fl, m.tsc_hz as f64))
 }
@@ -216,12 +240,21 @@ fn verdict(ok: bool) -> &'static str {
 /// Does the model put the static table in a cache level that the dynamic one does not fit?
 fn model_static_should_win(k: u32) -> Option<&'static str> {
     let m = p4dp_rt::table_mem_predict(1u32 << k, 4, 8, 100).ok()?;
-    CACHES.iter().find(|(_, c)| m.static_bytes <= *c && m.dynamic_bytes > *c).map(|(n, _)| *n)
+    CACHES
+        .iter()
+        .find(|(_, c)| m.static_bytes <= *c && m.dynamic_bytes > *c)
+        .map(|(n, _)| *n)
 }
 
 fn svg(sizes: &[u32], series: &[(&str, Vec<f64>)]) -> String {
     let (w, h, l, r, t, b) = (720.0, 420.0, 70.0, 170.0, 20.0, 50.0);
-    let ymax = series.iter().flat_map(|s| s.1.iter()).copied().filter(|v| v.is_finite()).fold(1.0, f64::max) * 1.1;
+    let ymax = series
+        .iter()
+        .flat_map(|s| s.1.iter())
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(1.0, f64::max)
+        * 1.1;
     let (kmin, kmax) = (*sizes.first().unwrap_or(&0) as f64, *sizes.last().unwrap_or(&1) as f64);
     let x = |k: f64| l + (k - kmin) / (kmax - kmin).max(1.0) * (w - l - r);
     let y = |v: f64| h - b - v / ymax * (h - t - b);
@@ -230,19 +263,52 @@ fn svg(sizes: &[u32], series: &[(&str, Vec<f64>)]) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
     );
-    let _ = writeln!(s, "<line x1=\"{l}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>", h - b, w - r, h - b);
-    let _ = writeln!(s, "<line x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{}\" stroke=\"black\"/>", h - b);
+    let _ = writeln!(
+        s,
+        "<line x1=\"{l}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>",
+        h - b,
+        w - r,
+        h - b
+    );
+    let _ = writeln!(
+        s,
+        "<line x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{}\" stroke=\"black\"/>",
+        h - b
+    );
     for k in sizes {
         let xx = x(*k as f64);
-        let _ = writeln!(s, "<text x=\"{xx:.1}\" y=\"{}\" text-anchor=\"middle\">{k}</text>", h - b + 16.0);
+        let _ = writeln!(
+            s,
+            "<text x=\"{xx:.1}\" y=\"{}\" text-anchor=\"middle\">{k}</text>",
+            h - b + 16.0
+        );
     }
     for i in 0..=5 {
         let v = ymax * i as f64 / 5.0;
-        let _ = writeln!(s, "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{v:.0}</text>", l - 6.0, y(v) + 4.0);
-        let _ = writeln!(s, "<line x1=\"{l}\" y1=\"{0:.1}\" x2=\"{1}\" y2=\"{0:.1}\" stroke=\"#dddddd\"/>", y(v), w - r);
+        let _ = writeln!(
+            s,
+            "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{v:.0}</text>",
+            l - 6.0,
+            y(v) + 4.0
+        );
+        let _ = writeln!(
+            s,
+            "<line x1=\"{l}\" y1=\"{0:.1}\" x2=\"{1}\" y2=\"{0:.1}\" stroke=\"#dddddd\"/>",
+            y(v),
+            w - r
+        );
     }
-    let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">log2(table entries)</text>", (l + w - r) / 2.0, h - 12.0);
-    let _ = writeln!(s, "<text x=\"16\" y=\"{}\" transform=\"rotate(-90 16 {0})\" text-anchor=\"middle\">cycles/packet</text>", (t + h - b) / 2.0);
+    let _ = writeln!(
+        s,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">log2(table entries)</text>",
+        (l + w - r) / 2.0,
+        h - 12.0
+    );
+    let _ = writeln!(
+        s,
+        "<text x=\"16\" y=\"{}\" transform=\"rotate(-90 16 {0})\" text-anchor=\"middle\">cycles/packet</text>",
+        (t + h - b) / 2.0
+    );
     for (i, (name, vals)) in series.iter().enumerate() {
         let c = colors[i % colors.len()];
         let pts: Vec<String> = sizes
@@ -251,9 +317,18 @@ fn svg(sizes: &[u32], series: &[(&str, Vec<f64>)]) -> String {
             .filter(|(_, v)| v.is_finite())
             .map(|(k, v)| format!("{:.1},{:.1}", x(*k as f64), y(*v)))
             .collect();
-        let _ = writeln!(s, "<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" points=\"{}\"/>", pts.join(" "));
+        let _ = writeln!(
+            s,
+            "<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" points=\"{}\"/>",
+            pts.join(" ")
+        );
         let ly = t + 16.0 + 18.0 * i as f64;
-        let _ = writeln!(s, "<line x1=\"{}\" y1=\"{ly}\" x2=\"{}\" y2=\"{ly}\" stroke=\"{c}\" stroke-width=\"2\"/>", w - r + 10.0, w - r + 30.0);
+        let _ = writeln!(
+            s,
+            "<line x1=\"{}\" y1=\"{ly}\" x2=\"{}\" y2=\"{ly}\" stroke=\"{c}\" stroke-width=\"2\"/>",
+            w - r + 10.0,
+            w - r + 30.0
+        );
         let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">{name}</text>", w - r + 36.0, ly + 4.0);
     }
     s.push_str("</svg>\n");
@@ -304,7 +379,10 @@ fn s000_size(
     for (vi, (t, ti)) in targets.iter().enumerate() {
         let (_, miss) = t.table_hits_misses(*ti)?;
         if miss > 0 {
-            bail!("{} at 2^{k}: the program missed {miss} lookups (keys outside the table?)", VARIANTS[vi].0);
+            bail!(
+                "{} at 2^{k}: the program missed {miss} lookups (keys outside the table?)",
+                VARIANTS[vi].0
+            );
         }
     }
     drop(targets);
@@ -321,7 +399,16 @@ fn s000_size(
                 let (m2, pw) = {
                     let mut bench = Bench::new(&mut t, &bp).context("creating the 2-worker bench")?;
                     bench.measure(Kind::Floor).context("2-worker floor")?;
-                    let tp = tap_params(a, 1 << k, 0, (a.warmup * 1000.0) as u64, vec![Phase { packets: 0, keys: Keys::Random }]);
+                    let tp = tap_params(
+                        a,
+                        1 << k,
+                        0,
+                        (a.warmup * 1000.0) as u64,
+                        vec![Phase {
+                            packets: 0,
+                            keys: Keys::Random,
+                        }],
+                    );
                     let mut tap = Tap::attach(&mut bench, 2, 0, &tp)?;
                     let (m2, _) = tap.measure(None, Kind::Program).context("2-worker program run")?;
                     let mut pw: Vec<String> = m2.workers.iter().map(|w| format!("{:.0}", w.cycles_per_pkt)).collect();
@@ -375,18 +462,28 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
         text,
         "{} repetition(s) of {:.2} s after {:.2} s warm-up, medians; one worker unless stated; {} packets per \
          worker, keys uniformly random per packet (seed {})\n",
-        a.repeat,
-        a.duration,
-        a.warmup,
-        PKTS_PER_WORKER,
-        a.seed
+        a.repeat, a.duration, a.warmup, PKTS_PER_WORKER, a.seed
     );
-    let _ = writeln!(text, "== Seed 000: every packet reads (rw: and increments) one random entry ==");
+    let _ = writeln!(
+        text,
+        "== Seed 000: every packet reads (rw: and increments) one random entry =="
+    );
     let _ = writeln!(
         text,
         "cycles/pkt; rows are written as each size completes (a failed size is an ERROR row)\n\
          {:>4} {:>10} {:>10} {:>10} {:>10} | {:>6} {:>4} | {:>6} {:>4} | {:>7} {:>6} {}",
-        "log2", "ro-static", "rw-static", "rw-dyn", "rw-locked", "rw/ro", "<=1.15", "lock/rw", "<=1.15", "dyn/st", "model", "static wins?"
+        "log2",
+        "ro-static",
+        "rw-static",
+        "rw-dyn",
+        "rw-locked",
+        "rw/ro",
+        "<=1.15",
+        "lock/rw",
+        "<=1.15",
+        "dyn/st",
+        "model",
+        "static wins?"
     );
     save(&out, &text)?;
 
@@ -394,7 +491,11 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     let sizes: Vec<u32> = (kmin..=kmax).collect();
     let mut fig: Vec<Vec<Fig>> = vec![vec![Fig::default(); sizes.len()]; VARIANTS.len()];
     let mut floor_tap: Option<f64> = None;
-    let mc_sizes: Vec<u32> = [10u32, 16, 20].iter().copied().filter(|k| *k >= kmin && *k <= kmax).collect();
+    let mc_sizes: Vec<u32> = [10u32, 16, 20]
+        .iter()
+        .copied()
+        .filter(|k| *k >= kmin && *k <= kmax)
+        .collect();
     let mut mc: Vec<String> = Vec::new();
     let mc_head = format!(
         "\n== Multi-core: 1 vs 2 workers, seed-000 workload ==\n{:>4} {:<18} {:>8} {:>8} {:>8}  {}\n",
@@ -404,7 +505,16 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     let mut failed: Vec<u32> = Vec::new();
     for (si, &k) in sizes.iter().enumerate() {
         eprintln!("bench: seed 000: 2^{k} entries");
-        let r = s000_size(a, k, si, floor_tap.is_none(), mc_sizes.contains(&k), &out_dir, &mut fig, &mut mc);
+        let r = s000_size(
+            a,
+            k,
+            si,
+            floor_tap.is_none(),
+            mc_sizes.contains(&k),
+            &out_dir,
+            &mut fig,
+            &mut mc,
+        );
         match r {
             Err(e) => {
                 eprintln!("bench: seed 000 at 2^{k} failed: {e:#}");
@@ -415,7 +525,10 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
                 hz = f;
                 if let (None, Some(f)) = (floor_tap, fl) {
                     floor_tap = Some(f);
-                    let _ = writeln!(text, "     (floor + tap, rx->tx with the source and probe callbacks: {f:.1} cycles/pkt)");
+                    let _ = writeln!(
+                        text,
+                        "     (floor + tap, rx->tx with the source and probe callbacks: {f:.1} cycles/pkt)"
+                    );
                 }
                 let c: Vec<f64> = (0..VARIANTS.len()).map(|v| fig[v][si].med()).collect();
                 let (rw, lk, ds) = (c[1] / c[0], c[3] / c[1], c[2] / c[1]);
@@ -443,7 +556,13 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
             }
         }
         // the multi-core rows so far go after the seed-000 rows until the section is complete
-        save(&out, &format!("{text}{mc_head}{}", mc.iter().map(|r| format!("{r}\n")).collect::<String>()))?;
+        save(
+            &out,
+            &format!(
+                "{text}{mc_head}{}",
+                mc.iter().map(|r| format!("{r}\n")).collect::<String>()
+            ),
+        )?;
     }
     let measured = sizes.len() - failed.len();
     let failed_note = if failed.is_empty() {
@@ -461,8 +580,15 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
         verdict(pass_l && measured > 0),
         verdict(pass_s && measured > 0)
     );
-    let _ = writeln!(text, "\nlatency rx->tx in TSC cycles (ns), burst up to 32, saturated closed loop:");
-    let _ = writeln!(text, "{:<18} {:>4} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8}", "variant", "log2", "p50", "p90", "p99", "p99.9", "p99.99", "max");
+    let _ = writeln!(
+        text,
+        "\nlatency rx->tx in TSC cycles (ns), burst up to 32, saturated closed loop:"
+    );
+    let _ = writeln!(
+        text,
+        "{:<18} {:>4} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8}",
+        "variant", "log2", "p50", "p90", "p99", "p99.9", "p99.99", "max"
+    );
     for (vi, v) in VARIANTS.iter().enumerate() {
         for (si, &k) in sizes.iter().enumerate() {
             if (k % 4 != 0 && k != kmax && k != kmin) || fig[vi][si].lat.is_empty() {
@@ -488,13 +614,19 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
         let _ = writeln!(text, "{r}");
     }
     save(&out, &text)?;
-    let series: Vec<(&str, Vec<f64>)> =
-        VARIANTS.iter().enumerate().map(|(vi, v)| (v.0, fig[vi].iter().map(Fig::med).collect())).collect();
+    let series: Vec<(&str, Vec<f64>)> = VARIANTS
+        .iter()
+        .enumerate()
+        .map(|(vi, v)| (v.0, fig[vi].iter().map(Fig::med).collect()))
+        .collect();
     let svg_path = out.with_extension("svg");
     std::fs::write(&svg_path, svg(&sizes, &series)).with_context(|| format!("writing {}", svg_path.display()))?;
 
     // ---------------------------------------------------------------- seed 001
-    let _ = writeln!(text, "\n== Seed 001: add-on-miss inserts (benches/seed001_aom.p4, 2^21-entry table) ==");
+    let _ = writeln!(
+        text,
+        "\n== Seed 001: add-on-miss inserts (benches/seed001_aom.p4, 2^21-entry table) =="
+    );
     save(&out, &text)?;
     let s001_pass = match seed001(a, &out_dir, hz, &mut text, &out) {
         Ok(p) => verdict(p),
@@ -529,8 +661,20 @@ fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path)
     let hits: u64 = 4 << 20;
     let mix_pk: u64 = 2 << 20;
     let rates = [10u32, 100, 1000, 10000, 100000];
-    let mut phases = vec![Phase { packets: inserts, keys: Keys::New }, Phase { packets: hits, keys: Keys::Random }];
-    phases.extend(rates.iter().map(|r| Phase { packets: mix_pk, keys: Keys::Mix(*r) }));
+    let mut phases = vec![
+        Phase {
+            packets: inserts,
+            keys: Keys::New,
+        },
+        Phase {
+            packets: hits,
+            keys: Keys::Random,
+        },
+    ];
+    phases.extend(rates.iter().map(|r| Phase {
+        packets: mix_pk,
+        keys: Keys::Mix(*r),
+    }));
     let total: u64 = phases.iter().map(|p| p.packets).sum();
     let names: Vec<String> = ["insert-only (2^20 new keys)".to_string(), "hits (4M)".to_string()]
         .into_iter()
@@ -539,7 +683,11 @@ fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path)
     let mut pass = false;
     for batch in [32u32, 1] {
         let mut t = BenchTarget::load(&so, 2).with_context(|| format!("loading {}", so.display()))?;
-        let ti = t.program().table("MainControlImpl.flows").context("seed001_aom.p4: no table flows")?.index;
+        let ti = t
+            .program()
+            .table("MainControlImpl.flows")
+            .context("seed001_aom.p4: no table flows")?
+            .index;
         // the source goes idle after the schedule; the window only has to be long enough
         let secs = a.s001_secs.unwrap_or(if batch == 1 { 75.0 } else { 30.0 });
         let bp = bench_params(a, 1, 0.0, secs);
@@ -555,7 +703,11 @@ fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path)
             text,
             "\nburst {batch}: {} packets handed out{}; table hits {} misses {}",
             r.handed,
-            if r.done { "" } else { " (SCHEDULE NOT COMPLETED: raise --s001-secs)" },
+            if r.done {
+                ""
+            } else {
+                " (SCHEDULE NOT COMPLETED: raise --s001-secs)"
+            },
             st.0,
             st.1
         );

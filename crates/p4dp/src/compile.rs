@@ -53,7 +53,12 @@ pub fn front(c: &CompileOpts) -> Result<(p4dp_ir::ValidProgram, p4dp_syntax::Sou
         Err((sm, diags)) => {
             eprint!("{}", p4dp_syntax::render_all(&sm, &diags));
             let n = diags.iter().filter(|d| d.is_error()).count();
-            bail!("{}: {} error{} found", c.program.display(), n, if n == 1 { "" } else { "s" })
+            bail!(
+                "{}: {} error{} found",
+                c.program.display(),
+                n,
+                if n == 1 { "" } else { "s" }
+            )
         }
     }
 }
@@ -99,18 +104,30 @@ pub fn build(c: &CompileOpts, out: &Path, show_ir: bool) -> Result<Built> {
         print!("{}", p4dp_ir::print::program(prog.program()));
     }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let stem = c.program.file_stem().and_then(|s| s.to_str()).unwrap_or("prog").to_string();
+    let stem = c
+        .program
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("prog")
+        .to_string();
     let c_path = out.join(format!("{stem}.c"));
     let so_path = out.join(format!("{stem}.so"));
     let p4info_path = out.join(format!("{stem}.p4info.txtpb"));
-    let opts = p4dp_cgen::CgenOptions { program_name: stem.clone(), ..Default::default() };
+    let opts = p4dp_cgen::CgenOptions {
+        program_name: stem.clone(),
+        ..Default::default()
+    };
     let csrc = p4dp_cgen::generate_c(&prog, &opts).map_err(|e| cgen_error(c, &sm, e))?;
     std::fs::write(&c_path, csrc).with_context(|| format!("writing {}", c_path.display()))?;
     std::fs::write(&p4info_path, p4dp_cgen::generate_p4info(&prog))
         .with_context(|| format!("writing {}", p4info_path.display()))?;
     p4dp_cgen::compile_so(&c_path, &so_path, &p4dp_rt::include_dir(), 2)
         .map_err(|e| anyhow::anyhow!("compiling {}: {e}", c_path.display()))?;
-    Ok(Built { c_path, so_path, p4info_path })
+    Ok(Built {
+        c_path,
+        so_path,
+        p4info_path,
+    })
 }
 
 /// A per-process scratch directory for commands that compile on the fly (`run`, `stf`, `bench`).
@@ -139,11 +156,19 @@ pub fn table_report(so: &Path) -> Result<String> {
     if tables.is_empty() {
         return Ok(out);
     }
-    let _ = writeln!(out, "{:<36} {:>8} {:>5} {:>5}  {:<8} {}", "table", "size", "key B", "data B", "storage", "predicted memory (full)");
+    let _ = writeln!(
+        out,
+        "{:<36} {:>8} {:>5} {:>5}  {:<8} {}",
+        "table", "size", "key B", "data B", "storage", "predicted memory (full)"
+    );
     for t in &tables {
         let size = if t.size == 0 { 1024 } else { t.size };
         if !t.exact {
-            let _ = writeln!(out, "{:<36} {:>8} {:>5} {:>5}  {:<8} (tuple-space search: grows with entries and masks)", t.name, size, t.key_len, t.data_len, "tss");
+            let _ = writeln!(
+                out,
+                "{:<36} {:>8} {:>5} {:>5}  {:<8} (tuple-space search: grows with entries and masks)",
+                t.name, size, t.key_len, t.data_len, "tss"
+            );
             continue;
         }
         let size32 = u32::try_from(size).unwrap_or(u32::MAX);

@@ -15,7 +15,11 @@ pub fn apply_file(rt: &p4dp_rt::Runtime, path: &Path) -> Result<usize> {
     for (i, line) in text.lines().enumerate() {
         let w = line.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
         if w == "packet" || w == "expect" {
-            bail!("{}:{}: a table-entries file cannot contain `{w}` statements", path.display(), i + 1);
+            bail!(
+                "{}:{}: a table-entries file cannot contain `{w}` statements",
+                path.display(),
+                i + 1
+            );
         }
     }
     let file = path.display().to_string();

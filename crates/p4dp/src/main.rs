@@ -14,7 +14,12 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "p4dp", version, about = "p4dp: a P4_16 software target on DPDK", propagate_version = true)]
+#[command(
+    name = "p4dp",
+    version,
+    about = "p4dp: a P4_16 software target on DPDK",
+    propagate_version = true
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Command,
@@ -75,7 +80,12 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         Command::Check { c, show_ir } => compile::check(&c, show_ir),
         Command::Build { c, out, show_ir } => compile::build(&c, &out, show_ir).and_then(|b| {
-            eprintln!("wrote {}, {}, {}", b.c_path.display(), b.so_path.display(), b.p4info_path.display());
+            eprintln!(
+                "wrote {}, {}, {}",
+                b.c_path.display(),
+                b.so_path.display(),
+                b.p4info_path.display()
+            );
             eprint!("{}", compile::table_report(&b.so_path)?);
             Ok(ExitCode::SUCCESS)
         }),

@@ -50,8 +50,13 @@ pub struct RunArgs {
 }
 
 fn split_port(spec: &str) -> Result<(u32, &str)> {
-    let (n, rest) = spec.split_once('=').with_context(|| format!("`{spec}`: expected N=..."))?;
-    let n: u32 = n.trim().parse().with_context(|| format!("`{spec}`: `{n}` is not a port number"))?;
+    let (n, rest) = spec
+        .split_once('=')
+        .with_context(|| format!("`{spec}`: expected N=..."))?;
+    let n: u32 = n
+        .trim()
+        .parse()
+        .with_context(|| format!("`{spec}`: `{n}` is not a port number"))?;
     if n >= p4dp_rt::PORT_DROP {
         bail!("`{spec}`: port {n} is reserved (511 is the drop port)");
     }
@@ -112,7 +117,10 @@ const PCAP_EMPTY: &[u8] = &[
 pub fn eal_args_workers(mem: u32, workers: u32, extra: Option<&str>) -> Vec<String> {
     let mut lc = String::from("--lcores=0@0");
     for w in 1..=workers {
-        lc.push_str(&format!(",{w}@(0-{})", std::thread::available_parallelism().map(|n| n.get() - 1).unwrap_or(0)));
+        lc.push_str(&format!(
+            ",{w}@(0-{})",
+            std::thread::available_parallelism().map(|n| n.get() - 1).unwrap_or(0)
+        ));
     }
     let mut v: Vec<String> = vec![
         "--no-huge".into(),
@@ -139,9 +147,12 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let built = compile::build(&a.c, &out, false)?;
     let ports = port_devargs(&a, &scratch)?;
     p4dp_rt::Eal::init(&eal_args_workers(a.mem, a.workers, a.eal.as_deref())).context("starting DPDK's EAL")?;
-    let opts = p4dp_rt::RuntimeOptions { max_workers: a.workers, ..Default::default() };
-    let rt = p4dp_rt::Runtime::load(&built.so_path, opts)
-        .with_context(|| format!("loading {}", built.so_path.display()))?;
+    let opts = p4dp_rt::RuntimeOptions {
+        max_workers: a.workers,
+        ..Default::default()
+    };
+    let rt =
+        p4dp_rt::Runtime::load(&built.so_path, opts).with_context(|| format!("loading {}", built.so_path.display()))?;
     if let Some(f) = &a.table_entries {
         let n = entries::apply_file(&rt, f)?;
         eprintln!("installed {n} table entries from {}", f.display());
@@ -168,23 +179,42 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
 
 fn report(rt: &p4dp_rt::Runtime, ports: &[(u32, String)], took: Duration) -> Result<()> {
     let st = rt.stats()?;
-    println!("ran {:.3} s: {} packets processed, {} dropped by the program", took.as_secs_f64(), st.packets, st.drops);
-    println!("{:>6} {:>10} {:>12} {:>10} {:>12} {:>8}", "port", "rx pkts", "rx bytes", "tx pkts", "tx bytes", "drops");
+    println!(
+        "ran {:.3} s: {} packets processed, {} dropped by the program",
+        took.as_secs_f64(),
+        st.packets,
+        st.drops
+    );
+    println!(
+        "{:>6} {:>10} {:>12} {:>10} {:>12} {:>8}",
+        "port", "rx pkts", "rx bytes", "tx pkts", "tx bytes", "drops"
+    );
     let mut sorted: Vec<&(u32, String)> = ports.iter().collect();
     sorted.sort_by_key(|p| p.0);
     for (n, _) in sorted {
         let ps = rt.port_stats(*n)?;
         println!(
             "{:>6} {:>10} {:>12} {:>10} {:>12} {:>8}",
-            n, ps.rx_packets, ps.rx_bytes, ps.tx_packets, ps.tx_bytes, ps.drops + ps.tx_errors
+            n,
+            ps.rx_packets,
+            ps.rx_bytes,
+            ps.tx_packets,
+            ps.tx_bytes,
+            ps.drops + ps.tx_errors
         );
     }
     let prog = rt.program();
     if !prog.tables.is_empty() {
-        println!("{:<40} {:>8} {:>10} {:>10} {:>6}", "table", "entries", "hits", "misses", "full");
+        println!(
+            "{:<40} {:>8} {:>10} {:>10} {:>6}",
+            "table", "entries", "hits", "misses", "full"
+        );
         for t in &prog.tables {
             let ts = rt.table_stats(t.index)?;
-            println!("{:<40} {:>8} {:>10} {:>10} {:>6}", t.name, ts.entries, ts.hits, ts.misses, ts.table_full);
+            println!(
+                "{:<40} {:>8} {:>10} {:>10} {:>6}",
+                t.name, ts.entries, ts.hits, ts.misses, ts.table_full
+            );
         }
     }
     for e in &prog.externs {
@@ -224,7 +254,12 @@ fn digests(rt: &p4dp_rt::Runtime, print: bool) -> Result<()> {
         }
         let msgs = rt.digest_poll(e.index, 0)?;
         let drops = rt.digest_drops(e.index)?;
-        println!("digest {}: {} messages queued, {} dropped (queue full)", e.name, msgs.len(), drops);
+        println!(
+            "digest {}: {} messages queued, {} dropped (queue full)",
+            e.name,
+            msgs.len(),
+            drops
+        );
         if print {
             for (w, m) in &msgs {
                 let hex: String = m.iter().map(|b| format!("{b:02x}")).collect();

@@ -61,5 +61,9 @@ pub fn run_stf(c: &CompileOpts, stf: &Path, verbose: bool) -> Result<ExitCode> {
         }
     }
     println!("{outcome}");
-    Ok(if outcome.passed() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if outcome.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

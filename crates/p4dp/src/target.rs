@@ -34,7 +34,14 @@ pub fn schema(rt: &Runtime) -> ProgramSchema {
         if s.action(&a.name).is_none() {
             s.actions.push(ActionSchema {
                 name: a.name.clone(),
-                params: a.params.iter().map(|q| ParamSchema { name: q.name.clone(), width: q.bitwidth }).collect(),
+                params: a
+                    .params
+                    .iter()
+                    .map(|q| ParamSchema {
+                        name: q.name.clone(),
+                        width: q.bitwidth,
+                    })
+                    .collect(),
             });
         }
     }
@@ -76,9 +83,11 @@ pub fn schema(rt: &Runtime) -> ProgramSchema {
     }
     for e in &p.externs {
         match e.kind {
-            ExternKind::Counter => {
-                s.counters.push(CounterSchema { name: e.name.clone(), size: e.n_cells, unit: unit(e.unit) })
-            }
+            ExternKind::Counter => s.counters.push(CounterSchema {
+                name: e.name.clone(),
+                size: e.n_cells,
+                unit: unit(e.unit),
+            }),
             ExternKind::DirectCounter => {
                 if let Some(t) = e.table {
                     s.direct_counters.push(DirectCounterSchema {
@@ -88,14 +97,24 @@ pub fn schema(rt: &Runtime) -> ProgramSchema {
                     })
                 }
             }
-            ExternKind::Register => {
-                s.registers.push(RegisterSchema { name: e.name.clone(), size: e.n_cells, width: e.bitwidth })
-            }
-            ExternKind::Meter => s.meters.push(MeterSchema { name: e.name.clone(), size: e.n_cells }),
+            ExternKind::Register => s.registers.push(RegisterSchema {
+                name: e.name.clone(),
+                size: e.n_cells,
+                width: e.bitwidth,
+            }),
+            ExternKind::Meter => s.meters.push(MeterSchema {
+                name: e.name.clone(),
+                size: e.n_cells,
+            }),
             ExternKind::ActionProfile | ExternKind::ActionSelector => {
                 s.action_profiles.push(p4dp_stf::ActionProfileSchema {
                     name: e.name.clone(),
-                    tables: p.tables.iter().filter(|t| t.implementation == Some(e.index)).map(|t| t.name.clone()).collect(),
+                    tables: p
+                        .tables
+                        .iter()
+                        .filter(|t| t.implementation == Some(e.index))
+                        .map(|t| t.name.clone())
+                        .collect(),
                     selector: e.kind == ExternKind::ActionSelector,
                 })
             }
@@ -120,7 +139,11 @@ pub struct RtTarget<'a> {
 
 impl<'a> RtTarget<'a> {
     pub fn new(rt: &'a Runtime) -> Self {
-        RtTarget { rt, added: HashMap::new(), next_handle: 1 }
+        RtTarget {
+            rt,
+            added: HashMap::new(),
+            next_handle: 1,
+        }
     }
 
     fn table(&self, name: &str) -> Result<u32, TargetError> {
@@ -168,17 +191,30 @@ impl Target for RtTarget<'_> {
         let a = self.action_in_table(t, &action.name)?;
         // The runtime wants priority > 0 where priorities exist; STF allows 0 as the lowest.
         let priority = match priority {
-            Some(p) => i32::try_from(p).ok().and_then(|p| p.checked_add(1)).ok_or_else(|| {
-                TargetError::Failed(format!("priority {p} is too large"))
-            })?,
+            Some(p) => i32::try_from(p)
+                .ok()
+                .and_then(|p| p.checked_add(1))
+                .ok_or_else(|| TargetError::Failed(format!("priority {p} is too large")))?,
             None => 0,
         };
         let ms: Vec<MatchField> = matches.iter().map(|k| to_match(&k.m)).collect();
-        let e = TableEntry { matches: ms.clone(), priority, action: a, params: action.args.clone() };
+        let e = TableEntry {
+            matches: ms.clone(),
+            priority,
+            action: a,
+            params: action.args.clone(),
+        };
         self.rt.entry_add(t, &e).map_err(fail)?;
         let h = self.next_handle;
         self.next_handle += 1;
-        self.added.insert(h, Added { table: t, matches: ms, priority });
+        self.added.insert(
+            h,
+            Added {
+                table: t,
+                matches: ms,
+                priority,
+            },
+        );
         Ok(EntryHandle(h))
     }
 
@@ -214,15 +250,29 @@ impl Target for RtTarget<'_> {
                     .added
                     .get(&table_entry.0)
                     .ok_or_else(|| TargetError::Failed("the entry was removed".into()))?;
-                self.rt.direct_counter_read(a.table, &a.matches, a.priority).map_err(fail)?
+                self.rt
+                    .direct_counter_read(a.table, &a.matches, a.priority)
+                    .map_err(fail)?
             }
         };
-        Ok(CounterValue { packets: v.packets, bytes: v.bytes })
+        Ok(CounterValue {
+            packets: v.packets,
+            bytes: v.bytes,
+        })
     }
 
     fn counter_write(&mut self, name: &str, index: u32, value: CounterValue) -> Result<(), TargetError> {
         let x = self.ext(name)?;
-        self.rt.counter_write(x, index, RtCounter { packets: value.packets, bytes: value.bytes }).map_err(fail)
+        self.rt
+            .counter_write(
+                x,
+                index,
+                RtCounter {
+                    packets: value.packets,
+                    bytes: value.bytes,
+                },
+            )
+            .map_err(fail)
     }
 
     fn register_read(&mut self, name: &str, index: u32) -> Result<Vec<u8>, TargetError> {
@@ -245,11 +295,21 @@ impl Target for RtTarget<'_> {
         let (c, p) = match rates {
             [c] => (*c, *c),
             [c, p] => (*c, *p),
-            _ => return Err(TargetError::Failed(format!("expected 1 or 2 rate:burst pairs, got {}", rates.len()))),
+            _ => {
+                return Err(TargetError::Failed(format!(
+                    "expected 1 or 2 rate:burst pairs, got {}",
+                    rates.len()
+                )))
+            }
         };
         // STF rates are units per microsecond; the runtime takes units per second.
         let per_s = |r: f64| (r * 1e6).round().max(0.0) as u64;
-        let cfg = MeterConfig { cir: per_s(c.rate_per_us), cburst: c.burst, pir: per_s(p.rate_per_us), pburst: p.burst };
+        let cfg = MeterConfig {
+            cir: per_s(c.rate_per_us),
+            cburst: c.burst,
+            pir: per_s(p.rate_per_us),
+            pburst: p.burst,
+        };
         match cells {
             MeterCells::Index(i) => self.rt.meter_set(x, i, Some(cfg)).map_err(fail),
             MeterCells::All => {
@@ -267,7 +327,9 @@ impl Target for RtTarget<'_> {
     }
 
     fn mirroring_add_mc(&mut self, _session: u32, _mgrp: u32) -> Result<(), TargetError> {
-        Err(TargetError::Unsupported("clone sessions to multicast groups (mirroring_add_mc)".into()))
+        Err(TargetError::Unsupported(
+            "clone sessions to multicast groups (mirroring_add_mc)".into(),
+        ))
     }
 
     fn mirroring_delete(&mut self, session: u32) -> Result<(), TargetError> {
@@ -280,7 +342,10 @@ impl Target for RtTarget<'_> {
 
     fn mc_node_create(&mut self, rid: u32, ports: &[Port]) -> Result<McNodeHandle, TargetError> {
         let rid = u16::try_from(rid).map_err(|_| TargetError::Failed(format!("rid {rid} does not fit 16 bits")))?;
-        self.rt.mcast_node_create(rid, ports).map(|h| McNodeHandle(h as u64)).map_err(fail)
+        self.rt
+            .mcast_node_create(rid, ports)
+            .map(|h| McNodeHandle(h as u64))
+            .map_err(fail)
     }
 
     fn mc_node_associate(&mut self, mgrp: u32, node: McNodeHandle) -> Result<(), TargetError> {
@@ -326,11 +391,22 @@ impl Target for RtTarget<'_> {
             None => 0,
         };
         let ms: Vec<MatchField> = matches.iter().map(|k| to_match(&k.m)).collect();
-        let r = if group { p4dp_rt::ProfileRef::Group(id) } else { p4dp_rt::ProfileRef::Member(id) };
+        let r = if group {
+            p4dp_rt::ProfileRef::Group(id)
+        } else {
+            p4dp_rt::ProfileRef::Member(id)
+        };
         self.rt.indirect_add(t, &ms, priority, r).map_err(fail)?;
         let h = self.next_handle;
         self.next_handle += 1;
-        self.added.insert(h, Added { table: t, matches: ms, priority });
+        self.added.insert(
+            h,
+            Added {
+                table: t,
+                matches: ms,
+                priority,
+            },
+        );
         Ok(EntryHandle(h))
     }
 }

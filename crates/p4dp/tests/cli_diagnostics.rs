@@ -40,7 +40,10 @@ V1Switch(P(), VC(), Ing(), EG(), CC(), DP()) main;
 }
 
 fn p4dp(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_p4dp")).args(args).output().expect("run p4dp");
+    let out = Command::new(env!("CARGO_BIN_EXE_p4dp"))
+        .args(args)
+        .output()
+        .expect("run p4dp");
     (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
@@ -74,7 +77,13 @@ fn compatibility_warnings_are_printed() {
     let p = scratch("compat_warn.p4", &text);
     let (ok, err) = p4dp(&["check", p.to_str().unwrap()]);
     assert!(ok, "rejected:\n{err}");
-    assert!(err.contains("warning[W0101]") && err.contains("compat_warn.p4:13:"), "{err}");
-    assert!(err.contains("warning[W0301]") && err.contains("compat_warn.p4:15:"), "{err}");
+    assert!(
+        err.contains("warning[W0101]") && err.contains("compat_warn.p4:13:"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning[W0301]") && err.contains("compat_warn.p4:15:"),
+        "{err}"
+    );
     let _ = std::fs::remove_file(&p);
 }

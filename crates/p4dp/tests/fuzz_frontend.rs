@@ -32,10 +32,54 @@ impl Rng {
 }
 
 const SNIPPETS: &[&str] = &[
-    "{", "}", "(", ")", "<", ">", ";", ",", "bit<8>", "int<4>", "varbit<16>", "header", "struct", "apply",
-    "transition", "select", "default", "_", "&&&", "..", "++", "|+|", "1w1", "8s-1", "0xFF", "@name(\"x\")",
-    "table", "key", "actions", "exit", "return", "switch", "=", "==", "?", ":", "[3:0]", ".next", ".last",
-    "extract", "emit", "tuple<bit<8>>", "error.NoMatch", "main", "package", "control", "parser", "state",
+    "{",
+    "}",
+    "(",
+    ")",
+    "<",
+    ">",
+    ";",
+    ",",
+    "bit<8>",
+    "int<4>",
+    "varbit<16>",
+    "header",
+    "struct",
+    "apply",
+    "transition",
+    "select",
+    "default",
+    "_",
+    "&&&",
+    "..",
+    "++",
+    "|+|",
+    "1w1",
+    "8s-1",
+    "0xFF",
+    "@name(\"x\")",
+    "table",
+    "key",
+    "actions",
+    "exit",
+    "return",
+    "switch",
+    "=",
+    "==",
+    "?",
+    ":",
+    "[3:0]",
+    ".next",
+    ".last",
+    "extract",
+    "emit",
+    "tuple<bit<8>>",
+    "error.NoMatch",
+    "main",
+    "package",
+    "control",
+    "parser",
+    "state",
 ];
 
 fn mutate(rng: &mut Rng, src: &str) -> String {
@@ -106,10 +150,20 @@ fn front_end(text: &str) {
 #[test]
 #[ignore]
 fn fuzz_front_end() {
-    let secs: u64 = std::env::var("P4DP_FUZZ_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(20);
-    let seed: u64 = std::env::var("P4DP_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
-    }) | 1;
+    let secs: u64 = std::env::var("P4DP_FUZZ_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    let seed: u64 = std::env::var("P4DP_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+        })
+        | 1;
     println!("fuzz seed {seed}");
     let inputs = corpus();
     assert!(!inputs.is_empty(), "no corpus programs found");

@@ -75,7 +75,10 @@ impl Parser {
                 self.bump();
                 let h = self.type_decl_header(annotations, start)?;
                 self.expect_p(Punct::Semi)?;
-                Ok(Decl::PackageType(TypeDeclHeader { span: start.to(self.prev_span()), ..h }))
+                Ok(Decl::PackageType(TypeDeclHeader {
+                    span: start.to(self.prev_span()),
+                    ..h
+                }))
             }
             TokenKind::Kw(Kw::Action) => {
                 if !(top || ctx == DeclCtx::Control) {
@@ -108,7 +111,8 @@ impl Parser {
             self.nth(1),
             TokenKind::Punct(Punct::LParen | Punct::Assign | Punct::Semi | Punct::Dot | Punct::Lt) | TokenKind::Eof
         );
-        let is_var_like = self.nth_is_ident(1) && matches!(self.nth(2), TokenKind::Punct(Punct::Assign | Punct::LParen));
+        let is_var_like =
+            self.nth_is_ident(1) && matches!(self.nth(2), TokenKind::Punct(Punct::Assign | Punct::LParen));
         !next_ends_name && !is_var_like
     }
 
@@ -121,7 +125,13 @@ impl Parser {
         let value = self.expr()?;
         self.expect_p(Punct::Semi)?;
         let start = annotations.first().map(|a| a.span).unwrap_or(start);
-        Ok(Decl::Const(ConstDecl { annotations, ty, name, value, span: start.to(self.prev_span()) }))
+        Ok(Decl::Const(ConstDecl {
+            annotations,
+            ty,
+            name,
+            value,
+            span: start.to(self.prev_span()),
+        }))
     }
 
     /// Variable, instantiation or function, starting with a type.
@@ -157,13 +167,34 @@ impl Parser {
             }
             let type_params = self.opt_type_params()?;
             let params = self.params()?;
-            let proto = FunctionProto { annotations, ret: ty, name, type_params, params, span: start.to(self.prev_span()) };
+            let proto = FunctionProto {
+                annotations,
+                ret: ty,
+                name,
+                type_params,
+                params,
+                span: start.to(self.prev_span()),
+            };
             let body = self.block(Vec::new())?;
-            return Ok(Decl::Function(FunctionDecl { proto, body, span: start.to(self.prev_span()) }));
+            return Ok(Decl::Function(FunctionDecl {
+                proto,
+                body,
+                span: start.to(self.prev_span()),
+            }));
         }
-        let init = if self.eat_p(Punct::Assign) { Some(self.expr()?) } else { None };
+        let init = if self.eat_p(Punct::Assign) {
+            Some(self.expr()?)
+        } else {
+            None
+        };
         self.expect_p(Punct::Semi)?;
-        Ok(Decl::Var(VarDecl { annotations, ty, name, init, span: start.to(self.prev_span()) }))
+        Ok(Decl::Var(VarDecl {
+            annotations,
+            ty,
+            name,
+            init,
+            span: start.to(self.prev_span()),
+        }))
     }
 
     /// Declarations until `}` (not consumed), with recovery.
@@ -197,7 +228,13 @@ impl Parser {
         self.expect_p(Punct::LBrace)?;
         let fields = self.items_until_rbrace(|p| p.field())?;
         self.expect_p(Punct::RBrace)?;
-        let d = StructDecl { annotations, name, type_params, fields, span: start.to(self.prev_span()) };
+        let d = StructDecl {
+            annotations,
+            name,
+            type_params,
+            fields,
+            span: start.to(self.prev_span()),
+        };
         Ok(match k {
             Kw::Header => Decl::Header(d),
             Kw::HeaderUnion => Decl::HeaderUnion(d),
@@ -211,12 +248,21 @@ impl Parser {
         let ty = self.ty()?;
         let name = self.ident()?;
         self.expect_p(Punct::Semi)?;
-        Ok(Field { annotations, ty, name, span: start.to(self.prev_span()) })
+        Ok(Field {
+            annotations,
+            ty,
+            name,
+            span: start.to(self.prev_span()),
+        })
     }
 
     fn enum_decl(&mut self, annotations: Vec<Annotation>, start: Span) -> PResult<Decl> {
         self.expect_kw(Kw::Enum)?;
-        let repr = if self.nth_is_ident(0) && self.nth_is_p(1, Punct::LBrace) { None } else { Some(self.ty()?) };
+        let repr = if self.nth_is_ident(0) && self.nth_is_p(1, Punct::LBrace) {
+            None
+        } else {
+            Some(self.ty()?)
+        };
         let name = self.ident()?;
         self.expect_p(Punct::LBrace)?;
         let mut members = Vec::new();
@@ -224,19 +270,37 @@ impl Parser {
             let mstart = self.span();
             let ann = self.annotations()?;
             let mname = self.ident()?;
-            let value = if self.eat_p(Punct::Assign) { Some(self.expr()?) } else { None };
-            members.push(EnumMember { annotations: ann, name: mname, value, span: mstart.to(self.prev_span()) });
+            let value = if self.eat_p(Punct::Assign) {
+                Some(self.expr()?)
+            } else {
+                None
+            };
+            members.push(EnumMember {
+                annotations: ann,
+                name: mname,
+                value,
+                span: mstart.to(self.prev_span()),
+            });
             if !self.eat_p(Punct::Comma) {
                 break;
             }
         }
         self.expect_p(Punct::RBrace)?;
-        Ok(Decl::Enum(EnumDecl { annotations, repr, name, members, span: start.to(self.prev_span()) }))
+        Ok(Decl::Enum(EnumDecl {
+            annotations,
+            repr,
+            name,
+            members,
+            span: start.to(self.prev_span()),
+        }))
     }
 
     fn typedef_decl(&mut self, annotations: Vec<Annotation>, start: Span, is_newtype: bool) -> PResult<Decl> {
         self.bump(); // `typedef` / `type`
-        let target = if matches!(self.kind(), TokenKind::Kw(Kw::Header | Kw::HeaderUnion | Kw::Struct | Kw::Enum)) {
+        let target = if matches!(
+            self.kind(),
+            TokenKind::Kw(Kw::Header | Kw::HeaderUnion | Kw::Struct | Kw::Enum)
+        ) {
             let dstart = self.span();
             let inner = match self.kind().clone() {
                 TokenKind::Kw(Kw::Enum) => self.enum_decl(Vec::new(), dstart)?,
@@ -249,12 +313,21 @@ impl Parser {
         };
         let name = self.ident()?;
         self.expect_p(Punct::Semi)?;
-        Ok(Decl::Typedef(TypedefDecl { annotations, is_newtype, target, name, span: start.to(self.prev_span()) }))
+        Ok(Decl::Typedef(TypedefDecl {
+            annotations,
+            is_newtype,
+            target,
+            name,
+            span: start.to(self.prev_span()),
+        }))
     }
 
     fn name_list_decl(&mut self, k: Kw, start: Span) -> PResult<Decl> {
         let kw_span = self.bump().span;
-        let keyword = Ident { name: k.as_str().to_string(), span: kw_span };
+        let keyword = Ident {
+            name: k.as_str().to_string(),
+            span: kw_span,
+        };
         self.expect_p(Punct::LBrace)?;
         let mut members = Vec::new();
         while !self.at_p(Punct::RBrace) && !self.at_eof() {
@@ -264,8 +337,16 @@ impl Parser {
             }
         }
         self.expect_p(Punct::RBrace)?;
-        let d = NameListDecl { keyword, members, span: start.to(self.prev_span()) };
-        Ok(if k == Kw::Error { Decl::Error(d) } else { Decl::MatchKind(d) })
+        let d = NameListDecl {
+            keyword,
+            members,
+            span: start.to(self.prev_span()),
+        };
+        Ok(if k == Kw::Error {
+            Decl::Error(d)
+        } else {
+            Decl::MatchKind(d)
+        })
     }
 
     fn extern_decl(&mut self, annotations: Vec<Annotation>, start: Span) -> PResult<Decl> {
@@ -305,7 +386,13 @@ impl Parser {
         self.expect_p(Punct::LBrace)?;
         let members = self.items_until_rbrace(|p| p.extern_member(&name))?;
         self.expect_p(Punct::RBrace)?;
-        Ok(Decl::ExternObject(ExternDecl { annotations, name, type_params, members, span: start.to(self.prev_span()) }))
+        Ok(Decl::ExternObject(ExternDecl {
+            annotations,
+            name,
+            type_params,
+            members,
+            span: start.to(self.prev_span()),
+        }))
     }
 
     fn extern_member(&mut self, ext_name: &Ident) -> PResult<ExternMember> {
@@ -316,7 +403,12 @@ impl Parser {
             let name = self.ident()?;
             let params = self.params()?;
             self.expect_p(Punct::Semi)?;
-            return Ok(ExternMember::Constructor { annotations, name, params, span: start.to(self.prev_span()) });
+            return Ok(ExternMember::Constructor {
+                annotations,
+                name,
+                params,
+                span: start.to(self.prev_span()),
+            });
         }
         let ret = self.ty()?;
         let name = self.ident()?;
@@ -325,7 +417,14 @@ impl Parser {
         self.expect_p(Punct::Semi)?;
         Ok(ExternMember::Method {
             is_abstract,
-            proto: FunctionProto { annotations, ret, name, type_params, params, span: start.to(self.prev_span()) },
+            proto: FunctionProto {
+                annotations,
+                ret,
+                name,
+                type_params,
+                params,
+                span: start.to(self.prev_span()),
+            },
         })
     }
 
@@ -334,7 +433,13 @@ impl Parser {
         let name = self.ident()?;
         let type_params = self.opt_type_params()?;
         let params = self.params()?;
-        Ok(TypeDeclHeader { annotations, name, type_params, params, span: start.to(self.prev_span()) })
+        Ok(TypeDeclHeader {
+            annotations,
+            name,
+            type_params,
+            params,
+            span: start.to(self.prev_span()),
+        })
     }
 
     fn parser_decl(&mut self, annotations: Vec<Annotation>, start: Span) -> PResult<Decl> {
@@ -375,7 +480,13 @@ impl Parser {
             }
         }
         self.expect_p(Punct::RBrace)?;
-        Ok(Decl::Parser(ParserDecl { header, ctor_params, locals, states, span: start.to(self.prev_span()) }))
+        Ok(Decl::Parser(ParserDecl {
+            header,
+            ctor_params,
+            locals,
+            states,
+            span: start.to(self.prev_span()),
+        }))
     }
 
     fn control_decl(&mut self, annotations: Vec<Annotation>, start: Span) -> PResult<Decl> {
@@ -398,7 +509,12 @@ impl Parser {
                 match self.block(Vec::new()) {
                     Ok(b) => {
                         if apply.is_some() {
-                            let d = Diagnostic::error("E0111", "a control has only one `apply` block", b.span, "second `apply` block");
+                            let d = Diagnostic::error(
+                                "E0111",
+                                "a control has only one `apply` block",
+                                b.span,
+                                "second `apply` block",
+                            );
                             self.report(d);
                         } else {
                             apply = Some(b);
@@ -438,10 +554,20 @@ impl Parser {
                 )
                 .with_secondary(header.name.span, "control declared here");
                 self.report(d);
-                Block { annotations: Vec::new(), stmts: Vec::new(), span: open.to(close) }
+                Block {
+                    annotations: Vec::new(),
+                    stmts: Vec::new(),
+                    span: open.to(close),
+                }
             }
         };
-        Ok(Decl::Control(ControlDecl { header, ctor_params, locals, apply, span: start.to(self.prev_span()) }))
+        Ok(Decl::Control(ControlDecl {
+            header,
+            ctor_params,
+            locals,
+            apply,
+            span: start.to(self.prev_span()),
+        }))
     }
 
     fn action_decl(&mut self, annotations: Vec<Annotation>, start: Span) -> PResult<Decl> {
@@ -449,7 +575,13 @@ impl Parser {
         let name = self.ident()?;
         let params = self.params()?;
         let body = self.block(Vec::new())?;
-        Ok(Decl::Action(ActionDecl { annotations, name, params, body, span: start.to(self.prev_span()) }))
+        Ok(Decl::Action(ActionDecl {
+            annotations,
+            name,
+            params,
+            body,
+            span: start.to(self.prev_span()),
+        }))
     }
 
     fn value_set_decl(&mut self, annotations: Vec<Annotation>, start: Span) -> PResult<Decl> {
@@ -462,6 +594,12 @@ impl Parser {
         self.expect_p(Punct::RParen)?;
         let name = self.ident()?;
         self.expect_p(Punct::Semi)?;
-        Ok(Decl::ValueSet(ValueSetDecl { annotations, elem_ty, size, name, span: start.to(self.prev_span()) }))
+        Ok(Decl::ValueSet(ValueSetDecl {
+            annotations,
+            elem_ty,
+            size,
+            name,
+            span: start.to(self.prev_span()),
+        }))
     }
 }

@@ -30,7 +30,11 @@ impl Parser {
         let else_e = self.expr()?;
         let span = cond.span.to(else_e.span);
         Ok(Expr {
-            kind: ExprKind::Ternary { cond: Box::new(cond), then_e: Box::new(then_e), else_e: Box::new(else_e) },
+            kind: ExprKind::Ternary {
+                cond: Box::new(cond),
+                then_e: Box::new(then_e),
+                else_e: Box::new(else_e),
+            },
             span,
         })
     }
@@ -88,7 +92,14 @@ impl Parser {
             self.leave();
             let rhs = rhs?;
             let span = lhs.span.to(rhs.span);
-            lhs = Expr { kind: ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, span };
+            lhs = Expr {
+                kind: ExprKind::Binary {
+                    op,
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs),
+                },
+                span,
+            };
         }
         Ok(lhs)
     }
@@ -107,7 +118,10 @@ impl Parser {
             let e = self.unary();
             self.leave();
             let e = e?;
-            return Ok(Expr { span: start.to(e.span), kind: ExprKind::Unary { op, expr: Box::new(e) } });
+            return Ok(Expr {
+                span: start.to(e.span),
+                kind: ExprKind::Unary { op, expr: Box::new(e) },
+            });
         }
         if self.at_p(Punct::LParen) {
             if let Some(cast) = self.try_cast()? {
@@ -133,7 +147,10 @@ impl Parser {
             let e = self.unary();
             self.leave();
             let e = e?;
-            return Ok(Some(Expr { span: start.to(e.span), kind: ExprKind::Cast { ty, expr: Box::new(e) } }));
+            return Ok(Some(Expr {
+                span: start.to(e.span),
+                kind: ExprKind::Cast { ty, expr: Box::new(e) },
+            }));
         }
         let snap = self.snapshot();
         let ty = self.speculate(|p| {
@@ -143,7 +160,10 @@ impl Parser {
             Ok(t)
         });
         let Some(ty) = ty else { return Ok(None) };
-        let clearly_type = !matches!(ty.kind, TypeKind::Named(_) | TypeKind::Stack { .. } | TypeKind::DontCare);
+        let clearly_type = !matches!(
+            ty.kind,
+            TypeKind::Named(_) | TypeKind::Stack { .. } | TypeKind::DontCare
+        );
         let operand_follows = match self.kind() {
             TokenKind::Ident(_)
             | TokenKind::Int { .. }
@@ -159,7 +179,10 @@ impl Parser {
             let e = self.unary();
             self.leave();
             let e = e?;
-            return Ok(Some(Expr { span: start.to(e.span), kind: ExprKind::Cast { ty, expr: Box::new(e) } }));
+            return Ok(Some(Expr {
+                span: start.to(e.span),
+                kind: ExprKind::Cast { ty, expr: Box::new(e) },
+            }));
         }
         self.restore(snap);
         Ok(None)
@@ -187,7 +210,13 @@ impl Parser {
                 TokenKind::Punct(Punct::Dot) => {
                     self.bump();
                     let member = self.member_name()?;
-                    e = Expr { span: e.span.to(member.span), kind: ExprKind::Member { base: Box::new(e), member } };
+                    e = Expr {
+                        span: e.span.to(member.span),
+                        kind: ExprKind::Member {
+                            base: Box::new(e),
+                            member,
+                        },
+                    };
                     if let Some(targs) = self.try_call_type_args() {
                         e = self.call_rest(e, targs)?;
                     }
@@ -203,11 +232,21 @@ impl Parser {
                         let close = self.expect_p(Punct::RBracket)?;
                         e = Expr {
                             span: e.span.to(close),
-                            kind: ExprKind::Slice { base: Box::new(e), hi: Box::new(first), lo: Box::new(lo) },
+                            kind: ExprKind::Slice {
+                                base: Box::new(e),
+                                hi: Box::new(first),
+                                lo: Box::new(lo),
+                            },
                         };
                     } else {
                         let close = self.expect_p(Punct::RBracket)?;
-                        e = Expr { span: e.span.to(close), kind: ExprKind::Index { base: Box::new(e), index: Box::new(first) } };
+                        e = Expr {
+                            span: e.span.to(close),
+                            kind: ExprKind::Index {
+                                base: Box::new(e),
+                                index: Box::new(first),
+                            },
+                        };
                     }
                 }
                 _ => break,
@@ -229,7 +268,14 @@ impl Parser {
     fn call_rest(&mut self, callee: Expr, type_args: Vec<Type>) -> PResult<Expr> {
         let args = self.args()?;
         let span = callee.span.to(self.prev_span());
-        Ok(Expr { kind: ExprKind::Call { callee: Box::new(callee), type_args, args }, span })
+        Ok(Expr {
+            kind: ExprKind::Call {
+                callee: Box::new(callee),
+                type_args,
+                args,
+            },
+            span,
+        })
     }
 
     /// `( arg, ... )` — positional, named (`x = e`) or `_`.
@@ -249,7 +295,11 @@ impl Parser {
                 None
             };
             let value = self.expr()?;
-            v.push(Argument { span: start.to(value.span), name, value });
+            v.push(Argument {
+                span: start.to(value.span),
+                name,
+                value,
+            });
             if !self.eat_p(Punct::Comma) || self.at_p(Punct::RParen) {
                 break;
             }
@@ -261,9 +311,19 @@ impl Parser {
     fn primary(&mut self) -> PResult<Expr> {
         let start = self.span();
         let kind = match self.kind().clone() {
-            TokenKind::Int { value, width, signed, radix } => {
+            TokenKind::Int {
+                value,
+                width,
+                signed,
+                radix,
+            } => {
                 self.bump();
-                ExprKind::Int(IntLit { value, width, signed, radix })
+                ExprKind::Int(IntLit {
+                    value,
+                    width,
+                    signed,
+                    radix,
+                })
             }
             TokenKind::Str(s) => {
                 self.bump();
@@ -292,7 +352,10 @@ impl Parser {
             }
             TokenKind::Ident(_) | TokenKind::Punct(Punct::Dot) => {
                 let name = self.path_name()?;
-                let e = Expr { span: name.span, kind: ExprKind::Name(name) };
+                let e = Expr {
+                    span: name.span,
+                    kind: ExprKind::Name(name),
+                };
                 if let Some(targs) = self.try_call_type_args() {
                     return self.call_rest(e, targs);
                 }
@@ -303,7 +366,10 @@ impl Parser {
                 let inner = self.expr()?;
                 let close = self.expect_p(Punct::RParen)?;
                 // Parentheses are not kept as a node; the span covers them.
-                return Ok(Expr { span: start.to(close), kind: inner.kind });
+                return Ok(Expr {
+                    span: start.to(close),
+                    kind: inner.kind,
+                });
             }
             TokenKind::Punct(Punct::LBrace) => return self.brace_expr(),
             // Constructor call on a non-name type, e.g. `tuple<...>(...)` is
@@ -315,7 +381,10 @@ impl Parser {
             }
             _ => return Err(self.err_expected("E0103", "an expression")),
         };
-        Ok(Expr { kind, span: start.to(self.prev_span()) })
+        Ok(Expr {
+            kind,
+            span: start.to(self.prev_span()),
+        })
     }
 
     fn looks_like_type_call(&mut self) -> bool {
@@ -340,7 +409,10 @@ impl Parser {
         if self.at_p(Punct::Hash) && self.nth_is_p(1, Punct::RBrace) {
             self.bump();
             let close = self.bump().span;
-            return Ok(Expr { kind: ExprKind::InvalidHeader, span: open.to(close) });
+            return Ok(Expr {
+                kind: ExprKind::InvalidHeader,
+                span: open.to(close),
+            });
         }
         let is_struct = self.nth_is_ident(0) && self.nth_is_p(1, Punct::Assign);
         let mut dots = false;
@@ -358,7 +430,11 @@ impl Parser {
                 let name = self.ident()?;
                 self.expect_p(Punct::Assign)?;
                 let value = self.expr()?;
-                fields.push(NamedExpr { span: name.span.to(value.span), name, value });
+                fields.push(NamedExpr {
+                    span: name.span.to(value.span),
+                    name,
+                    value,
+                });
                 if !self.eat_p(Punct::Comma) {
                     break;
                 }
@@ -383,7 +459,10 @@ impl Parser {
             ExprKind::List { elems, dots }
         };
         let close = self.expect_p(Punct::RBrace)?;
-        Ok(Expr { kind, span: open.to(close) })
+        Ok(Expr {
+            kind,
+            span: open.to(close),
+        })
     }
 
     // ───────────── keysets ─────────────
@@ -425,7 +504,10 @@ impl Parser {
             return Ok(SimpleKeyset::Default(self.bump().span));
         }
         if matches!(self.kind(), TokenKind::DontCare)
-            && matches!(self.nth(1), TokenKind::Punct(Punct::Comma | Punct::RParen | Punct::Colon))
+            && matches!(
+                self.nth(1),
+                TokenKind::Punct(Punct::Comma | Punct::RParen | Punct::Colon)
+            )
         {
             return Ok(SimpleKeyset::DontCare(self.bump().span));
         }

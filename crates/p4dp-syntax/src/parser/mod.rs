@@ -17,9 +17,9 @@
 //! in blocks, tuple keysets vs parenthesized keyset expressions.
 
 mod decls;
-mod tables;
 mod exprs;
 mod stmts;
+mod tables;
 mod types;
 
 use crate::ast::*;
@@ -76,7 +76,10 @@ impl Parser {
     pub(crate) fn new(file: FileId, mut toks: Vec<Token>) -> Parser {
         if !matches!(toks.last().map(|t| &t.kind), Some(TokenKind::Eof)) {
             let end = toks.last().map(|t| t.span.hi).unwrap_or(0);
-            toks.push(Token { kind: TokenKind::Eof, span: Span::new(file, end, end) });
+            toks.push(Token {
+                kind: TokenKind::Eof,
+                span: Span::new(file, end, end),
+            });
         }
         Parser {
             toks,
@@ -246,7 +249,12 @@ impl Parser {
     pub(crate) fn err_expected(&mut self, code: &'static str, what: &str) -> Fail {
         let found = self.kind().describe();
         let sp = self.span();
-        self.report(Diagnostic::error(code, format!("expected {what}, found {found}"), sp, format!("expected {what}")))
+        self.report(Diagnostic::error(
+            code,
+            format!("expected {what}, found {found}"),
+            sp,
+            format!("expected {what}"),
+        ))
     }
 
     pub(crate) fn expect_p(&mut self, p: Punct) -> PResult<Span> {
@@ -261,10 +269,20 @@ impl Parser {
         let d = if p == Punct::Semi && self.pos > 0 {
             // Point just after the previous token, like rustc.
             let at = self.prev_span().end();
-            Diagnostic::error("E0101", format!("expected {what}, found {found}"), at, format!("expected {what} here"))
+            Diagnostic::error(
+                "E0101",
+                format!("expected {what}, found {found}"),
+                at,
+                format!("expected {what} here"),
+            )
         } else {
             let sp = self.span();
-            Diagnostic::error("E0101", format!("expected {what}, found {found}"), sp, format!("expected {what}"))
+            Diagnostic::error(
+                "E0101",
+                format!("expected {what}, found {found}"),
+                sp,
+                format!("expected {what}"),
+            )
         };
         Err(self.report(d))
     }
@@ -322,7 +340,11 @@ impl Parser {
             false
         };
         let name = self.ident()?;
-        Ok(PathName { top_level, span: start.to(name.span), name })
+        Ok(PathName {
+            top_level,
+            span: start.to(name.span),
+            name,
+        })
     }
 
     /// Depth guard; pair every successful `enter` with `leave`.
@@ -404,8 +426,18 @@ impl Parser {
                     }
                 }
                 TokenKind::Kw(
-                    Kw::Control | Kw::Parser | Kw::Extern | Kw::Header | Kw::HeaderUnion | Kw::Struct | Kw::Typedef
-                    | Kw::Package | Kw::Action | Kw::Table | Kw::Enum | Kw::MatchKind,
+                    Kw::Control
+                    | Kw::Parser
+                    | Kw::Extern
+                    | Kw::Header
+                    | Kw::HeaderUnion
+                    | Kw::Struct
+                    | Kw::Typedef
+                    | Kw::Package
+                    | Kw::Action
+                    | Kw::Table
+                    | Kw::Enum
+                    | Kw::MatchKind,
                 ) if depth == 0 && self.pos > start => return,
                 TokenKind::Ident(s) if depth == 0 && self.pos > start && s == "state" && self.nth_is_ident(1) => return,
                 _ => {
@@ -429,8 +461,14 @@ impl Parser {
     fn annotation(&mut self) -> PResult<Annotation> {
         let at = self.expect_p(Punct::At)?;
         let name = match self.kind().clone() {
-            TokenKind::Ident(n) => Ident { name: n, span: self.bump().span },
-            TokenKind::Kw(k) => Ident { name: k.as_str().to_string(), span: self.bump().span },
+            TokenKind::Ident(n) => Ident {
+                name: n,
+                span: self.bump().span,
+            },
+            TokenKind::Kw(k) => Ident {
+                name: k.as_str().to_string(),
+                span: self.bump().span,
+            },
             _ => return Err(self.err_expected("E0112", "an annotation name")),
         };
         // A `(` or `[` after the name always opens the annotation body
@@ -443,7 +481,11 @@ impl Parser {
         } else {
             AnnotationBody::Empty
         };
-        Ok(Annotation { span: at.to(self.prev_span()), name, body })
+        Ok(Annotation {
+            span: at.to(self.prev_span()),
+            name,
+            body,
+        })
     }
 
     fn unstructured_body(&mut self) -> PResult<AnnotationBody> {
@@ -454,7 +496,12 @@ impl Parser {
             let t = self.tok().clone();
             match &t.kind {
                 TokenKind::Eof => {
-                    let d = Diagnostic::error("E0112", "unterminated annotation body", open, "this `(` is never closed");
+                    let d = Diagnostic::error(
+                        "E0112",
+                        "unterminated annotation body",
+                        open,
+                        "this `(` is never closed",
+                    );
                     return Err(self.report(d));
                 }
                 TokenKind::Punct(p @ (Punct::LParen | Punct::LBracket | Punct::LBrace)) => {
@@ -501,7 +548,11 @@ impl Parser {
                 let name = self.ident()?;
                 self.expect_p(Punct::Assign)?;
                 let value = self.expr()?;
-                kvs.push(NamedExpr { span: name.span.to(value.span), name, value });
+                kvs.push(NamedExpr {
+                    span: name.span.to(value.span),
+                    name,
+                    value,
+                });
                 if !self.eat_p(Punct::Comma) || self.at_p(Punct::RBracket) {
                     break;
                 }
@@ -560,7 +611,12 @@ pub(crate) fn parse_tokens(file: FileId, toks: Vec<Token>) -> (Program, Vec<Diag
                 if p.at_p(Punct::RBrace) {
                     // Stray `}` at top level.
                     let sp = p.span();
-                    p.report(Diagnostic::error("E0102", "unexpected `}` at top level", sp, "no open block here"));
+                    p.report(Diagnostic::error(
+                        "E0102",
+                        "unexpected `}` at top level",
+                        sp,
+                        "no open block here",
+                    ));
                     p.bump();
                 }
             }

@@ -12,7 +12,11 @@ impl Parser {
         let open = self.expect_p(Punct::LBrace)?;
         let stmts = self.stmt_list()?;
         let close = self.expect_p(Punct::RBrace)?;
-        Ok(Block { annotations, stmts, span: open.to(close) })
+        Ok(Block {
+            annotations,
+            stmts,
+            span: open.to(close),
+        })
     }
 
     /// Statements up to (not including) the closing `}`, with recovery.
@@ -53,7 +57,11 @@ impl Parser {
                 let cond = self.expr()?;
                 self.expect_p(Punct::RParen)?;
                 let then_s = Box::new(self.stmt()?);
-                let else_s = if self.eat_kw(Kw::Else) { Some(Box::new(self.stmt()?)) } else { None };
+                let else_s = if self.eat_kw(Kw::Else) {
+                    Some(Box::new(self.stmt()?))
+                } else {
+                    None
+                };
                 StmtKind::If { cond, then_s, else_s }
             }
             TokenKind::Kw(Kw::Switch) => self.switch_stmt()?,
@@ -74,7 +82,11 @@ impl Parser {
             }
             TokenKind::Kw(Kw::Return) => {
                 self.bump();
-                let v = if self.at_p(Punct::Semi) { None } else { Some(self.expr()?) };
+                let v = if self.at_p(Punct::Semi) {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
                 self.expect_p(Punct::Semi)?;
                 StmtKind::Return(v)
             }
@@ -90,7 +102,10 @@ impl Parser {
                 }
             }
         };
-        Ok(Stmt { kind, span: start.to(self.prev_span()) })
+        Ok(Stmt {
+            kind,
+            span: start.to(self.prev_span()),
+        })
     }
 
     /// Assignment, compound assignment or call, without the `;`.
@@ -210,8 +225,16 @@ impl Parser {
             return Err(self.report(d));
         }
         self.bump();
-        let body = if self.at_p(Punct::LBrace) { Some(self.block(Vec::new())?) } else { None };
-        Ok(SwitchCase { label, body, span: start.to(self.prev_span()) })
+        let body = if self.at_p(Punct::LBrace) {
+            Some(self.block(Vec::new())?)
+        } else {
+            None
+        };
+        Ok(SwitchCase {
+            label,
+            body,
+            span: start.to(self.prev_span()),
+        })
     }
 
     fn for_stmt(&mut self) -> PResult<StmtKind> {
@@ -243,22 +266,41 @@ impl Parser {
         }
         if is_in {
             let annotations = self.annotations()?;
-            let ty = if self.nth_is_ident(0) && self.nth_is_kw(1, Kw::In) { None } else { Some(self.ty()?) };
+            let ty = if self.nth_is_ident(0) && self.nth_is_kw(1, Kw::In) {
+                None
+            } else {
+                Some(self.ty()?)
+            };
             let var = self.ident()?;
             self.expect_kw(Kw::In)?;
             let range = self.for_range()?;
             self.expect_p(Punct::RParen)?;
             let body = Box::new(self.stmt()?);
-            return Ok(StmtKind::ForIn { annotations, ty, var, range, body });
+            return Ok(StmtKind::ForIn {
+                annotations,
+                ty,
+                var,
+                range,
+                body,
+            });
         }
         let init = self.for_clause_list(Punct::Semi)?;
         self.expect_p(Punct::Semi)?;
-        let cond = if self.at_p(Punct::Semi) { None } else { Some(self.expr()?) };
+        let cond = if self.at_p(Punct::Semi) {
+            None
+        } else {
+            Some(self.expr()?)
+        };
         self.expect_p(Punct::Semi)?;
         let update = self.for_clause_list(Punct::RParen)?;
         self.expect_p(Punct::RParen)?;
         let body = Box::new(self.stmt()?);
-        Ok(StmtKind::For { init, cond, update, body })
+        Ok(StmtKind::For {
+            init,
+            cond,
+            update,
+            body,
+        })
     }
 
     /// `for (x in lo .. hi)` ranges are kept as an expression; a `..` range
@@ -268,7 +310,13 @@ impl Parser {
         if self.eat_p(Punct::DotDot) {
             let hi = self.expr()?;
             let span = lo.span.to(hi.span);
-            return Ok(Expr { kind: ExprKind::List { elems: vec![lo, hi], dots: true }, span });
+            return Ok(Expr {
+                kind: ExprKind::List {
+                    elems: vec![lo, hi],
+                    dots: true,
+                },
+                span,
+            });
         }
         Ok(lo)
     }
@@ -285,7 +333,10 @@ impl Parser {
             } else {
                 self.simple_stmt()?
             };
-            v.push(Stmt { kind, span: start.to(self.prev_span()) });
+            v.push(Stmt {
+                kind,
+                span: start.to(self.prev_span()),
+            });
             if !self.eat_p(Punct::Comma) {
                 break;
             }
@@ -318,7 +369,13 @@ impl Parser {
         let name = self.ident()?;
         self.expect_p(Punct::Assign)?;
         let init = Some(self.expr()?);
-        Ok(Some(Decl::Var(VarDecl { annotations: Vec::new(), ty, name, init, span: start.to(self.prev_span()) })))
+        Ok(Some(Decl::Var(VarDecl {
+            annotations: Vec::new(),
+            ty,
+            name,
+            init,
+            span: start.to(self.prev_span()),
+        })))
     }
 
     // ───────────── parser states ─────────────
@@ -375,7 +432,13 @@ impl Parser {
             }
         }
         self.expect_p(Punct::RBrace)?;
-        Ok(ParserState { annotations, name, stmts, transition, span: start.to(self.prev_span()) })
+        Ok(ParserState {
+            annotations,
+            name,
+            stmts,
+            transition,
+            span: start.to(self.prev_span()),
+        })
     }
 
     fn transition(&mut self) -> PResult<Transition> {
@@ -398,14 +461,21 @@ impl Parser {
             self.expect_p(Punct::RBrace)?;
             // An optional `;` after the select block is tolerated.
             self.eat_p(Punct::Semi);
-            return Ok(Transition::Select { exprs, cases, span: start.to(self.prev_span()) });
+            return Ok(Transition::Select {
+                exprs,
+                cases,
+                span: start.to(self.prev_span()),
+            });
         }
         let state = match self.path_name() {
             Ok(s) => s,
             Err(Fail) => return Err(Fail),
         };
         self.expect_p(Punct::Semi)?;
-        Ok(Transition::Direct { state, span: start.to(self.prev_span()) })
+        Ok(Transition::Direct {
+            state,
+            span: start.to(self.prev_span()),
+        })
     }
 
     fn select_case(&mut self) -> PResult<SelectCase> {
@@ -423,6 +493,10 @@ impl Parser {
         self.bump();
         let state = self.path_name()?;
         self.expect_p(Punct::Semi)?;
-        Ok(SelectCase { keyset, state, span: start.to(self.prev_span()) })
+        Ok(SelectCase {
+            keyset,
+            state,
+            span: start.to(self.prev_span()),
+        })
     }
 }

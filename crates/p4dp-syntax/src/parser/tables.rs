@@ -20,7 +20,10 @@ impl Parser {
                 self.diags.push(
                     Diagnostic::warning(
                         "W0101",
-                        format!("empty parameter list after table name `{}`; p4dp accepts it for compatibility with p4c", name.name),
+                        format!(
+                            "empty parameter list after table name `{}`; p4dp accepts it for compatibility with p4c",
+                            name.name
+                        ),
                         sp,
                         "not in the P4_16 grammar",
                     )
@@ -31,7 +34,12 @@ impl Parser {
         self.expect_p(Punct::LBrace)?;
         let properties = self.items_until_rbrace(|p| p.table_property())?;
         self.expect_p(Punct::RBrace)?;
-        Ok(Decl::Table(TableDecl { annotations, name, properties, span: start.to(self.prev_span()) }))
+        Ok(Decl::Table(TableDecl {
+            annotations,
+            name,
+            properties,
+            span: start.to(self.prev_span()),
+        }))
     }
 
     fn table_property(&mut self) -> PResult<TableProperty> {
@@ -47,7 +55,11 @@ impl Parser {
         if !self.at_p(Punct::Assign) {
             let d = Diagnostic::error(
                 "E0116",
-                format!("expected `=` after table property `{}`, found {}", name.name, self.kind().describe()),
+                format!(
+                    "expected `=` after table property `{}`, found {}",
+                    name.name,
+                    self.kind().describe()
+                ),
                 self.span(),
                 "expected `=`",
             );
@@ -67,7 +79,12 @@ impl Parser {
                 TablePropertyKind::Other { name, value }
             }
         };
-        Ok(TableProperty { annotations, is_const, kind, span: start.to(self.prev_span()) })
+        Ok(TableProperty {
+            annotations,
+            is_const,
+            kind,
+            span: start.to(self.prev_span()),
+        })
     }
 
     /// Run `item` for each element of a `{ ... }` list with recovery.
@@ -103,7 +120,10 @@ impl Parser {
             if !p.at_p(Punct::Colon) {
                 let d = Diagnostic::error(
                     "E0116",
-                    format!("expected `:` and a match kind after the key expression, found {}", p.kind().describe()),
+                    format!(
+                        "expected `:` and a match kind after the key expression, found {}",
+                        p.kind().describe()
+                    ),
                     p.span(),
                     "expected `:`",
                 );
@@ -113,7 +133,12 @@ impl Parser {
             let match_kind = p.path_name()?;
             annotations.extend(p.annotations()?);
             p.expect_p(Punct::Semi)?;
-            Ok(KeyElement { annotations, expr, match_kind, span: start.to(p.prev_span()) })
+            Ok(KeyElement {
+                annotations,
+                expr,
+                match_kind,
+                span: start.to(p.prev_span()),
+            })
         })
     }
 
@@ -121,8 +146,17 @@ impl Parser {
         let start = self.span();
         let annotations = self.annotations()?;
         let name = self.path_name()?;
-        let args = if self.at_p(Punct::LParen) { Some(self.args()?) } else { None };
-        Ok(ActionRef { annotations, name, args, span: start.to(self.prev_span()) })
+        let args = if self.at_p(Punct::LParen) {
+            Some(self.args()?)
+        } else {
+            None
+        };
+        Ok(ActionRef {
+            annotations,
+            name,
+            args,
+            span: start.to(self.prev_span()),
+        })
     }
 
     fn action_list(&mut self) -> PResult<Vec<ActionRef>> {
@@ -161,7 +195,14 @@ impl Parser {
             let action = p.action_ref()?;
             annotations.extend(p.annotations()?);
             p.expect_p(Punct::Semi)?;
-            Ok(Entry { annotations, is_const, priority, keyset, action, span: start.to(p.prev_span()) })
+            Ok(Entry {
+                annotations,
+                is_const,
+                priority,
+                keyset,
+                action,
+                span: start.to(p.prev_span()),
+            })
         })
     }
 }

@@ -6,7 +6,11 @@ use crate::{parse_str, SourceMap};
 fn parse_ok(src: &str) -> Program {
     let mut sm = SourceMap::new();
     let (_, p, d) = parse_str(&mut sm, "t.p4", src);
-    assert!(d.is_empty(), "unexpected diagnostics for {src:?}:\n{}", crate::render_all(&sm, &d));
+    assert!(
+        d.is_empty(),
+        "unexpected diagnostics for {src:?}:\n{}",
+        crate::render_all(&sm, &d)
+    );
     p
 }
 
@@ -25,7 +29,11 @@ fn ty(t: &Type) -> String {
         TypeKind::Varbit(w) => format!("varbit<{}>", sx(w)),
         TypeKind::Named(n) => format!("{}{}", if n.top_level { "." } else { "" }, n.name.name),
         TypeKind::Specialized { base, args } => {
-            format!("{}<{}>", base.name.name, args.iter().map(ty).collect::<Vec<_>>().join(","))
+            format!(
+                "{}<{}>",
+                base.name.name,
+                args.iter().map(ty).collect::<Vec<_>>().join(",")
+            )
         }
         TypeKind::Stack { elem, size } => format!("{}[{}]", ty(elem), sx(size)),
         TypeKind::Tuple(a) => format!("tuple<{}>", a.iter().map(ty).collect::<Vec<_>>().join(",")),
@@ -50,7 +58,11 @@ fn sx(e: &Expr) -> String {
         ExprKind::Member { base, member } => format!("{}.{}", sx(base), member.name),
         ExprKind::Index { base, index } => format!("{}[{}]", sx(base), sx(index)),
         ExprKind::Slice { base, hi, lo } => format!("{}[{}:{}]", sx(base), sx(hi), sx(lo)),
-        ExprKind::Call { callee, type_args, args } => {
+        ExprKind::Call {
+            callee,
+            type_args,
+            args,
+        } => {
             let ta = if type_args.is_empty() {
                 String::new()
             } else {
@@ -71,11 +83,19 @@ fn sx(e: &Expr) -> String {
         ExprKind::Ternary { cond, then_e, else_e } => format!("(? {} {} {})", sx(cond), sx(then_e), sx(else_e)),
         ExprKind::Cast { ty: t, expr } => format!("(cast {} {})", ty(t), sx(expr)),
         ExprKind::List { elems, dots } => {
-            format!("{{{}{}}}", elems.iter().map(sx).collect::<Vec<_>>().join(","), if *dots { ",..." } else { "" })
+            format!(
+                "{{{}{}}}",
+                elems.iter().map(sx).collect::<Vec<_>>().join(","),
+                if *dots { ",..." } else { "" }
+            )
         }
         ExprKind::Struct { fields, dots } => format!(
             "{{{}{}}}",
-            fields.iter().map(|f| format!("{}={}", f.name.name, sx(&f.value))).collect::<Vec<_>>().join(","),
+            fields
+                .iter()
+                .map(|f| format!("{}={}", f.name.name, sx(&f.value)))
+                .collect::<Vec<_>>()
+                .join(","),
             if *dots { ",..." } else { "" }
         ),
         ExprKind::InvalidHeader => "{#}".into(),
@@ -175,7 +195,10 @@ fn types() {
         .decls
         .iter()
         .map(|d| match d {
-            Decl::Typedef(TypedefDecl { target: TypedefTarget::Type(t), .. }) => ty(t),
+            Decl::Typedef(TypedefDecl {
+                target: TypedefTarget::Type(t),
+                ..
+            }) => ty(t),
             d => panic!("{d:?}"),
         })
         .collect();
@@ -197,7 +220,8 @@ fn types() {
 
 #[test]
 fn decl_vs_statement() {
-    let s = stmts("h[0] = 1; H[4] st; MyInst(1) inner; f(1); bit<8> x; T y = 2; a.b.c = d; x += 1; x >>= 2; t.apply();");
+    let s =
+        stmts("h[0] = 1; H[4] st; MyInst(1) inner; f(1); bit<8> x; T y = 2; a.b.c = d; x += 1; x >>= 2; t.apply();");
     let kinds: Vec<String> = s
         .iter()
         .map(|s| match &s.kind {
@@ -214,14 +238,27 @@ fn decl_vs_statement() {
         .collect();
     assert_eq!(
         kinds,
-        vec!["assign", "var H[4]", "inst MyInst", "call", "var bit<8>", "var T", "assign", "Add=", "Shr=", "call"]
+        vec![
+            "assign",
+            "var H[4]",
+            "inst MyInst",
+            "call",
+            "var bit<8>",
+            "var T",
+            "assign",
+            "Add=",
+            "Shr=",
+            "call"
+        ]
     );
 }
 
 #[test]
 fn switch_fallthrough() {
     let s = stmts("switch (t.apply().action_run) { a: b: { } default: { } }");
-    let StmtKind::Switch { cases, .. } = &s[0].kind else { panic!() };
+    let StmtKind::Switch { cases, .. } = &s[0].kind else {
+        panic!()
+    };
     assert_eq!(cases.len(), 3);
     assert!(cases[0].body.is_none());
     assert!(cases[1].body.is_some());
@@ -235,7 +272,9 @@ fn select_keysets() {
          (1, _): s1; (2 &&& 3, 4 .. 5): s2; (x): s3; (default): s4; default: accept; (a) + 1: s5; } } }",
     );
     let Decl::Parser(pd) = &p.decls[0] else { panic!() };
-    let Some(Transition::Select { exprs, cases, .. }) = &pd.states[0].transition else { panic!() };
+    let Some(Transition::Select { exprs, cases, .. }) = &pd.states[0].transition else {
+        panic!()
+    };
     assert_eq!(exprs.len(), 2);
     let shapes: Vec<String> = cases
         .iter()
@@ -246,7 +285,10 @@ fn select_keysets() {
             Keyset::Simple(k) => format!("{k:?}"),
         })
         .collect();
-    assert_eq!(shapes, vec!["tuple2", "tuple2", "expr x", "tuple1", "default", "expr (Add a 1)"]);
+    assert_eq!(
+        shapes,
+        vec!["tuple2", "tuple2", "expr x", "tuple1", "default", "expr (Add a 1)"]
+    );
 }
 
 #[test]
@@ -262,7 +304,9 @@ fn table_properties() {
     assert!(matches!(&t.properties[0].kind, TablePropertyKind::Key(k) if k.len() == 2 && k[1].annotations.len() == 1));
     assert!(matches!(&t.properties[1].kind, TablePropertyKind::Actions(a) if a.len() == 2 && a[1].args.is_some()));
     assert!(t.properties[2].is_const);
-    let TablePropertyKind::Entries(es) = &t.properties[5].kind else { panic!() };
+    let TablePropertyKind::Entries(es) = &t.properties[5].kind else {
+        panic!()
+    };
     assert!(t.properties[5].is_const);
     assert!(es[0].priority.is_some());
     assert!(matches!(es[0].keyset, Keyset::Tuple { .. }));
@@ -271,11 +315,14 @@ fn table_properties() {
 
 #[test]
 fn annotations() {
-    let p = parse_ok("@name(\"x\") @priority(3) @hidden @weird(a b c) @kv[k = 1, j = \"s\"] @el[1, 2] const bit<8> x = 1;");
+    let p =
+        parse_ok("@name(\"x\") @priority(3) @hidden @weird(a b c) @kv[k = 1, j = \"s\"] @el[1, 2] const bit<8> x = 1;");
     let Decl::Const(c) = &p.decls[0] else { panic!() };
     let a = &c.annotations;
     assert_eq!(a.len(), 6);
-    assert!(matches!(&a[0].body, AnnotationBody::Unstructured { exprs: Some(e), .. } if matches!(e[0].kind, ExprKind::Str(ref s) if s == "x")));
+    assert!(
+        matches!(&a[0].body, AnnotationBody::Unstructured { exprs: Some(e), .. } if matches!(e[0].kind, ExprKind::Str(ref s) if s == "x"))
+    );
     assert!(matches!(&a[1].body, AnnotationBody::Unstructured { exprs: Some(e), .. } if e.len() == 1));
     assert!(matches!(&a[2].body, AnnotationBody::Empty));
     assert!(matches!(&a[3].body, AnnotationBody::Unstructured { exprs: None, tokens } if tokens.len() == 3));
@@ -292,7 +339,9 @@ fn externs_and_instantiations() {
     let Decl::ExternObject(e) = &p.decls[0] else { panic!() };
     assert_eq!(e.type_params.len(), 1);
     assert!(matches!(e.members[0], ExternMember::Constructor { .. }));
-    assert!(matches!(&e.members[1], ExternMember::Method { is_abstract: false, proto } if proto.type_params.len() == 1));
+    assert!(
+        matches!(&e.members[1], ExternMember::Method { is_abstract: false, proto } if proto.type_params.len() == 1)
+    );
     assert!(matches!(e.members[2], ExternMember::Method { is_abstract: true, .. }));
     assert!(matches!(&p.decls[1], Decl::ExternFunction(f) if f.name.name == "f"));
     assert!(matches!(&p.decls[2], Decl::ExternFunction(f) if f.type_params.len() == 1));
@@ -302,11 +351,18 @@ fn externs_and_instantiations() {
 
 #[test]
 fn enums_and_typedefs() {
-    let p = parse_ok("enum A { X, Y } enum bit<8> B { X = 1, Y = 2, } type bit<8> N; typedef struct S { bit<8> f; } St;");
+    let p =
+        parse_ok("enum A { X, Y } enum bit<8> B { X = 1, Y = 2, } type bit<8> N; typedef struct S { bit<8> f; } St;");
     assert!(matches!(&p.decls[0], Decl::Enum(e) if e.repr.is_none() && e.members.len() == 2));
     assert!(matches!(&p.decls[1], Decl::Enum(e) if e.repr.is_some() && e.members[1].value.is_some()));
     assert!(matches!(&p.decls[2], Decl::Typedef(t) if t.is_newtype));
-    assert!(matches!(&p.decls[3], Decl::Typedef(TypedefDecl { target: TypedefTarget::Decl(_), .. })));
+    assert!(matches!(
+        &p.decls[3],
+        Decl::Typedef(TypedefDecl {
+            target: TypedefTarget::Decl(_),
+            ..
+        })
+    ));
 }
 
 #[test]

@@ -10,7 +10,15 @@ impl Parser {
     pub(crate) fn at_type_start(&self) -> bool {
         match self.kind() {
             TokenKind::Kw(
-                Kw::Bit | Kw::Int | Kw::Varbit | Kw::Bool | Kw::Error | Kw::MatchKind | Kw::String | Kw::Void | Kw::Tuple,
+                Kw::Bit
+                | Kw::Int
+                | Kw::Varbit
+                | Kw::Bool
+                | Kw::Error
+                | Kw::MatchKind
+                | Kw::String
+                | Kw::Void
+                | Kw::Tuple,
             ) => true,
             TokenKind::Ident(_) | TokenKind::DontCare => true,
             TokenKind::Punct(Punct::Dot) => self.nth_is_ident(1),
@@ -32,7 +40,13 @@ impl Parser {
             self.bump();
             let size = self.expr()?;
             let close = self.expect_p(Punct::RBracket)?;
-            t = Type { span: t.span.to(close), kind: TypeKind::Stack { elem: Box::new(t), size: Box::new(size) } };
+            t = Type {
+                span: t.span.to(close),
+                kind: TypeKind::Stack {
+                    elem: Box::new(t),
+                    size: Box::new(size),
+                },
+            };
         }
         Ok(t)
     }
@@ -104,7 +118,10 @@ impl Parser {
             }
             _ => return Err(self.err_expected("E0104", "a type")),
         };
-        Ok(Type { kind, span: start.to(self.prev_span()) })
+        Ok(Type {
+            kind,
+            span: start.to(self.prev_span()),
+        })
     }
 
     /// Optional `<W>` after `bit`/`int`/`varbit`: an integer, `(expr)`, or a
@@ -115,19 +132,38 @@ impl Parser {
         }
         self.bump();
         let e = match self.kind().clone() {
-            TokenKind::Int { value, width, signed, radix } => {
+            TokenKind::Int {
+                value,
+                width,
+                signed,
+                radix,
+            } => {
                 let sp = self.bump().span;
-                Expr { kind: ExprKind::Int(IntLit { value, width, signed, radix }), span: sp }
+                Expr {
+                    kind: ExprKind::Int(IntLit {
+                        value,
+                        width,
+                        signed,
+                        radix,
+                    }),
+                    span: sp,
+                }
             }
             TokenKind::Punct(Punct::LParen) => {
                 let open = self.bump().span;
                 let inner = self.expr()?;
                 let close = self.expect_p(Punct::RParen)?;
-                Expr { span: open.to(close), ..inner }
+                Expr {
+                    span: open.to(close),
+                    ..inner
+                }
             }
             TokenKind::Ident(_) | TokenKind::Punct(Punct::Dot) => {
                 let n = self.path_name()?;
-                Expr { span: n.span, kind: ExprKind::Name(n) }
+                Expr {
+                    span: n.span,
+                    kind: ExprKind::Name(n),
+                }
             }
             _ => return Err(self.err_expected("E0104", "a width (integer or parenthesized expression)")),
         };
@@ -209,8 +245,19 @@ impl Parser {
         }
         let ty = self.ty()?;
         let name = self.ident()?;
-        let default = if self.eat_p(Punct::Assign) { Some(self.expr()?) } else { None };
-        Ok(Param { annotations, direction, ty, name, default, span: start.to(self.prev_span()) })
+        let default = if self.eat_p(Punct::Assign) {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        Ok(Param {
+            annotations,
+            direction,
+            ty,
+            name,
+            default,
+            span: start.to(self.prev_span()),
+        })
     }
 
     /// Optional constructor parameters `( params )`.

@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 
 /// Repository root (two levels above this crate).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repo root")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("repo root")
 }
 
 /// `*.p4` files directly in `dir`, sorted (empty if the directory is missing).
