@@ -204,6 +204,7 @@ struct p4dp_runtime {
 	uint32_t pool_size;
 	int running;      /* set while p4dp_runtime_run() executes */
 	int stop_workers; /* release store by the control thread; workers load with acquire */
+	int dispatching;  /* software dispatch: workers still able to hand packets to others (atomic) */
 	uint32_t run_workers;
 	uint64_t tsc_hz;
 	uint64_t tsc0, ns0;   /* wall clock of a run: relaxed atomics (read by other control threads) */

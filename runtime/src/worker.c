@@ -314,13 +314,8 @@ static void dispatch_burst(struct rt_worker *w, uint32_t slot, struct rte_mbuf *
 		 * ring (so two workers waiting on each other both make progress); give up and count a
 		 * drop only when the run is stopping. */
 		while (rte_ring_mp_enqueue(rt->workers[owner].inq, m) != 0) {
-			/* acquire pairs with the control thread's release store of stop_workers */
-			if (__atomic_load_n(&rt->stop_workers, __ATOMIC_ACQUIRE)) {
-				RT_STAT_ADD(w->st.dispatch_drops, 1);
-				rte_pktmbuf_free(m);
-				m = NULL;
-				break;
-			}
+			/* No drop at stop either: the owner keeps draining its ring until every
+			 * dispatching worker has left its loop (see the end of worker_main). */
 			if (drain_inq(w) == 0)
 				rte_pause();
 		}
@@ -369,6 +364,15 @@ static int worker_main(void *arg)
 			drain_rings(rt, w);
 		p4dp_rcu_quiescent(rt->rcu, w->id);
 		RT_STAT_ADD(w->loops, 1);
+	}
+	if (sw) {
+		/* Stopping: no packet handed over by another worker is lost. Leave the set of
+		 * dispatching workers, then drain our ring until nobody can add to it any more.
+		 * acq_rel/acquire: a peer's enqueues before its decrement are visible to our dequeue. */
+		__atomic_sub_fetch(&rt->dispatching, 1, __ATOMIC_ACQ_REL);
+		while (__atomic_load_n(&rt->dispatching, __ATOMIC_ACQUIRE) != 0 || rte_ring_count(w->inq) != 0)
+			if (drain_inq(w) == 0)
+				rte_pause();
 	}
 	txbuf_flush_all(w);
 	p4dp_rcu_unregister(rt->rcu, w->id);
@@ -584,6 +588,7 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	/* release: rt_now_ns on other control threads sees tsc0/ns0 once it sees clock_live */
 	__atomic_store_n(&rt->clock_live, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&rt->stop_workers, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt->dispatching, rt->dispatch_sw ? (int)nw : 0, __ATOMIC_RELEASE);
 	uint32_t launched = 0;
 	unsigned lcores[RTE_MAX_LCORE];
 	unsigned lc;
@@ -600,6 +605,8 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 		}
 		lcores[launched++] = lc;
 	}
+	if (rt->dispatch_sw && launched < nw) /* workers that never started never leave the set */
+		__atomic_sub_fetch(&rt->dispatching, (int)(nw - launched), __ATOMIC_ACQ_REL);
 
 	uint64_t t0 = mono_ms(), last_total = 0, last_change = t0, last_maint = t0, last_idle = t0;
 	bool started = false;
