@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every tests/programs/*.p4 that has a .stf next to it through `p4dp stf`, two at a time,
-# and compiles every tests/programs/compile_only/*.p4 with `p4dp build`.
+# Runs every tests/programs/*.p4 that has a .stf next to it through `p4dp stf` twice, two at a time:
+# through the program's process() and with --burst through process_burst (the workers' path:
+# batched parsing, staged lookups); and compiles every tests/programs/compile_only/*.p4 with `p4dp build`.
 # Prints one line per failure and a final 'N passed, N failed' line; exits 1 on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,7 @@ run_one() {
   local stf=${p4%.p4}.stf
   if [ -f "$stf" ]; then
     if timeout 120 "$P4DP" stf "$p4" "$stf" >"$logdir/$name.log" 2>&1; then echo "PASS $p4"; else echo "FAIL $p4 (log: $logdir/$name.log)"; fi
+    if timeout 120 "$P4DP" stf --burst "$p4" "$stf" >"$logdir/$name.burst.log" 2>&1; then echo "PASS $p4 --burst"; else echo "FAIL $p4 --burst (log: $logdir/$name.burst.log)"; fi
   else
     if timeout 120 "$P4DP" build "$p4" -o "build/corpus/$name" >"$logdir/$name.log" 2>&1; then echo "PASS $p4"; else echo "FAIL $p4 (log: $logdir/$name.log)"; fi
   fi

@@ -77,6 +77,14 @@ oom:
 	return -ENOBUFS;
 }
 
+int p4dp_runtime_set_inject_burst(struct p4dp_runtime *rt, int on)
+{
+	if (rt == NULL)
+		return rt_errc(-EINVAL, "set_inject_burst: NULL runtime");
+	rt->inject_burst = on != 0;
+	return 0;
+}
+
 int p4dp_runtime_inject(struct p4dp_runtime *rt, uint32_t in_port, const uint8_t *data, uint32_t len,
 			p4dp_out_cb cb, void *arg)
 {
@@ -105,7 +113,12 @@ int p4dp_runtime_inject(struct p4dp_runtime *rt, uint32_t in_port, const uint8_t
 	w->inj = &inj;
 	w->drop_pkt = false;
 	w->ctx.now_ns = __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED);
-	rt->prog->process(&w->ctx, &pkt);
+	if (rt->inject_burst && rt->prog->process_burst != NULL) {
+		struct p4dp_pkt *pp = &pkt;
+		rt->prog->process_burst(&w->ctx, &pp, 1);
+	} else {
+		rt->prog->process(&w->ctx, &pkt);
+	}
 	w->inj = NULL;
 	RT_STAT_ADD(w->st.packets, 1);
 

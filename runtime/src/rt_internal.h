@@ -120,6 +120,7 @@ struct rt_inject {
 
 struct rt_txbuf {
 	uint32_t n;
+	uint64_t bytes; /* sum of pkt_len of m[0..n) (tx_bytes without a second walk) */
 	struct rte_mbuf *m[RT_TXBUF];
 };
 
@@ -132,6 +133,8 @@ struct rt_worker {
 	struct rt_wstats st;
 	struct rt_port_wstats *pst; /* [P4DP_RT_MAX_PORTS], indexed by port slot */
 	struct rt_txbuf *txb;       /* [P4DP_RT_MAX_PORTS] */
+	uint32_t txmask;            /* bit s set <=> txb[s].n > 0 (flush only those) */
+	uint64_t tsc_mult;          /* run clock: ns = ns0 + ((tsc - tsc0) * tsc_mult) >> 32 */
 	uint64_t loops;             /* main-loop iterations (relaxed stores; read by the control thread) */
 	struct rte_ring *inq;       /* software dispatch: packets other workers hand to this one (MP/SC) */
 	bool running;
@@ -213,6 +216,8 @@ struct p4dp_runtime {
 	/* dispatch of the current run */
 	int dispatch_sw;      /* 1: software dispatch through the workers' inq rings; 0: RSS / one worker */
 	uint32_t flow_off, flow_len; /* software dispatch flow key: frame bytes [off, off+len); len 0: 5-tuple */
+	bool inject_burst;           /* inject() calls process_burst (p4dp_runtime_set_inject_burst) */
+	bool any_txring;             /* this run: some port has fewer tx queues than workers (drain_rings) */
 	int16_t dpdk_slot[1024];     /* DPDK port id -> port slot (-1), set at run start */
 
 	/* idle-timeout notifications (struct rt_idle_note *), FIFO, under idle_lock */

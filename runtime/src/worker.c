@@ -37,13 +37,11 @@
 
 /* ------------------------------------------------------------ transmit */
 
-void rt_port_tx(struct p4dp_runtime *rt, struct rt_worker *acct, uint32_t slot, uint16_t queue,
-		struct rte_mbuf **m, uint32_t n)
+/* Transmit @p n mbufs holding @p bytes bytes in all; counts what was sent, frees the rest. */
+static void port_tx_bytes(struct p4dp_runtime *rt, struct rt_worker *acct, uint32_t slot, uint16_t queue,
+			  struct rte_mbuf **m, uint32_t n, uint64_t bytes)
 {
 	struct rt_port *p = &rt->ports[slot];
-	uint64_t bytes = 0;
-	for (uint32_t i = 0; i < n; i++)
-		bytes += m[i]->pkt_len;
 	uint16_t sent = rte_eth_tx_burst(p->dpdk_port, queue, m, (uint16_t)n);
 	/* the unsent mbufs are still ours: count their bytes out, then free them */
 	for (uint32_t i = sent; i < n; i++) {
@@ -57,6 +55,15 @@ void rt_port_tx(struct p4dp_runtime *rt, struct rt_worker *acct, uint32_t slot, 
 		RT_STAT_ADD(ps->tx_errors, n - sent);
 }
 
+void rt_port_tx(struct p4dp_runtime *rt, struct rt_worker *acct, uint32_t slot, uint16_t queue,
+		struct rte_mbuf **m, uint32_t n)
+{
+	uint64_t bytes = 0;
+	for (uint32_t i = 0; i < n; i++)
+		bytes += m[i]->pkt_len;
+	port_tx_bytes(rt, acct, slot, queue, m, n, bytes);
+}
+
 static void txbuf_flush(struct rt_worker *w, uint32_t slot)
 {
 	struct p4dp_runtime *rt = w->rt;
@@ -64,8 +71,9 @@ static void txbuf_flush(struct rt_worker *w, uint32_t slot)
 	if (b->n == 0)
 		return;
 	struct rt_port *p = &rt->ports[slot];
+	w->txmask &= ~(1u << slot);
 	if (w->id < p->n_txq) {
-		rt_port_tx(rt, w, slot, (uint16_t)w->id, b->m, b->n);
+		port_tx_bytes(rt, w, slot, (uint16_t)w->id, b->m, b->n, b->bytes);
 	} else {
 		unsigned k = rte_ring_enqueue_burst(p->txring, (void **)b->m, b->n, NULL);
 		for (uint32_t i = k; i < b->n; i++)
@@ -74,21 +82,30 @@ static void txbuf_flush(struct rt_worker *w, uint32_t slot)
 			RT_STAT_ADD(w->pst[slot].tx_errors, b->n - k);
 	}
 	b->n = 0;
+	b->bytes = 0;
 }
 
-static void txbuf_put(struct rt_worker *w, uint32_t slot, struct rte_mbuf *m)
+_Static_assert(P4DP_RT_MAX_PORTS <= 32, "rt_worker.txmask has one bit per port slot");
+
+static inline void txbuf_put(struct rt_worker *w, uint32_t slot, struct rte_mbuf *m)
 {
 	struct rt_txbuf *b = &w->txb[slot];
-	if (b->n == RT_TXBUF)
+	if (__builtin_expect(b->n == RT_TXBUF, 0))
 		txbuf_flush(w, slot);
 	b->m[b->n++] = m;
+	b->bytes += m->pkt_len;
+	w->txmask |= 1u << slot;
 }
 
+/* perf: only the slots with pending packets (one bit each), not a scan of all 32 */
 static void txbuf_flush_all(struct rt_worker *w)
 {
-	for (uint32_t s = 0; s < P4DP_RT_MAX_PORTS; s++)
-		if (w->txb[s].n)
-			txbuf_flush(w, s);
+	uint32_t mask = w->txmask;
+	while (mask != 0) {
+		uint32_t s = (uint32_t)__builtin_ctz(mask);
+		mask &= mask - 1;
+		txbuf_flush(w, s);
+	}
 }
 
 /* Move the packets other workers queued for ports lacking tx queues to tx queue 0. */
@@ -135,85 +152,12 @@ int p4dp_pkt_emit_copy(struct p4dp_ctx *ctx, uint32_t port, const uint8_t *data,
 
 /* ------------------------------------------------------------ worker loop */
 
-static inline void process_one(struct rt_worker *w, uint32_t slot, struct rte_mbuf *m)
+/* After the program ran on @p pkt (mbuf @p m, received on port slot @p slot): hand the mbuf to its
+ * output port's tx buffer, or free it and count why. An assert failure leaves out_port at DROP. */
+static inline void pkt_done(struct rt_worker *w, uint32_t slot, struct rte_mbuf *m, const struct p4dp_pkt *pkt)
 {
 	struct p4dp_runtime *rt = w->rt;
-	struct rt_port_wstats *ps = &w->pst[slot];
-	RT_STAT_ADD(ps->rx_packets, 1);
-	RT_STAT_ADD(ps->rx_bytes, m->pkt_len);
-	if (m->nb_segs > 1) {
-		RT_STAT_ADD(w->st.multiseg, 1);
-		rte_pktmbuf_free(m);
-		return;
-	}
-	struct p4dp_pkt pkt = {
-		.data = rte_pktmbuf_mtod(m, uint8_t *),
-		.len = m->data_len,
-		.headroom = rte_pktmbuf_headroom(m),
-		.tailroom = rte_pktmbuf_tailroom(m),
-		.in_port = rt->ports[slot].port_no,
-		.out_port = P4DP_PORT_DROP,
-		.priv = m,
-	};
-	w->drop_pkt = false;
-	rt->prog->process(&w->ctx, &pkt);
-	RT_STAT_ADD(w->st.packets, 1);
-	if (pkt.data == NULL) {
-		RT_STAT_ADD(w->st.finish_errors, 1);
-		rte_pktmbuf_free(m);
-		return;
-	}
-	if (w->drop_pkt || pkt.out_port == P4DP_PORT_DROP) {
-		RT_STAT_ADD(w->st.drops, 1);
-		RT_STAT_ADD(ps->drops, 1);
-		rte_pktmbuf_free(m);
-		return;
-	}
-	int os = pkt.out_port < P4DP_PORT_DROP ? rt->port_slot[pkt.out_port] : -1;
-	if (os < 0) {
-		RT_STAT_ADD(w->st.no_port, 1);
-		rte_pktmbuf_free(m);
-		return;
-	}
-	m->data_off = (uint16_t)(pkt.data - (uint8_t *)m->buf_addr);
-	m->data_len = (uint16_t)pkt.len;
-	m->pkt_len = pkt.len;
-	txbuf_put(w, (uint32_t)os, m);
-}
-
-/* ---- perf (staged bursts): the program's optional process_burst (abi.h) gets the whole rx
- * burst; otherwise process_one per packet. Both prefetch packet data ahead. ---- */
-
-/* process_one's set-up: stats and the p4dp_pkt view; false if the packet was consumed. */
-static inline bool burst_pkt_setup(struct rt_worker *w, uint32_t slot, struct rte_mbuf *m, struct p4dp_pkt *pkt)
-{
-	struct rt_port_wstats *ps = &w->pst[slot];
-	RT_STAT_ADD(ps->rx_packets, 1);
-	RT_STAT_ADD(ps->rx_bytes, m->pkt_len);
-	if (m->nb_segs > 1) {
-		RT_STAT_ADD(w->st.multiseg, 1);
-		rte_pktmbuf_free(m);
-		return false;
-	}
-	*pkt = (struct p4dp_pkt){
-		.data = rte_pktmbuf_mtod(m, uint8_t *),
-		.len = m->data_len,
-		.headroom = rte_pktmbuf_headroom(m),
-		.tailroom = rte_pktmbuf_tailroom(m),
-		.in_port = w->rt->ports[slot].port_no,
-		.out_port = P4DP_PORT_DROP,
-		.priv = m,
-	};
-	rte_prefetch0(pkt->data);
-	return true;
-}
-
-/* process_one's tail after the program ran (an assert failure leaves out_port at DROP). */
-static inline void burst_pkt_done(struct rt_worker *w, uint32_t slot, struct rte_mbuf *m, struct p4dp_pkt *pkt)
-{
-	struct p4dp_runtime *rt = w->rt;
-	RT_STAT_ADD(w->st.packets, 1);
-	if (pkt->data == NULL) {
+	if (__builtin_expect(pkt->data == NULL, 0)) {
 		RT_STAT_ADD(w->st.finish_errors, 1);
 		rte_pktmbuf_free(m);
 		return;
@@ -225,7 +169,7 @@ static inline void burst_pkt_done(struct rt_worker *w, uint32_t slot, struct rte
 		return;
 	}
 	int os = pkt->out_port < P4DP_PORT_DROP ? rt->port_slot[pkt->out_port] : -1;
-	if (os < 0) {
+	if (__builtin_expect(os < 0, 0)) {
 		RT_STAT_ADD(w->st.no_port, 1);
 		rte_pktmbuf_free(m);
 		return;
@@ -236,93 +180,134 @@ static inline void burst_pkt_done(struct rt_worker *w, uint32_t slot, struct rte
 	txbuf_put(w, (uint32_t)os, m);
 }
 
-/* The packets of one rx burst (all from port slot @p slot), in order. */
+/*
+ * The packets of one rx burst, all received on port slot @p slot, in order. perf: statistics are
+ * added once per burst; packet data is prefetched for the whole burst before the program runs;
+ * the program's process_burst (abi.h; cgen generates it) gets the whole burst, otherwise
+ * process() runs per packet. Entries a program holds stay valid for the whole call: the worker
+ * reports RCU quiescence only between loop iterations.
+ */
 static void process_many(struct rt_worker *w, uint32_t slot, struct rte_mbuf **bufs, uint32_t n)
 {
 	struct p4dp_runtime *rt = w->rt;
-	if (rt->prog->process_burst == NULL) {
-		for (uint32_t j = 0; j < n; j++) {
-			if (j + 3 < n)
-				rte_prefetch0(rte_pktmbuf_mtod(bufs[j + 3], void *));
-			process_one(w, slot, bufs[j]);
-		}
-		return;
-	}
+	const struct p4dp_program *prog = rt->prog;
+	struct rt_port_wstats *ps = &w->pst[slot];
+	const uint32_t in_port = rt->ports[slot].port_no;
 	struct p4dp_pkt pk[RT_BURST], *pp[RT_BURST];
 	struct rte_mbuf *mm[RT_BURST];
+	uint64_t rx_bytes = 0, done = 0;
+	RT_STAT_ADD(ps->rx_packets, n);
 	while (n > 0) {
 		uint32_t c = n < RT_BURST ? n : RT_BURST, k = 0;
 		for (uint32_t j = 0; j < c; j++)
-			if (burst_pkt_setup(w, slot, bufs[j], &pk[k])) {
-				mm[k] = bufs[j];
-				pp[k] = &pk[k];
-				k++;
+			rte_prefetch0(rte_pktmbuf_mtod(bufs[j], void *));
+		for (uint32_t j = 0; j < c; j++) {
+			struct rte_mbuf *m = bufs[j];
+			rx_bytes += m->pkt_len;
+			if (__builtin_expect(m->nb_segs > 1, 0)) {
+				RT_STAT_ADD(w->st.multiseg, 1);
+				rte_pktmbuf_free(m);
+				continue;
 			}
-		w->drop_pkt = false;
-		if (k > 0)
-			rt->prog->process_burst(&w->ctx, pp, k);
+			uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+			pk[k] = (struct p4dp_pkt){
+				.data = d,
+				.len = m->data_len,
+				.headroom = m->data_off,
+				.tailroom = (uint32_t)(m->buf_len - m->data_off - m->data_len),
+				.in_port = in_port,
+				.out_port = P4DP_PORT_DROP,
+				.priv = m,
+			};
+			mm[k] = m;
+			pp[k] = &pk[k];
+			k++;
+		}
+		if (prog->process_burst != NULL) {
+			if (k > 0)
+				prog->process_burst(&w->ctx, pp, k);
+		} else {
+			for (uint32_t i = 0; i < k; i++) {
+				w->drop_pkt = false;
+				prog->process(&w->ctx, &pk[i]);
+				if (w->drop_pkt)
+					pk[i].out_port = P4DP_PORT_DROP;
+			}
+		}
 		for (uint32_t i = 0; i < k; i++)
-			burst_pkt_done(w, slot, mm[i], &pk[i]);
+			pkt_done(w, slot, mm[i], &pk[i]);
+		done += k;
 		bufs += c;
 		n -= c;
 	}
+	RT_STAT_ADD(ps->rx_bytes, rx_bytes);
+	RT_STAT_ADD(w->st.packets, done);
 }
 
-static inline uint64_t run_now_ns(const struct p4dp_runtime *rt)
+static inline uint64_t run_now_ns(const struct rt_worker *w)
 {
+	const struct p4dp_runtime *rt = w->rt;
 	uint64_t d = rte_rdtsc() - rt->tsc0;
-	return rt->ns0 + (uint64_t)((unsigned __int128)d * 1000000000u / rt->tsc_hz);
+	/* perf: a multiply and a shift (tsc_mult is 2^32 ns per TSC cycle), not a 128-bit division */
+	return rt->ns0 + (uint64_t)(((unsigned __int128)d * w->tsc_mult) >> 32);
 }
 
-/* Software dispatch: process the packets this worker owns, hand the others to their owners'
- * rings (MP enqueue; the owner is the only consumer). */
-/* Process what other workers handed to this one (software dispatch). Returns how many. */
+/* Software dispatch. Process what other workers handed to this one; returns how many. Runs of
+ * packets from the same port go through process_many together. */
 static unsigned drain_inq(struct rt_worker *w)
 {
 	struct p4dp_runtime *rt = w->rt;
 	struct rte_mbuf *bufs[RT_BURST];
 	unsigned n = rte_ring_sc_dequeue_burst(w->inq, (void **)bufs, RT_BURST, NULL);
 	RT_STAT_ADD(w->st.dispatched_in, n);
-	for (unsigned j = 0; j < n; j++) {
+	unsigned j = 0;
+	while (j < n) {
 		uint16_t dp = bufs[j]->port;
 		int16_t s = dp < 1024 ? rt->dpdk_slot[dp] : -1;
 		if (s < 0) {
 			RT_STAT_ADD(w->st.dispatch_drops, 1);
 			rte_pktmbuf_free(bufs[j]);
+			j++;
 			continue;
 		}
-		process_one(w, (uint32_t)s, bufs[j]);
+		unsigned e = j + 1;
+		while (e < n && bufs[e]->port == dp)
+			e++;
+		process_many(w, (uint32_t)s, bufs + j, e - j);
+		j = e;
 	}
 	return n;
 }
 
+/* Keep the packets of the flows this worker owns (processed as one burst, in order), hand the
+ * others to their owners' rings (MP enqueue; the owner is the only consumer). */
 static void dispatch_burst(struct rt_worker *w, uint32_t slot, struct rte_mbuf **bufs, uint16_t n)
 {
 	struct p4dp_runtime *rt = w->rt;
-	uint32_t nw = rt->run_workers;
+	uint32_t nw = rt->run_workers, n_own = 0;
+	struct rte_mbuf *own[RT_BURST];
 	for (uint16_t j = 0; j < n; j++) {
 		struct rte_mbuf *m = bufs[j];
 		uint32_t owner = rt_flow_owner(rt, rte_pktmbuf_mtod(m, const uint8_t *), m->data_len, nw, w->id);
 		if (owner == w->id) {
-			process_one(w, slot, m);
+			own[n_own++] = m;
 			continue;
 		}
 		/* The owner finds the ingress port through m->port: set it here from the port we
 		 * polled, since not every PMD fills it (net_ring does not). */
 		m->port = rt->ports[slot].dpdk_port;
 		/* Backpressure instead of loss: while the owner's ring is full, keep draining our own
-		 * ring (so two workers waiting on each other both make progress); give up and count a
-		 * drop only when the run is stopping. */
+		 * ring (so two workers waiting on each other both make progress). No drop at stop
+		 * either: the owner keeps draining its ring until every dispatching worker has left
+		 * its loop (see the end of worker_main). */
 		while (rte_ring_mp_enqueue(rt->workers[owner].inq, m) != 0) {
-			/* No drop at stop either: the owner keeps draining its ring until every
-			 * dispatching worker has left its loop (see the end of worker_main). */
 			if (drain_inq(w) == 0)
 				rte_pause();
 		}
-		if (m == NULL)
-			continue;
 		RT_STAT_ADD(w->st.dispatched_out, 1);
 	}
+	if (n_own > 0)
+		process_many(w, slot, own, n_own);
 }
 
 static int worker_main(void *arg)
@@ -346,7 +331,7 @@ static int worker_main(void *arg)
 	p4dp_rcu_register(rt->rcu, w->id);
 	/* acquire pairs with the control thread's release store of stop_workers */
 	while (!__atomic_load_n(&rt->stop_workers, __ATOMIC_ACQUIRE)) {
-		w->ctx.now_ns = run_now_ns(rt);
+		w->ctx.now_ns = run_now_ns(w);
 		for (uint32_t i = 0; i < n_mine; i++) {
 			uint32_t s = mine[i];
 			uint16_t n = rte_eth_rx_burst(rt->ports[s].dpdk_port, q, bufs, RT_BURST);
@@ -360,7 +345,7 @@ static int worker_main(void *arg)
 		if (sw)
 			drain_inq(w);
 		txbuf_flush_all(w);
-		if (w->id == 0)
+		if (w->id == 0 && rt->any_txring)
 			drain_rings(rt, w);
 		p4dp_rcu_quiescent(rt->rcu, w->id);
 		RT_STAT_ADD(w->loops, 1);
@@ -448,6 +433,8 @@ static int ports_start(struct p4dp_runtime *rt, uint32_t nw, bool rss)
 					       q, strerror(-rc));
 		}
 		p->n_txq = ntx;
+		if (ntx < nw)
+			rt->any_txring = true;
 		if (ntx < nw && p->txring == NULL) {
 			char rn[RTE_RING_NAMESIZE];
 			snprintf(rn, sizeof(rn), "p4dp_tx%u_%p", s, (void *)rt);
@@ -563,6 +550,7 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	rt->flow_len = params->flow_key_len;
 	for (uint32_t i = 0; i < 1024; i++)
 		rt->dpdk_slot[i] = -1;
+	rt->any_txring = false; /* set by ports_start for ports with fewer tx queues than workers */
 	for (uint32_t i = 0; rc == 0 && nw > 1 && !rss && i < nw; i++) {
 		if (rt->workers[i].inq != NULL)
 			continue;
@@ -598,6 +586,8 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 			break;
 		struct rt_worker *w = &rt->workers[launched];
 		memset(w->txb, 0, sizeof(*w->txb) * P4DP_RT_MAX_PORTS);
+		w->txmask = 0;
+		w->tsc_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / rt->tsc_hz);
 		w->lcore = (int)lc;
 		if (rte_eal_remote_launch(worker_main, w, lc) != 0) {
 			rc = rt_errc(-EBUSY, "run: lcore %u is busy", lc);

@@ -1,19 +1,22 @@
-//! Staged burst processing (perf; DPDK-style "bulk lookups that prefetch in stages").
+//! Burst processing (perf): `process_burst(ctx, pkts, n)` (abi.h) for v1model programs.
 //!
-//! `process_burst(ctx, pkts, n)` (abi.h, optional) runs, for every packet of the burst, the
-//! parser into a scratch state and builds the key of the *staged table* (the first table the
-//! v1model ingress applies, in program order, when its key reads only ingress parameters), does
-//! one `p4dp_table_lookup_bulk` for the burst (rte_hash overlaps the cache misses of all keys),
-//! then runs the whole pipeline per packet (`process_staged`). That table's apply reuses the
-//! staged entry only if the key it computes is byte-identical to the staged key; otherwise it
-//! looks up again, so correctness never depends on the staging. Entries stay valid for the
-//! burst: workers report RCU quiescence only between bursts.
+//! When the parser and VerifyChecksum only affect the packet's own state ([`Gen::batch_parse`]:
+//! no extern calls in the parser and its sub-parsers other than packet_in methods; in
+//! VerifyChecksum only `verify_checksum*`), `process_burst` first parses every packet of the
+//! burst into its own `struct v1st`, then runs the rest of each packet's pipeline in order
+//! (`process_staged(.., pre)`), so the packets' header reads overlap. Otherwise it runs the
+//! packets one after the other.
 //!
-//! Staging is only generated when repeating the parser is unobservable (no extern calls in the
-//! parser and its sub-parsers other than packet_in methods) and the table has no data-plane
-//! writes (add_on_miss, idle timeout, `@__ref`, `@entry_lock`), whose effects on later packets of
-//! the burst a pre-computed lookup could miss. Exact-match tables only (where the bulk lookup
-//! overlaps misses). v1model only.
+//! *Staged table*: if ingress first applies (in program order) an exact-match table without an
+//! implementation whose key reads only ingress parameters, the keys of the whole burst are
+//! built after parsing and looked up with one `p4dp_table_lookup_bulk` (rte_hash overlaps the
+//! cache misses of all keys). That table's apply reuses the staged entry only if the key it
+//! computes is byte-identical to the staged key; otherwise it looks up again, so correctness
+//! never depends on the staging. Data-plane writes stay exact: `@__ref` writes and entry locks
+//! act on the entry when the action runs (a later packet of the burst sees an earlier packet's
+//! write), and for an `add_on_miss` table a staged *miss* is looked up again (an earlier packet
+//! may have added the key). Entries stay valid for the burst: workers report RCU quiescence
+//! only between bursts.
 
 use std::fmt::Write as _;
 
@@ -99,17 +102,51 @@ impl Gen<'_> {
         None
     }
 
+    /// Whether v1model's VerifyChecksum control `cid` may run ahead of the previous packets'
+    /// pipelines: no tables, no extern calls but `verify_checksum*` (their only effect is on the
+    /// packet's own checksum_error), no sub-controls.
+    fn verify_pure(&self, cid: ControlId) -> bool {
+        fn pure(b: &Block) -> bool {
+            b.iter().all(|s| match s {
+                Stmt::Assign { .. } => true,
+                Stmt::If { then_, else_, .. } => pure(then_) && pure(else_),
+                Stmt::Block(x) => pure(x),
+                Stmt::Call(c) => {
+                    matches!(&c.target, CallTarget::ExternFunction(f)
+                    if f == "verify_checksum" || f == "verify_checksum_with_payload")
+                        || matches!(c.target, CallTarget::SetValid | CallTarget::SetInvalid)
+                }
+                _ => false,
+            })
+        }
+        pure(&self.p.controls[cid].body)
+    }
+
+    /// v1model: whether `process_burst` may run the parser and VerifyChecksum of a whole burst
+    /// before the first packet's ingress (their effects stay within each packet's own state).
+    pub(crate) fn batch_parse(&self) -> bool {
+        let p = self.p;
+        let Some(pkg) = p.package.as_ref() else { return false };
+        if pkg.arch != "v1model" || pkg.blocks.len() != 6 {
+            return false;
+        }
+        let (BlockRef::Parser(prs), BlockRef::Control(vr)) = (pkg.blocks[0].1, pkg.blocks[1].1) else {
+            return false;
+        };
+        p.parsers[prs].params.len() == 4 && self.parser_pure(prs, 0) && self.verify_pure(vr)
+    }
+
     /// The table `process_burst` stages, if any (see the module doc).
     pub(crate) fn plan_stage(&self) -> Option<TableId> {
         let p = self.p;
         let pkg = p.package.as_ref()?;
-        if pkg.arch != "v1model" || pkg.blocks.len() != 6 {
+        if !self.batch_parse() {
             return None;
         }
-        let (BlockRef::Parser(prs), BlockRef::Control(ig)) = (pkg.blocks[0].1, pkg.blocks[2].1) else {
+        let BlockRef::Control(ig) = pkg.blocks[2].1 else {
             return None;
         };
-        if p.parsers[prs].params.len() != 4 || p.controls[ig].params.len() != 3 || !self.parser_pure(prs, 0) {
+        if p.controls[ig].params.len() != 3 {
             return None;
         }
         let tid = Self::first_apply(&p.controls[ig].body)?;
@@ -119,26 +156,6 @@ impl Gen<'_> {
             || t.implementation.is_some()
             || t.keys.iter().any(|k| k.match_kind != "exact")
         {
-            return None;
-        }
-        if !crate::dpwrite::table_flags(t).is_empty()
-            || crate::dpwrite::entry_lock(t)
-            || crate::dpwrite::idle_timeout(t)
-        {
-            return None;
-        }
-        let refs = t
-            .actions
-            .iter()
-            .map(|ta| ta.action)
-            .chain([t.default_action.action])
-            .any(|a| {
-                let act = &p.actions[a];
-                act.params
-                    .iter()
-                    .any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
-            });
-        if refs {
             return None;
         }
         let vars = &p.controls[ig].vars;
@@ -189,7 +206,14 @@ impl Gen<'_> {
     /// The lookup statement of table `tid`'s apply function: sets `e` and `_hit` from `key`.
     pub(crate) fn lookup_code(&self, tid: TableId, key_len: u32) -> String {
         let ti = tid.index();
-        if self.staged == Some(tid) {
+        if self.staged == Some(tid)
+            && crate::dpwrite::table_flags(&self.p.tables[tid]).contains(&"P4DP_TABLE_F_ADD_ON_MISS")
+        {
+            // a staged miss may be stale: an earlier packet of the burst may have added the key
+            format!(
+                "\tint _hit = 0;\n\tconst struct p4dp_entry *e;\n\tif (R->st_key != NULL && R->st_entry != NULL && memcmp(R->st_key, key, {key_len}u) == 0) {{\n\t\t/* staged by process_burst (burst.rs) */\n\t\t_hit = 1;\n\t\te = R->st_entry;\n\t}} else {{\n\t\te = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);\n\t}}\n\tR->st_key = NULL;"
+            )
+        } else if self.staged == Some(tid) {
             format!(
                 "\tint _hit = 0;\n\tconst struct p4dp_entry *e;\n\tif (R->st_key != NULL && memcmp(R->st_key, key, {key_len}u) == 0) {{\n\t\t/* staged by process_burst (burst.rs) */\n\t\t_hit = R->st_entry != NULL;\n\t\te = _hit ? R->st_entry : p4dp_table_default(R->ctx, {ti}u);\n\t}} else {{\n\t\te = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);\n\t}}\n\tR->st_key = NULL;"
             )
@@ -198,29 +222,52 @@ impl Gen<'_> {
         }
     }
 
-    /// `process_burst` for the staged table (v1model), or None. Needs the glue's `struct v1st`,
-    /// `process_staged`.
+    /// `process_burst` (abi.h) for v1model programs: with [`Gen::batch_parse`], parse (and
+    /// verify) the whole burst first, stage the first table's lookups in one bulk lookup if
+    /// there is a staged table, then run the rest of every packet's pipeline in order from its
+    /// pre-parsed state; otherwise run the packets one after the other. Needs the glue's
+    /// `struct v1st`, `v1_parse`, `process_staged`. None for other architectures.
     pub(crate) fn emit_burst(&mut self) -> R<Option<String>> {
-        let Some(tid) = self.staged else { return Ok(None) };
         let p = self.p;
         let Some(pkg) = p.package.as_ref() else { return Ok(None) };
+        if pkg.arch != "v1model" || pkg.blocks.len() != 6 {
+            return Ok(None);
+        }
         let (BlockRef::Parser(prs), BlockRef::Control(ig)) = (pkg.blocks[0].1, pkg.blocks[2].1) else {
             return Ok(None);
         };
+        let mut o = String::new();
+        if !self.batch_parse() {
+            o.push_str("/* Bursts (burst.rs): the parser or VerifyChecksum has effects beyond the packet, so\n * packets run one after the other. */\n");
+            o.push_str("static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL, NULL);\n}\n");
+            return Ok(Some(o));
+        }
         let pr = &p.parsers[prs];
         let st = pr.vars[pr.params[3]].ty;
-        let mut o = String::new();
-        let _ = writeln!(o, "/* Staged burst (burst.rs): parse every packet, build the keys of table {}, one bulk lookup,\n * then the pipeline per packet reusing the looked-up entries. */", p.tables[tid].fq_name);
+        match self.staged {
+            Some(tid) => {
+                let _ = writeln!(o, "/* Bursts (burst.rs): parse every packet, build the keys of table {}, one bulk lookup,\n * then the rest of the pipeline per packet, reusing the looked-up entries. */", p.tables[tid].fq_name);
+            }
+            None => o.push_str(
+                "/* Bursts (burst.rs): parse every packet of the burst, then the rest of the pipeline per packet. */\n",
+            ),
+        }
         let _ = writeln!(
             o,
-            "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{"
+            "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n\tstruct v1st S[{STAGE_MAX}];"
         );
-        self.owner = Owner::Control(ig);
-        let (keyc, kl) = self.key_code(&p.tables[tid])?;
-        let kla = kl.max(1).div_ceil(16) * 16;
-        let _ = writeln!(o, "\tuint8_t keys[{STAGE_MAX}][{kla}] __attribute__((aligned(16)));\n\tconst void *kp[{STAGE_MAX}];\n\tconst struct p4dp_entry *ents[{STAGE_MAX}];");
-        let _ = writeln!(o, "\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct p4dp_pkt *pkt = pkts[b + i];\n\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tmemset(R, 0, offsetof(struct gst, clone_type));\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkt;\n\t\t\tstruct v1st S;\n\t\t\tmemset(&S, 0, sizeof S);");
-        // standard metadata the parser may read, as process sets it
+        let mut kl = 0;
+        let mut keyc = String::new();
+        if let Some(tid) = self.staged {
+            self.owner = Owner::Control(ig);
+            let (kc, l) = self.key_code(&p.tables[tid])?;
+            keyc = kc;
+            kl = l;
+            let kla = kl.max(1).div_ceil(16) * 16;
+            let _ = writeln!(o, "\tuint8_t keys[{STAGE_MAX}][{kla}] __attribute__((aligned(16)));\n\tconst void *kp[{STAGE_MAX}];\n\tconst struct p4dp_entry *ents[{STAGE_MAX}];");
+        }
+        let _ = writeln!(o, "\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct p4dp_pkt *pkt = pkts[b + i];\n\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tmemset(R, 0, offsetof(struct gst, clone_type));\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkt;\n\t\t\tmemset(&S[i], 0, sizeof S[i]);");
+        // standard metadata of a first pass, as process_staged sets it
         let sfields: Vec<(String, String, u32)> = match p.types.get(st) {
             Type::Struct(s) => s
                 .fields
@@ -233,43 +280,40 @@ impl Gen<'_> {
                     )
                 })
                 .collect(),
-            _ => return Ok(None),
+            _ => return unsupported(pr.span, "standard_metadata is not a struct"),
         };
         for (name, val) in [
             ("ingress_port", "pkt->in_port"),
             ("packet_length", "pkt->len"),
             ("ingress_global_timestamp", "ctx->now_ns / 1000u"),
+            ("instance_type", "0"),
         ] {
             if let Some((_, c, w)) = sfields.iter().find(|(n, _, _)| n == name) {
                 let _ = writeln!(
                     o,
-                    "\t\t\tS.sm.{c} = ({})(({})({val}) & {});",
+                    "\t\t\tS[i].sm.{c} = ({})(({})({val}) & {});",
                     crate::ctype::storage(*w),
                     crate::ctype::opty(*w),
                     crate::ctype::mask_lit(*w)
                 );
             }
         }
-        o.push_str("\t\t\tR->pkt_bits = pkt->len * 8u;\n\t\t\tint rej = 0;\n");
-        let binds = [
-            crate::glue::Bind::None,
-            crate::glue::Bind::Lv("S.hdr"),
-            crate::glue::Bind::Lv("S.meta"),
-            crate::glue::Bind::Lv("S.sm"),
-        ];
-        let call = self.glue_call(Owner::Parser(prs), &pr.params, &binds, Some("rej"), "\t\t\t");
-        o.push_str(&call);
-        o.push_str("\t\t\t(void)rej;\n");
-        let igc = &p.controls[ig];
-        let fr = self.frame(Owner::Control(ig)).clone();
-        for (v, x) in igc.params.iter().zip(["S.hdr", "S.meta", "S.sm"]) {
-            let _ = writeln!(o, "\t\t\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
+        o.push_str("\t\t\tv1_parse(R, &S[i]);\n\t\t\tS[i].pdrop = R->drop;\n");
+        if let Some(tid) = self.staged {
+            let igc = &p.controls[ig];
+            let fr = self.frame(Owner::Control(ig)).clone();
+            for (v, x) in igc.params.iter().zip(["S[i].hdr", "S[i].meta", "S[i].sm"]) {
+                let _ = writeln!(o, "\t\t\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
+            }
+            o.push_str("\t\t\t{\n");
+            for l in keyc.lines() {
+                let _ = writeln!(o, "\t\t\t{l}");
+            }
+            let _ = writeln!(o, "\t\t\t\tmemcpy(keys[i], key, {kl}u);\n\t\t\t}}\n\t\t\tkp[i] = keys[i];\n\t\t}}\n\t\tp4dp_table_lookup_bulk(ctx->tables[{}u], kp, m, ents);", tid.index());
+            o.push_str("\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], keys[i], ents[i], &S[i]);\n\t}\n}\n");
+        } else {
+            o.push_str("\t\t}\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], NULL, NULL, &S[i]);\n\t}\n}\n");
         }
-        o.push_str("\t\t\t{\n");
-        for l in keyc.lines() {
-            let _ = writeln!(o, "\t\t\t{l}");
-        }
-        let _ = writeln!(o, "\t\t\t\tmemcpy(keys[i], key, {kl}u);\n\t\t\t}}\n\t\t\tkp[i] = keys[i];\n\t\t}}\n\t\tp4dp_table_lookup_bulk(ctx->tables[{}u], kp, m, ents);\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], keys[i], ents[i]);\n\t}}\n}}\n", tid.index());
         Ok(Some(o))
     }
 }

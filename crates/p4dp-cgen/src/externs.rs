@@ -137,7 +137,7 @@ impl Gen<'_> {
                         let slow = inner.lines().map(|l| format!("\t{l}\n")).collect::<String>();
                         inner = format!("{i}\t\tif ((_o & 7u) == 0) {{\n{i}\t\t\tuint8_t *_p = _b + (_o >> 3);\n{fast}{i}\t\t\t_o += {max}u;\n{i}\t\t}} else {{\n{slow}{i}\t\t}}\n");
                     }
-                    let _ = write!(out, "{i}if ({lv}.valid) {{\n{i}\tif (_o + {max}u > _cap)\n{i}\t\tR->emit_overflow = 1;\n{i}\telse {{\n{inner}{i}\t}}\n{i}}}\n");
+                    let _ = write!(out, "{i}if ({lv}.valid) {{\n{i}\tif (_o + {max}u > _cap && !emit_room(R, &_b, &_cap, _o, {max}u))\n{i}\t\tR->emit_overflow = 1;\n{i}\telse {{\n{inner}{i}\t}}\n{i}}}\n");
                 } else {
                     out.push_str(&inner);
                 }
@@ -304,11 +304,15 @@ impl Gen<'_> {
                         let x = self.expr(h)?;
                         let ct = self.ctype(h.ty, h.span)?;
                         let t = self.fresh_tmp();
-                        let _ = writeln!(out, "{i}{{\n{i}\tconst {ct} *{t} = &({x});\n{i}\tuint8_t *_b = R->ctx->emit_buf;\n{i}\tuint32_t _o = R->emit_bits;\n{i}\tconst uint32_t _cap = P4DP_EMIT_MAX * 8u;");
+                        let _ = writeln!(out, "{i}{{\n{i}\tconst {ct} *{t} = &({x});\n{i}\tuint8_t *_b = R->emit_base;\n{i}\tuint32_t _o = R->emit_bits;\n{i}\tuint32_t _cap = R->emit_cap;");
                         let mut inner = String::new();
                         self.write_from(&format!("(*{t})"), h.ty, true, h.span, level + 1, &mut inner)?;
                         out.push_str(&inner);
-                        let _ = writeln!(out, "{i}\t(void)_b;\n{i}\t(void)_cap;\n{i}\tR->emit_bits = _o;\n{i}}}");
+                        // `(void)` the pointer: emitting a struct without headers writes nothing through it.
+                        let _ = writeln!(
+                            out,
+                            "{i}\t(void){t};\n{i}\t(void)_b;\n{i}\t(void)_cap;\n{i}\tR->emit_bits = _o;\n{i}}}"
+                        );
                         Ok(())
                     }
                     _ => unsupported(c.span, format!("method `{method}` of `{tn}`")),

@@ -175,7 +175,7 @@ impl Gen<'_> {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "struct v1st {{\n\t{hc} hdr;\n\t{mc} meta;\n\t{sc} sm;\n\tuint32_t payload_off;\n}};\n"
+            "struct v1st {{\n\t{hc} hdr;\n\t{mc} meta;\n\t{sc} sm;\n\tuint32_t payload_off;\n\tuint32_t pdrop; /* process_burst: an assert failed in the pre-parsed first pass */\n}};\n"
         );
 
         // parse + verify checksum
@@ -228,7 +228,9 @@ impl Gen<'_> {
              \tif (R->emit_overflow) {\n\t\tp4dp_count_unsupported(R->ctx, \"deparser: headers exceed P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\
              \tuint32_t elen = (R->emit_bits + 7u) / 8u;\n\
              \tuint32_t poff = S->payload_off <= pkt->len ? S->payload_off : pkt->len;\n\
-             \tif (!copy) {\n\t\tif (p4dp_pkt_finish_inline(pkt, R->ctx->emit_buf, elen, poff, R->trunc) == 0)\n\t\t\tpkt->out_port = port;\n\t\treturn;\n\t}\n\
+             \tif (R->emit_bits & 7u) /* the bits after the last header in its last byte are 0 */\n\
+             \t\tR->emit_base[elen - 1] &= (uint8_t)(0xffu << (8u - (R->emit_bits & 7u)));\n\
+             \tif (!copy) {\n\t\tif (p4dp_pkt_finish_inline(pkt, R->emit_base, elen, poff, R->trunc) == 0)\n\t\t\tpkt->out_port = port;\n\t\treturn;\n\t}\n\
              \tuint32_t plen = pkt->len - poff;\n\
              \tif (elen + plen > P4DP_EMIT_MAX) {\n\t\tp4dp_count_unsupported(R->ctx, \"packet copy larger than P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\
              \tmemcpy(R->ctx->emit_buf + elen, pkt->data + poff, plen);\n\
@@ -262,7 +264,9 @@ impl Gen<'_> {
             egress_spec
         );
         o.push_str(&ctl(self, ck, &[Bind::Lv("S->hdr"), Bind::Lv("S->meta")], None));
-        o.push_str("\tR->emit_bits = 0;\n\tR->emit_overflow = 0;\n");
+        // perf: the packet's own output is deparsed in place (emit_room in lib.rs); copies
+        // (clones, multicast) need the input bytes intact and go to ctx->emit_buf
+        o.push_str("\tR->emit_bits = 0;\n\tR->emit_overflow = 0;\n\tif (!copy) {\n\t\tR->emit_base = R->pkt->data;\n\t\tR->emit_cap = (S->payload_off <= R->pkt->len ? S->payload_off : R->pkt->len) * 8u;\n\t} else {\n\t\tR->emit_base = R->ctx->emit_buf;\n\t\tR->emit_cap = P4DP_EMIT_MAX * 8u;\n\t}\n");
         o.push_str(&ctl(self, dep, &[Bind::None, Bind::Lv("S->hdr")], None));
         o.push_str("\tv1_output(R, S, port, copy);\n}\n\n");
         o.push_str(
@@ -292,12 +296,12 @@ impl Gen<'_> {
 
         // process: one pass per loop iteration (resubmit and recirculate start another)
         // perf: process_staged takes the staged lookup of process_burst (burst.rs); process = no staging
-        o.push_str("static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry);\n\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tprocess_staged(ctx, pkt, NULL, NULL);\n}\n\nstatic void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tstruct v1st S, K;\n\tuint32_t itype = 0, keep = 0;\n\tmemset(&K, 0, sizeof K);\n\tpkt->out_port = P4DP_PORT_DROP;\n\tfor (uint32_t pass = 0;; pass++) {\n\tif (pass == V1_MAX_PASSES) {\n\t\tp4dp_count_unsupported(ctx, \"resubmit/recirculate: more than 16 passes, packet dropped\");\n\t\treturn;\n\t}\n\tmemset(R, 0, offsetof(struct gst, clone_type));\n\tmemset(R->xsum, 0, sizeof R->xsum);\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tR->st_key = st_key;\n\tR->st_entry = st_entry;\n\tR->clone_type = -1;\n\tR->clone_session = 0;\n\tR->resubmit = 0;\n\tR->recirculate = 0;\n\tmemset(&S, 0, sizeof S);\n\tif (keep)\n\t\tv1_keep_fields(&S, &K, keep - 1u);\n");
+        o.push_str("static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct v1st *pre);\n\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tprocess_staged(ctx, pkt, NULL, NULL, NULL);\n}\n\n/* One input packet: all its passes. pre: its first pass already parsed by process_burst (burst.rs), or NULL. */\nstatic inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct v1st *pre)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tstruct v1st S, K;\n\tuint32_t itype = 0, keep = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tfor (uint32_t pass = 0;; pass++) {\n\tif (pass == V1_MAX_PASSES) {\n\t\tp4dp_count_unsupported(ctx, \"resubmit/recirculate: more than 16 passes, packet dropped\");\n\t\treturn;\n\t}\n\tmemset(R, 0, offsetof(struct gst, clone_type));\n\tmemset(R->xsum, 0, sizeof R->xsum);\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tR->st_key = st_key;\n\tR->st_entry = st_entry;\n\tR->clone_type = -1;\n\tR->clone_session = 0;\n\tR->resubmit = 0;\n\tR->recirculate = 0;\n\tif (pre != NULL && pass == 0) {\n\t\tS = *pre;\n\t\tR->payload_off = S.payload_off;\n\t\tR->drop = S.pdrop;\n\t} else {\n\tmemset(&S, 0, sizeof S);\n\tif (keep)\n\t\tv1_keep_fields(&S, &K, keep - 1u);\n");
         o.push_str(&set("S.sm", "ingress_port", "pkt->in_port"));
         o.push_str(&set("S.sm", "packet_length", "pkt->len"));
         o.push_str(&set("S.sm", "ingress_global_timestamp", "ctx->now_ns / 1000u"));
         o.push_str(&set("S.sm", "instance_type", "itype"));
-        o.push_str("\tv1_parse(R, &S);\n\tR->clone_type = -1;\n");
+        o.push_str("\tv1_parse(R, &S);\n\t}\n\tR->clone_type = -1;\n");
         o.push_str(&ctl(
             self,
             ig,

@@ -702,7 +702,7 @@ impl Gen<'_> {
             act_rows.len(),
             ext_rows.len(),
             p.errors.len(),
-            if self.staged.is_some() { "\t.process_burst = process_burst,\n" } else { "" }
+            if self.has_burst { "\t.process_burst = process_burst,\n" } else { "" }
         );
         Ok(o)
     }

@@ -349,6 +349,7 @@ extern "C" {
         arg: *mut c_void,
     ) -> c_int;
     pub fn p4dp_runtime_set_time(rt: *mut p4dp_runtime, ns: u64);
+    pub fn p4dp_runtime_set_inject_burst(rt: *mut p4dp_runtime, on: c_int) -> c_int;
     pub fn p4dp_runtime_advance_time(rt: *mut p4dp_runtime, ns: u64);
     pub fn p4dp_runtime_get_time(rt: *const p4dp_runtime) -> u64;
     pub fn p4dp_runtime_stats(rt: *mut p4dp_runtime, st: *mut p4dp_rt_stats) -> c_int;

@@ -876,6 +876,14 @@ impl Runtime {
         Ok(out)
     }
 
+    /// Make [`Runtime::inject`] run the program's `process_burst` (a burst of one packet: the
+    /// workers' path) instead of `process`; programs without it are unaffected.
+    pub fn set_inject_burst(&self, on: bool) {
+        let _g = self.inject_lock.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: serialized with inject by the lock; the runtime pointer is valid.
+        let _ = unsafe { ffi::p4dp_runtime_set_inject_burst(self.p(), on as c_int) };
+    }
+
     /// Set the simulated clock (ns) used by [`Runtime::inject`].
     pub fn set_time(&self, ns: u64) {
         let _g = self.inject_lock.lock().unwrap_or_else(|e| e.into_inner());

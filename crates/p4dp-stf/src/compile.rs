@@ -181,6 +181,24 @@ struct Cx<'a> {
     ap_handles: HashMap<String, (u32, u32)>,
 }
 
+/// Which statement a table entry comes from. They differ only in how two errors are reported
+/// (as each did before they shared [`Cx::entry_match`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EntryStmt {
+    /// `add`: a missing priority gets a note on how to write one; a bad key value is pointed at
+    /// the value.
+    Add,
+    /// `table_indirect_add[_with_group]`: no note; a bad key value is pointed at the key's name.
+    Indirect,
+}
+
+/// The match part of a table entry, resolved and encoded.
+struct EntryMatch {
+    priority: Option<u32>,
+    /// One per key field of the table, in the table's order.
+    matches: Vec<KeyFieldMatch>,
+}
+
 fn u32_of(rep: &mut Reporter<'_>, i: Int, what: &str) -> Option<u32> {
     match u32::try_from(i.value) {
         Ok(v) => Some(v),
@@ -304,26 +322,25 @@ impl<'a> Cx<'a> {
         })
     }
 
-    fn add(
+    /// Resolve and encode the match part of a table entry (`add`, `table_indirect_add[_with_group]`):
+    /// the priority, checked against whether `table` needs one, and the key fields, in the
+    /// table's key order with the fields not given matching anything. Reports every error
+    /// found; `None` if there was one.
+    fn entry_match(
         &mut self,
         table_name: &Name,
+        table: &TableSchema,
         priority: Option<Int>,
         keys: &[ast::KeyMatch],
-        call: &ast::ActionCall,
-        label: Option<&Name>,
-        line: u32,
-    ) -> Option<Op> {
-        let table = self.table(table_name)?;
+        stmt: EntryStmt,
+    ) -> Option<EntryMatch> {
         let mut ok = true;
-        if table.const_entries {
-            self.rep.error(
-                table_name.span,
-                format!("table `{}` has `const entries`; it cannot be modified", table.name),
-            );
-            return None;
-        }
         let prio = match (priority, table.needs_priority) {
-            (Some(p), true) => u32_of(&mut self.rep, p, "priority"),
+            (Some(p), true) => {
+                let v = u32_of(&mut self.rep, p, "priority");
+                ok &= v.is_some();
+                v
+            }
             (None, true) => {
                 let mut d = self.rep.make(
                     table_name.span,
@@ -332,10 +349,12 @@ impl<'a> Cx<'a> {
                         table.name
                     ),
                 );
-                d.note = Some(format!(
-                    "write it after the table name, e.g. `add {} 10 ...`; larger numbers win",
-                    table_name.text
-                ));
+                if stmt == EntryStmt::Add {
+                    d.note = Some(format!(
+                        "write it after the table name, e.g. `add {} 10 ...`; larger numbers win",
+                        table_name.text
+                    ));
+                }
                 self.rep.push(d);
                 ok = false;
                 None
@@ -363,12 +382,53 @@ impl<'a> Cx<'a> {
             match value::encode_key(&k.value, &table.keys[ki]) {
                 Ok(m) => matches[ki] = Some(m),
                 Err(e) => {
-                    self.encode_err(key_value_span(&k.value), e);
+                    let span = match stmt {
+                        EntryStmt::Add => key_value_span(&k.value),
+                        EntryStmt::Indirect => k.name.span,
+                    };
+                    self.encode_err(span, e);
                     ok = false;
                 }
             }
         }
+        if !ok {
+            return None;
+        }
+        let matches = table
+            .keys
+            .iter()
+            .zip(matches)
+            .map(|(k, m)| KeyFieldMatch {
+                field: k.name.clone(),
+                m: m.unwrap_or_else(|| value::default_match(k)),
+            })
+            .collect();
+        Some(EntryMatch {
+            priority: prio,
+            matches,
+        })
+    }
+
+    fn add(
+        &mut self,
+        table_name: &Name,
+        priority: Option<Int>,
+        keys: &[ast::KeyMatch],
+        call: &ast::ActionCall,
+        label: Option<&Name>,
+        line: u32,
+    ) -> Option<Op> {
+        let table = self.table(table_name)?;
+        if table.const_entries {
+            self.rep.error(
+                table_name.span,
+                format!("table `{}` has `const entries`; it cannot be modified", table.name),
+            );
+            return None;
+        }
+        let m = self.entry_match(table_name, table, priority, keys, EntryStmt::Add);
         let action = self.action(table, call, false);
+        let mut ok = true;
         let label = match label {
             Some(l) => {
                 if let Some((_, def)) = self.labels.get(&l.text) {
@@ -386,22 +446,14 @@ impl<'a> Cx<'a> {
             None => None,
         };
         let action = action?;
+        let m = m?;
         if !ok {
             return None;
         }
-        let matches = table
-            .keys
-            .iter()
-            .zip(matches)
-            .map(|(k, m)| KeyFieldMatch {
-                field: k.name.clone(),
-                m: m.unwrap_or_else(|| value::default_match(k)),
-            })
-            .collect();
         Some(Op::Add {
             table: table.name.clone(),
-            matches,
-            priority: prio,
+            matches: m.matches,
+            priority: m.priority,
             action,
             label,
         })

@@ -4,12 +4,10 @@
 //! numbered 0, 1, 2, ... per profile in statement order (as BMv2's CLI returns them) and are
 //! passed to the target as the member/group ids.
 
-use super::{u32_of, Cx, Op};
+use super::{Cx, EntryStmt, Op};
 use crate::ast::{Int, Name, StmtKind};
 use crate::resolve;
 use crate::schema::ActionProfileSchema;
-use crate::target::{FieldMatch, KeyFieldMatch};
-use crate::value;
 
 impl<'a> Cx<'a> {
     fn profile(&mut self, name: &Name) -> Option<&'a ActionProfileSchema> {
@@ -130,65 +128,13 @@ impl<'a> Cx<'a> {
                     );
                     return None;
                 }
-                let mut ok = true;
-                let prio = match (priority, table.needs_priority) {
-                    (Some(p), true) => u32_of(&mut self.rep, *p, "priority"),
-                    (None, true) => {
-                        self.rep.error(
-                            table_name.span,
-                            format!(
-                                "table `{}` needs a priority (it has a ternary, range or optional key)",
-                                table.name
-                            ),
-                        );
-                        ok = false;
-                        None
-                    }
-                    (_, false) => None,
-                };
-                let mut matches: Vec<Option<FieldMatch>> = vec![None; table.keys.len()];
-                for k in keys {
-                    let ki = match resolve::resolve_key(table, &k.name.text) {
-                        Ok(i) => i,
-                        Err(e) => {
-                            self.resolve_err(k.name.span, e);
-                            ok = false;
-                            continue;
-                        }
-                    };
-                    if matches[ki].is_some() {
-                        self.rep.error(
-                            k.name.span,
-                            format!("key field `{}` is given twice", table.keys[ki].name),
-                        );
-                        ok = false;
-                        continue;
-                    }
-                    match value::encode_key(&k.value, &table.keys[ki]) {
-                        Ok(m) => matches[ki] = Some(m),
-                        Err(e) => {
-                            self.encode_err(k.name.span, e);
-                            ok = false;
-                        }
-                    }
-                }
+                let m = self.entry_match(table_name, table, *priority, keys, EntryStmt::Indirect);
                 let id = self.ap_handle(&p.name, *handle, *group);
-                if !ok {
-                    return None;
-                }
-                let matches = table
-                    .keys
-                    .iter()
-                    .zip(matches)
-                    .map(|(k, m)| KeyFieldMatch {
-                        field: k.name.clone(),
-                        m: m.unwrap_or_else(|| value::default_match(k)),
-                    })
-                    .collect();
+                let m = m?;
                 Some(Op::AddIndirect {
                     table: table.name.clone(),
-                    matches,
-                    priority: prio,
+                    matches: m.matches,
+                    priority: m.priority,
                     group: *group,
                     id: id?,
                 })
@@ -206,11 +152,11 @@ mod tests {
     use crate::target::{ActionCall, FieldMatch, KeyFieldMatch};
 
     fn schema() -> ProgramSchema {
-        let tbl = |name: &str| TableSchema {
+        let tbl = |name: &str, match_kind: MatchKind| TableSchema {
             name: name.into(),
             keys: vec![KeyFieldSchema {
                 name: "hdr.k".into(),
-                match_kind: MatchKind::Exact,
+                match_kind,
                 width: 8,
             }],
             actions: vec![
@@ -225,10 +171,15 @@ mod tests {
             ],
             const_default_action: false,
             const_entries: false,
-            needs_priority: false,
+            needs_priority: match_kind != MatchKind::Exact,
         };
         ProgramSchema {
-            tables: vec![tbl("ingress.tp"), tbl("ingress.ts"), tbl("ingress.plain")],
+            tables: vec![
+                tbl("ingress.tp", MatchKind::Exact),
+                tbl("ingress.ts", MatchKind::Exact),
+                tbl("ingress.plain", MatchKind::Exact),
+                tbl("ingress.tt", MatchKind::Ternary),
+            ],
             actions: vec![
                 ActionSchema {
                     name: "ingress.set".into(),
@@ -252,6 +203,11 @@ mod tests {
                     name: "ingress.ts".into(),
                     tables: vec!["ingress.ts".into()],
                     selector: true,
+                },
+                ActionProfileSchema {
+                    name: "ingress.tt".into(),
+                    tables: vec!["ingress.tt".into()],
+                    selector: false,
                 },
             ],
             ..Default::default()
@@ -383,5 +339,97 @@ mod tests {
         assert!(e[0].contains("without a selector"), "{e:?}");
         let e = errs("table_indirect_add ingress.tp hdr.k:1");
         assert!(e[0].contains("member handle"), "{e:?}");
+    }
+
+    /// (headline, span length, note) of every error.
+    fn diags(text: &str) -> Vec<(String, u32, Option<String>)> {
+        match load("t.stf", text, &schema()) {
+            Ok(p) => panic!("compiled: {:?}", p.steps),
+            Err(d) => d.0.iter().map(|d| (d.headline(), d.span.len, d.note.clone())).collect(),
+        }
+    }
+
+    #[test]
+    fn indirect_priority_and_keys() {
+        let p = load(
+            "t.stf",
+            "act_prof_create_member ingress.tt set(port:1)\n\
+             table_indirect_add ingress.tt 7 0\n\
+             table_indirect_add ingress.tt 8 hdr.k:0x1* 0\n",
+            &schema(),
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        let ops: Vec<Op> = p.steps.into_iter().map(|s| s.op).collect();
+        let entry = |priority: u32, m: FieldMatch| Op::AddIndirect {
+            table: "ingress.tt".into(),
+            matches: vec![KeyFieldMatch {
+                field: "hdr.k".into(),
+                m,
+            }],
+            priority: Some(priority),
+            group: false,
+            id: 0,
+        };
+        // a key not given matches anything
+        let any = FieldMatch::Ternary {
+            value: vec![0],
+            mask: vec![0],
+        };
+        assert_eq!(ops[1], entry(7, any));
+        let m = FieldMatch::Ternary {
+            value: vec![0x10],
+            mask: vec![0xf0],
+        };
+        assert_eq!(ops[2], entry(8, m));
+        // the priority of a table that needs none is ignored
+        let p = load(
+            "t.stf",
+            "act_prof_create_member ingress.tp set(port:1)\ntable_indirect_add tp 9 hdr.k:1 0",
+            &schema(),
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        match &p.steps[1].op {
+            Op::AddIndirect { priority, .. } => assert_eq!(*priority, None),
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn indirect_entry_errors() {
+        // no note here (`add` has one); every error of the statement is reported, in order
+        assert_eq!(
+            diags("table_indirect_add ingress.tt hdr.k:0x1 0"),
+            vec![
+                (
+                    "t.stf:1:20: error: table `ingress.tt` needs a priority (it has a ternary, range or optional key)"
+                        .into(),
+                    10,
+                    None
+                ),
+                (
+                    "t.stf:1:41: error: member handle 0 of `ingress.tt` has not been created yet".into(),
+                    1,
+                    Some("handles are numbered 0, 1, 2, ... per profile in `act_prof_create_member` order; 0 created so far".into())
+                ),
+            ]
+        );
+        let e = diags("table_indirect_add tt 4294967296 hdr.k:0x1 0");
+        assert_eq!(
+            e[0].0,
+            "t.stf:1:23: error: priority 4294967296 is too large (maximum 4294967295)"
+        );
+        // a bad key value is pointed at the key's name (`add` points at the value)
+        let e = diags("act_prof_create_member ingress.tp set(port:1)\ntable_indirect_add tp hdr.k:0x1ff 0");
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].0.starts_with("t.stf:2:23: error: "), "{e:?}");
+        assert_eq!(e[0].1, 5);
+        let e = diags("act_prof_create_member ingress.tp set(port:1)\ntable_indirect_add tp hdr.k:1 k:2 nope:3 0");
+        assert_eq!(
+            e.iter().map(|d| d.0.as_str()).collect::<Vec<_>>(),
+            [
+                "t.stf:2:31: error: key field `hdr.k` is given twice",
+                "t.stf:2:35: error: table `ingress.tp` has no key field `nope`",
+            ]
+        );
     }
 }

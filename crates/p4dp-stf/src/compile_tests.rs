@@ -395,6 +395,11 @@ fn priority_rules() {
         err1("add test1 f1:0x1 noop()"),
         "t.stf:1:5: error: table `ingress.test1` needs a priority (it has a ternary, range or optional key)"
     );
+    let d = load("t.stf", "add test1 f1:0x1 noop()", &schema()).unwrap_err();
+    assert_eq!(
+        d.0[0].note.as_deref(),
+        Some("write it after the table name, e.g. `add test1 10 ...`; larger numbers win")
+    );
     // Accepted and ignored for exact/lpm-only tables.
     match &ops("add c.t 7 e:1 NoAction()")[0] {
         Op::Add { priority, .. } => assert_eq!(*priority, None),

@@ -70,6 +70,10 @@ enum Command {
         /// Print every statement as it runs and every packet received.
         #[arg(short, long)]
         verbose: bool,
+        /// Run packets through the program's burst entry point (the path worker cores take:
+        /// batched parsing, staged table lookups), one packet per burst.
+        #[arg(long)]
+        burst: bool,
     },
     /// Measure packet-processing performance with an in-process traffic source.
     Bench(bench::BenchArgs),
@@ -90,7 +94,7 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }),
         Command::Run(a) => run::run(a),
-        Command::Stf { c, stf, verbose } => stf::run_stf(&c, &stf, verbose),
+        Command::Stf { c, stf, verbose, burst } => stf::run_stf(&c, &stf, verbose, burst),
         Command::Bench(a) => bench::bench(a),
     };
     match r {

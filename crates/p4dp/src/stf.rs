@@ -26,7 +26,7 @@ pub fn eal_args_local(mem_mib: u32) -> Vec<String> {
     ]
 }
 
-pub fn run_stf(c: &CompileOpts, stf: &Path, verbose: bool) -> Result<ExitCode> {
+pub fn run_stf(c: &CompileOpts, stf: &Path, verbose: bool, burst: bool) -> Result<ExitCode> {
     let text = std::fs::read_to_string(stf).with_context(|| format!("reading {}", stf.display()))?;
     let dir = compile::scratch_dir("stf")?;
     let built = compile::build(c, &dir, false);
@@ -41,6 +41,7 @@ pub fn run_stf(c: &CompileOpts, stf: &Path, verbose: bool) -> Result<ExitCode> {
     let rt = p4dp_rt::Runtime::load(&built.so_path, p4dp_rt::RuntimeOptions::default())
         .with_context(|| format!("loading {}", built.so_path.display()))?;
     let _ = std::fs::remove_dir_all(&dir);
+    rt.set_inject_burst(burst);
     let sch = schema(&rt);
     let file = stf.display().to_string();
     let plan = match p4dp_stf::load(&file, &text, &sch) {

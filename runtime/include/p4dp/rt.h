@@ -390,6 +390,15 @@ typedef void (*p4dp_out_cb)(void *arg, uint32_t port, const uint8_t *data, uint3
 int p4dp_runtime_inject(struct p4dp_runtime *rt, uint32_t in_port, const uint8_t *data, uint32_t len,
 			p4dp_out_cb cb, void *arg);
 
+/**
+ * Choose the entry point inject() calls: 0 (default) the program's process(), 1 its
+ * process_burst() with a burst of one packet, the path worker lcores take (batched parsing, staged
+ * lookups; cgen's burst.rs). Lets STF tests check that path (`p4dp stf --burst`). Programs without
+ * process_burst always use process(). Returns 0, or -EINVAL (NULL rt). Context: control thread,
+ * not concurrent with inject().
+ */
+int p4dp_runtime_set_inject_burst(struct p4dp_runtime *rt, int on);
+
 /** Set / advance the simulated clock seen as ctx->now_ns by inject(). Context: control thread. */
 void p4dp_runtime_set_time(struct p4dp_runtime *rt, uint64_t ns);
 void p4dp_runtime_advance_time(struct p4dp_runtime *rt, uint64_t ns);

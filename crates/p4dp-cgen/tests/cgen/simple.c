@@ -79,8 +79,10 @@ struct gst {
 	uint32_t pkt_bits;   /* bits of input */
 	uint32_t perr;       /* parser error code */
 	uint32_t steps;      /* parser transitions */
-	uint32_t emit_bits;  /* deparser cursor, bits in ctx->emit_buf */
+	uint32_t emit_bits;  /* deparser cursor, bits from emit_base */
 	uint32_t emit_overflow;
+	uint32_t emit_cap;   /* bits the deparser may write at emit_base */
+	uint8_t *emit_base;  /* deparser output: the packet itself (in place) or ctx->emit_buf */
 	uint32_t csum_err;   /* verify_checksum mismatch */
 	uint32_t drop;       /* assert failure: drop all copies */
 	uint32_t trunc;      /* truncate(): output length limit, 0 = none */
@@ -105,13 +107,28 @@ struct gst {
 	struct frame_p f_p;
 };
 
+/* The deparser writes at R->emit_base: in place over the packet's own (already parsed) header
+ * bytes while the output fits in front of the payload, else in ctx->emit_buf. Called when
+ * `need` more bits do not fit at *b: moves what was written so far to ctx->emit_buf (once)
+ * and returns whether they fit there (0: overflow). */
+static __attribute__((noinline, unused)) int emit_room(struct gst *R, uint8_t **b, uint32_t *cap, uint32_t o, uint32_t need)
+{
+	uint8_t *eb = R->ctx->emit_buf;
+	if (*b != eb) {
+		memcpy(eb, *b, (o + 7u) / 8u);
+		*b = R->emit_base = eb;
+		*cap = R->emit_cap = P4DP_EMIT_MAX * 8u;
+	}
+	return o + need <= *cap;
+}
+
 /* ---- helpers ---- */
 
 /* ---- prototypes ---- */
 static int ctl_vr(struct gst *R);
 static int ctl_ingress(struct gst *R);
-static int act_ingress_set_port(struct gst *R);
-static int act_ingress_drop(struct gst *R);
+__attribute__((unused)) static int act_ingress_set_port(struct gst *R);
+__attribute__((unused)) static int act_ingress_drop(struct gst *R);
 static int ctl_egress(struct gst *R);
 static int ctl_ck(struct gst *R);
 static int ctl_deparser(struct gst *R);
@@ -148,7 +165,7 @@ static int ctl_ingress(struct gst *R)
 }
 
 /* action ingress.set_port */
-static int act_ingress_set_port(struct gst *R)
+__attribute__((unused)) static int act_ingress_set_port(struct gst *R)
 {
 	(void)R;
 	((*R->f_ingress.v_standard_metadata)).f_egress_spec = R->f_ingress.v_port;
@@ -156,7 +173,7 @@ static int act_ingress_set_port(struct gst *R)
 }
 
 /* action ingress.drop */
-static int act_ingress_drop(struct gst *R)
+__attribute__((unused)) static int act_ingress_drop(struct gst *R)
 {
 	(void)R;
 	((*R->f_ingress.v_standard_metadata)).f_egress_spec = 511;
@@ -184,11 +201,11 @@ static int ctl_deparser(struct gst *R)
 	(void)R;
 	{
 		const t_ethernet_t *_t1 = &(((*R->f_deparser.v_hdr)).f_eth);
-		uint8_t *_b = R->ctx->emit_buf;
+		uint8_t *_b = R->emit_base;
 		uint32_t _o = R->emit_bits;
-		const uint32_t _cap = P4DP_EMIT_MAX * 8u;
+		uint32_t _cap = R->emit_cap;
 		if ((*_t1).valid) {
-			if (_o + 112u > _cap)
+			if (_o + 112u > _cap && !emit_room(R, &_b, &_cap, _o, 112u))
 				R->emit_overflow = 1;
 			else {
 				if ((_o & 7u) == 0) {
@@ -207,17 +224,18 @@ static int ctl_deparser(struct gst *R)
 				}
 			}
 		}
+		(void)_t1;
 		(void)_b;
 		(void)_cap;
 		R->emit_bits = _o;
 	}
 	{
 		const t_wide_t *_t2 = &(((*R->f_deparser.v_hdr)).f_w);
-		uint8_t *_b = R->ctx->emit_buf;
+		uint8_t *_b = R->emit_base;
 		uint32_t _o = R->emit_bits;
-		const uint32_t _cap = P4DP_EMIT_MAX * 8u;
+		uint32_t _cap = R->emit_cap;
 		if ((*_t2).valid) {
-			if (_o + 208u > _cap)
+			if (_o + 208u > _cap && !emit_room(R, &_b, &_cap, _o, 208u))
 				R->emit_overflow = 1;
 			else {
 				if ((_o & 7u) == 0) {
@@ -233,6 +251,7 @@ static int ctl_deparser(struct gst *R)
 				}
 			}
 		}
+		(void)_t2;
 		(void)_b;
 		(void)_cap;
 		R->emit_bits = _o;
@@ -385,6 +404,7 @@ struct v1st {
 	t_metadata_t meta;
 	t_standard_metadata_t sm;
 	uint32_t payload_off;
+	uint32_t pdrop; /* process_burst: an assert failed in the pre-parsed first pass */
 };
 
 /* Parser and VerifyChecksum on the input bytes. */
@@ -424,8 +444,10 @@ static void v1_output(struct gst *R, struct v1st *S, uint32_t port, int copy)
 	}
 	uint32_t elen = (R->emit_bits + 7u) / 8u;
 	uint32_t poff = S->payload_off <= pkt->len ? S->payload_off : pkt->len;
+	if (R->emit_bits & 7u) /* the bits after the last header in its last byte are 0 */
+		R->emit_base[elen - 1] &= (uint8_t)(0xffu << (8u - (R->emit_bits & 7u)));
 	if (!copy) {
-		if (p4dp_pkt_finish_inline(pkt, R->ctx->emit_buf, elen, poff, R->trunc) == 0)
+		if (p4dp_pkt_finish_inline(pkt, R->emit_base, elen, poff, R->trunc) == 0)
 			pkt->out_port = port;
 		return;
 	}
@@ -477,6 +499,13 @@ static void v1_egress_run(struct gst *R, struct v1st *S, uint32_t port, int copy
 	(void)ctl_ck(R);
 	R->emit_bits = 0;
 	R->emit_overflow = 0;
+	if (!copy) {
+		R->emit_base = R->pkt->data;
+		R->emit_cap = (S->payload_off <= R->pkt->len ? S->payload_off : R->pkt->len) * 8u;
+	} else {
+		R->emit_base = R->ctx->emit_buf;
+		R->emit_cap = P4DP_EMIT_MAX * 8u;
+	}
 	memset(&R->f_deparser, 0, sizeof R->f_deparser);
 	R->f_deparser.v_hdr = &S->hdr;
 	(void)ctl_deparser(R);
@@ -512,20 +541,20 @@ static void v1_keep_fields(struct v1st *to, const struct v1st *from, uint32_t fl
 	}
 }
 
-static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry);
+static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct v1st *pre);
 
 static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 {
-	process_staged(ctx, pkt, NULL, NULL);
+	process_staged(ctx, pkt, NULL, NULL, NULL);
 }
 
-static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry)
+/* One input packet: all its passes. pre: its first pass already parsed by process_burst (burst.rs), or NULL. */
+static inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct v1st *pre)
 {
 	struct gst G;
 	struct gst *R = &G;
 	struct v1st S, K;
 	uint32_t itype = 0, keep = 0;
-	memset(&K, 0, sizeof K);
 	pkt->out_port = P4DP_PORT_DROP;
 	for (uint32_t pass = 0;; pass++) {
 	if (pass == V1_MAX_PASSES) {
@@ -542,6 +571,11 @@ static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uin
 	R->clone_session = 0;
 	R->resubmit = 0;
 	R->recirculate = 0;
+	if (pre != NULL && pass == 0) {
+		S = *pre;
+		R->payload_off = S.payload_off;
+		R->drop = S.pdrop;
+	} else {
 	memset(&S, 0, sizeof S);
 	if (keep)
 		v1_keep_fields(&S, &K, keep - 1u);
@@ -549,6 +583,7 @@ static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uin
 	S.sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
 	S.sm.f_instance_type = (uint32_t)((uint32_t)(itype) & 0xffffffffu);
 	v1_parse(R, &S);
+	}
 	R->clone_type = -1;
 	memset(&R->f_ingress, 0, sizeof R->f_ingress);
 	R->f_ingress.v_hdr = &S.hdr;
@@ -607,10 +642,11 @@ static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uin
 	}
 }
 
-/* Staged burst (burst.rs): parse every packet, build the keys of table ingress.t, one bulk lookup,
- * then the pipeline per packet reusing the looked-up entries. */
+/* Bursts (burst.rs): parse every packet, build the keys of table ingress.t, one bulk lookup,
+ * then the rest of the pipeline per packet, reusing the looked-up entries. */
 static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)
 {
+	struct v1st S[32];
 	uint8_t keys[32][16] __attribute__((aligned(16)));
 	const void *kp[32];
 	const struct p4dp_entry *ents[32];
@@ -623,22 +659,15 @@ static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t
 			memset(R, 0, offsetof(struct gst, clone_type));
 			R->ctx = ctx;
 			R->pkt = pkt;
-			struct v1st S;
-			memset(&S, 0, sizeof S);
-			S.sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
-			S.sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
-			R->pkt_bits = pkt->len * 8u;
-			int rej = 0;
-			memset(&R->f_p, 0, sizeof R->f_p);
-			memset(&S.hdr, 0, sizeof S.hdr);
-			R->f_p.v_hdr = &S.hdr;
-			R->f_p.v_meta = &S.meta;
-			R->f_p.v_standard_metadata = &S.sm;
-			rej = prs_p(R);
-			(void)rej;
-			R->f_ingress.v_hdr = &S.hdr;
-			R->f_ingress.v_meta = &S.meta;
-			R->f_ingress.v_standard_metadata = &S.sm;
+			memset(&S[i], 0, sizeof S[i]);
+			S[i].sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
+			S[i].sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
+			S[i].sm.f_instance_type = (uint32_t)((uint32_t)(0) & 0xffffffffu);
+			v1_parse(R, &S[i]);
+			S[i].pdrop = R->drop;
+			R->f_ingress.v_hdr = &S[i].hdr;
+			R->f_ingress.v_meta = &S[i].meta;
+			R->f_ingress.v_standard_metadata = &S[i].sm;
 			{
 				uint8_t key[8] __attribute__((aligned(16)));
 				memset(key, 0, sizeof key);
@@ -652,10 +681,9 @@ static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t
 		}
 		p4dp_table_lookup_bulk(ctx->tables[0u], kp, m, ents);
 		for (uint32_t i = 0; i < m; i++)
-			process_staged(ctx, pkts[b + i], keys[i], ents[i]);
+			process_staged(ctx, pkts[b + i], keys[i], ents[i], &S[i]);
 	}
 }
-
 
 /* ---- metadata ---- */
 static const struct p4dp_param_info md_params_0[] = {
