@@ -247,7 +247,10 @@ static inline int p4dp_pkt_finish_inline(struct p4dp_pkt *pkt, const uint8_t *em
 				     (uint64_t)payload_off + pkt->headroom >= emit_len && (emit_len == 0 || emit != NULL),
 			     1)) {
 		uint8_t *ns = pkt->data + payload_off - emit_len;
-		p4dp_move_small(ns, emit, emit_len);
+		/* perf: headers deparsed in place where they already are need no move (and reading
+		 * them back right after the deparser's narrower stores would stall store forwarding) */
+		if (ns != emit)
+			p4dp_move_small(ns, emit, emit_len);
 		pkt->headroom = pkt->headroom + payload_off - emit_len;
 		pkt->len = pkt->len - payload_off + emit_len;
 		pkt->data = ns;
