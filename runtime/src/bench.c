@@ -577,7 +577,7 @@ static void *timer_main(void *arg)
 		timer_sleep(t, t->b->p.duration_ms);
 		snapshot(t->b, t->kind, &win->tsc1, win->p1, &win->h1, &win->m1, &win->d1);
 	}
-	*t->stop_run = 1;
+	__atomic_store_n(t->stop_run, 1, __ATOMIC_RELEASE); /* read by p4dp_runtime_run's loop */
 	return NULL;
 }
 

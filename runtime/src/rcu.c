@@ -10,6 +10,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "p4dp/rcu.h"
+#include "p4dp/tsan.h"
 
 struct p4dp_rcu {
 	struct rte_rcu_qsbr *qsbr; /* NULL when max_threads == 0 */
@@ -127,6 +128,25 @@ uint64_t p4dp_rcu_token(struct p4dp_rcu *r)
 	return rte_rcu_qsbr_start(r->qsbr);
 }
 
+/*
+ * ThreadSanitizer: make "grace period over" visible as happens-before from every reader's quiescent
+ * report to the caller. rte_rcu_qsbr_check's slow path does that itself (acquire loads of the
+ * readers' counters, inline, so TSan sees them), but it may answer from v->acked_token, a hint
+ * that another control thread stored (relaxed) after ITS acquire loads, and it skips readers that
+ * unregistered (the bitmap is cleared inside uninstrumented librte_rcu). Acquire each reader's
+ * counter: the same edges the slow path's acquire loads create (TSan keeps one sync object per
+ * atomic's address; the readers' quiescent and offline reports are release stores to it).
+ */
+static void rcu_tsan_acquire_readers(struct p4dp_rcu *r)
+{
+#ifdef P4DP_TSAN
+	for (uint32_t i = 0; i < r->max_threads; i++)
+		P4DP_TSAN_ACQUIRE(&r->qsbr->qsbr_cnt[i].cnt);
+#else
+	(void)r;
+#endif
+}
+
 bool p4dp_rcu_token_done(struct p4dp_rcu *r, uint64_t token, bool wait)
 {
 	if (r == NULL || r->qsbr == NULL)
@@ -134,7 +154,10 @@ bool p4dp_rcu_token_done(struct p4dp_rcu *r, uint64_t token, bool wait)
 	/* rte_rcu_qsbr_check reads the readers' counters with acquire order, so
 	 * once it reports done, the readers' accesses to old memory happened
 	 * before our reclamation. With wait it spins with rte_pause(). */
-	return rte_rcu_qsbr_check(r->qsbr, token, wait) == 1;
+	bool done = rte_rcu_qsbr_check(r->qsbr, token, wait) == 1;
+	if (done)
+		rcu_tsan_acquire_readers(r);
+	return done;
 }
 
 void p4dp_rcu_synchronize(struct p4dp_rcu *r)

@@ -41,6 +41,7 @@
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
+#include "p4dp/tsan.h"
 #include "table_internal.h"
 
 /* Header in front of a side entry (static storage, new version of a modified
@@ -64,6 +65,28 @@ struct table_exact {
 	struct side_list displaced;
 	uint64_t n_displaced;
 };
+
+/*
+ * ThreadSanitizer: rte_hash (LF mode) publishes an entry with a release store of the key slot
+ * index / data pointer and its lookups load them with acquire, but librte_hash is not
+ * instrumented, so TSan cannot see that ordering. Every publication of an entry pointer goes
+ * through hash_add (release on the entry before rte_hash stores the pointer) and every lookup
+ * that returns one through hash_find / the bulk lookup (acquire on the entry after rte_hash
+ * loaded the pointer): exactly the pairs rte_hash provides. No-ops without -fsanitize=thread.
+ */
+static inline int hash_add(struct rte_hash *h, const void *key, struct p4dp_entry *e)
+{
+	P4DP_TSAN_RELEASE(e);
+	return rte_hash_add_key_data(h, key, e);
+}
+
+static inline int hash_find(const struct rte_hash *h, const void *key, void **d)
+{
+	int rc = rte_hash_lookup_data(h, key, d);
+	if (rc >= 0)
+		P4DP_TSAN_ACQUIRE(*d);
+	return rc;
+}
 
 static inline struct p4dp_entry *side_entry(struct side *s)
 {
@@ -264,7 +287,7 @@ int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action
 				 * so they see the filled entry. Cannot fail for lack of
 				 * key positions: each position in use is paired with a
 				 * slot index that is not free. */
-				rc = rte_hash_add_key_data(x->h, key, e);
+				rc = hash_add(x->h, key, e);
 				if (rc < 0) {
 					table_idx_release(t, (uint32_t)idx);
 					if (rc == -ENOSPC)
@@ -304,7 +327,7 @@ int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action
 static int publish(struct p4dp_table *t, const uint8_t *key, struct p4dp_entry *e)
 {
 	table_wlock(t); /* hash writers exclude each other (data-plane inserts) */
-	int rc = rte_hash_add_key_data(t->ex->h, key, e);
+	int rc = hash_add(t->ex->h, key, e);
 	table_wunlock(t);
 	return rc;
 }
@@ -339,7 +362,7 @@ int table_exact_modify(struct p4dp_table *t, const uint8_t *key, uint32_t action
 {
 	struct table_exact *x = t->ex;
 	void *d;
-	if (rte_hash_lookup_data(x->h, key, &d) < 0)
+	if (hash_find(x->h, key, &d) < 0)
 		return -ENOENT;
 	struct p4dp_entry *cur = d;
 	uint32_t idx = cur->index;
@@ -386,7 +409,7 @@ int table_exact_delete(struct p4dp_table *t, const uint8_t *key)
 {
 	struct table_exact *x = t->ex;
 	void *d;
-	if (rte_hash_lookup_data(x->h, key, &d) < 0)
+	if (hash_find(x->h, key, &d) < 0)
 		return -ENOENT;
 	struct p4dp_entry *cur = d;
 	uint32_t idx = cur->index;
@@ -409,7 +432,7 @@ int table_exact_delete(struct p4dp_table *t, const uint8_t *key)
 const struct p4dp_entry *table_exact_find(struct p4dp_table *t, const uint8_t *key)
 {
 	void *d;
-	if (rte_hash_lookup_data(t->ex->h, key, &d) < 0)
+	if (hash_find(t->ex->h, key, &d) < 0)
 		return NULL;
 	return d;
 }
@@ -492,7 +515,7 @@ const struct p4dp_entry *table_exact_lookup(struct p4dp_table *t, const void *ke
 	void *d;
 	/* rte_hash LF lookup: acquire loads of the bucket's key index and of
 	 * the data pointer pair with the writer's release stores. */
-	if (rte_hash_lookup_data(t->ex->h, key, &d) < 0)
+	if (hash_find(t->ex->h, key, &d) < 0)
 		return NULL;
 	return d;
 }
@@ -510,6 +533,11 @@ void table_exact_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint
 			hits = 0;
 		for (uint32_t i = 0; i < k; i++)
 			out[i] = (hits >> i) & 1 ? d[i] : NULL;
+#ifdef P4DP_TSAN
+		for (uint32_t i = 0; i < k; i++) /* as hash_find */
+			if (out[i] != NULL)
+				P4DP_TSAN_ACQUIRE(out[i]);
+#endif
 		keys += k;
 		out += k;
 		n -= k;

@@ -603,7 +603,8 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	uint32_t idle_ms = params->idle_ms ? params->idle_ms : 200;
 	while (rc == 0) {
 		uint64_t now = mono_ms();
-		if (params->stop && *params->stop)
+		/* acquire pairs with the release store of whoever sets *stop (another thread) */
+		if (params->stop && __atomic_load_n(params->stop, __ATOMIC_ACQUIRE))
 			break;
 		if (params->duration_ms && now - t0 >= params->duration_ms)
 			break;

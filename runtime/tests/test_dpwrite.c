@@ -10,6 +10,8 @@
  *  (d) 100k control-plane modifies while packets flow: zero default actions, zero torn pairs;
  *  (e) idle timeout under the simulated clock: exact expiry, notifications, auto delete;
  *  (f) storage model predictions.
+ * Under ThreadSanitizer (make tsan) the packet, round and modify counts are divided by
+ * P4DP_TEST_TSAN_DIV (tsan_test.h).
  * Last line: 'N passed, N failed'.
  */
 #include <errno.h>
@@ -24,6 +26,7 @@
 #include "p4dp/rt.h"
 #include "p4dp/table.h"
 #include "rt_internal.h"
+#include "tsan_test.h"
 
 static unsigned n_pass, n_fail;
 #define CHECK(c)                                                                                    \
@@ -153,7 +156,7 @@ static void test_shared(void)
 	printf("(a) shared @entry_lock counter on 2 workers\n");
 	char pcap[PATH_MAX + 32];
 	snprintf(pcap, sizeof(pcap), "%s/dp_shared.pcap", g_dir);
-	const uint32_t n = 200000;
+	const uint32_t n = 200000 / P4DP_TEST_TSAN_DIV;
 	CHECK(write_pcap(pcap, n, mk_shared) == 0);
 	struct p4dp_runtime *rt = mkrt();
 	CHECK(rt != NULL);
@@ -192,7 +195,7 @@ static void test_flows(void)
 	printf("(b) flow-local @__ref counters without lock, add-on-miss\n");
 	char pcap[PATH_MAX + 32];
 	snprintf(pcap, sizeof(pcap), "%s/dp_flows.pcap", g_dir);
-	const uint32_t n = 200704; /* 392 packets per flow */
+	const uint32_t n = 200704 / P4DP_TEST_TSAN_DIV; /* 392 packets per flow (98 under TSan) */
 	CHECK(write_pcap(pcap, n, mk_flows) == 0);
 	struct p4dp_runtime *rt = mkrt();
 	CHECK(rt != NULL);
@@ -242,7 +245,7 @@ static void *deleter(void *arg)
 {
 	struct ctl_arg *c = arg;
 	usleep(100000);
-	for (int round = 0; round < 200; round++) {
+	for (int round = 0; round < (int)(200 / P4DP_TEST_TSAN_DIV); round++) {
 		for (uint32_t x = (uint32_t)round % 3; x < 1024; x += 3) {
 			uint8_t kv[2] = { (uint8_t)(x >> 8), (uint8_t)x };
 			struct p4dp_rt_key k;
@@ -434,7 +437,7 @@ int main(int argc, char **argv)
 	if (system(cmd) != 0)
 		return 1;
 	snprintf(g_so, sizeof(g_so), "%s/rt_prog_dp.so", g_dir);
-	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -O2 -Wall -Wextra -Werror -I%s/include -o %s %s/tests/rt_prog_dp.c",
+	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC " P4DP_TEST_PROG_CFLAGS " -Wall -Wextra -Werror -I%s/include -o %s %s/tests/rt_prog_dp.c",
 		 src, g_so, src);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "cannot build the test program: %s\n", cmd);
@@ -447,7 +450,8 @@ int main(int argc, char **argv)
 		printf("EAL: %s\n0 passed, 1 failed\n", p4dp_runtime_last_error(NULL));
 		return 1;
 	}
-	uint32_t n_mod = getenv("P4DP_TEST_MODIFIES") ? (uint32_t)atoi(getenv("P4DP_TEST_MODIFIES")) : 100000;
+	uint32_t n_mod = getenv("P4DP_TEST_MODIFIES") ? (uint32_t)atoi(getenv("P4DP_TEST_MODIFIES"))
+					       : 100000 / P4DP_TEST_TSAN_DIV;
 	test_model();
 	test_idle();
 	test_shared();

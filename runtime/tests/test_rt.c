@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "p4dp/rt.h"
+#include "tsan_test.h"
 
 static int n_pass, n_fail;
 
@@ -664,7 +665,7 @@ int main(int argc, char **argv)
 	if (slash)
 		*slash = '\0';
 	snprintf(so, sizeof(so), "%s/rt_prog_tiny.so", dir);
-	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -O2 -Wall -Wextra -Werror -I%s/include -o %s %s/tests/rt_prog_tiny.c",
+	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC " P4DP_TEST_PROG_CFLAGS " -Wall -Wextra -Werror -I%s/include -o %s %s/tests/rt_prog_tiny.c",
 		 src, so, src);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "cannot build the test program: %s\n", cmd);

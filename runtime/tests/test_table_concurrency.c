@@ -6,7 +6,8 @@
  * data are pairs (a,a) and (b,b). The reader must never miss, never see a torn
  * pair, never see a changed index. For tuple-space tables the writer also
  * inserts and deletes other entries (new tuples, higher and lower priorities,
- * hash-table growth) at the same time. Last line: 'N passed, N failed'.
+ * hash-table growth) at the same time. Under ThreadSanitizer (make tsan) the default count is
+ * divided by P4DP_TEST_TSAN_DIV (tsan_test.h). Last line: 'N passed, N failed'.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +21,7 @@
 
 #include "p4dp/rcu.h"
 #include "p4dp/table.h"
+#include "tsan_test.h"
 
 struct reader {
 	struct p4dp_table *t;
@@ -177,7 +179,8 @@ int main(int argc, char **argv)
 		printf("0 passed, 1 failed\n");
 		return 1;
 	}
-	uint32_t n = getenv("P4DP_TEST_MODIFIES") ? (uint32_t)atoi(getenv("P4DP_TEST_MODIFIES")) : 100000;
+	uint32_t n = getenv("P4DP_TEST_MODIFIES") ? (uint32_t)atoi(getenv("P4DP_TEST_MODIFIES"))
+						  : 100000 / P4DP_TEST_TSAN_DIV;
 	run("exact static", 0, n);
 	run("exact dynamic", 1, n);
 	run("keyless", 2, n);

@@ -206,6 +206,16 @@ pub struct TableMem {
 /// action-data bytes at an expected fill of `fill_pct` percent (0 = 100), with the seed-000 model
 /// recomputed for p4dp's layout (runtime `p4dp_table_mem_predict`). Pure; needs no EAL.
 pub fn table_mem_predict(size: u32, key_len: u32, data_len: u32, fill_pct: u32) -> Result<TableMem> {
+    // the C function sets no message: say what it rejects
+    if key_len == 0 || key_len > 1024 || data_len > 65536 || fill_pct > 100 {
+        return Err(Error::Runtime {
+            op: "table memory prediction",
+            errno: 22,
+            msg: format!(
+                "key of {key_len} bytes (must be 1..=1024), action data of {data_len} bytes (<= 65536), fill {fill_pct}% (<= 100)"
+            ),
+        });
+    }
     let mut m = ffi::p4dp_table_mem::default();
     // SAFETY: m is a valid output struct; the function is pure.
     let rc = unsafe { ffi::p4dp_table_mem_predict(size, key_len, data_len, fill_pct, &mut m) };

@@ -771,6 +771,7 @@ impl<'a> Sema<'a> {
             return Val::Err;
         }
         let params = ast_params(&proto.params);
+        self.default_index_targs(xd, targs.len(), &params, &map, args, &mut bind);
         if tn == "packet_in" && m.name == "extract" {
             // `extract<T>(_)` skips a header: the `_` becomes a temporary of type T below.
             if let Some(Some(ai)) = map
@@ -1060,4 +1061,62 @@ pub(crate) fn always_returns(b: &[Stmt]) -> bool {
         } => always_returns(d) && cases.iter().all(|c| always_returns(&c.body)),
         _ => false,
     })
+}
+
+impl<'a> Sema<'a> {
+    /// p4c compatibility (warning W0302): an extern instantiated with fewer type arguments than
+    /// it has type parameters (`register<bit<8>>(16) r;` against v1model's `register<T, I>`)
+    /// leaves the trailing ones to be inferred per call. When such a parameter is used only as
+    /// the type of arguments that are unsized integer literals (`r.read(x, 0)`), nothing can
+    /// infer it; bind it to `bit<32>`, the index type of v1model before `I` was added and of
+    /// BMv2. Any typed argument for it (`r.read(x, idx)`) is left to normal inference.
+    fn default_index_targs(
+        &mut self,
+        xd: &'a ast::ExternDecl,
+        given: usize,
+        params: &[PDesc<'a>],
+        map: &[Option<usize>],
+        args: &'a [ast::Argument],
+        bind: &mut HashMap<String, ir::TypeId>,
+    ) {
+        for tp in xd.type_params.iter().skip(given) {
+            if bind.contains_key(&tp.name) {
+                continue;
+            }
+            let mut literal_at = None;
+            let mut typed = false;
+            for (p, ai) in params.iter().zip(map) {
+                let (PTy::Ast(t), Some(ai)) = (&p.ty, ai) else { continue };
+                let ast::TypeKind::Named(n) = &t.kind else { continue };
+                if n.name.name != tp.name {
+                    continue;
+                }
+                let a = &args[*ai].value;
+                match &a.kind {
+                    ast::ExprKind::Int(l) if l.width.is_none() => literal_at = Some(a.span),
+                    _ => typed = true,
+                }
+            }
+            let (Some(sp), false) = (literal_at, typed) else {
+                continue;
+            };
+            let b32 = self.t_bit(32);
+            bind.insert(tp.name.clone(), b32);
+            self.report(
+                p4dp_syntax::Diagnostic::warning(
+                    "W0302",
+                    format!(
+                        "type argument `{}` of `{}` was not given and cannot be inferred from an integer literal; using `bit<32>`",
+                        tp.name, xd.name.name
+                    ),
+                    sp,
+                    "taken as `bit<32>`",
+                )
+                .with_help(format!(
+                    "give all type arguments at the instantiation (`{}<..., bit<32>>`) or a width to the literal (`32w0`)",
+                    xd.name.name
+                )),
+            );
+        }
+    }
 }

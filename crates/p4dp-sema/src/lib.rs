@@ -83,6 +83,7 @@
 //! | E0412 | invalid data-plane table write annotation (`@__ref` on a directional parameter, bad `@entry_lock`/`@storage`) |
 //! | E0499 | internal compiler error (the produced IR failed validation) |
 //! | W0301 | warning: implicit widening `bit<N>` → `bit<M>` / `int<N>` → `int<M>` (M > N) in an assignment, initializer or `in` argument, accepted for p4c compatibility (not in the P4_16 spec) |
+//! | W0302 | warning: a type argument omitted at an extern instantiation (`register<bit<8>>(16)` for `register<T, I>`) is only used by unsized integer-literal arguments; it is taken as `bit<32>` (p4c/BMv2 compatibility) |
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;

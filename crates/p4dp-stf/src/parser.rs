@@ -212,8 +212,9 @@ fn parse_packet(line: u32, chars: &[char], i: usize, kw: Span) -> Result<StmtKin
         }
         i += 1;
     }
+    // No data at all is a zero-length packet, as in p4c's STF runner (`packet 0` alone).
     let Some(lo) = lo else {
-        return Err(perr(port.span, "missing packet data after the port number"));
+        return Ok(StmtKind::Packet { port, data: Vec::new() });
     };
     let data_span = Span::new(line, lo as u32 + 1, (hi - lo) as u32);
     if nibbles.len() % 2 != 0 {

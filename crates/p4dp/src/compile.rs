@@ -163,6 +163,14 @@ pub fn table_report(so: &Path) -> Result<String> {
     );
     for t in &tables {
         let size = if t.size == 0 { 1024 } else { t.size };
+        if t.key_len == 0 {
+            let _ = writeln!(
+                out,
+                "{:<36} {:>8} {:>5} {:>5}  {:<8} (keyless: no entries, the default action only)",
+                t.name, "-", 0, t.data_len, "-"
+            );
+            continue;
+        }
         if !t.exact {
             let _ = writeln!(
                 out,
