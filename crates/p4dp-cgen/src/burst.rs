@@ -299,6 +299,9 @@ impl Gen<'_> {
             }
         }
         o.push_str("\t\t\tv1_parse(R, &S[i]);\n\t\t\tS[i].pdrop = R->drop;\n");
+        if self.elide_count() > 0 {
+            o.push_str("\t\t\tmemcpy(S[i].xo, R->xo, sizeof R->xo);\n");
+        }
         if let Some(tid) = self.staged {
             let igc = &p.controls[ig];
             let fr = self.frame(Owner::Control(ig)).clone();

@@ -132,12 +132,20 @@ impl Gen<'_> {
                 }
                 if emit {
                     let max = self.max_bits(t, span)?;
+                    let skip = self.emit_elide.iter().find(|(x, _)| x == lv).map(|(_, k)| *k);
                     if let Some(fast) = self.fast_emit(lv, t, level + 3) {
                         // perf: byte-aligned cursor -> fixed-size stores at constant offsets (fastio.rs)
                         let slow = inner.lines().map(|l| format!("\t{l}\n")).collect::<String>();
                         inner = format!("{i}\t\tif ((_o & 7u) == 0) {{\n{i}\t\t\tuint8_t *_p = _b + (_o >> 3);\n{fast}{i}\t\t\t_o += {max}u;\n{i}\t\t}} else {{\n{slow}{i}\t\t}}\n");
                     }
-                    let _ = write!(out, "{i}if ({lv}.valid) {{\n{i}\tif (_o + {max}u > _cap && !emit_room(R, &_b, &_cap, _o, {max}u))\n{i}\t\tR->emit_overflow = 1;\n{i}\telse {{\n{inner}{i}\t}}\n{i}}}\n");
+                    let skip = match skip {
+                        // elide.rs: the header's unchanged bytes are already where it goes
+                        Some(k) => format!(
+                            "{i}\tif (_b == R->pkt->data && R->xo[{k}] == _o + 1u)\n{i}\t\t_o += {max}u;\n{i}\telse "
+                        ),
+                        None => format!("{i}\t"),
+                    };
+                    let _ = write!(out, "{i}if ({lv}.valid) {{\n{skip}if (_o + {max}u > _cap && !emit_room(R, &_b, &_cap, _o, {max}u))\n{i}\t\tR->emit_overflow = 1;\n{i}\telse {{\n{inner}{i}\t}}\n{i}}}\n");
                 } else {
                     out.push_str(&inner);
                 }
@@ -306,7 +314,24 @@ impl Gen<'_> {
                         let t = self.fresh_tmp();
                         let _ = writeln!(out, "{i}{{\n{i}\tconst {ct} *{t} = &({x});\n{i}\tuint8_t *_b = R->emit_base;\n{i}\tuint32_t _o = R->emit_bits;\n{i}\tuint32_t _cap = R->emit_cap;");
                         let mut inner = String::new();
-                        self.write_from(&format!("(*{t})"), h.ty, true, h.span, level + 1, &mut inner)?;
+                        // elide.rs: the C lvalues of read-only headers this emit may skip
+                        let root = format!("(*{t})");
+                        self.emit_elide.clear();
+                        if let Some(k) = self.elide_slot(h) {
+                            self.emit_elide.push((root.clone(), k));
+                        } else if self.elide_h == Some(h.ty) && lv_is_var(h) {
+                            let names: Vec<String> = self.fields(h.ty).into_iter().map(|(n, _)| n).collect();
+                            let mut k = 0;
+                            for (f, ro) in names.iter().zip(self.elide.clone()) {
+                                if ro {
+                                    self.emit_elide.push((format!("{root}.{f}"), k));
+                                    k += 1;
+                                }
+                            }
+                        }
+                        let r = self.write_from(&root, h.ty, true, h.span, level + 1, &mut inner);
+                        self.emit_elide.clear();
+                        r?;
                         out.push_str(&inner);
                         // `(void)` the pointer: emitting a struct without headers writes nothing through it.
                         let _ = writeln!(
@@ -427,6 +452,10 @@ impl Gen<'_> {
                 let _ = write!(out, "{inner}{i}\t}}\n");
             }
             _ => out.push_str(&inner),
+        }
+        if let Some(k) = self.elide_slot(h) {
+            // elide.rs: where this read-only header's bytes are (R->cur is still its start)
+            let _ = writeln!(out, "{i}\tR->xo[{k}] = R->cur + 1u;");
         }
         let _ = writeln!(out, "{i}\t(void)_d;\n{i}\tR->cur = _o;\n{i}}}");
         Ok(())
@@ -778,4 +807,9 @@ impl Gen<'_> {
             self.log_values(&format!("{x}.{f}"), ft, out);
         }
     }
+}
+
+/// Whether `e` is a plain variable.
+fn lv_is_var(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Var(_))
 }

@@ -175,7 +175,12 @@ impl Gen<'_> {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "struct v1st {{\n\t{hc} hdr;\n\t{mc} meta;\n\t{sc} sm;\n\tuint32_t payload_off;\n\tuint32_t pdrop; /* process_burst: an assert failed in the pre-parsed first pass */\n}};\n"
+            "struct v1st {{\n\t{hc} hdr;\n\t{mc} meta;\n\t{sc} sm;\n\tuint32_t payload_off;\n\tuint32_t pdrop; /* process_burst: an assert failed in the pre-parsed first pass */\n{}}};\n",
+            if self.elide_count() > 0 {
+                format!("\tuint32_t xo[{}]; /* process_burst: R->xo of the pre-parsed first pass */\n", self.elide_count())
+            } else {
+                String::new()
+            }
         );
 
         // parse + verify checksum
@@ -201,6 +206,9 @@ impl Gen<'_> {
         ctl_arity(ck, 2)?;
         ctl_arity(dep, 2)?;
         let _ = writeln!(o, "/* Parser and VerifyChecksum on the input bytes. */\nstatic void v1_parse(struct gst *R, struct v1st *S)\n{{\n\tint rej = 0;\n\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n\tR->pkt_bits = R->pkt->len * 8u;");
+        if self.elide_count() > 0 {
+            o.push_str("\tmemset(R->xo, 0, sizeof R->xo);\n");
+        }
         o.push_str(&self.glue_call(
             Owner::Parser(prs),
             &pr.params,
@@ -296,7 +304,13 @@ impl Gen<'_> {
 
         // process: one pass per loop iteration (resubmit and recirculate start another)
         // perf: process_staged takes the staged lookup of process_burst (burst.rs); process = no staging
-        o.push_str("static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct v1st *pre);\n\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tprocess_staged(ctx, pkt, NULL, NULL, NULL);\n}\n\n/* One input packet: all its passes. pre: its first pass already parsed by process_burst (burst.rs), or NULL. */\nstatic inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct v1st *pre)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tstruct v1st S, K;\n\tuint32_t itype = 0, keep = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tfor (uint32_t pass = 0;; pass++) {\n\tif (pass == V1_MAX_PASSES) {\n\t\tp4dp_count_unsupported(ctx, \"resubmit/recirculate: more than 16 passes, packet dropped\");\n\t\treturn;\n\t}\n\tmemset(R, 0, offsetof(struct gst, clone_type));\n\tmemset(R->xsum, 0, sizeof R->xsum);\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tR->st_key = st_key;\n\tR->st_entry = st_entry;\n\tR->clone_type = -1;\n\tR->clone_session = 0;\n\tR->resubmit = 0;\n\tR->recirculate = 0;\n\tif (pre != NULL && pass == 0) {\n\t\tS = *pre;\n\t\tR->payload_off = S.payload_off;\n\t\tR->drop = S.pdrop;\n\t} else {\n\tmemset(&S, 0, sizeof S);\n\tif (keep)\n\t\tv1_keep_fields(&S, &K, keep - 1u);\n");
+        o.push_str("static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct v1st *pre);\n\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tprocess_staged(ctx, pkt, NULL, NULL, NULL);\n}\n\n/* One input packet: all its passes. pre: its first pass already parsed by process_burst (burst.rs), or NULL. */\nstatic inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct v1st *pre)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tstruct v1st S, K;\n\tuint32_t itype = 0, keep = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tfor (uint32_t pass = 0;; pass++) {\n\tif (pass == V1_MAX_PASSES) {\n\t\tp4dp_count_unsupported(ctx, \"resubmit/recirculate: more than 16 passes, packet dropped\");\n\t\treturn;\n\t}\n\tmemset(R, 0, offsetof(struct gst, clone_type));\n\tmemset(R->xsum, 0, sizeof R->xsum);\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tR->st_key = st_key;\n\tR->st_entry = st_entry;\n\tR->clone_type = -1;\n\tR->clone_session = 0;\n\tR->resubmit = 0;\n\tR->recirculate = 0;\n\tif (pre != NULL && pass == 0) {\n\t\tS = *pre;\n\t\tR->payload_off = S.payload_off;\n\t\tR->drop = S.pdrop;\n@XO@\t} else {\n\tmemset(&S, 0, sizeof S);\n\tif (keep)\n\t\tv1_keep_fields(&S, &K, keep - 1u);\n");
+        let xo = if self.elide_count() > 0 {
+            "\t\tmemcpy(R->xo, S.xo, sizeof R->xo);\n"
+        } else {
+            ""
+        };
+        o = o.replace("@XO@", xo);
         o.push_str(&set("S.sm", "ingress_port", "pkt->in_port"));
         o.push_str(&set("S.sm", "packet_length", "pkt->len"));
         o.push_str(&set("S.sm", "ingress_global_timestamp", "ctx->now_ns / 1000u"));

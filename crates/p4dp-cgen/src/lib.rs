@@ -22,6 +22,7 @@ mod actprof;
 mod burst;
 mod ctype;
 mod dpwrite;
+mod elide;
 mod expr;
 mod externs;
 mod fastio;
@@ -131,6 +132,11 @@ pub(crate) struct Gen<'a> {
     pub staged: Option<TableId>,
     /// Whether the glue got a `process_burst` (burst.rs).
     pub has_burst: bool,
+    /// elide.rs: the v1model headers struct type and which of its members are read-only headers.
+    pub(crate) elide_h: Option<TypeId>,
+    pub(crate) elide: Vec<bool>,
+    /// While an emit is generated: (C lvalue, `R->xo` slot) of the read-only headers it may skip.
+    pub(crate) emit_elide: Vec<(String, usize)>,
 }
 
 impl<'a> Gen<'a> {
@@ -219,6 +225,9 @@ impl<'a> Gen<'a> {
             tmp: 0,
             staged: None,
             has_burst: false,
+            elide_h: None,
+            elide: Vec::new(),
+            emit_elide: Vec::new(),
         }
     }
 
@@ -363,6 +372,13 @@ impl<'a> Gen<'a> {
             "\tuint16_t xsum[{}]; /* InternetChecksum states, by extern index */",
             p.externs.len().max(1)
         );
+        if self.elide_count() > 0 {
+            let _ = writeln!(
+                out,
+                "\tuint32_t xo[{}]; /* elide.rs: 1 + bit offset each read-only header was extracted from, 0: not extracted */",
+                self.elide_count()
+            );
+        }
         for o in &owners {
             let f = self.frame(*o);
             let _ = writeln!(out, "\tstruct {} {};", f.ty, f.field);
@@ -389,6 +405,7 @@ pub fn generate_c(p: &ValidProgram, opts: &CgenOptions) -> Result<String, CgenEr
     let mut g = Gen::new(p, opts);
     g.plan()?;
     g.staged = g.plan_stage();
+    (g.elide_h, g.elide) = g.plan_elide();
     let frames = g.emit_frames()?;
     // bodies
     for c in p.controls.ids() {
