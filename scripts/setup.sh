@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what p4dp needs on a fresh Debian bookworm machine. Idempotent: does nothing when all is present.
 set -euo pipefail
-pkgs=(build-essential pkg-config dpdk-dev libdpdk-dev libpcap-dev libbsd-dev libnuma-dev python3 cpp iproute2)
+pkgs=(build-essential pkg-config dpdk-dev libdpdk-dev libpcap-dev libbsd-dev libnuma-dev python3 cpp iproute2 libtsan2)  # libtsan2: make test-tsan
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
