@@ -206,16 +206,13 @@ impl Gen<'_> {
     /// The lookup statement of table `tid`'s apply function: sets `e` and `_hit` from `key`.
     pub(crate) fn lookup_code(&self, tid: TableId, key_len: u32) -> String {
         let ti = tid.index();
-        if self.staged == Some(tid)
-            && crate::dpwrite::table_flags(&self.p.tables[tid]).contains(&"P4DP_TABLE_F_ADD_ON_MISS")
-        {
-            // a staged miss may be stale: an earlier packet of the burst may have added the key
+        if self.staged == Some(tid) {
+            // a staged *miss* of an add-on-miss table may be stale (an earlier packet of the
+            // burst may have added the key): only a staged hit is reused then
+            let aom = crate::dpwrite::table_flags(&self.p.tables[tid]).contains(&"P4DP_TABLE_F_ADD_ON_MISS");
+            let hit_only = if aom { "R->st_entry != NULL && " } else { "" };
             format!(
-                "\tint _hit = 0;\n\tconst struct p4dp_entry *e;\n\tif (R->st_key != NULL && R->st_entry != NULL && memcmp(R->st_key, key, {key_len}u) == 0) {{\n\t\t/* staged by process_burst (burst.rs) */\n\t\t_hit = 1;\n\t\te = R->st_entry;\n\t}} else {{\n\t\te = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);\n\t}}\n\tR->st_key = NULL;"
-            )
-        } else if self.staged == Some(tid) {
-            format!(
-                "\tint _hit = 0;\n\tconst struct p4dp_entry *e;\n\tif (R->st_key != NULL && memcmp(R->st_key, key, {key_len}u) == 0) {{\n\t\t/* staged by process_burst (burst.rs) */\n\t\t_hit = R->st_entry != NULL;\n\t\te = _hit ? R->st_entry : p4dp_table_default(R->ctx, {ti}u);\n\t}} else {{\n\t\te = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);\n\t}}\n\tR->st_key = NULL;"
+                "\tint _hit = 0;\n\tconst struct p4dp_entry *e;\n\tif (R->st_key != NULL && {hit_only}memcmp(R->st_key, key, {key_len}u) == 0) {{\n\t\t/* staged by process_burst (burst.rs) */\n\t\t_hit = R->st_entry != NULL;\n\t\te = _hit ? R->st_entry : p4dp_table_default(R->ctx, {ti}u);\n\t}} else {{\n\t\te = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);\n\t}}\n\tR->st_key = NULL;"
             )
         } else {
             format!("\tint _hit = 0;\n\tconst struct p4dp_entry *e = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);")
