@@ -85,6 +85,9 @@ impl Scan {
                     self.block(vars, body);
                     self.block(vars, update);
                 }
+                // mark_to_drop writes egress_spec (511) and mcast_grp (0) of the standard
+                // metadata, never a header: not a write for feat.rs's question (non-zero mcast_grp)
+                Stmt::Call(c) if matches!(&c.target, CallTarget::ExternFunction(n) if n == "mark_to_drop") => {}
                 Stmt::Call(c) => {
                     let extract = matches!(&c.target, CallTarget::ExternMethod { method, .. } if method == "extract");
                     let body_scanned = matches!(
@@ -135,15 +138,31 @@ impl Gen<'_> {
         }
         let h = pr.vars[pr.params[1]].ty;
         let Type::Struct(hs) = p.types.get(h) else { return none };
+        let written = self.written_members(h);
         let ro = hs
             .fields
             .iter()
-            .map(|f| match p.types.get(f.ty) {
-                Type::Header(s) => s.fields.iter().all(|x| !matches!(p.types.get(x.ty), Type::Varbit(_))),
-                _ => false,
+            .zip(written)
+            .map(|(f, w)| {
+                !w && match p.types.get(f.ty) {
+                    Type::Header(s) => s.fields.iter().all(|x| !matches!(p.types.get(x.ty), Type::Varbit(_))),
+                    _ => false,
+                }
             })
             .collect();
-        let mut sc = Scan { h, ro };
+        (Some(h), ro)
+    }
+
+    /// For each member of struct type `h`: whether any code of the program may write it through
+    /// a variable of type `h` (the scan of the module doc; `packet_in.extract` of the member
+    /// itself does not count). Also used by feat.rs on the standard metadata type.
+    pub(crate) fn written_members(&self, h: TypeId) -> Vec<bool> {
+        let p = self.p;
+        let n = match p.types.get(h) {
+            Type::Struct(s) => s.fields.len(),
+            _ => 0,
+        };
+        let mut sc = Scan { h, ro: vec![true; n] };
         for (_, x) in p.parsers.iter() {
             sc.block(&x.vars, &x.init);
             for (_, st) in x.states.iter() {
@@ -171,7 +190,7 @@ impl Gen<'_> {
         for (_, f) in p.functions.iter() {
             sc.block(&f.vars, &f.body);
         }
-        (Some(h), sc.ro)
+        sc.ro.iter().map(|r| !r).collect()
     }
 
     /// The read-only slot `k` (index into `R->xo`) of lvalue `e` of the current owner if it is

@@ -47,7 +47,15 @@ impl Gen<'_> {
     ) -> String {
         let fr = self.frame(o);
         let vars = self.vars(o);
-        let mut s = format!("{ind}memset(&R->{0}, 0, sizeof R->{0});\n", fr.field);
+        // perf: a frame holding only the top-level parameters' pointers (all set below) is not zeroed
+        let locals = vars
+            .iter()
+            .any(|(v, x)| !self.is_top_param(o, v) && !matches!(self.p.types.get(x.ty), Type::Extern { .. }));
+        let mut s = if locals {
+            format!("{ind}memset(&R->{0}, 0, sizeof R->{0});\n", fr.field)
+        } else {
+            String::new()
+        };
         for (v, b) in params.iter().zip(binds) {
             if let (Bind::Lv(x), VarKind::Param(d)) = (b, vars[*v].kind) {
                 if self.is_top_param(o, *v) {
@@ -175,9 +183,17 @@ impl Gen<'_> {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "struct v1st {{\n\t{hc} hdr;\n\t{mc} meta;\n\t{sc} sm;\n\tuint32_t payload_off;\n\tuint32_t pdrop; /* process_burst: an assert failed in the pre-parsed first pass */\n{}}};\n",
+            "struct v1st {{\n\t{hc} hdr;\n\t{mc} meta;\n\t{sc} sm;\n\tuint32_t payload_off;\n{}{}}};\n",
+            if self.feat.assert {
+                "\tuint32_t pdrop; /* process_burst: an assert failed in the pre-parsed first pass */\n"
+            } else {
+                ""
+            },
             if self.elide_count() > 0 {
-                format!("\tuint32_t xo[{}]; /* process_burst: R->xo of the pre-parsed first pass */\n", self.elide_count())
+                format!(
+                    "\tuint32_t xo[{}]; /* process_burst: R->xo of the pre-parsed first pass */\n",
+                    self.elide_count()
+                )
             } else {
                 String::new()
             }
@@ -205,7 +221,7 @@ impl Gen<'_> {
         ctl_arity(eg, 3)?;
         ctl_arity(ck, 2)?;
         ctl_arity(dep, 2)?;
-        let _ = writeln!(o, "/* Parser and VerifyChecksum on the input bytes. */\nstatic void v1_parse(struct gst *R, struct v1st *S)\n{{\n\tint rej = 0;\n\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n\tR->pkt_bits = R->pkt->len * 8u;");
+        let _ = writeln!(o, "/* Parser and VerifyChecksum on the input bytes. */\nstatic inline __attribute__((always_inline)) void v1_parse(struct gst *R, struct v1st *S)\n{{\n\tint rej = 0;\n\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n\tR->pkt_bits = R->pkt->len * 8u;");
         if self.elide_count() > 0 {
             o.push_str("\tmemset(R->xo, 0, sizeof R->xo);\n");
         }
@@ -228,27 +244,37 @@ impl Gen<'_> {
         }
         o.push_str("}\n\n");
 
+        // perf: without copies (no clone, no multicast: feat.rs) egress runs once per pass, for
+        // the packet itself, and is inlined into process_staged
+        let copies = self.feat.clone || self.feat.mcast;
+        let inl = if copies {
+            ""
+        } else {
+            "inline __attribute__((always_inline)) "
+        };
         // output
         o.push_str(
-            "/* Deparsed headers + unparsed payload: the packet itself, or a copy. */\n\
-             static void v1_output(struct gst *R, struct v1st *S, uint32_t port, int copy)\n{\n\
+            &"/* Deparsed headers + unparsed payload: the packet itself, or a copy. */\n\
+             static @INL@void v1_output(struct gst *R, struct v1st *S, uint32_t port, int copy)\n{\n\
              \tstruct p4dp_pkt *pkt = R->pkt;\n\
              \tif (R->emit_overflow) {\n\t\tp4dp_count_unsupported(R->ctx, \"deparser: headers exceed P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\
              \tuint32_t elen = (R->emit_bits + 7u) / 8u;\n\
              \tuint32_t poff = S->payload_off <= pkt->len ? S->payload_off : pkt->len;\n\
              \tif (R->emit_bits & 7u) /* the bits after the last header in its last byte are 0 */\n\
              \t\tR->emit_base[elen - 1] &= (uint8_t)(0xffu << (8u - (R->emit_bits & 7u)));\n\
-             \tif (!copy) {\n\t\tif (p4dp_pkt_finish_inline(pkt, R->emit_base, elen, poff, R->trunc) == 0)\n\t\t\tpkt->out_port = port;\n\t\treturn;\n\t}\n\
+             \tif (!copy) {\n\t\tif (p4dp_pkt_finish_inline(pkt, R->emit_base, elen, poff, @TRUNC@) == 0)\n\t\t\tpkt->out_port = port;\n\t\treturn;\n\t}\n\
              \tuint32_t plen = pkt->len - poff;\n\
              \tif (elen + plen > P4DP_EMIT_MAX) {\n\t\tp4dp_count_unsupported(R->ctx, \"packet copy larger than P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\
              \tmemcpy(R->ctx->emit_buf + elen, pkt->data + poff, plen);\n\
              \tuint32_t tot = elen + plen;\n\
              \tif (R->trunc && R->trunc < tot)\n\t\ttot = R->trunc;\n\
-             \t(void)p4dp_pkt_emit_copy(R->ctx, port, R->ctx->emit_buf, tot);\n}\n\n",
+             \t(void)p4dp_pkt_emit_copy(R->ctx, port, R->ctx->emit_buf, tot);\n}\n\n"
+                .replace("@TRUNC@", if self.feat.truncate { "R->trunc" } else { "0u" })
+                .replace("@INL@", inl),
         );
 
         // egress + checksum + deparser + output
-        let _ = writeln!(o, "static void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth);\n\n/* Egress for one packet instance, then ComputeChecksum, Deparser and output. */\nstatic void v1_egress_run(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)\n{{");
+        let _ = writeln!(o, "static void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth);\n\n/* Egress for one packet instance, then ComputeChecksum, Deparser and output. */\nstatic {inl}void v1_egress_run(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)\n{{");
         o.push_str(&set("S->sm", "egress_port", "port"));
         let _ = writeln!(o, "\t/* BMv2 writes 512 into the 9-bit egress_spec before egress, i.e. 0. */\n\t{egress_spec} = 0;\n\tR->clone_type = -1;");
         o.push_str(&ctl(
@@ -257,15 +283,20 @@ impl Gen<'_> {
             &[Bind::Lv("S->hdr"), Bind::Lv("S->meta"), Bind::Lv("S->sm")],
             None,
         ));
-        o.push_str("\tif (R->drop)\n\t\treturn;\n");
-        o.push_str("\tif (R->clone_type == 1 && depth < 4) {\n\t\tuint32_t cport;\n\t\tif (p4dp_clone_session_get(R->ctx, R->clone_session, &cport) == 0) {\n\t\t\tstruct v1st C = *S;\n\t\t\tmemset(&C.sm, 0, sizeof C.sm);\n");
-        for f in ["ingress_port", "packet_length", "ingress_global_timestamp"] {
-            if let (Some(dst), Some(src)) = (get("C.sm", f), get("S->sm", f)) {
-                let _ = writeln!(o, "\t\t\t{dst} = {src};");
-            }
+        if self.feat.assert {
+            o.push_str("\tif (R->drop)\n\t\treturn;\n");
         }
-        let _ = write!(o, "\t\t{}", set("C.sm", "instance_type", "2"));
-        o.push_str("\t\t\tv1_egress(R, &C, cport, 1, depth + 1);\n\t\t}\n\t}\n");
+        if self.feat.clone {
+            o.push_str("\tif (R->clone_type == 1 && depth < 4) {\n\t\tuint32_t cport;\n\t\tif (p4dp_clone_session_get(R->ctx, R->clone_session, &cport) == 0) {\n\t\t\tstruct v1st C = *S;\n\t\t\tmemset(&C.sm, 0, sizeof C.sm);\n");
+            for f in ["ingress_port", "packet_length", "ingress_global_timestamp"] {
+                if let (Some(dst), Some(src)) = (get("C.sm", f), get("S->sm", f)) {
+                    let _ = writeln!(o, "\t\t\t{dst} = {src};");
+                }
+            }
+            let _ = write!(o, "\t\t{}", set("C.sm", "instance_type", "2"));
+            o.push_str("\t\t\tv1_egress(R, &C, cport, 1, depth + 1);\n\t\t}\n\t}\n");
+        }
+        o.push_str("\t(void)depth;\n");
         let _ = writeln!(
             o,
             "\tif ({} == 511)\n\t\treturn;\n\tR->payload_off = S->payload_off;",
@@ -278,79 +309,118 @@ impl Gen<'_> {
         o.push_str(&ctl(self, dep, &[Bind::None, Bind::Lv("S->hdr")], None));
         o.push_str("\tv1_output(R, S, port, copy);\n}\n\n");
         o.push_str(
-            "/* Egress of the packet (copy = 0; a recirculate request is left in R->recirculate) or of a\n \
+            &"/* Egress of the packet (copy = 0; a recirculate request is left in R->recirculate) or of a\n \
              * clone/multicast copy (copy = 1; such copies cannot recirculate: counted, copy sent). */\n\
-             static void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)\n{\n\
+             static @INL@void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)\n{\n\
              \tif (!copy) {\n\t\tv1_egress_run(R, S, port, copy, depth);\n\t\treturn;\n\t}\n\
              \tuint32_t saved = R->recirculate;\n\
              \tR->recirculate = 0;\n\
              \tv1_egress_run(R, S, port, copy, depth);\n\
              \tif (R->recirculate)\n\t\tp4dp_count_unsupported(R->ctx, \"recirculate of a clone or multicast copy (not recirculated)\");\n\
-             \tR->recirculate = saved;\n}\n\n",
+             \tR->recirculate = saved;\n}\n\n"
+                .replace("@INL@", inl),
         );
 
         // user metadata kept across resubmit/recirculate (@field_list)
-        let mut lists = std::collections::BTreeMap::new();
-        field_lists(&p.types, mt, "meta", &mut lists, 0);
-        o.push_str("#define V1_MAX_PASSES 16u\n\n/* Copies the user metadata fields of field list `fl` (annotated @field_list(fl)). */\nstatic void v1_keep_fields(struct v1st *to, const struct v1st *from, uint32_t fl)\n{\n\tswitch (fl) {\n");
-        for (idx, members) in &lists {
-            let _ = writeln!(o, "\tcase {idx}u:");
-            for m in members {
-                let _ = writeln!(o, "\t\tmemcpy(&to->{m}, &from->{m}, sizeof to->{m});");
+        if self.feat.passes() {
+            let mut lists = std::collections::BTreeMap::new();
+            field_lists(&p.types, mt, "meta", &mut lists, 0);
+            o.push_str("#define V1_MAX_PASSES 16u\n\n/* Copies the user metadata fields of field list `fl` (annotated @field_list(fl)). */\nstatic void v1_keep_fields(struct v1st *to, const struct v1st *from, uint32_t fl)\n{\n\tswitch (fl) {\n");
+            for (idx, members) in &lists {
+                let _ = writeln!(o, "\tcase {idx}u:");
+                for m in members {
+                    let _ = writeln!(o, "\t\tmemcpy(&to->{m}, &from->{m}, sizeof to->{m});");
+                }
+                o.push_str("\t\tbreak;\n");
             }
-            o.push_str("\t\tbreak;\n");
+            o.push_str("\tdefault:\n\t\t(void)to;\n\t\t(void)from;\n\t\tbreak;\n\t}\n}\n\n");
         }
-        o.push_str("\tdefault:\n\t\t(void)to;\n\t\t(void)from;\n\t\tbreak;\n\t}\n}\n\n");
 
-        // process: one pass per loop iteration (resubmit and recirculate start another)
-        // perf: process_staged takes the staged lookup of process_burst (burst.rs); process = no staging
-        o.push_str("static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct v1st *pre);\n\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tprocess_staged(ctx, pkt, NULL, NULL, NULL);\n}\n\n/* One input packet: all its passes. pre: its first pass already parsed by process_burst (burst.rs), or NULL. */\nstatic inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct v1st *pre)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tstruct v1st S, K;\n\tuint32_t itype = 0, keep = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tfor (uint32_t pass = 0;; pass++) {\n\tif (pass == V1_MAX_PASSES) {\n\t\tp4dp_count_unsupported(ctx, \"resubmit/recirculate: more than 16 passes, packet dropped\");\n\t\treturn;\n\t}\n\tmemset(R, 0, offsetof(struct gst, clone_type));\n\tmemset(R->xsum, 0, sizeof R->xsum);\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tR->st_key = st_key;\n\tR->st_entry = st_entry;\n\tR->clone_type = -1;\n\tR->clone_session = 0;\n\tR->resubmit = 0;\n\tR->recirculate = 0;\n\tif (pre != NULL && pass == 0) {\n\t\tS = *pre;\n\t\tR->payload_off = S.payload_off;\n\t\tR->drop = S.pdrop;\n@XO@\t} else {\n\tmemset(&S, 0, sizeof S);\n\tif (keep)\n\t\tv1_keep_fields(&S, &K, keep - 1u);\n");
-        let xo = if self.elide_count() > 0 {
-            "\t\tmemcpy(R->xo, S.xo, sizeof R->xo);\n"
+        // process: one pass per loop iteration (resubmit and recirculate start another); without
+        // them (feat.rs) the loop runs once and the C compiler removes it
+        // perf: process_staged takes the staged lookup and the pre-parsed state of process_burst
+        // (burst.rs) and works on that state in place; process = no staging
+        let ft = self.feat;
+        o.push_str("static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, struct v1st *pre);\n\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tprocess_staged(ctx, pkt, NULL, NULL, NULL);\n}\n\n");
+        o.push_str("/* One input packet: all its passes. pre: its first pass already parsed by process_burst (burst.rs),\n * used in place, or NULL. */\nstatic inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, struct v1st *pre)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tstruct v1st S0, *S;\n");
+        if ft.passes() {
+            o.push_str("\tstruct v1st K;\n\tuint32_t itype = 0, keep = 0;\n");
         } else {
-            ""
-        };
-        o = o.replace("@XO@", xo);
-        o.push_str(&set("S.sm", "ingress_port", "pkt->in_port"));
-        o.push_str(&set("S.sm", "packet_length", "pkt->len"));
-        o.push_str(&set("S.sm", "ingress_global_timestamp", "ctx->now_ns / 1000u"));
-        o.push_str(&set("S.sm", "instance_type", "itype"));
-        o.push_str("\tv1_parse(R, &S);\n\t}\n\tR->clone_type = -1;\n");
+            o.push_str("\tconst uint32_t itype = 0;\n");
+        }
+        o.push_str("\tpkt->out_port = P4DP_PORT_DROP;\n\tfor (uint32_t pass = 0;; pass++) {\n");
+        if ft.passes() {
+            o.push_str("\tif (pass == V1_MAX_PASSES) {\n\t\tp4dp_count_unsupported(ctx, \"resubmit/recirculate: more than 16 passes, packet dropped\");\n\t\treturn;\n\t}\n");
+        }
+        o.push_str("\tgst_init(R, ctx, pkt);\n\tR->st_key = st_key;\n\tR->st_entry = st_entry;\n\tif (pre != NULL && pass == 0) {\n\t\tS = pre;\n\t\tR->payload_off = S->payload_off;\n");
+        if ft.assert {
+            o.push_str("\t\tR->drop = S->pdrop;\n");
+        }
+        if self.elide_count() > 0 {
+            o.push_str("\t\tmemcpy(R->xo, S->xo, sizeof R->xo);\n");
+        }
+        o.push_str("\t} else {\n\tS = &S0;\n\tmemset(S, 0, sizeof *S);\n");
+        if ft.passes() {
+            o.push_str("\tif (keep)\n\t\tv1_keep_fields(S, &K, keep - 1u);\n");
+        }
+        o.push_str(&set("S->sm", "ingress_port", "pkt->in_port"));
+        o.push_str(&set("S->sm", "packet_length", "pkt->len"));
+        o.push_str(&set("S->sm", "ingress_global_timestamp", "ctx->now_ns / 1000u"));
+        o.push_str(&set("S->sm", "instance_type", "itype"));
+        o.push_str("\tv1_parse(R, S);\n\t}\n\t(void)itype;\n");
         o.push_str(&ctl(
             self,
             ig,
-            &[Bind::Lv("S.hdr"), Bind::Lv("S.meta"), Bind::Lv("S.sm")],
+            &[Bind::Lv("S->hdr"), Bind::Lv("S->meta"), Bind::Lv("S->sm")],
             None,
         ));
-        o.push_str("\tif (R->drop)\n\t\treturn;\n");
+        if ft.assert {
+            o.push_str("\tif (R->drop)\n\t\treturn;\n");
+        }
         // 1. I2E clone
-        o.push_str("\tif (R->clone_type == 0) {\n\t\tuint32_t cport;\n\t\tif (p4dp_clone_session_get(ctx, R->clone_session, &cport) == 0) {\n\t\t\tstruct v1st C;\n\t\t\tmemset(&C, 0, sizeof C);\n");
-        for f in ["ingress_port", "packet_length", "ingress_global_timestamp"] {
-            if let (Some(dst), Some(src)) = (get("C.sm", f), get("S.sm", f)) {
-                let _ = writeln!(o, "\t\t\t{dst} = {src};");
+        if ft.clone {
+            o.push_str("\tif (R->clone_type == 0) {\n\t\tuint32_t cport;\n\t\tif (p4dp_clone_session_get(ctx, R->clone_session, &cport) == 0) {\n\t\t\tstruct v1st C;\n\t\t\tmemset(&C, 0, sizeof C);\n");
+            for f in ["ingress_port", "packet_length", "ingress_global_timestamp"] {
+                if let (Some(dst), Some(src)) = (get("C.sm", f), get("S->sm", f)) {
+                    let _ = writeln!(o, "\t\t\t{dst} = {src};");
+                }
             }
+            o.push_str("\t\t\tuint32_t trunc = R->trunc;\n\t\t\tR->trunc = 0;\n\t\t\tv1_parse(R, &C);\n");
+            if let Some(it) = get("C.sm", "instance_type") {
+                let _ = writeln!(o, "\t\t\t{it} = 1;");
+            }
+            o.push_str("\t\t\tv1_egress(R, &C, cport, 1, 1);\n\t\t\tR->trunc = trunc;\n\t\t\tR->payload_off = S->payload_off;\n\t\t}\n\t}\n");
         }
-        o.push_str("\t\t\tuint32_t trunc = R->trunc;\n\t\t\tR->trunc = 0;\n\t\t\tv1_parse(R, &C);\n");
-        if let Some(it) = get("C.sm", "instance_type") {
-            let _ = writeln!(o, "\t\t\t{it} = 1;");
-        }
-        o.push_str("\t\t\tv1_egress(R, &C, cport, 1, 1);\n\t\t\tR->trunc = trunc;\n\t\t\tR->payload_off = S.payload_off;\n\t\t}\n\t}\n");
         // 3. resubmit: the original input bytes (pkt is unchanged until the unicast output)
-        o.push_str("\tif (R->resubmit) {\n\t\tK = S;\n\t\tkeep = R->resubmit;\n\t\titype = 6;\n\t\tcontinue;\n\t}\n");
+        if ft.resubmit {
+            o.push_str(
+                "\tif (R->resubmit) {\n\t\tK = *S;\n\t\tkeep = R->resubmit;\n\t\titype = 6;\n\t\tcontinue;\n\t}\n",
+            );
+        }
         // 4. multicast
-        if let Some(mg) = get("S.sm", "mcast_grp") {
-            let _ = writeln!(o, "\tif ({mg} != 0) {{\n\t\tuint32_t ports[256];\n\t\tuint16_t rids[256];\n\t\tuint32_t n = p4dp_mcast_group_get(ctx, {mg}, ports, rids, 256);\n\t\tfor (uint32_t i = 0; i < n; i++) {{\n\t\t\tstruct v1st C = S;");
+        if let (true, Some(mg)) = (ft.mcast, get("S->sm", "mcast_grp")) {
+            let _ = writeln!(o, "\tif ({mg} != 0) {{\n\t\tuint32_t ports[256];\n\t\tuint16_t rids[256];\n\t\tuint32_t n = p4dp_mcast_group_get(ctx, {mg}, ports, rids, 256);\n\t\tfor (uint32_t i = 0; i < n; i++) {{\n\t\t\tstruct v1st C = *S;");
             if let Some(rid) = get("C.sm", "egress_rid") {
                 let _ = writeln!(o, "\t\t\t{rid} = rids[i];");
             }
             if let Some(it) = get("C.sm", "instance_type") {
                 let _ = writeln!(o, "\t\t\t{it} = 5;");
             }
-            o.push_str("\t\t\tv1_egress(R, &C, ports[i], 1, 0);\n\t\t\tif (R->drop)\n\t\t\t\treturn;\n\t\t}\n\t\treturn;\n\t}\n");
+            o.push_str("\t\t\tv1_egress(R, &C, ports[i], 1, 0);\n");
+            if ft.assert {
+                o.push_str("\t\t\tif (R->drop)\n\t\t\t\treturn;\n");
+            }
+            o.push_str("\t\t}\n\t\treturn;\n\t}\n");
         }
         // 5. drop or unicast; a recirculate runs the next pass on the deparsed packet
-        let es = egress_spec.replace("S->sm", "S.sm");
-        let _ = writeln!(o, "\tif ({es} == 511)\n\t\treturn;\n\tv1_egress(R, &S, {es}, 0, 0);\n\tif (R->recirculate && pkt->out_port != P4DP_PORT_DROP) {{\n\t\tK = S;\n\t\tkeep = R->recirculate;\n\t\titype = 4;\n\t\tpkt->out_port = P4DP_PORT_DROP;\n\t\tcontinue;\n\t}}\n\treturn;\n\t}}\n}}");
+        let _ = writeln!(
+            o,
+            "\tif ({egress_spec} == 511)\n\t\treturn;\n\tv1_egress(R, S, {egress_spec}, 0, 0);"
+        );
+        if ft.recirculate {
+            o.push_str("\tif (R->recirculate && pkt->out_port != P4DP_PORT_DROP) {\n\t\tK = *S;\n\t\tkeep = R->recirculate;\n\t\titype = 4;\n\t\tpkt->out_port = P4DP_PORT_DROP;\n\t\tcontinue;\n\t}\n");
+        }
+        o.push_str("\treturn;\n\t}\n}\n");
         Ok(o)
     }
 }

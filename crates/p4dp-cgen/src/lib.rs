@@ -26,6 +26,7 @@ mod elide;
 mod expr;
 mod externs;
 mod fastio;
+mod feat;
 mod glue;
 pub mod ids;
 pub mod namer;
@@ -135,6 +136,8 @@ pub(crate) struct Gen<'a> {
     /// elide.rs: the v1model headers struct type and which of its members are read-only headers.
     pub(crate) elide_h: Option<TypeId>,
     pub(crate) elide: Vec<bool>,
+    /// feat.rs: the optional features the program uses (the glue leaves the others out).
+    pub(crate) feat: feat::Feat,
     /// While an emit is generated: (C lvalue, `R->xo` slot) of the read-only headers it may skip.
     pub(crate) emit_elide: Vec<(String, usize)>,
 }
@@ -227,6 +230,7 @@ impl<'a> Gen<'a> {
             has_burst: false,
             elide_h: None,
             elide: Vec::new(),
+            feat: feat::Feat::ALL,
             emit_elide: Vec::new(),
         }
     }
@@ -343,6 +347,19 @@ impl<'a> Gen<'a> {
              struct gst {\n\
              \tstruct p4dp_ctx *ctx;\n\
              \tstruct p4dp_pkt *pkt;\n\
+             \t/* zeroed by gst_init (one memset from drop to st_entry) */\n\
+             \tuint32_t drop;       /* assert failure: drop all copies */\n\
+             \tuint32_t trunc;      /* truncate(): output length limit, 0 = none */\n\
+             \tuint32_t csum_err;   /* verify_checksum mismatch */\n\
+             \tuint32_t entry_index; /* direct counters/meters: index of the hit entry */\n\
+             \tuint32_t entry_hit;\n\
+             \tuint32_t dp_table;    /* index of the table of dp_entry/dp_key */\n\
+             \tuint32_t resubmit, recirculate;\n\
+             \tstruct p4dp_entry *dp_entry; /* entry the running table action matched (NULL on a miss) */\n\
+             \tconst uint8_t *dp_key; /* key the running table action's table was looked up with */\n\
+             \tconst uint8_t *st_key; /* process_burst: key the staged table was looked up with (or NULL) */\n\
+             \tconst struct p4dp_entry *st_entry; /* and its entry (NULL: miss) */\n\
+             \t/* set by the glue before use */\n\
              \tuint32_t cur;        /* parser cursor, bits */\n\
              \tuint32_t pkt_bits;   /* bits of input */\n\
              \tuint32_t perr;       /* parser error code */\n\
@@ -351,21 +368,10 @@ impl<'a> Gen<'a> {
              \tuint32_t emit_overflow;\n\
              \tuint32_t emit_cap;   /* bits the deparser may write at emit_base */\n\
              \tuint8_t *emit_base;  /* deparser output: the packet itself (in place) or ctx->emit_buf */\n\
-             \tuint32_t csum_err;   /* verify_checksum mismatch */\n\
-             \tuint32_t drop;       /* assert failure: drop all copies */\n\
-             \tuint32_t trunc;      /* truncate(): output length limit, 0 = none */\n\
              \tuint32_t payload_off; /* bytes of input consumed by the parser */\n\
-             \tuint32_t entry_index; /* direct counters/meters: index of the hit entry */\n\
-             \tuint32_t entry_hit;\n\
-             \tstruct p4dp_entry *dp_entry; /* entry the running table action matched (NULL on a miss) */\n\
-             \tconst uint8_t *dp_key; /* key the running table action's table was looked up with */\n\
-             \tuint32_t dp_table;    /* index of that table */\n\
              \tuint32_t pna_drop, pna_port; /* PNA forwarding decision */\n\
-             \tconst uint8_t *st_key; /* process_burst: key the staged table was looked up with (or NULL) */\n\
-             \tconst struct p4dp_entry *st_entry; /* and its entry (NULL: miss) */\n\
-             \tint32_t clone_type;  /* -1 none, 0 I2E, 1 E2E; members from here on are set explicitly */\n\
-             \tuint32_t clone_session;\n\
-             \tuint32_t resubmit, recirculate;\n",
+             \tint32_t clone_type;  /* -1 none, 0 I2E, 1 E2E (gst_init) */\n\
+             \tuint32_t clone_session;\n",
         );
         let _ = writeln!(
             out,
@@ -384,6 +390,15 @@ impl<'a> Gen<'a> {
             let _ = writeln!(out, "\tstruct {} {};", f.ty, f.field);
         }
         out.push_str("};\n\n");
+        // perf: only the flags read before the glue sets them are initialised (see the struct)
+        out.push_str(
+            "/* A packet's (or pass's) fresh state. Frames are set up by each block's caller. */\n\
+             static inline __attribute__((always_inline)) void gst_init(struct gst *R, struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\
+             \tR->ctx = ctx;\n\tR->pkt = pkt;\n\
+             \tmemset(&R->drop, 0, offsetof(struct gst, st_entry) + sizeof R->st_entry - offsetof(struct gst, drop));\n\
+             \tR->clone_type = -1;\n\tR->clone_session = 0;\n\
+             \tmemset(R->xsum, 0, sizeof R->xsum);\n}\n\n",
+        );
         // perf: in-place deparsing (glue.rs); the emit code calls this when a header does not fit
         out.push_str(
             "/* The deparser writes at R->emit_base: in place over the packet's own (already parsed) header\n \
@@ -406,6 +421,7 @@ pub fn generate_c(p: &ValidProgram, opts: &CgenOptions) -> Result<String, CgenEr
     g.plan()?;
     g.staged = g.plan_stage();
     (g.elide_h, g.elide) = g.plan_elide();
+    g.feat = g.plan_feat();
     let frames = g.emit_frames()?;
     // bodies
     for c in p.controls.ids() {

@@ -79,7 +79,7 @@ impl Gen<'_> {
                 None => String::new(),
             }
         };
-        o.push_str("static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tmemset(R, 0, offsetof(struct gst, clone_type));\n\tmemset(R->xsum, 0, sizeof R->xsum);\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tR->pna_drop = 1;\n\tR->pna_port = 0;\n\tR->clone_type = -1;\n\tR->clone_session = 0;\n\tR->resubmit = 0;\n\tR->recirculate = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tstruct pnast S;\n\tmemset(&S, 0, sizeof S);\n\tint rej = 0;\n");
+        o.push_str("static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tgst_init(R, ctx, pkt);\n\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n\tR->pna_drop = 1;\n\tR->pna_port = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tstruct pnast S;\n\tmemset(&S, 0, sizeof S);\n\tint rej = 0;\n");
         o.push_str(&setf(self, "S.pis", pis, "input_port", "pkt->in_port"));
         o.push_str("\tR->pkt_bits = pkt->len * 8u;\n");
         o.push_str(&self.glue_call(

@@ -75,6 +75,19 @@ struct frame_p {
 struct gst {
 	struct p4dp_ctx *ctx;
 	struct p4dp_pkt *pkt;
+	/* zeroed by gst_init (one memset from drop to st_entry) */
+	uint32_t drop;       /* assert failure: drop all copies */
+	uint32_t trunc;      /* truncate(): output length limit, 0 = none */
+	uint32_t csum_err;   /* verify_checksum mismatch */
+	uint32_t entry_index; /* direct counters/meters: index of the hit entry */
+	uint32_t entry_hit;
+	uint32_t dp_table;    /* index of the table of dp_entry/dp_key */
+	uint32_t resubmit, recirculate;
+	struct p4dp_entry *dp_entry; /* entry the running table action matched (NULL on a miss) */
+	const uint8_t *dp_key; /* key the running table action's table was looked up with */
+	const uint8_t *st_key; /* process_burst: key the staged table was looked up with (or NULL) */
+	const struct p4dp_entry *st_entry; /* and its entry (NULL: miss) */
+	/* set by the glue before use */
 	uint32_t cur;        /* parser cursor, bits */
 	uint32_t pkt_bits;   /* bits of input */
 	uint32_t perr;       /* parser error code */
@@ -83,21 +96,10 @@ struct gst {
 	uint32_t emit_overflow;
 	uint32_t emit_cap;   /* bits the deparser may write at emit_base */
 	uint8_t *emit_base;  /* deparser output: the packet itself (in place) or ctx->emit_buf */
-	uint32_t csum_err;   /* verify_checksum mismatch */
-	uint32_t drop;       /* assert failure: drop all copies */
-	uint32_t trunc;      /* truncate(): output length limit, 0 = none */
 	uint32_t payload_off; /* bytes of input consumed by the parser */
-	uint32_t entry_index; /* direct counters/meters: index of the hit entry */
-	uint32_t entry_hit;
-	struct p4dp_entry *dp_entry; /* entry the running table action matched (NULL on a miss) */
-	const uint8_t *dp_key; /* key the running table action's table was looked up with */
-	uint32_t dp_table;    /* index of that table */
 	uint32_t pna_drop, pna_port; /* PNA forwarding decision */
-	const uint8_t *st_key; /* process_burst: key the staged table was looked up with (or NULL) */
-	const struct p4dp_entry *st_entry; /* and its entry (NULL: miss) */
-	int32_t clone_type;  /* -1 none, 0 I2E, 1 E2E; members from here on are set explicitly */
+	int32_t clone_type;  /* -1 none, 0 I2E, 1 E2E (gst_init) */
 	uint32_t clone_session;
-	uint32_t resubmit, recirculate;
 	uint16_t xsum[1]; /* InternetChecksum states, by extern index */
 	struct frame_vr f_vr;
 	struct frame_ingress f_ingress;
@@ -106,6 +108,17 @@ struct gst {
 	struct frame_deparser f_deparser;
 	struct frame_p f_p;
 };
+
+/* A packet's (or pass's) fresh state. Frames are set up by each block's caller. */
+static inline __attribute__((always_inline)) void gst_init(struct gst *R, struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
+{
+	R->ctx = ctx;
+	R->pkt = pkt;
+	memset(&R->drop, 0, offsetof(struct gst, st_entry) + sizeof R->st_entry - offsetof(struct gst, drop));
+	R->clone_type = -1;
+	R->clone_session = 0;
+	memset(R->xsum, 0, sizeof R->xsum);
+}
 
 /* The deparser writes at R->emit_base: in place over the packet's own (already parsed) header
  * bytes while the output fits in front of the payload, else in ctx->emit_buf. Called when
@@ -404,18 +417,16 @@ struct v1st {
 	t_metadata_t meta;
 	t_standard_metadata_t sm;
 	uint32_t payload_off;
-	uint32_t pdrop; /* process_burst: an assert failed in the pre-parsed first pass */
 };
 
 /* Parser and VerifyChecksum on the input bytes. */
-static void v1_parse(struct gst *R, struct v1st *S)
+static inline __attribute__((always_inline)) void v1_parse(struct gst *R, struct v1st *S)
 {
 	int rej = 0;
 	R->cur = 0;
 	R->perr = 0;
 	R->steps = 0;
 	R->pkt_bits = R->pkt->len * 8u;
-	memset(&R->f_p, 0, sizeof R->f_p);
 	memset(&S->hdr, 0, sizeof S->hdr);
 	R->f_p.v_hdr = &S->hdr;
 	R->f_p.v_meta = &S->meta;
@@ -426,7 +437,6 @@ static void v1_parse(struct gst *R, struct v1st *S)
 	S->payload_off = (R->cur + 7u) / 8u;
 	R->payload_off = S->payload_off;
 	R->csum_err = 0;
-	memset(&R->f_vr, 0, sizeof R->f_vr);
 	R->f_vr.v_hdr = &S->hdr;
 	R->f_vr.v_meta = &S->meta;
 	(void)ctl_vr(R);
@@ -435,7 +445,7 @@ static void v1_parse(struct gst *R, struct v1st *S)
 }
 
 /* Deparsed headers + unparsed payload: the packet itself, or a copy. */
-static void v1_output(struct gst *R, struct v1st *S, uint32_t port, int copy)
+static inline __attribute__((always_inline)) void v1_output(struct gst *R, struct v1st *S, uint32_t port, int copy)
 {
 	struct p4dp_pkt *pkt = R->pkt;
 	if (R->emit_overflow) {
@@ -447,7 +457,7 @@ static void v1_output(struct gst *R, struct v1st *S, uint32_t port, int copy)
 	if (R->emit_bits & 7u) /* the bits after the last header in its last byte are 0 */
 		R->emit_base[elen - 1] &= (uint8_t)(0xffu << (8u - (R->emit_bits & 7u)));
 	if (!copy) {
-		if (p4dp_pkt_finish_inline(pkt, R->emit_base, elen, poff, R->trunc) == 0)
+		if (p4dp_pkt_finish_inline(pkt, R->emit_base, elen, poff, 0u) == 0)
 			pkt->out_port = port;
 		return;
 	}
@@ -466,34 +476,20 @@ static void v1_output(struct gst *R, struct v1st *S, uint32_t port, int copy)
 static void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth);
 
 /* Egress for one packet instance, then ComputeChecksum, Deparser and output. */
-static void v1_egress_run(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)
+static inline __attribute__((always_inline)) void v1_egress_run(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)
 {
 	S->sm.f_egress_port = (uint16_t)((uint32_t)(port) & 0x1ffu);
 	/* BMv2 writes 512 into the 9-bit egress_spec before egress, i.e. 0. */
 	S->sm.f_egress_spec = 0;
 	R->clone_type = -1;
-	memset(&R->f_egress, 0, sizeof R->f_egress);
 	R->f_egress.v_hdr = &S->hdr;
 	R->f_egress.v_meta = &S->meta;
 	R->f_egress.v_standard_metadata = &S->sm;
 	(void)ctl_egress(R);
-	if (R->drop)
-		return;
-	if (R->clone_type == 1 && depth < 4) {
-		uint32_t cport;
-		if (p4dp_clone_session_get(R->ctx, R->clone_session, &cport) == 0) {
-			struct v1st C = *S;
-			memset(&C.sm, 0, sizeof C.sm);
-			C.sm.f_ingress_port = S->sm.f_ingress_port;
-			C.sm.f_packet_length = S->sm.f_packet_length;
-			C.sm.f_instance_type = (uint32_t)((uint32_t)(2) & 0xffffffffu);
-			v1_egress(R, &C, cport, 1, depth + 1);
-		}
-	}
+	(void)depth;
 	if (S->sm.f_egress_spec == 511)
 		return;
 	R->payload_off = S->payload_off;
-	memset(&R->f_ck, 0, sizeof R->f_ck);
 	R->f_ck.v_hdr = &S->hdr;
 	R->f_ck.v_meta = &S->meta;
 	(void)ctl_ck(R);
@@ -506,7 +502,6 @@ static void v1_egress_run(struct gst *R, struct v1st *S, uint32_t port, int copy
 		R->emit_base = R->ctx->emit_buf;
 		R->emit_cap = P4DP_EMIT_MAX * 8u;
 	}
-	memset(&R->f_deparser, 0, sizeof R->f_deparser);
 	R->f_deparser.v_hdr = &S->hdr;
 	(void)ctl_deparser(R);
 	v1_output(R, S, port, copy);
@@ -514,7 +509,7 @@ static void v1_egress_run(struct gst *R, struct v1st *S, uint32_t port, int copy
 
 /* Egress of the packet (copy = 0; a recirculate request is left in R->recirculate) or of a
  * clone/multicast copy (copy = 1; such copies cannot recirculate: counted, copy sent). */
-static void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)
+static inline __attribute__((always_inline)) void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)
 {
 	if (!copy) {
 		v1_egress_run(R, S, port, copy, depth);
@@ -528,116 +523,46 @@ static void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, in
 	R->recirculate = saved;
 }
 
-#define V1_MAX_PASSES 16u
-
-/* Copies the user metadata fields of field list `fl` (annotated @field_list(fl)). */
-static void v1_keep_fields(struct v1st *to, const struct v1st *from, uint32_t fl)
-{
-	switch (fl) {
-	default:
-		(void)to;
-		(void)from;
-		break;
-	}
-}
-
-static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct v1st *pre);
+static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, struct v1st *pre);
 
 static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 {
 	process_staged(ctx, pkt, NULL, NULL, NULL);
 }
 
-/* One input packet: all its passes. pre: its first pass already parsed by process_burst (burst.rs), or NULL. */
-static inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct v1st *pre)
+/* One input packet: all its passes. pre: its first pass already parsed by process_burst (burst.rs),
+ * used in place, or NULL. */
+static inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, struct v1st *pre)
 {
 	struct gst G;
 	struct gst *R = &G;
-	struct v1st S, K;
-	uint32_t itype = 0, keep = 0;
+	struct v1st S0, *S;
+	const uint32_t itype = 0;
 	pkt->out_port = P4DP_PORT_DROP;
 	for (uint32_t pass = 0;; pass++) {
-	if (pass == V1_MAX_PASSES) {
-		p4dp_count_unsupported(ctx, "resubmit/recirculate: more than 16 passes, packet dropped");
-		return;
-	}
-	memset(R, 0, offsetof(struct gst, clone_type));
-	memset(R->xsum, 0, sizeof R->xsum);
-	R->ctx = ctx;
-	R->pkt = pkt;
+	gst_init(R, ctx, pkt);
 	R->st_key = st_key;
 	R->st_entry = st_entry;
-	R->clone_type = -1;
-	R->clone_session = 0;
-	R->resubmit = 0;
-	R->recirculate = 0;
 	if (pre != NULL && pass == 0) {
-		S = *pre;
-		R->payload_off = S.payload_off;
-		R->drop = S.pdrop;
+		S = pre;
+		R->payload_off = S->payload_off;
 	} else {
-	memset(&S, 0, sizeof S);
-	if (keep)
-		v1_keep_fields(&S, &K, keep - 1u);
-	S.sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
-	S.sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
-	S.sm.f_instance_type = (uint32_t)((uint32_t)(itype) & 0xffffffffu);
-	v1_parse(R, &S);
+	S = &S0;
+	memset(S, 0, sizeof *S);
+	S->sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
+	S->sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
+	S->sm.f_instance_type = (uint32_t)((uint32_t)(itype) & 0xffffffffu);
+	v1_parse(R, S);
 	}
-	R->clone_type = -1;
+	(void)itype;
 	memset(&R->f_ingress, 0, sizeof R->f_ingress);
-	R->f_ingress.v_hdr = &S.hdr;
-	R->f_ingress.v_meta = &S.meta;
-	R->f_ingress.v_standard_metadata = &S.sm;
+	R->f_ingress.v_hdr = &S->hdr;
+	R->f_ingress.v_meta = &S->meta;
+	R->f_ingress.v_standard_metadata = &S->sm;
 	(void)ctl_ingress(R);
-	if (R->drop)
+	if (S->sm.f_egress_spec == 511)
 		return;
-	if (R->clone_type == 0) {
-		uint32_t cport;
-		if (p4dp_clone_session_get(ctx, R->clone_session, &cport) == 0) {
-			struct v1st C;
-			memset(&C, 0, sizeof C);
-			C.sm.f_ingress_port = S.sm.f_ingress_port;
-			C.sm.f_packet_length = S.sm.f_packet_length;
-			uint32_t trunc = R->trunc;
-			R->trunc = 0;
-			v1_parse(R, &C);
-			C.sm.f_instance_type = 1;
-			v1_egress(R, &C, cport, 1, 1);
-			R->trunc = trunc;
-			R->payload_off = S.payload_off;
-		}
-	}
-	if (R->resubmit) {
-		K = S;
-		keep = R->resubmit;
-		itype = 6;
-		continue;
-	}
-	if (S.sm.f_mcast_grp != 0) {
-		uint32_t ports[256];
-		uint16_t rids[256];
-		uint32_t n = p4dp_mcast_group_get(ctx, S.sm.f_mcast_grp, ports, rids, 256);
-		for (uint32_t i = 0; i < n; i++) {
-			struct v1st C = S;
-			C.sm.f_egress_rid = rids[i];
-			C.sm.f_instance_type = 5;
-			v1_egress(R, &C, ports[i], 1, 0);
-			if (R->drop)
-				return;
-		}
-		return;
-	}
-	if (S.sm.f_egress_spec == 511)
-		return;
-	v1_egress(R, &S, S.sm.f_egress_spec, 0, 0);
-	if (R->recirculate && pkt->out_port != P4DP_PORT_DROP) {
-		K = S;
-		keep = R->recirculate;
-		itype = 4;
-		pkt->out_port = P4DP_PORT_DROP;
-		continue;
-	}
+	v1_egress(R, S, S->sm.f_egress_spec, 0, 0);
 	return;
 	}
 }
@@ -650,21 +575,20 @@ static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t
 	uint8_t keys[32][16] __attribute__((aligned(16)));
 	const void *kp[32];
 	const struct p4dp_entry *ents[32];
+	const uint64_t ts_us = ctx->now_ns / 1000u;
+	(void)ts_us;
 	for (uint32_t b = 0; b < n; b += 32u) {
 		uint32_t m = n - b < 32u ? n - b : 32u;
 		for (uint32_t i = 0; i < m; i++) {
 			struct p4dp_pkt *pkt = pkts[b + i];
 			struct gst G;
 			struct gst *R = &G;
-			memset(R, 0, offsetof(struct gst, clone_type));
-			R->ctx = ctx;
-			R->pkt = pkt;
+			gst_init(R, ctx, pkt);
 			memset(&S[i], 0, sizeof S[i]);
 			S[i].sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
 			S[i].sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
 			S[i].sm.f_instance_type = (uint32_t)((uint32_t)(0) & 0xffffffffu);
 			v1_parse(R, &S[i]);
-			S[i].pdrop = R->drop;
 			R->f_ingress.v_hdr = &S[i].hdr;
 			R->f_ingress.v_meta = &S[i].meta;
 			R->f_ingress.v_standard_metadata = &S[i].sm;
