@@ -307,14 +307,17 @@ impl Gen<'_> {
         if let Some(tid) = self.staged {
             let igc = &p.controls[ig];
             let fr = self.frame(Owner::Control(ig)).clone();
+            o.push_str("\t\t\tR->vs = &S[i];\n");
             for (v, x) in igc.params.iter().zip(["S[i].hdr", "S[i].meta", "S[i].sm"]) {
-                let _ = writeln!(o, "\t\t\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
+                if !self.top_lv.contains_key(&(Owner::Control(ig), *v)) {
+                    let _ = writeln!(o, "\t\t\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
+                }
             }
             o.push_str("\t\t\t{\n");
             for l in keyc.lines() {
                 let _ = writeln!(o, "\t\t\t{l}");
             }
-            let _ = writeln!(o, "\t\t\t\tmemcpy(keys[i], key, {kl}u);\n\t\t\t}}\n\t\t\tkp[i] = keys[i];\n\t\t}}\n\t\tp4dp_table_lookup_bulk(ctx->tables[{}u], kp, m, ents);", tid.index());
+            let _ = writeln!(o, "\t\t\t\tmemcpy(keys[i], key, {kl}u);\n\t\t\t}}\n\t\t\tkp[i] = keys[i];\n\t\t}}\n\t\tp4dp_table_lookup_bulk(ctx->tables[{}u], kp, m, ents);\n\t\t/* perf: the entries' cache misses overlap here instead of one per packet in its action */\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tif (ents[i] != NULL)\n\t\t\t\t__builtin_prefetch(ents[i]);", tid.index());
             o.push_str("\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], keys[i], ents[i], &S[i]);\n\t}\n}\n");
         } else {
             o.push_str("\t\t}\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], NULL, NULL, &S[i]);\n\t}\n}\n");

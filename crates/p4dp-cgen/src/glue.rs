@@ -63,7 +63,10 @@ impl Gen<'_> {
                     if d == Direction::Out {
                         let _ = writeln!(s, "{ind}memset(&{x}, 0, sizeof {x});");
                     }
-                    let _ = writeln!(s, "{ind}R->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
+                    // v1model: reached through R->vs (top_lv), which the glue sets
+                    if !self.top_lv.contains_key(&(o, *v)) {
+                        let _ = writeln!(s, "{ind}R->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
+                    }
                 } else if d != Direction::Out {
                     let _ = writeln!(s, "{ind}R->{}.{} = {x};", fr.field, fr.vars[v.index()]);
                 }
@@ -85,6 +88,41 @@ impl Gen<'_> {
             }
         }
         s
+    }
+
+    /// v1model: the lvalues of the top-level blocks' parameters in `*R->vs` (see `Gen::top_lv`):
+    /// the parser's and the controls' headers, metadata and standard metadata. Empty for other
+    /// architectures or unexpected signatures (the glue then binds each parameter's pointer).
+    pub(crate) fn plan_top_lv(&self) -> std::collections::HashMap<(Owner, VarId), String> {
+        let mut m = std::collections::HashMap::new();
+        let Some(pkg) = self.p.package.as_ref() else { return m };
+        if pkg.arch != "v1model" || pkg.blocks.len() != 6 {
+            return m;
+        }
+        // positions of hdr, meta, sm in each block's parameter list
+        let shape: [&[(usize, &str)]; 6] = [
+            &[(1, "hdr"), (2, "meta"), (3, "sm")],
+            &[(0, "hdr"), (1, "meta")],
+            &[(0, "hdr"), (1, "meta"), (2, "sm")],
+            &[(0, "hdr"), (1, "meta"), (2, "sm")],
+            &[(0, "hdr"), (1, "meta")],
+            &[(1, "hdr")],
+        ];
+        let arity = [4, 2, 3, 3, 2, 2];
+        for (i, (_, b)) in pkg.blocks.iter().enumerate() {
+            let (o, params) = match *b {
+                BlockRef::Parser(x) if i == 0 => (Owner::Parser(x), &self.p.parsers[x].params),
+                BlockRef::Control(x) if i > 0 => (Owner::Control(x), &self.p.controls[x].params),
+                _ => return std::collections::HashMap::new(),
+            };
+            if params.len() != arity[i] {
+                return std::collections::HashMap::new();
+            }
+            for (k, name) in shape[i] {
+                m.insert((o, params[*k]), format!("R->vs->{name}"));
+            }
+        }
+        m
     }
 
     pub fn emit_glue(&mut self) -> R<String> {
@@ -181,8 +219,10 @@ impl Gen<'_> {
         };
         let egress_spec = need("egress_spec")?;
         let mut o = String::new();
+        // the blocks reach their parameters through R->vs (top_lv): defined before them (lib.rs)
+        let mut def = String::new();
         let _ = writeln!(
-            o,
+            def,
             "struct v1st {{\n\t{hc} hdr;\n\t{mc} meta;\n\t{sc} sm;\n\tuint32_t payload_off;\n{}{}}};\n",
             if self.feat.assert {
                 "\tuint32_t pdrop; /* process_burst: an assert failed in the pre-parsed first pass */\n"
@@ -198,6 +238,7 @@ impl Gen<'_> {
                 String::new()
             }
         );
+        self.v1st_def = def;
 
         // parse + verify checksum
         let ctl = |g: &Gen, c: ControlId, binds: &[Bind], rc: Option<&str>| {
@@ -221,7 +262,7 @@ impl Gen<'_> {
         ctl_arity(eg, 3)?;
         ctl_arity(ck, 2)?;
         ctl_arity(dep, 2)?;
-        let _ = writeln!(o, "/* Parser and VerifyChecksum on the input bytes. */\nstatic inline __attribute__((always_inline)) void v1_parse(struct gst *R, struct v1st *S)\n{{\n\tint rej = 0;\n\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n\tR->pkt_bits = R->pkt->len * 8u;");
+        let _ = writeln!(o, "/* Parser and VerifyChecksum on the input bytes. */\nstatic inline __attribute__((always_inline)) void v1_parse(struct gst *R, struct v1st *S)\n{{\n\tint rej = 0;\n\tR->vs = S;\n\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n\tR->pkt_bits = R->pkt->len * 8u;");
         if self.elide_count() > 0 {
             o.push_str("\tmemset(R->xo, 0, sizeof R->xo);\n");
         }
@@ -275,6 +316,7 @@ impl Gen<'_> {
 
         // egress + checksum + deparser + output
         let _ = writeln!(o, "static void v1_egress(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth);\n\n/* Egress for one packet instance, then ComputeChecksum, Deparser and output. */\nstatic {inl}void v1_egress_run(struct gst *R, struct v1st *S, uint32_t port, int copy, int depth)\n{{");
+        o.push_str("\tR->vs = S;\n");
         o.push_str(&set("S->sm", "egress_port", "port"));
         let _ = writeln!(o, "\t/* BMv2 writes 512 into the 9-bit egress_spec before egress, i.e. 0. */\n\t{egress_spec} = 0;\n\tR->clone_type = -1;");
         o.push_str(&ctl(
@@ -294,7 +336,7 @@ impl Gen<'_> {
                 }
             }
             let _ = write!(o, "\t\t{}", set("C.sm", "instance_type", "2"));
-            o.push_str("\t\t\tv1_egress(R, &C, cport, 1, depth + 1);\n\t\t}\n\t}\n");
+            o.push_str("\t\t\tv1_egress(R, &C, cport, 1, depth + 1);\n\t\t\tR->vs = S;\n\t\t}\n\t}\n");
         }
         o.push_str("\t(void)depth;\n");
         let _ = writeln!(
@@ -367,7 +409,7 @@ impl Gen<'_> {
         o.push_str(&set("S->sm", "packet_length", "pkt->len"));
         o.push_str(&set("S->sm", "ingress_global_timestamp", "ctx->now_ns / 1000u"));
         o.push_str(&set("S->sm", "instance_type", "itype"));
-        o.push_str("\tv1_parse(R, S);\n\t}\n\t(void)itype;\n");
+        o.push_str("\tv1_parse(R, S);\n\t}\n\t(void)itype;\n\tR->vs = S;\n");
         o.push_str(&ctl(
             self,
             ig,
@@ -389,7 +431,7 @@ impl Gen<'_> {
             if let Some(it) = get("C.sm", "instance_type") {
                 let _ = writeln!(o, "\t\t\t{it} = 1;");
             }
-            o.push_str("\t\t\tv1_egress(R, &C, cport, 1, 1);\n\t\t\tR->trunc = trunc;\n\t\t\tR->payload_off = S->payload_off;\n\t\t}\n\t}\n");
+            o.push_str("\t\t\tv1_egress(R, &C, cport, 1, 1);\n\t\t\tR->trunc = trunc;\n\t\t\tR->payload_off = S->payload_off;\n\t\t\tR->vs = S;\n\t\t}\n\t}\n");
         }
         // 3. resubmit: the original input bytes (pkt is unchanged until the unicast output)
         if ft.resubmit {

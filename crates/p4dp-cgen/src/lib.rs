@@ -82,7 +82,7 @@ impl Default for CgenOptions {
 }
 
 /// Who owns the variables an expression refers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Owner {
     Control(ControlId),
     Parser(ParserId),
@@ -138,6 +138,11 @@ pub(crate) struct Gen<'a> {
     pub(crate) elide: Vec<bool>,
     /// feat.rs: the optional features the program uses (the glue leaves the others out).
     pub(crate) feat: feat::Feat,
+    /// v1model (perf): the C lvalue of each top-level block parameter, through the one pointer
+    /// `R->vs` to the glue's `struct v1st` (instead of one pointer per parameter in the frames).
+    pub(crate) top_lv: HashMap<(Owner, VarId), String>,
+    /// v1model: the definition of `struct v1st` (glue.rs), emitted before the blocks.
+    pub(crate) v1st_def: String,
     /// While an emit is generated: (C lvalue, `R->xo` slot) of the read-only headers it may skip.
     pub(crate) emit_elide: Vec<(String, usize)>,
 }
@@ -161,7 +166,9 @@ impl<'a> Gen<'a> {
     /// into the entry's action data (set by the table before the action runs): `(*R->f.v)`.
     pub fn var_ref(&self, o: Owner, v: VarId) -> String {
         let f = self.frame(o);
-        if self.is_ref_var(o, v) || self.is_top_param(o, v) {
+        if let Some(lv) = self.top_lv.get(&(o, v)) {
+            format!("({lv})")
+        } else if self.is_ref_var(o, v) || self.is_top_param(o, v) {
             format!("(*R->{}.{})", f.field, f.vars[v.index()])
         } else {
             format!("R->{}.{}", f.field, f.vars[v.index()])
@@ -231,6 +238,8 @@ impl<'a> Gen<'a> {
             elide_h: None,
             elide: Vec::new(),
             feat: feat::Feat::ALL,
+            top_lv: HashMap::new(),
+            v1st_def: String::new(),
             emit_elide: Vec::new(),
         }
     }
@@ -344,9 +353,11 @@ impl<'a> Gen<'a> {
         }
         out.push_str(
             "/* Per-packet state: cursors, flags and the frame of every owner. */\n\
+             struct v1st;\n\
              struct gst {\n\
              \tstruct p4dp_ctx *ctx;\n\
              \tstruct p4dp_pkt *pkt;\n\
+             \tstruct v1st *vs;     /* v1model: the state the running top-level block works on */\n\
              \t/* zeroed by gst_init (one memset from drop to st_entry) */\n\
              \tuint32_t drop;       /* assert failure: drop all copies */\n\
              \tuint32_t trunc;      /* truncate(): output length limit, 0 = none */\n\
@@ -422,6 +433,7 @@ pub fn generate_c(p: &ValidProgram, opts: &CgenOptions) -> Result<String, CgenEr
     g.staged = g.plan_stage();
     (g.elide_h, g.elide) = g.plan_elide();
     g.feat = g.plan_feat();
+    g.top_lv = g.plan_top_lv();
     let frames = g.emit_frames()?;
     // bodies
     for c in p.controls.ids() {
@@ -457,6 +469,10 @@ pub fn generate_c(p: &ValidProgram, opts: &CgenOptions) -> Result<String, CgenEr
     );
     out.push_str("/* ---- types ---- */\n");
     out.push_str(&g.types_out);
+    if !g.v1st_def.is_empty() {
+        out.push_str("\n/* ---- architecture state (v1model) ---- */\n");
+        out.push_str(&g.v1st_def);
+    }
     out.push_str("\n/* ---- frames ---- */\n");
     out.push_str(&frames);
     out.push_str("/* ---- helpers ---- */\n");
