@@ -1,6 +1,8 @@
 //! Parsers: one C function per parser instance, a `goto` state machine over the input bytes
 //! with a bit cursor (`R->cur`). Returns 0 on accept, 1 on reject (error code in `R->perr`).
-//! Every state entry counts against `CgenOptions::parser_step_limit` (then ParserTimeout).
+//! In a parser whose state graph has a cycle, every state entry counts against
+//! `CgenOptions::parser_step_limit` (then ParserTimeout); an acyclic parser does not count (perf:
+//! it runs each state at most once per call, so any endless run goes round a counted cycle).
 
 use std::fmt::Write as _;
 
@@ -81,12 +83,20 @@ impl Gen<'_> {
         let no_match = self.err_code("NoMatch", pr.span)?;
         let limit = self.opts.parser_step_limit;
         let _ = writeln!(self.protos, "static int {}(struct gst *R);", fr.func);
+        // perf: only a parser whose state graph has a cycle counts transitions (ParserTimeout);
+        // an acyclic one runs each state at most once per call, and any endless run must go
+        // round some cycle, whose parser counts
+        let cyclic = has_cycle(pr);
         let mut body = String::new();
         self.block(&pr.init, 1, &mut body)?;
         let _ = writeln!(body, "\tgoto {};", self.state_label(pr, Target::State(pr.start)));
         for (sid, st) in pr.states.iter() {
             let lab = self.state_label(pr, Target::State(sid));
-            let _ = writeln!(body, "{lab}: __attribute__((unused));\n\tif (++R->steps > {limit}u) {{\n\t\tR->perr = {timeout};\n\t\tgoto p_reject;\n\t}}");
+            if cyclic {
+                let _ = writeln!(body, "{lab}: __attribute__((unused));\n\tif (++R->steps > {limit}u) {{\n\t\tR->perr = {timeout};\n\t\tgoto p_reject;\n\t}}");
+            } else {
+                let _ = writeln!(body, "{lab}: __attribute__((unused));");
+            }
             self.block(&st.body, 1, &mut body)?;
             match &st.transition {
                 Transition::Goto(t) => {
@@ -128,4 +138,50 @@ impl Gen<'_> {
         self.reject_label = None;
         Ok(())
     }
+}
+
+/// Whether the state graph of `pr` has a cycle (a state reachable from itself).
+fn has_cycle(pr: &Parser) -> bool {
+    let n = pr.states.len();
+    let next = |sid: StateId| -> Vec<usize> {
+        let ts: Vec<Target> = match &pr.states[sid].transition {
+            Transition::Goto(t) => vec![*t],
+            Transition::Select { cases, .. } => cases.iter().map(|c| c.next).collect(),
+        };
+        ts.into_iter()
+            .filter_map(|t| {
+                if let Target::State(s) = t {
+                    Some(s.index())
+                } else {
+                    None
+                }
+            })
+            .collect()
+    };
+    let ids: Vec<StateId> = pr.states.ids().collect();
+    // 0 unvisited, 1 on the DFS stack, 2 done
+    let mut mark = vec![0u8; n];
+    for start in 0..n {
+        if mark[start] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(usize, Vec<usize>)> = vec![(start, next(ids[start]))];
+        mark[start] = 1;
+        while let Some((v, succ)) = stack.last_mut() {
+            match succ.pop() {
+                Some(w) if w < n && mark[w] == 1 => return true,
+                Some(w) if w < n && mark[w] == 0 => {
+                    mark[w] = 1;
+                    let s = next(ids[w]);
+                    stack.push((w, s));
+                }
+                Some(_) => {}
+                None => {
+                    mark[*v] = 2;
+                    stack.pop();
+                }
+            }
+        }
+    }
+    false
 }

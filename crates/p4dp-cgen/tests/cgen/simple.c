@@ -288,10 +288,6 @@ static int prs_p(struct gst *R)
 {
 	goto s1_start;
 s0_parse_wide: __attribute__((unused));
-	if (++R->steps > 10000u) {
-		R->perr = 5;
-		goto p_reject;
-	}
 	{
 		uint32_t _vb = 0;
 		if (R->pkt_bits - R->cur < 208u + _vb) {
@@ -320,10 +316,6 @@ s0_parse_wide: __attribute__((unused));
 	}
 	goto p_accept;
 s1_start: __attribute__((unused));
-	if (++R->steps > 10000u) {
-		R->perr = 5;
-		goto p_reject;
-	}
 	{
 		uint32_t _vb = 0;
 		if (R->pkt_bits - R->cur < 112u + _vb) {
