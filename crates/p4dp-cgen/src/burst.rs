@@ -265,7 +265,10 @@ impl Gen<'_> {
         }
         // perf: the burst's time (ctx->now_ns is per burst) converted once
         let _ = writeln!(o, "\tconst uint64_t ts_us = ctx->now_ns / 1000u;\n\t(void)ts_us;");
-        let _ = writeln!(o, "\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct p4dp_pkt *pkt = pkts[b + i];\n\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tgst_init(R, ctx, pkt);\n\t\t\tmemset(&S[i], 0, sizeof S[i]);");
+        let _ = writeln!(o, "\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct p4dp_pkt *pkt = pkts[b + i];\n\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkt;\n@DROP@\t\t\tmemset(&S[i], 0, sizeof S[i]);");
+        // perf: the parser and VerifyChecksum (pure, see batch_parse) read no gst flag v1_parse
+        // does not set, except `drop` when the program has assert (it is copied to pdrop)
+        let mut o = o.replace("@DROP@", if self.feat.assert { "\t\t\tR->drop = 0;\n" } else { "" });
         // standard metadata of a first pass, as process_staged sets it
         let sfields: Vec<(String, String, u32)> = match p.types.get(st) {
             Type::Struct(s) => s

@@ -45,6 +45,20 @@ impl Gen<'_> {
         rc_var: Option<&str>,
         ind: &str,
     ) -> String {
+        self.glue_call_z(o, params, binds, rc_var, ind, false)
+    }
+
+    /// [`Gen::glue_call`]; with `out_zeroed`, the caller guarantees the storage bound to `out`
+    /// parameters is already zero (perf: not zeroed again).
+    pub(crate) fn glue_call_z(
+        &self,
+        o: Owner,
+        params: &[VarId],
+        binds: &[Bind],
+        rc_var: Option<&str>,
+        ind: &str,
+        out_zeroed: bool,
+    ) -> String {
         let fr = self.frame(o);
         let vars = self.vars(o);
         // perf: a frame holding only the top-level parameters' pointers (all set below) is not zeroed
@@ -60,7 +74,7 @@ impl Gen<'_> {
             if let (Bind::Lv(x), VarKind::Param(d)) = (b, vars[*v].kind) {
                 if self.is_top_param(o, *v) {
                     // by pointer: `out` starts zeroed (as the zeroed frame did), others as they are
-                    if d == Direction::Out {
+                    if d == Direction::Out && !out_zeroed {
                         let _ = writeln!(s, "{ind}memset(&{x}, 0, sizeof {x});");
                     }
                     // v1model: reached through R->vs (top_lv), which the glue sets
@@ -266,12 +280,14 @@ impl Gen<'_> {
         if self.elide_count() > 0 {
             o.push_str("\tmemset(R->xo, 0, sizeof R->xo);\n");
         }
-        o.push_str(&self.glue_call(
+        // every caller of v1_parse zeroes the whole struct v1st first
+        o.push_str(&self.glue_call_z(
             Owner::Parser(prs),
             &pr.params,
             &[Bind::None, Bind::Lv("S->hdr"), Bind::Lv("S->meta"), Bind::Lv("S->sm")],
             Some("rej"),
             "\t",
+            true,
         ));
         if let Some(pe) = get("S->sm", "parser_error") {
             let _ = writeln!(o, "\tif (rej)\n\t\t{pe} = R->perr;");
@@ -303,7 +319,10 @@ impl Gen<'_> {
              \tuint32_t poff = S->payload_off <= pkt->len ? S->payload_off : pkt->len;\n\
              \tif (R->emit_bits & 7u) /* the bits after the last header in its last byte are 0 */\n\
              \t\tR->emit_base[elen - 1] &= (uint8_t)(0xffu << (8u - (R->emit_bits & 7u)));\n\
-             \tif (!copy) {\n\t\tif (p4dp_pkt_finish_inline(pkt, R->emit_base, elen, poff, @TRUNC@) == 0)\n\t\t\tpkt->out_port = port;\n\t\treturn;\n\t}\n\
+             \tif (!copy) {\n\t\tuint32_t trunc = @TRUNC@;\n\
+             \t\t/* perf: headers deparsed in place exactly over the parsed ones: the packet is ready */\n\
+             \t\tif (R->emit_base == pkt->data && elen == poff && trunc == 0) {\n\t\t\tpkt->out_port = port;\n\t\t\treturn;\n\t\t}\n\
+             \t\tif (p4dp_pkt_finish_inline(pkt, R->emit_base, elen, poff, trunc) == 0)\n\t\t\tpkt->out_port = port;\n\t\treturn;\n\t}\n\
              \tuint32_t plen = pkt->len - poff;\n\
              \tif (elen + plen > P4DP_EMIT_MAX) {\n\t\tp4dp_count_unsupported(R->ctx, \"packet copy larger than P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\
              \tmemcpy(R->ctx->emit_buf + elen, pkt->data + poff, plen);\n\

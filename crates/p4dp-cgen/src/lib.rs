@@ -403,12 +403,19 @@ impl<'a> Gen<'a> {
         out.push_str("};\n\n");
         // perf: only the flags read before the glue sets them are initialised (see the struct)
         out.push_str(
-            "/* A packet's (or pass's) fresh state. Frames are set up by each block's caller. */\n\
+            &"/* A packet's (or pass's) fresh state. Frames are set up by each block's caller. */\n\
              static inline __attribute__((always_inline)) void gst_init(struct gst *R, struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\
              \tR->ctx = ctx;\n\tR->pkt = pkt;\n\
              \tmemset(&R->drop, 0, offsetof(struct gst, st_entry) + sizeof R->st_entry - offsetof(struct gst, drop));\n\
-             \tR->clone_type = -1;\n\tR->clone_session = 0;\n\
-             \tmemset(R->xsum, 0, sizeof R->xsum);\n}\n\n",
+             @CLONE@@XSUM@}\n\n"
+            .replace(
+                "@CLONE@",
+                if self.feat.clone { "\tR->clone_type = -1;\n\tR->clone_session = 0;\n" } else { "" },
+            )
+            .replace(
+                "@XSUM@",
+                if p.externs.is_empty() { "" } else { "\tmemset(R->xsum, 0, sizeof R->xsum);\n" },
+            ),
         );
         // perf: in-place deparsing (glue.rs); the emit code calls this when a header does not fit
         out.push_str(

@@ -126,9 +126,6 @@ static inline __attribute__((always_inline)) void gst_init(struct gst *R, struct
 	R->ctx = ctx;
 	R->pkt = pkt;
 	memset(&R->drop, 0, offsetof(struct gst, st_entry) + sizeof R->st_entry - offsetof(struct gst, drop));
-	R->clone_type = -1;
-	R->clone_session = 0;
-	memset(R->xsum, 0, sizeof R->xsum);
 }
 
 /* The deparser writes at R->emit_base: in place over the packet's own (already parsed) header
@@ -424,7 +421,6 @@ static inline __attribute__((always_inline)) void v1_parse(struct gst *R, struct
 	R->perr = 0;
 	R->steps = 0;
 	R->pkt_bits = R->pkt->len * 8u;
-	memset(&S->hdr, 0, sizeof S->hdr);
 	rej = prs_p(R);
 	if (rej)
 		S->sm.f_parser_error = R->perr;
@@ -449,7 +445,13 @@ static inline __attribute__((always_inline)) void v1_output(struct gst *R, struc
 	if (R->emit_bits & 7u) /* the bits after the last header in its last byte are 0 */
 		R->emit_base[elen - 1] &= (uint8_t)(0xffu << (8u - (R->emit_bits & 7u)));
 	if (!copy) {
-		if (p4dp_pkt_finish_inline(pkt, R->emit_base, elen, poff, 0u) == 0)
+		uint32_t trunc = 0u;
+		/* perf: headers deparsed in place exactly over the parsed ones: the packet is ready */
+		if (R->emit_base == pkt->data && elen == poff && trunc == 0) {
+			pkt->out_port = port;
+			return;
+		}
+		if (p4dp_pkt_finish_inline(pkt, R->emit_base, elen, poff, trunc) == 0)
 			pkt->out_port = port;
 		return;
 	}
@@ -568,7 +570,8 @@ static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t
 			struct p4dp_pkt *pkt = pkts[b + i];
 			struct gst G;
 			struct gst *R = &G;
-			gst_init(R, ctx, pkt);
+			R->ctx = ctx;
+			R->pkt = pkt;
 			memset(&S[i], 0, sizeof S[i]);
 			S[i].sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
 			S[i].sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
