@@ -190,6 +190,25 @@ impl<'a> Gen<'a> {
         let var = &self.vars(o)[v];
         matches!(var.kind, VarKind::Param(_)) && !matches!(self.p.types.get(var.ty), Type::Extern { .. })
     }
+    /// The C function specifiers of owner `o`'s apply/parse function: v1model's parser and
+    /// deparser are forced inline into the glue (perf: on every packet's path, called from one
+    /// place in the glue, which is instantiated for `process` and `process_burst`).
+    pub(crate) fn inline_block(&self, o: Owner) -> &'static str {
+        let Some(pkg) = self.p.package.as_ref() else { return "" };
+        if pkg.arch != "v1model" || pkg.blocks.len() != 6 {
+            return "";
+        }
+        let hot = match (o, pkg.blocks[0].1, pkg.blocks[5].1) {
+            (Owner::Parser(x), BlockRef::Parser(y), _) => x == y,
+            (Owner::Control(x), _, BlockRef::Control(y)) => x == y,
+            _ => false,
+        };
+        if hot {
+            "inline __attribute__((always_inline)) "
+        } else {
+            ""
+        }
+    }
     /// Whether `v` of `o` is an `@__ref` (directionless) action parameter.
     pub fn is_ref_var(&self, o: Owner, v: VarId) -> bool {
         let var = &self.vars(o)[v];

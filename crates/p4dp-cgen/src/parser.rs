@@ -82,7 +82,8 @@ impl Gen<'_> {
         let timeout = self.err_code("ParserTimeout", pr.span)?;
         let no_match = self.err_code("NoMatch", pr.span)?;
         let limit = self.opts.parser_step_limit;
-        let _ = writeln!(self.protos, "static int {}(struct gst *R);", fr.func);
+        let inl = self.inline_block(Owner::Parser(pid));
+        let _ = writeln!(self.protos, "static {inl}int {}(struct gst *R);", fr.func);
         // perf: only a parser whose state graph has a cycle counts transitions (ParserTimeout);
         // an acyclic one runs each state at most once per call, and any endless run must go
         // round some cycle, whose parser counts
@@ -134,7 +135,7 @@ impl Gen<'_> {
                 }
             }
         }
-        let _ = writeln!(self.funcs, "/* parser {} ({}) */\nstatic int {}(struct gst *R)\n{{\n{body}p_accept: __attribute__((unused));\n\treturn 0;\np_reject: __attribute__((unused));\n\treturn 1;\n}}\n", pr.path, pr.type_name, fr.func);
+        let _ = writeln!(self.funcs, "/* parser {} ({}) */\nstatic {inl}int {}(struct gst *R)\n{{\n{body}p_accept: __attribute__((unused));\n\treturn 0;\np_reject: __attribute__((unused));\n\treturn 1;\n}}\n", pr.path, pr.type_name, fr.func);
         self.reject_label = None;
         Ok(())
     }

@@ -465,12 +465,13 @@ impl Gen<'_> {
         self.reject_label = None;
         let fr = self.ctl_frames[cid.index()].clone();
         let c = &p.controls[cid];
-        let _ = writeln!(self.protos, "static int {}(struct gst *R);", fr.func);
+        let inl = self.inline_block(Owner::Control(cid));
+        let _ = writeln!(self.protos, "static {inl}int {}(struct gst *R);", fr.func);
         let mut body = String::new();
         self.block(&c.body, 1, &mut body)?;
         let _ = writeln!(
             self.funcs,
-            "/* control {} ({}) */\nstatic int {}(struct gst *R)\n{{\n\t(void)R;\n{body}\treturn 0;\n}}\n",
+            "/* control {} ({}) */\nstatic {inl}int {}(struct gst *R)\n{{\n\t(void)R;\n{body}\treturn 0;\n}}\n",
             c.path, c.type_name, fr.func
         );
         for (aid, a) in p.actions.iter() {

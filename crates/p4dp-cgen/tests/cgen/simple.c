@@ -152,8 +152,8 @@ __attribute__((unused)) static int act_ingress_set_port(struct gst *R);
 __attribute__((unused)) static int act_ingress_drop(struct gst *R);
 static int ctl_egress(struct gst *R);
 static int ctl_ck(struct gst *R);
-static int ctl_deparser(struct gst *R);
-static int prs_p(struct gst *R);
+static inline __attribute__((always_inline)) int ctl_deparser(struct gst *R);
+static inline __attribute__((always_inline)) int prs_p(struct gst *R);
 static int tbl_ingress_t(struct gst *R, uint8_t *hit, uint32_t *run);
 
 /* ---- blocks ---- */
@@ -217,7 +217,7 @@ static int ctl_ck(struct gst *R)
 }
 
 /* control deparser (deparser) */
-static int ctl_deparser(struct gst *R)
+static inline __attribute__((always_inline)) int ctl_deparser(struct gst *R)
 {
 	(void)R;
 	{
@@ -281,7 +281,7 @@ static int ctl_deparser(struct gst *R)
 }
 
 /* parser p (P) */
-static int prs_p(struct gst *R)
+static inline __attribute__((always_inline)) int prs_p(struct gst *R)
 {
 	goto s1_start;
 s0_parse_wide: __attribute__((unused));
