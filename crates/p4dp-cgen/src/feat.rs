@@ -47,34 +47,11 @@ impl Feat {
 }
 
 fn calls(b: &Block, f: &mut dyn FnMut(&str)) {
-    for s in b {
-        match s {
-            Stmt::Call(c) => {
-                if let CallTarget::ExternFunction(n) = &c.target {
-                    f(n);
-                }
-            }
-            Stmt::If { then_, else_, .. } => {
-                calls(then_, f);
-                calls(else_, f);
-            }
-            Stmt::Switch { cases, default, .. } => {
-                for c in cases {
-                    calls(&c.body, f);
-                }
-                if let Some(d) = default {
-                    calls(d, f);
-                }
-            }
-            Stmt::Block(x) => calls(x, f),
-            Stmt::Loop { pre, body, update, .. } => {
-                calls(pre, f);
-                calls(body, f);
-                calls(update, f);
-            }
-            _ => {}
+    for_each_call(b, &mut |c| {
+        if let CallTarget::ExternFunction(n) = &c.target {
+            f(n);
         }
-    }
+    });
 }
 
 impl Gen<'_> {

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use p4dp_ir::{Annotation, AnnotationArg, Program, Stmt, TypeId};
+use p4dp_ir::{Annotation, AnnotationArg, Program, TypeId};
 
 pub const PREFIX_ACTION: u32 = 0x01;
 pub const PREFIX_TABLE: u32 = 0x02;
@@ -109,45 +109,22 @@ impl Assigner {
 
 /// The digest types a program sends (calls of the `digest` extern function), in first-use order.
 pub fn digest_types(p: &Program) -> Vec<TypeId> {
-    fn walk(b: &[Stmt], out: &mut Vec<TypeId>) {
-        for s in b {
-            match s {
-                Stmt::Call(c) => {
-                    if let p4dp_ir::CallTarget::ExternFunction(n) = &c.target {
-                        if n == "digest" {
-                            let ty = c.type_args.first().copied().or_else(|| match c.args.get(1) {
-                                Some(p4dp_ir::Arg::In(e)) => Some(e.ty),
-                                _ => None,
-                            });
-                            if let Some(t) = ty {
-                                if !out.contains(&t) {
-                                    out.push(t);
-                                }
-                            }
+    fn walk(b: &p4dp_ir::Block, out: &mut Vec<TypeId>) {
+        p4dp_ir::for_each_call(b, &mut |c| {
+            if let p4dp_ir::CallTarget::ExternFunction(n) = &c.target {
+                if n == "digest" {
+                    let ty = c.type_args.first().copied().or_else(|| match c.args.get(1) {
+                        Some(p4dp_ir::Arg::In(e)) => Some(e.ty),
+                        _ => None,
+                    });
+                    if let Some(t) = ty {
+                        if !out.contains(&t) {
+                            out.push(t);
                         }
                     }
                 }
-                Stmt::If { then_, else_, .. } => {
-                    walk(then_, out);
-                    walk(else_, out);
-                }
-                Stmt::Switch { cases, default, .. } => {
-                    for c in cases {
-                        walk(&c.body, out);
-                    }
-                    if let Some(d) = default {
-                        walk(d, out);
-                    }
-                }
-                Stmt::Block(b) => walk(b, out),
-                Stmt::Loop { pre, body, update, .. } => {
-                    walk(pre, out);
-                    walk(body, out);
-                    walk(update, out);
-                }
-                _ => {}
             }
-        }
+        });
     }
     let mut out = Vec::new();
     for (_, c) in p.controls.iter() {

@@ -476,6 +476,34 @@ pub struct Call {
     pub span: Span,
 }
 
+/// Calls `f` on every call statement of `b`, nested blocks included (if/switch/block/loop).
+pub fn for_each_call<'b>(b: &'b Block, f: &mut dyn FnMut(&'b Call)) {
+    for s in b {
+        match s {
+            Stmt::Call(c) => f(c),
+            Stmt::If { then_, else_, .. } => {
+                for_each_call(then_, f);
+                for_each_call(else_, f);
+            }
+            Stmt::Switch { cases, default, .. } => {
+                for c in cases {
+                    for_each_call(&c.body, f);
+                }
+                if let Some(d) = default {
+                    for_each_call(d, f);
+                }
+            }
+            Stmt::Block(x) => for_each_call(x, f),
+            Stmt::Loop { pre, body, update, .. } => {
+                for_each_call(pre, f);
+                for_each_call(body, f);
+                for_each_call(update, f);
+            }
+            _ => {}
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum CallTarget {
     /// Call an action of the enclosing control directly. `args` covers all its parameters.

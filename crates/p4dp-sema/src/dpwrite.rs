@@ -60,27 +60,9 @@ pub fn has_idle_timeout(t: &ir::Table) -> bool {
             .any(|(n, v)| n == "pna_idle_timeout" && matches!(v, Value::Enum(1) | Value::Enum(2)))
 }
 
-/// Visits every call in a block (recursively into nested blocks).
+/// Visits every call in a block (recursively into nested blocks, loops included).
 fn visit_calls<'b>(b: &'b Block, f: &mut dyn FnMut(&'b Call)) {
-    for s in b {
-        match s {
-            Stmt::Call(c) => f(c),
-            Stmt::If { then_, else_, .. } => {
-                visit_calls(then_, f);
-                visit_calls(else_, f);
-            }
-            Stmt::Switch { cases, default, .. } => {
-                for c in cases {
-                    visit_calls(&c.body, f);
-                }
-                if let Some(d) = default {
-                    visit_calls(d, f);
-                }
-            }
-            Stmt::Block(b) => visit_calls(b, f),
-            _ => {}
-        }
-    }
+    ir::for_each_call(b, f);
 }
 
 /// The name of a data-plane-write extern function called by `c`, if it is one.
