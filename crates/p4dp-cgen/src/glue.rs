@@ -36,21 +36,10 @@ pub(crate) enum Bind<'s> {
 
 impl Gen<'_> {
     /// Call block `o` with parameters bound to glue lvalues: zero the frame, copy in (in/inout),
-    /// call, copy out (out/inout). The int result is assigned to `rc_var` if given.
+    /// call, copy out (out/inout). The int result is assigned to `rc_var` if given. With
+    /// `out_zeroed` the caller guarantees the storage bound to `out` parameters is already zero
+    /// (perf: not zeroed again).
     pub(crate) fn glue_call(
-        &self,
-        o: Owner,
-        params: &[VarId],
-        binds: &[Bind],
-        rc_var: Option<&str>,
-        ind: &str,
-    ) -> String {
-        self.glue_call_z(o, params, binds, rc_var, ind, false)
-    }
-
-    /// [`Gen::glue_call`]; with `out_zeroed`, the caller guarantees the storage bound to `out`
-    /// parameters is already zero (perf: not zeroed again).
-    pub(crate) fn glue_call_z(
         &self,
         o: Owner,
         params: &[VarId],
@@ -256,7 +245,7 @@ impl Gen<'_> {
 
         // parse + verify checksum
         let ctl = |g: &Gen, c: ControlId, binds: &[Bind], rc: Option<&str>| {
-            g.glue_call(Owner::Control(c), &p.controls[c].params, binds, rc, "\t")
+            g.glue_call(Owner::Control(c), &p.controls[c].params, binds, rc, "\t", false)
         };
         let ctl_arity = |c: ControlId, n: usize| -> R<()> {
             if p.controls[c].params.len() != n {
@@ -281,7 +270,7 @@ impl Gen<'_> {
             o.push_str("\tmemset(R->xo, 0, sizeof R->xo);\n");
         }
         // every caller of v1_parse zeroes the whole struct v1st first
-        o.push_str(&self.glue_call_z(
+        o.push_str(&self.glue_call(
             Owner::Parser(prs),
             &pr.params,
             &[Bind::None, Bind::Lv("S->hdr"), Bind::Lv("S->meta"), Bind::Lv("S->sm")],

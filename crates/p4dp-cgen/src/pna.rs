@@ -88,6 +88,7 @@ impl Gen<'_> {
             &[Bind::None, Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.pis")],
             Some("rej"),
             "\t",
+            false,
         ));
         o.push_str("\tR->payload_off = (R->cur + 7u) / 8u;\n");
         // pre control: shares the main headers/metadata when the types agree
@@ -107,6 +108,7 @@ impl Gen<'_> {
             &[Bind::Lv("S.ph"), Bind::Lv("S.pm"), Bind::Lv("S.pri"), Bind::Lv("S.pro")],
             None,
             "\t",
+            false,
         ));
         if same_m {
             o.push_str("\tS.mm = S.pm;\n");
@@ -120,6 +122,7 @@ impl Gen<'_> {
             &[Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.mi"), Bind::Lv("S.mo")],
             None,
             "\t",
+            false,
         ));
         o.push_str("\tif (R->drop || R->pna_drop)\n\t\treturn;\n\tR->emit_bits = 0;\n\tR->emit_overflow = 0;\n\tR->emit_base = pkt->data; /* perf: in place (emit_room, lib.rs); PNA makes no copies */\n\tR->emit_cap = (R->payload_off <= pkt->len ? R->payload_off : pkt->len) * 8u;\n");
         o.push_str(&self.glue_call(
@@ -128,6 +131,7 @@ impl Gen<'_> {
             &[Bind::None, Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.mo")],
             None,
             "\t",
+            false,
         ));
         o.push_str("\tif (R->emit_overflow) {\n\t\tp4dp_count_unsupported(ctx, \"deparser: headers exceed P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\tuint32_t poff = R->payload_off <= pkt->len ? R->payload_off : pkt->len;\n\tif (R->emit_bits & 7u) /* the bits after the last header in its last byte are 0 */\n\t\tR->emit_base[R->emit_bits / 8u] &= (uint8_t)(0xffu << (8u - (R->emit_bits & 7u)));\n\tif (p4dp_pkt_finish_inline(pkt, R->emit_base, (R->emit_bits + 7u) / 8u, poff, 0) == 0)\n\t\tpkt->out_port = R->pna_port;\n\tif (R->recirculate)\n\t\tp4dp_count_unsupported(ctx, \"recirculate\");\n}\n");
         Ok(o)
