@@ -309,13 +309,15 @@ int p4dp_bench_create(struct p4dp_runtime *rt, const struct p4dp_bench_params *p
 	uint32_t n = params->n_pkts;
 	int socket = (int)rte_socket_id();
 
-	/* Rings: worker w's ring holds at most its share of the packets. SP/SC: one producer (the
-	 * worker transmitting on tx queue w) and one consumer (the worker polling port w). */
-	uint32_t per_worker = (n + b->nw - 1) / b->nw;
+	/* Rings: each holds every packet. Worker w's ring starts with its share, but a packet lands
+	 * in the ring of the worker that processed it, and with software dispatch that is the owner
+	 * of its flow: the shares drift, and a ring sized for one share overflows (a tx error) when
+	 * all packets happen to gather in it. SP/SC: one producer (the worker transmitting on tx
+	 * queue w) and one consumer (the worker polling port w). */
 	for (uint32_t i = 0; i < b->np; i++) {
 		char rn[RTE_RING_NAMESIZE];
 		snprintf(rn, sizeof(rn), "p4dpb%u_%u", b->seq, i);
-		b->ring[i] = rte_ring_create(rn, rte_align32pow2(per_worker + 1), socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		b->ring[i] = rte_ring_create(rn, rte_align32pow2(n + 1), socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (b->ring[i] == NULL) {
 			rc = rt_errc(-ENOMEM, "bench: cannot create ring %s: %s", rn, rte_strerror(rte_errno));
 			goto fail;
