@@ -260,6 +260,8 @@ static int params_check(struct p4dp_runtime *rt, const struct p4dp_bench_params 
 			       p->n_workers);
 	if (p->n_pkts > (1u << 24))
 		return rt_errc(-EINVAL, "bench: at most %u packets", 1u << 24);
+	if (p->dispatch > P4DP_RT_DISPATCH_NONE)
+		return rt_errc(-EINVAL, "bench: bad dispatch mode %u", p->dispatch);
 	if (p->tmpl == NULL || p->tmpl_len < 14 || p->tmpl_len > P4DP_BENCH_TMPL_MAX)
 		return rt_errc(-EINVAL, "bench: packet template must have 14..%u bytes", P4DP_BENCH_TMPL_MAX);
 	if (p->key_bytes > P4DP_BENCH_KEY_MAX)
@@ -659,7 +661,7 @@ static int run_program(struct p4dp_bench *b, struct window *win)
 		ports_detach(b);
 		return rt_errc(-ENOMEM, "bench: cannot start the timer thread");
 	}
-	struct p4dp_run_params rp = {.n_workers = b->nw, .stop = (volatile int *)&stop_run};
+	struct p4dp_run_params rp = {.n_workers = b->nw, .stop = (volatile int *)&stop_run, .dispatch = b->p.dispatch};
 	win->d_run = rt_losses(b);
 	rc = p4dp_runtime_run(b->rt, &rp);
 	win->d_end = rt_losses(b);

@@ -187,6 +187,13 @@ static inline uint64_t xs64(uint64_t *s)
 	return x * 0x2545f4914f6cdd1dull;
 }
 
+/* Emulated RSS: the worker key @p k belongs to (a multiplicative hash: any function of the key
+ * alone keeps a flow on one worker). */
+static inline uint32_t key_worker(uint64_t k, uint32_t nw)
+{
+	return (uint32_t)(((k * 0x9e3779b97f4a7c15ull) >> 32) % nw);
+}
+
 static inline void key_put(uint8_t *d, uint32_t nb, uint64_t v)
 {
 	if (nb == 4) {
@@ -248,7 +255,7 @@ static uint16_t bdp_rx(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], u
 	}
 	if (keep == 0)
 		return 0;
-	const uint32_t off = t->p.key_offset, nb = t->p.key_bytes;
+	const uint32_t off = t->p.key_offset, nb = t->p.key_bytes, nw = t->nw, part = t->p.partition && nw > 1;
 	const uint64_t base = t->p.key_base, nk = t->p.n_keys;
 	uint32_t tags[RT_BURST];
 	for (uint16_t j = 0; j < keep; j++) {
@@ -262,6 +269,12 @@ static uint16_t bdp_rx(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], u
 		} else {
 			uint64_t range = nk + s->fresh;
 			idx = range ? (((xs64(&s->rng) >> 32) * range) >> 32) : 0;
+			/* emulated RSS: redraw until the key is this port's worker's (expected
+			 * n_workers draws; a range smaller than n_workers may have no such key) */
+			for (uint32_t tries = 0; part && range >= nw && key_worker(base + idx, nw) != s->idx % nw &&
+						  tries < 64 * nw;
+			     tries++)
+				idx = ((xs64(&s->rng) >> 32) * range) >> 32;
 		}
 		/* as a NIC PMD does (net_ring does not): the worker's software dispatch needs it */
 		pkts[j]->port = port;

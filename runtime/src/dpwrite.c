@@ -158,6 +158,6 @@ int p4dp_runtime_worker_stats(struct p4dp_runtime *rt, uint32_t worker, struct p
 	st->dispatched_in = RT_STAT_LOAD(w->st.dispatched_in);
 	st->dispatch_drops = RT_STAT_LOAD(w->st.dispatch_drops);
 	st->loops = RT_STAT_LOAD(w->loops);
-	st->rss = !__atomic_load_n(&rt->dispatch_sw, __ATOMIC_RELAXED);
+	st->rss = (uint32_t)__atomic_load_n(&rt->dispatch_rss, __ATOMIC_RELAXED);
 	return 0;
 }

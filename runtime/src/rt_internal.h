@@ -214,7 +214,8 @@ struct p4dp_runtime {
 	int clock_live;       /* 1 while tsc0/ns0 are valid (release store after setting them) */
 
 	/* dispatch of the current run */
-	int dispatch_sw;      /* 1: software dispatch through the workers' inq rings; 0: RSS / one worker */
+	int dispatch_sw;      /* 1: software dispatch through the workers' inq rings; 0: RSS / one worker / none */
+	int dispatch_rss;     /* 1: every worker polls its own rx queue of every port (RSS) */
 	uint32_t flow_off, flow_len; /* software dispatch flow key: frame bytes [off, off+len); len 0: 5-tuple */
 	bool inject_burst;           /* inject() calls process_burst (p4dp_runtime_set_inject_burst) */
 	bool any_txring;             /* this run: some port has fewer tx queues than workers (drain_rings) */

@@ -339,7 +339,7 @@ static int worker_main(void *arg)
 	struct rt_worker *w = arg;
 	struct p4dp_runtime *rt = w->rt;
 	uint32_t nw = rt->run_workers;
-	int sw = rt->dispatch_sw, rss = !sw && nw > 1;
+	int sw = rt->dispatch_sw, rss = rt->dispatch_rss;
 	uint32_t mine[P4DP_RT_MAX_PORTS], n_mine = 0, k = 0;
 	struct rte_mbuf *bufs[RT_BURST];
 
@@ -555,7 +555,7 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	if (!__atomic_compare_exchange_n(&rt->running, &zero, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return rt_errc(-EBUSY, "run: already running");
 	int rc = 0;
-	if (params->dispatch > P4DP_RT_DISPATCH_SW)
+	if (params->dispatch > P4DP_RT_DISPATCH_NONE)
 		rc = rt_errc(-EINVAL, "run: bad dispatch mode %u", params->dispatch);
 	pthread_mutex_lock(&rt->lock);
 	if (rc == 0 && rt->n_ports == 0)
@@ -563,13 +563,15 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	if (rc == 0)
 		rc = pool_ensure(rt);
 	bool rss = false;
-	if (rc == 0 && nw > 1 && params->dispatch != P4DP_RT_DISPATCH_SW) {
+	if (rc == 0 && nw > 1 && params->dispatch != P4DP_RT_DISPATCH_SW && params->dispatch != P4DP_RT_DISPATCH_NONE) {
 		rss = ports_rss_capable(rt, nw);
 		if (!rss && params->dispatch == P4DP_RT_DISPATCH_RSS)
 			rc = rt_errc(-EIO, "run: RSS dispatch requested but a port cannot spread %u rx queues by RSS",
 				     nw);
 	}
-	__atomic_store_n(&rt->dispatch_sw, nw > 1 && !rss, __ATOMIC_RELAXED);
+	__atomic_store_n(&rt->dispatch_sw, nw > 1 && !rss && params->dispatch != P4DP_RT_DISPATCH_NONE,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&rt->dispatch_rss, rss, __ATOMIC_RELAXED); /* workers are launched after this */
 	rt->flow_off = params->flow_key_off;
 	rt->flow_len = params->flow_key_len;
 	for (uint32_t i = 0; i < 1024; i++)

@@ -15,6 +15,7 @@ use std::ptr::NonNull;
 use std::time::Duration;
 
 use crate::ffi;
+use crate::runtime::Dispatch;
 use crate::schema::{self, Program};
 use crate::{check, last_error, Eal, Error, Result};
 
@@ -50,6 +51,7 @@ mod sys {
         pub seed: u64,
         pub warmup_ms: u64,
         pub duration_ms: u64,
+        pub dispatch: u32,
     }
 
     #[repr(C)]
@@ -205,6 +207,9 @@ pub struct BenchParams {
     pub seed: u64,
     pub warmup: Duration,
     pub duration: Duration,
+    /// How program runs spread flows over workers (the ring ports have no RSS: `Auto` is
+    /// software dispatch; `None` with a partitioning source emulates RSS).
+    pub dispatch: Dispatch,
 }
 
 /// Which loop a measurement runs.
@@ -277,6 +282,7 @@ impl<'a> Bench<'a> {
             seed: p.seed,
             warmup_ms: ms(p.warmup),
             duration_ms: ms(p.duration),
+            dispatch: crate::runtime::dispatch_raw(p.dispatch),
         };
         let mut b = std::ptr::null_mut();
         // SAFETY: raw points to the template for the call (the C side copies it); live runtime.

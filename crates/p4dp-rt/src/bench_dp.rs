@@ -41,6 +41,7 @@ mod sys {
         pub batch: u32,
         pub n_phases: u32,
         pub record_after_ms: u64,
+        pub partition: u32,
         pub phase: [p4dp_bdp_phase; 8],
     }
 
@@ -124,6 +125,9 @@ pub struct TapParams {
     pub batch: u32,
     /// Latencies are recorded for packets handed out this long after arming (the warm-up).
     pub record_after_ms: u64,
+    /// Emulated RSS: port p hands out only random keys whose flow belongs to worker p (run the
+    /// bench with `Dispatch::None`); fresh keys are not partitioned.
+    pub partition: bool,
     pub phases: Vec<Phase>,
 }
 
@@ -202,6 +206,7 @@ fn raw_params(p: &TapParams) -> Result<sys::p4dp_bdp_params> {
         batch: p.batch,
         n_phases: p.phases.len() as u32,
         record_after_ms: p.record_after_ms,
+        partition: p.partition as u32,
         ..Default::default()
     };
     for (i, ph) in p.phases.iter().enumerate() {

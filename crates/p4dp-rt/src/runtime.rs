@@ -163,6 +163,19 @@ pub enum Dispatch {
     Rss,
     /// Software dispatch: the polling worker hashes the flow key and hands packets to the owner.
     Software,
+    /// None: each port is polled by one worker, which processes everything it receives; for
+    /// sources that already keep every flow on one port (the bench's emulated RSS).
+    None,
+}
+
+/// rt.h `enum p4dp_rt_dispatch` value of `d`.
+pub(crate) fn dispatch_raw(d: Dispatch) -> u32 {
+    match d {
+        Dispatch::Auto => 0,
+        Dispatch::Rss => 1,
+        Dispatch::Software => 2,
+        Dispatch::None => 3,
+    }
 }
 
 /// Per-worker statistics ([`Runtime::worker_stats`]).
@@ -950,11 +963,7 @@ impl Runtime {
             duration_ms: ms(p.duration),
             until_input_done: p.until_input_done as c_int,
             idle_ms: u32::try_from(ms(p.idle)).unwrap_or(u32::MAX),
-            dispatch: match p.dispatch {
-                Dispatch::Auto => 0,
-                Dispatch::Rss => 1,
-                Dispatch::Software => 2,
-            },
+            dispatch: dispatch_raw(p.dispatch),
             flow_key_off: p.flow_key.map_or(0, |k| k.0),
             flow_key_len: p.flow_key.map_or(0, |k| k.1),
         };

@@ -12,7 +12,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use p4dp_rt::bench::{Bench, BenchParams, BenchTarget, Kind, Measurement};
-use p4dp_rt::{MatchKind, Program, TableInfo};
+use p4dp_rt::{Dispatch, MatchKind, Program, TableInfo};
 
 use crate::compile;
 use crate::CompileOpts;
@@ -62,7 +62,8 @@ pub struct BenchArgs {
     /// First key value (default 0x0a000000 = 10.0.0.0, or 0 if the key is narrower than 32 bits).
     #[arg(long)]
     pub key_base: Option<String>,
-    /// Pre-built packets in circulation (default: --entries if > 0, else 4096).
+    /// Pre-built packets in circulation (default: --entries if > 0, else 4096; --suite issue3:
+    /// per worker, default 4096).
     #[arg(long)]
     pub packets: Option<u32>,
     /// Packet length in bytes without FCS (Ethernet/IPv4/UDP; 60 = a 64-byte frame).
@@ -102,7 +103,8 @@ pub struct BenchArgs {
     /// --suite issue3: largest table, log2 of the entries (at most 22).
     #[arg(long, default_value_t = 22)]
     pub max_log2: u32,
-    /// --suite issue3: measurement window of each seed-001 run in seconds (default 30; 75 at burst 1).
+    /// --suite issue3: measurement window of each seed-001 run in seconds (default 30; 75 at burst 1;
+    /// 0 skips seed 001).
     #[arg(long)]
     pub s001_secs: Option<f64>,
 }
@@ -357,6 +359,7 @@ fn run_experiment(a: &BenchArgs, e: &Experiment, out: &Path) -> Result<Experimen
         seed: a.seed,
         warmup: Duration::from_secs_f64(a.warmup),
         duration: Duration::from_secs_f64(a.duration),
+        dispatch: Dispatch::Auto,
     };
     let (mut fl, mut l2, mut bl, mut sl, mut pr) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     {

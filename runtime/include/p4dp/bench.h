@@ -74,6 +74,8 @@ struct p4dp_bench_params {
 	uint64_t seed;          /**< permutation seed */
 	uint64_t warmup_ms;     /**< before the measurement window */
 	uint64_t duration_ms;   /**< the measurement window (>= 1) */
+	uint32_t dispatch;      /**< PROGRAM runs: enum p4dp_rt_dispatch (rt.h); 0 = auto (software dispatch on
+				     the bench's ring ports, which have no RSS) */
 };
 
 enum p4dp_bench_kind {

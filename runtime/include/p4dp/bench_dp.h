@@ -104,6 +104,10 @@ struct p4dp_bdp_params {
 	uint32_t batch;           /**< packets handed to the worker per rx burst: 1..32 (0 = 32) */
 	uint32_t n_phases;        /**< 1..P4DP_BDP_MAX_PHASES */
 	uint64_t record_after_ms; /**< latencies of packets stamped earlier than this after arm are not recorded */
+	uint32_t partition;       /**< 1: emulated RSS. Random keys belong to one worker each (a hash of the key
+				       mod n_workers); port p's source hands out only keys of worker p, the
+				       worker polling it under P4DP_RT_DISPATCH_NONE, so no packet changes
+				       workers. Fresh keys (inserts) are not partitioned. */
 	struct p4dp_bdp_phase phase[P4DP_BDP_MAX_PHASES];
 };
 

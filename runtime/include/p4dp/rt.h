@@ -453,6 +453,10 @@ enum p4dp_rt_dispatch {
 	P4DP_RT_DISPATCH_RSS = 1,  /**< RSS required (-EIO if a port lacks it) */
 	P4DP_RT_DISPATCH_SW = 2,   /**< software: the polling worker hashes the flow key and hands the packet to
 				        the owner's ring */
+	P4DP_RT_DISPATCH_NONE = 3, /**< none: each port's rx queue 0 is polled by one worker (port slot mod
+				        n_workers), which processes all it receives. For sources that already
+				        deliver every flow to one port (the bench's emulated RSS, an external
+				        load balancer); otherwise flow-local state is shared between workers */
 };
 
 /**
@@ -491,7 +495,7 @@ struct p4dp_rt_worker_stats {
 	uint64_t dispatched_in;  /**< received from another worker (software dispatch) */
 	uint64_t dispatch_drops; /**< owner's ring full: dropped */
 	uint64_t loops;          /**< main-loop iterations */
-	uint32_t rss;            /**< 1 if the last run used RSS, 0 software dispatch */
+	uint32_t rss;            /**< 1 if the last run used RSS; 0: software dispatch, none, or one worker */
 };
 
 /** Statistics of worker @p worker (< max_workers). @return 0; -EINVAL. Context: control thread. */
