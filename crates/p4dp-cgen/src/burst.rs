@@ -28,6 +28,9 @@ use crate::{unsupported, Gen, Owner, R};
 /// Maximum packets per staged lookup (the runtime's burst size).
 const STAGE_MAX: u32 = 32;
 
+/// `process_burst` when the parser cannot run ahead: the packets one after the other.
+const ONE_BY_ONE: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL, NULL);\n}\n";
+
 fn expr_vars(e: &Expr, f: &mut dyn FnMut(VarId)) {
     match &e.kind {
         ExprKind::Var(v) => f(*v),
@@ -122,18 +125,26 @@ impl Gen<'_> {
         pure(&self.p.controls[cid].body)
     }
 
-    /// v1model: whether `process_burst` may run the parser and VerifyChecksum of a whole burst
-    /// before the first packet's ingress (their effects stay within each packet's own state).
+    /// Whether `process_burst` may run the parser (v1model: and VerifyChecksum) of a whole burst
+    /// before the first packet's controls (their effects stay within each packet's own state).
     pub(crate) fn batch_parse(&self) -> bool {
         let p = self.p;
         let Some(pkg) = p.package.as_ref() else { return false };
-        if pkg.arch != "v1model" || pkg.blocks.len() != 6 {
-            return false;
+        match (pkg.arch.as_str(), pkg.blocks.len()) {
+            ("v1model", 6) => {
+                let (BlockRef::Parser(prs), BlockRef::Control(vr)) = (pkg.blocks[0].1, pkg.blocks[1].1) else {
+                    return false;
+                };
+                p.parsers[prs].params.len() == 4 && self.parser_pure(prs, 0) && self.verify_pure(vr)
+            }
+            ("pna", 4) => {
+                let BlockRef::Parser(prs) = pkg.blocks[0].1 else {
+                    return false;
+                };
+                p.parsers[prs].params.len() == 4 && self.parser_pure(prs, 0)
+            }
+            _ => false,
         }
-        let (BlockRef::Parser(prs), BlockRef::Control(vr)) = (pkg.blocks[0].1, pkg.blocks[1].1) else {
-            return false;
-        };
-        p.parsers[prs].params.len() == 4 && self.parser_pure(prs, 0) && self.verify_pure(vr)
     }
 
     /// The table `process_burst` stages, if any (see the module doc).
@@ -143,10 +154,12 @@ impl Gen<'_> {
         if !self.batch_parse() {
             return None;
         }
+        // v1model: Ingress; PNA: MainControl (PreControl takes `in` headers, so the headers the
+        // key reads are final after parsing; metadata it changes only makes the key differ)
         let BlockRef::Control(ig) = pkg.blocks[2].1 else {
             return None;
         };
-        if p.controls[ig].params.len() != 3 {
+        if p.controls[ig].params.len() != if pkg.arch == "pna" { 4 } else { 3 } {
             return None;
         }
         let tid = Self::first_apply(&p.controls[ig].body)?;
@@ -219,6 +232,78 @@ impl Gen<'_> {
         }
     }
 
+    /// The end of the pre-pass loop over a burst when table `tid` is staged: the frame pointers
+    /// are set, `keyc` (key_code) builds packet i's key; then one bulk lookup, a prefetch of the
+    /// entries, and the rest of every packet's pipeline (`process_staged`).
+    fn stage_tail(keyc: &str, kl: u32, tid: TableId) -> String {
+        let mut o = String::from("\t\t\t{\n");
+        for l in keyc.lines() {
+            let _ = writeln!(o, "\t\t\t{l}");
+        }
+        let _ = writeln!(o, "\t\t\t\tmemcpy(keys[i], key, {kl}u);\n\t\t\t}}\n\t\t\tkp[i] = keys[i];\n\t\t}}\n\t\tp4dp_table_lookup_bulk(ctx->tables[{}u], kp, m, ents);\n\t\t/* perf: the entries' cache misses overlap here instead of one per packet in its action */\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tif (ents[i] != NULL)\n\t\t\t\t__builtin_prefetch(ents[i]);", tid.index());
+        o.push_str("\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], keys[i], ents[i], &S[i]);\n\t}\n}\n");
+        o
+    }
+
+    /// The declarations of the staged keys and entries, and the code building table `tid`'s key
+    /// in control `ig` (key_code) with its length.
+    fn stage_decl(&mut self, ig: ControlId, tid: TableId) -> R<(String, String, u32)> {
+        self.owner = Owner::Control(ig);
+        let (keyc, kl) = self.key_code(&self.p.tables[tid])?;
+        let kla = kl.max(1).div_ceil(16) * 16;
+        let decl = format!("\tuint8_t keys[{STAGE_MAX}][{kla}] __attribute__((aligned(16)));\n\tconst void *kp[{STAGE_MAX}];\n\tconst struct p4dp_entry *ents[{STAGE_MAX}];\n");
+        Ok((decl, keyc, kl))
+    }
+
+    /// `process_burst` for PNA programs whose MainParser is pure ([`Gen::batch_parse`]): parse the
+    /// whole burst (`pna_parse`, pna.rs), stage MainControl's first table if [`Gen::plan_stage`]
+    /// found one, then run PreControl, MainControl and the deparser per packet in order
+    /// (`process_staged`). For an `add_on_miss` table only staged hits are reused, so a key one
+    /// packet adds is found by the next packet of the same burst ("never miss twice").
+    fn emit_burst_pna(&mut self, pkg: &Package) -> R<Option<String>> {
+        let p = self.p;
+        let BlockRef::Control(mc) = pkg.blocks[2].1 else {
+            return Ok(None);
+        };
+        let mut o = String::new();
+        if !self.batch_parse() {
+            o.push_str("/* Bursts (burst.rs): the parser has effects beyond the packet, so packets run one after the other. */\n");
+            o.push_str(ONE_BY_ONE);
+            return Ok(Some(o));
+        }
+        let staged = match self.staged {
+            Some(tid) => {
+                let _ = writeln!(o, "/* Bursts (burst.rs): parse every packet, build the keys of table {}, one bulk lookup,\n * then the rest of the pipeline per packet, reusing the looked-up entries. */", p.tables[tid].fq_name);
+                Some((tid, self.stage_decl(mc, tid)?))
+            }
+            None => {
+                o.push_str("/* Bursts (burst.rs): parse every packet of the burst, then the rest of the pipeline per packet. */\n");
+                None
+            }
+        };
+        let _ = writeln!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n\tstruct pnast S[{STAGE_MAX}];");
+        if let Some((_, (decl, _, _))) = &staged {
+            o.push_str(decl);
+        }
+        let _ = writeln!(o, "\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkts[b + i];\n\t\t\tmemset(&S[i], 0, sizeof S[i]);\n\t\t\tpna_parse(R, &S[i]);");
+        match staged {
+            Some((tid, (_, keyc, kl))) => {
+                let mcc = &p.controls[mc];
+                let fr = self.frame(Owner::Control(mc)).clone();
+                for (v, x) in mcc.params.iter().zip(["S[i].mh", "S[i].mm", "S[i].mi", "S[i].mo"]) {
+                    if self.is_top_param(Owner::Control(mc), *v) {
+                        let _ = writeln!(o, "\t\t\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
+                    }
+                }
+                o.push_str(&Self::stage_tail(&keyc, kl, tid));
+            }
+            None => {
+                o.push_str("\t\t}\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], NULL, NULL, &S[i]);\n\t}\n}\n");
+            }
+        }
+        Ok(Some(o))
+    }
+
     /// `process_burst` (abi.h) for v1model programs: with [`Gen::batch_parse`], parse (and
     /// verify) the whole burst first, stage the first table's lookups in one bulk lookup if
     /// there is a staged table, then run the rest of every packet's pipeline in order from its
@@ -227,6 +312,9 @@ impl Gen<'_> {
     pub(crate) fn emit_burst(&mut self) -> R<Option<String>> {
         let p = self.p;
         let Some(pkg) = p.package.as_ref() else { return Ok(None) };
+        if pkg.arch == "pna" && pkg.blocks.len() == 4 {
+            return self.emit_burst_pna(pkg);
+        }
         if pkg.arch != "v1model" || pkg.blocks.len() != 6 {
             return Ok(None);
         }
@@ -236,7 +324,7 @@ impl Gen<'_> {
         let mut o = String::new();
         if !self.batch_parse() {
             o.push_str("/* Bursts (burst.rs): the parser or VerifyChecksum has effects beyond the packet, so\n * packets run one after the other. */\n");
-            o.push_str("static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL, NULL);\n}\n");
+            o.push_str(ONE_BY_ONE);
             return Ok(Some(o));
         }
         let pr = &p.parsers[prs];
@@ -256,12 +344,10 @@ impl Gen<'_> {
         let mut kl = 0;
         let mut keyc = String::new();
         if let Some(tid) = self.staged {
-            self.owner = Owner::Control(ig);
-            let (kc, l) = self.key_code(&p.tables[tid])?;
+            let (decl, kc, l) = self.stage_decl(ig, tid)?;
+            o.push_str(&decl);
             keyc = kc;
             kl = l;
-            let kla = kl.max(1).div_ceil(16) * 16;
-            let _ = writeln!(o, "\tuint8_t keys[{STAGE_MAX}][{kla}] __attribute__((aligned(16)));\n\tconst void *kp[{STAGE_MAX}];\n\tconst struct p4dp_entry *ents[{STAGE_MAX}];");
         }
         // perf: the burst's time (ctx->now_ns is per burst) converted once
         let _ = writeln!(o, "\tconst uint64_t ts_us = ctx->now_ns / 1000u;\n\t(void)ts_us;");
@@ -316,12 +402,7 @@ impl Gen<'_> {
                     let _ = writeln!(o, "\t\t\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
                 }
             }
-            o.push_str("\t\t\t{\n");
-            for l in keyc.lines() {
-                let _ = writeln!(o, "\t\t\t{l}");
-            }
-            let _ = writeln!(o, "\t\t\t\tmemcpy(keys[i], key, {kl}u);\n\t\t\t}}\n\t\t\tkp[i] = keys[i];\n\t\t}}\n\t\tp4dp_table_lookup_bulk(ctx->tables[{}u], kp, m, ents);\n\t\t/* perf: the entries' cache misses overlap here instead of one per packet in its action */\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tif (ents[i] != NULL)\n\t\t\t\t__builtin_prefetch(ents[i]);", tid.index());
-            o.push_str("\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], keys[i], ents[i], &S[i]);\n\t}\n}\n");
+            o.push_str(&Self::stage_tail(&keyc, kl, tid));
         } else {
             o.push_str("\t\t}\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], NULL, NULL, &S[i]);\n\t}\n}\n");
         }

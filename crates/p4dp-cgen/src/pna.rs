@@ -69,7 +69,7 @@ impl Gen<'_> {
             let ct = self.ctype(t, pr.span)?;
             let _ = writeln!(o, "\t{ct} {n};");
         }
-        o.push_str("};\n\n");
+        o.push_str("\tuint32_t perr;        /* the parser's error, 0 if it accepted */\n\tuint32_t payload_off; /* bytes of input the parser consumed */\n};\n\n");
         let setf = |g: &Gen, lv: &str, t: TypeId, name: &str, val: &str| -> String {
             match g.fields(t).iter().find(|(f, _)| f == &format!("f_{name}")) {
                 Some((f, ft)) => match g.scalar(*ft) {
@@ -79,47 +79,63 @@ impl Gen<'_> {
                 None => String::new(),
             }
         };
-        o.push_str("static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tgst_init(R, ctx, pkt);\n\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n\tR->pna_drop = 1;\n\tR->pna_port = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tstruct pnast S;\n\tmemset(&S, 0, sizeof S);\n\tint rej = 0;\n");
-        o.push_str(&setf(self, "S.pis", pis, "input_port", "pkt->in_port"));
+        // MainParser, then the input metadata known once the packet is parsed. Its effects stay in
+        // the packet's own state when the parser is pure (burst.rs), so process_burst may run it
+        // for a whole burst ahead of the controls.
+        o.push_str("/* MainParser on the input bytes, and the input metadata known after it. *S is zeroed by the caller. */\nstatic inline __attribute__((always_inline)) void pna_parse(struct gst *R, struct pnast *S)\n{\n\tstruct p4dp_ctx *ctx = R->ctx;\n\tstruct p4dp_pkt *pkt = R->pkt;\n\tint rej = 0;\n\t(void)ctx;\n\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n");
+        o.push_str(&setf(self, "S->pis", pis, "input_port", "pkt->in_port"));
         o.push_str("\tR->pkt_bits = pkt->len * 8u;\n");
         o.push_str(&self.glue_call(
             Owner::Parser(mp),
             &pr.params,
-            &[Bind::None, Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.pis")],
+            &[Bind::None, Bind::Lv("S->mh"), Bind::Lv("S->mm"), Bind::Lv("S->pis")],
             Some("rej"),
             "\t",
-            false,
+            true,
         ));
-        o.push_str("\tR->payload_off = (R->cur + 7u) / 8u;\n");
+        o.push_str("\tS->perr = rej ? R->perr : 0u;\n\tS->payload_off = (R->cur + 7u) / 8u;\n");
+        o.push_str(&setf(self, "S->pri", pri, "input_port", "pkt->in_port"));
+        o.push_str(&setf(self, "S->pri", pri, "parser_error", "S->perr"));
+        o.push_str(&setf(self, "S->mi", mi, "input_port", "pkt->in_port"));
+        o.push_str(&setf(self, "S->mi", mi, "parser_error", "S->perr"));
+        o.push_str(&setf(self, "S->mi", mi, "timestamp", "ctx->now_ns"));
+        o.push_str("}\n\n");
+        o.push_str("static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, struct pnast *pre);\n\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tprocess_staged(ctx, pkt, NULL, NULL, NULL);\n}\n\n");
+        o.push_str("/* One packet. pre: already parsed by process_burst (burst.rs), used in place, or NULL.\n * st_key/st_entry: the staged lookup of the first table (or NULL). */\nstatic inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, struct pnast *pre)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tgst_init(R, ctx, pkt);\n\tR->st_key = st_key;\n\tR->st_entry = st_entry;\n\tR->pna_drop = 1;\n\tR->pna_port = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tstruct pnast S0, *S = pre;\n\tif (S == NULL) {\n\t\tS = &S0;\n\t\tmemset(S, 0, sizeof *S);\n\t\tpna_parse(R, S);\n\t}\n\tR->payload_off = S->payload_off;\n");
         // pre control: shares the main headers/metadata when the types agree
         let same_h = self.ctype(ph, pr.span)? == self.ctype(mh, pr.span)?;
         let same_m = self.ctype(pm, pr.span)? == self.ctype(mm, pr.span)?;
         if same_h {
-            o.push_str("\tS.ph = S.mh;\n");
+            o.push_str("\tS->ph = S->mh;\n");
         }
         if same_m {
-            o.push_str("\tS.pm = S.mm;\n");
+            o.push_str("\tS->pm = S->mm;\n");
         }
-        o.push_str(&setf(self, "S.pri", pri, "input_port", "pkt->in_port"));
-        o.push_str(&setf(self, "S.pri", pri, "parser_error", "rej ? R->perr : 0u"));
         o.push_str(&self.glue_call(
             Owner::Control(pre),
             &prc.params,
-            &[Bind::Lv("S.ph"), Bind::Lv("S.pm"), Bind::Lv("S.pri"), Bind::Lv("S.pro")],
+            &[
+                Bind::Lv("S->ph"),
+                Bind::Lv("S->pm"),
+                Bind::Lv("S->pri"),
+                Bind::Lv("S->pro"),
+            ],
             None,
             "\t",
             false,
         ));
         if same_m {
-            o.push_str("\tS.mm = S.pm;\n");
+            o.push_str("\tS->mm = S->pm;\n");
         }
-        o.push_str(&setf(self, "S.mi", mi, "input_port", "pkt->in_port"));
-        o.push_str(&setf(self, "S.mi", mi, "parser_error", "rej ? R->perr : 0u"));
-        o.push_str(&setf(self, "S.mi", mi, "timestamp", "ctx->now_ns"));
         o.push_str(&self.glue_call(
             Owner::Control(mc),
             &mcc.params,
-            &[Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.mi"), Bind::Lv("S.mo")],
+            &[
+                Bind::Lv("S->mh"),
+                Bind::Lv("S->mm"),
+                Bind::Lv("S->mi"),
+                Bind::Lv("S->mo"),
+            ],
             None,
             "\t",
             false,
@@ -128,7 +144,7 @@ impl Gen<'_> {
         o.push_str(&self.glue_call(
             Owner::Control(md),
             &mdc.params,
-            &[Bind::None, Bind::Lv("S.mh"), Bind::Lv("S.mm"), Bind::Lv("S.mo")],
+            &[Bind::None, Bind::Lv("S->mh"), Bind::Lv("S->mm"), Bind::Lv("S->mo")],
             None,
             "\t",
             false,

@@ -490,7 +490,11 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
         text,
         "{} repetition(s) of {:.2} s after {:.2} s warm-up, medians; one worker unless stated; {} packets per \
          worker, keys uniformly random per packet (seed {})\n",
-        a.repeat, a.duration, a.warmup, pkts_per_worker(a), a.seed
+        a.repeat,
+        a.duration,
+        a.warmup,
+        pkts_per_worker(a),
+        a.seed
     );
     let _ = writeln!(
         text,
@@ -766,7 +770,11 @@ fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path)
             };
             cpp.push(c);
             // a phase the window did not finish has no figure (not a NaN in the report)
-            let cs = if c.is_finite() { format!("{c:.1}") } else { "-".to_string() };
+            let cs = if c.is_finite() {
+                format!("{c:.1}")
+            } else {
+                "-".to_string()
+            };
             let _ = writeln!(text, "{:<28} {:>9} {:>8} {:>9}", names[i], p.packets, p.fresh, cs);
             for (cls, l) in p.lat.iter().enumerate() {
                 if l.count > 0 {
@@ -803,7 +811,10 @@ fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path)
                     (c - cpp[1]) * *r as f64
                 );
             } else {
-                let _ = writeln!(text, "  1 insert / {r}: not measured (the phase did not finish in the window)");
+                let _ = writeln!(
+                    text,
+                    "  1 insert / {r}: not measured (the phase did not finish in the window)"
+                );
             }
         }
         save(report, text)?;
