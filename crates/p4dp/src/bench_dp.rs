@@ -48,8 +48,11 @@ struct Fig {
 }
 
 impl Fig {
-    fn med(&self) -> f64 {
-        median(&self.cycles)
+    /// The fastest repetition: interference on this shared machine only adds time (its memory
+    /// latency beyond L2 moves by 2x from second to second while the core's own speed stays
+    /// within 2%), so the minimum over repetitions is the least disturbed figure.
+    fn best(&self) -> f64 {
+        self.cycles.iter().copied().reduce(f64::min).unwrap_or(f64::NAN)
     }
     fn mpps(&self) -> f64 {
         median(&self.mpps)
@@ -488,7 +491,7 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     let _ = writeln!(text, "p4dp bench --suite issue3 results\ncommand: {cmdline}");
     let _ = writeln!(
         text,
-        "{} repetition(s) of {:.2} s after {:.2} s warm-up, medians; one worker unless stated; {} packets per \
+        "{} repetition(s) of {:.2} s after {:.2} s warm-up; one worker unless stated; {} packets per \
          worker, keys uniformly random per packet (seed {})\n",
         a.repeat,
         a.duration,
@@ -502,9 +505,11 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     );
     let _ = writeln!(
         text,
-        "cycles/pkt (medians); ratios: median over repetitions of the ratio within one repetition (the variants of a\n\
-         repetition run back to back); rows are written as each size completes (a failed size is an ERROR row)\n\
-         {:>4} {:>10} {:>10} {:>10} {:>10} | {:>6} {:>4} | {:>6} {:>4} | {:>7} {:>6} {}",
+        "cycles/pkt of the fastest repetition (interference on this shared machine only adds time). Judged ratios:\n\
+         the median over repetitions of the ratio within one repetition (the variants of a repetition run back to\n\
+         back, so slow drifts of the machine cancel); `best`: the ratio of the fastest repetitions, for comparison.\n\
+         Rows are written as each size completes (a failed size is an ERROR row)\n\
+         {:>4} {:>10} {:>10} {:>10} {:>10} | {:>6} {:>4} {:>6} | {:>6} {:>4} {:>6} | {:>7} {:>6} {}",
         "log2",
         "ro-static",
         "rw-static",
@@ -512,8 +517,10 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
         "rw-locked",
         "rw/ro",
         "<=1.15",
+        "best",
         "lock/rw",
         "<=1.15",
+        "best",
         "dyn/st",
         "model",
         "static wins?"
@@ -566,9 +573,11 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
                         "     (floor + tap, rx->tx with the source and probe callbacks: {f:.1} cycles/pkt)"
                     );
                 }
-                let c: Vec<f64> = (0..VARIANTS.len()).map(|v| fig[v][si].med()).collect();
+                let c: Vec<f64> = (0..VARIANTS.len()).map(|v| fig[v][si].best()).collect();
                 let f = |v: usize| &fig[v][si];
+                // judged: paired medians; ratios of the fastest repetitions for comparison
                 let (rw, lk, ds) = (paired(f(1), f(0)), paired(f(3), f(1)), paired(f(2), f(1)));
+                let (prw, plk) = (c[1] / c[0], c[3] / c[1]);
                 pass_w &= rw <= WRITE_TARGET;
                 pass_l &= lk <= LOCK_TARGET;
                 let model = model_static_should_win(k);
@@ -581,7 +590,7 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
                 };
                 let _ = writeln!(
                     text,
-                    "{k:>4} {:>10.1} {:>10.1} {:>10.1} {:>10.1} | {rw:>6.3} {:>4} | {lk:>7.3} {:>4} | {ds:>7.3} {:>6} {sv}",
+                    "{k:>4} {:>10.1} {:>10.1} {:>10.1} {:>10.1} | {rw:>6.3} {:>4} {prw:>6.3} | {lk:>7.3} {:>4} {plk:>6.3} | {ds:>7.3} {:>6} {sv}",
                     c[0],
                     c[1],
                     c[2],
@@ -654,7 +663,7 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     let series: Vec<(&str, Vec<f64>)> = VARIANTS
         .iter()
         .enumerate()
-        .map(|(vi, v)| (v.0, fig[vi].iter().map(Fig::med).collect()))
+        .map(|(vi, v)| (v.0, fig[vi].iter().map(Fig::best).collect()))
         .collect();
     let svg_path = out.with_extension("svg");
     std::fs::write(&svg_path, svg(&sizes, &series)).with_context(|| format!("writing {}", svg_path.display()))?;
