@@ -29,7 +29,7 @@ use crate::{unsupported, Gen, Owner, R};
 const STAGE_MAX: u32 = 32;
 
 /// `process_burst` when the parser cannot run ahead: the packets one after the other.
-const ONE_BY_ONE: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL, NULL);\n}\n";
+const ONE_BY_ONE: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess(ctx, pkts[i]);\n}\n";
 
 fn expr_vars(e: &Expr, f: &mut dyn FnMut(VarId)) {
     match &e.kind {
@@ -216,14 +216,44 @@ impl Gen<'_> {
         Ok((body, key_len))
     }
 
+    /// Whether the staged table is an `add_on_miss` table (PNA): then an insert invalidates the
+    /// staged misses of the same key later in the burst (`stage_invalidate`).
+    pub(crate) fn stage_aom(&self) -> bool {
+        self.staged
+            .is_some_and(|t| crate::dpwrite::table_flags(&self.p.tables[t]).contains(&"P4DP_TABLE_F_ADD_ON_MISS"))
+    }
+
+    /// After an `add_entry` (dpwrite.rs) into the staged add-on-miss table: the later packets of
+    /// the burst whose staged key equals the key just added (or found present) must look it up
+    /// again, so the flow's next packet hits ("never miss twice"). Empty if nothing is staged.
+    pub(crate) fn stage_invalidate(&self, ind: &str) -> String {
+        let Some(tid) = self.staged.filter(|_| self.stage_aom()) else {
+            return String::new();
+        };
+        let widths: Vec<u32> = self.p.tables[tid]
+            .keys
+            .iter()
+            .filter_map(|k| self.value_width(k.expr.ty))
+            .collect();
+        let (_, kl) = native_layout(&widths);
+        let kla = kl.max(1).div_ceil(16) * 16;
+        format!(
+            "{ind}if (R->st_ents != NULL && R->dp_table == {}u)\n{ind}\tfor (uint32_t _j = 1; _j < R->st_n; _j++)\n{ind}\t\tif (memcmp(R->st_keys + _j * {kla}u, R->dp_key, {kl}u) == 0)\n{ind}\t\t\tR->st_ents[_j] = ST_STALE;\n",
+            tid.index()
+        )
+    }
+
     /// The lookup statement of table `tid`'s apply function: sets `e` and `_hit` from `key`.
     pub(crate) fn lookup_code(&self, tid: TableId, key_len: u32) -> String {
         let ti = tid.index();
         if self.staged == Some(tid) {
-            // a staged *miss* of an add-on-miss table may be stale (an earlier packet of the
-            // burst may have added the key): only a staged hit is reused then
-            let aom = crate::dpwrite::table_flags(&self.p.tables[tid]).contains(&"P4DP_TABLE_F_ADD_ON_MISS");
-            let hit_only = if aom { "R->st_entry != NULL && " } else { "" };
+            // add-on-miss: a staged entry marked stale (an earlier packet of the burst added or
+            // found the key, stage_invalidate) is looked up again
+            let hit_only = if self.stage_aom() {
+                "R->st_entry != ST_STALE && "
+            } else {
+                ""
+            };
             format!(
                 "\tint _hit = 0;\n\tconst struct p4dp_entry *e;\n\tif (R->st_key != NULL && {hit_only}memcmp(R->st_key, key, {key_len}u) == 0) {{\n\t\t/* staged by process_burst (burst.rs) */\n\t\t_hit = R->st_entry != NULL;\n\t\te = _hit ? R->st_entry : p4dp_table_default(R->ctx, {ti}u);\n\t}} else {{\n\t\te = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);\n\t}}\n\tR->st_key = NULL;"
             )
@@ -235,13 +265,13 @@ impl Gen<'_> {
     /// The end of the pre-pass loop over a burst when table `tid` is staged: the frame pointers
     /// are set, `keyc` (key_code) builds packet i's key; then one bulk lookup, a prefetch of the
     /// entries, and the rest of every packet's pipeline (`process_staged`).
-    fn stage_tail(keyc: &str, kl: u32, tid: TableId) -> String {
+    fn stage_tail(keyc: &str, kl: u32, tid: TableId, call: &str) -> String {
         let mut o = String::from("\t\t\t{\n");
         for l in keyc.lines() {
             let _ = writeln!(o, "\t\t\t{l}");
         }
         let _ = writeln!(o, "\t\t\t\tmemcpy(keys[i], key, {kl}u);\n\t\t\t}}\n\t\t\tkp[i] = keys[i];\n\t\t}}\n\t\tp4dp_table_lookup_bulk(ctx->tables[{}u], kp, m, ents);\n\t\t/* perf: the entries' cache misses overlap here instead of one per packet in its action */\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tif (ents[i] != NULL)\n\t\t\t\t__builtin_prefetch(ents[i]);", tid.index());
-        o.push_str("\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], keys[i], ents[i], &S[i]);\n\t}\n}\n");
+        let _ = write!(o, "\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\t{call};\n\t}}\n}}\n");
         o
     }
 
@@ -295,10 +325,15 @@ impl Gen<'_> {
                         let _ = writeln!(o, "\t\t\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
                     }
                 }
-                o.push_str(&Self::stage_tail(&keyc, kl, tid));
+                o.push_str(&Self::stage_tail(
+                    &keyc,
+                    kl,
+                    tid,
+                    "process_staged(ctx, pkts[b + i], keys[i], ents + i, m - i, &S[i])",
+                ));
             }
             None => {
-                o.push_str("\t\t}\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], NULL, NULL, &S[i]);\n\t}\n}\n");
+                o.push_str("\t\t}\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], NULL, NULL, 0, &S[i]);\n\t}\n}\n");
             }
         }
         Ok(Some(o))
@@ -402,7 +437,12 @@ impl Gen<'_> {
                     let _ = writeln!(o, "\t\t\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
                 }
             }
-            o.push_str(&Self::stage_tail(&keyc, kl, tid));
+            o.push_str(&Self::stage_tail(
+                &keyc,
+                kl,
+                tid,
+                "process_staged(ctx, pkts[b + i], keys[i], ents[i], &S[i])",
+            ));
         } else {
             o.push_str("\t\t}\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], NULL, NULL, &S[i]);\n\t}\n}\n");
         }

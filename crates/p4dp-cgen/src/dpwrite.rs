@@ -213,6 +213,7 @@ impl Gen<'_> {
             let _ = writeln!(out, "{i}\tmemcpy(_d + {off}, &_p.{f}, {size});");
         }
         let _ = writeln!(out, "{i}\tint _r = R->dp_key ? p4dp_table_dp_add(R->ctx, R->dp_table, R->dp_key, {abi}u, _d, (uint32_t)({prof})) : -1; /* -1: not run by a table */");
+        out.push_str(&self.stage_invalidate(&format!("{i}\t")));
         match &c.ret {
             Some(r) => {
                 let st = self.store(r, "(uint8_t)(_r == 0)", level + 1)?;

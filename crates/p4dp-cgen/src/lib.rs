@@ -415,11 +415,21 @@ impl<'a> Gen<'a> {
                 self.elide_count()
             );
         }
+        if self.stage_aom() {
+            out.push_str(
+                "\t/* burst.rs, staged add-on-miss table: this packet's and the later packets' staged keys and\n\
+                 \t * entries (st_n of them, set by process_staged; st_ents NULL outside a burst) */\n\
+                 \tconst uint8_t *st_keys;\n\tconst struct p4dp_entry **st_ents;\n\tuint32_t st_n;\n",
+            );
+        }
         for o in &owners {
             let f = self.frame(*o);
             let _ = writeln!(out, "\tstruct {} {};", f.ty, f.field);
         }
         out.push_str("};\n\n");
+        if self.stage_aom() {
+            out.push_str("/* burst.rs: a staged entry an earlier packet's insert made stale (looked up again) */\n#define ST_STALE ((const struct p4dp_entry *)(uintptr_t)1)\n\n");
+        }
         // perf: only the flags read before the glue sets them are initialised (see the struct)
         out.push_str(
             &"/* A packet's (or pass's) fresh state. Frames are set up by each block's caller. */\n\
