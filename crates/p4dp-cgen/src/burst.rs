@@ -275,6 +275,21 @@ impl Gen<'_> {
         o
     }
 
+    /// The pre-pass's bindings of control `c`'s parameters to packet i's state `lvs` (in parameter
+    /// order), so its staged table's key can be built: as the glue binds them (glue_call), a
+    /// pointer per top-level parameter not reached through `R->vs`.
+    fn stage_bind(&self, c: ControlId, lvs: &[&str]) -> String {
+        let o = Owner::Control(c);
+        let fr = self.frame(o);
+        let mut s = String::new();
+        for (v, x) in self.p.controls[c].params.iter().zip(lvs) {
+            if self.is_top_param(o, *v) && !self.top_lv.contains_key(&(o, *v)) {
+                let _ = writeln!(s, "\t\t\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
+            }
+        }
+        s
+    }
+
     /// The declarations of the staged keys and entries, and the code building table `tid`'s key
     /// in control `ig` (key_code) with its length.
     fn stage_decl(&mut self, ig: ControlId, tid: TableId) -> R<(String, String, u32)> {
@@ -318,13 +333,7 @@ impl Gen<'_> {
         let _ = writeln!(o, "\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkts[b + i];\n\t\t\tmemset(&S[i], 0, sizeof S[i]);\n\t\t\tpna_parse(R, &S[i]);");
         match staged {
             Some((tid, (_, keyc, kl))) => {
-                let mcc = &p.controls[mc];
-                let fr = self.frame(Owner::Control(mc)).clone();
-                for (v, x) in mcc.params.iter().zip(["S[i].mh", "S[i].mm", "S[i].mi", "S[i].mo"]) {
-                    if self.is_top_param(Owner::Control(mc), *v) {
-                        let _ = writeln!(o, "\t\t\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
-                    }
-                }
+                o.push_str(&self.stage_bind(mc, &["S[i].mh", "S[i].mm", "S[i].mi", "S[i].mo"]));
                 o.push_str(&Self::stage_tail(
                     &keyc,
                     kl,
@@ -429,14 +438,8 @@ impl Gen<'_> {
             o.push_str("\t\t\tmemcpy(S[i].xo, R->xo, sizeof R->xo);\n");
         }
         if let Some(tid) = self.staged {
-            let igc = &p.controls[ig];
-            let fr = self.frame(Owner::Control(ig)).clone();
             o.push_str("\t\t\tR->vs = &S[i];\n");
-            for (v, x) in igc.params.iter().zip(["S[i].hdr", "S[i].meta", "S[i].sm"]) {
-                if !self.top_lv.contains_key(&(Owner::Control(ig), *v)) {
-                    let _ = writeln!(o, "\t\t\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
-                }
-            }
+            o.push_str(&self.stage_bind(ig, &["S[i].hdr", "S[i].meta", "S[i].sm"]));
             o.push_str(&Self::stage_tail(
                 &keyc,
                 kl,
