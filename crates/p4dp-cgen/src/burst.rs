@@ -14,8 +14,8 @@
 //! computes is byte-identical to the staged key; otherwise it looks up again, so correctness
 //! never depends on the staging. Data-plane writes stay exact: `@__ref` writes and entry locks
 //! act on the entry when the action runs (a later packet of the burst sees an earlier packet's
-//! write), and for an `add_on_miss` table a staged *miss* is looked up again (an earlier packet
-//! may have added the key). Entries stay valid for the burst: workers report RCU quiescence
+//! write), and for an `add_on_miss` table (PNA) each `add_entry` marks the later packets' staged
+//! results for the same key stale (`stage_invalidate`), so those look the key up again. Entries stay valid for the burst: workers report RCU quiescence
 //! only between bursts.
 
 use std::fmt::Write as _;
