@@ -648,9 +648,12 @@ int p4dp_runtime_table_entry_delete(struct p4dp_runtime *rt, uint32_t table, con
 	rc = p4dp_table_entry_get(rt->tables[table], &b->m, NULL, NULL, &index);
 	if (rc == 0)
 		rc = p4dp_table_entry_delete(rt->tables[table], &b->m);
-	if (rc == 0) {
+	const struct p4dp_table_info *ti = &rt->prog->tables[table];
+	if (rc == 0 && (ti->direct_counter >= 0 || ti->direct_meter >= 0)) {
 		/* No worker can still count into the deleted entry's cell after a grace period; the
-		 * index is reused only after one too (table.h), so the reset cannot hit a new entry. */
+		 * index is reused only after one too (table.h), so the reset cannot hit a new entry.
+		 * perf: only tables with direct resources wait (a grace period costs the control
+		 * thread up to a scheduler slice when it shares a CPU with a polling worker). */
 		p4dp_rcu_synchronize(rt->rcu);
 		rt_direct_reset_index(rt, table, index);
 	}

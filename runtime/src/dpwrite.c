@@ -16,6 +16,19 @@
 int p4dp_table_dp_add(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t action, const void *data,
 		      uint32_t expire_profile)
 {
+	return p4dp_table_dp_add_seen(ctx, table, key, action, data, expire_profile, NULL);
+}
+
+uint64_t p4dp_table_dp_gen(struct p4dp_ctx *ctx, uint32_t table)
+{
+	if (table >= ctx->prog->n_tables)
+		return 0;
+	return p4dp_table_ins_gen(ctx->tables[table]);
+}
+
+int p4dp_table_dp_add_seen(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t action,
+			   const void *data, uint32_t expire_profile, uint64_t *seen)
+{
 	const struct p4dp_program *p = ctx->prog;
 	if (table >= p->n_tables || key == NULL)
 		return -EINVAL;
@@ -45,7 +58,7 @@ int p4dp_table_dp_add(struct p4dp_ctx *ctx, uint32_t table, const void *key, uin
 		memset(b + adl, 0, ti->data_len - adl);
 		data = b;
 	}
-	int rc = p4dp_table_dp_insert(ctx->tables[table], key, action, data, expire_profile, ctx->now_ns);
+	int rc = p4dp_table_dp_insert_seen(ctx->tables[table], key, action, data, expire_profile, ctx->now_ns, seen);
 	rte_free(heap);
 	return rc;
 }

@@ -87,13 +87,15 @@ int64_t table_idx_alloc(struct p4dp_table *t)
 {
 	if (t->n_free == 0)
 		return -1;
-	return t->free_idx[--t->n_free];
+	TABLE_SET_RELAXED(t->n_free, t->n_free - 1);
+	return t->free_idx[t->n_free];
 }
 
 void table_idx_release(struct p4dp_table *t, uint32_t idx)
 {
 	/* Cannot overflow: every index in the stack was taken from it. */
-	t->free_idx[t->n_free++] = idx;
+	t->free_idx[t->n_free] = idx;
+	TABLE_SET_RELAXED(t->n_free, t->n_free + 1);
 }
 
 int64_t table_idx_get(struct p4dp_table *t)
@@ -160,7 +162,7 @@ void table_defer(struct p4dp_table *t, p4dp_rcu_reclaim_fn fn, void *p, uint64_t
 		p4dp_rcu_dq_reclaim(t->dq, false);
 		if (p4dp_rcu_dq_defer(t->dq, fn, t, p, arg) != 0) {
 			table_wlock(t);
-			t->st_dp_busy++;
+			TABLE_STAT_INC(t->st_dp_busy);
 			table_wunlock(t);
 		}
 		return;
@@ -463,12 +465,12 @@ static int keyless_add(struct p4dp_table *t, uint32_t action, const void *data)
 	if (t->single != NULL)
 		return -EEXIST;
 	if (t->n_entries >= t->max_entries) {
-		t->st_full++;
+		TABLE_STAT_INC(t->st_full);
 		return -ENOSPC;
 	}
 	int64_t idx = table_idx_get(t);
 	if (idx < 0) {
-		t->st_full++;
+		TABLE_STAT_INC(t->st_full);
 		return (int)idx;
 	}
 	struct p4dp_entry *e = table_entry_new(t, action, data, (uint32_t)idx, P4DP_ENTRY_F_DYNAMIC);
@@ -536,7 +538,7 @@ int p4dp_table_entry_add(struct p4dp_table *t, const struct p4dp_match *m, uint3
 	case TABLE_KIND_EXACT:
 		rc = check_exact_match(t, m);
 		if (rc == 0)
-			rc = table_exact_insert(t, m->value, action, data, 0, table_now(t), false);
+			rc = table_exact_insert(t, m->value, action, data, 0, table_now(t), false, NULL);
 		break;
 	case TABLE_KIND_KEYLESS:
 		rc = m == NULL ? -EINVAL : keyless_add(t, action, data);
@@ -726,9 +728,9 @@ int p4dp_table_stats_get(struct p4dp_table *t, struct p4dp_table_stats *st)
 	st->inserts = t->st_inserts;
 	st->deletes = t->st_deletes;
 	st->modifies = t->st_modifies;
-	st->table_full = t->st_full;
+	st->table_full = __atomic_load_n(&t->st_full, __ATOMIC_RELAXED);
 	st->dp_inserts = t->st_dp_inserts;
-	st->dp_busy = t->st_dp_busy;
+	st->dp_busy = __atomic_load_n(&t->st_dp_busy, __ATOMIC_RELAXED);
 	st->free_slots = t->n_free;
 	st->pending_slots = t->max_entries - t->n_entries - t->n_free;
 	table_wunlock(t);
@@ -752,8 +754,20 @@ uint32_t p4dp_table_max_entries(const struct p4dp_table *t) { return t->max_entr
 
 /* ------------------------------------------- data-plane inserts, idle timeout */
 
+uint64_t p4dp_table_ins_gen(const struct p4dp_table *t)
+{
+	/* acquire: pairs with table_exact_insert's release store after the hash insert */
+	return __atomic_load_n(&t->ins_gen, __ATOMIC_ACQUIRE);
+}
+
 int p4dp_table_dp_insert(struct p4dp_table *t, const void *key, uint32_t action, const void *data,
 			 uint32_t profile, uint64_t now_ns)
+{
+	return p4dp_table_dp_insert_seen(t, key, action, data, profile, now_ns, NULL);
+}
+
+int p4dp_table_dp_insert_seen(struct p4dp_table *t, const void *key, uint32_t action, const void *data,
+			      uint32_t profile, uint64_t now_ns, uint64_t *seen)
 {
 	if (t == NULL || key == NULL || profile >= P4DP_EXPIRE_PROFILES)
 		return -EINVAL;
@@ -763,14 +777,14 @@ int p4dp_table_dp_insert(struct p4dp_table *t, const void *key, uint32_t action,
 			return -EINVAL; /* bits outside the fields: unreachable by the control plane */
 	switch (t->kind) {
 	case TABLE_KIND_EXACT:
-		return table_exact_insert(t, k, action, data, (uint8_t)profile, now_ns, true);
+		return table_exact_insert(t, k, action, data, (uint8_t)profile, now_ns, true, seen);
 	case TABLE_KIND_TSS: {
 		/* Tuple space: the writer mutex, but only tried: a worker blocked on
 		 * it while a control thread waits for a grace period under it would
 		 * deadlock (the worker cannot report quiescence). */
 		if (pthread_mutex_trylock(&t->lock) != 0) {
 			table_wlock(t);
-			t->st_dp_busy++;
+			TABLE_STAT_INC(t->st_dp_busy);
 			table_wunlock(t);
 			return -EBUSY;
 		}

@@ -80,6 +80,12 @@ static inline int hash_add(struct rte_hash *h, const void *key, struct p4dp_entr
 	return rte_hash_add_key_data(h, key, e);
 }
 
+static inline int hash_add_sig(struct rte_hash *h, const void *key, hash_sig_t sig, struct p4dp_entry *e)
+{
+	P4DP_TSAN_RELEASE(e);
+	return rte_hash_add_key_with_hash_data(h, key, sig, e);
+}
+
 static inline int hash_find(const struct rte_hash *h, const void *key, void **d)
 {
 	int rc = rte_hash_lookup_data(h, key, d);
@@ -243,11 +249,34 @@ static struct side *side_new(struct p4dp_table *t, const uint8_t *key, uint32_t 
  * control-plane add whose only free slots are still in a grace period waits
  * for it (spinning, under the mutex but not the spinlock) and retries once; a
  * data-plane add gives up (-ENOSPC, counted in dp_busy).
+ *
+ * The existence check is skipped when @p seen equals the insert generation: the
+ * caller's lookup missed after it loaded that generation (acquire), and no key
+ * has been added since (every add bumps it under this spinlock, after the hash
+ * insert, with release), so the key is still absent. A successful insert then
+ * advances *seen with the generation (the caller's view now includes its own
+ * insert; it must itself look again for keys equal to the one it inserted).
+ * perf: the check is an rte_hash lookup of ~220 instructions, a quarter of an
+ * insert; the signature is computed once for the check and the add.
  */
 int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data,
-		       uint8_t profile, uint64_t now_ns, bool worker)
+		       uint8_t profile, uint64_t now_ns, bool worker, uint64_t *seen)
 {
 	struct table_exact *x = t->ex;
+	/* perf, and the control plane's progress: a flood of new flows into a full table (or one
+	 * whose free slots all wait for a grace period) is answered without the spinlock, which
+	 * every such packet on every worker would otherwise take, starving control-plane writes
+	 * (a holder preempted on a shared CPU stalls all of them). The relaxed loads are hints:
+	 * a slot freed meanwhile is used by the next insert. Existing keys still give -EEXIST. */
+	if (worker && __atomic_load_n(&t->n_free, __ATOMIC_RELAXED) == 0) {
+		if (rte_hash_lookup(x->h, key) >= 0)
+			return -EEXIST;
+		if (__atomic_load_n(&t->n_entries, __ATOMIC_RELAXED) >= t->max_entries)
+			TABLE_STAT_INC(t->st_full);
+		else
+			TABLE_STAT_INC(t->st_dp_busy);
+		return -ENOSPC;
+	}
 	uint16_t flags = worker ? P4DP_ENTRY_F_DP_ADDED : 0;
 	struct p4dp_entry *dyn = NULL;
 	if (!x->is_static) {
@@ -256,12 +285,14 @@ int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action
 			return -ENOMEM;
 	}
 	int rc;
+	const hash_sig_t sig = rte_hash_hash(x->h, key);
 	for (int attempt = 0;; attempt++) {
 		table_wlock(t);
-		if (rte_hash_lookup(x->h, key) >= 0) {
+		const bool unseen = seen != NULL && *seen == t->ins_gen;
+		if (!unseen && rte_hash_lookup_with_hash(x->h, key, sig) >= 0) {
 			rc = -EEXIST;
 		} else if (t->n_entries >= t->max_entries) {
-			t->st_full++;
+			TABLE_STAT_INC(t->st_full);
 			rc = -ENOSPC;
 		} else {
 			int64_t idx = table_idx_alloc(t);
@@ -287,7 +318,7 @@ int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action
 				 * so they see the filled entry. Cannot fail for lack of
 				 * key positions: each position in use is paired with a
 				 * slot index that is not free. */
-				rc = hash_add(x->h, key, e);
+				rc = hash_add_sig(x->h, key, sig, e);
 				if (rc < 0) {
 					table_idx_release(t, (uint32_t)idx);
 					if (rc == -ENOSPC)
@@ -295,7 +326,11 @@ int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action
 				} else {
 					rc = 0;
 					dyn = NULL;
-					t->n_entries++;
+					/* release: pairs with p4dp_table_ins_gen's acquire load */
+					__atomic_store_n(&t->ins_gen, t->ins_gen + 1, __ATOMIC_RELEASE);
+					if (unseen)
+						*seen = t->ins_gen;
+					TABLE_SET_RELAXED(t->n_entries, t->n_entries + 1);
 					t->st_inserts++;
 					if (worker)
 						t->st_dp_inserts++;
@@ -304,9 +339,9 @@ int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action
 		}
 		if (rc == -EAGAIN && (worker || attempt > 0)) {
 			if (worker)
-				t->st_dp_busy++;
+				TABLE_STAT_INC(t->st_dp_busy);
 			else
-				t->st_full++;
+				TABLE_STAT_INC(t->st_full);
 			rc = -ENOSPC;
 		}
 		table_wunlock(t);
@@ -418,7 +453,7 @@ int table_exact_delete(struct p4dp_table *t, const uint8_t *key)
 	table_wlock(t);
 	int32_t pos = rte_hash_del_key(x->h, key);
 	if (pos >= 0)
-		t->n_entries--;
+		TABLE_SET_RELAXED(t->n_entries, t->n_entries - 1);
 	table_wunlock(t);
 	if (pos < 0)
 		return pos;

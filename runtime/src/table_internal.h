@@ -56,6 +56,11 @@ struct p4dp_table {
 	 * data-plane inserts (workers) and control-plane writes (which also hold
 	 * `lock`). Held for O(1) work only, never across a grace period. */
 	uint32_t wlock;
+	/* Insert generation (exact tables): incremented, under wlock and with a release store,
+	 * after every key the hash gains (never by a modify or delete). An acquire load of it
+	 * before a lookup that misses lets a later insert of that key skip the existence check
+	 * while it is unchanged (p4dp_table_dp_insert_seen). */
+	uint64_t ins_gen;
 	bool in_worker;        /* tuple space: a worker holds `lock` (no grace-period waits) */
 	uint8_t worker_profile; /* with in_worker: timer state of the entry being inserted */
 	uint64_t worker_now;
@@ -68,6 +73,14 @@ struct p4dp_table {
 	uint64_t st_inserts, st_deletes, st_modifies, st_full;
 	uint64_t st_dp_inserts, st_dp_busy, st_expired, st_notified;
 };
+
+/* Statistics a worker may count without the insertion spinlock (st_full, st_dp_busy: the
+ * lock-free answer of a data-plane insert into a full exact table, table_exact_insert): every
+ * update is a relaxed atomic add and every read a relaxed load. n_free and the n_entries of
+ * exact tables are written only under the spinlock, with relaxed atomic stores, so that the
+ * same insert may read them (relaxed) as a hint without it. */
+#define TABLE_STAT_INC(x) ((void)__atomic_fetch_add(&(x), 1, __ATOMIC_RELAXED))
+#define TABLE_SET_RELAXED(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 /* The insertion spinlock. Acquire on lock / release on unlock order every
  * access to the state it protects; the test-and-test-and-set loop spins with
@@ -124,9 +137,10 @@ int table_field_cmp(const struct p4dp_key_field *f, const uint8_t *a, const uint
 int table_exact_create(struct p4dp_table *t);
 void table_exact_free(struct p4dp_table *t);
 /* The one insertion path (control adds with worker=false, data-plane adds with
- * worker=true): counts inserts/table_full itself. */
+ * worker=true): counts inserts/table_full itself. @p seen: NULL, or the insert
+ * generation at which the caller saw the key absent (p4dp_table_dp_insert_seen). */
 int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data,
-		       uint8_t profile, uint64_t now_ns, bool worker);
+		       uint8_t profile, uint64_t now_ns, bool worker, uint64_t *seen);
 int table_exact_modify(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data);
 int table_exact_delete(struct p4dp_table *t, const uint8_t *key);
 const struct p4dp_entry *table_exact_find(struct p4dp_table *t, const uint8_t *key); /* control */

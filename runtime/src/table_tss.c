@@ -515,7 +515,7 @@ int table_tss_add(struct p4dp_table *t, const struct tss_match *m, uint32_t acti
 	if (tp != NULL && node_find(t, tp, m, NULL) != NULL)
 		return -EEXIST;
 	if (t->n_entries >= t->max_entries) {
-		t->st_full++;
+		TABLE_STAT_INC(t->st_full);
 		return -ENOSPC;
 	}
 	bool fresh = false;
@@ -528,7 +528,7 @@ int table_tss_add(struct p4dp_table *t, const struct tss_match *m, uint32_t acti
 	int rc = -ENOMEM;
 	int64_t idx = table_idx_get(t);
 	if (idx < 0) {
-		t->st_full++;
+		TABLE_STAT_INC(t->st_full);
 		rc = (int)idx;
 		goto fail_tuple;
 	}

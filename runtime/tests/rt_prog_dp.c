@@ -12,6 +12,12 @@
  *  3  mod: apply `mod` with key [1]; `checks` cell 0 = default action taken, 1 = torn (a != b),
  *     2 = consistent hit.
  * `outcomes` cells: 0 ok, 1 -EEXIST, 2 -ENOSPC, 3 other.
+ * process_burst runs command 2 as generated code does for a staged add-on-miss table (cgen
+ * burst.rs): the burst's `aom` keys are looked up in bulk after loading the table's insert
+ * generation, and a miss is inserted with p4dp_table_dp_add_seen (no existence check while the
+ * generation is unchanged); an insert marks the later packets of the burst with the same key
+ * stale, and those are run by process() (a fresh lookup, a checked insert). Other commands run
+ * through process().
  */
 #include <errno.h>
 #include <stdint.h>
@@ -119,6 +125,48 @@ static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 	}
 }
 
+#define STALE ((const struct p4dp_entry *)(uintptr_t)1)
+
+static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)
+{
+	uint8_t keys[64][2];
+	const void *kp[64];
+	const struct p4dp_entry *e[64];
+	uint32_t at[64], m = 0;
+	for (uint32_t i = 0; i < n && m < 64; i++)
+		if (pkts[i]->len >= 8 && pkts[i]->data[0] == 2) {
+			memcpy(keys[m], pkts[i]->data + 6, 2);
+			kp[m] = keys[m];
+			at[m++] = i;
+		}
+	uint64_t gen = p4dp_table_dp_gen(ctx, T_AOM);
+	if (m > 0)
+		p4dp_table_lookup_bulk(ctx->tables[T_AOM], kp, m, e);
+	for (uint32_t i = 0, j = 0; i < n; i++) {
+		struct p4dp_pkt *pkt = pkts[i];
+		if (j == m || at[j] != i) {
+			process(ctx, pkt); /* another command, or beyond the staged 64 */
+			continue;
+		}
+		const struct p4dp_entry *se = e[j++];
+		if (se == STALE) {
+			process(ctx, pkt);
+			continue;
+		}
+		pkt->out_port = P4DP_PORT_DROP;
+		p4dp_table_count(ctx, T_AOM, se != NULL);
+		if (se != NULL) {
+			p4dp_entry_touch(ctx, se);
+			continue;
+		}
+		uint64_t zero = 0;
+		outcome(ctx, p4dp_table_dp_add_seen(ctx, T_AOM, keys[j - 1], A_COUNT, &zero, 1, &gen));
+		for (uint32_t l = j; l < m; l++)
+			if (memcmp(keys[l], keys[j - 1], 2) == 0)
+				e[l] = STALE;
+	}
+}
+
 const struct p4dp_program p4dp_program = {
 	.abi_version = P4DP_ABI_VERSION,
 	.name = "dp",
@@ -130,4 +178,5 @@ const struct p4dp_program p4dp_program = {
 	.n_externs = 2,
 	.externs = externs,
 	.process = process,
+	.process_burst = process_burst,
 };

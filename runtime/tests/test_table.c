@@ -666,6 +666,81 @@ static void test_errors(void)
 		n_pass++;
 }
 
+/* Counts the entries a walk finds (each key once: a duplicate key in the hash would not show). */
+static int count_cb(void *arg, const struct p4dp_match *m, const struct p4dp_entry *e)
+{
+	(void)m;
+	(void)e;
+	(*(uint64_t *)arg)++;
+	return 0;
+}
+
+/* p4dp_table_dp_insert_seen: the existence check is skipped only while the insert generation is
+ * the one the caller saw; any add in between (control plane or data plane) brings the check back.
+ * Both storages. A skip taken when it must not be shows as an insert that returns 0 for a key
+ * already present (rte_hash would replace its entry): the walk then finds fewer keys than the
+ * table counts. */
+static void test_insert_seen(int storage)
+{
+	case_fail = 0;
+	struct p4dp_key_field f[1] = {F(P4DP_MATCH_EXACT, 0, 4, 32)};
+	struct p4dp_table_params p = {.name = "seen", .key_len = 4, .n_fields = 1, .fields = f, .max_entries = 64,
+				      .data_len = 8, .storage = storage, .socket_id = SOCKET_ID_ANY};
+	struct p4dp_table *t = p4dp_table_create(&p, NULL);
+	CHECK(t != NULL, "create");
+	if (t == NULL)
+		goto out;
+	uint32_t k = 1;
+	struct p4dp_match m = {.value = (const uint8_t *)&k};
+	uint64_t d = 7;
+	uint64_t g0 = p4dp_table_ins_gen(t);
+	/* seen and unchanged: inserted, and the caller's generation follows its own insert */
+	uint64_t g = g0;
+	CHECK(p4dp_table_dp_insert_seen(t, &k, 1, &d, 0, 0, &g) == 0, "insert 1");
+	CHECK(g == p4dp_table_ins_gen(t) && g != g0, "generation advanced with the insert");
+	k = 2;
+	CHECK(p4dp_table_dp_insert_seen(t, &k, 1, &d, 0, 0, &g) == 0, "insert 2 after own insert");
+	/* a control-plane add after the caller's look: the key is checked, and found */
+	uint64_t old = p4dp_table_ins_gen(t);
+	k = 3;
+	CHECK(p4dp_table_entry_add(t, &m, 2, NULL) == 0, "control add 3");
+	uint64_t stale = old;
+	CHECK(p4dp_table_dp_insert_seen(t, &k, 1, &d, 0, 0, &stale) == -EEXIST, "stale generation: checked");
+	CHECK(stale == old, "a checked insert leaves the caller's generation");
+	/* a data-plane add by someone else after the caller's look: same */
+	old = p4dp_table_ins_gen(t);
+	k = 4;
+	CHECK(p4dp_table_dp_insert(t, &k, 1, &d, 0, 0) == 0, "other insert 4");
+	stale = old;
+	CHECK(p4dp_table_dp_insert_seen(t, &k, 1, &d, 0, 0, &stale) == -EEXIST, "other's insert: checked");
+	/* a stale generation still inserts an absent key (only the check comes back) */
+	k = 5;
+	CHECK(p4dp_table_dp_insert_seen(t, &k, 1, &d, 0, 0, &stale) == 0 && stale == old, "stale, absent");
+	/* modify and delete leave the generation: the key a delete removed is absent */
+	g = p4dp_table_ins_gen(t);
+	k = 3;
+	d = 9;
+	CHECK(p4dp_table_entry_modify(t, &m, 1, &d) == 0 && p4dp_table_ins_gen(t) == g, "modify keeps it");
+	CHECK(p4dp_table_entry_delete(t, &m) == 0 && p4dp_table_ins_gen(t) == g, "delete keeps it");
+	CHECK(p4dp_table_dp_insert_seen(t, &k, 1, &d, 0, 0, &g) == 0, "re-insert after delete");
+	/* NULL = p4dp_table_dp_insert */
+	CHECK(p4dp_table_dp_insert_seen(t, &k, 1, &d, 0, 0, NULL) == -EEXIST, "NULL checks");
+	struct p4dp_table_stats st;
+	uint64_t walked = 0;
+	CHECK(p4dp_table_stats_get(t, &st) == 0 && st.entries == 5, "entries %" PRIu64, st.entries);
+	CHECK(p4dp_table_foreach(t, count_cb, &walked) == 0 && walked == st.entries, "walk %" PRIu64, walked);
+	for (k = 1; k <= 5; k++)
+		CHECK(p4dp_table_lookup(t, &k) != NULL, "key %u present", k);
+	p4dp_table_free(t);
+out:
+	printf("%-32s %s\n", storage == P4DP_STORAGE_STATIC ? "insert_seen (static)" : "insert_seen (dynamic)",
+	       case_fail ? "FAIL" : "ok");
+	if (case_fail)
+		n_fail++;
+	else
+		n_pass++;
+}
+
 /* Full table, delete, re-add: with a RCU domain and an online but idle worker,
  * the freed index is only reusable after a grace period; add must still succeed
  * (it waits for the worker's quiescent report, which we give from here). */
@@ -755,6 +830,8 @@ int main(int argc, char **argv)
 	}
 	p4dp_rcu_free(rcu);
 	test_errors();
+	test_insert_seen(P4DP_STORAGE_STATIC);
+	test_insert_seen(P4DP_STORAGE_DYNAMIC);
 	rte_eal_cleanup();
 	printf("%u passed, %u failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;

@@ -237,10 +237,22 @@ impl Gen<'_> {
             .collect();
         let (_, kl) = native_layout(&widths);
         let kla = kl.max(1).div_ceil(16) * 16;
+        // st_fresh = 0: a second add_entry of this packet checks for the key (its miss is used up)
         format!(
-            "{ind}if (R->st_ents != NULL && R->dp_table == {}u)\n{ind}\tfor (uint32_t _j = 1; _j < R->st_n; _j++)\n{ind}\t\tif (memcmp(R->st_keys + _j * {kla}u, R->dp_key, {kl}u) == 0)\n{ind}\t\t\tR->st_ents[_j] = ST_STALE;\n",
+            "{ind}R->st_fresh = 0;\n{ind}if (R->st_ents != NULL && R->dp_table == {}u)\n{ind}\tfor (uint32_t _j = 1; _j < R->st_n; _j++)\n{ind}\t\tif (memcmp(R->st_keys + _j * {kla}u, R->dp_key, {kl}u) == 0)\n{ind}\t\t\tR->st_ents[_j] = ST_STALE;\n",
             tid.index()
         )
+    }
+
+    /// The `seen` argument of `p4dp_table_dp_add_seen` in an `add_entry`: the burst's insert
+    /// generation when the running table is the staged add-on-miss table and this packet's
+    /// apply used a staged miss not yet consumed (`st_fresh`), so the runtime may skip its
+    /// existence check; NULL otherwise (the runtime checks).
+    pub(crate) fn stage_seen(&self) -> String {
+        match self.staged.filter(|_| self.stage_aom()) {
+            Some(tid) => format!("(R->dp_table == {}u && R->st_fresh) ? R->st_gen : NULL", tid.index()),
+            None => "NULL".to_string(),
+        }
     }
 
     /// The lookup statement of table `tid`'s apply function: sets `e` and `_hit` from `key`.
@@ -254,8 +266,14 @@ impl Gen<'_> {
             } else {
                 ""
             };
+            // add-on-miss: add_entry may skip its existence check for a staged miss (st_fresh)
+            let (fresh, stale) = if self.stage_aom() {
+                ("\n\t\tR->st_fresh = !_hit;", "\n\t\tR->st_fresh = 0;")
+            } else {
+                ("", "")
+            };
             format!(
-                "\tint _hit = 0;\n\tconst struct p4dp_entry *e;\n\tif (R->st_key != NULL && {hit_only}memcmp(R->st_key, key, {key_len}u) == 0) {{\n\t\t/* staged by process_burst (burst.rs) */\n\t\t_hit = R->st_entry != NULL;\n\t\te = _hit ? R->st_entry : p4dp_table_default(R->ctx, {ti}u);\n\t}} else {{\n\t\te = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);\n\t}}\n\tR->st_key = NULL;"
+                "\tint _hit = 0;\n\tconst struct p4dp_entry *e;\n\tif (R->st_key != NULL && {hit_only}memcmp(R->st_key, key, {key_len}u) == 0) {{\n\t\t/* staged by process_burst (burst.rs) */\n\t\t_hit = R->st_entry != NULL;\n\t\te = _hit ? R->st_entry : p4dp_table_default(R->ctx, {ti}u);{fresh}\n\t}} else {{\n\t\te = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);{stale}\n\t}}\n\tR->st_key = NULL;"
             )
         } else {
             format!("\tint _hit = 0;\n\tconst struct p4dp_entry *e = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);")
@@ -265,12 +283,13 @@ impl Gen<'_> {
     /// The end of the pre-pass loop over a burst when table `tid` is staged: the frame pointers
     /// are set, `keyc` (key_code) builds packet i's key; then one bulk lookup, a prefetch of the
     /// entries, and the rest of every packet's pipeline (`process_staged`).
-    fn stage_tail(keyc: &str, kl: u32, tid: TableId, call: &str) -> String {
+    /// `gen`: a statement run just before the bulk lookup (empty if none).
+    fn stage_tail(keyc: &str, kl: u32, tid: TableId, gen: &str, call: &str) -> String {
         let mut o = String::from("\t\t\t{\n");
         for l in keyc.lines() {
             let _ = writeln!(o, "\t\t\t{l}");
         }
-        let _ = writeln!(o, "\t\t\t\tmemcpy(keys[i], key, {kl}u);\n\t\t\t}}\n\t\t\tkp[i] = keys[i];\n\t\t}}\n\t\tp4dp_table_lookup_bulk(ctx->tables[{}u], kp, m, ents);\n\t\t/* perf: the entries' cache misses overlap here instead of one per packet in its action */\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tif (ents[i] != NULL)\n\t\t\t\t__builtin_prefetch(ents[i]);", tid.index());
+        let _ = writeln!(o, "\t\t\t\tmemcpy(keys[i], key, {kl}u);\n\t\t\t}}\n\t\t\tkp[i] = keys[i];\n\t\t}}\n{gen}\t\tp4dp_table_lookup_bulk(ctx->tables[{}u], kp, m, ents);\n\t\t/* perf: the entries' cache misses overlap here instead of one per packet in its action */\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tif (ents[i] != NULL)\n\t\t\t\t__builtin_prefetch(ents[i]);", tid.index());
         let _ = write!(o, "\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\t{call};\n\t}}\n}}\n");
         o
     }
@@ -303,8 +322,9 @@ impl Gen<'_> {
     /// `process_burst` for PNA programs whose MainParser is pure ([`Gen::batch_parse`]): parse the
     /// whole burst (`pna_parse`, pna.rs), stage MainControl's first table if [`Gen::plan_stage`]
     /// found one, then run PreControl, MainControl and the deparser per packet in order
-    /// (`process_staged`). For an `add_on_miss` table only staged hits are reused, so a key one
-    /// packet adds is found by the next packet of the same burst ("never miss twice").
+    /// (`process_staged`). For an `add_on_miss` table, an insert marks the later staged lookups of
+    /// the same key stale (`stage_invalidate`), so a key one packet adds is found by the next
+    /// packet of the same burst ("never miss twice").
     fn emit_burst_pna(&mut self, pkg: &Package) -> R<Option<String>> {
         let p = self.p;
         let BlockRef::Control(mc) = pkg.blocks[2].1 else {
@@ -329,20 +349,34 @@ impl Gen<'_> {
         let _ = writeln!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n\tstruct pnast S[{STAGE_MAX}];");
         if let Some((_, (decl, _, _))) = &staged {
             o.push_str(decl);
+            if self.stage_aom() {
+                o.push_str("\tuint64_t st_gen;\n");
+            }
         }
         let _ = writeln!(o, "\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkts[b + i];\n\t\t\tmemset(&S[i], 0, sizeof S[i]);\n\t\t\tpna_parse(R, &S[i]);");
         match staged {
             Some((tid, (_, keyc, kl))) => {
                 o.push_str(&self.stage_bind(mc, &["S[i].mh", "S[i].mm", "S[i].mi", "S[i].mo"]));
+                // add-on-miss: the insert generation before the lookup lets add_entry skip its
+                // existence check for a staged miss (p4dp_table_dp_add_seen)
+                let (gen, genp) = if self.stage_aom() {
+                    (
+                        format!("\t\tst_gen = p4dp_table_dp_gen(ctx, {}u);\n", tid.index()),
+                        "&st_gen",
+                    )
+                } else {
+                    (String::new(), "NULL")
+                };
                 o.push_str(&Self::stage_tail(
                     &keyc,
                     kl,
                     tid,
-                    "process_staged(ctx, pkts[b + i], keys[i], ents + i, m - i, &S[i])",
+                    &gen,
+                    &format!("process_staged(ctx, pkts[b + i], keys[i], ents + i, m - i, {genp}, &S[i])"),
                 ));
             }
             None => {
-                o.push_str("\t\t}\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], NULL, NULL, 0, &S[i]);\n\t}\n}\n");
+                o.push_str("\t\t}\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], NULL, NULL, 0, NULL, &S[i]);\n\t}\n}\n");
             }
         }
         Ok(Some(o))
@@ -444,6 +478,7 @@ impl Gen<'_> {
                 &keyc,
                 kl,
                 tid,
+                "",
                 "process_staged(ctx, pkts[b + i], keys[i], ents[i], &S[i])",
             ));
         } else {

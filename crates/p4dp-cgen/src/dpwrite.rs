@@ -212,7 +212,7 @@ impl Gen<'_> {
         for ((f, _), (off, size)) in fields.iter().zip(&lay) {
             let _ = writeln!(out, "{i}\tmemcpy(_d + {off}, &_p.{f}, {size});");
         }
-        let _ = writeln!(out, "{i}\tint _r = R->dp_key ? p4dp_table_dp_add(R->ctx, R->dp_table, R->dp_key, {abi}u, _d, (uint32_t)({prof})) : -1; /* -1: not run by a table */");
+        let _ = writeln!(out, "{i}\tint _r = R->dp_key ? p4dp_table_dp_add_seen(R->ctx, R->dp_table, R->dp_key, {abi}u, _d, (uint32_t)({prof}), {}) : -1; /* -1: not run by a table */", self.stage_seen());
         out.push_str(&self.stage_invalidate(&format!("{i}\t")));
         match &c.ret {
             Some(r) => {

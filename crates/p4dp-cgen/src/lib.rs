@@ -419,7 +419,10 @@ impl<'a> Gen<'a> {
             out.push_str(
                 "\t/* burst.rs, staged add-on-miss table: this packet's and the later packets' staged keys and\n\
                  \t * entries (st_n of them, set by process_staged; st_ents NULL outside a burst) */\n\
-                 \tconst uint8_t *st_keys;\n\tconst struct p4dp_entry **st_ents;\n\tuint32_t st_n;\n",
+                 \tconst uint8_t *st_keys;\n\tconst struct p4dp_entry **st_ents;\n\tuint32_t st_n;\n\
+                 \t/* the burst's insert generation of the staged table (p4dp_table_dp_add_seen), and whether this\n\
+                 \t * packet's apply of it used a staged miss that no add_entry has consumed yet */\n\
+                 \tuint64_t *st_gen;\n\tuint32_t st_fresh;\n",
             );
         }
         for o in &owners {

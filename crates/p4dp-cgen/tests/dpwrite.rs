@@ -132,8 +132,13 @@ fn add_on_miss_calls_dp_add_with_the_lookup_key() {
     );
     has(
         a,
-        "R->dp_key ? p4dp_table_dp_add(R->ctx, R->dp_table, R->dp_key, 0u, _d, (uint32_t)(((uint8_t)0x0u))) : -1;",
+        "R->dp_key ? p4dp_table_dp_add_seen(R->ctx, R->dp_table, R->dp_key, 0u, _d, (uint32_t)(((uint8_t)0x0u)), (R->dp_table == 0u && R->st_fresh) ? R->st_gen : NULL) : -1;",
     );
+    // the existence check is skipped only for a staged miss not yet consumed by an add_entry
+    has(a, "R->st_fresh = 0;");
+    let burst = function(&c, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)");
+    has(burst, "st_gen = p4dp_table_dp_gen(ctx, 0u);\n\t\tp4dp_table_lookup_bulk(");
+    has(t, "R->st_fresh = !_hit;");
     has(a, "R->f_MainControlImpl.v_tmp_1 = (uint8_t)(_r == 0);");
     let row = table_row(&c, "MainControlImpl.flows");
     has(row, ".flags = P4DP_TABLE_F_DEFAULT_CONST | P4DP_TABLE_F_ADD_ON_MISS,");

@@ -83,6 +83,21 @@ static inline void p4dp_entry_unlock(const struct p4dp_entry *e)
 int p4dp_table_dp_add(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t action, const void *data,
 		      uint32_t expire_profile);
 
+/**
+ * The insert generation of table @p table (p4dp_table_ins_gen): load it before looking up
+ * keys that p4dp_table_dp_add_seen may then insert. Context: worker. 0 for a bad index.
+ */
+uint64_t p4dp_table_dp_gen(struct p4dp_ctx *ctx, uint32_t table);
+
+/**
+ * p4dp_table_dp_add for a key whose lookup missed after the generation *@p seen was loaded
+ * (p4dp_table_dp_gen); skips the existence check while no key was added since, and then
+ * advances *seen past this insert. The caller must look up again (not insert from its old
+ * miss) any key equal to one it inserted meanwhile. See p4dp_table_dp_insert_seen (table.h).
+ */
+int p4dp_table_dp_add_seen(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t action,
+			   const void *data, uint32_t expire_profile, uint64_t *seen);
+
 #ifdef __cplusplus
 }
 #endif

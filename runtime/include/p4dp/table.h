@@ -308,6 +308,28 @@ void p4dp_table_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint3
 int p4dp_table_dp_insert(struct p4dp_table *t, const void *key, uint32_t action, const void *data,
 			 uint32_t profile, uint64_t now_ns);
 
+/**
+ * The table's insert generation: it changes (under the insertion spinlock, after the hash
+ * insert, release order) whenever the table gains a key, by any writer; modifies and deletes
+ * leave it. Load it (acquire) before a lookup; if the lookup misses, pass it to
+ * p4dp_table_dp_insert_seen. Context: any. Exact tables only (others: always 0).
+ */
+uint64_t p4dp_table_ins_gen(const struct p4dp_table *t);
+
+/**
+ * p4dp_table_dp_insert for a key the caller has just seen missing: @p seen is the insert
+ * generation loaded before that lookup (p4dp_table_ins_gen). While the generation is still
+ * *seen, nobody has added a key since the lookup, so the insert skips its existence check
+ * (an rte_hash lookup); otherwise it checks as p4dp_table_dp_insert does. After an insert
+ * that skipped the check, *seen advances to the new generation: the caller's earlier misses
+ * of *other* keys stay valid, but a miss of the key just inserted does not, so a caller
+ * holding several misses (a burst) must look up again the ones whose key equals an inserted
+ * key before inserting them (generated code marks them stale, cgen burst.rs). @p seen may be
+ * NULL (= p4dp_table_dp_insert). Same context, thread safety and return values.
+ */
+int p4dp_table_dp_insert_seen(struct p4dp_table *t, const void *key, uint32_t action, const void *data,
+			      uint32_t profile, uint64_t now_ns, uint64_t *seen);
+
 /** Default expire-time profile durations in ns, index = profile id; 0 = never expires. */
 #define P4DP_EXPIRE_DEFAULTS_NS                                                                     \
 	{ 10000000000ull, 1000000000ull, 5000000000ull, 30000000000ull, 60000000000ull,            \
