@@ -136,8 +136,14 @@ fn add_on_miss_calls_dp_add_with_the_lookup_key() {
     );
     // the existence check is skipped only for a staged miss not yet consumed by an add_entry
     has(a, "R->st_fresh = 0;");
-    let burst = function(&c, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)");
-    has(burst, "st_gen = p4dp_table_dp_gen(ctx, 0u);\n\t\tp4dp_table_lookup_bulk(");
+    let burst = function(
+        &c,
+        "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)",
+    );
+    has(
+        burst,
+        "st_gen = p4dp_table_dp_gen(ctx, 0u);\n\t\tp4dp_table_lookup_bulk(",
+    );
     has(t, "R->st_fresh = !_hit;");
     has(a, "R->f_MainControlImpl.v_tmp_1 = (uint8_t)(_r == 0);");
     let row = table_row(&c, "MainControlImpl.flows");

@@ -414,8 +414,13 @@ fn s000_size(
     }
     // measured into a local copy first: a failure leaves no partial figures for this size
     let mut local: Vec<Fig> = vec![Fig::default(); VARIANTS.len()];
+    let nv = targets.len();
     for rep in 0..a.repeat {
-        for (vi, (t, _)) in targets.iter_mut().enumerate() {
+        // odd repetitions run the variants in reverse order (ABCD DCBA ...): a drift of the
+        // machine within a repetition then biases a judged pair one way as often as the other
+        for j in 0..nv {
+            let vi = if rep % 2 == 0 { j } else { nv - 1 - j };
+            let t = &mut targets[vi].0;
             let (c, m, l, fl, f) = s000_measure(a, t, k, 1, want_floor && vi == 0 && rep == 0)
                 .with_context(|| format!("{} at 2^{k}", VARIANTS[vi].0))?;
             hz = f;
@@ -507,7 +512,8 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
         text,
         "cycles/pkt of the fastest repetition (interference on this shared machine only adds time). Judged ratios:\n\
          the median over repetitions of the ratio within one repetition (the variants of a repetition run back to\n\
-         back, so slow drifts of the machine cancel); `best`: the ratio of the fastest repetitions, for comparison.\n\
+         back, in reverse order every other repetition, so slow drifts of the machine cancel); `best`: the ratio\n\
+         of the fastest repetitions, for comparison.\n\
          Rows are written as each size completes (a failed size is an ERROR row)\n\
          {:>4} {:>10} {:>10} {:>10} {:>10} | {:>6} {:>4} {:>6} | {:>6} {:>4} {:>6} | {:>7} {:>6} {}",
         "log2",
