@@ -72,6 +72,8 @@ struct p4dp_bench {
 	uint64_t *keys;         /* [n_pkts] key value of each packet (key_bytes > 0) */
 	bool broken;            /* packets were lost: measurements are refused */
 	int stop;               /* release store by the control thread, acquire loads by the loops */
+	int (*done)(void *);    /* p4dp_bench_set_done: ends PROGRAM windows early */
+	void *done_arg;
 	struct bench_lcore lc[P4DP_BENCH_MAX_WORKERS];
 	unsigned lcore_id[P4DP_BENCH_MAX_WORKERS];
 };
@@ -388,6 +390,14 @@ fail:
 	return rc;
 }
 
+void p4dp_bench_set_done(struct p4dp_bench *b, int (*done)(void *arg), void *arg)
+{
+	if (b == NULL)
+		return;
+	b->done = done;
+	b->done_arg = arg;
+}
+
 void p4dp_bench_free(struct p4dp_bench *b)
 {
 	if (b == NULL)
@@ -564,7 +574,7 @@ static bool timer_sleep(struct timer_arg *t, uint64_t ms)
 	uint64_t end = rte_rdtsc() + ms * rte_get_tsc_hz() / 1000;
 	while (!__atomic_load_n(&t->abort, __ATOMIC_ACQUIRE)) {
 		uint64_t now = rte_rdtsc();
-		if (now >= end)
+		if (now >= end || (t->b->done != NULL && t->b->done(t->b->done_arg)))
 			return true;
 		uint64_t left_ms = (end - now) * 1000 / rte_get_tsc_hz();
 		sleep_ms(left_ms > 10 ? 10 : (left_ms ? left_ms : 1));

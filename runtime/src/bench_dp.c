@@ -226,7 +226,8 @@ static uint16_t bdp_rx(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], u
 		if (ph->packets != 0 && s->in_phase >= ph->packets) {
 			s->ph[s->phase].tsc_end = now;
 			if (s->phase + 1 >= t->p.n_phases) {
-				s->idle = 1;
+				/* relaxed: p4dp_bdp_done polls it from the timer thread */
+				__atomic_store_n(&s->idle, 1, __ATOMIC_RELAXED);
 				continue;
 			}
 			s->phase++;
@@ -520,6 +521,17 @@ int p4dp_bdp_attach(uint32_t n_workers, uint32_t n_ports, const struct p4dp_bdp_
 	}
 	*out = t;
 	return 0;
+}
+
+int p4dp_bdp_done(void *arg)
+{
+	const struct p4dp_bdp *t = arg;
+	if (t == NULL || t->p.phase[t->p.n_phases - 1].packets == 0)
+		return 0;
+	for (uint32_t i = 0; i < t->np; i++)
+		if (!__atomic_load_n(&t->src[i].idle, __ATOMIC_RELAXED))
+			return 0;
+	return 1;
 }
 
 int p4dp_bdp_result(struct p4dp_bdp *t, struct p4dp_bdp_result *r)

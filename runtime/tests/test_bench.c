@@ -98,7 +98,9 @@ const struct p4dp_program p4dp_program = {
 #include <unistd.h>
 
 #include "p4dp/bench.h"
+#include "p4dp/bench_dp.h"
 #include "p4dp/rt.h"
+#include <time.h>
 #include "tsan_test.h"
 
 enum { A_SET_PORT_IDX = 0 }; /* action index of set_port in program 2 */
@@ -224,6 +226,65 @@ static void test_minimal(uint8_t *tmpl)
 	/* The bench detached its ports: the runtime has none now. */
 	struct p4dp_rt_port_stats ps;
 	CHECK(p4dp_runtime_port_stats(rt, 0, &ps) == -ENOENT, "port 0 still attached");
+	p4dp_runtime_free(rt);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The tap (bench_dp.h) with a limited schedule on the minimal program: the phases hand out
+ * exactly their packets, the source then goes idle (p4dp_bdp_done), and with p4dp_bench_set_done
+ * the window (60 s) ends as soon as that happens. Without the hook the call would take the
+ * whole window: the elapsed-time bound is 30x what the schedule needs, so it holds on any
+ * machine that can run the test at all. */
+static void test_tap_done(uint8_t *tmpl)
+{
+	struct p4dp_runtime_params rp = {.program_path = so_path[0], .max_workers = 1};
+	struct p4dp_runtime *rt = NULL;
+	int rc = p4dp_runtime_create(&rp, &rt);
+	CHECK(rc == 0, "create: %d", rc);
+	if (rc != 0)
+		return;
+	struct p4dp_bench_params p = base_params(tmpl, 4096, 0);
+	p.warmup_ms = 0;
+	p.duration_ms = 60000;
+	struct p4dp_bench *b = NULL;
+	rc = p4dp_bench_create(rt, &p, &b);
+	CHECK(rc == 0, "bench create: %d", rc);
+	struct p4dp_bdp *t = NULL;
+	struct p4dp_bdp_params tp = {.key_offset = 30, .key_bytes = 4, .key_base = 0x0a000000u, .n_keys = 16,
+				     .seed = 1, .batch = 32, .n_phases = 2};
+	tp.phase[0] = (struct p4dp_bdp_phase){.packets = 20000, .keys = P4DP_BDP_KEYS_NEW};
+	tp.phase[1] = (struct p4dp_bdp_phase){.packets = 30000, .keys = P4DP_BDP_KEYS_RANDOM};
+	if (rc == 0) {
+		rc = p4dp_bdp_attach(1, 0, &tp, &t);
+		CHECK(rc == 0, "tap attach: %d", rc);
+	}
+	if (rc == 0) {
+		CHECK(p4dp_bdp_done(t) == 0, "done before the run");
+		p4dp_bench_set_done(b, p4dp_bdp_done, t);
+		struct p4dp_bench_result pr;
+		double t0 = mono_s();
+		rc = p4dp_bench_measure(b, P4DP_BENCH_PROGRAM, 0, &pr);
+		double el = mono_s() - t0;
+		CHECK(rc == 0, "program: %d", rc);
+		struct p4dp_bdp_result r;
+		CHECK(p4dp_bdp_result(t, &r) == 0 && r.done == 1, "schedule done");
+		CHECK(r.ph[0].packets == 20000 && r.ph[0].fresh == 20000 && r.ph[1].packets == 30000 &&
+			  r.ph[1].fresh == 0 && r.handed == 50000,
+		      "phases %" PRIu64 "/%" PRIu64 " %" PRIu64 "/%" PRIu64 " handed %" PRIu64, r.ph[0].packets,
+		      r.ph[0].fresh, r.ph[1].packets, r.ph[1].fresh, r.handed);
+		CHECK(p4dp_bdp_done(t) == 1, "done after the run");
+		CHECK(el < 30.0, "the 60 s window ended early: %.1f s", el);
+		printf("  tap schedule of 50000 packets: window closed after %.2f s\n", el);
+		p4dp_bench_set_done(b, NULL, NULL);
+		p4dp_bdp_detach(t);
+	}
+	p4dp_bench_free(b);
 	p4dp_runtime_free(rt);
 }
 
@@ -417,6 +478,7 @@ int main(int argc, char **argv)
 	make_template(tmpl);
 	test_params(tmpl);
 	test_minimal(tmpl);
+	test_tap_done(tmpl);
 	test_l3(tmpl);
 	test_two_workers(tmpl);
 	for (int i = 0; i < 3; i++)

@@ -26,7 +26,7 @@ pub const TEMPLATE_MAX: usize = 1500;
 /// Longest key field in packets (`P4DP_BENCH_KEY_MAX`).
 pub const KEY_MAX: u32 = 8;
 
-mod sys {
+pub(crate) mod sys {
     #![allow(non_camel_case_types)]
     use std::os::raw::c_int;
 
@@ -88,6 +88,11 @@ mod sys {
         ) -> c_int;
         pub fn p4dp_bench_measure(b: *mut p4dp_bench, kind: c_int, table: u32, res: *mut p4dp_bench_result) -> c_int;
         pub fn p4dp_bench_free(b: *mut p4dp_bench);
+        pub fn p4dp_bench_set_done(
+            b: *mut p4dp_bench,
+            done: Option<unsafe extern "C" fn(arg: *mut std::ffi::c_void) -> c_int>,
+            arg: *mut std::ffi::c_void,
+        );
         pub fn p4dp_bench_table_fill(
             rt: *mut p4dp_runtime,
             table: u32,
@@ -260,7 +265,7 @@ pub struct Measurement {
 
 /// Bench ports and packets on a [`BenchTarget`].
 pub struct Bench<'a> {
-    b: NonNull<sys::p4dp_bench>,
+    pub(crate) b: NonNull<sys::p4dp_bench>,
     _target: PhantomData<&'a mut BenchTarget>,
 }
 

@@ -90,6 +90,7 @@ mod sys {
         pub fn p4dp_bdp_arm(t: *mut p4dp_bdp, p: *const p4dp_bdp_params) -> c_int;
         pub fn p4dp_bdp_result(t: *mut p4dp_bdp, r: *mut p4dp_bdp_result) -> c_int;
         pub fn p4dp_bdp_detach(t: *mut p4dp_bdp);
+        pub fn p4dp_bdp_done(t: *mut std::ffi::c_void) -> c_int;
     }
 }
 
@@ -236,6 +237,12 @@ impl<'t, 'a> Tap<'t, 'a> {
             sys::p4dp_bdp_attach(workers, ports, &raw, &mut t)
         })?;
         let t = NonNull::new(t).ok_or_else(|| crate::Error::Invalid("bench tap attach returned NULL".into()))?;
+        // A window ends once a limited schedule has been handed out (the phases' figures are
+        // their own TSC stamps, not the window's): windows can be sized for the slowest case.
+        // SAFETY: live bench and tap; Drop unregisters before the tap is detached.
+        unsafe {
+            crate::bench::sys::p4dp_bench_set_done(bench.b.as_ptr(), Some(sys::p4dp_bdp_done), t.as_ptr().cast());
+        }
         Ok(Tap { bench, t })
     }
 
@@ -280,7 +287,11 @@ impl<'t, 'a> Tap<'t, 'a> {
 
 impl Drop for Tap<'_, '_> {
     fn drop(&mut self) {
-        // SAFETY: live tap, detached once, while the bench and its ports still exist.
-        unsafe { sys::p4dp_bdp_detach(self.t.as_ptr()) }
+        // SAFETY: live tap, detached once, while the bench and its ports still exist; the
+        // bench stops polling it first.
+        unsafe {
+            crate::bench::sys::p4dp_bench_set_done(self.bench.b.as_ptr(), None, std::ptr::null_mut());
+            sys::p4dp_bdp_detach(self.t.as_ptr())
+        }
     }
 }

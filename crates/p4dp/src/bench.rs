@@ -107,6 +107,11 @@ pub struct BenchArgs {
     /// 0 skips seed 001).
     #[arg(long)]
     pub s001_secs: Option<f64>,
+    /// --suite issue3: seed-001 runs at burst 32, each on a fresh table; the judged insert-only /
+    /// hits ratio is their median (the first run has the whole schedule, the others only the
+    /// insert-only and hit phases). A window ends when its schedule is done.
+    #[arg(long, default_value_t = 5)]
+    pub s001_reps: u32,
 }
 
 /// One experiment: a program, its table setup, and the target ratio.

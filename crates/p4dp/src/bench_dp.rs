@@ -798,11 +798,56 @@ fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path)
                 }
             }
         }
-        let ratio = cpp[0] / cpp[1];
+        let mut ratio = cpp[0] / cpp[1];
+        let note = if batch == 32 { "" } else { ", informational at burst 1" };
+        if batch == 32 && ratio.is_finite() && a.s001_reps > 1 {
+            // The two phases run one after the other, so a disturbance of this shared machine
+            // during one of them moves the ratio: more runs, each on a fresh table, and their
+            // median (as seed 000 judges paired ratios).
+            let mut all = vec![ratio];
+            let short = phases[..2].to_vec();
+            for rep in 1..a.s001_reps {
+                let mut t = BenchTarget::load(&so, 2).with_context(|| format!("loading {}", so.display()))?;
+                let bp = bench_params(a, 1, 0.0, secs, Dispatch::Auto);
+                let mut bench = Bench::new(&mut t, &bp).context("creating the bench")?;
+                let tp = tap_params(a, 0, batch, 0, short.clone());
+                let mut tap = Tap::attach(&mut bench, 1, 0, &tp)?;
+                eprintln!("bench: seed 001: burst {batch}, run {} of {}", rep + 1, a.s001_reps);
+                let (_, r) = tap.measure(None, Kind::Program)?;
+                let c: Vec<f64> = r
+                    .phases
+                    .iter()
+                    .map(|p| (p.tsc_end.saturating_sub(p.tsc_first)) as f64 / p.packets.max(1) as f64)
+                    .collect();
+                if !r.done || c.len() < 2 {
+                    let _ = writeln!(text, "run {}: schedule not completed in the window", rep + 1);
+                    all.push(f64::NAN);
+                    continue;
+                }
+                let _ = writeln!(
+                    text,
+                    "run {}: insert-only {:.1}, hits {:.1} cycles/pkt: {:.2}x",
+                    rep + 1,
+                    c[0],
+                    c[1],
+                    c[0] / c[1]
+                );
+                all.push(c[0] / c[1]);
+            }
+            // an unfinished run counts as a miss (a positive NaN sorts last in total_cmp)
+            all.sort_by(|x, y| x.total_cmp(y));
+            ratio = all[all.len() / 2];
+            let shown: Vec<String> = all.iter().map(|x| format!("{x:.2}")).collect();
+            let _ = writeln!(
+                text,
+                "{} runs (fresh table each), ratios sorted: {}; judged: the median",
+                all.len(),
+                shown.join(" ")
+            );
+        }
         if batch == 32 {
             pass = ratio <= INSERT_TARGET && r.done;
         }
-        let note = if batch == 32 { "" } else { ", informational at burst 1" };
         if ratio.is_finite() {
             let _ = writeln!(
                 text,

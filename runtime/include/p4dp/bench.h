@@ -136,6 +136,15 @@ int p4dp_bench_create(struct p4dp_runtime *rt, const struct p4dp_bench_params *p
 int p4dp_bench_measure(struct p4dp_bench *b, enum p4dp_bench_kind kind, uint32_t table,
 		       struct p4dp_bench_result *res);
 
+/**
+ * End PROGRAM measurement windows early once @p done(@p arg) returns nonzero (polled every 10 ms
+ * by the timer thread, during the warm-up too; the window then closes at that moment). For a
+ * traffic schedule that finishes long before a window sized for the slowest case
+ * (p4dp_bdp_done). @p done NULL: windows last their full duration again. Context: control
+ * thread, not during p4dp_bench_measure.
+ */
+void p4dp_bench_set_done(struct p4dp_bench *b, int (*done)(void *arg), void *arg);
+
 /** Remove the bench ports from the runtime and the process, free the rings, packets and pool.
  *  NULL is a no-op. Context: control thread on the EAL main lcore. */
 void p4dp_bench_free(struct p4dp_bench *b);

@@ -149,6 +149,11 @@ int p4dp_bdp_result(struct p4dp_bdp *t, struct p4dp_bdp_result *r);
 /** Remove the callbacks and free the tap. NULL is a no-op. */
 void p4dp_bdp_detach(struct p4dp_bdp *t);
 
+/** 1 once every source has handed out its whole schedule (the last phase has a packet count
+ *  and is exhausted), else 0. @p t: a struct p4dp_bdp (void * for p4dp_bench_set_done).
+ *  Context: any thread (relaxed loads of the sources' state). */
+int p4dp_bdp_done(void *t);
+
 #ifdef __cplusplus
 }
 #endif
