@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use p4dp_rt::bench::{Bench, BenchParams, BenchTarget, Kind};
-use p4dp_rt::bench_dp::{Keys, Latency, Phase, Tap, TapParams};
+use p4dp_rt::bench_dp::{Keys, Latency, Phase, PhaseResult, Tap, TapParams};
 use p4dp_rt::Dispatch;
 
 use crate::bench::BenchArgs;
@@ -710,6 +710,15 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// TSC cycles per packet of a seed-001 phase; NaN if the window did not finish it.
+fn phase_cpp(p: &PhaseResult) -> f64 {
+    if p.tsc_end > p.tsc_first && p.packets > 0 {
+        (p.tsc_end - p.tsc_first) as f64 / p.packets as f64
+    } else {
+        f64::NAN
+    }
+}
+
 /// Seed 001 on a fresh table per burst size; returns whether the insert target passed (burst 32),
 /// or None if `--s001-secs 0` skips it.
 fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path) -> Result<Option<bool>> {
@@ -778,11 +787,7 @@ fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path)
         );
         let mut cpp = Vec::new();
         for (i, p) in r.phases.iter().enumerate() {
-            let c = if p.tsc_end > p.tsc_first && p.packets > 0 {
-                (p.tsc_end - p.tsc_first) as f64 / p.packets as f64
-            } else {
-                f64::NAN
-            };
+            let c = phase_cpp(p);
             cpp.push(c);
             // a phase the window did not finish has no figure (not a NaN in the report)
             let cs = if c.is_finite() {
@@ -814,11 +819,7 @@ fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path)
                 let mut tap = Tap::attach(&mut bench, 1, 0, &tp)?;
                 eprintln!("bench: seed 001: burst {batch}, run {} of {}", rep + 1, a.s001_reps);
                 let (_, r) = tap.measure(None, Kind::Program)?;
-                let c: Vec<f64> = r
-                    .phases
-                    .iter()
-                    .map(|p| (p.tsc_end.saturating_sub(p.tsc_first)) as f64 / p.packets.max(1) as f64)
-                    .collect();
+                let c: Vec<f64> = r.phases.iter().map(phase_cpp).collect();
                 if !r.done || c.len() < 2 {
                     let _ = writeln!(text, "run {}: schedule not completed in the window", rep + 1);
                     all.push(f64::NAN);
