@@ -13,6 +13,78 @@
 #include "p4dp/table.h"
 #include "rt_internal.h"
 
+/* ------------------------------------------------------------ biased entry locks (dpwrite.h) */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
+/* While this thread waits it runs no action, so it may acknowledge revocations: two workers
+ * revoking each other's entries (or one spinning on an entry whose revoker waits for it) must
+ * not wait for each other forever. A thread that is offline (the control thread injecting as
+ * worker 0 while no worker runs) stays offline. */
+static void bias_ack_waiting(struct p4dp_bias *b, uint32_t self)
+{
+	if (b != NULL && self < b->n && __atomic_load_n(&b->ack[self].tok, __ATOMIC_RELAXED) != P4DP_BIAS_OFFLINE)
+		p4dp_bias_ack(b, self);
+}
+
+/* The bias of an entry was just taken from worker @p owner (its lock word swapped to HELD):
+ * publish a new token and wait until the owner acknowledged it (or is not running). */
+static void bias_revoke_wait(struct p4dp_bias *b, uint32_t owner, uint32_t self)
+{
+	/* seq_cst: the lock-word swap (also seq_cst) is ordered before the increment; an owner that
+	 * loads this token (acquire) sees the swap in every later load of the lock word */
+	uint64_t t = __atomic_add_fetch(&b->tok, 1, __ATOMIC_SEQ_CST);
+	if (owner >= b->n)
+		return;
+	/* seq_cst (at least acquire): pairs with the owner's release store of its slot, so its
+	 * actions are visible; and with p4dp_bias_online's seq_cst store and fence */
+	while (__atomic_load_n(&b->ack[owner].tok, __ATOMIC_SEQ_CST) < t) {
+		bias_ack_waiting(b, self);
+		cpu_relax();
+	}
+}
+
+int p4dp_entry_lock_slow(const struct p4dp_ctx *ctx, const struct p4dp_entry *e)
+{
+	uint32_t *w = (uint32_t *)(uintptr_t)&e->lock;
+	struct p4dp_bias *b = ctx->bias;
+	const uint32_t self = ctx->worker_id, mine = P4DP_ELOCK_BIAS | self;
+	for (;;) {
+		uint32_t x = __atomic_load_n(w, __ATOMIC_RELAXED);
+		if (x == mine)
+			return 0;
+		if (x == P4DP_ELOCK_FREE || x == P4DP_ELOCK_SHARED) {
+			/* A fresh entry becomes this worker's (no runtime: never biased). acquire: the
+			 * previous holder's writes (release store of the unlock) are visible. */
+			uint32_t to = x == P4DP_ELOCK_FREE && b != NULL ? mine : P4DP_ELOCK_HELD;
+			if (__atomic_compare_exchange_n(w, &x, to, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				return to == mine ? 0 : 1;
+			continue;
+		}
+		if (x == P4DP_ELOCK_HELD) {
+			/* test before test-and-set: relaxed loads only watch the word */
+			while (__atomic_load_n(w, __ATOMIC_RELAXED) == P4DP_ELOCK_HELD) {
+				bias_ack_waiting(b, self);
+				cpu_relax();
+			}
+			continue;
+		}
+		/* biased to another worker: revoke, holding the lock in shared mode */
+		if (__atomic_compare_exchange_n(w, &x, P4DP_ELOCK_HELD, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+			if (b != NULL)
+				bias_revoke_wait(b, x & ~P4DP_ELOCK_BIAS, self);
+			return 1;
+		}
+	}
+}
+
 int p4dp_table_dp_add(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t action, const void *data,
 		      uint32_t expire_profile)
 {

@@ -164,6 +164,8 @@ struct rt_port {
 
 struct p4dp_runtime {
 	void *dl;
+	struct p4dp_bias *bias;          /* biased entry locks: revocation token (dpwrite.h) */
+	struct p4dp_bias_ack *bias_acks; /* [max_workers], one cache line each */
 	const struct p4dp_program *prog;
 	uint32_t max_workers;
 	int socket_id;

@@ -291,6 +291,16 @@ int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_ru
 			goto fail;
 		}
 	}
+	rt->bias = rte_zmalloc_socket("p4dp_bias", sizeof(*rt->bias), 64, rt->socket_id);
+	rt->bias_acks = rte_zmalloc_socket("p4dp_bias_ack", sizeof(*rt->bias_acks) * nw, 64, rt->socket_id);
+	if (!rt->bias || !rt->bias_acks) {
+		rt_err("out of memory creating worker contexts");
+		goto fail;
+	}
+	rt->bias->n = nw;
+	rt->bias->ack = rt->bias_acks;
+	for (uint32_t w = 0; w < nw; w++)
+		rt->bias_acks[w].tok = P4DP_BIAS_OFFLINE; /* no worker runs yet */
 	rt->rcu = p4dp_rcu_create(nw, rt->socket_id);
 	if (rt->rcu == NULL) {
 		rt_err("cannot create the RCU domain");
@@ -318,6 +328,7 @@ int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_ru
 		c->emit_buf = rt->emit_bufs + (size_t)w * P4DP_EMIT_MAX;
 		c->table_hits = rt->hits + (size_t)w * (nt ? nt : 1);
 		c->table_misses = rt->misses + (size_t)w * (nt ? nt : 1);
+		c->bias = rt->bias;
 		wk->rt = rt;
 		wk->id = w;
 	}
@@ -371,6 +382,8 @@ void p4dp_runtime_free(struct p4dp_runtime *rt)
 	free(rt->hits);
 	free(rt->misses);
 	rte_free(rt->emit_bufs);
+	rte_free(rt->bias);
+	rte_free(rt->bias_acks);
 	pthread_mutex_destroy(&rt->lock);
 	pthread_mutex_destroy(&rt->digest_lock);
 	pthread_mutex_destroy(&rt->idle_lock);

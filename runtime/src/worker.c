@@ -353,6 +353,7 @@ static int worker_main(void *arg)
 		}
 	uint16_t q = rss ? (uint16_t)w->id : 0;
 	p4dp_rcu_register(rt->rcu, w->id);
+	p4dp_bias_online(rt->bias, w->id); /* from here on, acknowledges bias revocations */
 	/* acquire pairs with the control thread's release store of stop_workers */
 	while (!__atomic_load_n(&rt->stop_workers, __ATOMIC_ACQUIRE)) {
 		w->ctx.now_ns = run_now_ns(w);
@@ -372,6 +373,7 @@ static int worker_main(void *arg)
 		if (w->id == 0 && rt->any_txring)
 			drain_rings(rt, w);
 		p4dp_rcu_quiescent(rt->rcu, w->id);
+		p4dp_bias_ack(rt->bias, w->id); /* between bursts: no action runs */
 		RT_STAT_ADD(w->loops, 1);
 	}
 	if (sw) {
@@ -384,6 +386,7 @@ static int worker_main(void *arg)
 				rte_pause();
 	}
 	txbuf_flush_all(w);
+	p4dp_bias_offline(rt->bias, w->id);
 	p4dp_rcu_unregister(rt->rcu, w->id);
 	return 0;
 }

@@ -78,10 +78,10 @@ static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 		e = p4dp_table_apply(ctx, T_SHARED, key, &hit);
 		p4dp_table_count(ctx, T_SHARED, hit);
 		if (hit && e->action == A_COUNT) {
-			p4dp_entry_lock(e);
+			int lk = p4dp_entry_lock(ctx, e);
 			uint64_t *c = (uint64_t *)(uintptr_t)e->data; /* @__ref */
 			*c += 1;
-			p4dp_entry_unlock(e);
+			p4dp_entry_unlock(e, lk);
 		}
 		break;
 	case 1: {

@@ -187,10 +187,11 @@ impl Gen<'_> {
             }
         }
         if lock && consts.is_none() {
-            // @entry_lock: the entry's spinlock is held while the action runs (abi.h).
+            // @entry_lock: the entry's lock (biased to the worker using it) is held while the action
+            // runs (abi.h, dpwrite.h).
             let _ = writeln!(
                 out,
-                "\t\t*run = {}u;\n\t\tp4dp_entry_lock(_me);\n\t\t_rc = {}(R);\n\t\tp4dp_entry_unlock(_me);",
+                "\t\t*run = {}u;\n\t\t{{\n\t\t\tconst int _lk = p4dp_entry_lock(R->ctx, _me);\n\t\t\t_rc = {}(R);\n\t\t\tp4dp_entry_unlock(_me, _lk);\n\t\t}}",
                 a.index(),
                 self.act_fns[a.index()]
             );

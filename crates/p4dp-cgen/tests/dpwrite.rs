@@ -96,11 +96,11 @@ fn entry_lock_brackets_the_action() {
     let t = function(&c, "static int tbl_ingress_by_port(struct gst *R");
     has(
         t,
-        "p4dp_entry_lock(_me);\n\t\t_rc = act_ingress_shared(R);\n\t\tp4dp_entry_unlock(_me);",
+        "{\n\t\t\tconst int _lk = p4dp_entry_lock(R->ctx, _me);\n\t\t\t_rc = act_ingress_shared(R);\n\t\t\tp4dp_entry_unlock(_me, _lk);\n\t\t}",
     );
     has(
         t,
-        "p4dp_entry_lock(_me);\n\t\t_rc = act_ingress_other(R);\n\t\tp4dp_entry_unlock(_me);",
+        "{\n\t\t\tconst int _lk = p4dp_entry_lock(R->ctx, _me);\n\t\t\t_rc = act_ingress_other(R);\n\t\t\tp4dp_entry_unlock(_me, _lk);\n\t\t}",
     );
     let row = table_row(&c, "ingress.by_port");
     has(row, ".flags = P4DP_TABLE_F_ENTRY_LOCK,");

@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 3u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl */
+#define P4DP_ABI_VERSION 4u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode) */
 
 /** Egress port value meaning "drop" (v1model's 511, PNA drop_packet()). */
 #define P4DP_PORT_DROP 511u
@@ -202,6 +202,8 @@ struct p4dp_ctx {
 	/* added by runtime-core: per-worker table statistics, see p4dp_table_count() */
 	uint64_t *table_hits;         /**< indexed like p4dp_program.tables */
 	uint64_t *table_misses;       /**< indexed like p4dp_program.tables */
+	/** Revocation state of the biased entry locks (dpwrite.h); NULL: locks are never biased. */
+	struct p4dp_bias *bias;
 };
 
 /** The table's current default entry (worker context; lock-free). */
@@ -350,8 +352,9 @@ static inline void p4dp_table_count(struct p4dp_ctx *ctx, uint32_t table, int hi
  *   written value. Without @entry_lock, concurrent writers of one entry race (flow-local state is
  *   expected: flows are dispatched to workers by a flow hash).
  * - `@entry_lock` tables: generated code brackets the action with
- *       p4dp_entry_lock(e) ... p4dp_entry_unlock(e)
- *   (inline, a spinlock word inside the entry; never held across packets).
+ *       int mode = p4dp_entry_lock(ctx, e); ... p4dp_entry_unlock(e, mode);
+ *   (inline; a lock word inside the entry, biased to the worker using it; never held across
+ *   packets; see dpwrite.h).
  * - A control-plane modify publishes a new entry version; @__ref writes that land on the old
  *   version after the modify are lost (the control plane wins), never torn.
  * - add_on_miss: in the default action, PNA `add_entry(action, params, expire_profile)` calls
@@ -406,6 +409,16 @@ const struct p4dp_entry *p4dp_actprof_resolve(struct p4dp_ctx *ctx, uint32_t ext
 
 /* Implemented by the runtime (inline functions and p4dp_table_dp_add) in dpwrite.h. */
 #include "p4dp/dpwrite.h"
+
+static inline int p4dp_entry_lock(const struct p4dp_ctx *ctx, const struct p4dp_entry *e)
+{
+	/* perf: the biased case (the entry's only user so far is this worker) is one relaxed load
+	 * and a compare; see dpwrite.h for why no atomic read-modify-write is needed */
+	uint32_t x = __atomic_load_n((const uint32_t *)&e->lock, __ATOMIC_RELAXED);
+	if (__builtin_expect(x == (P4DP_ELOCK_BIAS | ctx->worker_id), 1))
+		return 0;
+	return p4dp_entry_lock_slow(ctx, e);
+}
 
 static inline void p4dp_entry_touch(const struct p4dp_ctx *ctx, const struct p4dp_entry *e)
 {

@@ -98,7 +98,7 @@ struct p4dp_table_params {
  * One installed entry as the data plane sees it (ABI version 2: 24-byte header).
  * Read-only for readers except for the fields below that the data plane writes:
  *  - data: action data the program writes through @__ref parameters (pointer method);
- *  - lock: the @entry_lock spin word (p4dp_entry_lock/unlock, dpwrite.h);
+ *  - lock: the @entry_lock lock word (biased lock: p4dp_entry_lock/unlock, dpwrite.h);
  *  - last_hit_ns / expire_profile: idle-timeout state (p4dp_entry_touch/set_expire),
  *    written by workers with relaxed atomic stores and read by the control
  *    thread's expiry scan with relaxed atomic loads (a stale value only delays
@@ -111,7 +111,7 @@ struct p4dp_entry {
 	uint16_t flags;         /* P4DP_ENTRY_F_* */
 	uint8_t expire_profile; /* index into the table's expire-time profiles */
 	uint8_t _pad;
-	uint32_t lock;          /* 0 free, 1 held (@entry_lock tables) */
+	uint32_t lock;          /* @entry_lock state: P4DP_ELOCK_* (dpwrite.h) */
 	uint64_t last_hit_ns;   /* time of the last hit/restart (ctx->now_ns), idle-timeout tables */
 	uint8_t data[] __attribute__((aligned(8)));
 };
