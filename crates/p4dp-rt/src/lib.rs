@@ -72,6 +72,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// errno values used in [`Error::Runtime`].
 pub mod errno {
     pub const ENOENT: i32 = 2;
+    pub const EAGAIN: i32 = 11;
     pub const ENOMEM: i32 = 12;
     pub const EBUSY: i32 = 16;
     pub const EEXIST: i32 = 17;

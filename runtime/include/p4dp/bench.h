@@ -122,8 +122,10 @@ int p4dp_bench_create(struct p4dp_runtime *rt, const struct p4dp_bench_params *p
  * Run one measurement of @p kind (@p table is ignored for FLOOR, L2FWD and PROGRAM; for P4DP_BENCH_TABLE and _TABLE_SINGLE, on table index @p table of the runtime's
  * program, which must have exactly one key field, exact, bitwidth <= 64, with ceil(bitwidth/8) ==
  * key_bytes). Blocks for about warmup_ms + duration_ms.
- * @return 0; -EINVAL (bad kind/table, message says why); -EIO (no packet was processed in the
- *         window, or packets were lost: res->lost > 0 — the program dropped packets or sent them
+ * @return 0; -EINVAL (bad kind/table, message says why); -EAGAIN (no packet was processed in
+ *         the window, by all workers or by one: the loops were not scheduled; no packet is lost
+ *         and the bench may measure again); -EIO (packets were lost: res->lost > 0 — the
+ *         program dropped packets or sent them
  *         to a port that is not a bench port; the bench is then unusable). Exception (PROGRAM):
  *         if the runtime counted no loss inside the window and its losses counted in the
  *         warm-up or after the window closed (e.g. packets left in a software-dispatch ring when
