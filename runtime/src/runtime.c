@@ -434,5 +434,7 @@ int p4dp_runtime_stats(struct p4dp_runtime *rt, struct p4dp_rt_stats *st)
 		st->no_port += RT_STAT_LOAD(s->no_port);
 		st->multiseg += RT_STAT_LOAD(s->multiseg);
 	}
+	/* the revocation token counts revocations (relaxed: a statistic) */
+	st->lock_revocations = __atomic_load_n(&rt->bias->tok, __ATOMIC_RELAXED);
 	return 0;
 }

@@ -175,8 +175,11 @@ static void test_shared(void)
 	CHECK(p4dp_runtime_table_entry_get(rt, T_SHARED, &e, get_cb, &g) == 0 && g.ok);
 	struct p4dp_rt_stats st;
 	p4dp_runtime_stats(rt, &st);
-	printf("  count %" PRIu64 ", packets %" PRIu64 "\n", g.v[0], st.packets);
+	printf("  count %" PRIu64 ", packets %" PRIu64 ", lock revocations %" PRIu64 "\n", g.v[0], st.packets,
+	       st.lock_revocations);
 	CHECK(st.packets == n && g.v[0] == n);
+	/* biased to the first worker that locked it, revoked once by the other, then shared */
+	CHECK(st.lock_revocations == 1);
 	check_both_workers(rt, "shared");
 	p4dp_runtime_free(rt);
 }

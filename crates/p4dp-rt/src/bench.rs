@@ -174,6 +174,14 @@ impl BenchTarget {
         Ok(rc as u64)
     }
 
+    /// `@entry_lock` bias revocations so far (p4dp_rt_stats.lock_revocations).
+    pub fn lock_revocations(&self) -> Result<u64> {
+        let mut st = ffi::p4dp_rt_stats::default();
+        // SAFETY: live runtime, valid output pointer.
+        check("stats", unsafe { ffi::p4dp_runtime_stats(self.rt.as_ptr(), &mut st) })?;
+        Ok(st.lock_revocations)
+    }
+
     /// Hits and misses of `table` counted by the program so far (all workers).
     pub fn table_hits_misses(&self, table: u32) -> Result<(u64, u64)> {
         // SAFETY: plain-data output struct, zero is a valid value.

@@ -187,6 +187,7 @@ pub struct p4dp_rt_stats {
     pub unsupported: u64,
     pub no_port: u64,
     pub multiseg: u64,
+    pub lock_revocations: u64,
 }
 
 #[repr(C)]

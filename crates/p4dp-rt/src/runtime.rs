@@ -124,6 +124,8 @@ pub struct Stats {
     pub unsupported: u64,
     pub no_port: u64,
     pub multiseg: u64,
+    /// `@entry_lock` entries whose bias a second worker revoked (once per entry).
+    pub lock_revocations: u64,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -939,6 +941,7 @@ impl Runtime {
             unsupported: s.unsupported,
             no_port: s.no_port,
             multiseg: s.multiseg,
+            lock_revocations: s.lock_revocations,
         })
     }
 

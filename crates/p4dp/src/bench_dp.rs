@@ -228,6 +228,7 @@ fn retry_empty<T>(what: &str, mut f: impl FnMut() -> Result<T>) -> Result<T> {
 fn s000_two_workers(a: &BenchArgs, t: &mut BenchTarget, k: u32, rss: bool) -> Result<(f64, String)> {
     let dispatch = if rss { Dispatch::None } else { Dispatch::Auto };
     let bp = bench_params(a, 2, a.warmup, a.duration, dispatch);
+    let rv0 = t.lock_revocations()?;
     let mut bench = Bench::new(t, &bp).context("creating the 2-worker bench")?;
     bench.measure(Kind::Floor).context("2-worker floor")?;
     let mut tp = tap_params(
@@ -250,6 +251,13 @@ fn s000_two_workers(a: &BenchArgs, t: &mut BenchTarget, k: u32, rss: bool) -> Re
             m2.lost_warmup,
             m2.lost_outside_window.saturating_sub(m2.lost_warmup)
         ));
+    }
+    drop(tap);
+    drop(bench);
+    // entries that changed workers (warm-up included): each paid one bias revocation
+    let rv = t.lock_revocations()? - rv0;
+    if rv > 0 {
+        pw.push(format!("{rv} lock revocations"));
     }
     Ok((m2.mpps, pw.join(", ")))
 }

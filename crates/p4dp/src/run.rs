@@ -237,6 +237,10 @@ fn report(rt: &p4dp_rt::Runtime, ports: &[(u32, String)], took: Duration) -> Res
         ("assert failures", st.asserts),
         ("unsupported operations", st.unsupported),
         ("packets to ports that do not exist", st.no_port),
+        (
+            "@entry_lock entries shared by workers (bias revoked)",
+            st.lock_revocations,
+        ),
     ];
     for (what, n) in other {
         if n > 0 {

@@ -414,6 +414,8 @@ struct p4dp_rt_stats {
 	uint64_t unsupported;   /**< p4dp_count_unsupported events */
 	uint64_t no_port;       /**< packets sent to a port number with no port (dropped) */
 	uint64_t multiseg;      /**< received frames spanning several mbufs (dropped) */
+	uint64_t lock_revocations; /**< @entry_lock entries taken from the worker they were biased to
+				        (dpwrite.h): once per entry that a second worker locks */
 };
 
 /** Runtime-wide statistics summed over workers. @return 0; -EINVAL. Context: control thread. */
