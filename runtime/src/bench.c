@@ -748,17 +748,19 @@ int p4dp_bench_measure(struct p4dp_bench *b, enum p4dp_bench_kind kind, uint32_t
 			       " in the window, %" PRIu64 " after it)",
 			       res->lost, b->p.n_pkts, b->np - 1, res->lost_before_window, res->lost_in_window,
 			       res->lost_after_window);
-	/* -EAGAIN: nothing is wrong with the packets (all are back in the rings): the loops did not
-	 * run in the window (the machine descheduled them); a caller may measure again */
+	/* -EAGAIN only if no packet is missing (all are back in the rings): the loops did not run
+	 * in the window (the machine descheduled them) and a caller may measure again. With packets
+	 * missing (e.g. the program dropped them all in the warm-up) the bench is broken: -EIO. */
+	const int empty_rc = res->lost > 0 ? -EIO : -EAGAIN;
 	if (res->window_cycles == 0 || res->packets == 0)
-		return rt_errc(-EAGAIN,
+		return rt_errc(empty_rc,
 			       "bench: no packet was processed in the measurement window (%" PRIu64
 			       " TSC cycles; worker 0 had processed %" PRIu64 " packets at its start, %" PRIu64
 			       " at its end)",
 			       res->window_cycles, win.p0[0], win.p1[0]);
 	for (uint32_t w = 0; w < b->nw; w++)
 		if (res->w[w].packets == 0)
-			return rt_errc(-EAGAIN, "bench: worker %u processed no packet in the measurement window", w);
+			return rt_errc(empty_rc, "bench: worker %u processed no packet in the measurement window", w);
 	return 0;
 }
 

@@ -123,9 +123,9 @@ int p4dp_bench_create(struct p4dp_runtime *rt, const struct p4dp_bench_params *p
  * program, which must have exactly one key field, exact, bitwidth <= 64, with ceil(bitwidth/8) ==
  * key_bytes). Blocks for about warmup_ms + duration_ms.
  * @return 0; -EINVAL (bad kind/table, message says why); -EAGAIN (no packet was processed in
- *         the window, by all workers or by one: the loops were not scheduled; no packet is lost
- *         and the bench may measure again); -EIO (packets were lost: res->lost > 0 — the
- *         program dropped packets or sent them
+ *         the window, by all workers or by one, and none is missing: the loops were not
+ *         scheduled; the bench may measure again); -EIO (the same with packets missing, or
+ *         packets were lost: res->lost > 0 — the program dropped packets or sent them
  *         to a port that is not a bench port; the bench is then unusable). Exception (PROGRAM):
  *         if the runtime counted no loss inside the window and its losses counted in the
  *         warm-up or after the window closed (e.g. packets left in a software-dispatch ring when
