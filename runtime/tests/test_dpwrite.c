@@ -28,16 +28,7 @@
 #include "rt_internal.h"
 #include "tsan_test.h"
 
-static unsigned n_pass, n_fail;
-#define CHECK(c)                                                                                    \
-	do {                                                                                        \
-		if (c) {                                                                            \
-			n_pass++;                                                                   \
-		} else {                                                                            \
-			n_fail++;                                                                   \
-			printf("FAIL %s:%d: %s (%s)\n", __FILE__, __LINE__, #c, p4dp_runtime_last_error(NULL)); \
-		}                                                                                   \
-	} while (0)
+#include "check.h"
 
 enum { T_SHARED, T_FLOWS, T_AOM, T_MOD };
 enum { A_NOP, A_COUNT, A_PAIR };

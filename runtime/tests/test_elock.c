@@ -23,16 +23,7 @@
 #include "p4dp/abi.h"
 #include "tsan_test.h"
 
-static unsigned n_pass, n_fail;
-#define CHECK(c)                                                                                   \
-	do {                                                                                       \
-		if (c) {                                                                           \
-			n_pass++;                                                                  \
-		} else {                                                                           \
-			n_fail++;                                                                  \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);      \
-		}                                                                                  \
-	} while (0)
+#include "check.h"
 
 #define NW 2u
 

@@ -16,18 +16,7 @@
 #include "p4dp/rt.h"
 #include "tsan_test.h"
 
-static int n_pass, n_fail;
-
-#define CHECK(c)                                                                                         \
-	do {                                                                                             \
-		if (c) {                                                                                 \
-			n_pass++;                                                                        \
-		} else {                                                                                 \
-			n_fail++;                                                                        \
-			fprintf(stderr, "%s:%d: FAILED: %s (last error: %s)\n", __FILE__, __LINE__, #c,     \
-				p4dp_runtime_last_error(NULL));                                          \
-		}                                                                                        \
-	} while (0)
+#include "check.h"
 
 #define CHECK_ERR(expr, code, substr)                                                                    \
 	do {                                                                                             \
@@ -692,7 +681,7 @@ int main(int argc, char **argv)
 	int rc = p4dp_runtime_create(&pp, &rt);
 	CHECK(rc == 0);
 	if (rc != 0) {
-		printf("%d passed, %d failed\n", n_pass, n_fail);
+		printf("%u passed, %u failed\n", n_pass, n_fail);
 		return 1;
 	}
 	const struct p4dp_program *prog = p4dp_runtime_program(rt);
@@ -711,6 +700,6 @@ int main(int argc, char **argv)
 	test_ports(so, dir, 1, 1);
 	test_ports(so, dir, 2, 2);
 
-	printf("%d passed, %d failed\n", n_pass, n_fail);
+	printf("%u passed, %u failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;
 }
