@@ -9,20 +9,12 @@
 #include <rte_cycles.h>
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
+#include <rte_pause.h>
 
 #include "p4dp/table.h"
 #include "rt_internal.h"
 
 /* ------------------------------------------------------------ biased entry locks (dpwrite.h) */
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
 
 /* While this thread waits it runs no action, so it may acknowledge revocations: two workers
  * revoking each other's entries (or one spinning on an entry whose revoker waits for it) must
@@ -47,7 +39,7 @@ static void bias_revoke_wait(struct p4dp_bias *b, uint32_t owner, uint32_t self)
 	 * actions are visible; and with p4dp_bias_online's seq_cst store and fence */
 	while (__atomic_load_n(&b->ack[owner].tok, __ATOMIC_SEQ_CST) < t) {
 		bias_ack_waiting(b, self);
-		cpu_relax();
+		rte_pause();
 	}
 }
 
@@ -72,7 +64,7 @@ int p4dp_entry_lock_slow(const struct p4dp_ctx *ctx, const struct p4dp_entry *e)
 			/* test before test-and-set: relaxed loads only watch the word */
 			while (__atomic_load_n(w, __ATOMIC_RELAXED) == P4DP_ELOCK_HELD) {
 				bias_ack_waiting(b, self);
-				cpu_relax();
+				rte_pause();
 			}
 			continue;
 		}
