@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every tests/programs/*.p4 that has a .stf next to it through `p4dp stf` twice, two at a time:
-# through the program's process() and with --burst through process_burst (the workers' path:
+# through the program's process() and with --burst through the workers' path (process_mbufs or process_burst:
 # batched parsing, staged lookups); and compiles every tests/programs/compile_only/*.p4 with `p4dp build`.
 # Prints one line per failure and a final 'N passed, N failed' line; exits 1 on any failure.
 set -uo pipefail

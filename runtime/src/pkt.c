@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_mbuf.h>
+
 #include "rt_internal.h"
 
 int p4dp_pkt_finish(struct p4dp_pkt *pkt, const uint8_t *emit, uint32_t emit_len, uint32_t payload_off,
@@ -113,7 +115,25 @@ int p4dp_runtime_inject(struct p4dp_runtime *rt, uint32_t in_port, const uint8_t
 	w->inj = &inj;
 	w->drop_pkt = false;
 	w->ctx.now_ns = __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED);
-	if (rt->inject_burst && rt->prog->process_burst != NULL) {
+	const uint64_t room = (uint64_t)RT_INJECT_HEADROOM + len + RT_INJECT_TAILROOM;
+	if (rt->inject_burst && rt->prog->process_mbufs != NULL && room <= UINT16_MAX) {
+		/* The workers' receive path (process_mbufs), on an mbuf header over the inject buffer:
+		 * the program sees and writes back the packet as it does on a port. */
+		struct rte_mbuf mb;
+		memset(&mb, 0, sizeof(mb));
+		mb.buf_addr = buf;
+		mb.buf_len = (uint16_t)room;
+		mb.data_off = RT_INJECT_HEADROOM;
+		mb.data_len = (uint16_t)len;
+		mb.pkt_len = len;
+		mb.nb_segs = 1;
+		struct rte_mbuf *mp = &mb;
+		uint32_t out = P4DP_PORT_DROP;
+		rt->prog->process_mbufs(&w->ctx, &mp, 1, in_port, &out);
+		pkt.data = out == P4DP_OUT_ERROR ? NULL : rte_pktmbuf_mtod(&mb, uint8_t *);
+		pkt.len = mb.data_len;
+		pkt.out_port = out;
+	} else if (rt->inject_burst && rt->prog->process_burst != NULL) {
 		struct p4dp_pkt *pp = &pkt;
 		rt->prog->process_burst(&w->ctx, &pp, 1);
 	} else {

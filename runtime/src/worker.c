@@ -25,6 +25,7 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
+#include "p4dp/mbuf.h"
 #include "p4dp/rcu.h"
 #include "p4dp/table.h"
 #include "rt_internal.h"
@@ -152,40 +153,65 @@ int p4dp_pkt_emit_copy(struct p4dp_ctx *ctx, uint32_t port, const uint8_t *data,
 
 /* ------------------------------------------------------------ worker loop */
 
-/* After the program ran on @p pkt (mbuf @p m, received on port slot @p slot): hand the mbuf to its
- * output port's tx buffer, or free it and count why. An assert failure leaves out_port at DROP. */
-static inline void pkt_done(struct rt_worker *w, uint32_t slot, struct rte_mbuf *m, const struct p4dp_pkt *pkt)
+/* A packet the program did not send to a port of this runtime (output @p op, see
+ * p4dp_process_mbufs_fn): free it and count why (an assert failure leaves the port at DROP). */
+static void pkt_discard(struct rt_worker *w, uint32_t slot, struct rte_mbuf *m, uint32_t op)
 {
-	struct p4dp_runtime *rt = w->rt;
-	if (__builtin_expect(pkt->data == NULL, 0)) {
+	if (op == P4DP_OUT_ERROR)
 		RT_STAT_ADD(w->st.finish_errors, 1);
-		rte_pktmbuf_free(m);
-		return;
-	}
-	if (pkt->out_port == P4DP_PORT_DROP) {
+	else if (op == P4DP_PORT_DROP) {
 		RT_STAT_ADD(w->st.drops, 1);
 		RT_STAT_ADD(w->pst[slot].drops, 1);
-		rte_pktmbuf_free(m);
-		return;
-	}
-	int os = pkt->out_port < P4DP_PORT_DROP ? rt->port_slot[pkt->out_port] : -1;
-	if (__builtin_expect(os < 0, 0)) {
+	} else
 		RT_STAT_ADD(w->st.no_port, 1);
-		rte_pktmbuf_free(m);
-		return;
+	rte_pktmbuf_free(m);
+}
+
+/* After the program ran on the @p k mbufs @p mm (received on port slot @p slot; out[i] is each
+ * one's output, see p4dp_process_mbufs_fn): hand each to its output port's tx buffer, or discard
+ * it. perf: packets go in runs of the same output port, with the tx buffer's count and byte sum
+ * in registers for the run (not a load-add-store through memory per packet). */
+static inline void burst_out(struct rt_worker *w, uint32_t slot, struct rte_mbuf **mm, const uint32_t *out, uint32_t k)
+{
+	const struct p4dp_runtime *rt = w->rt;
+	uint32_t i = 0;
+	while (i < k) {
+		const uint32_t op = out[i];
+		const int os = op < P4DP_PORT_DROP ? rt->port_slot[op] : -1;
+		if (__builtin_expect(os < 0, 0)) {
+			pkt_discard(w, slot, mm[i], op);
+			i++;
+			continue;
+		}
+		struct rt_txbuf *b = &w->txb[os];
+		uint32_t bn = b->n;
+		uint64_t bytes = b->bytes;
+		do {
+			struct rte_mbuf *m = mm[i];
+			if (__builtin_expect(bn == RT_TXBUF, 0)) {
+				b->n = bn;
+				b->bytes = bytes;
+				txbuf_flush(w, (uint32_t)os);
+				bn = 0;
+				bytes = 0;
+			}
+			b->m[bn++] = m;
+			bytes += m->pkt_len;
+			i++;
+		} while (i < k && out[i] == op);
+		b->n = bn;
+		b->bytes = bytes;
+		w->txmask |= 1u << os;
 	}
-	m->data_off = (uint16_t)(pkt->data - (uint8_t *)m->buf_addr);
-	m->data_len = (uint16_t)pkt->len;
-	m->pkt_len = pkt->len;
-	txbuf_put(w, (uint32_t)os, m);
 }
 
 /*
  * The packets of one rx burst, all received on port slot @p slot, in order. perf: statistics are
- * added once per burst; packet data is prefetched for the whole burst before the program runs;
- * the program's process_burst (abi.h; cgen generates it) gets the whole burst, otherwise
- * process() runs per packet. Entries a program holds stay valid for the whole call: the worker
- * reports RCU quiescence only between loop iterations.
+ * added once per burst; packet data is prefetched for the whole burst before the program runs.
+ * The program gets the burst through process_mbufs (abi.h: its own loop over the mbufs, each
+ * packet's state in registers) if it has it, else through process_burst as struct p4dp_pkt
+ * views, else process() per packet. Entries a program holds stay valid for the whole call: the
+ * worker reports RCU quiescence only between loop iterations.
  */
 static void process_many(struct rt_worker *w, uint32_t slot, struct rte_mbuf **bufs, uint32_t n)
 {
@@ -193,49 +219,56 @@ static void process_many(struct rt_worker *w, uint32_t slot, struct rte_mbuf **b
 	const struct p4dp_program *prog = rt->prog;
 	struct rt_port_wstats *ps = &w->pst[slot];
 	const uint32_t in_port = rt->ports[slot].port_no;
-	struct p4dp_pkt pk[RT_BURST], *pp[RT_BURST];
 	struct rte_mbuf *mm[RT_BURST];
+	uint32_t out[RT_BURST];
 	uint64_t rx_bytes = 0, done = 0;
 	RT_STAT_ADD(ps->rx_packets, n);
 	while (n > 0) {
-		uint32_t c = n < RT_BURST ? n : RT_BURST, k = 0;
-		for (uint32_t j = 0; j < c; j++)
-			rte_prefetch0(rte_pktmbuf_mtod(bufs[j], void *));
+		uint32_t c = n < RT_BURST ? n : RT_BURST, k = 0, multi = 0;
 		for (uint32_t j = 0; j < c; j++) {
 			struct rte_mbuf *m = bufs[j];
+			rte_prefetch0(rte_pktmbuf_mtod(m, void *));
 			rx_bytes += m->pkt_len;
-			if (__builtin_expect(m->nb_segs > 1, 0)) {
-				RT_STAT_ADD(w->st.multiseg, 1);
-				rte_pktmbuf_free(m);
-				continue;
-			}
-			uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
-			pk[k] = (struct p4dp_pkt){
-				.data = d,
-				.len = m->data_len,
-				.headroom = m->data_off,
-				.tailroom = (uint32_t)(m->buf_len - m->data_off - m->data_len),
-				.in_port = in_port,
-				.out_port = P4DP_PORT_DROP,
-				.priv = m,
-			};
-			mm[k] = m;
-			pp[k] = &pk[k];
-			k++;
+			multi |= m->nb_segs > 1;
 		}
-		if (prog->process_burst != NULL) {
-			if (k > 0)
-				prog->process_burst(&w->ctx, pp, k);
+		struct rte_mbuf **mp = bufs;
+		if (__builtin_expect(multi, 0)) {
+			for (uint32_t j = 0; j < c; j++) {
+				if (bufs[j]->nb_segs > 1) {
+					RT_STAT_ADD(w->st.multiseg, 1);
+					rte_pktmbuf_free(bufs[j]);
+				} else {
+					mm[k++] = bufs[j];
+				}
+			}
+			mp = mm;
 		} else {
-			for (uint32_t i = 0; i < k; i++) {
-				w->drop_pkt = false;
-				prog->process(&w->ctx, &pk[i]);
-				if (w->drop_pkt)
-					pk[i].out_port = P4DP_PORT_DROP;
-			}
+			k = c;
 		}
-		for (uint32_t i = 0; i < k; i++)
-			pkt_done(w, slot, mm[i], &pk[i]);
+		if (prog->process_mbufs != NULL) {
+			if (k > 0)
+				prog->process_mbufs(&w->ctx, mp, k, in_port, out);
+		} else {
+			struct p4dp_pkt pk[RT_BURST], *pp[RT_BURST];
+			for (uint32_t i = 0; i < k; i++) {
+				pk[i] = p4dp_mbuf_view(mp[i], in_port);
+				pp[i] = &pk[i];
+			}
+			if (prog->process_burst != NULL) {
+				if (k > 0)
+					prog->process_burst(&w->ctx, pp, k);
+			} else {
+				for (uint32_t i = 0; i < k; i++) {
+					w->drop_pkt = false;
+					prog->process(&w->ctx, &pk[i]);
+					if (w->drop_pkt)
+						pk[i].out_port = P4DP_PORT_DROP;
+				}
+			}
+			for (uint32_t i = 0; i < k; i++)
+				out[i] = p4dp_mbuf_done(mp[i], &pk[i]);
+		}
+		burst_out(w, slot, mp, out, k);
 		done += k;
 		bufs += c;
 		n -= c;

@@ -29,7 +29,18 @@ use crate::{unsupported, Gen, Owner, R};
 const STAGE_MAX: u32 = 32;
 
 /// `process_burst` when the parser cannot run ahead: the packets one after the other.
-const ONE_BY_ONE: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess(ctx, pkts[i]);\n}\n";
+/// perf: `process_staged` is inlined into the loop, so the C compiler keeps each packet's state
+/// (`struct gst`, the architecture's state struct) in registers where it can (scalar replacement:
+/// no pointer to that state may reach a function that is not inlined; see lib.rs, gst_init).
+const ONE_BY_ONE: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL, NULL);\n}\n";
+/// `process_mbufs` (abi.h) with `process_staged` inlined per mbuf: the packet view is a local
+/// whose address reaches no call on the fast path, so it stays in registers too. Compiled only
+/// with DPDK's headers (`P4DP_DPDK`, lib.rs `compile_so`); included last, so DPDK's macros
+/// cannot meet the program's own names. `@ST@`: the `process_staged` arguments after `pkt`.
+const MBUFS: &str = "\n#ifdef P4DP_DPDK\n#include \"p4dp/mbuf.h\"\n\n/* The runtime's receive path (abi.h, process_mbufs): one packet after the other. */\nstatic void process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **m, uint32_t n, uint32_t in_port, uint32_t *out)\n{\n\tfor (uint32_t i = 0; i < n; i++) {\n\t\tstruct p4dp_pkt pk = p4dp_mbuf_view(m[i], in_port);\n\t\tprocess_staged(ctx, &pk, @ST@);\n\t\tout[i] = p4dp_mbuf_done(m[i], &pk);\n\t}\n}\n#define P4DP_PROCESS_MBUFS process_mbufs\n#else\n#define P4DP_PROCESS_MBUFS NULL\n#endif\n";
+
+/// [`ONE_BY_ONE`] for PNA's `process_staged`.
+const ONE_BY_ONE_PNA: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL, 0, NULL, NULL);\n}\n";
 
 fn expr_vars(e: &Expr, f: &mut dyn FnMut(VarId)) {
     match &e.kind {
@@ -333,52 +344,47 @@ impl Gen<'_> {
         let mut o = String::new();
         if !self.batch_parse() {
             o.push_str("/* Bursts (burst.rs): the parser has effects beyond the packet, so packets run one after the other. */\n");
-            o.push_str(ONE_BY_ONE);
+            o.push_str(ONE_BY_ONE_PNA);
+            o.push_str(&MBUFS.replace("@ST@", "NULL, NULL, 0, NULL, NULL"));
+            self.has_mbufs = true;
             return Ok(Some(o));
         }
-        let staged = match self.staged {
-            Some(tid) => {
-                let _ = writeln!(o, "/* Bursts (burst.rs): parse every packet, build the keys of table {}, one bulk lookup,\n * then the rest of the pipeline per packet, reusing the looked-up entries. */", p.tables[tid].fq_name);
-                Some((tid, self.stage_decl(mc, tid)?))
-            }
-            None => {
-                o.push_str("/* Bursts (burst.rs): parse every packet of the burst, then the rest of the pipeline per packet. */\n");
-                None
-            }
+        if self.staged.is_none() {
+            o.push_str("/* Bursts (burst.rs): no staged table, so the packets run one after the other, each with its\n * state in registers. */\n");
+            o.push_str(ONE_BY_ONE_PNA);
+            o.push_str(&MBUFS.replace("@ST@", "NULL, NULL, 0, NULL, NULL"));
+            self.has_mbufs = true;
+            return Ok(Some(o));
+        }
+        let Some(tid) = self.staged else {
+            unreachable!("handled above")
         };
+        let _ = writeln!(o, "/* Bursts (burst.rs): parse every packet, build the keys of table {}, one bulk lookup,\n * then the rest of the pipeline per packet, reusing the looked-up entries. */", p.tables[tid].fq_name);
+        let (decl, keyc, kl) = self.stage_decl(mc, tid)?;
         let _ = writeln!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n\tstruct pnast S[{STAGE_MAX}];");
-        if let Some((_, (decl, _, _))) = &staged {
-            o.push_str(decl);
-            if self.stage_aom() {
-                o.push_str("\tuint64_t st_gen;\n");
-            }
+        o.push_str(&decl);
+        if self.stage_aom() {
+            o.push_str("\tuint64_t st_gen;\n");
         }
         let _ = writeln!(o, "\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkts[b + i];\n\t\t\tmemset(&S[i], 0, sizeof S[i]);\n\t\t\tpna_parse(R, &S[i]);");
-        match staged {
-            Some((tid, (_, keyc, kl))) => {
-                o.push_str(&self.stage_bind(mc, &["S[i].mh", "S[i].mm", "S[i].mi", "S[i].mo"]));
-                // add-on-miss: the insert generation before the lookup lets add_entry skip its
-                // existence check for a staged miss (p4dp_table_dp_add_seen)
-                let (gen, genp) = if self.stage_aom() {
-                    (
-                        format!("\t\tst_gen = p4dp_table_dp_gen(ctx, {}u);\n", tid.index()),
-                        "&st_gen",
-                    )
-                } else {
-                    (String::new(), "NULL")
-                };
-                o.push_str(&Self::stage_tail(
-                    &keyc,
-                    kl,
-                    tid,
-                    &gen,
-                    &format!("process_staged(ctx, pkts[b + i], keys[i], ents + i, m - i, {genp}, &S[i])"),
-                ));
-            }
-            None => {
-                o.push_str("\t\t}\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], NULL, NULL, 0, NULL, &S[i]);\n\t}\n}\n");
-            }
-        }
+        o.push_str(&self.stage_bind(mc, &["S[i].mh", "S[i].mm", "S[i].mi", "S[i].mo"]));
+        // add-on-miss: the insert generation before the lookup lets add_entry skip its
+        // existence check for a staged miss (p4dp_table_dp_add_seen)
+        let (gen, genp) = if self.stage_aom() {
+            (
+                format!("\t\tst_gen = p4dp_table_dp_gen(ctx, {}u);\n", tid.index()),
+                "&st_gen",
+            )
+        } else {
+            (String::new(), "NULL")
+        };
+        o.push_str(&Self::stage_tail(
+            &keyc,
+            kl,
+            tid,
+            &gen,
+            &format!("process_staged(ctx, pkts[b + i], keys[i], ents + i, m - i, {genp}, &S[i])"),
+        ));
         Ok(Some(o))
     }
 
@@ -403,30 +409,31 @@ impl Gen<'_> {
         if !self.batch_parse() {
             o.push_str("/* Bursts (burst.rs): the parser or VerifyChecksum has effects beyond the packet, so\n * packets run one after the other. */\n");
             o.push_str(ONE_BY_ONE);
+            o.push_str(&MBUFS.replace("@ST@", "NULL, NULL, NULL"));
+            self.has_mbufs = true;
             return Ok(Some(o));
         }
+        // perf: staging the parse alone (no table) only moved each packet's state to memory; the
+        // worker prefetches the burst's packet data already
+        if self.staged.is_none() {
+            o.push_str("/* Bursts (burst.rs): no staged table, so the packets run one after the other, each with its\n * state in registers. */\n");
+            o.push_str(ONE_BY_ONE);
+            o.push_str(&MBUFS.replace("@ST@", "NULL, NULL, NULL"));
+            self.has_mbufs = true;
+            return Ok(Some(o));
+        }
+        let Some(tid) = self.staged else {
+            unreachable!("handled above")
+        };
         let pr = &p.parsers[prs];
         let st = pr.vars[pr.params[3]].ty;
-        match self.staged {
-            Some(tid) => {
-                let _ = writeln!(o, "/* Bursts (burst.rs): parse every packet, build the keys of table {}, one bulk lookup,\n * then the rest of the pipeline per packet, reusing the looked-up entries. */", p.tables[tid].fq_name);
-            }
-            None => o.push_str(
-                "/* Bursts (burst.rs): parse every packet of the burst, then the rest of the pipeline per packet. */\n",
-            ),
-        }
+        let _ = writeln!(o, "/* Bursts (burst.rs): parse every packet, build the keys of table {}, one bulk lookup,\n * then the rest of the pipeline per packet, reusing the looked-up entries. */", p.tables[tid].fq_name);
         let _ = writeln!(
             o,
             "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n\tstruct v1st S[{STAGE_MAX}];"
         );
-        let mut kl = 0;
-        let mut keyc = String::new();
-        if let Some(tid) = self.staged {
-            let (decl, kc, l) = self.stage_decl(ig, tid)?;
-            o.push_str(&decl);
-            keyc = kc;
-            kl = l;
-        }
+        let (decl, keyc, kl) = self.stage_decl(ig, tid)?;
+        o.push_str(&decl);
         // perf: the burst's time (ctx->now_ns is per burst) converted once
         let _ = writeln!(o, "\tconst uint64_t ts_us = ctx->now_ns / 1000u;\n\t(void)ts_us;");
         let _ = writeln!(o, "\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct p4dp_pkt *pkt = pkts[b + i];\n\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkt;\n@DROP@\t\t\tmemset(&S[i], 0, sizeof S[i]);");
@@ -469,21 +476,19 @@ impl Gen<'_> {
             o.push_str("\t\t\tS[i].pdrop = R->drop;\n");
         }
         if self.elide_count() > 0 {
-            o.push_str("\t\t\tmemcpy(S[i].xo, R->xo, sizeof R->xo);\n");
+            for k in 0..self.elide_count() {
+                let _ = writeln!(o, "\t\t\tS[i].xo[{k}] = R->xo[{k}];");
+            }
         }
-        if let Some(tid) = self.staged {
-            o.push_str("\t\t\tR->vs = &S[i];\n");
-            o.push_str(&self.stage_bind(ig, &["S[i].hdr", "S[i].meta", "S[i].sm"]));
-            o.push_str(&Self::stage_tail(
-                &keyc,
-                kl,
-                tid,
-                "",
-                "process_staged(ctx, pkts[b + i], keys[i], ents[i], &S[i])",
-            ));
-        } else {
-            o.push_str("\t\t}\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tprocess_staged(ctx, pkts[b + i], NULL, NULL, &S[i]);\n\t}\n}\n");
-        }
+        o.push_str("\t\t\tR->vs = &S[i];\n");
+        o.push_str(&self.stage_bind(ig, &["S[i].hdr", "S[i].meta", "S[i].sm"]));
+        o.push_str(&Self::stage_tail(
+            &keyc,
+            kl,
+            tid,
+            "",
+            "process_staged(ctx, pkts[b + i], keys[i], ents[i], &S[i])",
+        ));
         Ok(Some(o))
     }
 }

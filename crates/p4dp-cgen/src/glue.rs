@@ -55,7 +55,8 @@ impl Gen<'_> {
             .iter()
             .any(|(v, x)| !self.is_top_param(o, v) && !matches!(self.p.types.get(x.ty), Type::Extern { .. }));
         let mut s = if locals {
-            format!("{ind}memset(&R->{0}, 0, sizeof R->{0});\n", fr.field)
+            // perf: an assignment, not a memset (see gst_init, lib.rs)
+            format!("{ind}R->{0} = (struct {1}){{}};\n", fr.field, fr.ty)
         } else {
             String::new()
         };
@@ -64,7 +65,7 @@ impl Gen<'_> {
                 if self.is_top_param(o, *v) {
                     // by pointer: `out` starts zeroed (as the zeroed frame did), others as they are
                     if d == Direction::Out && !out_zeroed {
-                        let _ = writeln!(s, "{ind}memset(&{x}, 0, sizeof {x});");
+                        let _ = writeln!(s, "{ind}{x} = (__typeof__({x})){{}};");
                     }
                     // v1model: reached through R->vs (top_lv), which the glue sets
                     if !self.top_lv.contains_key(&(o, *v)) {
@@ -267,7 +268,9 @@ impl Gen<'_> {
         ctl_arity(dep, 2)?;
         let _ = writeln!(o, "/* Parser and VerifyChecksum on the input bytes. */\nstatic inline __attribute__((always_inline)) void v1_parse(struct gst *R, struct v1st *S)\n{{\n\tint rej = 0;\n\tR->vs = S;\n\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n\tR->pkt_bits = R->pkt->len * 8u;");
         if self.elide_count() > 0 {
-            o.push_str("\tmemset(R->xo, 0, sizeof R->xo);\n");
+            for k in 0..self.elide_count() {
+                let _ = writeln!(o, "\tR->xo[{k}] = 0;");
+            }
         }
         // every caller of v1_parse zeroes the whole struct v1st first
         o.push_str(&self.glue_call(
@@ -407,9 +410,11 @@ impl Gen<'_> {
             o.push_str("\t\tR->drop = S->pdrop;\n");
         }
         if self.elide_count() > 0 {
-            o.push_str("\t\tmemcpy(R->xo, S->xo, sizeof R->xo);\n");
+            for k in 0..self.elide_count() {
+                let _ = writeln!(o, "\t\tR->xo[{k}] = S->xo[{k}];");
+            }
         }
-        o.push_str("\t} else {\n\tS = &S0;\n\tmemset(S, 0, sizeof *S);\n");
+        o.push_str("\t} else {\n\tS = &S0;\n\t*S = (struct v1st){};\n");
         if ft.passes() {
             o.push_str("\tif (keep)\n\t\tv1_keep_fields(S, &K, keep - 1u);\n");
         }

@@ -354,7 +354,7 @@ impl Gen<'_> {
                 let o = Owner::Function(*fid);
                 let fr = self.fn_frames[fid.index()].clone();
                 let slots = self.param_slots(o, &p.functions[*fid].params);
-                let _ = writeln!(out, "{i}memset(&R->{0}, 0, sizeof R->{0});", fr.field);
+                let _ = writeln!(out, "{i}R->{0} = (struct {1}){{}};", fr.field, fr.ty);
                 let call = format!("{}(R)", fr.func);
                 // the return value is read inside the block, after copy-out
                 let mut inner = String::new();
@@ -369,7 +369,7 @@ impl Gen<'_> {
                 let o = Owner::Control(*cid);
                 let fr = self.ctl_frames[cid.index()].clone();
                 let slots = self.param_slots(o, &p.controls[*cid].params);
-                let _ = writeln!(out, "{i}memset(&R->{0}, 0, sizeof R->{0});", fr.field);
+                let _ = writeln!(out, "{i}R->{0} = (struct {1}){{}};", fr.field, fr.ty);
                 self.call_with_frame(&slots, &c.args, &format!("{}(R)", fr.func), c.span, level, out)?;
             }
             CallTarget::Parser(pid) => {
@@ -379,7 +379,7 @@ impl Gen<'_> {
                 let o = Owner::Parser(*pid);
                 let fr = self.parser_frames[pid.index()].clone();
                 let slots = self.param_slots(o, &p.parsers[*pid].params);
-                let _ = writeln!(out, "{i}memset(&R->{0}, 0, sizeof R->{0});", fr.field);
+                let _ = writeln!(out, "{i}R->{0} = (struct {1}){{}};", fr.field, fr.ty);
                 // reject in the sub-parser rejects the caller too (after copy-out)
                 let mut inner = String::new();
                 self.call_with_frame(&slots, &c.args, &format!("{}(R)", fr.func), c.span, level, &mut inner)?;

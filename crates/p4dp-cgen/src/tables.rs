@@ -696,14 +696,15 @@ impl Gen<'_> {
         o.push_str(&timpl_decl);
         let _ = writeln!(
             o,
-            "\nconst struct p4dp_program p4dp_program = {{\n\t.abi_version = P4DP_ABI_VERSION,\n\t.name = {},\n\t.arch = {},\n\t.n_tables = {}u,\n\t.tables = {tbls},\n\t.n_actions = {}u,\n\t.actions = {acts},\n\t.n_externs = {}u,\n\t.externs = {exts},\n\t.n_errors = {}u,\n\t.errors = {errs},\n\t.process = process,\n{}{timpl_init}}};",
+            "\nconst struct p4dp_program p4dp_program = {{\n\t.abi_version = P4DP_ABI_VERSION,\n\t.name = {},\n\t.arch = {},\n\t.n_tables = {}u,\n\t.tables = {tbls},\n\t.n_actions = {}u,\n\t.actions = {acts},\n\t.n_externs = {}u,\n\t.externs = {exts},\n\t.n_errors = {}u,\n\t.errors = {errs},\n\t.process = process,\n{}{timpl_init}{}}};",
             c_string(&self.opts.program_name),
             c_string(&arch),
             tbl_rows.len(),
             act_rows.len(),
             ext_rows.len(),
             p.errors.len(),
-            if self.has_burst { "\t.process_burst = process_burst,\n" } else { "" }
+            if self.has_burst { "\t.process_burst = process_burst,\n" } else { "" },
+            if self.has_mbufs { "\t.process_mbufs = P4DP_PROCESS_MBUFS,\n" } else { "" }
         );
         Ok(o)
     }

@@ -901,8 +901,9 @@ impl Runtime {
         Ok(out)
     }
 
-    /// Make [`Runtime::inject`] run the program's `process_burst` (a burst of one packet: the
-    /// workers' path) instead of `process`; programs without it are unaffected.
+    /// Make [`Runtime::inject`] take the workers' path instead of `process`: the program's
+    /// `process_mbufs` if it has one, else `process_burst` (a burst of one packet); programs with
+    /// neither are unaffected.
     pub fn set_inject_burst(&self, on: bool) {
         let _g = self.inject_lock.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: serialized with inject by the lock; the runtime pointer is valid.

@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 4u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode) */
+#define P4DP_ABI_VERSION 5u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs */
 
 /** Egress port value meaning "drop" (v1model's 511, PNA drop_packet()). */
 #define P4DP_PORT_DROP 511u
@@ -141,6 +141,24 @@ typedef void (*p4dp_process_fn)(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt);
  */
 typedef void (*p4dp_process_burst_fn)(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n);
 
+/** process_mbufs' output for a packet the program could not finish (p4dp_pkt_finish failed). */
+#define P4DP_OUT_ERROR UINT32_MAX
+
+struct rte_mbuf;
+/**
+ * Optional (NULL if absent): the runtime's receive path. Runs the program on the @p n
+ * single-segment DPDK mbufs @p m, all received on port @p in_port, in order, with the same
+ * result as `process` on each (the program's view of an mbuf is p4dp_mbuf_view(), p4dp/mbuf.h).
+ * Writes each packet's output port to out[i] (P4DP_PORT_DROP: dropped; P4DP_OUT_ERROR: could
+ * not be finished) and, when the program moved or resized the packet, the mbuf's data_off,
+ * data_len and pkt_len (p4dp_mbuf_done()). perf: the program keeps each packet's state in
+ * registers and the runtime builds no struct p4dp_pkt. Generated code has it when compiled with
+ * DPDK (P4DP_DPDK) and without a staged table (then process_burst is the faster path).
+ * Worker context.
+ */
+typedef void (*p4dp_process_mbufs_fn)(struct p4dp_ctx *ctx, struct rte_mbuf **m, uint32_t n, uint32_t in_port,
+				      uint32_t *out);
+
 struct p4dp_program {
 	uint32_t abi_version;   /**< P4DP_ABI_VERSION */
 	const char *name;       /**< program name (source file stem) */
@@ -159,6 +177,8 @@ struct p4dp_program {
 	/* appended (action profiles): indexed like tables, the index into externs of the table's
 	 * `implementation` (P4DP_EXT_ACTION_PROFILE/_SELECTOR), or -1; NULL: no table has one */
 	const int32_t *table_impl;
+	/* appended (perf, ABI 5) */
+	p4dp_process_mbufs_fn process_mbufs;
 };
 
 /** The symbol a compiled program exports. */
@@ -258,7 +278,12 @@ static inline int p4dp_pkt_finish_inline(struct p4dp_pkt *pkt, const uint8_t *em
 		pkt->data = ns;
 		return 0;
 	}
-	return p4dp_pkt_finish(pkt, emit, emit_len, payload_off, trunc_len);
+	/* perf: through a copy, so that *pkt itself never escapes to a call and the C compiler can
+	 * keep a program's packet view in registers (process_mbufs) */
+	struct p4dp_pkt t = *pkt;
+	int rc = p4dp_pkt_finish(&t, emit, emit_len, payload_off, trunc_len);
+	*pkt = t;
+	return rc;
 }
 
 /**

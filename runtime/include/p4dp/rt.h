@@ -391,11 +391,12 @@ int p4dp_runtime_inject(struct p4dp_runtime *rt, uint32_t in_port, const uint8_t
 			p4dp_out_cb cb, void *arg);
 
 /**
- * Choose the entry point inject() calls: 0 (default) the program's process(), 1 its
- * process_burst() with a burst of one packet, the path worker lcores take (batched parsing, staged
- * lookups; cgen's burst.rs). Lets STF tests check that path (`p4dp stf --burst`). Programs without
- * process_burst always use process(). Returns 0, or -EINVAL (NULL rt). Context: control thread,
- * not concurrent with inject().
+ * Choose the entry point inject() calls: 0 (default) the program's process(), 1 the path worker
+ * lcores take: process_mbufs() on an mbuf header over the packet (packets up to 60415 bytes) if
+ * the program has it, else process_burst() with a burst of one packet (batched parsing, staged
+ * lookups; cgen's burst.rs). Lets STF tests check that path (`p4dp stf --burst`). Programs with
+ * neither always use process(). Returns 0, or -EINVAL (NULL rt). Context: control thread, not
+ * concurrent with inject().
  */
 int p4dp_runtime_set_inject_burst(struct p4dp_runtime *rt, int on);
 

@@ -86,7 +86,7 @@ struct gst {
 	struct p4dp_ctx *ctx;
 	struct p4dp_pkt *pkt;
 	struct v1st *vs;     /* v1model: the state the running top-level block works on */
-	/* zeroed by gst_init (one memset from drop to st_entry) */
+	/* zeroed by gst_init (one store each: see there) */
 	uint32_t drop;       /* assert failure: drop all copies */
 	uint32_t trunc;      /* truncate(): output length limit, 0 = none */
 	uint32_t csum_err;   /* verify_checksum mismatch */
@@ -125,22 +125,37 @@ static inline __attribute__((always_inline)) void gst_init(struct gst *R, struct
 {
 	R->ctx = ctx;
 	R->pkt = pkt;
-	memset(&R->drop, 0, offsetof(struct gst, st_entry) + sizeof R->st_entry - offsetof(struct gst, drop));
+	R->drop = R->trunc = R->csum_err = R->entry_index = R->entry_hit = R->dp_table = 0;
+	R->resubmit = R->recirculate = 0;
+	R->dp_entry = NULL;
+	R->dp_key = R->st_key = NULL;
+	R->st_entry = NULL;
 }
 
 /* The deparser writes at R->emit_base: in place over the packet's own (already parsed) header
  * bytes while the output fits in front of the payload, else in ctx->emit_buf. Called when
  * `need` more bits do not fit at *b: moves what was written so far to ctx->emit_buf (once)
  * and returns whether they fit there (0: overflow). */
-static __attribute__((noinline, unused)) int emit_room(struct gst *R, uint8_t **b, uint32_t *cap, uint32_t o, uint32_t need)
+static __attribute__((noinline, unused)) int emit_room_slow(struct p4dp_ctx *ctx, uint8_t **b, uint32_t *cap, uint32_t o, uint32_t need)
 {
-	uint8_t *eb = R->ctx->emit_buf;
+	uint8_t *eb = ctx->emit_buf;
 	if (*b != eb) {
 		memcpy(eb, *b, (o + 7u) / 8u);
-		*b = R->emit_base = eb;
-		*cap = R->emit_cap = P4DP_EMIT_MAX * 8u;
+		*b = eb;
+		*cap = P4DP_EMIT_MAX * 8u;
 	}
 	return o + need <= *cap;
+}
+
+/* perf: R stays out of the call (see gst_init) */
+static inline __attribute__((always_inline, unused)) int emit_room(struct gst *R, uint8_t **b, uint32_t *cap, uint32_t o, uint32_t need)
+{
+	uint8_t *nb = *b;
+	uint32_t nc = *cap;
+	int ok = emit_room_slow(R->ctx, &nb, &nc, o, need);
+	*b = R->emit_base = nb;
+	*cap = R->emit_cap = nc;
+	return ok;
 }
 
 /* ---- helpers ---- */
@@ -537,7 +552,7 @@ static inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx
 		R->payload_off = S->payload_off;
 	} else {
 	S = &S0;
-	memset(S, 0, sizeof *S);
+	*S = (struct v1st){};
 	S->sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
 	S->sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
 	S->sm.f_instance_type = (uint32_t)((uint32_t)(itype) & 0xffffffffu);
@@ -545,7 +560,7 @@ static inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx
 	}
 	(void)itype;
 	R->vs = S;
-	memset(&R->f_ingress, 0, sizeof R->f_ingress);
+	R->f_ingress = (struct frame_ingress){};
 	(void)ctl_ingress(R);
 	if (S->sm.f_egress_spec == 511)
 		return;
