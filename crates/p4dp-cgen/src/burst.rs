@@ -1,11 +1,16 @@
-//! Burst processing (perf): `process_burst(ctx, pkts, n)` (abi.h) for v1model programs.
+//! Burst processing (perf): `process_burst(ctx, pkts, n)` and `process_mbufs` (abi.h) for
+//! v1model and PNA programs.
 //!
-//! When the parser and VerifyChecksum only affect the packet's own state ([`Gen::batch_parse`]:
-//! no extern calls in the parser and its sub-parsers other than packet_in methods; in
-//! VerifyChecksum only `verify_checksum*`), `process_burst` first parses every packet of the
-//! burst into its own `struct v1st`, then runs the rest of each packet's pipeline in order
-//! (`process_staged(.., pre)`), so the packets' header reads overlap. Otherwise it runs the
-//! packets one after the other.
+//! Without a staged table (below), both run the packets one after the other with
+//! `process_staged` inlined, so each packet's state stays in registers (ARCHITECTURE.md,
+//! "Per-packet state lives in registers"); `process_mbufs` (compiled under `P4DP_DPDK`) is then the
+//! workers' entry and reads the mbufs itself (p4dp/mbuf.h).
+//!
+//! With a staged table, and when the parser and VerifyChecksum only affect the packet's own state
+//! ([`Gen::batch_parse`]: no extern calls in the parser and its sub-parsers other than packet_in
+//! methods; in VerifyChecksum only `verify_checksum*`), `process_burst` first parses every packet
+//! of the burst into its own `struct v1st`, then runs the rest of each packet's pipeline in order
+//! (`process_staged(.., pre)`). There is no `process_mbufs` then.
 //!
 //! *Staged table*: if ingress first applies (in program order) an exact-match table without an
 //! implementation whose key reads only ingress parameters, the keys of the whole burst are
