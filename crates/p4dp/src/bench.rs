@@ -396,6 +396,13 @@ fn run_experiment(a: &BenchArgs, e: &Experiment, out: &Path) -> Result<Experimen
                     .measure(Kind::Program)
                     .with_context(|| format!("running {}", e.program.display()))?,
             );
+            // this repetition's figures (the report has medians): shows drift and outliers
+            let c = |v: &[Measurement]| v.last().map_or(0.0, |m| m.cycles_per_pkt);
+            let mut line = format!("floor {:.1}, l2fwd {:.1}", c(&fl), c(&l2));
+            if table.is_some() {
+                line += &format!(", bulk lookup {:.1}, 1 lookup/pkt {:.1}", c(&bl), c(&sl));
+            }
+            eprintln!("bench: {}:   cycles/pkt {line}, program {:.1}", e.name, c(&pr));
         }
     }
     if let Some((ti, tn, _)) = &table {
