@@ -42,7 +42,7 @@ const ONE_BY_ONE: &str = "static void process_burst(struct p4dp_ctx *ctx, struct
 /// whose address reaches no call on the fast path, so it stays in registers too. Compiled only
 /// with DPDK's headers (`P4DP_DPDK`, lib.rs `compile_so`); included last, so DPDK's macros
 /// cannot meet the program's own names. `@ST@`: the `process_staged` arguments after `pkt`.
-const MBUFS: &str = "\n#ifdef P4DP_DPDK\n#include \"p4dp/mbuf.h\"\n\n/* The runtime's receive path (abi.h, process_mbufs): one packet after the other. */\nstatic void process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **m, uint32_t n, uint32_t in_port, uint32_t *out)\n{\n\tfor (uint32_t i = 0; i < n; i++) {\n\t\tstruct p4dp_pkt pk = p4dp_mbuf_view(m[i], in_port);\n\t\tprocess_staged(ctx, &pk, @ST@);\n\t\tout[i] = p4dp_mbuf_done(m[i], &pk);\n\t}\n}\n#define P4DP_PROCESS_MBUFS process_mbufs\n#else\n#define P4DP_PROCESS_MBUFS NULL\n#endif\n";
+const MBUFS: &str = "\n#ifdef P4DP_DPDK\n#include \"p4dp/mbuf.h\"\n\n/* The runtime's receive path (abi.h, process_mbufs): one packet after the other. */\nstatic void process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **m, uint32_t n, uint32_t in_port, uint32_t *out)\n{\n\tfor (uint32_t i = 0; i < n; i++) {\n\t\tstruct p4dp_pkt pk = p4dp_mbuf_view(m[i], in_port);\n\t\tconst struct p4dp_pkt v = pk;\n\t\tprocess_staged(ctx, &pk, @ST@);\n\t\tout[i] = p4dp_mbuf_done(m[i], &pk, &v);\n\t}\n}\n#define P4DP_PROCESS_MBUFS process_mbufs\n#else\n#define P4DP_PROCESS_MBUFS NULL\n#endif\n";
 
 /// [`ONE_BY_ONE`] for PNA's `process_staged`.
 const ONE_BY_ONE_PNA: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL, 0, NULL, NULL);\n}\n";

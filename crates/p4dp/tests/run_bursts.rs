@@ -1,5 +1,6 @@
-//! `p4dp run` on pcap ports, where the worker hands the program whole bursts (`process_burst`):
-//! behaviour that the STF runner (one packet per call) cannot show.
+//! `p4dp run` on pcap ports, where the worker hands the program whole bursts (`process_burst`,
+//! `process_mbufs`) and sorts their packets into tx buffers: behaviour that the STF runner (one
+//! packet per call) cannot show.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -86,5 +87,171 @@ fn add_on_miss_never_misses_twice_in_one_burst() {
         "first packets of flows 7, 8, 9 on port 1\n{text}"
     );
     assert_eq!(port_row(&text, 2)[2], 7, "later packets on port 2\n{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The frames of a pcap file as DPDK's net_pcap writes them on this machine (classic format,
+/// little-endian, micro- or nanosecond timestamps).
+fn read_pcap(path: &Path) -> Vec<Vec<u8>> {
+    let b = std::fs::read(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    assert!(
+        b.len() >= 24 && (u32_at(0) == 0xa1b2_c3d4 || u32_at(0) == 0xa1b2_3c4d),
+        "not a little-endian pcap: {} ({} bytes: {:02x?})",
+        path.display(),
+        b.len(),
+        &b[..b.len().min(8)]
+    );
+    let mut out = Vec::new();
+    let mut o = 24;
+    while o + 16 <= b.len() {
+        let n = u32_at(o + 8) as usize;
+        out.push(b[o + 16..o + 16 + n].to_vec());
+        o += 16 + n;
+    }
+    out
+}
+
+/// A program without tables (no staged lookup), so workers run it through `process_mbufs`
+/// (abi.h). It pushes a 4-byte tag onto IPv4 frames (port 1), pops the tag of tagged frames (port
+/// 2) and drops the rest: one burst holds packets for two ports and a drop, and every forwarded
+/// mbuf changes length (p4dp_mbuf_done writes it back).
+const TAGGER: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
+header tag_t { bit<16> vid; bit<16> type; }
+struct h_t { eth_t eth; tag_t tag; }
+struct m_t { }
+parser P(packet_in pk, out h_t h, inout m_t m, inout standard_metadata_t sm) {
+    state start { pk.extract(h.eth); transition select(h.eth.type) { 0x8100: tag; default: accept; } }
+    state tag { pk.extract(h.tag); transition accept; }
+}
+control V(inout h_t h, inout m_t m) { apply { } }
+control I(inout h_t h, inout m_t m, inout standard_metadata_t sm) {
+    apply {
+        if (h.eth.type == 0x0800) {
+            sm.egress_spec = 1;
+            h.tag.setValid();
+            h.tag.vid = 0x0abc;
+            h.tag.type = h.eth.type;
+            h.eth.type = 0x8100;
+        } else if (h.tag.isValid()) {
+            sm.egress_spec = 2;
+            h.eth.type = h.tag.type;
+            h.tag.setInvalid();
+        } else {
+            mark_to_drop(sm);
+        }
+    }
+}
+control E(inout h_t h, inout m_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout h_t h, inout m_t m) { apply { } }
+control D(packet_out pk, in h_t h) { apply { pk.emit(h.eth); pk.emit(h.tag); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+/// `p4dp run` of TAGGER on `frames` (port 0 in, ports 1 and 2 out): the frames out of ports 1
+/// and 2, and the run's statistics text.
+fn run_tagger(dir: &Path, frames: &[Vec<u8>]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>, String) {
+    std::fs::create_dir_all(dir).unwrap();
+    let prog = dir.join("tagger.p4");
+    std::fs::write(&prog, TAGGER).unwrap();
+    let built = dir.join("build");
+    let b = Command::new(env!("CARGO_BIN_EXE_p4dp"))
+        .args(["build", prog.to_str().unwrap(), "-o", built.to_str().unwrap()])
+        .output()
+        .expect("run p4dp build");
+    assert!(b.status.success(), "build: {}", String::from_utf8_lossy(&b.stderr));
+    let c = std::fs::read_to_string(built.join("tagger.c")).unwrap();
+    assert!(
+        c.contains(".process_mbufs = P4DP_PROCESS_MBUFS"),
+        "the program must take process_mbufs"
+    );
+    let input = dir.join("in.pcap");
+    write_pcap(&input, frames);
+    let port = |n: u32| format!("{n}=:{}", dir.join(format!("out{n}.pcap")).display());
+    let out = Command::new(env!("CARGO_BIN_EXE_p4dp"))
+        .arg("run")
+        .arg(&prog)
+        .args(["--port", &format!("0={}:", input.display())])
+        .args(["--port", &port(1), "--port", &port(2)])
+        .output()
+        .expect("run p4dp");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "p4dp run failed:\n{text}");
+    (
+        read_pcap(&dir.join("out1.pcap")),
+        read_pcap(&dir.join("out2.pcap")),
+        text,
+    )
+}
+
+/// Frame `i` of a test: Ethernet type `ty`, then (tagged) a tag with inner type 0x86dd, then a
+/// payload byte pattern that identifies the frame.
+fn frame(i: u8, ty: u16) -> Vec<u8> {
+    let mut f = vec![0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1];
+    f.extend(ty.to_be_bytes());
+    if ty == 0x8100 {
+        f.extend([0, 7, 0x86, 0xdd]);
+    }
+    while f.len() < 60 {
+        f.push(i.wrapping_mul(31).wrapping_add(f.len() as u8));
+    }
+    f
+}
+
+#[test]
+fn process_mbufs_sends_a_mixed_burst_to_its_ports_with_new_lengths() {
+    // not under scratch(): another test removes that directory when it ends
+    let dir = std::env::temp_dir().join(format!("p4dp-run-mbufs-mixed-{}", std::process::id()));
+    let types = [
+        0x0800u16, 0x8100, 0x1234, 0x0800, 0x0800, 0x8100, 0x1234, 0x8100, 0x0800, 0x8100, 0x8100, 0x0800,
+    ];
+    let frames: Vec<Vec<u8>> = types.iter().enumerate().map(|(i, t)| frame(i as u8, *t)).collect();
+    let (o1, o2, text) = run_tagger(&dir, &frames);
+    let want1: Vec<Vec<u8>> = frames
+        .iter()
+        .filter(|f| f[12..14] == [0x08, 0x00])
+        .map(|f| [&f[..12], &[0x81, 0x00, 0x0a, 0xbc, 0x08, 0x00][..], &f[14..]].concat())
+        .collect();
+    let want2: Vec<Vec<u8>> = frames
+        .iter()
+        .filter(|f| f[12..14] == [0x81, 0x00])
+        .map(|f| [&f[..12], &[0x86, 0xdd][..], &f[18..]].concat())
+        .collect();
+    assert_eq!(o1, want1, "port 1: IPv4 frames, tagged (64 bytes), in order\n{text}");
+    assert_eq!(
+        o2, want2,
+        "port 2: tagged frames, untagged (56 bytes), in order\n{text}"
+    );
+    assert_eq!(port_row(&text, 0)[0], 12, "received\n{text}");
+    assert_eq!(port_row(&text, 0)[4], 2, "dropped on port 0 (type 0x1234)\n{text}");
+    assert_eq!(
+        port_row(&text, 1)[3],
+        5 * 64,
+        "tx bytes of port 1 count the new length\n{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn process_mbufs_sends_a_one_port_burst_with_new_lengths() {
+    let dir = std::env::temp_dir().join(format!("p4dp-run-mbufs-one-{}", std::process::id()));
+    let frames: Vec<Vec<u8>> = (0..20u8).map(|i| frame(i, 0x0800)).collect();
+    let (o1, o2, text) = run_tagger(&dir, &frames);
+    assert_eq!(o1.len(), 20, "all on port 1\n{text}");
+    assert!(o2.is_empty(), "nothing on port 2\n{text}");
+    for (f, o) in frames.iter().zip(&o1) {
+        assert_eq!(
+            o[..],
+            [&f[..12], &[0x81, 0x00, 0x0a, 0xbc, 0x08, 0x00][..], &f[14..]].concat()[..]
+        );
+    }
+    assert_eq!(port_row(&text, 1)[3], 20 * 64, "tx bytes\n{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }

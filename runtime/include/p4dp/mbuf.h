@@ -26,14 +26,16 @@ static inline struct p4dp_pkt p4dp_mbuf_view(struct rte_mbuf *m, uint32_t in_por
 	};
 }
 
-/** After the program ran on @p pk, the view of @p m: write back the packet's bounds if the program
- *  moved or resized it (perf: an unchanged mbuf is not written) and return the output port,
- *  P4DP_PORT_DROP, or P4DP_OUT_ERROR if the packet could not be finished (pk->data NULL). */
-static inline uint32_t p4dp_mbuf_done(struct rte_mbuf *m, const struct p4dp_pkt *pk)
+/** After the program ran on @p pk, the view of @p m that was @p v (p4dp_mbuf_view) before: write
+ *  back the packet's bounds if the program moved or resized it (perf: compared with the view's
+ *  copy, not the mbuf, so the C compiler drops the check where the program cannot move the
+ *  packet; an unchanged mbuf is not written) and return the output port, P4DP_PORT_DROP, or
+ *  P4DP_OUT_ERROR if the packet could not be finished (pk->data NULL). */
+static inline uint32_t p4dp_mbuf_done(struct rte_mbuf *m, const struct p4dp_pkt *pk, const struct p4dp_pkt *v)
 {
-	if (__builtin_expect(pk->data == NULL, 0))
-		return P4DP_OUT_ERROR;
-	if (__builtin_expect(pk->data != rte_pktmbuf_mtod(m, uint8_t *) || pk->len != m->data_len, 0)) {
+	if (__builtin_expect(pk->data != v->data || pk->len != v->len, 0)) {
+		if (pk->data == NULL)
+			return P4DP_OUT_ERROR;
 		m->data_off = (uint16_t)(pk->data - (uint8_t *)m->buf_addr);
 		m->data_len = (uint16_t)pk->len;
 		m->pkt_len = pk->len;
