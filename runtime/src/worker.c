@@ -65,23 +65,30 @@ void rt_port_tx(struct p4dp_runtime *rt, struct rt_worker *acct, uint32_t slot, 
 	port_tx_bytes(rt, acct, slot, queue, m, n, bytes);
 }
 
-static void txbuf_flush(struct rt_worker *w, uint32_t slot)
+/* Transmit @p n mbufs holding @p bytes bytes on port slot @p slot: on the worker's own tx queue of
+ * the port, or through the port's ring when it has too few tx queues (worker 0 drains it). */
+static void tx_send(struct rt_worker *w, uint32_t slot, struct rte_mbuf **m, uint32_t n, uint64_t bytes)
 {
 	struct p4dp_runtime *rt = w->rt;
+	struct rt_port *p = &rt->ports[slot];
+	if (w->id < p->n_txq) {
+		port_tx_bytes(rt, w, slot, (uint16_t)w->id, m, n, bytes);
+	} else {
+		unsigned k = rte_ring_enqueue_burst(p->txring, (void **)m, n, NULL);
+		for (uint32_t i = k; i < n; i++)
+			rte_pktmbuf_free(m[i]);
+		if (k < n)
+			RT_STAT_ADD(w->pst[slot].tx_errors, n - k);
+	}
+}
+
+static void txbuf_flush(struct rt_worker *w, uint32_t slot)
+{
 	struct rt_txbuf *b = &w->txb[slot];
 	if (b->n == 0)
 		return;
-	struct rt_port *p = &rt->ports[slot];
 	w->txmask &= ~(1u << slot);
-	if (w->id < p->n_txq) {
-		port_tx_bytes(rt, w, slot, (uint16_t)w->id, b->m, b->n, b->bytes);
-	} else {
-		unsigned k = rte_ring_enqueue_burst(p->txring, (void **)b->m, b->n, NULL);
-		for (uint32_t i = k; i < b->n; i++)
-			rte_pktmbuf_free(b->m[i]);
-		if (k < b->n)
-			RT_STAT_ADD(w->pst[slot].tx_errors, b->n - k);
-	}
+	tx_send(w, slot, b->m, b->n, b->bytes);
 	b->n = 0;
 	b->bytes = 0;
 }
@@ -176,20 +183,25 @@ static inline void burst_out(struct rt_worker *w, uint32_t slot, struct rte_mbuf
 	const struct p4dp_runtime *rt = w->rt;
 	if (k == 0)
 		return;
-	/* perf: the common case, the whole burst to one port with room in its tx buffer: one pass of
-	 * vectorizable copies and adds */
+	/* perf: the common case, the whole burst to one port: one pass checks it and counts the bytes,
+	 * then the burst is sent as it is (nothing queued for the port) or appended to its buffer */
 	uint32_t diff = 0;
-	for (uint32_t j = 1; j < k; j++)
+	uint64_t bytes = 0;
+	for (uint32_t j = 0; j < k; j++) {
 		diff |= out[j] ^ out[0];
+		bytes += mm[j]->pkt_len;
+	}
 	if (diff == 0 && out[0] < P4DP_PORT_DROP && rt->port_slot[out[0]] >= 0) {
 		const uint32_t os = (uint32_t)rt->port_slot[out[0]];
 		struct rt_txbuf *b = &w->txb[os];
+		if (b->n == 0) {
+			/* perf: nothing queued for the port (the usual case): send the burst as it is */
+			tx_send(w, os, mm, k, bytes);
+			return;
+		}
 		if (b->n + k <= RT_TXBUF) {
-			uint64_t bytes = 0;
-			for (uint32_t j = 0; j < k; j++) {
+			for (uint32_t j = 0; j < k; j++)
 				b->m[b->n + j] = mm[j];
-				bytes += mm[j]->pkt_len;
-			}
 			b->n += k;
 			b->bytes += bytes;
 			w->txmask |= 1u << os;
@@ -251,7 +263,7 @@ static void process_many(struct rt_worker *w, uint32_t slot, struct rte_mbuf **b
 			struct rte_mbuf *m = bufs[j];
 			rte_prefetch0(rte_pktmbuf_mtod(m, void *));
 			rx_bytes += m->pkt_len;
-			multi |= m->nb_segs > 1;
+			multi |= m->nb_segs - 1u; /* nb_segs >= 1 */
 		}
 		struct rte_mbuf **mp = bufs;
 		if (__builtin_expect(multi, 0)) {

@@ -141,7 +141,7 @@ impl Gen<'_> {
                     let skip = match skip {
                         // elide.rs: the header's unchanged bytes are already where it goes
                         Some(k) => format!(
-                            "{i}\tif (_b == R->pkt->data && R->xo[{k}] == _o + 1u)\n{i}\t\t_o += {max}u;\n{i}\telse "
+                            "{i}\tif (__builtin_expect(_b == R->pkt->data && R->xo[{k}] == _o + 1u, 1))\n{i}\t\t_o += {max}u;\n{i}\telse "
                         ),
                         None => format!("{i}\t"),
                     };
@@ -441,7 +441,7 @@ impl Gen<'_> {
                 )
             }
         }
-        let _ = writeln!(out, "{i}\tif (R->pkt_bits - R->cur < {fixed}u + _vb) {{\n{i}\t\tR->perr = {too_short};\n{i}\t\t({lv}).valid = 0;\n{i}\t\tgoto {rej};\n{i}\t}}\n{i}\tconst uint8_t *_d = R->pkt->data;\n{i}\tuint32_t _o = R->cur;");
+        let _ = writeln!(out, "{i}\tif (__builtin_expect(R->pkt_bits - R->cur < {fixed}u + _vb, 0)) {{\n{i}\t\tR->perr = {too_short};\n{i}\t\t({lv}).valid = 0;\n{i}\t\tgoto {rej};\n{i}\t}}\n{i}\tconst uint8_t *_d = R->pkt->data;\n{i}\tuint32_t _o = R->cur;");
         let mut inner = String::new();
         self.read_into(&format!("({lv})"), h.ty, c.span, level + 1, &mut inner)?;
         match self.fast_extract(&format!("({lv})"), h.ty, level + 2) {
@@ -472,7 +472,7 @@ impl Gen<'_> {
         let bits = self.max_bits(t, c.span)?;
         let perr = self.err_code("PacketTooShort", c.span)?;
         let ct = self.ctype(t, c.span)?;
-        let _ = writeln!(out, "{i}{{\n{i}\tif (R->pkt_bits - R->cur < {bits}u) {{\n{i}\t\tR->perr = {perr};\n{i}\t\tgoto {rej};\n{i}\t}}\n{i}\t{ct} _l;\n{i}\tmemset(&_l, 0, sizeof _l);\n{i}\tconst uint8_t *_d = R->pkt->data;\n{i}\tuint32_t _o = R->cur;\n{i}\tconst uint32_t _vb = 0;\n{i}\t(void)_vb;");
+        let _ = writeln!(out, "{i}{{\n{i}\tif (__builtin_expect(R->pkt_bits - R->cur < {bits}u, 0)) {{\n{i}\t\tR->perr = {perr};\n{i}\t\tgoto {rej};\n{i}\t}}\n{i}\t{ct} _l;\n{i}\tmemset(&_l, 0, sizeof _l);\n{i}\tconst uint8_t *_d = R->pkt->data;\n{i}\tuint32_t _o = R->cur;\n{i}\tconst uint32_t _vb = 0;\n{i}\t(void)_vb;");
         let mut inner = String::new();
         self.read_into("_l", t, c.span, level + 1, &mut inner)?;
         out.push_str(&inner);

@@ -313,7 +313,7 @@ impl Gen<'_> {
              \t\tR->emit_base[elen - 1] &= (uint8_t)(0xffu << (8u - (R->emit_bits & 7u)));\n\
              \tif (!copy) {\n\t\tuint32_t trunc = @TRUNC@;\n\
              \t\t/* perf: headers deparsed in place exactly over the parsed ones: the packet is ready */\n\
-             \t\tif (R->emit_base == pkt->data && elen == poff && trunc == 0) {\n\t\t\tpkt->out_port = port;\n\t\t\treturn;\n\t\t}\n\
+             \t\tif (__builtin_expect(R->emit_base == pkt->data && elen == poff && trunc == 0, 1)) {\n\t\t\tpkt->out_port = port;\n\t\t\treturn;\n\t\t}\n\
              \t\tif (p4dp_pkt_finish_inline(pkt, R->emit_base, elen, poff, trunc) == 0)\n\t\t\tpkt->out_port = port;\n\t\treturn;\n\t}\n\
              \tuint32_t plen = pkt->len - poff;\n\
              \tif (elen + plen > P4DP_EMIT_MAX) {\n\t\tp4dp_count_unsupported(R->ctx, \"packet copy larger than P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\

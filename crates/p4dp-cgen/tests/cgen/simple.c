@@ -302,7 +302,7 @@ static inline __attribute__((always_inline)) int prs_p(struct gst *R)
 s0_parse_wide: __attribute__((unused));
 	{
 		uint32_t _vb = 0;
-		if (R->pkt_bits - R->cur < 208u + _vb) {
+		if (__builtin_expect(R->pkt_bits - R->cur < 208u + _vb, 0)) {
 			R->perr = 1;
 			(((R->vs->hdr)).f_w).valid = 0;
 			goto p_reject;
@@ -330,7 +330,7 @@ s0_parse_wide: __attribute__((unused));
 s1_start: __attribute__((unused));
 	{
 		uint32_t _vb = 0;
-		if (R->pkt_bits - R->cur < 112u + _vb) {
+		if (__builtin_expect(R->pkt_bits - R->cur < 112u + _vb, 0)) {
 			R->perr = 1;
 			(((R->vs->hdr)).f_eth).valid = 0;
 			goto p_reject;
@@ -462,7 +462,7 @@ static inline __attribute__((always_inline)) void v1_output(struct gst *R, struc
 	if (!copy) {
 		uint32_t trunc = 0u;
 		/* perf: headers deparsed in place exactly over the parsed ones: the packet is ready */
-		if (R->emit_base == pkt->data && elen == poff && trunc == 0) {
+		if (__builtin_expect(R->emit_base == pkt->data && elen == poff && trunc == 0, 1)) {
 			pkt->out_port = port;
 			return;
 		}
