@@ -274,6 +274,13 @@ void rt_port_tx(struct p4dp_runtime *rt, struct rt_worker *acct, uint32_t slot, 
 		struct rte_mbuf **m, uint32_t n);
 void rt_ports_free(struct p4dp_runtime *rt);
 uint64_t rt_now_ns(struct p4dp_runtime *rt);
+
+/** Loop iterations between reads of the clock while a worker is saturated (worker.c). */
+#define RT_CLOCK_EVERY 4u
+/** Whether a worker reads the clock this loop iteration: always, unless every poll of the previous
+ *  iteration returned a full burst (@p saturated); then when @p since iterations have passed
+ *  since the last read and since >= RT_CLOCK_EVERY. */
+bool rt_clock_due(bool saturated, uint32_t since);
 /** Run the expiry scan of every idle-timeout table at @p now (control thread). */
 int rt_idle_scan(struct p4dp_runtime *rt, uint64_t now);
 void rt_idle_free(struct p4dp_runtime *rt);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "p4dp/rt.h"
+#include "rt_internal.h" /* rt_clock_due */
 #include "tsan_test.h"
 
 #include "check.h"
@@ -582,6 +583,17 @@ static int read_pcap(const char *path, uint8_t *seq, int max)
 	return n;
 }
 
+/* The workers' clock policy (worker.c): a saturated worker still reads the clock every
+ * RT_CLOCK_EVERY iterations, any other every iteration. */
+static void test_clock_policy(void)
+{
+	for (uint32_t since = 0; since < 3 * RT_CLOCK_EVERY; since++) {
+		CHECK(rt_clock_due(false, since));
+		CHECK(rt_clock_due(true, since) == (since >= RT_CLOCK_EVERY));
+	}
+	CHECK(RT_CLOCK_EVERY >= 1 && RT_CLOCK_EVERY <= 8);
+}
+
 static void test_ports(const char *so, const char *dir, uint32_t workers, int id)
 {
 	struct p4dp_runtime_params pp = { .program_path = so, .max_workers = 2 };
@@ -667,6 +679,7 @@ int main(int argc, char **argv)
 	/* (--in-memory is rejected together with --no-huge by DPDK 22.11: "not compatible with legacy-mem") */
 	char *eal[] = { argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "--no-telemetry",
 			"--lcores=0@0,1@(0-1),2@(0-1)", "--log-level=error", NULL };
+	test_clock_policy();
 	CHECK(p4dp_eal_init(9, eal) == 0);
 	CHECK_ERR(p4dp_eal_init(9, eal), -EALREADY, "already");
 

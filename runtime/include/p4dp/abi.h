@@ -215,7 +215,9 @@ struct p4dp_ctx {
 	const struct p4dp_program *prog;
 	uint32_t worker_id;
 	uint32_t _pad;
-	uint64_t now_ns;              /**< time of the current burst (simulated in STF runs) */
+	uint64_t now_ns;              /**< time of the current burst (simulated in STF runs); on a
+					   *  worker whose polls all return full bursts it is read every 4th
+					   *  loop iteration, so at most 4 full bursts old (worker.c) */
 	uint64_t rng;                 /**< xorshift state for random() */
 	void *rt;                     /**< the runtime's (struct p4dp_runtime *) */
 	uint8_t *emit_buf;            /**< scratch of P4DP_EMIT_MAX bytes for deparsing */
