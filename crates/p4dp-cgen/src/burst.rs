@@ -163,6 +163,29 @@ impl Gen<'_> {
         }
     }
 
+    /// `process_burst` and `process_mbufs` for a program without a staged table (v1model, or PNA
+    /// if `pna`): the packets one after the other, each with its state in registers. perf:
+    /// staging the parse alone (no table) would only move each packet's state to memory; the
+    /// worker prefetches the burst's packet data already.
+    fn one_by_one(&mut self, pna: bool) -> String {
+        let mut o = String::from(if self.batch_parse() {
+            "/* Bursts (burst.rs): no staged table, so the packets run one after the other, each with its\n * state in registers. */\n"
+        } else {
+            "/* Bursts (burst.rs): the parser (v1model: or VerifyChecksum) has effects beyond the packet, so\n * packets run one after the other. */\n"
+        });
+        o.push_str(if pna { ONE_BY_ONE_PNA } else { ONE_BY_ONE });
+        o.push_str(&MBUFS.replace(
+            "@ST@",
+            if pna {
+                "NULL, NULL, 0, NULL, NULL"
+            } else {
+                "NULL, NULL, NULL"
+            },
+        ));
+        self.has_mbufs = true;
+        o
+    }
+
     /// The table `process_burst` stages, if any (see the module doc).
     pub(crate) fn plan_stage(&self) -> Option<TableId> {
         let p = self.p;
@@ -335,10 +358,10 @@ impl Gen<'_> {
         Ok((decl, keyc, kl))
     }
 
-    /// `process_burst` for PNA programs whose MainParser is pure ([`Gen::batch_parse`]): parse the
-    /// whole burst (`pna_parse`, pna.rs), stage MainControl's first table if [`Gen::plan_stage`]
-    /// found one, then run PreControl, MainControl and the deparser per packet in order
-    /// (`process_staged`). For an `add_on_miss` table, an insert marks the later staged lookups of
+    /// `process_burst` for PNA programs: if [`Gen::plan_stage`] found a table to stage (the
+    /// MainParser is then pure, [`Gen::batch_parse`]), parse the whole burst (`pna_parse`,
+    /// pna.rs), stage MainControl's first table, then run PreControl, MainControl and the
+    /// deparser per packet in order (`process_staged`); otherwise [`Gen::one_by_one`]. For an `add_on_miss` table, an insert marks the later staged lookups of
     /// the same key stale (`stage_invalidate`), so a key one packet adds is found by the next
     /// packet of the same burst ("never miss twice").
     fn emit_burst_pna(&mut self, pkg: &Package) -> R<Option<String>> {
@@ -346,24 +369,10 @@ impl Gen<'_> {
         let BlockRef::Control(mc) = pkg.blocks[2].1 else {
             return Ok(None);
         };
-        let mut o = String::new();
-        if !self.batch_parse() {
-            o.push_str("/* Bursts (burst.rs): the parser has effects beyond the packet, so packets run one after the other. */\n");
-            o.push_str(ONE_BY_ONE_PNA);
-            o.push_str(&MBUFS.replace("@ST@", "NULL, NULL, 0, NULL, NULL"));
-            self.has_mbufs = true;
-            return Ok(Some(o));
-        }
-        if self.staged.is_none() {
-            o.push_str("/* Bursts (burst.rs): no staged table, so the packets run one after the other, each with its\n * state in registers. */\n");
-            o.push_str(ONE_BY_ONE_PNA);
-            o.push_str(&MBUFS.replace("@ST@", "NULL, NULL, 0, NULL, NULL"));
-            self.has_mbufs = true;
-            return Ok(Some(o));
-        }
         let Some(tid) = self.staged else {
-            unreachable!("handled above")
+            return Ok(Some(self.one_by_one(true)));
         };
+        let mut o = String::new();
         let _ = writeln!(o, "/* Bursts (burst.rs): parse every packet, build the keys of table {}, one bulk lookup,\n * then the rest of the pipeline per packet, reusing the looked-up entries. */", p.tables[tid].fq_name);
         let (decl, keyc, kl) = self.stage_decl(mc, tid)?;
         let _ = writeln!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n\tstruct pnast S[{STAGE_MAX}];");
@@ -393,10 +402,10 @@ impl Gen<'_> {
         Ok(Some(o))
     }
 
-    /// `process_burst` (abi.h) for v1model programs: with [`Gen::batch_parse`], parse (and
-    /// verify) the whole burst first, stage the first table's lookups in one bulk lookup if
-    /// there is a staged table, then run the rest of every packet's pipeline in order from its
-    /// pre-parsed state; otherwise run the packets one after the other. Needs the glue's
+    /// `process_burst` (abi.h) for v1model programs: with a staged table ([`Gen::plan_stage`],
+    /// which implies [`Gen::batch_parse`]), parse (and verify) the whole burst first, stage the
+    /// table's lookups in one bulk lookup, then run the rest of every packet's pipeline in order
+    /// from its pre-parsed state; otherwise [`Gen::one_by_one`] (and `process_mbufs`). Needs the glue's
     /// `struct v1st`, `v1_parse`, `process_staged`. None for other architectures.
     pub(crate) fn emit_burst(&mut self) -> R<Option<String>> {
         let p = self.p;
@@ -410,26 +419,10 @@ impl Gen<'_> {
         let (BlockRef::Parser(prs), BlockRef::Control(ig)) = (pkg.blocks[0].1, pkg.blocks[2].1) else {
             return Ok(None);
         };
-        let mut o = String::new();
-        if !self.batch_parse() {
-            o.push_str("/* Bursts (burst.rs): the parser or VerifyChecksum has effects beyond the packet, so\n * packets run one after the other. */\n");
-            o.push_str(ONE_BY_ONE);
-            o.push_str(&MBUFS.replace("@ST@", "NULL, NULL, NULL"));
-            self.has_mbufs = true;
-            return Ok(Some(o));
-        }
-        // perf: staging the parse alone (no table) only moved each packet's state to memory; the
-        // worker prefetches the burst's packet data already
-        if self.staged.is_none() {
-            o.push_str("/* Bursts (burst.rs): no staged table, so the packets run one after the other, each with its\n * state in registers. */\n");
-            o.push_str(ONE_BY_ONE);
-            o.push_str(&MBUFS.replace("@ST@", "NULL, NULL, NULL"));
-            self.has_mbufs = true;
-            return Ok(Some(o));
-        }
         let Some(tid) = self.staged else {
-            unreachable!("handled above")
+            return Ok(Some(self.one_by_one(false)));
         };
+        let mut o = String::new();
         let pr = &p.parsers[prs];
         let st = pr.vars[pr.params[3]].ty;
         let _ = writeln!(o, "/* Bursts (burst.rs): parse every packet, build the keys of table {}, one bulk lookup,\n * then the rest of the pipeline per packet, reusing the looked-up entries. */", p.tables[tid].fq_name);

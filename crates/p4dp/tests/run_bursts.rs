@@ -44,6 +44,28 @@ fn port_row(out: &str, port: u32) -> Vec<u64> {
         .collect()
 }
 
+/// `p4dp run prog` with `frames` in on port 0 (dir/in.pcap) and ports 1 and 2 writing
+/// dir/out1.pcap and dir/out2.pcap; returns the run's output (statistics), asserting success.
+fn run_pcaps(dir: &Path, prog: &Path, frames: &[Vec<u8>]) -> String {
+    let input = dir.join("in.pcap");
+    write_pcap(&input, frames);
+    let port = |n: u32| format!("{n}=:{}", dir.join(format!("out{n}.pcap")).display());
+    let out = Command::new(env!("CARGO_BIN_EXE_p4dp"))
+        .arg("run")
+        .arg(prog)
+        .args(["--port", &format!("0={}:", input.display())])
+        .args(["--port", &port(1), "--port", &port(2)])
+        .output()
+        .expect("run p4dp");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "p4dp run failed:\n{text}");
+    text
+}
+
 /// PNA add-on-miss, "never miss twice" inside one burst: tests/programs/pna_add_on_miss.p4
 /// sends a flow's first packet (it misses and inserts the flow) to port 1 and every later packet
 /// (a hit) to port 2. All 10 packets arrive in one rx burst, so the burst path's staged lookup
@@ -62,23 +84,8 @@ fn add_on_miss_never_misses_twice_in_one_burst() {
             p
         })
         .collect();
-    let input = dir.join("in.pcap");
-    write_pcap(&input, &frames);
     let prog = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs/pna_add_on_miss.p4");
-    let port = |n: u32| format!("{n}=:{}", dir.join(format!("out{n}.pcap")).display());
-    let out = Command::new(env!("CARGO_BIN_EXE_p4dp"))
-        .arg("run")
-        .arg(&prog)
-        .args(["--port", &format!("0={}:", input.display())])
-        .args(["--port", &port(1), "--port", &port(2)])
-        .output()
-        .expect("run p4dp");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "p4dp run failed:\n{text}");
+    let text = run_pcaps(&dir, &prog, &frames);
     assert_eq!(port_row(&text, 0)[0], 10, "received\n{text}");
     // one miss (insert) per distinct flow, every other packet a hit
     assert_eq!(
@@ -168,22 +175,7 @@ fn run_tagger(dir: &Path, frames: &[Vec<u8>]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>, St
         c.contains(".process_mbufs = P4DP_PROCESS_MBUFS"),
         "the program must take process_mbufs"
     );
-    let input = dir.join("in.pcap");
-    write_pcap(&input, frames);
-    let port = |n: u32| format!("{n}=:{}", dir.join(format!("out{n}.pcap")).display());
-    let out = Command::new(env!("CARGO_BIN_EXE_p4dp"))
-        .arg("run")
-        .arg(&prog)
-        .args(["--port", &format!("0={}:", input.display())])
-        .args(["--port", &port(1), "--port", &port(2)])
-        .output()
-        .expect("run p4dp");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "p4dp run failed:\n{text}");
+    let text = run_pcaps(dir, &prog, frames);
     (
         read_pcap(&dir.join("out1.pcap")),
         read_pcap(&dir.join("out2.pcap")),
