@@ -283,9 +283,9 @@ static void process_many(struct rt_worker *w, uint32_t slot, struct rte_mbuf **b
 			if (k > 0)
 				prog->process_mbufs(&w->ctx, mp, k, in_port, out);
 		} else {
-			struct p4dp_pkt pk[RT_BURST], *pp[RT_BURST], v[RT_BURST];
+			struct p4dp_pkt pk[RT_BURST], *pp[RT_BURST];
 			for (uint32_t i = 0; i < k; i++) {
-				v[i] = pk[i] = p4dp_mbuf_view(mp[i], in_port);
+				pk[i] = p4dp_mbuf_view(mp[i], in_port);
 				pp[i] = &pk[i];
 			}
 			if (prog->process_burst != NULL) {
@@ -300,7 +300,9 @@ static void process_many(struct rt_worker *w, uint32_t slot, struct rte_mbuf **b
 				}
 			}
 			for (uint32_t i = 0; i < k; i++)
-				out[i] = p4dp_mbuf_done(mp[i], &pk[i], &v[i]);
+				/* the mbufs still hold what the views started from */
+				out[i] = p4dp_mbuf_done(mp[i], &pk[i], rte_pktmbuf_mtod(mp[i], uint8_t *),
+							mp[i]->data_len);
 		}
 		burst_out(w, slot, mp, out, k);
 		done += k;

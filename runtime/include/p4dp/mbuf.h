@@ -26,14 +26,16 @@ static inline struct p4dp_pkt p4dp_mbuf_view(struct rte_mbuf *m, uint32_t in_por
 	};
 }
 
-/** After the program ran on @p pk, the view of @p m that was @p v (p4dp_mbuf_view) before: write
- *  back the packet's bounds if the program moved or resized it (perf: compared with the view's
- *  copy, not the mbuf, so the C compiler drops the check where the program cannot move the
- *  packet; an unchanged mbuf is not written) and return the output port, P4DP_PORT_DROP, or
- *  P4DP_OUT_ERROR if the packet could not be finished (pk->data NULL). */
-static inline uint32_t p4dp_mbuf_done(struct rte_mbuf *m, const struct p4dp_pkt *pk, const struct p4dp_pkt *v)
+/** After the program ran on @p pk, the view of @p m whose data and length were @p data0 and
+ *  @p len0 before (p4dp_mbuf_view): write back the packet's bounds if the program moved or resized
+ *  it (perf: compared with those values, not reloaded from the mbuf, so the C compiler drops the
+ *  check where the program cannot move the packet; an unchanged mbuf is not written) and return
+ *  the output port, P4DP_PORT_DROP, or P4DP_OUT_ERROR if the packet could not be finished
+ *  (pk->data NULL). */
+static inline uint32_t p4dp_mbuf_done(struct rte_mbuf *m, const struct p4dp_pkt *pk, const uint8_t *data0,
+				      uint32_t len0)
 {
-	if (__builtin_expect(pk->data != v->data || pk->len != v->len, 0)) {
+	if (__builtin_expect(pk->data != data0 || pk->len != len0, 0)) {
 		if (pk->data == NULL)
 			return P4DP_OUT_ERROR;
 		m->data_off = (uint16_t)(pk->data - (uint8_t *)m->buf_addr);
