@@ -129,7 +129,8 @@ int p4dp_runtime_inject(struct p4dp_runtime *rt, uint32_t in_port, const uint8_t
 		mb.nb_segs = 1;
 		struct rte_mbuf *mp = &mb;
 		uint32_t out = P4DP_PORT_DROP;
-		rt->prog->process_mbufs(&w->ctx, &mp, 1, in_port, &out);
+		struct p4dp_mbufs_sum sum;
+		rt->prog->process_mbufs(&w->ctx, &mp, 1, in_port, &out, &sum);
 		pkt.data = out == P4DP_OUT_ERROR ? NULL : rte_pktmbuf_mtod(&mb, uint8_t *);
 		pkt.len = mb.data_len;
 		pkt.out_port = out;

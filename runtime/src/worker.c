@@ -161,43 +161,45 @@ int p4dp_pkt_emit_copy(struct p4dp_ctx *ctx, uint32_t port, const uint8_t *data,
 /* ------------------------------------------------------------ worker loop */
 
 /* A packet the program did not send to a port of this runtime (output @p op, see
- * p4dp_process_mbufs_fn): free it and count why (an assert failure leaves the port at DROP). */
-static void pkt_discard(struct rt_worker *w, uint32_t slot, struct rte_mbuf *m, uint32_t op)
+ * p4dp_process_mbufs_fn): free it and count why (an assert failure leaves the port at DROP).
+ * Returns 1 for a multi-segment mbuf the program did not run on, else 0. */
+static uint32_t pkt_discard(struct rt_worker *w, uint32_t slot, struct rte_mbuf *m, uint32_t op)
 {
-	if (op == P4DP_OUT_ERROR)
+	uint32_t skipped = 0;
+	if (op == P4DP_OUT_MULTISEG) {
+		RT_STAT_ADD(w->st.multiseg, 1);
+		skipped = 1;
+	} else if (op == P4DP_OUT_ERROR) {
 		RT_STAT_ADD(w->st.finish_errors, 1);
-	else if (op == P4DP_PORT_DROP) {
+	} else if (op == P4DP_PORT_DROP) {
 		RT_STAT_ADD(w->st.drops, 1);
 		RT_STAT_ADD(w->pst[slot].drops, 1);
-	} else
+	} else {
 		RT_STAT_ADD(w->st.no_port, 1);
+	}
 	rte_pktmbuf_free(m);
+	return skipped;
 }
 
 /* After the program ran on the @p k mbufs @p mm (received on port slot @p slot; out[i] is each
  * one's output, see p4dp_process_mbufs_fn): hand each to its output port's tx buffer, or discard
- * it. perf: packets go in runs of the same output port, with the tx buffer's count and byte sum
- * in registers for the run (not a load-add-store through memory per packet). */
-static inline void burst_out(struct rt_worker *w, uint32_t slot, struct rte_mbuf **mm, const uint32_t *out, uint32_t k)
+ * it. @p one is the output all k share, or P4DP_OUT_ERROR if they do not (or may not); then
+ * @p bytes is their pkt_len total. Returns how many were multi-segment mbufs the program did not
+ * run on. perf: the common case, the whole burst to one port, needs no pass over the burst (the
+ * program's loop found @p one and @p bytes); otherwise packets go in runs of the same output port,
+ * with the tx buffer's count and byte sum in registers for the run (not a load-add-store through
+ * memory per packet). */
+static inline uint32_t burst_out(struct rt_worker *w, uint32_t slot, struct rte_mbuf **mm, const uint32_t *out,
+				 uint32_t k, uint32_t one, uint64_t bytes)
 {
 	const struct p4dp_runtime *rt = w->rt;
-	if (k == 0)
-		return;
-	/* perf: the common case, the whole burst to one port: one pass checks it and counts the bytes,
-	 * then the burst is sent as it is (nothing queued for the port) or appended to its buffer */
-	uint32_t diff = 0;
-	uint64_t bytes = 0;
-	for (uint32_t j = 0; j < k; j++) {
-		diff |= out[j] ^ out[0];
-		bytes += mm[j]->pkt_len;
-	}
-	if (diff == 0 && out[0] < P4DP_PORT_DROP && rt->port_slot[out[0]] >= 0) {
-		const uint32_t os = (uint32_t)rt->port_slot[out[0]];
+	if (__builtin_expect(one < P4DP_PORT_DROP && rt->port_slot[one] >= 0, 1)) {
+		const uint32_t os = (uint32_t)rt->port_slot[one];
 		struct rt_txbuf *b = &w->txb[os];
 		if (b->n == 0) {
 			/* perf: nothing queued for the port (the usual case): send the burst as it is */
 			tx_send(w, os, mm, k, bytes);
-			return;
+			return 0;
 		}
 		if (b->n + k <= RT_TXBUF) {
 			for (uint32_t j = 0; j < k; j++)
@@ -205,47 +207,49 @@ static inline void burst_out(struct rt_worker *w, uint32_t slot, struct rte_mbuf
 			b->n += k;
 			b->bytes += bytes;
 			w->txmask |= 1u << os;
-			return;
+			return 0;
 		}
 	}
-	uint32_t i = 0;
+	uint32_t i = 0, skipped = 0;
 	while (i < k) {
 		const uint32_t op = out[i];
 		const int os = op < P4DP_PORT_DROP ? rt->port_slot[op] : -1;
 		if (__builtin_expect(os < 0, 0)) {
-			pkt_discard(w, slot, mm[i], op);
+			skipped += pkt_discard(w, slot, mm[i], op);
 			i++;
 			continue;
 		}
 		struct rt_txbuf *b = &w->txb[os];
 		uint32_t bn = b->n;
-		uint64_t bytes = b->bytes;
+		uint64_t run_bytes = b->bytes;
 		do {
 			struct rte_mbuf *m = mm[i];
 			if (__builtin_expect(bn == RT_TXBUF, 0)) {
 				b->n = bn;
-				b->bytes = bytes;
+				b->bytes = run_bytes;
 				txbuf_flush(w, (uint32_t)os);
 				bn = 0;
-				bytes = 0;
+				run_bytes = 0;
 			}
 			b->m[bn++] = m;
-			bytes += m->pkt_len;
+			run_bytes += m->pkt_len;
 			i++;
 		} while (i < k && out[i] == op);
 		b->n = bn;
-		b->bytes = bytes;
+		b->bytes = run_bytes;
 		w->txmask |= 1u << os;
 	}
+	return skipped;
 }
 
 /*
  * The packets of one rx burst, all received on port slot @p slot, in order. perf: statistics are
  * added once per burst; packet data is prefetched for the whole burst before the program runs.
  * The program gets the burst through process_mbufs (abi.h: its own loop over the mbufs, each
- * packet's state in registers) if it has it, else through process_burst as struct p4dp_pkt
- * views, else process() per packet. Entries a program holds stay valid for the whole call: the
- * worker reports RCU quiescence only between loop iterations.
+ * packet's state in registers; it also skips multi-segment mbufs and sums the bytes) if it has
+ * it, else through process_burst as struct p4dp_pkt views, else process() per packet. Entries a
+ * program holds stay valid for the whole call: the worker reports RCU quiescence only between
+ * loop iterations.
  */
 static void process_many(struct rt_worker *w, uint32_t slot, struct rte_mbuf **bufs, uint32_t n)
 {
@@ -258,31 +262,38 @@ static void process_many(struct rt_worker *w, uint32_t slot, struct rte_mbuf **b
 	uint64_t rx_bytes = 0, done = 0;
 	RT_STAT_ADD(ps->rx_packets, n);
 	while (n > 0) {
-		uint32_t c = n < RT_BURST ? n : RT_BURST, k = 0, multi = 0;
-		for (uint32_t j = 0; j < c; j++) {
-			struct rte_mbuf *m = bufs[j];
-			rte_prefetch0(rte_pktmbuf_mtod(m, void *));
-			rx_bytes += m->pkt_len;
-			multi |= m->nb_segs - 1u; /* nb_segs >= 1 */
-		}
+		uint32_t c = n < RT_BURST ? n : RT_BURST, k = 0, one;
+		uint64_t tx_bytes;
 		struct rte_mbuf **mp = bufs;
-		if (__builtin_expect(multi, 0)) {
-			for (uint32_t j = 0; j < c; j++) {
-				if (bufs[j]->nb_segs > 1) {
-					RT_STAT_ADD(w->st.multiseg, 1);
-					rte_pktmbuf_free(bufs[j]);
-				} else {
-					mm[k++] = bufs[j];
-				}
-			}
-			mp = mm;
-		} else {
-			k = c;
-		}
 		if (prog->process_mbufs != NULL) {
-			if (k > 0)
-				prog->process_mbufs(&w->ctx, mp, k, in_port, out);
+			for (uint32_t j = 0; j < c; j++)
+				rte_prefetch0(rte_pktmbuf_mtod(bufs[j], void *));
+			struct p4dp_mbufs_sum sum;
+			one = prog->process_mbufs(&w->ctx, bufs, c, in_port, out, &sum);
+			rx_bytes += sum.rx_bytes;
+			tx_bytes = sum.tx_bytes;
+			k = c;
 		} else {
+			uint32_t multi = 0;
+			for (uint32_t j = 0; j < c; j++) {
+				struct rte_mbuf *m = bufs[j];
+				rte_prefetch0(rte_pktmbuf_mtod(m, void *));
+				rx_bytes += m->pkt_len;
+				multi |= m->nb_segs - 1u; /* nb_segs >= 1 */
+			}
+			if (__builtin_expect(multi, 0)) {
+				for (uint32_t j = 0; j < c; j++) {
+					if (bufs[j]->nb_segs > 1) {
+						RT_STAT_ADD(w->st.multiseg, 1);
+						rte_pktmbuf_free(bufs[j]);
+					} else {
+						mm[k++] = bufs[j];
+					}
+				}
+				mp = mm;
+			} else {
+				k = c;
+			}
 			struct p4dp_pkt pk[RT_BURST], *pp[RT_BURST];
 			for (uint32_t i = 0; i < k; i++) {
 				pk[i] = p4dp_mbuf_view(mp[i], in_port);
@@ -299,13 +310,21 @@ static void process_many(struct rt_worker *w, uint32_t slot, struct rte_mbuf **b
 						pk[i].out_port = P4DP_PORT_DROP;
 				}
 			}
-			for (uint32_t i = 0; i < k; i++)
+			uint32_t any = 0, all = UINT32_MAX;
+			tx_bytes = 0;
+			for (uint32_t i = 0; i < k; i++) {
 				/* the mbufs still hold what the views started from */
-				out[i] = p4dp_mbuf_done(mp[i], &pk[i], rte_pktmbuf_mtod(mp[i], uint8_t *),
-							mp[i]->data_len);
+				const uint32_t o = p4dp_mbuf_done(mp[i], &pk[i], rte_pktmbuf_mtod(mp[i], uint8_t *),
+								  mp[i]->data_len);
+				out[i] = o;
+				any |= o;
+				all &= o;
+				tx_bytes += pk[i].len;
+			}
+			one = any == all ? any : P4DP_OUT_ERROR; /* as p4dp_mbufs_run */
 		}
-		burst_out(w, slot, mp, out, k);
-		done += k;
+		if (k > 0)
+			done += k - burst_out(w, slot, mp, out, k, one, tx_bytes);
 		bufs += c;
 		n -= c;
 	}

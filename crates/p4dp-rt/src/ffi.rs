@@ -5,7 +5,7 @@
 
 use std::os::raw::{c_char, c_int, c_void};
 
-pub const P4DP_ABI_VERSION: u32 = 5;
+pub const P4DP_ABI_VERSION: u32 = 6;
 pub const P4DP_PORT_DROP: u32 = 511;
 pub const P4DP_RT_KEY_DONT_CARE: u32 = 0xff;
 
@@ -88,7 +88,7 @@ pub struct p4dp_program {
     pub process_burst: *const c_void,
     /// Per table: extern index of its action profile/selector or -1; NULL if none (abi.h).
     pub table_impl: *const i32,
-    /// ABI 5: `process_mbufs` (the runtime's receive path), or NULL.
+    /// ABI 5: `process_mbufs` (the runtime's receive path), or NULL (ABI 6: its signature changed).
     pub process_mbufs: *const c_void,
 }
 

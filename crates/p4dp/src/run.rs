@@ -238,6 +238,10 @@ fn report(rt: &p4dp_rt::Runtime, ports: &[(u32, String)], took: Duration) -> Res
         ("unsupported operations", st.unsupported),
         ("packets to ports that do not exist", st.no_port),
         (
+            "packets larger than one mbuf (multi-segment, over 4096 bytes), dropped unprocessed",
+            st.multiseg,
+        ),
+        (
             "@entry_lock entries shared by workers (bias revoked)",
             st.lock_revocations,
         ),

@@ -44,8 +44,9 @@ fn port_row(out: &str, port: u32) -> Vec<u64> {
         .collect()
 }
 
-/// `p4dp run prog` with `frames` in on port 0 (dir/in.pcap) and ports 1 and 2 writing
-/// dir/out1.pcap and dir/out2.pcap; returns the run's output (statistics), asserting success.
+/// `p4dp run prog` with `frames` in on port 0 (dir/in.pcap) and ports 1, 2 and 3 writing
+/// dir/out1.pcap, dir/out2.pcap and dir/out3.pcap; returns the run's output (statistics),
+/// asserting success.
 fn run_pcaps(dir: &Path, prog: &Path, frames: &[Vec<u8>]) -> String {
     let input = dir.join("in.pcap");
     write_pcap(&input, frames);
@@ -54,7 +55,7 @@ fn run_pcaps(dir: &Path, prog: &Path, frames: &[Vec<u8>]) -> String {
         .arg("run")
         .arg(prog)
         .args(["--port", &format!("0={}:", input.display())])
-        .args(["--port", &port(1), "--port", &port(2)])
+        .args(["--port", &port(1), "--port", &port(2), "--port", &port(3)])
         .output()
         .expect("run p4dp");
     let text = format!(
@@ -94,6 +95,36 @@ fn add_on_miss_never_misses_twice_in_one_burst() {
         "first packets of flows 7, 8, 9 on port 1\n{text}"
     );
     assert_eq!(port_row(&text, 2)[2], 7, "later packets on port 2\n{text}");
+    // process_burst's path sums the bytes while it writes the mbufs back (burst_out takes them)
+    assert_eq!(
+        (port_row(&text, 1)[3], port_row(&text, 2)[3]),
+        (3 * 60, 7 * 60),
+        "tx bytes\n{text}"
+    );
+    assert_eq!(port_row(&text, 0)[1], 10 * 60, "rx bytes\n{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same program (process_burst, a staged table) with ten new flows: every packet misses and
+/// goes to port 1, so the burst takes the one-port path with the byte total its write-back summed.
+#[test]
+fn process_burst_sends_a_one_port_burst_with_its_bytes() {
+    let dir = std::env::temp_dir().join(format!("p4dp-run-burst-one-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let frames: Vec<Vec<u8>> = (1..=10u32)
+        .map(|f| {
+            let mut p = vec![0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0x88, 0xb5];
+            p.extend(f.to_be_bytes());
+            p.resize(60 + f as usize, 0);
+            p
+        })
+        .collect();
+    let prog = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs/pna_add_on_miss.p4");
+    let text = run_pcaps(&dir, &prog, &frames);
+    let bytes: u64 = frames.iter().map(|f| f.len() as u64).sum();
+    assert_eq!(port_row(&text, 0)[..2], [10, bytes], "rx\n{text}");
+    assert_eq!(port_row(&text, 1)[2..4], [10, bytes], "all on port 1\n{text}");
+    assert_eq!(port_row(&text, 2)[2], 0, "nothing on port 2\n{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -221,7 +252,7 @@ fn process_mbufs_sends_a_mixed_burst_to_its_ports_with_new_lengths() {
         o2, want2,
         "port 2: tagged frames, untagged (56 bytes), in order\n{text}"
     );
-    assert_eq!(port_row(&text, 0)[0], 12, "received\n{text}");
+    assert_eq!(port_row(&text, 0)[..2], [12, 12 * 60], "received\n{text}");
     assert_eq!(port_row(&text, 0)[4], 2, "dropped on port 0 (type 0x1234)\n{text}");
     assert_eq!(
         port_row(&text, 1)[3],
@@ -245,5 +276,49 @@ fn process_mbufs_sends_a_one_port_burst_with_new_lengths() {
         );
     }
     assert_eq!(port_row(&text, 1)[3], 20 * 64, "tx bytes\n{text}");
+    assert_eq!(port_row(&text, 0)[..2], [20, 20 * 60], "rx packets and bytes\n{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A burst whose packets go to ports 1 and 2 only, none dropped: the outputs' bits ORed are 3,
+/// also a port of the run, so a wrong "all to one port" verdict would show on port 3.
+#[test]
+fn process_mbufs_sends_a_two_port_burst_to_both_ports() {
+    let dir = std::env::temp_dir().join(format!("p4dp-run-mbufs-two-{}", std::process::id()));
+    let frames: Vec<Vec<u8>> = (0..10u8)
+        .map(|i| frame(i, if i % 3 == 0 { 0x8100 } else { 0x0800 }))
+        .collect();
+    let (o1, o2, text) = run_tagger(&dir, &frames);
+    assert_eq!((o1.len(), o2.len()), (6, 4), "ports 1 and 2\n{text}");
+    assert_eq!(port_row(&text, 1)[2..4], [6, 6 * 64], "port 1 tx\n{text}");
+    assert_eq!(port_row(&text, 2)[2..4], [4, 4 * 56], "port 2 tx\n{text}");
+    assert_eq!(port_row(&text, 3)[2], 0, "nothing on port 3\n{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A frame too large for one mbuf (net_pcap chains it) in the middle of a burst: process_mbufs
+/// skips it (the program runs on single-segment mbufs only), the runtime drops and counts it, and
+/// the frames around it go out as usual.
+#[test]
+fn process_mbufs_skips_a_multi_segment_mbuf() {
+    let dir = std::env::temp_dir().join(format!("p4dp-run-mbufs-multiseg-{}", std::process::id()));
+    let mut big = frame(1, 0x0800);
+    big.resize(5000, 0x5a);
+    let frames = vec![frame(0, 0x0800), big, frame(2, 0x0800)];
+    let (o1, o2, text) = run_tagger(&dir, &frames);
+    let tagged = |f: &Vec<u8>| [&f[..12], &[0x81, 0x00, 0x0a, 0xbc, 0x08, 0x00][..], &f[14..]].concat();
+    assert_eq!(o1, vec![tagged(&frames[0]), tagged(&frames[2])], "port 1\n{text}");
+    assert!(o2.is_empty(), "nothing on port 2\n{text}");
+    assert_eq!(
+        port_row(&text, 0)[..2],
+        [3, 60 + 5000 + 60],
+        "rx counts the large frame\n{text}"
+    );
+    assert_eq!(port_row(&text, 1)[2..4], [2, 2 * 64], "tx\n{text}");
+    assert!(
+        text.contains("packets larger than one mbuf (multi-segment, over 4096 bytes), dropped unprocessed: 1"),
+        "the large frame is counted\n{text}"
+    );
+    assert!(text.contains("2 packets processed"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 5u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs */
+#define P4DP_ABI_VERSION 6u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals */
 
 /** Egress port value meaning "drop" (v1model's 511, PNA drop_packet()). */
 #define P4DP_PORT_DROP 511u
@@ -143,21 +143,34 @@ typedef void (*p4dp_process_burst_fn)(struct p4dp_ctx *ctx, struct p4dp_pkt **pk
 
 /** process_mbufs' output for a packet the program could not finish (p4dp_pkt_finish failed). */
 #define P4DP_OUT_ERROR UINT32_MAX
+/** process_mbufs' output for a multi-segment mbuf, which the program does not run on (the runtime
+ *  frees and counts it). Outputs >= P4DP_OUT_MULTISEG are the runtime's: a program's port in that
+ *  range (PNA ports are 32 bits) comes out as P4DP_PORT_DROP + 1, no port of the runtime. */
+#define P4DP_OUT_MULTISEG (UINT32_MAX - 1u)
+
+/** process_mbufs' byte totals over one burst (perf: summed where the lengths are in registers). */
+struct p4dp_mbufs_sum {
+	uint64_t rx_bytes; /**< pkt_len of all n mbufs before the program ran */
+	uint64_t tx_bytes; /**< pkt_len after it, of the mbufs it ran on (not the multi-segment ones) */
+};
 
 struct rte_mbuf;
 /**
- * Optional (NULL if absent): the runtime's receive path. Runs the program on the @p n
- * single-segment DPDK mbufs @p m, all received on port @p in_port, in order, with the same
- * result as `process` on each (the program's view of an mbuf is p4dp_mbuf_view(), p4dp/mbuf.h).
- * Writes each packet's output port to out[i] (P4DP_PORT_DROP: dropped; P4DP_OUT_ERROR: could
- * not be finished) and, when the program moved or resized the packet, the mbuf's data_off,
- * data_len and pkt_len (p4dp_mbuf_done()). perf: the program keeps each packet's state in
- * registers and the runtime builds no struct p4dp_pkt. Generated code has it when compiled with
- * DPDK (P4DP_DPDK) and without a staged table (then process_burst is the faster path).
- * Worker context.
+ * Optional (NULL if absent): the runtime's receive path. Runs the program on the @p n DPDK mbufs
+ * @p m, all received on port @p in_port, in order, with the same result as `process` on each
+ * (the program's view of an mbuf is p4dp_mbuf_view(), p4dp/mbuf.h); a multi-segment mbuf is
+ * skipped (output P4DP_OUT_MULTISEG). Writes each packet's output port to out[i]
+ * (P4DP_PORT_DROP: dropped; P4DP_OUT_ERROR: could not be finished), when the program moved or
+ * resized the packet the mbuf's data_off, data_len and pkt_len (p4dp_mbuf_done()), and the byte
+ * totals to @p sum. Returns the output all @p n packets share if they share one, else
+ * P4DP_OUT_ERROR (then only out[] tells). perf: the program keeps each packet's state in
+ * registers, the runtime builds no struct p4dp_pkt, and the runtime makes no extra pass over the
+ * burst to sort it by port or count its bytes. Generated code has it when compiled with DPDK
+ * (P4DP_DPDK) and without a staged table (then process_burst is the faster path); its loop is
+ * p4dp_mbufs_run(). Worker context.
  */
-typedef void (*p4dp_process_mbufs_fn)(struct p4dp_ctx *ctx, struct rte_mbuf **m, uint32_t n, uint32_t in_port,
-				      uint32_t *out);
+typedef uint32_t (*p4dp_process_mbufs_fn)(struct p4dp_ctx *ctx, struct rte_mbuf **m, uint32_t n, uint32_t in_port,
+					  uint32_t *out, struct p4dp_mbufs_sum *sum);
 
 struct p4dp_program {
 	uint32_t abi_version;   /**< P4DP_ABI_VERSION */
