@@ -582,11 +582,34 @@ static bool timer_sleep(struct timer_arg *t, uint64_t ms)
 	return false;
 }
 
+/* Wait until every worker of the run has gone once around its loop; false if aborted. A warm-up
+ * starts then, not when the run was called: starting a run (ports, the mbuf pool the first run
+ * creates, lcore launch) takes tens to hundreds of milliseconds, which would otherwise eat a short
+ * warm-up and leave the window with a worker that had not started. Without a warm-up the window
+ * starts with the call, so it holds a finite source's whole schedule (p4dp_bench_set_done). */
+static bool timer_wait_running(struct timer_arg *t)
+{
+	struct p4dp_bench *b = t->b;
+	uint64_t l0[P4DP_BENCH_MAX_WORKERS];
+	for (uint32_t w = 0; w < b->nw; w++)
+		l0[w] = RT_STAT_LOAD(b->rt->workers[w].loops);
+	for (;;) {
+		if (__atomic_load_n(&t->abort, __ATOMIC_ACQUIRE))
+			return false;
+		uint32_t running = 0;
+		for (uint32_t w = 0; w < b->nw; w++)
+			running += RT_STAT_LOAD(b->rt->workers[w].loops) != l0[w];
+		if (running == b->nw)
+			return true;
+		sleep_ms(1);
+	}
+}
+
 static void *timer_main(void *arg)
 {
 	struct timer_arg *t = arg;
 	struct window *win = t->win;
-	if (timer_sleep(t, t->b->p.warmup_ms)) {
+	if ((t->b->p.warmup_ms == 0 || timer_wait_running(t)) && timer_sleep(t, t->b->p.warmup_ms)) {
 		snapshot(t->b, t->kind, &win->tsc0, win->p0, &win->h0, &win->m0, &win->d0);
 		timer_sleep(t, t->b->p.duration_ms);
 		snapshot(t->b, t->kind, &win->tsc1, win->p1, &win->h1, &win->m1, &win->d1);
@@ -723,6 +746,7 @@ int p4dp_bench_measure(struct p4dp_bench *b, enum p4dp_bench_kind kind, uint32_t
 		res->w[w].mpps = secs > 0 ? (double)pk / secs / 1e6 : 0;
 		res->w[w].cycles_per_pkt = pk ? (double)res->window_cycles / (double)pk : 0;
 		res->packets += pk;
+		res->packets_before_window += win.p0[w];
 	}
 	res->mpps = secs > 0 ? (double)res->packets / secs / 1e6 : 0;
 	res->cycles_per_pkt = res->packets ? (double)b->nw * (double)res->window_cycles / (double)res->packets : 0;

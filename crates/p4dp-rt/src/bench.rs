@@ -77,6 +77,7 @@ pub(crate) mod sys {
         pub lost_in_window: u64,
         pub lost_before_window: u64,
         pub lost_after_window: u64,
+        pub packets_before_window: u64,
         pub w: [p4dp_bench_worker; 16],
     }
 

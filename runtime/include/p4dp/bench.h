@@ -72,7 +72,7 @@ struct p4dp_bench_params {
 	uint64_t key_base;      /**< first key value */
 	uint64_t n_keys;        /**< keys key_base .. key_base + n_keys - 1 (>= 1 if key_bytes > 0) */
 	uint64_t seed;          /**< permutation seed */
-	uint64_t warmup_ms;     /**< before the measurement window */
+	uint64_t warmup_ms;     /**< before the measurement window; PROGRAM: counted from when every worker runs (0: the window starts with the run) */
 	uint64_t duration_ms;   /**< the measurement window (>= 1) */
 	uint32_t dispatch;      /**< PROGRAM runs: enum p4dp_rt_dispatch (rt.h); 0 = auto (software dispatch on
 				     the bench's ring ports, which have no RSS) */
@@ -105,6 +105,7 @@ struct p4dp_bench_result {
 	uint64_t lost_in_window; /**< PROGRAM: losses the runtime counted inside the window */
 	uint64_t lost_before_window; /**< PROGRAM: losses the runtime counted in the warm-up */
 	uint64_t lost_after_window; /**< PROGRAM: losses the runtime counted after the window (run shutdown) */
+	uint64_t packets_before_window; /**< all workers: packets processed from the call to the window's start */
 	struct p4dp_bench_worker w[P4DP_BENCH_MAX_WORKERS];
 };
 
