@@ -629,6 +629,9 @@ static void test_ports(const char *so, const char *dir, uint32_t workers, int id
 	CHECK(s0.rx_packets == 10 && s1.rx_packets == 6);
 	CHECK(s0.tx_packets == 10 && s1.tx_packets == 5); /* 5 + 5 to port 0, 5 to port 1 */
 	CHECK(s1.drops == 1 && s0.tx_errors == 0 && s1.tx_errors == 0);
+	/* 64-byte frames; the worker sums the bytes while it writes the views back (process path) */
+	CHECK(s0.rx_bytes == 10 * 64 && s1.rx_bytes == 6 * 64);
+	CHECK(s0.tx_bytes == 10 * 64 && s1.tx_bytes == 5 * 64);
 	CHECK_ERR(p4dp_runtime_port_stats(rt, 7, &s0), -ENOENT, "no port 7");
 	p4dp_runtime_free(rt); /* closes the devices: the output files are complete */
 

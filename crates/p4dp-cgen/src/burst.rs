@@ -1,16 +1,17 @@
 //! Burst processing (perf): `process_burst(ctx, pkts, n)` and `process_mbufs` (abi.h) for
 //! v1model and PNA programs.
 //!
-//! Without a staged table (below), both run the packets one after the other with
-//! `process_staged` inlined, so each packet's state stays in registers (ARCHITECTURE.md,
-//! "Per-packet state lives in registers"); `process_mbufs` (compiled under `P4DP_DPDK`) is then the
-//! workers' entry and reads the mbufs itself (p4dp/mbuf.h).
+//! Both run the packets one after the other with `process_staged` inlined, so each packet's state
+//! stays in registers (ARCHITECTURE.md, "Per-packet state lives in registers"); `process_mbufs`
+//! (compiled under `P4DP_DPDK`) is the workers' entry and reads the mbufs itself (p4dp/mbuf.h,
+//! `p4dp_mbufs_run`).
 //!
-//! With a staged table, and when the parser and VerifyChecksum only affect the packet's own state
-//! ([`Gen::batch_parse`]: no extern calls in the parser and its sub-parsers other than packet_in
-//! methods; in VerifyChecksum only `verify_checksum*`), `process_burst` first parses every packet
-//! of the burst into its own `struct v1st`, then runs the rest of each packet's pipeline in order
-//! (`process_staged(.., pre)`). There is no `process_mbufs` then.
+//! With a staged table (below), and when the parser and VerifyChecksum only affect the packet's
+//! own state ([`Gen::batch_parse`]: no extern calls in the parser and its sub-parsers other than
+//! packet_in methods; in VerifyChecksum only `verify_checksum*`), a pre-pass over each chunk of up
+//! to 32 packets parses each packet only for the staged table's key (the C compiler drops the rest
+//! of that parse), then one bulk lookup, then each packet's whole pipeline in order, which parses
+//! it again (unobservable: the parser is pure) with its state in registers.
 //!
 //! *Staged table*: if ingress first applies (in program order) an exact-match table without an
 //! implementation whose key reads only ingress parameters, the keys of the whole burst are
@@ -37,15 +38,15 @@ const STAGE_MAX: u32 = 32;
 /// perf: `process_staged` is inlined into the loop, so the C compiler keeps each packet's state
 /// (`struct gst`, the architecture's state struct) in registers where it can (scalar replacement:
 /// no pointer to that state may reach a function that is not inlined; see lib.rs, gst_init).
-const ONE_BY_ONE: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL, NULL);\n}\n";
+const ONE_BY_ONE: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL);\n}\n";
 /// `process_mbufs` (abi.h) with `process_staged` inlined per mbuf: the packet view is a local
 /// whose address reaches no call on the fast path, so it stays in registers too. Compiled only
 /// with DPDK's headers (`P4DP_DPDK`, lib.rs `compile_so`); included last, so DPDK's macros
 /// cannot meet the program's own names. `@ST@`: the `process_staged` arguments after `pkt`.
-const MBUFS: &str = "\n#ifdef P4DP_DPDK\n#include \"p4dp/mbuf.h\"\n\nstatic inline __attribute__((always_inline)) void process_one(struct p4dp_ctx *ctx, struct p4dp_pkt *pk)\n{\n\tprocess_staged(ctx, pk, @ST@);\n}\n\n/* The runtime's receive path (abi.h, process_mbufs): one packet after the other, p4dp_mbufs_run's loop. */\nstatic uint32_t process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **m, uint32_t n, uint32_t in_port, uint32_t *out,\n\t\t\t      struct p4dp_mbufs_sum *sum)\n{\n\treturn p4dp_mbufs_run(ctx, m, n, in_port, out, sum, process_one);\n}\n#define P4DP_PROCESS_MBUFS process_mbufs\n#else\n#define P4DP_PROCESS_MBUFS NULL\n#endif\n";
+const MBUFS: &str = "\n#ifdef P4DP_DPDK\n#include \"p4dp/mbuf.h\"\n\nstatic inline __attribute__((always_inline)) void process_one(struct p4dp_ctx *ctx, struct p4dp_pkt *pk, uint32_t i, void *arg)\n{\n\t(void)i;\n\t(void)arg;\n\tprocess_staged(ctx, pk, @ST@);\n}\n\n/* The runtime's receive path (abi.h, process_mbufs): one packet after the other, p4dp_mbufs_run's loop. */\nstatic uint32_t process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **m, uint32_t n, uint32_t in_port, uint32_t *out,\n\t\t\t      struct p4dp_mbufs_sum *sum)\n{\n\treturn p4dp_mbufs_run(ctx, m, n, in_port, out, sum, process_one, NULL);\n}\n#define P4DP_PROCESS_MBUFS process_mbufs\n#else\n#define P4DP_PROCESS_MBUFS NULL\n#endif\n";
 
 /// [`ONE_BY_ONE`] for PNA's `process_staged`.
-const ONE_BY_ONE_PNA: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL, 0, NULL, NULL);\n}\n";
+const ONE_BY_ONE_PNA: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL, 0, NULL);\n}\n";
 
 fn expr_vars(e: &Expr, f: &mut dyn FnMut(VarId)) {
     match &e.kind {
@@ -174,14 +175,7 @@ impl Gen<'_> {
             "/* Bursts (burst.rs): the parser (v1model: or VerifyChecksum) has effects beyond the packet, so\n * packets run one after the other. */\n"
         });
         o.push_str(if pna { ONE_BY_ONE_PNA } else { ONE_BY_ONE });
-        o.push_str(&MBUFS.replace(
-            "@ST@",
-            if pna {
-                "NULL, NULL, 0, NULL, NULL"
-            } else {
-                "NULL, NULL, NULL"
-            },
-        ));
+        o.push_str(&MBUFS.replace("@ST@", if pna { "NULL, NULL, 0, NULL" } else { "NULL, NULL" }));
         self.has_mbufs = true;
         o
     }
@@ -319,17 +313,56 @@ impl Gen<'_> {
         }
     }
 
-    /// The end of the pre-pass loop over a burst when table `tid` is staged: the frame pointers
-    /// are set, `keyc` (key_code) builds packet i's key; then one bulk lookup, a prefetch of the
-    /// entries, and the rest of every packet's pipeline (`process_staged`).
-    /// `gen`: a statement run just before the bulk lookup (empty if none).
-    fn stage_tail(keyc: &str, kl: u32, tid: TableId, gen: &str, call: &str) -> String {
+    /// `process_burst` and `process_mbufs` of a program with staged table `tid`. `pass1` is one
+    /// packet's pre-pass (it has `pkt`, `i` and `ts_us`, fills `keys[i]` and `kp[i]`), `decl` the
+    /// staged arrays' declarations, `kl` the key length, `gen` a statement run just before the
+    /// bulk lookup (empty if none), `call` the rest of packet `@P@`'s pipeline given its index
+    /// `i` in a chunk of `@M@` packets, the keys `@K@`, the entries `@E@` and the insert
+    /// generation `@G@`.
+    /// perf: the pre-pass keeps only the key; the pipeline parses the packet again (the parser is
+    /// pure, [`Gen::batch_parse`]) with its state in registers, which is cheaper than keeping a
+    /// burst of parsed states in memory. `process_mbufs` runs the pipeline through
+    /// `p4dp_mbufs_run` (p4dp/mbuf.h), as programs without a staged table do.
+    fn staged_entries(pass1: &str, decl: &str, kl: u32, tid: TableId, gen: &str, call: &str, aom: bool) -> String {
+        let ti = tid.index();
+        let kla = kl.max(1).div_ceil(16) * 16;
+        let lookup = format!("{gen}\t\tp4dp_table_lookup_bulk(ctx->tables[{ti}u], kp, m, ents);\n\t\t/* perf: the entries' cache misses overlap here instead of one per packet in its action */\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tif (ents[i] != NULL)\n\t\t\t\t__builtin_prefetch(ents[i]);\n");
+        let genv = if aom { "\tuint64_t st_gen;\n" } else { "" };
+        let head = format!("{decl}{genv}\t/* perf: the burst's time (ctx->now_ns is per burst) converted once */\n\tconst uint64_t ts_us = ctx->now_ns / 1000u;\n\t(void)ts_us;\n");
+        let mut o = String::new();
+        // process_burst
+        let _ = write!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n{head}\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct p4dp_pkt *pkt = pkts[b + i];\n{pass1}\t\t}}\n{lookup}");
+        let c = call
+            .replace("@P@", "pkts[b + i]")
+            .replace("@K@", "keys")
+            .replace("@M@", "m")
+            .replace("@E@", "ents")
+            .replace("@G@", if aom { "&st_gen" } else { "NULL" });
+        let _ = write!(o, "\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\t{c};\n\t}}\n}}\n");
+        // process_mbufs
+        let c = call
+            .replace("@P@", "pk")
+            .replace("@K@", "a->keys")
+            .replace("@M@", "a->m")
+            .replace("@E@", "a->ents")
+            .replace("@G@", "a->gen");
+        let _ = write!(o, "\n#ifdef P4DP_DPDK\n#include \"p4dp/mbuf.h\"\n\n/* process_mbufs' chunk: the staged keys, entries and insert generation */\nstruct stage_arg {{\n\tuint8_t (*keys)[{kla}];\n\tconst struct p4dp_entry **ents;\n\tuint32_t m;\n\tuint64_t *gen;\n}};\n\nstatic inline __attribute__((always_inline)) void process_one(struct p4dp_ctx *ctx, struct p4dp_pkt *pk, uint32_t i, void *arg)\n{{\n\tstruct stage_arg *a = arg;\n\t(void)a->gen;\n\t{c};\n}}\n\n");
+        let _ = write!(o, "/* The runtime's receive path (abi.h, process_mbufs): per chunk of the burst, the keys, one bulk\n * lookup, then each packet's pipeline in p4dp_mbufs_run's loop. A multi-segment mbuf gets a zero key\n * (its lookup is not used: p4dp_mbufs_run skips it). */\nstatic uint32_t process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **mb, uint32_t n, uint32_t in_port, uint32_t *out,\n\t\t\t      struct p4dp_mbufs_sum *sum)\n{{\n{head}\tuint32_t one = P4DP_OUT_ERROR;\n\tsum->rx_bytes = 0;\n\tsum->tx_bytes = 0;\n\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tkp[i] = keys[i];\n\t\t\tif (__builtin_expect(mb[b + i]->nb_segs != 1, 0)) {{\n\t\t\t\tmemset(keys[i], 0, {kla}u);\n\t\t\t\tcontinue;\n\t\t\t}}\n\t\t\tstruct p4dp_pkt pk0 = p4dp_mbuf_view(mb[b + i], in_port);\n\t\t\tstruct p4dp_pkt *pkt = &pk0;\n{pass1}\t\t}}\n{lookup}");
+        let g = if aom { "&st_gen" } else { "NULL" };
+        let _ = write!(o, "\t\tstruct stage_arg a = {{ keys, ents, m, {g} }};\n\t\tstruct p4dp_mbufs_sum s;\n\t\tconst uint32_t r = p4dp_mbufs_run(ctx, mb + b, m, in_port, out + b, &s, process_one, &a);\n\t\tsum->rx_bytes += s.rx_bytes;\n\t\tsum->tx_bytes += s.tx_bytes;\n\t\tone = b == 0 || r == one ? r : P4DP_OUT_ERROR;\n\t}}\n\treturn one;\n}}\n#define P4DP_PROCESS_MBUFS process_mbufs\n#else\n#define P4DP_PROCESS_MBUFS NULL\n#endif\n");
+        o
+    }
+
+    /// The end of one packet's pre-pass: `keyc` (key_code) builds its key into `keys[i]`.
+    fn stage_key(keyc: &str, kl: u32) -> String {
         let mut o = String::from("\t\t\t{\n");
         for l in keyc.lines() {
             let _ = writeln!(o, "\t\t\t{l}");
         }
-        let _ = writeln!(o, "\t\t\t\tmemcpy(keys[i], key, {kl}u);\n\t\t\t}}\n\t\t\tkp[i] = keys[i];\n\t\t}}\n{gen}\t\tp4dp_table_lookup_bulk(ctx->tables[{}u], kp, m, ents);\n\t\t/* perf: the entries' cache misses overlap here instead of one per packet in its action */\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tif (ents[i] != NULL)\n\t\t\t\t__builtin_prefetch(ents[i]);", tid.index());
-        let _ = write!(o, "\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\t{call};\n\t}}\n}}\n");
+        let _ = writeln!(
+            o,
+            "\t\t\t\tmemcpy(keys[i], key, {kl}u);\n\t\t\t}}\n\t\t\tkp[i] = keys[i];"
+        );
         o
     }
 
@@ -358,10 +391,11 @@ impl Gen<'_> {
         Ok((decl, keyc, kl))
     }
 
-    /// `process_burst` for PNA programs: if [`Gen::plan_stage`] found a table to stage (the
-    /// MainParser is then pure, [`Gen::batch_parse`]), parse the whole burst (`pna_parse`,
-    /// pna.rs), stage MainControl's first table, then run PreControl, MainControl and the
-    /// deparser per packet in order (`process_staged`); otherwise [`Gen::one_by_one`]. For an `add_on_miss` table, an insert marks the later staged lookups of
+    /// `process_burst` and `process_mbufs` for PNA programs: if [`Gen::plan_stage`] found a table
+    /// to stage (the MainParser is then pure, [`Gen::batch_parse`]), parse each packet for the key
+    /// of MainControl's first table (`pna_parse`, pna.rs), stage its lookups, then run each
+    /// packet's pipeline in order (`process_staged`, [`Gen::staged_entries`]); otherwise
+    /// [`Gen::one_by_one`]. For an `add_on_miss` table, an insert marks the later staged lookups of
     /// the same key stale (`stage_invalidate`), so a key one packet adds is found by the next
     /// packet of the same burst ("never miss twice").
     fn emit_burst_pna(&mut self, pkg: &Package) -> R<Option<String>> {
@@ -373,39 +407,36 @@ impl Gen<'_> {
             return Ok(Some(self.one_by_one(true)));
         };
         let mut o = String::new();
-        let _ = writeln!(o, "/* Bursts (burst.rs): parse every packet, build the keys of table {}, one bulk lookup,\n * then the rest of the pipeline per packet, reusing the looked-up entries. */", p.tables[tid].fq_name);
+        let _ = writeln!(o, "/* Bursts (burst.rs): build the keys of table {} (a pre-pass parses each packet for its key\n * only), one bulk lookup, then each packet's pipeline (parsing it again), reusing the entries. */", p.tables[tid].fq_name);
         let (decl, keyc, kl) = self.stage_decl(mc, tid)?;
-        let _ = writeln!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n\tstruct pnast S[{STAGE_MAX}];");
-        o.push_str(&decl);
-        if self.stage_aom() {
-            o.push_str("\tuint64_t st_gen;\n");
-        }
-        let _ = writeln!(o, "\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkts[b + i];\n\t\t\tmemset(&S[i], 0, sizeof S[i]);\n\t\t\tpna_parse(R, &S[i]);");
-        o.push_str(&self.stage_bind(mc, &["S[i].mh", "S[i].mm", "S[i].mi", "S[i].mo"]));
+        let mut pass1 = String::from("\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkt;\n\t\t\tstruct pnast S1 = (struct pnast){};\n\t\t\tpna_parse(R, &S1);\n");
+        pass1.push_str(&self.stage_bind(mc, &["S1.mh", "S1.mm", "S1.mi", "S1.mo"]));
+        pass1.push_str(&Self::stage_key(&keyc, kl));
         // add-on-miss: the insert generation before the lookup lets add_entry skip its
         // existence check for a staged miss (p4dp_table_dp_add_seen)
-        let (gen, genp) = if self.stage_aom() {
-            (
-                format!("\t\tst_gen = p4dp_table_dp_gen(ctx, {}u);\n", tid.index()),
-                "&st_gen",
-            )
+        let aom = self.stage_aom();
+        let gen = if aom {
+            format!("\t\tst_gen = p4dp_table_dp_gen(ctx, {}u);\n", tid.index())
         } else {
-            (String::new(), "NULL")
+            String::new()
         };
-        o.push_str(&Self::stage_tail(
-            &keyc,
+        o.push_str(&Self::staged_entries(
+            &pass1,
+            &decl,
             kl,
             tid,
             &gen,
-            &format!("process_staged(ctx, pkts[b + i], keys[i], ents + i, m - i, {genp}, &S[i])"),
+            "process_staged(ctx, @P@, @K@[i], @E@ + i, @M@ - i, @G@)",
+            aom,
         ));
+        self.has_mbufs = true;
         Ok(Some(o))
     }
 
-    /// `process_burst` (abi.h) for v1model programs: with a staged table ([`Gen::plan_stage`],
-    /// which implies [`Gen::batch_parse`]), parse (and verify) the whole burst first, stage the
-    /// table's lookups in one bulk lookup, then run the rest of every packet's pipeline in order
-    /// from its pre-parsed state; otherwise [`Gen::one_by_one`] (and `process_mbufs`). Needs the glue's
+    /// `process_burst` and `process_mbufs` (abi.h) for v1model programs: with a staged table
+    /// ([`Gen::plan_stage`], which implies [`Gen::batch_parse`]), parse (and verify) each packet
+    /// for the table's key, stage the lookups in one bulk lookup, then run every packet's pipeline
+    /// in order ([`Gen::staged_entries`]); otherwise [`Gen::one_by_one`]. Needs the glue's
     /// `struct v1st`, `v1_parse`, `process_staged`. None for other architectures.
     pub(crate) fn emit_burst(&mut self) -> R<Option<String>> {
         let p = self.p;
@@ -425,20 +456,17 @@ impl Gen<'_> {
         let mut o = String::new();
         let pr = &p.parsers[prs];
         let st = pr.vars[pr.params[3]].ty;
-        let _ = writeln!(o, "/* Bursts (burst.rs): parse every packet, build the keys of table {}, one bulk lookup,\n * then the rest of the pipeline per packet, reusing the looked-up entries. */", p.tables[tid].fq_name);
-        let _ = writeln!(
-            o,
-            "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n\tstruct v1st S[{STAGE_MAX}];"
-        );
+        let _ = writeln!(o, "/* Bursts (burst.rs): build the keys of table {} (a pre-pass parses each packet for its key\n * only), one bulk lookup, then each packet's pipeline (parsing it again), reusing the entries. */", p.tables[tid].fq_name);
         let (decl, keyc, kl) = self.stage_decl(ig, tid)?;
-        o.push_str(&decl);
-        // perf: the burst's time (ctx->now_ns is per burst) converted once
-        let _ = writeln!(o, "\tconst uint64_t ts_us = ctx->now_ns / 1000u;\n\t(void)ts_us;");
-        let _ = writeln!(o, "\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct p4dp_pkt *pkt = pkts[b + i];\n\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkt;\n@DROP@\t\t\tmemset(&S[i], 0, sizeof S[i]);");
-        // perf: the parser and VerifyChecksum (pure, see batch_parse) read no gst flag v1_parse
-        // does not set, except `drop` when the program has assert (it is copied to pdrop)
-        let mut o = o.replace("@DROP@", if self.feat.assert { "\t\t\tR->drop = 0;\n" } else { "" });
-        // standard metadata of a first pass, as process_staged sets it
+        // the parser and VerifyChecksum (pure, see batch_parse) read no gst flag v1_parse does not
+        // set, except `drop` when the program has assert
+        let mut pass1 =
+            String::from("\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkt;\n");
+        if self.feat.assert {
+            pass1.push_str("\t\t\tR->drop = 0;\n");
+        }
+        pass1.push_str("\t\t\tstruct v1st S1 = (struct v1st){};\n");
+        // standard metadata of a first pass, as process_staged sets it (a key may read it)
         let sfields: Vec<(String, String, u32)> = match p.types.get(st) {
             Type::Struct(s) => s
                 .fields
@@ -461,32 +489,27 @@ impl Gen<'_> {
         ] {
             if let Some((_, c, w)) = sfields.iter().find(|(n, _, _)| n == name) {
                 let _ = writeln!(
-                    o,
-                    "\t\t\tS[i].sm.{c} = ({})(({})({val}) & {});",
+                    pass1,
+                    "\t\t\tS1.sm.{c} = ({})(({})({val}) & {});",
                     crate::ctype::storage(*w),
                     crate::ctype::opty(*w),
                     crate::ctype::mask_lit(*w)
                 );
             }
         }
-        o.push_str("\t\t\tv1_parse(R, &S[i]);\n");
-        if self.feat.assert {
-            o.push_str("\t\t\tS[i].pdrop = R->drop;\n");
-        }
-        if self.elide_count() > 0 {
-            for k in 0..self.elide_count() {
-                let _ = writeln!(o, "\t\t\tS[i].xo[{k}] = R->xo[{k}];");
-            }
-        }
-        o.push_str("\t\t\tR->vs = &S[i];\n");
-        o.push_str(&self.stage_bind(ig, &["S[i].hdr", "S[i].meta", "S[i].sm"]));
-        o.push_str(&Self::stage_tail(
-            &keyc,
+        pass1.push_str("\t\t\tv1_parse(R, &S1);\n\t\t\tR->vs = &S1;\n");
+        pass1.push_str(&self.stage_bind(ig, &["S1.hdr", "S1.meta", "S1.sm"]));
+        pass1.push_str(&Self::stage_key(&keyc, kl));
+        o.push_str(&Self::staged_entries(
+            &pass1,
+            &decl,
             kl,
             tid,
             "",
-            "process_staged(ctx, pkts[b + i], keys[i], ents[i], &S[i])",
+            "process_staged(ctx, @P@, @K@[i], @E@[i])",
+            false,
         ));
+        self.has_mbufs = true;
         Ok(Some(o))
     }
 }

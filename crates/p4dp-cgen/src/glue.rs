@@ -227,20 +227,7 @@ impl Gen<'_> {
         let mut def = String::new();
         let _ = writeln!(
             def,
-            "struct v1st {{\n\t{hc} hdr;\n\t{mc} meta;\n\t{sc} sm;\n\tuint32_t payload_off;\n{}{}}};\n",
-            if self.feat.assert {
-                "\tuint32_t pdrop; /* process_burst: an assert failed in the pre-parsed first pass */\n"
-            } else {
-                ""
-            },
-            if self.elide_count() > 0 {
-                format!(
-                    "\tuint32_t xo[{}]; /* process_burst: R->xo of the pre-parsed first pass */\n",
-                    self.elide_count()
-                )
-            } else {
-                String::new()
-            }
+            "struct v1st {{\n\t{hc} hdr;\n\t{mc} meta;\n\t{sc} sm;\n\tuint32_t payload_off;\n}};\n"
         );
         self.v1st_def = def;
 
@@ -391,11 +378,11 @@ impl Gen<'_> {
 
         // process: one pass per loop iteration (resubmit and recirculate start another); without
         // them (feat.rs) the loop runs once and the C compiler removes it
-        // perf: process_staged takes the staged lookup and the pre-parsed state of process_burst
-        // (burst.rs) and works on that state in place; process = no staging
+        // perf: process_staged takes the staged lookup of process_burst/process_mbufs (burst.rs);
+        // process = no staging
         let ft = self.feat;
-        o.push_str("static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, struct v1st *pre);\n\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tprocess_staged(ctx, pkt, NULL, NULL, NULL);\n}\n\n");
-        o.push_str("/* One input packet: all its passes. pre: its first pass already parsed by process_burst (burst.rs),\n * used in place, or NULL. */\nstatic inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, struct v1st *pre)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tstruct v1st S0, *S;\n");
+        o.push_str("static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry);\n\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tprocess_staged(ctx, pkt, NULL, NULL);\n}\n\n");
+        o.push_str("/* One input packet: all its passes. st_key, st_entry: the staged lookup of process_burst or\n * process_mbufs (burst.rs), or NULL. */\nstatic inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tstruct v1st S0, *S;\n");
         if ft.passes() {
             o.push_str("\tstruct v1st K;\n\tuint32_t itype = 0, keep = 0;\n");
         } else {
@@ -405,16 +392,7 @@ impl Gen<'_> {
         if ft.passes() {
             o.push_str("\tif (pass == V1_MAX_PASSES) {\n\t\tp4dp_count_unsupported(ctx, \"resubmit/recirculate: more than 16 passes, packet dropped\");\n\t\treturn;\n\t}\n");
         }
-        o.push_str("\tgst_init(R, ctx, pkt);\n\tR->st_key = st_key;\n\tR->st_entry = st_entry;\n\tif (pre != NULL && pass == 0) {\n\t\tS = pre;\n\t\tR->payload_off = S->payload_off;\n");
-        if ft.assert {
-            o.push_str("\t\tR->drop = S->pdrop;\n");
-        }
-        if self.elide_count() > 0 {
-            for k in 0..self.elide_count() {
-                let _ = writeln!(o, "\t\tR->xo[{k}] = S->xo[{k}];");
-            }
-        }
-        o.push_str("\t} else {\n\tS = &S0;\n\t*S = (struct v1st){};\n");
+        o.push_str("\tgst_init(R, ctx, pkt);\n\tR->st_key = st_key;\n\tR->st_entry = st_entry;\n\tS = &S0;\n\t*S = (struct v1st){};\n");
         if ft.passes() {
             o.push_str("\tif (keep)\n\t\tv1_keep_fields(S, &K, keep - 1u);\n");
         }
@@ -422,7 +400,7 @@ impl Gen<'_> {
         o.push_str(&set("S->sm", "packet_length", "pkt->len"));
         o.push_str(&set("S->sm", "ingress_global_timestamp", "ctx->now_ns / 1000u"));
         o.push_str(&set("S->sm", "instance_type", "itype"));
-        o.push_str("\tv1_parse(R, S);\n\t}\n\t(void)itype;\n\tR->vs = S;\n");
+        o.push_str("\tv1_parse(R, S);\n\t(void)itype;\n\tR->vs = S;\n");
         o.push_str(&ctl(
             self,
             ig,

@@ -481,12 +481,15 @@ impl Gen<'_> {
             let name = self.act_fns[aid.index()].clone();
             // An action no table lists and no code calls is still emitted; `unused` keeps
             // -Werror=unused-function quiet about it.
-            let _ = writeln!(self.protos, "__attribute__((unused)) static int {name}(struct gst *R);");
+            let _ = writeln!(
+                self.protos,
+                "__attribute__((unused)) static inline __attribute__((always_inline)) int {name}(struct gst *R);"
+            );
             let mut body = String::new();
             self.block(&a.body, 1, &mut body)?;
             let _ = writeln!(
                 self.funcs,
-                "/* action {} */\n__attribute__((unused)) static int {name}(struct gst *R)\n{{\n\t(void)R;\n{body}\treturn 0;\n}}\n",
+                "/* action {} */\n__attribute__((unused)) static inline __attribute__((always_inline)) int {name}(struct gst *R)\n{{\n\t(void)R;\n{body}\treturn 0;\n}}\n",
                 a.fq_name
             );
         }

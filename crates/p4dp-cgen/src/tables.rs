@@ -322,11 +322,11 @@ impl Gen<'_> {
         let _ = writeln!(body, "\treturn _rc;");
         let _ = writeln!(
             self.protos,
-            "static int {name}(struct gst *R, uint8_t *hit, uint32_t *run);"
+            "static inline __attribute__((always_inline)) int {name}(struct gst *R, uint8_t *hit, uint32_t *run);"
         );
         let _ = writeln!(
             self.funcs,
-            "/* table {} */\nstatic int {name}(struct gst *R, uint8_t *hit, uint32_t *run)\n{{\n{body}}}\n",
+            "/* table {} */\nstatic inline __attribute__((always_inline)) int {name}(struct gst *R, uint8_t *hit, uint32_t *run)\n{{\n{body}}}\n",
             t.fq_name
         );
         Ok(())

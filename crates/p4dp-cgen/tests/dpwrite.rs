@@ -59,14 +59,14 @@ fn ref_params_point_into_the_entry() {
     );
     has(&c, "ref_uint32_t *v_n; /* @__ref */");
     // the table binds them to the hit entry's data at the params' offsets (n at 0, acc at 8)
-    let t = function(&c, "static int tbl_ingress_flows(struct gst *R");
+    let t = function(&c, "int tbl_ingress_flows(struct gst *R");
     has(t, "struct p4dp_entry *_me = (struct p4dp_entry *)(uintptr_t)e;");
     has(t, "R->f_ingress.v_n = (ref_uint32_t *)(void *)(_me->data + 0);");
     has(t, "R->f_ingress.v_acc = (ref_uint64_t *)(void *)(_me->data + 8);");
     // the plain parameter is still copied
     has(t, "memcpy(&R->f_ingress.v_port, e->data + 16, 2);");
     // uses and writes in the action go through the pointer
-    let a = function(&c, "static int act_ingress_count(struct gst *R)");
+    let a = function(&c, "int act_ingress_count(struct gst *R)");
     has(a, "R->f_incr.v_x = (*R->f_ingress.v_n);");
     has(a, "(*R->f_ingress.v_n) = R->f_incr.v_x;");
     // no lock, no idle timer, no add-on-miss context for this table
@@ -81,7 +81,7 @@ fn ref_params_point_into_the_entry() {
 #[test]
 fn ref_on_default_action_binds_the_default_entry() {
     let c = gen("ref_default");
-    let t = function(&c, "static int tbl_ingress_t(struct gst *R");
+    let t = function(&c, "int tbl_ingress_t(struct gst *R");
     // the switch over e->action covers the default entry (e is the runtime's default on a miss)
     let case = &t[t.find("/* ingress.miss */").expect("case for miss")..];
     has(case, "R->f_ingress.v_misses = (ref_uint32_t *)(void *)(_me->data + 0);");
@@ -93,7 +93,7 @@ fn ref_on_default_action_binds_the_default_entry() {
 #[test]
 fn entry_lock_brackets_the_action() {
     let c = gen("entry_lock");
-    let t = function(&c, "static int tbl_ingress_by_port(struct gst *R");
+    let t = function(&c, "int tbl_ingress_by_port(struct gst *R");
     has(
         t,
         "{\n\t\t\tconst int _lk = p4dp_entry_lock(R->ctx, _me);\n\t\t\t_rc = act_ingress_shared(R);\n\t\t\tp4dp_entry_unlock(_me, _lk);\n\t\t}",
@@ -111,7 +111,7 @@ fn entry_lock_brackets_the_action() {
 fn add_on_miss_calls_dp_add_with_the_lookup_key() {
     let c = gen("pna_add_on_miss");
     has(&c, "#include \"p4dp/dpwrite.h\"");
-    let t = function(&c, "static int tbl_MainControlImpl_flows(struct gst *R");
+    let t = function(&c, "int tbl_MainControlImpl_flows(struct gst *R");
     has(
         t,
         "R->dp_entry = _hit ? _me : NULL;\n\tR->dp_key = key;\n\tR->dp_table = 0u;",
@@ -119,7 +119,7 @@ fn add_on_miss_calls_dp_add_with_the_lookup_key() {
     // the context is cleared before the key buffer dies
     has(t, "\tR->dp_entry = NULL;\n\tR->dp_key = NULL;\n\treturn _rc;");
     assert!(!t.contains("p4dp_entry_touch"), "no idle timeout on this table:\n{t}");
-    let a = function(&c, "static int act_MainControlImpl_learn(struct gst *R)");
+    let a = function(&c, "int act_MainControlImpl_learn(struct gst *R)");
     // params struct -> native layout of `known(bit<16> tag, bit<8> mark)`: tag at 0, mark at 2;
     // the buffer has the table's data_len (3) bytes
     has(a, "uint8_t _d[3] __attribute__((aligned(8)));");
@@ -154,12 +154,12 @@ fn add_on_miss_calls_dp_add_with_the_lookup_key() {
 #[test]
 fn idle_timeout_touches_hits_and_lowers_expire_externs() {
     let c = gen("pna_idle_timeout");
-    let t = function(&c, "static int tbl_MainControlImpl_flows(struct gst *R");
+    let t = function(&c, "int tbl_MainControlImpl_flows(struct gst *R");
     has(
         t,
         "if (_hit) {\n\t\tR->entry_index = e->index;\n\t\tp4dp_entry_touch(R->ctx, _me);",
     );
-    let a = function(&c, "static int act_MainControlImpl_known(struct gst *R)");
+    let a = function(&c, "int act_MainControlImpl_known(struct gst *R)");
     has(
         a,
         "if (R->dp_entry)\n\t\t\tp4dp_entry_set_expire(R->ctx, R->dp_entry, (uint32_t)(",

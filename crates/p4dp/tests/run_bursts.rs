@@ -95,7 +95,7 @@ fn add_on_miss_never_misses_twice_in_one_burst() {
         "first packets of flows 7, 8, 9 on port 1\n{text}"
     );
     assert_eq!(port_row(&text, 2)[2], 7, "later packets on port 2\n{text}");
-    // process_burst's path sums the bytes while it writes the mbufs back (burst_out takes them)
+    // the bytes of a mixed burst (burst_out sums them per run of one port)
     assert_eq!(
         (port_row(&text, 1)[3], port_row(&text, 2)[3]),
         (3 * 60, 7 * 60),
@@ -105,10 +105,11 @@ fn add_on_miss_never_misses_twice_in_one_burst() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The same program (process_burst, a staged table) with ten new flows: every packet misses and
-/// goes to port 1, so the burst takes the one-port path with the byte total its write-back summed.
+/// The same program (a staged table: process_mbufs' pre-pass and bulk lookup) with ten new flows:
+/// every packet misses and goes to port 1, so the burst takes the one-port path with the byte
+/// total process_mbufs summed.
 #[test]
-fn process_burst_sends_a_one_port_burst_with_its_bytes() {
+fn staged_process_mbufs_sends_a_one_port_burst_with_its_bytes() {
     let dir = std::env::temp_dir().join(format!("p4dp-run-burst-one-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let frames: Vec<Vec<u8>> = (1..=10u32)

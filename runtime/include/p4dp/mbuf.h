@@ -48,15 +48,16 @@ static inline uint32_t p4dp_mbuf_done(struct rte_mbuf *m, const struct p4dp_pkt 
 
 /**
  * The loop of a program's process_mbufs (abi.h, p4dp_process_mbufs_fn, whose contract this
- * implements): runs @p one, the program on one packet, on each single-segment mbuf of @p m in
- * order. perf: always inlined with a constant @p one (itself always_inline: GCC inlines a call through a
+ * implements): runs @p one, the program on one packet (with its index in @p m and @p arg), on each
+ * single-segment mbuf of @p m in order. perf: always inlined with a constant @p one (itself always_inline: GCC inlines a call through a
  * function pointer only then), so the program's per-packet code is inlined
  * into the loop and the packet view stays in registers; the burst's common output and byte
  * totals are kept in registers too (two ALU operations per packet, not a pass by the runtime).
  */
 static inline __attribute__((always_inline)) uint32_t
 p4dp_mbufs_run(struct p4dp_ctx *ctx, struct rte_mbuf **m, uint32_t n, uint32_t in_port, uint32_t *out,
-	       struct p4dp_mbufs_sum *sum, void (*one)(struct p4dp_ctx *, struct p4dp_pkt *))
+	       struct p4dp_mbufs_sum *sum, void (*one)(struct p4dp_ctx *, struct p4dp_pkt *, uint32_t, void *),
+	       void *arg)
 {
 	uint64_t rx = 0, tx = 0;
 	/* every output's bits ORed and ANDed: equal exactly when all outputs are the same */
@@ -72,7 +73,7 @@ p4dp_mbufs_run(struct p4dp_ctx *ctx, struct rte_mbuf **m, uint32_t n, uint32_t i
 			uint8_t *const data0 = pk.data;
 			const uint32_t len0 = pk.len;
 			rx += len0; /* single segment: pkt_len == data_len */
-			one(ctx, &pk);
+			one(ctx, &pk, i, arg);
 			o = p4dp_mbuf_done(mb, &pk, data0, len0);
 			tx += pk.len;
 		}

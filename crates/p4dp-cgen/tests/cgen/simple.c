@@ -161,26 +161,26 @@ static inline __attribute__((always_inline, unused)) int emit_room(struct gst *R
 /* ---- helpers ---- */
 
 /* ---- prototypes ---- */
-static int ctl_vr(struct gst *R);
-static int ctl_ingress(struct gst *R);
-__attribute__((unused)) static int act_ingress_set_port(struct gst *R);
-__attribute__((unused)) static int act_ingress_drop(struct gst *R);
-static int ctl_egress(struct gst *R);
-static int ctl_ck(struct gst *R);
+static inline __attribute__((always_inline)) int ctl_vr(struct gst *R);
+static inline __attribute__((always_inline)) int ctl_ingress(struct gst *R);
+__attribute__((unused)) static inline __attribute__((always_inline)) int act_ingress_set_port(struct gst *R);
+__attribute__((unused)) static inline __attribute__((always_inline)) int act_ingress_drop(struct gst *R);
+static inline __attribute__((always_inline)) int ctl_egress(struct gst *R);
+static inline __attribute__((always_inline)) int ctl_ck(struct gst *R);
 static inline __attribute__((always_inline)) int ctl_deparser(struct gst *R);
 static inline __attribute__((always_inline)) int prs_p(struct gst *R);
-static int tbl_ingress_t(struct gst *R, uint8_t *hit, uint32_t *run);
+static inline __attribute__((always_inline)) int tbl_ingress_t(struct gst *R, uint8_t *hit, uint32_t *run);
 
 /* ---- blocks ---- */
 /* control vr (vr) */
-static int ctl_vr(struct gst *R)
+static inline __attribute__((always_inline)) int ctl_vr(struct gst *R)
 {
 	(void)R;
 	return 0;
 }
 
 /* control ingress (ingress) */
-static int ctl_ingress(struct gst *R)
+static inline __attribute__((always_inline)) int ctl_ingress(struct gst *R)
 {
 	(void)R;
 	{
@@ -201,7 +201,7 @@ static int ctl_ingress(struct gst *R)
 }
 
 /* action ingress.set_port */
-__attribute__((unused)) static int act_ingress_set_port(struct gst *R)
+__attribute__((unused)) static inline __attribute__((always_inline)) int act_ingress_set_port(struct gst *R)
 {
 	(void)R;
 	((R->vs->sm)).f_egress_spec = R->f_ingress.v_port;
@@ -209,7 +209,7 @@ __attribute__((unused)) static int act_ingress_set_port(struct gst *R)
 }
 
 /* action ingress.drop */
-__attribute__((unused)) static int act_ingress_drop(struct gst *R)
+__attribute__((unused)) static inline __attribute__((always_inline)) int act_ingress_drop(struct gst *R)
 {
 	(void)R;
 	((R->vs->sm)).f_egress_spec = 511;
@@ -218,14 +218,14 @@ __attribute__((unused)) static int act_ingress_drop(struct gst *R)
 }
 
 /* control egress (egress) */
-static int ctl_egress(struct gst *R)
+static inline __attribute__((always_inline)) int ctl_egress(struct gst *R)
 {
 	(void)R;
 	return 0;
 }
 
 /* control ck (ck) */
-static int ctl_ck(struct gst *R)
+static inline __attribute__((always_inline)) int ctl_ck(struct gst *R)
 {
 	(void)R;
 	return 0;
@@ -377,7 +377,7 @@ p_reject: __attribute__((unused));
 }
 
 /* table ingress.t */
-static int tbl_ingress_t(struct gst *R, uint8_t *hit, uint32_t *run)
+static inline __attribute__((always_inline)) int tbl_ingress_t(struct gst *R, uint8_t *hit, uint32_t *run)
 {
 	uint8_t key[8] __attribute__((aligned(16)));
 	memset(key, 0, sizeof key);
@@ -527,16 +527,16 @@ static inline __attribute__((always_inline)) void v1_egress(struct gst *R, struc
 	R->recirculate = saved;
 }
 
-static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, struct v1st *pre);
+static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry);
 
 static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 {
-	process_staged(ctx, pkt, NULL, NULL, NULL);
+	process_staged(ctx, pkt, NULL, NULL);
 }
 
-/* One input packet: all its passes. pre: its first pass already parsed by process_burst (burst.rs),
- * used in place, or NULL. */
-static inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, struct v1st *pre)
+/* One input packet: all its passes. st_key, st_entry: the staged lookup of process_burst or
+ * process_mbufs (burst.rs), or NULL. */
+static inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry)
 {
 	struct gst G;
 	struct gst *R = &G;
@@ -547,17 +547,12 @@ static inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx
 	gst_init(R, ctx, pkt);
 	R->st_key = st_key;
 	R->st_entry = st_entry;
-	if (pre != NULL && pass == 0) {
-		S = pre;
-		R->payload_off = S->payload_off;
-	} else {
 	S = &S0;
 	*S = (struct v1st){};
 	S->sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
 	S->sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
 	S->sm.f_instance_type = (uint32_t)((uint32_t)(itype) & 0xffffffffu);
 	v1_parse(R, S);
-	}
 	(void)itype;
 	R->vs = S;
 	R->f_ingress = (struct frame_ingress){};
@@ -569,14 +564,14 @@ static inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx
 	}
 }
 
-/* Bursts (burst.rs): parse every packet, build the keys of table ingress.t, one bulk lookup,
- * then the rest of the pipeline per packet, reusing the looked-up entries. */
+/* Bursts (burst.rs): build the keys of table ingress.t (a pre-pass parses each packet for its key
+ * only), one bulk lookup, then each packet's pipeline (parsing it again), reusing the entries. */
 static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)
 {
-	struct v1st S[32];
 	uint8_t keys[32][16] __attribute__((aligned(16)));
 	const void *kp[32];
 	const struct p4dp_entry *ents[32];
+	/* perf: the burst's time (ctx->now_ns is per burst) converted once */
 	const uint64_t ts_us = ctx->now_ns / 1000u;
 	(void)ts_us;
 	for (uint32_t b = 0; b < n; b += 32u) {
@@ -587,12 +582,12 @@ static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t
 			struct gst *R = &G;
 			R->ctx = ctx;
 			R->pkt = pkt;
-			memset(&S[i], 0, sizeof S[i]);
-			S[i].sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
-			S[i].sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
-			S[i].sm.f_instance_type = (uint32_t)((uint32_t)(0) & 0xffffffffu);
-			v1_parse(R, &S[i]);
-			R->vs = &S[i];
+			struct v1st S1 = (struct v1st){};
+			S1.sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
+			S1.sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
+			S1.sm.f_instance_type = (uint32_t)((uint32_t)(0) & 0xffffffffu);
+			v1_parse(R, &S1);
+			R->vs = &S1;
 			{
 				uint8_t key[8] __attribute__((aligned(16)));
 				memset(key, 0, sizeof key);
@@ -610,9 +605,92 @@ static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t
 			if (ents[i] != NULL)
 				__builtin_prefetch(ents[i]);
 		for (uint32_t i = 0; i < m; i++)
-			process_staged(ctx, pkts[b + i], keys[i], ents[i], &S[i]);
+			process_staged(ctx, pkts[b + i], keys[i], ents[i]);
 	}
 }
+
+#ifdef P4DP_DPDK
+#include "p4dp/mbuf.h"
+
+/* process_mbufs' chunk: the staged keys, entries and insert generation */
+struct stage_arg {
+	uint8_t (*keys)[16];
+	const struct p4dp_entry **ents;
+	uint32_t m;
+	uint64_t *gen;
+};
+
+static inline __attribute__((always_inline)) void process_one(struct p4dp_ctx *ctx, struct p4dp_pkt *pk, uint32_t i, void *arg)
+{
+	struct stage_arg *a = arg;
+	(void)a->gen;
+	process_staged(ctx, pk, a->keys[i], a->ents[i]);
+}
+
+/* The runtime's receive path (abi.h, process_mbufs): per chunk of the burst, the keys, one bulk
+ * lookup, then each packet's pipeline in p4dp_mbufs_run's loop. A multi-segment mbuf gets a zero key
+ * (its lookup is not used: p4dp_mbufs_run skips it). */
+static uint32_t process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **mb, uint32_t n, uint32_t in_port, uint32_t *out,
+			      struct p4dp_mbufs_sum *sum)
+{
+	uint8_t keys[32][16] __attribute__((aligned(16)));
+	const void *kp[32];
+	const struct p4dp_entry *ents[32];
+	/* perf: the burst's time (ctx->now_ns is per burst) converted once */
+	const uint64_t ts_us = ctx->now_ns / 1000u;
+	(void)ts_us;
+	uint32_t one = P4DP_OUT_ERROR;
+	sum->rx_bytes = 0;
+	sum->tx_bytes = 0;
+	for (uint32_t b = 0; b < n; b += 32u) {
+		uint32_t m = n - b < 32u ? n - b : 32u;
+		for (uint32_t i = 0; i < m; i++) {
+			kp[i] = keys[i];
+			if (__builtin_expect(mb[b + i]->nb_segs != 1, 0)) {
+				memset(keys[i], 0, 16u);
+				continue;
+			}
+			struct p4dp_pkt pk0 = p4dp_mbuf_view(mb[b + i], in_port);
+			struct p4dp_pkt *pkt = &pk0;
+			struct gst G;
+			struct gst *R = &G;
+			R->ctx = ctx;
+			R->pkt = pkt;
+			struct v1st S1 = (struct v1st){};
+			S1.sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
+			S1.sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
+			S1.sm.f_instance_type = (uint32_t)((uint32_t)(0) & 0xffffffffu);
+			v1_parse(R, &S1);
+			R->vs = &S1;
+			{
+				uint8_t key[8] __attribute__((aligned(16)));
+				memset(key, 0, sizeof key);
+				{
+					uint64_t _k = (((R->vs->hdr)).f_eth).f_dst;
+					memcpy(key + 0, &_k, 8);
+				}
+				memcpy(keys[i], key, 8u);
+			}
+			kp[i] = keys[i];
+		}
+		p4dp_table_lookup_bulk(ctx->tables[0u], kp, m, ents);
+		/* perf: the entries' cache misses overlap here instead of one per packet in its action */
+		for (uint32_t i = 0; i < m; i++)
+			if (ents[i] != NULL)
+				__builtin_prefetch(ents[i]);
+		struct stage_arg a = { keys, ents, m, NULL };
+		struct p4dp_mbufs_sum s;
+		const uint32_t r = p4dp_mbufs_run(ctx, mb + b, m, in_port, out + b, &s, process_one, &a);
+		sum->rx_bytes += s.rx_bytes;
+		sum->tx_bytes += s.tx_bytes;
+		one = b == 0 || r == one ? r : P4DP_OUT_ERROR;
+	}
+	return one;
+}
+#define P4DP_PROCESS_MBUFS process_mbufs
+#else
+#define P4DP_PROCESS_MBUFS NULL
+#endif
 
 /* ---- metadata ---- */
 static const struct p4dp_param_info md_params_0[] = {
@@ -660,4 +738,5 @@ const struct p4dp_program p4dp_program = {
 	.errors = md_errors,
 	.process = process,
 	.process_burst = process_burst,
+	.process_mbufs = P4DP_PROCESS_MBUFS,
 };
