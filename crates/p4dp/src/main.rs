@@ -70,8 +70,8 @@ enum Command {
         /// Print every statement as it runs and every packet received.
         #[arg(short, long)]
         verbose: bool,
-        /// Run packets through the entry point worker cores take (process_mbufs on an mbuf, or
-        /// process_burst: batched parsing, staged table lookups), one packet per burst.
+        /// Run packets through the entry point worker cores take (process_mbufs on an mbuf, with
+        /// the first exact table's lookup staged where the program allows it), one packet per burst.
         #[arg(long)]
         burst: bool,
     },
