@@ -241,31 +241,40 @@ static double mono_s(void)
  * starts the ports first, which takes far longer than this 1 ms warm-up (0.1-0.25 s here). So the
  * worker has processed packets (its first burst at least) before the window starts; counted from
  * the call, the window would start before the worker ran. */
-static void test_window_after_start(uint8_t *tmpl)
+/* A runtime of the minimal program with @p n_mbufs and a bench over 4096 packets with @p warmup_ms
+ * and @p duration_ms; false (checks failed) if either cannot be created. */
+static bool minimal_bench(uint8_t *tmpl, uint32_t n_mbufs, uint64_t warmup_ms, uint64_t duration_ms,
+			  struct p4dp_runtime **rt, struct p4dp_bench **b)
 {
-	struct p4dp_runtime_params rp = {.program_path = so_path[0], .max_workers = 1, .n_mbufs = 1u << 15};
-	struct p4dp_runtime *rt = NULL;
-	int rc = p4dp_runtime_create(&rp, &rt);
+	struct p4dp_runtime_params rp = {.program_path = so_path[0], .max_workers = 1, .n_mbufs = n_mbufs};
+	*rt = NULL;
+	*b = NULL;
+	int rc = p4dp_runtime_create(&rp, rt);
 	CHECK(rc == 0, "create: %d", rc);
 	if (rc != 0)
-		return;
+		return false;
 	struct p4dp_bench_params p = base_params(tmpl, 4096, 0);
-	p.warmup_ms = 1;
-	p.duration_ms = 200;
-	struct p4dp_bench *b = NULL;
-	rc = p4dp_bench_create(rt, &p, &b);
+	p.warmup_ms = warmup_ms;
+	p.duration_ms = duration_ms;
+	rc = p4dp_bench_create(*rt, &p, b);
 	CHECK(rc == 0, "bench create: %d", rc);
-	if (rc == 0) {
+	return rc == 0;
+}
+
+static void test_window_after_start(uint8_t *tmpl)
+{
+	struct p4dp_runtime *rt;
+	struct p4dp_bench *b;
+	if (minimal_bench(tmpl, 1u << 15, 1, 200, &rt, &b)) {
 		struct p4dp_bench_result pr;
 		double t0 = mono_s();
-		rc = p4dp_bench_measure(b, P4DP_BENCH_PROGRAM, 0, &pr);
+		int rc = p4dp_bench_measure(b, P4DP_BENCH_PROGRAM, 0, &pr);
 		double el = mono_s() - t0;
 		CHECK(rc == 0 && pr.packets > 0 && pr.lost == 0, "first program run, 1 ms warm-up: %d, %" PRIu64 " packets",
 		      rc, pr.packets);
 		CHECK(pr.packets_before_window >= 32, "the worker ran before the window: %" PRIu64 " packets",
 		      pr.packets_before_window);
-		printf("  first program run (pool creation, port start): %.3f s for a %" PRIu64 " ms window\n", el,
-		       p.duration_ms);
+		printf("  first program run (pool creation, port start): %.3f s for a 200 ms window\n", el);
 	}
 	p4dp_bench_free(b);
 	p4dp_runtime_free(rt);
@@ -278,18 +287,11 @@ static void test_window_after_start(uint8_t *tmpl)
  * machine that can run the test at all. */
 static void test_tap_done(uint8_t *tmpl)
 {
-	struct p4dp_runtime_params rp = {.program_path = so_path[0], .max_workers = 1};
-	struct p4dp_runtime *rt = NULL;
-	int rc = p4dp_runtime_create(&rp, &rt);
-	CHECK(rc == 0, "create: %d", rc);
-	if (rc != 0)
+	struct p4dp_runtime *rt;
+	struct p4dp_bench *b;
+	int rc = minimal_bench(tmpl, 0, 0, 60000, &rt, &b) ? 0 : -1;
+	if (rt == NULL)
 		return;
-	struct p4dp_bench_params p = base_params(tmpl, 4096, 0);
-	p.warmup_ms = 0;
-	p.duration_ms = 60000;
-	struct p4dp_bench *b = NULL;
-	rc = p4dp_bench_create(rt, &p, &b);
-	CHECK(rc == 0, "bench create: %d", rc);
 	struct p4dp_bdp *t = NULL;
 	struct p4dp_bdp_params tp = {.key_offset = 30, .key_bytes = 4, .key_base = 0x0a000000u, .n_keys = 16,
 				     .seed = 1, .batch = 32, .n_phases = 2};

@@ -314,7 +314,7 @@ impl Gen<'_> {
     }
 
     /// `process_burst` and `process_mbufs` of a program with staged table `tid`. `pass1` is one
-    /// packet's pre-pass (it has `pkt`, `i` and `ts_us`, fills `keys[i]` and `kp[i]`), `decl` the
+    /// packet's pre-pass (it has `ctx`, `pkt` and `ts_us`, writes the key to `out`), `decl` the
     /// staged arrays' declarations, `kl` the key length, `gen` a statement run just before the
     /// bulk lookup (empty if none), `call` the rest of packet `@P@`'s pipeline given its index
     /// `i` in a chunk of `@M@` packets, the keys `@K@`, the entries `@E@` and the insert
@@ -329,40 +329,34 @@ impl Gen<'_> {
         let lookup = format!("{gen}\t\tp4dp_table_lookup_bulk(ctx->tables[{ti}u], kp, m, ents);\n\t\t/* perf: the entries' cache misses overlap here instead of one per packet in its action */\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tif (ents[i] != NULL)\n\t\t\t\t__builtin_prefetch(ents[i]);\n");
         let genv = if aom { "\tuint64_t st_gen;\n" } else { "" };
         let head = format!("{decl}{genv}\t/* perf: the burst's time (ctx->now_ns is per burst) converted once */\n\tconst uint64_t ts_us = ctx->now_ns / 1000u;\n\t(void)ts_us;\n");
-        let mut o = String::new();
+        let call_with = |vals: [&str; 5]| {
+            ["@P@", "@K@", "@M@", "@E@", "@G@"]
+                .iter()
+                .zip(vals)
+                .fold(call.to_string(), |c, (k, v)| c.replace(k, v))
+        };
+        // one packet's pre-pass, shared by both entries
+        let mut o = format!("/* The staged table's key of packet pkt: a parse for the key only (the C compiler drops the\n * rest). */\nstatic inline __attribute__((always_inline)) void stage_key_of(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, uint64_t ts_us, uint8_t *out)\n{{\n\t(void)ts_us;\n{pass1}}}\n\n");
         // process_burst
-        let _ = write!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n{head}\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstruct p4dp_pkt *pkt = pkts[b + i];\n{pass1}\t\t}}\n{lookup}");
-        let c = call
-            .replace("@P@", "pkts[b + i]")
-            .replace("@K@", "keys")
-            .replace("@M@", "m")
-            .replace("@E@", "ents")
-            .replace("@G@", if aom { "&st_gen" } else { "NULL" });
+        let _ = write!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n{head}\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstage_key_of(ctx, pkts[b + i], ts_us, keys[i]);\n\t\t\tkp[i] = keys[i];\n\t\t}}\n{lookup}");
+        let c = call_with(["pkts[b + i]", "keys", "m", "ents", if aom { "&st_gen" } else { "NULL" }]);
         let _ = write!(o, "\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\t{c};\n\t}}\n}}\n");
         // process_mbufs
-        let c = call
-            .replace("@P@", "pk")
-            .replace("@K@", "a->keys")
-            .replace("@M@", "a->m")
-            .replace("@E@", "a->ents")
-            .replace("@G@", "a->gen");
+        let c = call_with(["pk", "a->keys", "a->m", "a->ents", "a->gen"]);
         let _ = write!(o, "\n#ifdef P4DP_DPDK\n#include \"p4dp/mbuf.h\"\n\n/* process_mbufs' chunk: the staged keys, entries and insert generation */\nstruct stage_arg {{\n\tuint8_t (*keys)[{kla}];\n\tconst struct p4dp_entry **ents;\n\tuint32_t m;\n\tuint64_t *gen;\n}};\n\nstatic inline __attribute__((always_inline)) void process_one(struct p4dp_ctx *ctx, struct p4dp_pkt *pk, uint32_t i, void *arg)\n{{\n\tstruct stage_arg *a = arg;\n\t(void)a->gen;\n\t{c};\n}}\n\n");
-        let _ = write!(o, "/* The runtime's receive path (abi.h, process_mbufs): per chunk of the burst, the keys, one bulk\n * lookup, then each packet's pipeline in p4dp_mbufs_run's loop. A multi-segment mbuf gets a zero key\n * (its lookup is not used: p4dp_mbufs_run skips it). */\nstatic uint32_t process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **mb, uint32_t n, uint32_t in_port, uint32_t *out,\n\t\t\t      struct p4dp_mbufs_sum *sum)\n{{\n{head}\tuint32_t one = P4DP_OUT_ERROR;\n\tsum->rx_bytes = 0;\n\tsum->tx_bytes = 0;\n\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tkp[i] = keys[i];\n\t\t\tif (__builtin_expect(mb[b + i]->nb_segs != 1, 0)) {{\n\t\t\t\tmemset(keys[i], 0, {kla}u);\n\t\t\t\tcontinue;\n\t\t\t}}\n\t\t\tstruct p4dp_pkt pk0 = p4dp_mbuf_view(mb[b + i], in_port);\n\t\t\tstruct p4dp_pkt *pkt = &pk0;\n{pass1}\t\t}}\n{lookup}");
+        let _ = write!(o, "/* The runtime's receive path (abi.h, process_mbufs): per chunk of the burst, the keys, one bulk\n * lookup, then each packet's pipeline in p4dp_mbufs_run's loop. A multi-segment mbuf gets a zero key\n * (its lookup is not used: p4dp_mbufs_run skips it). */\nstatic uint32_t process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **mb, uint32_t n, uint32_t in_port, uint32_t *out,\n\t\t\t      struct p4dp_mbufs_sum *sum)\n{{\n{head}\tuint32_t one = P4DP_OUT_ERROR;\n\tsum->rx_bytes = 0;\n\tsum->tx_bytes = 0;\n\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tkp[i] = keys[i];\n\t\t\tif (__builtin_expect(mb[b + i]->nb_segs != 1, 0)) {{\n\t\t\t\tmemset(keys[i], 0, {kla}u);\n\t\t\t\tcontinue;\n\t\t\t}}\n\t\t\tstruct p4dp_pkt pk0 = p4dp_mbuf_view(mb[b + i], in_port);\n\t\t\tstage_key_of(ctx, &pk0, ts_us, keys[i]);\n\t\t}}\n{lookup}");
         let g = if aom { "&st_gen" } else { "NULL" };
         let _ = write!(o, "\t\tstruct stage_arg a = {{ keys, ents, m, {g} }};\n\t\tstruct p4dp_mbufs_sum s;\n\t\tconst uint32_t r = p4dp_mbufs_run(ctx, mb + b, m, in_port, out + b, &s, process_one, &a);\n\t\tsum->rx_bytes += s.rx_bytes;\n\t\tsum->tx_bytes += s.tx_bytes;\n\t\tone = b == 0 || r == one ? r : P4DP_OUT_ERROR;\n\t}}\n\treturn one;\n}}\n#define P4DP_PROCESS_MBUFS process_mbufs\n#else\n#define P4DP_PROCESS_MBUFS NULL\n#endif\n");
         o
     }
 
-    /// The end of one packet's pre-pass: `keyc` (key_code) builds its key into `keys[i]`.
+    /// The end of one packet's pre-pass: `keyc` (key_code) builds its key into `out`.
     fn stage_key(keyc: &str, kl: u32) -> String {
-        let mut o = String::from("\t\t\t{\n");
+        let mut o = String::from("\t{\n");
         for l in keyc.lines() {
-            let _ = writeln!(o, "\t\t\t{l}");
+            let _ = writeln!(o, "\t{l}");
         }
-        let _ = writeln!(
-            o,
-            "\t\t\t\tmemcpy(keys[i], key, {kl}u);\n\t\t\t}}\n\t\t\tkp[i] = keys[i];"
-        );
+        let _ = writeln!(o, "\t\tmemcpy(out, key, {kl}u);\n\t}}");
         o
     }
 
@@ -375,7 +369,7 @@ impl Gen<'_> {
         let mut s = String::new();
         for (v, x) in self.p.controls[c].params.iter().zip(lvs) {
             if self.is_top_param(o, *v) && !self.top_lv.contains_key(&(o, *v)) {
-                let _ = writeln!(s, "\t\t\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
+                let _ = writeln!(s, "\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
             }
         }
         s
@@ -409,7 +403,7 @@ impl Gen<'_> {
         let mut o = String::new();
         let _ = writeln!(o, "/* Bursts (burst.rs): build the keys of table {} (a pre-pass parses each packet for its key\n * only), one bulk lookup, then each packet's pipeline (parsing it again), reusing the entries. */", p.tables[tid].fq_name);
         let (decl, keyc, kl) = self.stage_decl(mc, tid)?;
-        let mut pass1 = String::from("\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkt;\n\t\t\tstruct pnast S1 = (struct pnast){};\n\t\t\tpna_parse(R, &S1);\n");
+        let mut pass1 = String::from("\tstruct gst G;\n\tstruct gst *R = &G;\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tstruct pnast S1 = (struct pnast){};\n\tpna_parse(R, &S1);\n");
         pass1.push_str(&self.stage_bind(mc, &["S1.mh", "S1.mm", "S1.mi", "S1.mo"]));
         pass1.push_str(&Self::stage_key(&keyc, kl));
         // add-on-miss: the insert generation before the lookup lets add_entry skip its
@@ -460,12 +454,11 @@ impl Gen<'_> {
         let (decl, keyc, kl) = self.stage_decl(ig, tid)?;
         // the parser and VerifyChecksum (pure, see batch_parse) read no gst flag v1_parse does not
         // set, except `drop` when the program has assert
-        let mut pass1 =
-            String::from("\t\t\tstruct gst G;\n\t\t\tstruct gst *R = &G;\n\t\t\tR->ctx = ctx;\n\t\t\tR->pkt = pkt;\n");
+        let mut pass1 = String::from("\tstruct gst G;\n\tstruct gst *R = &G;\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n");
         if self.feat.assert {
-            pass1.push_str("\t\t\tR->drop = 0;\n");
+            pass1.push_str("\tR->drop = 0;\n");
         }
-        pass1.push_str("\t\t\tstruct v1st S1 = (struct v1st){};\n");
+        pass1.push_str("\tstruct v1st S1 = (struct v1st){};\n");
         // standard metadata of a first pass, as process_staged sets it (a key may read it)
         let sfields: Vec<(String, String, u32)> = match p.types.get(st) {
             Type::Struct(s) => s
@@ -490,14 +483,14 @@ impl Gen<'_> {
             if let Some((_, c, w)) = sfields.iter().find(|(n, _, _)| n == name) {
                 let _ = writeln!(
                     pass1,
-                    "\t\t\tS1.sm.{c} = ({})(({})({val}) & {});",
+                    "\tS1.sm.{c} = ({})(({})({val}) & {});",
                     crate::ctype::storage(*w),
                     crate::ctype::opty(*w),
                     crate::ctype::mask_lit(*w)
                 );
             }
         }
-        pass1.push_str("\t\t\tv1_parse(R, &S1);\n\t\t\tR->vs = &S1;\n");
+        pass1.push_str("\tv1_parse(R, &S1);\n\tR->vs = &S1;\n");
         pass1.push_str(&self.stage_bind(ig, &["S1.hdr", "S1.meta", "S1.sm"]));
         pass1.push_str(&Self::stage_key(&keyc, kl));
         o.push_str(&Self::staged_entries(

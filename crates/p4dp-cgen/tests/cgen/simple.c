@@ -566,6 +566,32 @@ static inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx
 
 /* Bursts (burst.rs): build the keys of table ingress.t (a pre-pass parses each packet for its key
  * only), one bulk lookup, then each packet's pipeline (parsing it again), reusing the entries. */
+/* The staged table's key of packet pkt: a parse for the key only (the C compiler drops the
+ * rest). */
+static inline __attribute__((always_inline)) void stage_key_of(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, uint64_t ts_us, uint8_t *out)
+{
+	(void)ts_us;
+	struct gst G;
+	struct gst *R = &G;
+	R->ctx = ctx;
+	R->pkt = pkt;
+	struct v1st S1 = (struct v1st){};
+	S1.sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
+	S1.sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
+	S1.sm.f_instance_type = (uint32_t)((uint32_t)(0) & 0xffffffffu);
+	v1_parse(R, &S1);
+	R->vs = &S1;
+	{
+		uint8_t key[8] __attribute__((aligned(16)));
+		memset(key, 0, sizeof key);
+		{
+			uint64_t _k = (((R->vs->hdr)).f_eth).f_dst;
+			memcpy(key + 0, &_k, 8);
+		}
+		memcpy(out, key, 8u);
+	}
+}
+
 static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)
 {
 	uint8_t keys[32][16] __attribute__((aligned(16)));
@@ -577,26 +603,7 @@ static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t
 	for (uint32_t b = 0; b < n; b += 32u) {
 		uint32_t m = n - b < 32u ? n - b : 32u;
 		for (uint32_t i = 0; i < m; i++) {
-			struct p4dp_pkt *pkt = pkts[b + i];
-			struct gst G;
-			struct gst *R = &G;
-			R->ctx = ctx;
-			R->pkt = pkt;
-			struct v1st S1 = (struct v1st){};
-			S1.sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
-			S1.sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
-			S1.sm.f_instance_type = (uint32_t)((uint32_t)(0) & 0xffffffffu);
-			v1_parse(R, &S1);
-			R->vs = &S1;
-			{
-				uint8_t key[8] __attribute__((aligned(16)));
-				memset(key, 0, sizeof key);
-				{
-					uint64_t _k = (((R->vs->hdr)).f_eth).f_dst;
-					memcpy(key + 0, &_k, 8);
-				}
-				memcpy(keys[i], key, 8u);
-			}
+			stage_key_of(ctx, pkts[b + i], ts_us, keys[i]);
 			kp[i] = keys[i];
 		}
 		p4dp_table_lookup_bulk(ctx->tables[0u], kp, m, ents);
@@ -651,27 +658,7 @@ static uint32_t process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **mb, uint32
 				continue;
 			}
 			struct p4dp_pkt pk0 = p4dp_mbuf_view(mb[b + i], in_port);
-			struct p4dp_pkt *pkt = &pk0;
-			struct gst G;
-			struct gst *R = &G;
-			R->ctx = ctx;
-			R->pkt = pkt;
-			struct v1st S1 = (struct v1st){};
-			S1.sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
-			S1.sm.f_packet_length = (uint32_t)((uint32_t)(pkt->len) & 0xffffffffu);
-			S1.sm.f_instance_type = (uint32_t)((uint32_t)(0) & 0xffffffffu);
-			v1_parse(R, &S1);
-			R->vs = &S1;
-			{
-				uint8_t key[8] __attribute__((aligned(16)));
-				memset(key, 0, sizeof key);
-				{
-					uint64_t _k = (((R->vs->hdr)).f_eth).f_dst;
-					memcpy(key + 0, &_k, 8);
-				}
-				memcpy(keys[i], key, 8u);
-			}
-			kp[i] = keys[i];
+			stage_key_of(ctx, &pk0, ts_us, keys[i]);
 		}
 		p4dp_table_lookup_bulk(ctx->tables[0u], kp, m, ents);
 		/* perf: the entries' cache misses overlap here instead of one per packet in its action */
