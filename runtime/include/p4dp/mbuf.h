@@ -49,10 +49,11 @@ static inline uint32_t p4dp_mbuf_done(struct rte_mbuf *m, const struct p4dp_pkt 
 /**
  * The loop of a program's process_mbufs (abi.h, p4dp_process_mbufs_fn, whose contract this
  * implements): runs @p one, the program on one packet (with its index in @p m and @p arg), on each
- * single-segment mbuf of @p m in order. perf: always inlined with a constant @p one (itself always_inline: GCC inlines a call through a
- * function pointer only then), so the program's per-packet code is inlined
- * into the loop and the packet view stays in registers; the burst's common output and byte
- * totals are kept in registers too (two ALU operations per packet, not a pass by the runtime).
+ * single-segment mbuf of @p m in order. perf: always inlined with a constant @p one, itself
+ * always_inline (GCC inlines a call through a function pointer only then), so the program's
+ * per-packet code is inlined into the loop and the packet view stays in registers; the burst's
+ * common output and byte totals are kept in registers too (two ALU operations per packet, not a
+ * pass by the runtime).
  */
 static inline __attribute__((always_inline)) uint32_t
 p4dp_mbufs_run(struct p4dp_ctx *ctx, struct rte_mbuf **m, uint32_t n, uint32_t in_port, uint32_t *out,
