@@ -197,19 +197,15 @@ impl<'a> Gen<'a> {
     /// pipeline is inlined into the per-packet code and the packet's state stays in registers
     /// (ARCHITECTURE.md, "Per-packet state lives in registers": one call that is not inlined and
     /// takes `R` puts all of it in memory; benches/l3_exact.p4 with a hot table: ~145 -> ~92 TSC
-    /// cycles/pkt). v1model's parser is forced inline too; P4 functions are left to the compiler.
+    /// cycles/pkt). The package's parser is forced inline too; P4 functions and sub-parsers are left
+    /// to the compiler.
     pub(crate) fn inline_block(&self, o: Owner) -> &'static str {
         const ALWAYS: &str = "inline __attribute__((always_inline)) ";
         let Some(pkg) = self.p.package.as_ref() else { return "" };
         match o {
             Owner::Control(_) => ALWAYS,
-            Owner::Parser(x)
-                if pkg.arch == "v1model"
-                    && pkg.blocks.len() == 6
-                    && matches!(pkg.blocks[0].1, BlockRef::Parser(y) if x == y) =>
-            {
-                ALWAYS
-            }
+            // the package's parser (v1model's Parser, PNA's MainParser): called from one place
+            Owner::Parser(x) if matches!(pkg.blocks.first(), Some((_, BlockRef::Parser(y))) if x == *y) => ALWAYS,
             _ => "",
         }
     }
