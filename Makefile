@@ -6,7 +6,7 @@ CARGO ?= cargo
 P4DP := target/release/p4dp
 OUT := build/example
 
-.PHONY: all setup build run test test-rust test-runtime test-tsan test-corpus test-fuzz test-system bench clean
+.PHONY: all setup build run test test-rust test-runtime test-tsan test-asan test-ubsan test-corpus test-fuzz test-system bench clean
 
 all: build
 
@@ -23,7 +23,7 @@ run: build
 	    --port 0=$(OUT)/in0.pcap:$(OUT)/out0.pcap --port 1=:$(OUT)/out1.pcap \
 	    --port 2=:$(OUT)/out2.pcap --port 3=:$(OUT)/out3.pcap --port 4=:$(OUT)/out4.pcap
 
-test: build test-runtime test-tsan test-rust test-corpus test-system test-fuzz
+test: build test-runtime test-tsan test-asan test-ubsan test-rust test-corpus test-system test-fuzz
 
 test-runtime: setup
 	$(MAKE) -C runtime test
@@ -31,6 +31,13 @@ test-runtime: setup
 # the runtime's multi-threaded tests under ThreadSanitizer (fails on any report; docs/dataplane-writes.md)
 test-tsan: setup
 	$(MAKE) -C runtime tsan
+
+# the runtime's unit tests under AddressSanitizer and UndefinedBehaviorSanitizer (any report fails)
+test-asan: setup
+	$(MAKE) -C runtime asan
+
+test-ubsan: setup
+	$(MAKE) -C runtime ubsan
 
 test-rust: build
 	$(CARGO) test --release --workspace

@@ -300,7 +300,10 @@ int p4dp_bench_create(struct p4dp_runtime *rt, const struct p4dp_bench_params *p
 		return rt_errc(-ENODEV, "bench: the net_ring driver (librte_net_ring.so.23) is not available: %s",
 			       dlerror());
 
-	struct p4dp_bench *b = calloc(1, sizeof(*b));
+	/* struct p4dp_bench is cache-line aligned (its per-lcore members): calloc only guarantees 16 */
+	struct p4dp_bench *b = aligned_alloc(_Alignof(struct p4dp_bench), sizeof(*b));
+	if (b != NULL)
+		memset(b, 0, sizeof(*b));
 	if (b == NULL)
 		return rt_errc(-ENOMEM, "out of memory");
 	b->rt = rt;

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include <rte_cycles.h>
-#include <rte_hash_crc.h>
 #include <rte_malloc.h>
 #include <rte_pause.h>
 
+#include "hash.h"
 #include "p4dp/table.h"
 #include "rt_internal.h"
 
@@ -182,7 +182,7 @@ uint32_t rt_flow_owner(const struct p4dp_runtime *rt, const uint8_t *d, uint32_t
 		if (rt->flow_off >= len)
 			return self;
 		uint32_t n = len - rt->flow_off < rt->flow_len ? len - rt->flow_off : rt->flow_len;
-		h = rte_hash_crc(d + rt->flow_off, n, 0x5bd1e995u);
+		h = rt_hash_crc(d + rt->flow_off, n, 0x5bd1e995u);
 	} else {
 		/* 5-tuple: IPv4/IPv6 (after up to two VLAN tags) addresses, protocol, L4 ports */
 		uint8_t tup[37];
@@ -216,7 +216,7 @@ uint32_t rt_flow_owner(const struct p4dp_runtime *rt, const uint8_t *d, uint32_t
 			memcpy(tup + tl, d + l4, 4);
 			tl += 4;
 		}
-		h = rte_hash_crc(tup, tl, 0x5bd1e995u);
+		h = rt_hash_crc(tup, tl, 0x5bd1e995u);
 	}
 	return h % n_workers;
 }

@@ -38,9 +38,9 @@
 
 #include <rte_common.h>
 #include <rte_hash.h>
-#include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
+#include "hash.h"
 #include "p4dp/tsan.h"
 #include "table_internal.h"
 
@@ -114,6 +114,13 @@ static inline bool in_slots(const struct table_exact *x, const void *p)
 	return x->is_static && (const uint8_t *)p >= x->slots && (const uint8_t *)p < x->slots + x->slots_bytes;
 }
 
+/* The tables' hash function: CRC32-C as rte_hash_crc, for keys of any alignment (hash.h). rte_hash
+ * calls it through its hash_func pointer on every key it hashes. */
+static uint32_t exact_hash(const void *key, uint32_t key_len, uint32_t init)
+{
+	return rt_hash_crc(key, key_len, init);
+}
+
 /*
  * DPDK 22.11 rte_hash (search_and_update, used when adding/updating a key)
  * compares the signature of *empty* bucket slots too: they carry signature 0
@@ -127,7 +134,7 @@ static uint32_t zero_key_safe_seed(uint32_t key_len)
 {
 	static const uint8_t zeros[P4DP_TABLE_KEY_MAX];
 	uint32_t seed = 0x9e3779b9u;
-	while ((rte_hash_crc(zeros, key_len, seed) >> 16) == 0)
+	while ((exact_hash(zeros, key_len, seed) >> 16) == 0)
 		seed += 0x7f4a7c15u;
 	return seed;
 }
@@ -149,7 +156,7 @@ int table_exact_create(struct p4dp_table *t)
 		 * is enforced by the table (n_entries vs max_entries). */
 		.entries = RTE_MAX(t->max_entries, 64u),
 		.key_len = t->key_len,
-		.hash_func = rte_hash_crc,
+		.hash_func = exact_hash,
 		.hash_func_init_val = zero_key_safe_seed(t->key_len),
 		.socket_id = t->socket_id,
 		/* LF: lock-free readers; EXT_TABLE: capacity is guaranteed (no

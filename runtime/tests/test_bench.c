@@ -167,8 +167,8 @@ static struct p4dp_bench_params base_params(uint8_t *tmpl, uint32_t n_pkts, uint
 		.warmup_ms = 50,
 		.duration_ms = 200,
 	};
-#if defined(__SANITIZE_THREAD__)
-	/* ThreadSanitizer: starting the ports and the run takes far longer than 50 ms, and every
+#if defined(__SANITIZE_THREAD__) || defined(P4DP_TEST_SANITIZED)
+	/* Sanitizers (ThreadSanitizer most): starting the ports and the run takes far longer than 50 ms, and every
 	 * packet costs 10-50x more; the figures are meaningless, the windows must still see packets. */
 	p.warmup_ms = 1000;
 	p.duration_ms = 400;
