@@ -52,7 +52,7 @@ test-system: build
 	bash tests/system/iface.sh
 
 bench: build
-	$(P4DP) bench --suite issue2 --out build/bench-results.txt
+	$(P4DP) bench --suite overhead --out build/bench-overhead.txt
 
 clean:
 	rm -rf build target

@@ -1,5 +1,5 @@
 // p4dp bench: an L3 program with one exact-match table on the IPv4 destination, sized for 2^20
-// entries. Used by `p4dp bench --suite issue2` with 2^20 installed entries hit by random keys
+// entries. Used by `p4dp bench --suite overhead` with 2^20 installed entries hit by random keys
 // (target: <= 1.3x the floor plus one rte_hash bulk lookup of the same table).
 #include <core.p4>
 #include <v1model.p4>

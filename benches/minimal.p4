@@ -1,5 +1,6 @@
-// p4dp bench: the minimal program of seed 002's baseline model (parse Ethernet, set a constant
-// egress port, deparse). Used by `p4dp bench --suite issue2` (target: <= 1.25x the DPDK floor).
+// p4dp bench: the minimal program of the baseline model in Scholz et al., "Key Properties of
+// Programmable Data Plane Targets" (parse Ethernet, set a constant egress port, deparse). Used by
+// `p4dp bench --suite overhead` (target: <= 1.25x the l2fwd floor).
 #include <core.p4>
 #include <v1model.p4>
 

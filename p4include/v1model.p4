@@ -4,7 +4,7 @@
  * Written for p4dp from the public description of the v1model architecture.
  * Names, field widths and signatures are those of the public v1model so that
  * existing programs compile unchanged. Behaviour notes (what p4dp does at run
- * time) are in /work/shared/conformance/stf.md section 9.
+ * time) are in docs/v1model.md.
  *
  * Pipeline:  Parser -> VerifyChecksum -> Ingress -> (traffic manager)
  *            -> Egress -> ComputeChecksum -> Deparser

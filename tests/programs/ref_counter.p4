@@ -1,4 +1,4 @@
-// @__ref action parameters (seed 000's pointer method) on v1model: a per-flow packet counter
+// @__ref action parameters (the pointer method of Simon et al.) on v1model: a per-flow packet counter
 // and byte accumulator kept in the entries of an exact table. The action reads and writes the
 // matched entry's action data in place; the packet carries the new values back out. `n` is
 // also passed inout to a function (copy-in/copy-out through the reference) and written

@@ -167,7 +167,7 @@ pub struct Plan {
     /// Expectations per port, in file order.
     pub expectations: BTreeMap<Port, Vec<Expectation>>,
     /// Ports named by any `packet` or `expect` statement (the ports that are
-    /// "captured", stf.md §5/§7).
+    /// "captured", docs/stf.md, "Pass or fail").
     pub mentioned_ports: BTreeSet<Port>,
 }
 

@@ -1,4 +1,4 @@
-//! Resolution and encoding tests through `compile` (stf.md §3, §4, §11).
+//! Resolution and encoding tests through `compile` (docs/stf.md, names and key values).
 
 use crate::compile::{CheckCell, CmpOp, CounterUnitSel, Op};
 use crate::schema::*;

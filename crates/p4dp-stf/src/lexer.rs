@@ -1,7 +1,7 @@
 //! Tokenizer for one STF line (everything except `packet`/`expect` data,
 //! which the parser reads character by character).
 //!
-//! Lexical rules (stf.md §1): identifiers are `[A-Za-z_$][A-Za-z0-9_$]*` or a
+//! Lexical rules (docs/stf.md, "The language in one page"): identifiers are `[A-Za-z_$][A-Za-z0-9_$]*` or a
 //! double-quoted string without embedded quotes; numbers are decimal
 //! `[0-9]+`, hex `0x[0-9a-fA-F*]+` and binary `0b[01*]+` (`*` = don't care),
 //! plus `N.M` rate literals; `#` starts a comment that runs to the end of the

@@ -1,17 +1,16 @@
 //! p4dp-stf: the STF (Simple Test Framework) language of p4c's packet tests,
 //! and a deterministic runner for it.
 //!
-//! The language is specified in `conformance/stf.md`; the user-facing
-//! description, including what this implementation decides where the
-//! reference leaves room, is `docs/stf.md`. The pipeline:
+//! The language and what this implementation decides where p4c's reference
+//! runner leaves room are described in `docs/stf.md`. The pipeline:
 //!
 //! 1. [`parse`] turns the text into a [`Script`] (strict: every malformed line
 //!    is an error `file.stf:LINE:COL: error: ...` with the line shown).
-//! 2. [`compile`] resolves every name against a [`ProgramSchema`] (stf.md §3)
-//!    and encodes every value (§4), giving a [`Plan`]. All errors are
+//! 2. [`compile`] resolves every name against a [`ProgramSchema`] (docs/stf.md, names)
+//!    and encodes every value (key values), giving a [`Plan`]. All errors are
 //!    reported before anything runs.
 //! 3. [`run`] executes the plan on a [`Target`] in file order, each packet to
-//!    completion, and judges the output (§7), giving an [`Outcome`] whose
+//!    completion, and judges the output ("Pass or fail"), giving an [`Outcome`] whose
 //!    `Display` is a readable report.
 //!
 //! # p4dp extensions
@@ -26,7 +25,7 @@
 //!   keys.
 //!
 //! Everything else is the reference language, with the recommendations of
-//! stf.md §8 (`remove all`, `no_packet`, `/len` and decimal lpm values are
+//! docs/stf.md (`remove all`, `no_packet`, `/len` and decimal lpm values are
 //! accepted; `wait` is a barrier; `check_counter` is an assertion).
 
 pub mod ast;

@@ -1,4 +1,4 @@
-//! Parser for STF scripts (stf.md §1-2) plus the p4dp extensions.
+//! Parser for STF scripts (docs/stf.md, "The language in one page") plus the p4dp extensions.
 //!
 //! The language is line-oriented: every non-empty, non-comment line is one
 //! statement whose first word is a case-insensitive keyword. `packet` and
@@ -6,7 +6,7 @@
 //! whitespace ignored, and for `expect` also `*` and a final `$`); all other
 //! lines are tokenized by [`crate::lexer`] and parsed by recursive descent.
 //!
-//! Parsing is strict (stf.md §8: "be strict: report parse errors") and keeps
+//! Parsing is strict (docs/stf.md, "What p4dp decides") and keeps
 //! going after an error, so one run reports every bad line.
 
 use crate::ast::*;

@@ -1,4 +1,4 @@
-//! Comparing one received packet with an `expect` pattern (stf.md §7) and
+//! Comparing one received packet with an `expect` pattern (docs/stf.md, "Pass or fail") and
 //! rendering an [`Outcome`] as a readable report.
 //!
 //! For a failing port, the report lists every expected/received pair in

@@ -1,10 +1,10 @@
-//! Name resolution against the program schema (stf.md §3).
+//! Name resolution against the program schema (docs/stf.md, "What p4dp decides", names).
 //!
 //! * Tables: the exact fully-qualified name, else a unique suffix that starts
 //!   at a `.` boundary (`c.t` and `t` both find `ingress.c.t`; `t` does not
 //!   find `ingress.ct`). Ambiguity is an error that lists the candidates.
 //! * Actions: the same rule, among the table's own actions.
-//! * Key fields: the six-step order of stf.md §3, after rewriting header
+//! * Key fields: the order of docs/stf.md ("Names"), after rewriting header
 //!   stack indices `$N` to `[N]` (`extra$0.h` → `extra[0].h`).
 //! * Counters for `check_counter`: the same rule as tables, among indexed and
 //!   direct counters. Extern names in pass-through commands must be exact
@@ -150,7 +150,7 @@ pub(crate) fn rewrite_stack_indices(name: &str) -> String {
 }
 
 /// Find the key field of `table` that STF key name `query` denotes, in the
-/// order of stf.md §3:
+/// order of docs/stf.md ("What p4dp decides", names):
 /// 1. the exact name; 2. name + `$`; 3. name + `.$valid$`;
 /// 4. a name ending in `.valid`, read as `….$valid$`;
 /// 5. a unique `.`-boundary suffix (of the name, or of its `.valid` reading);

@@ -1,5 +1,5 @@
-//! Executing a [`Plan`] on a [`Target`] (stf.md §5) and judging the result
-//! (§7).
+//! Executing a [`Plan`] on a [`Target`] (docs/stf.md, "What p4dp decides") and
+//! judging the result (docs/stf.md, "Pass or fail").
 //!
 //! Statements run strictly in file order. Each `packet` is processed to
 //! completion by [`Target::inject`] before the next statement, so `wait` is a
@@ -64,7 +64,7 @@ pub enum Failure {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Warning {
     /// A packet left on a port no `packet`/`expect` statement mentions
-    /// (invisible to the reference runner, stf.md §6).
+    /// (invisible to the reference runner, docs/stf.md, "Pass or fail").
     UnmentionedPort(ReceivedPacket),
 }
 
@@ -392,7 +392,7 @@ impl<'t, T: Target> Run<'t, T> {
     }
 }
 
-/// Compare received packets with the expectations (stf.md §7) and record
+/// Compare received packets with the expectations (docs/stf.md, "Pass or fail") and record
 /// failures and warnings in `outcome`.
 fn check_outputs(plan: &Plan, outcome: &mut Outcome) {
     let mut by_port: BTreeMap<Port, Vec<ReceivedPacket>> = BTreeMap::new();

@@ -1,4 +1,4 @@
-//! Turning STF number literals into control-plane values (stf.md §4).
+//! Turning STF number literals into control-plane values (docs/stf.md, "What p4dp decides", key values).
 //!
 //! Values are computed as bit vectors (least significant bit first) of any
 //! length, then checked against the field width and packed into
@@ -13,8 +13,8 @@
 //!   low nibble only). A lone `*` is the full wildcard.
 //! * **lpm**: the prefix length is the key width minus the bits covered by the
 //!   trailing `*` digits: `0x0a01****` on a 32-bit key is `/16`, and
-//!   `0x0a010065` is `/32` (stf.md: "counts from the first written digit at
-//!   full key width"; for a value written at full width this equals 4 × the
+//!   `0x0a010065` is `/32` (the prefix counts from the first written digit at
+//!   full key width; for a value written at full width this equals 4 × the
 //!   non-`*` hex digits). A value with `*` must be written at least at the key
 //!   width (anything shorter is ambiguous and rejected). `*` is only allowed
 //!   as a suffix. `value/len` gives the length explicitly; a value without `*`
@@ -140,7 +140,7 @@ pub(crate) fn encode_plain(num: &Num, width: u32, what: &str) -> Result<Vec<u8>,
     Ok(pack(&bits.value, width))
 }
 
-/// The default match for a key the script left out (stf.md §2.3): exact 0,
+/// The default match for a key the script left out (docs/stf.md, "What p4dp decides"): exact 0,
 /// ternary `0 &&& 0`, lpm `0/0`, and (extensions) range = everything,
 /// optional = wildcard.
 pub(crate) fn default_match(key: &KeyFieldSchema) -> FieldMatch {
@@ -163,7 +163,7 @@ pub(crate) fn default_match(key: &KeyFieldSchema) -> FieldMatch {
     }
 }
 
-/// Encode the value written for key field `key` (stf.md §4 and the p4dp
+/// Encode the value written for key field `key` (docs/stf.md, key values, and the p4dp
 /// extensions for range and optional).
 pub(crate) fn encode_key(value: &KeyValue, key: &KeyFieldSchema) -> Result<FieldMatch, EncodeError> {
     let w = key.width;
@@ -363,7 +363,7 @@ mod tests {
 
     #[test]
     fn ternary_mask_is_written_digits() {
-        // stf.md §4 / §11: 0x****0101 → value 0x00000101, mask 0x0000FFFF.
+        // docs/stf.md, key values: 0x****0101 → value 0x00000101, mask 0x0000FFFF.
         let m = encode_key(&v("0x****0101"), &key(MatchKind::Ternary, 32)).unwrap();
         assert_eq!(
             m,

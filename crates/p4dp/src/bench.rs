@@ -1,8 +1,9 @@
 //! `p4dp bench`: measure a program with the in-process traffic source of the runtime
 //! (`runtime/include/p4dp/bench.h`) against the raw DPDK floor, the "l2fwd floor" (the floor plus
 //! a read and write of each packet's first cache line) and, for table programs, a table-lookup
-//! baseline, all in the same run. `--suite issue2` runs the two target experiments
-//! (benches/minimal.p4 and benches/l3_exact.p4 with 2^20 entries). See docs/PERFORMANCE.md.
+//! baseline, all in the same run. `--suite overhead` runs the two target experiments
+//! (benches/minimal.p4 and benches/l3_exact.p4 with 2^20 entries); the data-plane write suites
+//! are in crate::bench_dp. `p4dp bench --list` names every suite. See docs/PERFORMANCE.md.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,23 +18,81 @@ use p4dp_rt::{Dispatch, MatchKind, Program, TableInfo};
 use crate::compile;
 use crate::CompileOpts;
 
+/// The predefined suites (`p4dp bench --list`). Each is named after what it measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Suite {
-    /// benches/minimal.p4 vs the l2fwd floor (target <= 1.25x; the raw floor ratio is printed too) and benches/l3_exact.p4 with 2^20
-    /// entries vs floor + one bulk lookup (target <= 1.3x).
-    Issue2,
-    /// Data-plane table writes (seeds 000 and 001, 1 vs 2 workers): see crate::bench_dp.
-    Issue3,
+    /// What a program costs over the DPDK floor: benches/minimal.p4 against the l2fwd floor
+    /// (target <= 1.25x) and benches/l3_exact.p4 with 2^20 entries against the floor plus one
+    /// bulk lookup of the same table (target <= 1.3x).
+    Overhead,
+    /// Writing table entries from the data plane: every packet reads, or reads and rewrites, one
+    /// random entry of a full exact table of 2^min-log2 .. 2^max-log2 entries (static, dynamic
+    /// and locked entries), and 1 against 2 workers (crate::bench_dp).
+    DataplaneWrites,
+    /// Inserting entries from the data plane: an add-on-miss table's inserts against its hits,
+    /// and hits with one insert every 10 .. 100000 packets, with latency (crate::bench_dp).
+    AddOnMiss,
+}
+
+impl Suite {
+    /// Every suite, in the order `--list` shows them.
+    pub const ALL: [Suite; 3] = [Suite::Overhead, Suite::DataplaneWrites, Suite::AddOnMiss];
+
+    /// The suite's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Suite::Overhead => "overhead",
+            Suite::DataplaneWrites => "dataplane-writes",
+            Suite::AddOnMiss => "add-on-miss",
+        }
+    }
+
+    /// One line on what the suite measures (for `--list`).
+    pub fn about(self) -> &'static str {
+        match self {
+            Suite::Overhead => {
+                "cycles/packet of benches/minimal.p4 against the l2fwd floor (target <= 1.25x) and of \
+                 benches/l3_exact.p4 with 2^20 entries against the floor plus a bulk lookup (target <= 1.3x)"
+            }
+            Suite::DataplaneWrites => {
+                "every packet reads or rewrites one random entry of an exact table of 2^0..2^22 entries: \
+                 write vs read (target <= 1.15x), @entry_lock vs unlocked (<= 1.15x), static vs dynamic \
+                 storage, 1 vs 2 workers"
+            }
+            Suite::AddOnMiss => {
+                "an add-on-miss table: 2^20 inserts from the data plane vs hits (target <= 2x), hits with one \
+                 insert every 10..100000 packets, latency percentiles at burst 32 and 1"
+            }
+        }
+    }
+
+    /// The default report file of the suite.
+    pub fn default_out(self) -> PathBuf {
+        PathBuf::from(format!("build/bench-{}.txt", self.name()))
+    }
+}
+
+/// `p4dp bench --list`: the suites, one line each.
+fn list() -> String {
+    let w = Suite::ALL.iter().map(|s| s.name().len()).max().unwrap_or(0);
+    let mut s = String::new();
+    for suite in Suite::ALL {
+        let _ = writeln!(s, "{:<w$}  {}", suite.name(), suite.about());
+    }
+    s
 }
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// The P4 program to measure (not with --suite).
     pub program: Option<PathBuf>,
-    /// Run a predefined suite of experiments instead of one program.
+    /// Run a predefined suite of experiments instead of one program (--list shows them).
     #[arg(long, value_enum, conflicts_with = "program")]
     pub suite: Option<Suite>,
-    /// Also write the results to this file (--suite default: build/bench-results.txt).
+    /// List the suites with what each measures, and exit.
+    #[arg(long, conflicts_with_all = ["program", "suite"])]
+    pub list: bool,
+    /// Also write the results to this file (--suite default: build/bench-SUITE.txt).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Add a directory to the preprocessor's include path.
@@ -62,8 +121,8 @@ pub struct BenchArgs {
     /// First key value (default 0x0a000000 = 10.0.0.0, or 0 if the key is narrower than 32 bits).
     #[arg(long)]
     pub key_base: Option<String>,
-    /// Pre-built packets in circulation (default: --entries if > 0, else 4096; --suite issue3:
-    /// per worker, default 4096).
+    /// Pre-built packets in circulation (default: --entries if > 0, else 4096; --suite
+    /// dataplane-writes and add-on-miss: per worker, default 4096).
     #[arg(long)]
     pub packets: Option<u32>,
     /// Packet length in bytes without FCS (Ethernet/IPv4/UDP; 60 = a 64-byte frame).
@@ -97,21 +156,21 @@ pub struct BenchArgs {
     /// Where to keep compiled programs (default: a temporary directory).
     #[arg(long)]
     pub build_dir: Option<PathBuf>,
-    /// --suite issue3: smallest table, log2 of the entries.
+    /// --suite dataplane-writes: smallest table, log2 of the entries.
     #[arg(long, default_value_t = 0)]
     pub min_log2: u32,
-    /// --suite issue3: largest table, log2 of the entries (at most 22).
+    /// --suite dataplane-writes: largest table, log2 of the entries (at most 22).
     #[arg(long, default_value_t = 22)]
     pub max_log2: u32,
-    /// --suite issue3: measurement window of each seed-001 run in seconds (default 30; 75 at burst 1;
-    /// 0 skips seed 001).
-    #[arg(long)]
-    pub s001_secs: Option<f64>,
-    /// --suite issue3: seed-001 runs at burst 32, each on a fresh table; the judged insert-only /
+    /// --suite add-on-miss: the longest measurement window of each run in seconds (default 30;
+    /// 75 at burst 1). A window ends as soon as the source has handed out its schedule.
+    #[arg(long, value_name = "SECS")]
+    pub add_on_miss_window: Option<f64>,
+    /// --suite add-on-miss: runs at burst 32, each on a fresh table; the judged insert-only /
     /// hits ratio is their median (the first run has the whole schedule, the others only the
-    /// insert-only and hit phases). A window ends when its schedule is done.
-    #[arg(long, default_value_t = 5)]
-    pub s001_reps: u32,
+    /// insert-only and hit phases).
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub add_on_miss_runs: u32,
 }
 
 /// One experiment: a program, its table setup, and the target ratio.
@@ -549,10 +608,10 @@ fn report(a: &BenchArgs, results: &[ExperimentResult], tsc_hz: f64, cmdline: &st
         "l2fwd floor = the raw floor plus, per burst, a prefetch of each packet's data and, per packet, a read and \
          write of its first cache line (Ethernet addresses swapped).\nA program without a table is judged against \
          the l2fwd floor: ring ports never touch packet data, so the raw ring floor (a few cycles/pkt) is not \
-         comparable to seed 002's NIC floor (84 cycles/pkt, descriptors, mbuf refill and DMA'd packet data); the \
+         comparable to the NIC floor that Scholz et al. measured for t4p4s in Key Properties of Programmable Data Plane Targets (84 cycles/pkt, descriptors, mbuf refill and DMA'd packet data); the \
          raw-floor ratio is printed for reference.\n\
          (floor + 1 lookup/pkt) is a diagnostic: the table baseline with one p4dp_table_lookup per packet \
-         instead of the bulk lookup\nratio = program cycles/pkt / baseline cycles/pkt; overhead = their difference (seed 002: t4p4s 146 vs 84 \
+         instead of the bulk lookup\nratio = program cycles/pkt / baseline cycles/pkt; overhead = their difference (t4p4s in that paper: 146 vs 84 \
          = 1.74x, +62 cycles/pkt over a NIC floor)"
     );
     (s, all_pass)
@@ -566,6 +625,10 @@ fn default_mem(packets: u32, entries: u64, workers: u32) -> u32 {
 }
 
 pub fn bench(a: BenchArgs) -> Result<ExitCode> {
+    if a.list {
+        print!("{}", list());
+        return Ok(ExitCode::SUCCESS);
+    }
     if a.workers == 0 || a.workers > p4dp_rt::bench::MAX_WORKERS {
         bail!("--workers must be 1..{}", p4dp_rt::bench::MAX_WORKERS);
     }
@@ -575,12 +638,19 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     if !(a.duration > 0.0 && a.duration <= 3600.0) || !(a.warmup >= 0.0 && a.warmup <= 3600.0) {
         bail!("--duration must be in (0, 3600] and --warmup in [0, 3600] seconds");
     }
-    if a.suite == Some(Suite::Issue3) {
-        return crate::bench_dp::suite_issue3(&a);
+    match a.suite {
+        Some(Suite::DataplaneWrites) => return crate::bench_dp::suite_dataplane_writes(&a),
+        Some(Suite::AddOnMiss) => return crate::bench_dp::suite_add_on_miss(&a),
+        Some(Suite::Overhead) | None => {}
     }
     let experiments: Vec<Experiment> = match (&a.suite, &a.program) {
-        (Some(Suite::Issue3), _) => bail!("internal error: --suite issue3 is dispatched above"),
-        (Some(Suite::Issue2), _) => {
+        (Some(Suite::DataplaneWrites | Suite::AddOnMiss), _) => {
+            bail!(
+                "internal error: --suite {} is dispatched above",
+                a.suite.map_or("", Suite::name)
+            )
+        }
+        (Some(Suite::Overhead), _) => {
             let dir = compile::home().join("benches");
             vec![
                 Experiment {
@@ -614,7 +684,7 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
                 target: None,
             }]
         }
-        (None, None) => bail!("give a PROGRAM.p4 or --suite issue2"),
+        (None, None) => bail!("give a PROGRAM.p4 or --suite NAME (`p4dp bench --list` shows the suites)"),
     };
     if a.suite.is_some() && (a.entries > 0 || a.table.is_some()) {
         bail!("--entries/--table apply to a single program, not to --suite");
@@ -635,10 +705,7 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
     let (text, pass) = report(&a, &results, tsc_hz, &cmdline);
     print!("{text}");
-    let out = a
-        .out
-        .clone()
-        .or_else(|| a.suite.map(|_| PathBuf::from("build/bench-results.txt")));
+    let out = a.out.clone().or_else(|| a.suite.map(Suite::default_out));
     if let Some(o) = out {
         if let Some(d) = o.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;

@@ -1,13 +1,17 @@
-//! `p4dp bench --suite issue3`: data-plane table writes (seeds 000 and 001) on the in-process
-//! traffic source, with per-packet latency from the bench tap (`runtime/include/p4dp/bench_dp.h`).
+//! The suites of data-plane table writes, on the in-process traffic source with per-packet
+//! latency from the bench tap (`runtime/include/p4dp/bench_dp.h`):
 //!
-//! 1. Seed 000: every packet reads (and rewrites) one random entry of a full exact table of 2^k
-//!    entries (benches/seed000_rw.p4), for read-only, read-write static, read-write dynamic and
-//!    read-write static with `@entry_lock`.
-//! 2. Seed 001: 2^20 add-on-miss inserts, ~4M hits, then hits with one insert every 10 .. 100000
-//!    packets (benches/seed001_aom.p4), with a burst of 32 (throughput) and of 1 (latency).
-//! 3. 1 vs 2 workers on the seed-000 workload.
-//! See docs/PERFORMANCE.md, "Data-plane writes (issue 3)".
+//! - `p4dp bench --suite dataplane-writes`: every packet reads (and rewrites) one random entry of
+//!   a full exact table of 2^k entries (benches/dataplane_writes.p4), for read-only, read-write
+//!   static, read-write dynamic and read-write static with `@entry_lock`; then 1 vs 2 workers on
+//!   the same workload. The workload is the benchmark of Simon et al., "High-Performance
+//!   Match-Action Table Updates from within Programmable Software Data Planes" (ANCS '21).
+//! - `p4dp bench --suite add-on-miss`: 2^20 add-on-miss inserts, ~4M hits, then hits with one
+//!   insert every 10 .. 100000 packets (benches/add_on_miss.p4), with a burst of 32 (throughput)
+//!   and of 1 (latency), as in Simon et al., "Never Miss Twice - Add-on-Miss Table Updates in
+//!   Software Data Planes".
+//!
+//! See docs/PERFORMANCE.md.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -20,7 +24,7 @@ use p4dp_rt::bench::{Bench, BenchParams, BenchTarget, Kind};
 use p4dp_rt::bench_dp::{Keys, Latency, Phase, PhaseResult, Tap, TapParams};
 use p4dp_rt::Dispatch;
 
-use crate::bench::BenchArgs;
+use crate::bench::{BenchArgs, Suite};
 use crate::compile;
 use crate::CompileOpts;
 
@@ -30,16 +34,13 @@ const PKTS_PER_WORKER: u32 = 4096;
 const WRITE_TARGET: f64 = 1.15;
 const LOCK_TARGET: f64 = 1.15;
 const INSERT_TARGET: f64 = 2.0;
-/// Caches the memory model is checked against (bytes): per-core L2 and the shared L3 of the VM.
-/// Attempts of one seed-000 measurement whose window saw no packet (the machine did not run the
+/// Attempts of one read/write measurement whose window saw no packet (the machine did not run the
 /// loops in it: -EAGAIN from the runtime; the packets are intact).
 const EMPTY_TRIES: u32 = 3;
 /// Measurements repeated after an empty window (reported with the results).
 static EMPTY_RETRIES: AtomicU32 = AtomicU32::new(0);
 
-const CACHES: [(&str, u64); 2] = [("L2", 2 << 20), ("L3", 105 << 20)];
-
-/// (name, -D macros) of the seed-000 variants; the first is the reference.
+/// (name, -D macros) of the read/write variants; the first is the reference.
 const VARIANTS: [(&str, &[&str]); 4] = [
     ("ro-static", &["READ_ONLY"]),
     ("rw-static", &[]),
@@ -140,22 +141,22 @@ fn build(a: &BenchArgs, file: &str, defines: &[String], out: &Path, tag: &str) -
         .so_path)
 }
 
-/// Load a seed-000 variant with 2^k entries installed; returns the target and its table index.
-fn load_s000(a: &BenchArgs, v: &(&str, &[&str]), k: u32, out: &Path) -> Result<(BenchTarget, u32)> {
+/// Load a read/write variant with 2^k entries installed; returns the target and its table index.
+fn load_rw(a: &BenchArgs, v: &(&str, &[&str]), k: u32, out: &Path) -> Result<(BenchTarget, u32)> {
     let mut defs: Vec<String> = v.1.iter().map(|s| s.to_string()).collect();
     defs.push(format!("TABLE_SIZE={}", 1u64 << k));
-    let so = build(a, "seed000_rw.p4", &defs, out, &format!("{}-{k}", v.0))?;
+    let so = build(a, "dataplane_writes.p4", &defs, out, &format!("{}-{k}", v.0))?;
     let mut t = BenchTarget::load(&so, 2).with_context(|| format!("loading {}", so.display()))?;
     let prog = t.program();
     let tab = prog
         .table("BenchIngress.entries")
-        .context("seed000_rw.p4 has no table BenchIngress.entries")?;
+        .context("dataplane_writes.p4 has no table BenchIngress.entries")?;
     let act = tab
         .actions
         .iter()
         .map(|x| &prog.actions[x.action as usize])
         .find(|ai| ai.params.len() == 2)
-        .context("seed000_rw.p4: no action `access`")?;
+        .context("dataplane_writes.p4: no action `access`")?;
     let (ti, ai) = (tab.index, act.index);
     let n = t.table_fill(ti, KEY_BASE, 1 << k, ai, &[vec![0, 0, 0, 0], vec![0, 0]])?;
     if n != 1 << k {
@@ -200,9 +201,6 @@ fn tap_params(a: &BenchArgs, n_keys: u64, batch: u32, record_after_ms: u64, phas
     }
 }
 
-/// Seed 000 on 2 workers (fresh bench on `t`, 2^k entries installed): with software dispatch, or
-/// with emulated RSS (`rss`: each port's source hands out only its worker's keys, the runtime
-/// dispatches nothing). Returns (Mpps, per-worker cycles/pkt and any losses as text).
 /// Did a measurement fail only because its window saw no packet (runtime -EAGAIN)?
 fn empty_window(e: &anyhow::Error) -> bool {
     e.chain()
@@ -225,7 +223,11 @@ fn retry_empty<T>(what: &str, mut f: impl FnMut() -> Result<T>) -> Result<T> {
     }
 }
 
-fn s000_two_workers(a: &BenchArgs, t: &mut BenchTarget, k: u32, rss: bool) -> Result<(f64, String)> {
+/// The read/write workload on 2 workers (fresh bench on `t`, 2^k entries installed): with
+/// software dispatch, or with emulated RSS (`rss`: each port's source hands out only its
+/// worker's keys, the runtime dispatches nothing). Returns (Mpps, per-worker cycles/pkt and any
+/// losses as text).
+fn rw_two_workers(a: &BenchArgs, t: &mut BenchTarget, k: u32, rss: bool) -> Result<(f64, String)> {
     let dispatch = if rss { Dispatch::None } else { Dispatch::Auto };
     let bp = bench_params(a, 2, a.warmup, a.duration, dispatch);
     let rv0 = t.lock_revocations()?;
@@ -262,10 +264,10 @@ fn s000_two_workers(a: &BenchArgs, t: &mut BenchTarget, k: u32, rss: bool) -> Re
     Ok((m2.mpps, pw.join(", ")))
 }
 
-/// One seed-000 measurement: a fresh bench on `t`, the program with random keys over 2^k entries.
+/// One read/write measurement: a fresh bench on `t`, the program with random keys over 2^k entries.
 /// Returns (cycles/pkt, Mpps, latency, floor + tap cycles/pkt if `floor`, TSC Hz).
 #[allow(clippy::type_complexity)]
-fn s000_measure(
+fn rw_measure(
     a: &BenchArgs,
     t: &mut BenchTarget,
     k: u32,
@@ -325,13 +327,46 @@ fn verdict(ok: bool) -> &'static str {
     }
 }
 
-/// Does the model put the static table in a cache level that the dynamic one does not fit?
-fn model_static_should_win(k: u32) -> Option<&'static str> {
+/// This machine's data caches beyond L1 as (name, bytes), smallest first, from sysfs (cpu0's
+/// view: its L2 and the L3 it shares); empty where sysfs does not say.
+fn caches() -> Vec<(String, u64)> {
+    let mut v = Vec::new();
+    for i in 0..8 {
+        let d = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
+        let rd = |f: &str| std::fs::read_to_string(format!("{d}/{f}")).map(|s| s.trim().to_string());
+        let (Ok(level), Ok(kind), Ok(size)) = (rd("level"), rd("type"), rd("size")) else {
+            continue;
+        };
+        if level == "1" || kind == "Instruction" {
+            continue;
+        }
+        if let Some(b) = parse_cache_size(&size) {
+            v.push((format!("L{level}"), b));
+        }
+    }
+    v.sort_by_key(|c| c.1);
+    v
+}
+
+/// A sysfs cache size ("1024K", "32M", "512") in bytes.
+fn parse_cache_size(s: &str) -> Option<u64> {
+    let (num, mul) = match s.as_bytes().last()? {
+        b'K' => (&s[..s.len() - 1], 1u64 << 10),
+        b'M' => (&s[..s.len() - 1], 1 << 20),
+        b'G' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    num.parse::<u64>().ok().map(|n| n * mul)
+}
+
+/// Does the model put the static table in a cache level (of `caches`) that the dynamic one does
+/// not fit?
+fn model_static_should_win(k: u32, caches: &[(String, u64)]) -> Option<String> {
     let m = p4dp_rt::table_mem_predict(1u32 << k, 4, 8, 100).ok()?;
-    CACHES
+    caches
         .iter()
         .find(|(_, c)| m.static_bytes <= *c && m.dynamic_bytes > *c)
-        .map(|(n, _)| *n)
+        .map(|(n, _)| n.clone())
 }
 
 fn svg(sizes: &[u32], series: &[(&str, Vec<f64>)]) -> String {
@@ -429,11 +464,11 @@ fn save(out: &Path, text: &str) -> Result<()> {
     std::fs::write(out, text).with_context(|| format!("writing {}", out.display()))
 }
 
-/// Seed 000 at one table size: the four variants (1 worker, `a.repeat` repetitions) and, at the
+/// The read/write workload at one table size: the four variants (1 worker, `a.repeat` repetitions) and, at the
 /// multi-core sizes, 1 vs 2 workers. Fills `fig[v][si]`; returns the floor + tap figure (if asked)
 /// and the TSC frequency. Multi-core rows go to `mc` (failures of the 2-worker run to `mc_err`).
 #[allow(clippy::too_many_arguments)]
-fn s000_size(
+fn rw_size(
     a: &BenchArgs,
     k: u32,
     si: usize,
@@ -447,7 +482,7 @@ fn s000_size(
     let mut floor = None;
     let mut targets = Vec::new();
     for v in VARIANTS.iter() {
-        targets.push(load_s000(a, v, k, out_dir)?);
+        targets.push(load_rw(a, v, k, out_dir)?);
     }
     // measured into a local copy first: a failure leaves no partial figures for this size
     let mut local: Vec<Fig> = vec![Fig::default(); VARIANTS.len()];
@@ -460,7 +495,7 @@ fn s000_size(
             let t = &mut targets[vi].0;
             let what = format!("{} at 2^{k}", VARIANTS[vi].0);
             let (c, m, l, fl, f) =
-                retry_empty(&what, || s000_measure(a, t, k, 1, want_floor && vi == 0 && rep == 0)).context(what)?;
+                retry_empty(&what, || rw_measure(a, t, k, 1, want_floor && vi == 0 && rep == 0)).context(what)?;
             hz = f;
             local[vi].cycles.push(c);
             local[vi].mpps.push(m);
@@ -488,15 +523,15 @@ fn s000_size(
             // a fresh target: the runtime sizes its mbuf pool for the ports of its first run,
             // so the 2-worker (2-port) run goes first, then 1 worker on the same table
             let row = (|| -> Result<String> {
-                let (mut t, _) = load_s000(a, &VARIANTS[vi], k, out_dir)?;
+                let (mut t, _) = load_rw(a, &VARIANTS[vi], k, out_dir)?;
                 // software dispatch (what the ring ports get: no RSS), then emulated RSS (the
                 // source keeps each key on its worker's port, no dispatch)
-                let (m2s, pws) = retry_empty("2 workers, software dispatch", || s000_two_workers(a, &mut t, k, false))
+                let (m2s, pws) = retry_empty("2 workers, software dispatch", || rw_two_workers(a, &mut t, k, false))
                     .context("2 workers, software dispatch")?;
-                let (m2r, pwr) = retry_empty("2 workers, emulated RSS", || s000_two_workers(a, &mut t, k, true))
+                let (m2r, pwr) = retry_empty("2 workers, emulated RSS", || rw_two_workers(a, &mut t, k, true))
                     .context("2 workers, emulated RSS")?;
                 let (_, m1, _, _, _) =
-                    retry_empty("1-worker run", || s000_measure(a, &mut t, k, 1, false)).context("1-worker run")?;
+                    retry_empty("1-worker run", || rw_measure(a, &mut t, k, 1, false)).context("1-worker run")?;
                 Ok(format!(
                     "{k:>4} {:<18} {m1:>8.2} {m2s:>8.2} {:>7.2}x {m2r:>8.2} {:>7.2}x  sw: {}; rss: {}",
                     VARIANTS[vi].0,
@@ -518,23 +553,33 @@ fn s000_size(
     Ok((floor, hz))
 }
 
-pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
+/// What every suite of this file does first: create the report's directory, start DPDK's EAL
+/// with `mem` MiB and pick the directory for compiled programs. Returns (report path, build
+/// directory, scratch directory to remove at the end if the user gave no --build-dir).
+fn start(a: &BenchArgs, suite: Suite, mem: u32) -> Result<(PathBuf, PathBuf, PathBuf)> {
+    let out = a.out.clone().unwrap_or_else(|| suite.default_out());
+    if let Some(d) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    p4dp_rt::Eal::init(&eal_args(mem, a.eal.as_deref())).context("starting DPDK's EAL")?;
+    let scratch = compile::scratch_dir(&format!("bench-{}", suite.name()))?;
+    let out_dir = a.build_dir.clone().unwrap_or_else(|| scratch.clone());
+    Ok((out, out_dir, scratch))
+}
+
+/// `p4dp bench --suite dataplane-writes`.
+pub fn suite_dataplane_writes(a: &BenchArgs) -> Result<ExitCode> {
     let (kmin, kmax) = (a.min_log2, a.max_log2);
     if kmax > 22 || kmin > kmax {
         bail!("--min-log2/--max-log2 must satisfy 0 <= min <= max <= 22");
     }
     let mem = a.mem.unwrap_or(if kmax >= 20 { 8192 } else { 2048 });
-    let out = a.out.clone().unwrap_or_else(|| PathBuf::from("build/bench-issue3.txt"));
-    if let Some(d) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
-    }
-    p4dp_rt::Eal::init(&eal_args(mem, a.eal.as_deref())).context("starting DPDK's EAL")?;
-    let scratch = compile::scratch_dir("bench3")?;
-    let out_dir = a.build_dir.clone().unwrap_or_else(|| scratch.clone());
+    let (out, out_dir, scratch) = start(a, Suite::DataplaneWrites, mem)?;
+    let caches = caches();
     let mut hz = 0.0;
     let mut text = String::new();
     let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
-    let _ = writeln!(text, "p4dp bench --suite issue3 results\ncommand: {cmdline}");
+    let _ = writeln!(text, "p4dp bench --suite dataplane-writes results\ncommand: {cmdline}");
     let _ = writeln!(
         text,
         "{} repetition(s) of {:.2} s after {:.2} s warm-up; one worker unless stated; {} packets per \
@@ -547,7 +592,9 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     );
     let _ = writeln!(
         text,
-        "== Seed 000: every packet reads (rw: and increments) one random entry =="
+        "== Every packet reads (rw: and increments) one random entry ==\n\
+         (the workload of Simon et al., High-Performance Match-Action Table Updates from within Programmable \
+         Software Data Planes)"
     );
     let _ = writeln!(
         text,
@@ -574,7 +621,7 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     );
     save(&out, &text)?;
 
-    // ---------------------------------------------------------------- seed 000 + multi-core
+    // ---------------------------------------------------------------- read/write + multi-core
     let sizes: Vec<u32> = (kmin..=kmax).collect();
     let mut fig: Vec<Vec<Fig>> = vec![vec![Fig::default(); sizes.len()]; VARIANTS.len()];
     let mut floor_tap: Option<f64> = None;
@@ -585,7 +632,7 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
         .collect();
     let mut mc: Vec<String> = Vec::new();
     let mc_head = format!(
-        "\n== Multi-core: 1 vs 2 workers, seed-000 workload ==\n\
+        "\n== Multi-core: 1 vs 2 workers, the same workload ==\n\
          sw: software dispatch (the bench's ring ports have no RSS: the polling worker hashes each packet's flow\n\
          and hands half of them to the other worker); rss: emulated RSS (each port's source hands out only keys\n\
          of its worker, as a NIC's RSS would; no dispatch)\n{:>4} {:<18} {:>8} {:>8} {:>8} {:>8} {:>8}  {}\n",
@@ -594,8 +641,8 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     let (mut pass_w, mut pass_l, mut pass_s) = (true, true, true);
     let mut failed: Vec<u32> = Vec::new();
     for (si, &k) in sizes.iter().enumerate() {
-        eprintln!("bench: seed 000: 2^{k} entries");
-        let r = s000_size(
+        eprintln!("bench: read/write: 2^{k} entries");
+        let r = rw_size(
             a,
             k,
             si,
@@ -607,7 +654,7 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
         );
         match r {
             Err(e) => {
-                eprintln!("bench: seed 000 at 2^{k} failed: {e:#}");
+                eprintln!("bench: read/write at 2^{k} failed: {e:#}");
                 failed.push(k);
                 let _ = writeln!(text, "{k:>4} ERROR: {e:#}");
             }
@@ -627,7 +674,7 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
                 let (prw, plk) = (c[1] / c[0], c[3] / c[1]);
                 pass_w &= rw <= WRITE_TARGET;
                 pass_l &= lk <= LOCK_TARGET;
-                let model = model_static_should_win(k);
+                let model = model_static_should_win(k, &caches);
                 let sv = match model {
                     Some(_) => {
                         pass_s &= ds > 1.0;
@@ -644,11 +691,11 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
                     c[3],
                     verdict(rw <= WRITE_TARGET),
                     verdict(lk <= LOCK_TARGET),
-                    model.unwrap_or("-")
+                    model.as_deref().unwrap_or("-")
                 );
             }
         }
-        // the multi-core rows so far go after the seed-000 rows until the section is complete
+        // the multi-core rows so far go after the read/write rows until the section is complete
         save(
             &out,
             &format!(
@@ -715,39 +762,26 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     let svg_path = out.with_extension("svg");
     std::fs::write(&svg_path, svg(&sizes, &series)).with_context(|| format!("writing {}", svg_path.display()))?;
 
-    // ---------------------------------------------------------------- seed 001
-    let _ = writeln!(
-        text,
-        "\n== Seed 001: add-on-miss inserts (benches/seed001_aom.p4, 2^21-entry table) =="
-    );
-    save(&out, &text)?;
-    let s001_pass = match seed001(a, &out_dir, hz, &mut text, &out) {
-        Ok(None) => {
-            let _ = writeln!(text, "not run (--s001-secs 0)");
-            "NOT RUN"
-        }
-        Ok(Some(p)) => verdict(p),
-        Err(e) => {
-            eprintln!("bench: seed 001 failed: {e:#}");
-            let _ = writeln!(text, "ERROR: {e:#}");
-            "ERROR"
-        }
-    };
     let retried = EMPTY_RETRIES.load(Ordering::Relaxed);
     if retried > 0 {
         let _ = writeln!(
             text,
-            "\n{retried} seed-000 measurement(s) were taken again because their window saw no packet (the machine \
+            "\n{retried} measurement(s) were taken again because their window saw no packet (the machine \
              did not run the loop then; at most {EMPTY_TRIES} attempts each)"
         );
     }
+    let cache_note: Vec<String> = caches.iter().map(|(n, b)| format!("{n} {} KiB", b >> 10)).collect();
     let _ = writeln!(
         text,
-        "\nsummary: write {}; lock {}; static vs dynamic {}{failed_note}; insert-only <= {INSERT_TARGET}x hits {}",
+        "\nsummary: write {}; lock {}; static vs dynamic {}{failed_note} (caches for the model column: {})",
         verdict(pass_w && measured > 0),
         verdict(pass_l && measured > 0),
         verdict(pass_s && measured > 0),
-        s001_pass
+        if cache_note.is_empty() {
+            "unknown".to_string()
+        } else {
+            cache_note.join(", ")
+        }
     );
 
     print!("{text}");
@@ -759,7 +793,48 @@ pub fn suite_issue3(a: &BenchArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// TSC cycles per packet of a seed-001 phase; NaN if the window did not finish it.
+/// `p4dp bench --suite add-on-miss`.
+pub fn suite_add_on_miss(a: &BenchArgs) -> Result<ExitCode> {
+    if let Some(w) = a.add_on_miss_window {
+        if !(w > 0.0 && w <= 3600.0) {
+            bail!("--add-on-miss-window must be in (0, 3600] seconds");
+        }
+    }
+    if a.add_on_miss_runs == 0 {
+        bail!("--add-on-miss-runs must be at least 1");
+    }
+    let (out, out_dir, scratch) = start(a, Suite::AddOnMiss, a.mem.unwrap_or(4096))?;
+    let mut text = String::new();
+    let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
+    let _ = writeln!(text, "p4dp bench --suite add-on-miss results\ncommand: {cmdline}");
+    let _ = writeln!(
+        text,
+        "== Add-on-miss inserts (benches/add_on_miss.p4, 2^21-entry table; one worker; {} packets in \
+         circulation) ==\n(the experiment of Simon et al., Never Miss Twice - Add-on-Miss Table Updates in Software \
+         Data Planes)",
+        pkts_per_worker(a)
+    );
+    save(&out, &text)?;
+    let r = add_on_miss_runs(a, &out_dir, &mut text, &out);
+    let summary = match &r {
+        Ok(p) => verdict(*p),
+        Err(e) => {
+            eprintln!("bench: add-on-miss failed: {e:#}");
+            let _ = writeln!(text, "ERROR: {e:#}");
+            "ERROR"
+        }
+    };
+    let _ = writeln!(text, "\nsummary: insert-only <= {INSERT_TARGET}x hits {summary}");
+    print!("{text}");
+    save(&out, &text)?;
+    eprintln!("bench: results written to {}", out.display());
+    if a.build_dir.is_none() {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    r.map(|_| ExitCode::SUCCESS)
+}
+
+/// TSC cycles per packet of an add-on-miss phase; NaN if the window did not finish it.
 fn phase_cpp(p: &PhaseResult) -> f64 {
     if p.tsc_end > p.tsc_first && p.packets > 0 {
         (p.tsc_end - p.tsc_first) as f64 / p.packets as f64
@@ -768,13 +843,10 @@ fn phase_cpp(p: &PhaseResult) -> f64 {
     }
 }
 
-/// Seed 001 on a fresh table per burst size; returns whether the insert target passed (burst 32),
-/// or None if `--s001-secs 0` skips it.
-fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path) -> Result<Option<bool>> {
-    if a.s001_secs == Some(0.0) {
-        return Ok(None);
-    }
-    let so = build(a, "seed001_aom.p4", &[], out, "seed001")?;
+/// The add-on-miss schedule on a fresh table per burst size; returns whether the insert target
+/// passed (burst 32).
+fn add_on_miss_runs(a: &BenchArgs, out: &Path, text: &mut String, report: &Path) -> Result<bool> {
+    let so = build(a, "add_on_miss.p4", &[], out, "add_on_miss")?;
     let inserts: u64 = 1 << 20;
     let hits: u64 = 4 << 20;
     let mix_pk: u64 = 2 << 20;
@@ -804,16 +876,17 @@ fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path)
         let ti = t
             .program()
             .table("MainControlImpl.flows")
-            .context("seed001_aom.p4: no table flows")?
+            .context("add_on_miss.p4: no table flows")?
             .index;
         // the source goes idle after the schedule; the window only has to be long enough
-        let secs = a.s001_secs.unwrap_or(if batch == 1 { 75.0 } else { 30.0 });
+        let secs = a.add_on_miss_window.unwrap_or(if batch == 1 { 75.0 } else { 30.0 });
         let bp = bench_params(a, 1, 0.0, secs, Dispatch::Auto);
         let mut bench = Bench::new(&mut t, &bp).context("creating the bench")?;
         let tp = tap_params(a, 0, batch, 0, phases.clone());
         let mut tap = Tap::attach(&mut bench, 1, 0, &tp)?;
-        eprintln!("bench: seed 001: burst {batch}, {total} packets, window {secs} s");
-        let (_, r) = tap.measure(None, Kind::Program)?;
+        eprintln!("bench: add-on-miss: burst {batch}, {total} packets, window {secs} s");
+        let (m, r) = tap.measure(None, Kind::Program)?;
+        let hz = m.tsc_hz as f64;
         drop(tap);
         drop(bench);
         let st = t.table_hits_misses(ti)?;
@@ -824,7 +897,7 @@ fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path)
             if r.done {
                 ""
             } else {
-                " (SCHEDULE NOT COMPLETED: raise --s001-secs)"
+                " (SCHEDULE NOT COMPLETED: raise --add-on-miss-window)"
             },
             st.0,
             st.1
@@ -854,19 +927,23 @@ fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path)
         }
         let mut ratio = cpp[0] / cpp[1];
         let note = if batch == 32 { "" } else { ", informational at burst 1" };
-        if batch == 32 && ratio.is_finite() && a.s001_reps > 1 {
+        if batch == 32 && ratio.is_finite() && a.add_on_miss_runs > 1 {
             // The two phases run one after the other, so a disturbance of this shared machine
             // during one of them moves the ratio: more runs, each on a fresh table, and their
-            // median (as seed 000 judges paired ratios).
+            // median (as the dataplane-writes suite judges paired ratios).
             let mut all = vec![ratio];
             let short = phases[..2].to_vec();
-            for rep in 1..a.s001_reps {
+            for rep in 1..a.add_on_miss_runs {
                 let mut t = BenchTarget::load(&so, 2).with_context(|| format!("loading {}", so.display()))?;
                 let bp = bench_params(a, 1, 0.0, secs, Dispatch::Auto);
                 let mut bench = Bench::new(&mut t, &bp).context("creating the bench")?;
                 let tp = tap_params(a, 0, batch, 0, short.clone());
                 let mut tap = Tap::attach(&mut bench, 1, 0, &tp)?;
-                eprintln!("bench: seed 001: burst {batch}, run {} of {}", rep + 1, a.s001_reps);
+                eprintln!(
+                    "bench: add-on-miss: burst {batch}, run {} of {}",
+                    rep + 1,
+                    a.add_on_miss_runs
+                );
                 let (_, r) = tap.measure(None, Kind::Program)?;
                 let c: Vec<f64> = r.phases.iter().map(phase_cpp).collect();
                 if !r.done || c.len() < 2 {
@@ -929,7 +1006,7 @@ fn seed001(a: &BenchArgs, out: &Path, hz: f64, text: &mut String, report: &Path)
         }
         save(report, text)?;
     }
-    Ok(Some(pass))
+    Ok(pass)
 }
 
 #[cfg(test)]
@@ -945,8 +1022,18 @@ mod tests {
     }
 
     #[test]
+    fn cache_sizes_as_sysfs_writes_them() {
+        assert_eq!(parse_cache_size("512K"), Some(512 << 10));
+        assert_eq!(parse_cache_size("32768K"), Some(32 << 20));
+        assert_eq!(parse_cache_size("32M"), Some(32 << 20));
+        assert_eq!(parse_cache_size("4096"), Some(4096));
+        assert_eq!(parse_cache_size("big"), None);
+        assert_eq!(parse_cache_size(""), None);
+    }
+
+    #[test]
     fn only_an_empty_window_is_measured_again() {
-        // found through contexts, as s000_measure wraps it
+        // found through contexts, as rw_measure wraps it
         assert!(empty_window(
             &rt_err(p4dp_rt::errno::EAGAIN)
                 .context("floor loop")

@@ -1,9 +1,10 @@
-// p4dp bench (issue 3, seed 001): a PNA add-on-miss table keyed by the IPv4 destination. A
+// p4dp bench: a PNA add-on-miss table keyed by the IPv4 destination. A
 // packet whose key is in the table runs `known`, which copies the entry's value into the packet;
 // a packet whose key misses runs the default action `learn`, which inserts the key with
 // add_entry (value = the packet's IPv4 source) and marks the packet. Every packet goes back out
-// on port 0. Used by `p4dp bench --suite issue3`: 2^20 inserts, then hits, then hits with an
-// insert every 10 .. 100000 packets.
+// on port 0. Used by `p4dp bench --suite add-on-miss`: 2^20 inserts, then hits, then hits with
+// an insert every 10 .. 100000 packets, as in Simon et al., "Never Miss Twice - Add-on-Miss Table
+// Updates in Software Data Planes".
 #include <core.p4>
 #include <pna.p4>
 

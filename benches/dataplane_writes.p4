@@ -1,4 +1,4 @@
-// p4dp bench (issue 3, seed 000): every packet reads and, unless READ_ONLY is defined, rewrites
+// p4dp bench: every packet reads and, unless READ_ONLY is defined, rewrites
 // the entry of an exact table that its IPv4 destination matches. The entry's action data holds
 // a 32-bit counter; the read-write action takes it as an `@__ref` parameter, copies its old value
 // into the packet and stores value + 1 (the pointer method); the read-only action copies it into
@@ -7,7 +7,9 @@
 //   DYNAMIC     @storage("dynamic") (default: @storage("static"))
 //   LOCKED      @entry_lock on the table
 //   TABLE_SIZE  the table's size (default 1024)
-// Used by `p4dp bench --suite issue3` with TABLE_SIZE entries installed (keys 10.0.0.0 ..).
+// Used by `p4dp bench --suite dataplane-writes` with TABLE_SIZE entries installed (keys
+// 10.0.0.0 ..): the benchmark of Simon et al., "High-Performance Match-Action Table Updates from
+// within Programmable Software Data Planes" (ANCS '21).
 #include <core.p4>
 #include <v1model.p4>
 
