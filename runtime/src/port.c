@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <rte_dev.h>
 #include <rte_ethdev.h>
@@ -23,7 +24,15 @@ static uint32_t rd32(const uint8_t *p, int swap)
 	return swap ? __builtin_bswap32(v) : v;
 }
 
-/* Packets in a classic pcap file; -1 if it cannot be read or is not classic pcap (e.g. pcapng). */
+/* libpcap refuses a record claiming more captured bytes than this (its MAXIMUM_SNAPLEN) */
+#define PCAP_MAX_RECORD 262144u
+
+/*
+ * Packets in a classic pcap file that can really be read: records whose header and data lie
+ * within the file and whose length libpcap accepts. Counting stops at the first record that does
+ * not (a last record cut short, a length of 0x7fffffff): net_pcap stops reading there too.
+ * -1 if the file cannot be read or is not classic pcap (e.g. pcapng).
+ */
 static int64_t pcap_count(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -31,7 +40,8 @@ static int64_t pcap_count(const char *path)
 		return -1;
 	uint8_t h[24];
 	int64_t n = -1;
-	if (fread(h, 1, 24, f) == 24) {
+	struct stat sb;
+	if (fstat(fileno(f), &sb) == 0 && fread(h, 1, 24, f) == 24) {
 		uint32_t magic;
 		memcpy(&magic, h, 4);
 		int swap = -1;
@@ -42,10 +52,12 @@ static int64_t pcap_count(const char *path)
 		if (swap >= 0) {
 			n = 0;
 			uint8_t r[16];
-			while (fread(r, 1, 16, f) == 16) {
+			uint64_t at = 24, size = (uint64_t)sb.st_size;
+			while (size - at >= 16 && fread(r, 1, 16, f) == 16) {
 				uint32_t incl = rd32(r + 8, swap);
-				if (fseek(f, incl, SEEK_CUR) != 0)
+				if (incl > PCAP_MAX_RECORD || incl > size - at - 16 || fseek(f, (long)incl, SEEK_CUR) != 0)
 					break;
+				at += 16 + (uint64_t)incl;
 				n++;
 			}
 		}

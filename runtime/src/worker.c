@@ -614,12 +614,25 @@ static int pool_ensure(struct p4dp_runtime *rt)
 	return 0;
 }
 
-/* Has the input of every port been received? */
-static bool input_done(struct p4dp_runtime *rt, uint64_t *last_total, uint64_t *last_change, bool *started,
-		       uint32_t idle_ms, uint64_t now)
+/*
+ * A port whose input file still has packets but that received nothing for this long has stalled
+ * (net_pcap cannot read a record the count took for readable): its input counts as done, so a run
+ * never waits without a bound. Generous against a loaded machine; pcap input flows in microseconds.
+ */
+#define RT_INPUT_STALL_MS 2000
+
+/* Progress of the ports' input, for input_done (control thread only). */
+struct input_watch {
+	uint64_t unknown_total, unknown_change; /* rx of ports with unknown input size, when it last changed */
+	bool unknown_started;			/* one of those received a packet */
+	uint64_t all_total, all_change;		/* rx of all ports, when it last changed */
+};
+
+/* Has the input of every port been received (or stalled)? */
+static bool input_done(struct p4dp_runtime *rt, struct input_watch *iw, uint32_t idle_ms, uint64_t now)
 {
 	bool done = true, any_unknown = false;
-	uint64_t unknown_total = 0;
+	uint64_t unknown_total = 0, all_total = 0;
 	for (uint32_t s = 0; s < P4DP_RT_MAX_PORTS; s++) {
 		struct rt_port *p = &rt->ports[s];
 		if (!p->used)
@@ -627,6 +640,7 @@ static bool input_done(struct p4dp_runtime *rt, uint64_t *last_total, uint64_t *
 		uint64_t rx = 0;
 		for (uint32_t w = 0; w < rt->max_workers; w++)
 			rx += RT_STAT_LOAD(rt->workers[w].pst[s].rx_packets);
+		all_total += rx;
 		if (p->expected_rx >= 0) {
 			if (rx < (uint64_t)p->expected_rx)
 				done = false;
@@ -635,15 +649,21 @@ static bool input_done(struct p4dp_runtime *rt, uint64_t *last_total, uint64_t *
 			unknown_total += rx;
 		}
 	}
+	if (all_total != iw->all_total) {
+		iw->all_total = all_total;
+		iw->all_change = now;
+	}
 	if (any_unknown) {
-		if (unknown_total != *last_total) {
-			*last_total = unknown_total;
-			*last_change = now;
-			*started = true;
+		if (unknown_total != iw->unknown_total) {
+			iw->unknown_total = unknown_total;
+			iw->unknown_change = now;
+			iw->unknown_started = true;
 		}
-		if (!*started || now - *last_change < idle_ms)
+		if (!iw->unknown_started || now - iw->unknown_change < idle_ms)
 			done = false;
 	}
+	if (!done && now - iw->all_change >= RT_INPUT_STALL_MS)
+		done = true; /* stalled: nothing more will come */
 	return done;
 }
 
@@ -732,8 +752,8 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	if (rt->dispatch_sw && launched < nw) /* workers that never started never leave the set */
 		__atomic_sub_fetch(&rt->dispatching, (int)(nw - launched), __ATOMIC_ACQ_REL);
 
-	uint64_t t0 = mono_ms(), last_total = 0, last_change = t0, last_maint = t0, last_idle = t0;
-	bool started = false;
+	uint64_t t0 = mono_ms(), last_maint = t0, last_idle = t0;
+	struct input_watch iw = {.all_change = t0};
 	uint32_t idle_ms = params->idle_ms ? params->idle_ms : 200;
 	while (rc == 0) {
 		uint64_t now = mono_ms();
@@ -742,7 +762,7 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 			break;
 		if (params->duration_ms && now - t0 >= params->duration_ms)
 			break;
-		if (params->until_input_done && input_done(rt, &last_total, &last_change, &started, idle_ms, now))
+		if (params->until_input_done && input_done(rt, &iw, idle_ms, now))
 			break;
 		if (now - last_idle >= 10) {
 			/* idle-timeout sweep on the control thread (entries' last-hit times are the

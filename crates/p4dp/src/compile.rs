@@ -103,7 +103,13 @@ pub fn build(c: &CompileOpts, out: &Path, show_ir: bool) -> Result<Built> {
     if show_ir {
         print!("{}", p4dp_ir::print::program(prog.program()));
     }
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    if out.exists() && !out.is_dir() {
+        bail!(
+            "{}: exists and is not a directory (the output directory, -o)",
+            out.display()
+        );
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("creating the output directory {}", out.display()))?;
     let stem = c
         .program
         .file_stem()
@@ -121,8 +127,10 @@ pub fn build(c: &CompileOpts, out: &Path, show_ir: bool) -> Result<Built> {
     std::fs::write(&c_path, csrc).with_context(|| format!("writing {}", c_path.display()))?;
     std::fs::write(&p4info_path, p4dp_cgen::generate_p4info(&prog))
         .with_context(|| format!("writing {}", p4info_path.display()))?;
-    p4dp_cgen::compile_so(&c_path, &so_path, &p4dp_rt::include_dir(), 2)
-        .map_err(|e| anyhow::anyhow!("compiling {}: {e}", c_path.display()))?;
+    let compiled = p4dp_cgen::compile_so(&c_path, &so_path, &p4dp_rt::include_dir(), 2);
+    // a stop request ends gcc (see stop.rs): report the stop, not gcc's failure
+    crate::stop::check()?;
+    compiled.map_err(|e| anyhow::anyhow!("compiling {}: {e}", c_path.display()))?;
     Ok(Built {
         c_path,
         so_path,
@@ -130,11 +138,20 @@ pub fn build(c: &CompileOpts, out: &Path, show_ir: bool) -> Result<Built> {
     })
 }
 
-/// A per-process scratch directory for commands that compile on the fly (`run`, `stf`, `bench`).
+/// A per-process scratch directory for commands that compile on the fly (`bench`); the caller
+/// removes it. A second SIGINT/SIGTERM removes it too. `run` and `stf` use [`crate::stop::TempDir`],
+/// removed on every return path.
 pub fn scratch_dir(tag: &str) -> Result<PathBuf> {
     let d = std::env::temp_dir().join(format!("p4dp-{}-{}", tag, std::process::id()));
     std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
+    crate::stop::register_temp_dir(&d);
     Ok(d)
+}
+
+/// A scratch directory removed when dropped, on every return path and on a second signal.
+pub fn temp_dir(tag: &str) -> Result<crate::stop::TempDir> {
+    crate::stop::TempDir::new(tag)
+        .with_context(|| format!("creating a temporary directory in {}", std::env::temp_dir().display()))
 }
 
 fn human(bytes: u64) -> String {

@@ -4,8 +4,10 @@ mod bench;
 mod bench_dp;
 mod compile;
 mod entries;
+mod portfiles;
 mod run;
 mod stf;
+mod stop;
 mod target;
 
 use std::path::PathBuf;
@@ -80,6 +82,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // before any other thread exists (see stop.rs)
+    stop::install();
     let cli = Cli::parse();
     let r = match cli.cmd {
         Command::Check { c, show_ir } => compile::check(&c, show_ir),
@@ -101,9 +105,16 @@ fn main() -> ExitCode {
         Command::Stf { c, stf, verbose, burst } => stf::run_stf(&c, &stf, verbose, burst),
         Command::Bench(a) => bench::bench(a),
     };
-    match r {
-        Ok(code) => code,
-        Err(e) => {
+    // A stop request decides the exit status (128 + the signal number) whatever the command
+    // made of it: its output so far was printed; an error it caused (gcc ended, say) is not news.
+    match (r, stop::requested()) {
+        (Ok(_), Some(sig)) => stop::exit_code(sig),
+        (Err(_), Some(sig)) => {
+            eprintln!("p4dp: {}", stop::Stopped(sig));
+            stop::exit_code(sig)
+        }
+        (Ok(code), None) => code,
+        (Err(e), None) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
         }

@@ -1,5 +1,7 @@
 //! `p4dp run`: compile a program, start DPDK with the requested ports, preload table entries, run
-//! the workers until the pcap input is drained (or for `--duration`), and print what happened.
+//! the workers, and print what happened. A run ends at `--duration`, at SIGINT/SIGTERM (see
+//! stop.rs), and, when every port reads a pcap file, once the input is drained (or stalls); a run
+//! with a live port (interface, tap, ring, ...) and no `--duration` runs until it is stopped.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,7 +12,28 @@ use clap::Args;
 
 use crate::compile;
 use crate::entries;
+use crate::portfiles::{self, PortFile};
+use crate::stop;
 use crate::CompileOpts;
+
+/// Worker cores at most: DPDK's lcore limit (RTE_MAX_LCORE, 128) less the control lcore.
+const MAX_WORKERS: u32 = 127;
+/// The longest `--duration`: a year, in seconds (longer runs: stop them with a signal).
+const MAX_DURATION_S: f64 = 365.0 * 24.0 * 3600.0;
+
+/// `--duration`: seconds, a finite number in (0, one year].
+pub fn parse_duration(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !v.is_finite() || v <= 0.0 || v > MAX_DURATION_S {
+        return Err(format!(
+            "`{s}` seconds: give a number greater than 0 and at most {MAX_DURATION_S} (a year)"
+        ));
+    }
+    Ok(v)
+}
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -32,14 +55,15 @@ pub struct RunArgs {
     /// Table entries to install before traffic: STF `add`/`setdefault` lines (see docs/stf.md).
     #[arg(long = "table-entries", value_name = "FILE")]
     pub table_entries: Option<PathBuf>,
-    /// Number of worker cores.
-    #[arg(long, default_value_t = 1)]
+    /// Number of worker cores (1 to 127).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_WORKERS as i64))]
     pub workers: u32,
-    /// Run for this many seconds instead of until the pcap input is drained.
-    #[arg(long)]
+    /// Run for this many seconds (at most a year) instead of until the pcap input is drained (or,
+    /// with a live port, until SIGINT/SIGTERM).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_duration)]
     pub duration: Option<f64>,
-    /// DPDK memory in MiB (no hugepages are used).
-    #[arg(long, default_value_t = 1024)]
+    /// DPDK memory in MiB (no hugepages are used; 64 to 1048576).
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(64..=1_048_576))]
     pub mem: u32,
     /// Print the digest messages the program sent (hex, native layout), after the run.
     #[arg(long)]
@@ -63,38 +87,103 @@ fn split_port(spec: &str) -> Result<(u32, &str)> {
     Ok((n, rest))
 }
 
-/// Turns the port options into (port number, devargs) pairs.
-fn port_devargs(a: &RunArgs, scratch: &std::path::Path) -> Result<Vec<(u32, String)>> {
+/// The ports to create, checked before any file is opened.
+struct Ports {
+    /// (port number, devargs)
+    devargs: Vec<(u32, String)>,
+    /// (port number, packets its input file holds) for ports whose input is a counted pcap file
+    expected: Vec<(u32, u64)>,
+    /// A port receives from something live (an interface, a tap, a ring...), not only from files.
+    live: bool,
+}
+
+/// The pcap files a net_pcap devargs string names (`rx_pcap=`, `tx_pcap=`), and whether its input
+/// is anything else (`iface=`, `rx_iface=`, `rx_iface_in=`, `infinite_rx=1`: live).
+fn net_pcap_files(devargs: &str) -> (Vec<(&str, bool)>, bool) {
+    let mut files = Vec::new();
+    let mut live = false;
+    for kv in devargs.split(',').skip(1) {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        match k.trim() {
+            "rx_pcap" => files.push((v, false)),
+            "tx_pcap" => files.push((v, true)),
+            "iface" | "rx_iface" | "rx_iface_in" => live = true,
+            "infinite_rx" => live |= v.trim() != "0",
+            _ => {}
+        }
+    }
+    (files, live)
+}
+
+/// Turns the port options into devargs, and refuses what would lose data or cannot work: an
+/// output that is an input or another port's output, an input that is not an Ethernet pcap, an
+/// interface that does not exist.
+fn port_devargs(a: &RunArgs, scratch: &std::path::Path) -> Result<Ports> {
     let mut out: Vec<(u32, String)> = Vec::new();
+    let mut files: Vec<PortFile> = Vec::new();
+    let mut live = false;
+    let mut empty_rx = Vec::new();
     for (i, spec) in a.ports.iter().enumerate() {
         let (n, rest) = split_port(spec)?;
         let (rx, tx) = rest.split_once(':').unwrap_or((rest, ""));
         if rx.is_empty() && tx.is_empty() {
             bail!("`{spec}`: give an input pcap, an output pcap or both");
         }
+        let spec = format!("--port {spec}");
         let rx = if rx.is_empty() {
-            // net_pcap needs an rx source: an empty capture file
-            let empty = scratch.join(format!("empty{n}.pcap"));
-            std::fs::write(&empty, PCAP_EMPTY).context("writing an empty pcap")?;
-            empty.display().to_string()
+            // net_pcap needs an rx source: an empty capture file (written below, once checked)
+            let empty = scratch.join(format!("empty{n}.pcap")).display().to_string();
+            empty_rx.push(empty.clone());
+            empty
         } else {
             if !std::path::Path::new(rx).exists() {
-                bail!("`{spec}`: input file {rx} does not exist");
+                bail!("{spec}: input file {rx} does not exist");
             }
+            files.push(PortFile {
+                spec: spec.clone(),
+                port: n,
+                path: rx.to_string(),
+                output: false,
+            });
             rx.to_string()
         };
         let mut d = format!("net_pcap{i},rx_pcap={rx}");
         if !tx.is_empty() {
             d.push_str(&format!(",tx_pcap={tx}"));
+            files.push(PortFile {
+                spec,
+                port: n,
+                path: tx.to_string(),
+                output: true,
+            });
         }
         out.push((n, d));
     }
     for (i, spec) in a.ifaces.iter().enumerate() {
         let (n, ifname) = split_port(spec)?;
+        if ifname.is_empty() || ifname.contains('/') || !std::path::Path::new("/sys/class/net").join(ifname).exists() {
+            bail!("--iface {spec}: no network interface named `{ifname}` (see `ip link`)");
+        }
         out.push((n, format!("net_af_packet{i},iface={ifname}")));
+        live = true;
     }
     for spec in &a.vdevs {
         let (n, d) = split_port(spec)?;
+        if d.starts_with("net_pcap") {
+            let (names, live_rx) = net_pcap_files(d);
+            live |= live_rx || !names.iter().any(|(_, output)| !output);
+            for (path, output) in names {
+                files.push(PortFile {
+                    spec: format!("--vdev {spec}"),
+                    port: n,
+                    path: path.to_string(),
+                    output,
+                });
+            }
+        } else {
+            // rings, taps, null devices, NICs: nothing tells when their input ends
+            live = true;
+        }
         out.push((n, d.to_string()));
     }
     let mut seen = std::collections::HashSet::new();
@@ -106,7 +195,30 @@ fn port_devargs(a: &RunArgs, scratch: &std::path::Path) -> Result<Vec<(u32, Stri
     if out.is_empty() {
         bail!("no ports: give at least one --port, --iface or --vdev");
     }
-    Ok(out)
+    portfiles::check_overlaps(&files)?;
+    let mut expected = Vec::new();
+    for f in files.iter().filter(|f| !f.output) {
+        let cap = portfiles::check_input(&f.spec, &f.path)?;
+        if let Some(why) = &cap.cut {
+            let k = cap.packets.unwrap_or(0);
+            eprintln!(
+                "warning: {}: {why}: the input ends there, after {k} complete packet{}",
+                f.path,
+                if k == 1 { "" } else { "s" }
+            );
+        }
+        if let Some(k) = cap.packets {
+            expected.push((f.port, k));
+        }
+    }
+    for e in &empty_rx {
+        std::fs::write(e, PCAP_EMPTY).with_context(|| format!("writing {e}"))?;
+    }
+    Ok(Ports {
+        devargs: out,
+        expected,
+        live,
+    })
 }
 
 /// A pcap file header with no packets (Ethernet link type).
@@ -139,14 +251,14 @@ pub fn eal_args_workers(mem: u32, workers: u32, extra: Option<&str>) -> Vec<Stri
 }
 
 pub fn run(a: RunArgs) -> Result<ExitCode> {
-    if a.workers == 0 {
-        bail!("--workers must be at least 1");
-    }
-    let scratch = compile::scratch_dir("run")?;
-    let out = a.build_dir.clone().unwrap_or_else(|| scratch.clone());
+    let scratch = compile::temp_dir("run")?;
+    // everything about the ports is checked before the (slow) compile and before any file is opened
+    let ports = port_devargs(&a, scratch.path())?;
+    let out = a.build_dir.clone().unwrap_or_else(|| scratch.path().to_path_buf());
     let built = compile::build(&a.c, &out, false)?;
-    let ports = port_devargs(&a, &scratch)?;
-    p4dp_rt::Eal::init(&eal_args_workers(a.mem, a.workers, a.eal.as_deref())).context("starting DPDK's EAL")?;
+    stop::check()?;
+    p4dp_rt::Eal::init(&eal_args_workers(a.mem, a.workers, a.eal.as_deref()))
+        .context("starting DPDK's EAL (see the EAL's message above; `--eal` adds EAL arguments)")?;
     let opts = p4dp_rt::RuntimeOptions {
         max_workers: a.workers,
         ..Default::default()
@@ -154,27 +266,57 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let rt =
         p4dp_rt::Runtime::load(&built.so_path, opts).with_context(|| format!("loading {}", built.so_path.display()))?;
     if let Some(f) = &a.table_entries {
-        let n = entries::apply_file(&rt, f)?;
-        eprintln!("installed {n} table entries from {}", f.display());
+        let done = entries::apply_file(&rt, f)?;
+        eprintln!(
+            "installed {} table entr{} from {} ({} statement{})",
+            done.entries,
+            if done.entries == 1 { "y" } else { "ies" },
+            f.display(),
+            done.statements,
+            if done.statements == 1 { "" } else { "s" }
+        );
     }
-    for (n, d) in &ports {
+    for (n, d) in &ports.devargs {
         rt.add_port(*n, d).with_context(|| format!("adding port {n} ({d})"))?;
+    }
+    let until_input_done = a.duration.is_none() && !ports.live;
+    if a.duration.is_none() && ports.live {
+        eprintln!("running until stopped (SIGINT, Ctrl-C, or SIGTERM): a port receives from a live source");
     }
     let t0 = Instant::now();
     let params = p4dp_rt::RunParams {
         n_workers: a.workers,
+        // a signal that came during the setup stops the run at once: the ports still start and
+        // stop, so every output file is a valid pcap
+        stop: Some(stop::flag()),
         duration: a.duration.map(Duration::from_secs_f64),
-        until_input_done: a.duration.is_none(),
+        until_input_done,
         ..Default::default()
     };
     rt.run(&params).context("running the workers")?;
     let took = t0.elapsed();
-    report(&rt, &ports, took)?;
+    report(&rt, &ports.devargs, took)?;
     digests(&rt, a.digests)?;
-    if a.build_dir.is_none() {
-        let _ = std::fs::remove_dir_all(&scratch);
+    if until_input_done && stop::requested().is_none() {
+        input_shortfall(&rt, &ports.expected)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// After a run that ended by itself: ports that did not receive all their input file could
+/// read (the runtime gives up on an input that makes no progress, see p4dp_runtime_run).
+fn input_shortfall(rt: &p4dp_rt::Runtime, expected: &[(u32, u64)]) -> Result<()> {
+    let mut per_port: std::collections::BTreeMap<u32, u64> = std::collections::BTreeMap::new();
+    for (n, k) in expected {
+        *per_port.entry(*n).or_default() += k;
+    }
+    for (n, k) in per_port {
+        let got = rt.port_stats(n)?.rx_packets;
+        if got < k {
+            eprintln!("warning: port {n} received {got} of the {k} packets of its input: reading the input stalled");
+        }
+    }
+    Ok(())
 }
 
 fn report(rt: &p4dp_rt::Runtime, ports: &[(u32, String)], took: Duration) -> Result<()> {

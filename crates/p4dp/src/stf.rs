@@ -28,19 +28,12 @@ pub fn eal_args_local(mem_mib: u32) -> Vec<String> {
 
 pub fn run_stf(c: &CompileOpts, stf: &Path, verbose: bool, burst: bool) -> Result<ExitCode> {
     let text = std::fs::read_to_string(stf).with_context(|| format!("reading {}", stf.display()))?;
-    let dir = compile::scratch_dir("stf")?;
-    let built = compile::build(c, &dir, false);
-    let built = match built {
-        Ok(b) => b,
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&dir);
-            return Err(e);
-        }
-    };
+    let dir = compile::temp_dir("stf")?;
+    let built = compile::build(c, dir.path(), false)?;
     p4dp_rt::Eal::init(&eal_args_local(512)).context("starting DPDK's EAL")?;
     let rt = p4dp_rt::Runtime::load(&built.so_path, p4dp_rt::RuntimeOptions::default())
         .with_context(|| format!("loading {}", built.so_path.display()))?;
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(dir); // the runtime has loaded the shared object
     rt.set_inject_burst(burst);
     let sch = schema(&rt);
     let file = stf.display().to_string();

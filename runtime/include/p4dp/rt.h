@@ -465,8 +465,10 @@ enum p4dp_rt_dispatch {
 /**
  * Start the ports, run @p n_workers worker lcores (rx burst of 32 -> program -> tx burst per output
  * port, RCU quiescent state after every loop iteration), and return when stopped: by *stop, by the
- * duration, or (until_input_done) when every port with a known input size (net_pcap rx_pcap) has
- * received all its packets and every other port has been idle for idle_ms — then the in-flight
+ * duration, or (until_input_done) when every port with a known input size (net_pcap rx_pcap: the
+ * records that lie within the file) has received all its packets and every other port has been
+ * idle for idle_ms, or no port has received anything for 2 s while input is still missing (a
+ * record net_pcap cannot read: the run never waits without a bound) — then the in-flight
  * packets are processed and transmitted before the ports are stopped (net_pcap then closes its
  * output files; a later run replays the input files from the start).
  * Dispatch (params->dispatch): with RSS every worker polls its own rx queue of every port (the NIC
