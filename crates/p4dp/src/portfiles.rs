@@ -272,3 +272,114 @@ fn check_pcapng(data: &[u8]) -> Result<Option<u32>, String> {
     }
     Ok(None)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir() -> PathBuf {
+        // one per test (they run in parallel), removed by the test when it passes
+        let t = std::thread::current().name().unwrap_or("t").replace("::", "-");
+        let d = std::env::temp_dir().join(format!("p4dp-portfiles-{}-{t}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    /// A classic little-endian pcap with the given link type and records of the given lengths.
+    fn pcap(linktype: u32, records: &[u32]) -> Vec<u8> {
+        let mut v = vec![
+            0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0,
+        ];
+        v.extend(linktype.to_le_bytes());
+        for &n in records {
+            v.extend([0u8; 8]);
+            v.extend(n.to_le_bytes());
+            v.extend(n.to_le_bytes());
+            v.extend(std::iter::repeat(0xab).take(n as usize));
+        }
+        v
+    }
+
+    fn check(name: &str, data: &[u8]) -> Result<Capture, PortFileError> {
+        let p = dir().join(name);
+        std::fs::write(&p, data).unwrap();
+        check_input("--port 0", p.to_str().unwrap())
+    }
+
+    #[test]
+    fn counts_only_records_that_can_be_read() {
+        let full = pcap(1, &[60, 64, 70]);
+        assert_eq!(
+            check("full.pcap", &full).unwrap(),
+            Capture {
+                packets: Some(3),
+                cut: None
+            }
+        );
+        let cut = check("cut.pcap", &full[..full.len() - 10]).unwrap();
+        assert_eq!(cut.packets, Some(2));
+        assert!(cut
+            .cut
+            .unwrap()
+            .contains("record 3 (at byte 180) is cut short: 60 of its 70 bytes"));
+        let mut huge = pcap(1, &[60, 64]);
+        let at = 24 + 16 + 60 + 8;
+        huge[at..at + 4].copy_from_slice(&0x7fff_ffffu32.to_le_bytes());
+        let h = check("huge.pcap", &huge).unwrap();
+        assert_eq!(h.packets, Some(1));
+        assert!(h.cut.unwrap().contains("claims 2147483647 captured bytes"));
+        let head = check("head.pcap", &full[..24 + 7]).unwrap();
+        assert_eq!(head.packets, Some(0));
+        assert!(head.cut.unwrap().contains("7 of its 16 header bytes"));
+        let _ = std::fs::remove_dir_all(dir());
+    }
+
+    #[test]
+    fn refuses_other_link_types_and_non_pcap_files() {
+        let e = check("raw.pcap", &pcap(101, &[20])).unwrap_err().to_string();
+        assert!(
+            e.contains("link type 101 (RAW, IP without a link header), not Ethernet (1)"),
+            "{e}"
+        );
+        let e = check("short.pcap", b"garbage").unwrap_err().to_string();
+        assert!(e.contains("is not a pcap file (7 bytes"), "{e}");
+        let e = check("magic.pcap", &[0u8; 40]).unwrap_err().to_string();
+        assert!(e.contains("magic number 0x00000000"), "{e}");
+        let e = check_input("--port 0", dir().to_str().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a regular file"), "{e}");
+        let _ = std::fs::remove_dir_all(dir());
+    }
+
+    #[test]
+    fn outputs_may_not_be_inputs_or_shared() {
+        let d = dir();
+        let input = d.join("in.pcap");
+        std::fs::write(&input, pcap(1, &[60])).unwrap();
+        let link = d.join("link.pcap");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&input, &link).unwrap();
+        let f = |port, path: &Path, output| PortFile {
+            spec: format!("port {port}"),
+            port,
+            path: path.display().to_string(),
+            output,
+        };
+        let new_out = d.join("new.pcap");
+        let _ = std::fs::remove_file(&new_out);
+        assert!(check_overlaps(&[f(0, &input, false), f(0, &new_out, true)]).is_ok());
+        let e = check_overlaps(&[f(0, &input, false), f(0, &input, true)]).unwrap_err();
+        assert!(matches!(e, PortFileError::OutputIsInput { input_port: 0, .. }));
+        let e = check_overlaps(&[f(0, &input, false), f(2, &link, true)]).unwrap_err();
+        assert!(matches!(e, PortFileError::OutputIsInput { input_port: 0, .. }));
+        // an output that does not exist yet, named two ways
+        let other = d.join(".").join("new.pcap");
+        let e = check_overlaps(&[f(1, &new_out, true), f(2, &other, true)]).unwrap_err();
+        assert!(matches!(e, PortFileError::OutputTwice { other_port: 1, .. }));
+        // two ports discarding their output into /dev/null is fine
+        let null = Path::new("/dev/null");
+        assert!(check_overlaps(&[f(1, null, true), f(2, null, true)]).is_ok());
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

@@ -419,3 +419,27 @@ fn digests(rt: &p4dp_rt::Runtime, print: bool) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_are_finite_positive_and_bounded() {
+        assert_eq!(parse_duration("1.5"), Ok(1.5));
+        assert_eq!(parse_duration("31536000"), Ok(31_536_000.0));
+        for bad in ["nan", "inf", "-inf", "-1", "0", "1e30", "31536001", "x", ""] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn net_pcap_devargs_name_their_files_and_live_inputs() {
+        let (f, live) = net_pcap_files("net_pcap3,rx_pcap=a.pcap,tx_pcap=b.pcap");
+        assert_eq!(f, vec![("a.pcap", false), ("b.pcap", true)]);
+        assert!(!live);
+        assert!(net_pcap_files("net_pcap3,iface=eth0").1);
+        assert!(net_pcap_files("net_pcap3,rx_pcap=a.pcap,infinite_rx=1").1);
+        assert!(!net_pcap_files("net_pcap3,rx_pcap=a.pcap,infinite_rx=0").1);
+    }
+}
