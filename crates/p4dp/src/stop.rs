@@ -25,13 +25,21 @@ static TEMP_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// Blocks SIGINT and SIGTERM in this thread (and so in every thread it creates later) and starts
 /// the thread that receives them. Call first in `main`, before any other thread is started.
 pub fn install() {
-    // SAFETY: sigset_t is plain data that sigemptyset initializes; pthread_sigmask only changes
-    // the calling thread's mask.
+    // SAFETY: sigset_t and sigaction are plain data (sigemptyset initializes the set, sigaction
+    // with a null new action only reads the disposition); pthread_sigmask only changes the calling
+    // thread's mask.
     let set = unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGINT);
-        libc::sigaddset(&mut set, libc::SIGTERM);
+        for sig in [libc::SIGINT, libc::SIGTERM] {
+            // a signal our parent set to be ignored stays ignored (a shell does that to SIGINT
+            // for background commands, nohup-like wrappers to others)
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN {
+                continue;
+            }
+            libc::sigaddset(&mut set, sig);
+        }
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
         set
     };
