@@ -277,7 +277,14 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         );
     }
     for (n, d) in &ports.devargs {
-        rt.add_port(*n, d).with_context(|| format!("adding port {n} ({d})"))?;
+        rt.add_port(*n, d).with_context(|| {
+            if d.starts_with("net_af_packet") {
+                // the interface exists (checked above): what fails is opening a raw socket on it
+                format!("adding port {n} ({d}; DPDK's af_packet driver needs root or CAP_NET_RAW)")
+            } else {
+                format!("adding port {n} ({d})")
+            }
+        })?;
     }
     let until_input_done = a.duration.is_none() && !ports.live;
     if a.duration.is_none() && ports.live {
