@@ -144,37 +144,29 @@ expect_not_in "entries" dup.err "packet output was not compared"
 tail -n 1 dup.err | grep -q '^error: ' && [ -z "$(tail -c 1 dup.err)" ] && ok "entries: the error is a line of its own" ||
   bad "entries: the error does not start a line: $(tail -n 1 dup.err)"
 
-echo "SIGINT during a run with a live port: stops cleanly, statistics, valid outputs, exit 130"
+echo "a run with live ports goes on after its pcap input is drained and after the last live packet,"
+echo "until SIGINT: then it stops cleanly, prints statistics, writes valid outputs, exits 130"
 rm -f live*.pcap
-"${RUN[@]}" --port 0=in.pcap:live0.pcap --port 1=:live1.pcap --vdev 2=net_ring0 >live.out 2>live.err &
+live=(--vdev 2=net_ring0)
+# the lo interface through af_packet needs root: there a live port receives packets, then none
+[ "$(id -u)" = 0 ] && live+=(--iface 3=lo) || echo "  (not root: no --iface lo port)"
+"${RUN[@]}" --port 0=in.pcap:live0.pcap --port 1=:live1.pcap "${live[@]}" >live.out 2>live.err &
 pid=$!; pids+=("$pid")
 wait_for live.err "running until stopped" 40 || bad "live: no 'running until stopped'"
-sleep 1
-kill -0 "$pid" 2>/dev/null && ok "live: still running 1 s after its input was drained" || bad "live: ended by itself"
+python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); [s.sendto(b"x" * 20, ("127.0.0.1", 9)) for _ in range(5)]'
+sleep 1.5
+kill -0 "$pid" 2>/dev/null && ok "live: still running 1.5 s after the input was drained" || bad "live: ended by itself"
 kill -INT "$pid"
 finish "$pid"
 expect_rc "live SIGINT" 130 $?
-expect_in "live SIGINT" live.out "20 packets processed"
+expect_in "live SIGINT" live.out "     0         20          994"
+if [ "$(id -u)" = 0 ]; then
+  grep -qE '^ +3 +[1-9]' live.out && ok "live: lo received packets" || bad "live: lo received nothing"
+fi
 expect_pcap "live SIGINT" live0.pcap
 expect_pcap "live SIGINT, a port that sent nothing" live1.pcap 24
 expect_same "live SIGINT" in.pcap in.orig
 [ ! -e "/tmp/p4dp-run-$pid" ] && ok "live SIGINT: temporary directory removed" || bad "live SIGINT: /tmp/p4dp-run-$pid left"
-
-if [ "$(id -u)" = 0 ]; then
-  echo "an interface that goes quiet after traffic: the run goes on until SIGTERM (exit 143)"
-  "${RUN[@]}" --port 0=in.pcap --iface 1=lo >lo.out 2>lo.err &
-  pid=$!; pids+=("$pid")
-  wait_for lo.err "running until stopped" 40 || bad "iface: no 'running until stopped'"
-  python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); [s.sendto(b"x" * 20, ("127.0.0.1", 9)) for _ in range(5)]'
-  sleep 1.5
-  kill -0 "$pid" 2>/dev/null && ok "iface: still running 1.5 s after the last packet" || bad "iface: ended by itself"
-  kill -TERM "$pid"
-  finish "$pid"
-  expect_rc "iface SIGTERM" 143 $?
-  expect_in "iface SIGTERM" lo.out "packets processed"
-else
-  echo "  SKIP: the lo interface case needs root (af_packet)"
-fi
 
 echo "SIGTERM while gcc compiles: gcc ended, temporary directory removed, exit 143"
 "${RUN[@]}" --port 0=in.pcap:c.pcap >comp.out 2>comp.err &
