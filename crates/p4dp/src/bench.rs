@@ -18,6 +18,10 @@ use p4dp_rt::{Dispatch, MatchKind, Program, TableInfo};
 use crate::compile;
 use crate::CompileOpts;
 
+mod add_on_miss;
+pub mod json;
+use json::Json;
+
 /// The predefined suites (`p4dp bench --list`). Each is named after what it measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Suite {
@@ -95,6 +99,10 @@ pub struct BenchArgs {
     /// Also write the results to this file (--suite default: build/bench-SUITE.txt).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Also write the figures as JSON to this file; `-` writes the JSON to stdout instead of the
+    /// text report (which still goes to --out).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
     /// Add a directory to the preprocessor's include path.
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<PathBuf>,
@@ -617,6 +625,72 @@ fn report(a: &BenchArgs, results: &[ExperimentResult], tsc_hz: f64, cmdline: &st
     (s, all_pass)
 }
 
+fn fig_json(f: &Figures) -> Json {
+    Json::obj([
+        ("mpps", Json::Num(f.mpps)),
+        ("cycles_per_pkt", Json::Num(f.cycles)),
+        ("cycles_min", Json::Num(f.cycles_min)),
+        ("cycles_max", Json::Num(f.cycles_max)),
+        ("workers_cycles_per_pkt", json::nums(&f.workers)),
+    ])
+}
+
+/// The figures of `report` as JSON: one object per experiment, with each loop's medians and the
+/// judged ratio.
+fn report_json(a: &BenchArgs, results: &[ExperimentResult], tsc_hz: f64, all_pass: bool) -> Json {
+    let exps = results
+        .iter()
+        .map(|r| {
+            let (base, base_name) = match &r.baseline {
+                Some(b) => (b, "floor + bulk lookup"),
+                None => (&r.l2fwd, "l2fwd floor"),
+            };
+            let ratio = r.program_fig.cycles / base.cycles;
+            let mut loops = vec![("floor", fig_json(&r.floor)), ("l2fwd_floor", fig_json(&r.l2fwd))];
+            if let Some(b) = &r.baseline {
+                loops.push(("floor_bulk_lookup", fig_json(b)));
+            }
+            if let Some(b) = &r.single {
+                loops.push(("floor_single_lookup", fig_json(b)));
+            }
+            loops.push(("program", fig_json(&r.program_fig)));
+            Json::obj([
+                ("name", Json::str(&r.name)),
+                ("program", Json::str(r.program.display().to_string())),
+                ("table", r.table.as_ref().map_or(Json::Null, Json::str)),
+                ("entries", Json::uint(r.entries)),
+                ("packets", Json::uint(r.packets.into())),
+                ("loops", Json::obj(loops)),
+                ("baseline", Json::str(base_name)),
+                ("ratio", Json::Num(ratio)),
+                ("overhead_cycles_per_pkt", Json::Num(r.program_fig.cycles - base.cycles)),
+                ("target", Json::opt(r.target)),
+                ("pass", r.target.map_or(Json::Null, |t| Json::Bool(ratio <= t))),
+            ])
+        })
+        .collect();
+    json::document(
+        a.suite.map(Suite::name),
+        tsc_hz,
+        common_settings(a),
+        Json::obj([("experiments", Json::Arr(exps))]),
+        Json::obj([("pass", Json::Bool(all_pass))]),
+    )
+}
+
+/// The settings every suite reports.
+pub fn common_settings(a: &BenchArgs) -> Json {
+    Json::obj([
+        ("workers", Json::Int(a.workers.into())),
+        ("duration_s", Json::Num(a.duration)),
+        ("warmup_s", Json::Num(a.warmup)),
+        ("repeat", Json::Int(a.repeat.into())),
+        ("seed", Json::uint(a.seed)),
+        ("pkt_len", Json::Int(a.pkt_len.into())),
+        ("cpus", Json::Int(cpus().into())),
+    ])
+}
+
 fn default_mem(packets: u32, entries: u64, workers: u32) -> u32 {
     // packets: ~600 B each (mbuf + headroom + data); entries: ~160 B (hash key slot, bucket share,
     // entry); runtime pool and tables: ~160 MiB per worker; rounded up generously.
@@ -640,7 +714,7 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     }
     match a.suite {
         Some(Suite::DataplaneWrites) => return crate::bench_dp::suite_dataplane_writes(&a),
-        Some(Suite::AddOnMiss) => return crate::bench_dp::suite_add_on_miss(&a),
+        Some(Suite::AddOnMiss) => return add_on_miss::suite_add_on_miss(&a),
         Some(Suite::Overhead) | None => {}
     }
     let experiments: Vec<Experiment> = match (&a.suite, &a.program) {
@@ -704,7 +778,13 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     let tsc_hz = results.first().map_or(0.0, |r| r.tsc_hz);
     let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
     let (text, pass) = report(&a, &results, tsc_hz, &cmdline);
-    print!("{text}");
+    let to_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if !to_stdout {
+        print!("{text}");
+    }
+    if let Some(j) = &a.json {
+        json::emit(j, &report_json(&a, &results, tsc_hz, pass))?;
+    }
     let out = a.out.clone().or_else(|| a.suite.map(Suite::default_out));
     if let Some(o) = out {
         if let Some(d) = o.parent().filter(|d| !d.as_os_str().is_empty()) {

@@ -38,7 +38,10 @@ fn only_the_listed_suites_are_accepted() {
         let out = p4dp(&["bench", "--suite", other]);
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("possible values: overhead, dataplane-writes, add-on-miss"), "{err}");
+        assert!(
+            err.contains("possible values: overhead, dataplane-writes, add-on-miss"),
+            "{err}"
+        );
     }
 }
 
