@@ -695,7 +695,7 @@ fn default_mem(packets: u32, entries: u64, workers: u32) -> u32 {
     // packets: ~600 B each (mbuf + headroom + data); entries: ~160 B (hash key slot, bucket share,
     // entry); runtime pool and tables: ~160 MiB per worker; rounded up generously.
     let mib = 256 + (packets as u64 * 600 + entries * 160) / (1 << 20) + 160 * workers as u64;
-    (mib.next_power_of_two().max(512)).min(16384) as u32
+    mib.next_power_of_two().clamp(512, 16384) as u32
 }
 
 pub fn bench(a: BenchArgs) -> Result<ExitCode> {
@@ -709,7 +709,7 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     if a.repeat == 0 {
         bail!("--repeat must be at least 1");
     }
-    if !(a.duration > 0.0 && a.duration <= 3600.0) || !(a.warmup >= 0.0 && a.warmup <= 3600.0) {
+    if !(a.duration > 0.0 && a.duration <= 3600.0 && a.warmup >= 0.0 && a.warmup <= 3600.0) {
         bail!("--duration must be in (0, 3600] and --warmup in [0, 3600] seconds");
     }
     match a.suite {

@@ -620,7 +620,7 @@ pub fn suite_dataplane_writes(a: &BenchArgs) -> Result<ExitCode> {
          back, in reverse order every other repetition, so slow drifts of the machine cancel); `best`: the ratio\n\
          of the fastest repetitions, for comparison.\n\
          Rows are written as each size completes (a failed size is an ERROR row)\n\
-         {:>4} {:>10} {:>10} {:>10} {:>10} | {:>6} {:>4} {:>6} | {:>6} {:>4} {:>6} | {:>7} {:>6} {}",
+         {:>4} {:>10} {:>10} {:>10} {:>10} | {:>6} {:>4} {:>6} | {:>6} {:>4} {:>6} | {:>7} {:>6} static wins?",
         "log2",
         "ro-static",
         "rw-static",
@@ -634,7 +634,6 @@ pub fn suite_dataplane_writes(a: &BenchArgs) -> Result<ExitCode> {
         "best",
         "dyn/st",
         "model",
-        "static wins?"
     );
     save(&out, &text)?;
 
