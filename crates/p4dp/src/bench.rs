@@ -31,10 +31,12 @@ pub enum Suite {
     Overhead,
     /// Writing table entries from the data plane: every packet reads, or reads and rewrites, one
     /// random entry of a full exact table of 2^min-log2 .. 2^max-log2 entries (static, dynamic
-    /// and locked entries), and 1 against 2 workers (crate::bench_dp).
+    /// and locked entries), and 1 against 2 workers.
+    // crate::bench_dp
     DataplaneWrites,
     /// Inserting entries from the data plane: an add-on-miss table's inserts against its hits,
-    /// and hits with one insert every 10 .. 100000 packets, with latency (crate::bench_dp).
+    /// and hits with one insert every 10 .. 100000 packets, with latency.
+    // bench/add_on_miss.rs
     AddOnMiss,
 }
 
