@@ -218,8 +218,9 @@ pub struct TableMem {
 }
 
 /// Predict the memory of an exact table with `size` entries, `key_len` key bytes, `data_len`
-/// action-data bytes at an expected fill of `fill_pct` percent (0 = 100), with the seed-000 model
-/// recomputed for p4dp's layout (runtime `p4dp_table_mem_predict`). Pure; needs no EAL.
+/// action-data bytes at an expected fill of `fill_pct` percent (0 = 100), with the memory model of
+/// Simon et al., "High-Performance Match-Action Table Updates from within Programmable Software
+/// Data Planes" (Eq. 2 and 4) recomputed for p4dp's layout (runtime `p4dp_table_mem_predict`). Pure; needs no EAL.
 pub fn table_mem_predict(size: u32, key_len: u32, data_len: u32, fill_pct: u32) -> Result<TableMem> {
     // the C function sets no message: say what it rejects
     if key_len == 0 || key_len > 1024 || data_len > 65536 || fill_pct > 100 {

@@ -165,7 +165,8 @@ fn human(bytes: u64) -> String {
 }
 
 /// `p4dp build`'s table report: per table, the entry storage (static or dynamic, chosen by the
-/// seed-000 memory model unless `@storage` says otherwise) and the predicted memory at full fill.
+/// memory model of ARCHITECTURE.md, "Entry storage and memory model", unless `@storage` says
+/// otherwise) and the predicted memory at full fill.
 pub fn table_report(so: &Path) -> Result<String> {
     use std::fmt::Write as _;
     let tables = p4dp_rt::inspect::table_layouts(so)?;
