@@ -1,5 +1,6 @@
-//! Builds `libp4dp_rt.so` with the runtime's Makefile and links it (with an rpath, so test and
-//! example binaries of this crate find it). Dependent crates that build binaries must add the
+//! Builds `libp4dp_rt.so` (the runtime) and `libp4dp_bench.so` (the in-process traffic sources
+//! that this crate's `bench` and `bench_dp` modules wrap) with the runtime's Makefile and links both
+//! (with an rpath, so test and example binaries of this crate find them). Dependent crates that build binaries must add the
 //! rpath themselves: `println!("cargo:rustc-link-arg=-Wl,-rpath,{}", env::var("DEP_P4DP_RT_LIB_DIR")?)`.
 use std::env;
 use std::path::PathBuf;
@@ -44,12 +45,13 @@ fn main() {
         .expect("copying tests/rt_prog_tiny.c");
     println!("cargo:rustc-env=P4DP_RT_INCLUDE_DIR={}", out.join("include").display());
     println!("cargo:rustc-link-search=native={}", out.display());
+    println!("cargo:rustc-link-lib=dylib=p4dp_bench");
     println!("cargo:rustc-link-lib=dylib=p4dp_rt");
     println!("cargo:rustc-link-arg=-Wl,-rpath,{}", out.display());
     println!("cargo:lib_dir={}", out.display());
     println!("cargo:include_dir={}", runtime.join("include").display());
     println!("cargo:rustc-env=P4DP_RT_LIB_DIR={}", out.display());
-    for p in ["src", "include", "Makefile", "tests/rt_prog_tiny.c"] {
+    for p in ["src", "bench", "include", "Makefile", "tests/rt_prog_tiny.c"] {
         println!("cargo:rerun-if-changed={}", runtime.join(p).display());
     }
 }
