@@ -4,7 +4,7 @@
  * floor and table-baseline loops, and measuring p4dp_runtime_run() with the same ports and packets.
  *
  * The bench ports are attached to the runtime only while a PROGRAM measurement runs (filled into
- * rt->ports like p4dp_runtime_add_port() does, and removed again afterwards), so the FLOOR and
+ * rt->ports like p4dp_runtime_port_add() does, and removed again afterwards), so the FLOOR and
  * TABLE loops can drive the same ethdevs directly in between.
  */
 #include <dlfcn.h>
@@ -190,7 +190,7 @@ static void ports_stop_all(struct p4dp_bench *b)
 		rte_eth_dev_stop(b->port[i]);
 }
 
-/* Attach the bench ports to the runtime as P4 ports 0..np-1 (what p4dp_runtime_add_port() does for a
+/* Attach the bench ports to the runtime as P4 ports 0..np-1 (what p4dp_runtime_port_add() does for a
  * probed device). The runtime must have no ports (checked by p4dp_bench_create and here). */
 static int ports_attach(struct p4dp_bench *b)
 {

@@ -550,7 +550,7 @@ int p4dp_runtime_actprof_group_delete(struct p4dp_runtime *rt, uint32_t ext, uin
 	return rc;
 }
 
-int p4dp_runtime_actprof_group_add_member(struct p4dp_runtime *rt, uint32_t ext, uint32_t group, uint32_t member,
+int p4dp_runtime_actprof_group_member_add(struct p4dp_runtime *rt, uint32_t ext, uint32_t group, uint32_t member,
 					  uint32_t weight)
 {
 	struct rt_actprof *ap;
@@ -601,7 +601,7 @@ int p4dp_runtime_actprof_group_add_member(struct p4dp_runtime *rt, uint32_t ext,
 	return rc;
 }
 
-int p4dp_runtime_actprof_group_remove_member(struct p4dp_runtime *rt, uint32_t ext, uint32_t group, uint32_t member)
+int p4dp_runtime_actprof_group_member_remove(struct p4dp_runtime *rt, uint32_t ext, uint32_t group, uint32_t member)
 {
 	struct rt_actprof *ap;
 	int rc = ap_get(rt, ext, 1, &ap);
@@ -667,7 +667,7 @@ int p4dp_runtime_actprof_group_get(struct p4dp_runtime *rt, uint32_t ext, uint32
 
 /* ------------------------------------------------------------------ indirect table entries */
 
-int p4dp_runtime_table_implementation(const struct p4dp_runtime *rt, uint32_t table, uint32_t *ext)
+int p4dp_runtime_table_implementation_get(const struct p4dp_runtime *rt, uint32_t table, uint32_t *ext)
 {
 	if (rt == NULL || ext == NULL)
 		return rt_errc(-EINVAL, "NULL argument");
@@ -684,7 +684,7 @@ static int indirect_write(struct p4dp_runtime *rt, uint32_t table, const struct 
 			  uint32_t id, int modify)
 {
 	uint32_t ext;
-	int rc = p4dp_runtime_table_implementation(rt, table, &ext);
+	int rc = p4dp_runtime_table_implementation_get(rt, table, &ext);
 	if (rc == -ENOENT)
 		return rt_errc(-EINVAL, "table '%s' is not implemented by an action profile: use the ordinary "
 			       "entry add/modify", rt->prog->tables[table].name);
@@ -718,13 +718,13 @@ static int indirect_write(struct p4dp_runtime *rt, uint32_t table, const struct 
 	return rc;
 }
 
-int p4dp_runtime_table_indirect_add(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+int p4dp_runtime_table_indirect_entry_add(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				    uint32_t kind, uint32_t id)
 {
 	return indirect_write(rt, table, e, kind, id, 0);
 }
 
-int p4dp_runtime_table_indirect_modify(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+int p4dp_runtime_table_indirect_entry_modify(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				       uint32_t kind, uint32_t id)
 {
 	return indirect_write(rt, table, e, kind, id, 1);

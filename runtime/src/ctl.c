@@ -804,7 +804,7 @@ int p4dp_runtime_table_default_get(struct p4dp_runtime *rt, uint32_t table, p4dp
 	return rc;
 }
 
-int p4dp_runtime_table_stats(struct p4dp_runtime *rt, uint32_t table, struct p4dp_rt_table_stats *st)
+int p4dp_runtime_table_stats_get(struct p4dp_runtime *rt, uint32_t table, struct p4dp_rt_table_stats *st)
 {
 	int rc = check_table(rt, table);
 	if (rc)
@@ -999,7 +999,7 @@ int p4dp_runtime_idle_poll(struct p4dp_runtime *rt, p4dp_rt_idle_cb cb, void *ar
 	return delivered;
 }
 
-uint64_t p4dp_runtime_idle_drops(struct p4dp_runtime *rt)
+uint64_t p4dp_runtime_idle_drops_get(struct p4dp_runtime *rt)
 {
 	if (rt == NULL)
 		return 0;

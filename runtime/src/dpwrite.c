@@ -223,7 +223,7 @@ uint32_t rt_flow_owner(const struct p4dp_runtime *rt, const uint8_t *d, uint32_t
 
 /* ------------------------------------------------------------ worker stats */
 
-int p4dp_runtime_worker_stats(struct p4dp_runtime *rt, uint32_t worker, struct p4dp_rt_worker_stats *st)
+int p4dp_runtime_worker_stats_get(struct p4dp_runtime *rt, uint32_t worker, struct p4dp_rt_worker_stats *st)
 {
 	if (rt == NULL || st == NULL || worker >= rt->max_workers)
 		return rt_errc(-EINVAL, "worker_stats: bad worker %u or NULL argument", worker);

@@ -467,7 +467,7 @@ int p4dp_runtime_digest_poll(struct p4dp_runtime *rt, uint32_t ext, p4dp_digest_
 	return (int)done;
 }
 
-int64_t p4dp_runtime_digest_drops(struct p4dp_runtime *rt, uint32_t ext)
+int64_t p4dp_runtime_digest_drops_get(struct p4dp_runtime *rt, uint32_t ext)
 {
 	int rc = check_ext(rt, ext, P4DP_EXT_DIGEST, P4DP_EXT_DIGEST, "digest");
 	if (rc)

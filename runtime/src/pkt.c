@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Packet primitives of abi.h (p4dp_pkt_finish) and synchronous processing (p4dp_runtime_inject)
+ * Packet primitives of abi.h (p4dp_pkt_finish) and synchronous processing (p4dp_runtime_packet_inject)
  * for the STF runner and tests: one packet to completion on the calling thread with worker
  * context 0, outputs collected in emission order.
  */
@@ -79,7 +79,7 @@ oom:
 	return -ENOBUFS;
 }
 
-int p4dp_runtime_set_inject_burst(struct p4dp_runtime *rt, int on)
+int p4dp_runtime_packet_inject_burst_set(struct p4dp_runtime *rt, int on)
 {
 	if (rt == NULL)
 		return rt_errc(-EINVAL, "set_inject_burst: NULL runtime");
@@ -87,7 +87,7 @@ int p4dp_runtime_set_inject_burst(struct p4dp_runtime *rt, int on)
 	return 0;
 }
 
-int p4dp_runtime_inject(struct p4dp_runtime *rt, uint32_t in_port, const uint8_t *data, uint32_t len,
+int p4dp_runtime_packet_inject(struct p4dp_runtime *rt, uint32_t in_port, const uint8_t *data, uint32_t len,
 			p4dp_out_cb cb, void *arg)
 {
 	if (rt == NULL || cb == NULL || (len > 0 && data == NULL))

@@ -93,7 +93,7 @@ static int64_t devargs_expected_rx(const char *args)
 	return any && total >= 0 ? total : -1;
 }
 
-int p4dp_runtime_add_port(struct p4dp_runtime *rt, uint32_t port_no, const char *devargs)
+int p4dp_runtime_port_add(struct p4dp_runtime *rt, uint32_t port_no, const char *devargs)
 {
 	if (rt == NULL || devargs == NULL || devargs[0] == '\0' || devargs[0] == ',')
 		return rt_errc(-EINVAL, "add_port: empty devargs");
@@ -180,7 +180,7 @@ void rt_ports_free(struct p4dp_runtime *rt)
 	}
 }
 
-int p4dp_runtime_port_stats(struct p4dp_runtime *rt, uint32_t port_no, struct p4dp_rt_port_stats *st)
+int p4dp_runtime_port_stats_get(struct p4dp_runtime *rt, uint32_t port_no, struct p4dp_rt_port_stats *st)
 {
 	if (rt == NULL || st == NULL)
 		return rt_errc(-EINVAL, "port_stats: NULL argument");

@@ -17,7 +17,7 @@ struct rte_mempool;
 struct rte_mbuf;
 struct rte_ring;
 
-/** Bytes of headroom/tailroom given to packets processed by p4dp_runtime_inject(). */
+/** Bytes of headroom/tailroom given to packets processed by p4dp_runtime_packet_inject(). */
 #define RT_INJECT_HEADROOM 512u
 #define RT_INJECT_TAILROOM (P4DP_EMIT_MAX + 512u)
 
@@ -111,7 +111,7 @@ struct rt_inject_out {
 	uint8_t *data;
 };
 
-/** Collector of output packets during p4dp_runtime_inject(). */
+/** Collector of output packets during p4dp_runtime_packet_inject(). */
 struct rt_inject {
 	struct rt_inject_out *outs;
 	uint32_t n, cap;
@@ -129,7 +129,7 @@ struct rt_worker {
 	struct p4dp_runtime *rt;
 	uint32_t id;
 	bool drop_pkt;              /* set by p4dp_assert_fail for the packet being processed */
-	struct rt_inject *inj;      /* non-NULL while p4dp_runtime_inject() runs on this context */
+	struct rt_inject *inj;      /* non-NULL while p4dp_runtime_packet_inject() runs on this context */
 	struct rt_wstats st;
 	struct rt_port_wstats *pst; /* [P4DP_RT_MAX_PORTS], indexed by port slot */
 	struct rt_txbuf *txb;       /* [P4DP_RT_MAX_PORTS] */
@@ -219,7 +219,7 @@ struct p4dp_runtime {
 	int dispatch_sw;      /* 1: software dispatch through the workers' inq rings; 0: RSS / one worker / none */
 	int dispatch_rss;     /* 1: every worker polls its own rx queue of every port (RSS) */
 	uint32_t flow_off, flow_len; /* software dispatch flow key: frame bytes [off, off+len); len 0: 5-tuple */
-	bool inject_burst;           /* inject() calls process_burst (p4dp_runtime_set_inject_burst) */
+	bool inject_burst;           /* inject() calls process_burst (p4dp_runtime_packet_inject_burst_set) */
 	bool any_txring;             /* this run: some port has fewer tx queues than workers (drain_rings) */
 	int16_t dpdk_slot[1024];     /* DPDK port id -> port slot (-1), set at run start */
 

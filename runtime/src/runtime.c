@@ -40,7 +40,7 @@ int rt_errc(int rc, const char *fmt, ...)
 	return rc;
 }
 
-const char *p4dp_runtime_last_error(const struct p4dp_runtime *rt)
+const char *p4dp_runtime_error_get(const struct p4dp_runtime *rt)
 {
 	(void)rt;
 	return rt_errbuf;
@@ -74,12 +74,12 @@ int p4dp_eal_init(int argc, char **argv)
 	return 0;
 }
 
-const struct p4dp_program *p4dp_runtime_program(const struct p4dp_runtime *rt)
+const struct p4dp_program *p4dp_runtime_program_get(const struct p4dp_runtime *rt)
 {
 	return rt ? rt->prog : NULL;
 }
 
-void p4dp_runtime_set_log(struct p4dp_runtime *rt, p4dp_log_fn fn, void *arg)
+void p4dp_runtime_log_set(struct p4dp_runtime *rt, p4dp_log_fn fn, void *arg)
 {
 	if (rt == NULL)
 		return;
@@ -396,7 +396,7 @@ void p4dp_runtime_free(struct p4dp_runtime *rt)
 
 /* The simulated clock: relaxed atomics (read by rt_now_ns on any control thread). Changing it
  * runs the expiry scan synchronously, so idle timeouts are exact in tests (STF advance_time). */
-void p4dp_runtime_set_time(struct p4dp_runtime *rt, uint64_t ns)
+void p4dp_runtime_time_set(struct p4dp_runtime *rt, uint64_t ns)
 {
 	if (rt == NULL)
 		return;
@@ -405,19 +405,19 @@ void p4dp_runtime_set_time(struct p4dp_runtime *rt, uint64_t ns)
 		(void)rt_idle_scan(rt, ns);
 }
 
-void p4dp_runtime_advance_time(struct p4dp_runtime *rt, uint64_t ns)
+void p4dp_runtime_time_advance(struct p4dp_runtime *rt, uint64_t ns)
 {
 	if (rt == NULL)
 		return;
-	p4dp_runtime_set_time(rt, __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED) + ns);
+	p4dp_runtime_time_set(rt, __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED) + ns);
 }
 
-uint64_t p4dp_runtime_get_time(const struct p4dp_runtime *rt)
+uint64_t p4dp_runtime_time_get(const struct p4dp_runtime *rt)
 {
 	return rt ? __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED) : 0;
 }
 
-int p4dp_runtime_stats(struct p4dp_runtime *rt, struct p4dp_rt_stats *st)
+int p4dp_runtime_stats_get(struct p4dp_runtime *rt, struct p4dp_rt_stats *st)
 {
 	if (rt == NULL || st == NULL)
 		return rt_errc(-EINVAL, "stats: NULL argument");

@@ -687,7 +687,7 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 		rc = rt_errc(-EINVAL, "run: bad dispatch mode %u", params->dispatch);
 	pthread_mutex_lock(&rt->lock);
 	if (rc == 0 && rt->n_ports == 0)
-		rc = rt_errc(-EINVAL, "run: no ports (p4dp_runtime_add_port)");
+		rc = rt_errc(-EINVAL, "run: no ports (p4dp_runtime_port_add)");
 	if (rc == 0)
 		rc = pool_ensure(rt);
 	bool rss = false;

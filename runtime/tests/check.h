@@ -17,7 +17,7 @@ static unsigned n_pass, n_fail;
 		} else {                                                                                 \
 			n_fail++;                                                                        \
 			fprintf(stderr, "%s:%d: FAILED: %s (last error: %s)\n", __FILE__, __LINE__, #c,     \
-				p4dp_runtime_last_error(NULL));                                          \
+				p4dp_runtime_error_get(NULL));                                          \
 		}                                                                                        \
 	} while (0)
 

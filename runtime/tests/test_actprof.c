@@ -22,7 +22,7 @@
 	do {                                                                                             \
 		int rc_ = (expr);                                                                        \
 		CHECK(rc_ == (code));                                                                    \
-		CHECK(strstr(p4dp_runtime_last_error(NULL), (substr)) != NULL);                          \
+		CHECK(strstr(p4dp_runtime_error_get(NULL), (substr)) != NULL);                          \
 	} while (0)
 
 enum { A_SET, A_DROP, A_DEF_ONLY };
@@ -51,7 +51,7 @@ static struct out pkt(struct p4dp_runtime *rt, uint8_t t, uint8_t key, uint8_t h
 {
 	uint8_t p[8] = { t, key, hash, 0, 0, 0, 0, 0 };
 	struct out o = { 0 };
-	CHECK(p4dp_runtime_inject(rt, 0, p, sizeof(p), out_cb, &o) >= 0);
+	CHECK(p4dp_runtime_packet_inject(rt, 0, p, sizeof(p), out_cb, &o) >= 0);
 	return o;
 }
 
@@ -119,7 +119,7 @@ static void test_members(struct p4dp_runtime *rt)
 	CHECK_ERR(p4dp_runtime_actprof_group_create(rt, X_PROF, 1), -EINVAL, "is not a selector");
 
 	/* indirect entries */
-	CHECK_ERR(p4dp_runtime_table_indirect_add(rt, T_PLAIN, match(&k1), P4DP_RT_REF_MEMBER, 10), -EINVAL,
+	CHECK_ERR(p4dp_runtime_table_indirect_entry_add(rt, T_PLAIN, match(&k1), P4DP_RT_REF_MEMBER, 10), -EINVAL,
 		  "not implemented by an action profile");
 	struct p4dp_rt_entry direct = *match(&k1);
 	direct.action = A_SET;
@@ -127,15 +127,15 @@ static void test_members(struct p4dp_runtime *rt)
 	direct.params = ps;
 	CHECK_ERR(p4dp_runtime_table_entry_add(rt, T_PROF, &direct), -EINVAL,
 		  "is implemented by action profile 'ingress.prof'");
-	CHECK_ERR(p4dp_runtime_table_indirect_add(rt, T_PROF, match(&k1), P4DP_RT_REF_MEMBER, 99), -ENOENT,
+	CHECK_ERR(p4dp_runtime_table_indirect_entry_add(rt, T_PROF, match(&k1), P4DP_RT_REF_MEMBER, 99), -ENOENT,
 		  "has no member 99");
-	CHECK_ERR(p4dp_runtime_table_indirect_add(rt, T_PROF, match(&k1), 3, 10), -EINVAL, "bad reference kind 3");
-	CHECK_ERR(p4dp_runtime_table_indirect_add(rt, T_PROF, match(&k1), P4DP_RT_REF_GROUP, 10), -EINVAL,
+	CHECK_ERR(p4dp_runtime_table_indirect_entry_add(rt, T_PROF, match(&k1), 3, 10), -EINVAL, "bad reference kind 3");
+	CHECK_ERR(p4dp_runtime_table_indirect_entry_add(rt, T_PROF, match(&k1), P4DP_RT_REF_GROUP, 10), -EINVAL,
 		  "is not a selector");
-	CHECK_ERR(p4dp_runtime_table_indirect_modify(rt, T_PROF, match(&k1), P4DP_RT_REF_MEMBER, 10), -ENOENT,
+	CHECK_ERR(p4dp_runtime_table_indirect_entry_modify(rt, T_PROF, match(&k1), P4DP_RT_REF_MEMBER, 10), -ENOENT,
 		  "no entry with this match");
-	CHECK(p4dp_runtime_table_indirect_add(rt, T_PROF, match(&k1), P4DP_RT_REF_MEMBER, 10) == 0);
-	CHECK_ERR(p4dp_runtime_table_indirect_add(rt, T_PROF, match(&k1), P4DP_RT_REF_MEMBER, 11), -EEXIST,
+	CHECK(p4dp_runtime_table_indirect_entry_add(rt, T_PROF, match(&k1), P4DP_RT_REF_MEMBER, 10) == 0);
+	CHECK_ERR(p4dp_runtime_table_indirect_entry_add(rt, T_PROF, match(&k1), P4DP_RT_REF_MEMBER, 11), -EEXIST,
 		  "already exists");
 	struct out o = pkt(rt, T_PROF, 1, 0);
 	CHECK(o.n == 1 && o.port == 2 && o.tag == 0xbb && o.hit == 1);
@@ -153,20 +153,20 @@ static void test_members(struct p4dp_runtime *rt)
 		  "is used by an entry of table 'ingress.t_prof'");
 	o = pkt(rt, T_PROF, 1, 0);
 	CHECK(o.n == 1 && o.port == 2 && o.tag == 0xbb);
-	CHECK(p4dp_runtime_table_indirect_modify(rt, T_PROF, match(&k1), P4DP_RT_REF_MEMBER, 11) == 0);
+	CHECK(p4dp_runtime_table_indirect_entry_modify(rt, T_PROF, match(&k1), P4DP_RT_REF_MEMBER, 11) == 0);
 	o = pkt(rt, T_PROF, 1, 0);
 	CHECK(o.n == 1 && o.port == 5 && o.tag == 0x55);
 	CHECK(p4dp_runtime_actprof_member_delete(rt, X_PROF, 10) == 0);
 	CHECK_ERR(p4dp_runtime_actprof_member_delete(rt, X_PROF, 10), -ENOENT, "has no member 10");
 	CHECK(set_member(rt, X_PROF, 14, 6, 0x66, 0) == 0); /* the freed slot is reused */
-	CHECK(p4dp_runtime_table_indirect_add(rt, T_PROF, match(&k2), P4DP_RT_REF_MEMBER, 14) == 0);
+	CHECK(p4dp_runtime_table_indirect_entry_add(rt, T_PROF, match(&k2), P4DP_RT_REF_MEMBER, 14) == 0);
 	o = pkt(rt, T_PROF, 2, 0);
 	CHECK(o.n == 1 && o.port == 6 && o.tag == 0x66);
 	CHECK(p4dp_runtime_table_clear(rt, T_PROF) == 0);
 	CHECK(p4dp_runtime_actprof_member_delete(rt, X_PROF, 11) == 0);
 	uint32_t x = 77;
-	CHECK(p4dp_runtime_table_implementation(rt, T_SEL, &x) == 0 && x == X_SEL);
-	CHECK_ERR(p4dp_runtime_table_implementation(rt, T_PLAIN, &x), -ENOENT, "has no action profile");
+	CHECK(p4dp_runtime_table_implementation_get(rt, T_SEL, &x) == 0 && x == X_SEL);
+	CHECK_ERR(p4dp_runtime_table_implementation_get(rt, T_PLAIN, &x), -ENOENT, "has no action profile");
 }
 
 static void test_groups(struct p4dp_runtime *rt)
@@ -177,21 +177,21 @@ static void test_groups(struct p4dp_runtime *rt)
 	CHECK(set_member(rt, X_SEL, 2, 4, 0x44, 0) == 0);
 	CHECK(p4dp_runtime_actprof_group_create(rt, X_SEL, 7) == 0);
 	CHECK_ERR(p4dp_runtime_actprof_group_create(rt, X_SEL, 7), -EEXIST, "already has a group 7");
-	CHECK_ERR(p4dp_runtime_actprof_group_add_member(rt, X_SEL, 7, 1, 0), -EINVAL, "weight 0 out of range");
-	CHECK_ERR(p4dp_runtime_actprof_group_add_member(rt, X_SEL, 7, 1, P4DP_RT_ACTPROF_GROUP_MAX + 1), -EINVAL,
+	CHECK_ERR(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 7, 1, 0), -EINVAL, "weight 0 out of range");
+	CHECK_ERR(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 7, 1, P4DP_RT_ACTPROF_GROUP_MAX + 1), -EINVAL,
 		  "out of range");
-	CHECK_ERR(p4dp_runtime_actprof_group_add_member(rt, X_SEL, 99, 1, 1), -ENOENT, "has no group 99");
-	CHECK_ERR(p4dp_runtime_actprof_group_add_member(rt, X_SEL, 7, 99, 1), -ENOENT, "has no member 99");
-	CHECK_ERR(p4dp_runtime_actprof_group_add_member(rt, X_PROF, 7, 1, 1), -EINVAL, "is not a selector");
-	CHECK(p4dp_runtime_actprof_group_add_member(rt, X_SEL, 7, 2, 1) == 0);
-	CHECK(p4dp_runtime_actprof_group_add_member(rt, X_SEL, 7, 1, 1) == 0);
-	CHECK_ERR(p4dp_runtime_actprof_group_add_member(rt, X_SEL, 7, 1, 1), -EEXIST, "already in group 7");
+	CHECK_ERR(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 99, 1, 1), -ENOENT, "has no group 99");
+	CHECK_ERR(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 7, 99, 1), -ENOENT, "has no member 99");
+	CHECK_ERR(p4dp_runtime_actprof_group_member_add(rt, X_PROF, 7, 1, 1), -EINVAL, "is not a selector");
+	CHECK(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 7, 2, 1) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 7, 1, 1) == 0);
+	CHECK_ERR(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 7, 1, 1), -EEXIST, "already in group 7");
 	CHECK(p4dp_runtime_actprof_group_get(rt, X_SEL, 7, ids, ws, 4) == 2 && ids[0] == 1 && ids[1] == 2 &&
 	      ws[0] == 1 && ws[1] == 1);
 	CHECK_ERR(p4dp_runtime_actprof_group_get(rt, X_SEL, 8, ids, ws, 4), -ENOENT, "has no group 8");
 
-	CHECK(p4dp_runtime_table_indirect_add(rt, T_SEL, match(&k5), P4DP_RT_REF_GROUP, 7) == 0);
-	CHECK_ERR(p4dp_runtime_table_indirect_add(rt, T_SEL, match(&k5), P4DP_RT_REF_GROUP, 8), -ENOENT,
+	CHECK(p4dp_runtime_table_indirect_entry_add(rt, T_SEL, match(&k5), P4DP_RT_REF_GROUP, 7) == 0);
+	CHECK_ERR(p4dp_runtime_table_indirect_entry_add(rt, T_SEL, match(&k5), P4DP_RT_REF_GROUP, 8), -ENOENT,
 		  "has no group 8");
 	/* hash % 2 picks the member, members ordered by id: 0 -> 1, 1 -> 2, 2 -> 1 */
 	struct out o = pkt(rt, T_SEL, 5, 0);
@@ -206,21 +206,21 @@ static void test_groups(struct p4dp_runtime *rt)
 
 	CHECK_ERR(p4dp_runtime_actprof_member_delete(rt, X_SEL, 1), -EBUSY, "still in 1 group(s)");
 	CHECK_ERR(p4dp_runtime_actprof_group_delete(rt, X_SEL, 7), -EBUSY, "used by an entry of table 'ingress.t_sel'");
-	CHECK_ERR(p4dp_runtime_actprof_group_remove_member(rt, X_SEL, 7, 99), -ENOENT, "member 99 is not in group 7");
-	CHECK(p4dp_runtime_actprof_group_remove_member(rt, X_SEL, 7, 1) == 0);
+	CHECK_ERR(p4dp_runtime_actprof_group_member_remove(rt, X_SEL, 7, 99), -ENOENT, "member 99 is not in group 7");
+	CHECK(p4dp_runtime_actprof_group_member_remove(rt, X_SEL, 7, 1) == 0);
 	o = pkt(rt, T_SEL, 5, 0);
 	CHECK(o.n == 1 && o.port == 4);
-	CHECK(p4dp_runtime_actprof_group_remove_member(rt, X_SEL, 7, 2) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_remove(rt, X_SEL, 7, 2) == 0);
 	o = pkt(rt, T_SEL, 5, 0); /* empty group: default action, a miss */
 	CHECK(o.n == 0);
 
 	/* weights: member 1 twice, member 2 once -> hash 0,1 -> 1; 2 -> 2 */
-	CHECK(p4dp_runtime_actprof_group_add_member(rt, X_SEL, 7, 1, 2) == 0);
-	CHECK(p4dp_runtime_actprof_group_add_member(rt, X_SEL, 7, 2, 1) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 7, 1, 2) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 7, 2, 1) == 0);
 	CHECK(pkt(rt, T_SEL, 5, 0).port == 3 && pkt(rt, T_SEL, 5, 1).port == 3 && pkt(rt, T_SEL, 5, 2).port == 4);
 
 	/* re-point to a member; the group is then unused and can go */
-	CHECK(p4dp_runtime_table_indirect_modify(rt, T_SEL, match(&k5), P4DP_RT_REF_MEMBER, 2) == 0);
+	CHECK(p4dp_runtime_table_indirect_entry_modify(rt, T_SEL, match(&k5), P4DP_RT_REF_MEMBER, 2) == 0);
 	CHECK(pkt(rt, T_SEL, 5, 0).port == 4);
 	CHECK(p4dp_runtime_actprof_group_delete(rt, X_SEL, 7) == 0);
 	CHECK_ERR(p4dp_runtime_actprof_group_delete(rt, X_SEL, 7), -ENOENT, "has no group 7");

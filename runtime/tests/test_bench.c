@@ -115,7 +115,7 @@ static int passed, failed;
 			failed++;                                                                           \
 			printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
 			printf(__VA_ARGS__);                                                                \
-			printf(" [%s]\n", p4dp_runtime_last_error(NULL));                                   \
+			printf(" [%s]\n", p4dp_runtime_error_get(NULL));                                   \
 		}                                                                                           \
 	} while (0)
 
@@ -217,7 +217,7 @@ static void test_minimal(uint8_t *tmpl)
 		CHECK(rc == 0 && again.packets > 0, "floor again: %d", rc);
 		/* The runtime saw the program's packets on port 0 and no drops. */
 		struct p4dp_rt_stats st;
-		CHECK(p4dp_runtime_stats(rt, &st) == 0 && st.drops == 0 && st.packets >= pr.packets, "stats");
+		CHECK(p4dp_runtime_stats_get(rt, &st) == 0 && st.drops == 0 && st.packets >= pr.packets, "stats");
 		/* No table: the table baseline is refused with a message. */
 		rc = p4dp_bench_measure(b, P4DP_BENCH_TABLE, 0, &again);
 		CHECK(rc == -EINVAL, "table baseline without table: %d", rc);
@@ -225,7 +225,7 @@ static void test_minimal(uint8_t *tmpl)
 	}
 	/* The bench detached its ports: the runtime has none now. */
 	struct p4dp_rt_port_stats ps;
-	CHECK(p4dp_runtime_port_stats(rt, 0, &ps) == -ENOENT, "port 0 still attached");
+	CHECK(p4dp_runtime_port_stats_get(rt, 0, &ps) == -ENOENT, "port 0 still attached");
 	p4dp_runtime_free(rt);
 }
 
@@ -367,11 +367,11 @@ static void test_l3(uint8_t *tmpl)
 		      sg.misses);
 		print_res("l3 single lookups", &sg);
 		struct p4dp_rt_table_stats ts0, ts1;
-		p4dp_runtime_table_stats(rt, t, &ts0);
+		p4dp_runtime_table_stats_get(rt, t, &ts0);
 		rc = p4dp_bench_measure(b, P4DP_BENCH_PROGRAM, 0, &pr);
 		CHECK(rc == 0 && pr.packets > 0, "program: %d", rc);
 		print_res("l3 program", &pr);
-		p4dp_runtime_table_stats(rt, t, &ts1);
+		p4dp_runtime_table_stats_get(rt, t, &ts1);
 		CHECK(ts1.misses == ts0.misses && ts1.hits > ts0.hits + pr.packets - 1, "program hits %" PRIu64
 		      " misses %" PRIu64, ts1.hits - ts0.hits, ts1.misses - ts0.misses);
 		/* Same packets: the program's packet count covers at least one full lap. */
@@ -437,7 +437,7 @@ static void test_params(uint8_t *tmpl)
 	p.duration_ms = 0;
 	CHECK(p4dp_bench_create(rt, &p, &b) == -EINVAL, "zero duration");
 	/* A runtime that already has a port is refused. */
-	CHECK(p4dp_runtime_add_port(rt, 0, "net_null_tb0") == 0, "add_port: %s", p4dp_runtime_last_error(NULL));
+	CHECK(p4dp_runtime_port_add(rt, 0, "net_null_tb0") == 0, "add_port: %s", p4dp_runtime_error_get(NULL));
 	p = base_params(tmpl, 4096, 0);
 	CHECK(p4dp_bench_create(rt, &p, &b) == -EBUSY, "runtime with ports");
 	p4dp_runtime_free(rt);
@@ -463,12 +463,12 @@ static void test_two_workers(uint8_t *tmpl)
 	if (rc == 0) {
 		struct p4dp_bench_result pr;
 		rc = p4dp_bench_measure(b, P4DP_BENCH_PROGRAM, 0, &pr);
-		CHECK(rc == 0, "2-worker program: %d (%s)", rc, p4dp_runtime_last_error(NULL));
+		CHECK(rc == 0, "2-worker program: %d (%s)", rc, p4dp_runtime_error_get(NULL));
 		CHECK(pr.lost == 0, "2 workers: lost %" PRIu64 " (warm-up %" PRIu64 ", window %" PRIu64 ", after %" PRIu64 ")",
 		      pr.lost, pr.lost_before_window, pr.lost_in_window, pr.lost_after_window);
 		CHECK(pr.w[0].packets > 0 && pr.w[1].packets > 0, "both workers processed packets");
 		struct p4dp_rt_worker_stats w0, w1;
-		CHECK(p4dp_runtime_worker_stats(rt, 0, &w0) == 0 && p4dp_runtime_worker_stats(rt, 1, &w1) == 0 &&
+		CHECK(p4dp_runtime_worker_stats_get(rt, 0, &w0) == 0 && p4dp_runtime_worker_stats_get(rt, 1, &w1) == 0 &&
 			      w0.dispatched_out > 0 && w1.dispatched_out > 0 && w0.rss == 0,
 		      "software dispatch: both workers handed packets over");
 		print_res("2-worker program", &pr);
@@ -481,12 +481,12 @@ static void test_two_workers(uint8_t *tmpl)
 	if (rc == 0) {
 		struct p4dp_bench_result pr;
 		struct p4dp_rt_worker_stats a0, a1, w0, w1; /* worker statistics add up over runs */
-		CHECK(p4dp_runtime_worker_stats(rt, 0, &a0) == 0 && p4dp_runtime_worker_stats(rt, 1, &a1) == 0,
+		CHECK(p4dp_runtime_worker_stats_get(rt, 0, &a0) == 0 && p4dp_runtime_worker_stats_get(rt, 1, &a1) == 0,
 		      "worker stats");
 		rc = p4dp_bench_measure(b, P4DP_BENCH_PROGRAM, 0, &pr);
-		CHECK(rc == 0 && pr.lost == 0, "2-worker program, no dispatch: %d (%s)", rc, p4dp_runtime_last_error(NULL));
+		CHECK(rc == 0 && pr.lost == 0, "2-worker program, no dispatch: %d (%s)", rc, p4dp_runtime_error_get(NULL));
 		CHECK(pr.w[0].packets > 0 && pr.w[1].packets > 0, "no dispatch: both workers processed packets");
-		CHECK(p4dp_runtime_worker_stats(rt, 0, &w0) == 0 && p4dp_runtime_worker_stats(rt, 1, &w1) == 0 &&
+		CHECK(p4dp_runtime_worker_stats_get(rt, 0, &w0) == 0 && p4dp_runtime_worker_stats_get(rt, 1, &w1) == 0 &&
 			      w0.dispatched_out == a0.dispatched_out && w1.dispatched_out == a1.dispatched_out &&
 			      w0.packets > a0.packets && w1.packets > a1.packets && w0.rss == 0,
 		      "no dispatch: no packet changed workers (out %" PRIu64 "/%" PRIu64 ")",
@@ -508,7 +508,7 @@ int main(int argc, char **argv)
 		return 1;
 	int rc = p4dp_eal_init(9, eal);
 	if (rc != 0) {
-		printf("FAIL: EAL init: %s\n", p4dp_runtime_last_error(NULL));
+		printf("FAIL: EAL init: %s\n", p4dp_runtime_error_get(NULL));
 		return 1;
 	}
 	uint8_t tmpl[60];

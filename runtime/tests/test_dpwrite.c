@@ -74,7 +74,7 @@ static int add_port(struct p4dp_runtime *rt, const char *pcap, int infinite)
 	char dev[3 * PATH_MAX];
 	snprintf(dev, sizeof(dev), "net_pcap_dp%d,rx_pcap=%s,tx_pcap=/dev/null%s", g_id++, pcap,
 		 infinite ? ",infinite_rx=1" : "");
-	return p4dp_runtime_add_port(rt, 0, dev);
+	return p4dp_runtime_port_add(rt, 0, dev);
 }
 
 static uint64_t counter(struct p4dp_runtime *rt, uint32_t ext, uint32_t cell)
@@ -126,7 +126,7 @@ static int get_cb(void *arg, const struct p4dp_rt_entry *e)
 static void check_both_workers(struct p4dp_runtime *rt, const char *what)
 {
 	struct p4dp_rt_worker_stats w0, w1;
-	CHECK(p4dp_runtime_worker_stats(rt, 0, &w0) == 0 && p4dp_runtime_worker_stats(rt, 1, &w1) == 0);
+	CHECK(p4dp_runtime_worker_stats_get(rt, 0, &w0) == 0 && p4dp_runtime_worker_stats_get(rt, 1, &w1) == 0);
 	printf("  %s: worker 0 processed %" PRIu64 " (in %" PRIu64 "), worker 1 processed %" PRIu64 " (in %" PRIu64
 	       "), dispatch drops %" PRIu64 ", rss %u\n", what, w0.packets, w0.dispatched_in, w1.packets,
 	       w1.dispatched_in, w0.dispatch_drops + w1.dispatch_drops, w0.rss);
@@ -165,7 +165,7 @@ static void test_shared(void)
 	struct got g = { { 0, 0 }, 0 };
 	CHECK(p4dp_runtime_table_entry_get(rt, T_SHARED, &e, get_cb, &g) == 0 && g.ok);
 	struct p4dp_rt_stats st;
-	p4dp_runtime_stats(rt, &st);
+	p4dp_runtime_stats_get(rt, &st);
 	printf("  count %" PRIu64 ", packets %" PRIu64 ", lock revocations %" PRIu64 "\n", g.v[0], st.packets,
 	       st.lock_revocations);
 	CHECK(st.packets == n && g.v[0] == n);
@@ -209,7 +209,7 @@ static void test_flows(void)
 			bad++;
 	}
 	struct p4dp_rt_table_stats ts;
-	CHECK(p4dp_runtime_table_stats(rt, T_FLOWS, &ts) == 0);
+	CHECK(p4dp_runtime_table_stats_get(rt, T_FLOWS, &ts) == 0);
 	printf("  flows with a wrong count: %u of %u; entries %" PRIu64 ", dp inserts %" PRIu64 "\n", bad, N_FLOWS,
 	       ts.entries, ts.dp_inserts);
 	CHECK(bad == 0 && ts.entries == N_FLOWS && ts.dp_inserts == N_FLOWS);
@@ -389,17 +389,17 @@ static void test_idle(void)
 	uint8_t pkt[64] = { 0 };
 	mk_aom(pkt, 0);
 	pkt[6] = 0x34, pkt[7] = 0x12;
-	p4dp_runtime_set_time(rt, 5000);
-	CHECK(p4dp_runtime_inject(rt, 0, pkt, 64, out_cb, NULL) == 0); /* inserts at t=5000 */
+	p4dp_runtime_time_set(rt, 5000);
+	CHECK(p4dp_runtime_packet_inject(rt, 0, pkt, 64, out_cb, NULL) == 0); /* inserts at t=5000 */
 	struct p4dp_rt_table_stats ts;
-	CHECK(p4dp_runtime_table_stats(rt, T_AOM, &ts) == 0 && ts.entries == 1 && ts.dp_inserts == 1);
-	p4dp_runtime_advance_time(rt, 999); /* idle 999 < 1000 */
-	CHECK(p4dp_runtime_table_stats(rt, T_AOM, &ts) == 0 && ts.entries == 1);
-	CHECK(p4dp_runtime_inject(rt, 0, pkt, 64, out_cb, NULL) == 0); /* hit: touch at 5999 */
-	p4dp_runtime_advance_time(rt, 999);
-	CHECK(p4dp_runtime_table_stats(rt, T_AOM, &ts) == 0 && ts.entries == 1);
-	p4dp_runtime_advance_time(rt, 1); /* idle exactly 1000: expires */
-	CHECK(p4dp_runtime_table_stats(rt, T_AOM, &ts) == 0 && ts.entries == 0 && ts.expired == 1);
+	CHECK(p4dp_runtime_table_stats_get(rt, T_AOM, &ts) == 0 && ts.entries == 1 && ts.dp_inserts == 1);
+	p4dp_runtime_time_advance(rt, 999); /* idle 999 < 1000 */
+	CHECK(p4dp_runtime_table_stats_get(rt, T_AOM, &ts) == 0 && ts.entries == 1);
+	CHECK(p4dp_runtime_packet_inject(rt, 0, pkt, 64, out_cb, NULL) == 0); /* hit: touch at 5999 */
+	p4dp_runtime_time_advance(rt, 999);
+	CHECK(p4dp_runtime_table_stats_get(rt, T_AOM, &ts) == 0 && ts.entries == 1);
+	p4dp_runtime_time_advance(rt, 1); /* idle exactly 1000: expires */
+	CHECK(p4dp_runtime_table_stats_get(rt, T_AOM, &ts) == 0 && ts.entries == 0 && ts.expired == 1);
 	struct idle_got g = { 0, 0, { 0, 0 }, 0 };
 	CHECK(p4dp_runtime_idle_poll(rt, idle_cb, &g, 0) == 1);
 	CHECK(g.n == 1 && g.table == T_AOM && g.key[0] == 0x12 && g.key[1] == 0x34 && g.idle == 1000);
@@ -441,7 +441,7 @@ int main(int argc, char **argv)
 	char *eal[] = { argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "--no-telemetry",
 			"--lcores=0@0,1@(0-1),2@(0-1)", "--log-level=error", NULL };
 	if (p4dp_eal_init(9, eal) != 0) {
-		printf("EAL: %s\n0 passed, 1 failed\n", p4dp_runtime_last_error(NULL));
+		printf("EAL: %s\n0 passed, 1 failed\n", p4dp_runtime_error_get(NULL));
 		return 1;
 	}
 	uint32_t n_mod = getenv("P4DP_TEST_MODIFIES") ? (uint32_t)atoi(getenv("P4DP_TEST_MODIFIES"))

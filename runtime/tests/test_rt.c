@@ -23,7 +23,7 @@
 	do {                                                                                             \
 		int rc_ = (expr);                                                                        \
 		CHECK(rc_ == (code));                                                                    \
-		CHECK(strstr(p4dp_runtime_last_error(NULL), (substr)) != NULL);                          \
+		CHECK(strstr(p4dp_runtime_error_get(NULL), (substr)) != NULL);                          \
 	} while (0)
 
 enum { T_FWD, T_ACL, T_CONST, T_WIDE };
@@ -62,7 +62,7 @@ static void mkpkt(uint8_t *p, uint8_t cmd, uint8_t b0)
 static int inject(struct p4dp_runtime *rt, uint32_t port, const uint8_t *p, uint32_t len, struct outs *o)
 {
 	memset(o, 0, sizeof(*o));
-	return p4dp_runtime_inject(rt, port, p, len, out_cb, o);
+	return p4dp_runtime_packet_inject(rt, port, p, len, out_cb, o);
 }
 
 /* Entry builders */
@@ -162,7 +162,7 @@ static void test_fwd(struct p4dp_runtime *rt)
 	CHECK(p4dp_runtime_direct_counter_read(rt, T_FWD, &e, &cell) == 0);
 	CHECK(cell.packets == 2 && cell.bytes == 128);
 	struct p4dp_rt_table_stats ts;
-	CHECK(p4dp_runtime_table_stats(rt, T_FWD, &ts) == 0);
+	CHECK(p4dp_runtime_table_stats_get(rt, T_FWD, &ts) == 0);
 	CHECK(ts.entries == 1 && ts.hits == 2 && ts.misses == 1 && ts.capacity == P4DP_TABLE_DEFAULT_SIZE);
 
 	CHECK(p4dp_runtime_table_entry_delete(rt, T_FWD, &e) == 0);
@@ -228,7 +228,7 @@ static void test_validation(struct p4dp_runtime *rt)
 	e.priority = 3;
 	CHECK_ERR(p4dp_runtime_table_entry_add(rt, T_FWD, &e), -EINVAL, "priority must be 0");
 	e.priority = 0;
-	CHECK(p4dp_runtime_table_stats(rt, T_FWD, &ts) == 0 && ts.entries == 0);
+	CHECK(p4dp_runtime_table_stats_get(rt, T_FWD, &ts) == 0 && ts.entries == 0);
 
 	/* acl: priority required, lpm/ternary/range/optional checks */
 	uint8_t b1 = 0x10, m1 = 0xf0, bad1 = 0x11, addr[] = { 10, 1, 0, 0 }, addr_bad[] = { 10, 1, 0, 1 };
@@ -331,13 +331,13 @@ static void test_acl(struct p4dp_runtime *rt)
 
 	/* direct meter, packets: cir 1/s burst 1, pir 2/s burst 2 */
 	struct p4dp_meter_config mc = { 1, 1, 2, 2 };
-	p4dp_runtime_set_time(rt, 1000000000ull);
+	p4dp_runtime_time_set(rt, 1000000000ull);
 	CHECK(p4dp_runtime_direct_meter_set(rt, T_ACL, &ea, &mc) == 0);
 	pkt[3] = 1;
 	CHECK(inject(rt, 0, pkt, 64, &o) == 1); /* green */
 	CHECK(inject(rt, 0, pkt, 64, &o) == 1); /* yellow */
 	CHECK(inject(rt, 0, pkt, 64, &o) == 0); /* red -> dropped by the program */
-	p4dp_runtime_advance_time(rt, 1000000000ull);
+	p4dp_runtime_time_advance(rt, 1000000000ull);
 	CHECK(inject(rt, 0, pkt, 64, &o) == 1);
 	struct p4dp_meter_config bad = { 10, 1, 5, 1 };
 	CHECK_ERR(p4dp_runtime_direct_meter_set(rt, T_ACL, &ea, &bad), -EINVAL, "pir");
@@ -345,7 +345,7 @@ static void test_acl(struct p4dp_runtime *rt)
 
 	CHECK(p4dp_runtime_table_clear(rt, T_ACL) == 0);
 	struct p4dp_rt_table_stats ts;
-	CHECK(p4dp_runtime_table_stats(rt, T_ACL, &ts) == 0 && ts.entries == 0);
+	CHECK(p4dp_runtime_table_stats_get(rt, T_ACL, &ts) == 0 && ts.entries == 0);
 	CHECK(inject(rt, 0, pkt, 64, &o) == 0);
 }
 
@@ -420,7 +420,7 @@ static void test_externs(struct p4dp_runtime *rt)
 	mkpkt(pkt, 3, 0);
 	CHECK(inject(rt, 0, pkt, 64, &o) == 1 && o.port[0] == P4DP_GREEN);
 	struct p4dp_meter_config mc = { 1000, 100, 2000, 200 }, got;
-	p4dp_runtime_set_time(rt, 5000000000ull);
+	p4dp_runtime_time_set(rt, 5000000000ull);
 	CHECK(p4dp_runtime_meter_set(rt, X_METER, 0, &mc) == 0);
 	CHECK(p4dp_runtime_meter_get(rt, X_METER, 0, &got) == 1 && got.pir == 2000);
 	CHECK(p4dp_runtime_meter_get(rt, X_METER, 1, &got) == 0);
@@ -430,9 +430,9 @@ static void test_externs(struct p4dp_runtime *rt)
 	CHECK(inject(rt, 0, big, 100, &o) == 1 && o.port[0] == P4DP_GREEN);
 	CHECK(inject(rt, 0, big, 100, &o) == 1 && o.port[0] == P4DP_YELLOW);
 	CHECK(inject(rt, 0, big, 100, &o) == 1 && o.port[0] == P4DP_RED);
-	p4dp_runtime_advance_time(rt, 50000000ull); /* 50 ms: +50 B committed, +100 B peak */
+	p4dp_runtime_time_advance(rt, 50000000ull); /* 50 ms: +50 B committed, +100 B peak */
 	CHECK(inject(rt, 0, big, 100, &o) == 1 && o.port[0] == P4DP_YELLOW);
-	p4dp_runtime_advance_time(rt, 100000000ull); /* 100 ms: committed full again */
+	p4dp_runtime_time_advance(rt, 100000000ull); /* 100 ms: committed full again */
 	CHECK(inject(rt, 0, big, 100, &o) == 1 && o.port[0] == P4DP_GREEN);
 	CHECK(p4dp_runtime_meter_set(rt, X_METER, 0, NULL) == 0);
 	CHECK(inject(rt, 0, big, 100, &o) == 1 && o.port[0] == P4DP_GREEN);
@@ -446,11 +446,11 @@ static void test_externs(struct p4dp_runtime *rt)
 	CHECK(p4dp_runtime_digest_poll(rt, X_DIGEST, digest_cb, NULL, 0) == 1);
 	CHECK(n_digests == 1 && digest_bytes[0] == 0xab && digest_bytes[3] == 3);
 	CHECK(p4dp_runtime_digest_poll(rt, X_DIGEST, digest_cb, NULL, 0) == 0);
-	CHECK(p4dp_runtime_digest_drops(rt, X_DIGEST) == 0);
+	CHECK(p4dp_runtime_digest_drops_get(rt, X_DIGEST) == 0);
 	for (int i = 0; i < 20; i++)
 		inject(rt, 0, pkt, 64, &o);
 	CHECK(p4dp_runtime_digest_poll(rt, X_DIGEST, digest_cb, NULL, 0) == 16); /* qlen 16 in this test */
-	CHECK(p4dp_runtime_digest_drops(rt, X_DIGEST) == 4);
+	CHECK(p4dp_runtime_digest_drops_get(rt, X_DIGEST) == 4);
 
 	/* multicast */
 	uint32_t pa[] = { 2, 1, 2 }, pb[] = { 5 }, h1, h2;
@@ -499,7 +499,7 @@ static void test_externs(struct p4dp_runtime *rt)
 
 	/* assert, log, unsupported */
 	struct p4dp_rt_stats st0, st1;
-	CHECK(p4dp_runtime_stats(rt, &st0) == 0);
+	CHECK(p4dp_runtime_stats_get(rt, &st0) == 0);
 	mkpkt(pkt, 9, 0);
 	CHECK(inject(rt, 0, pkt, 64, &o) == 0);
 	mkpkt(pkt, 10, 5);
@@ -507,7 +507,7 @@ static void test_externs(struct p4dp_runtime *rt)
 	CHECK(strcmp(log_line, "x=5 y=12345678901 z={}") == 0);
 	mkpkt(pkt, 200, 0);
 	CHECK(inject(rt, 0, pkt, 64, &o) == 0);
-	CHECK(p4dp_runtime_stats(rt, &st1) == 0);
+	CHECK(p4dp_runtime_stats_get(rt, &st1) == 0);
 	CHECK(st1.asserts == st0.asserts + 1 && st1.unsupported == st0.unsupported + 1);
 	CHECK(st1.packets == st0.packets + 3 && st1.drops == st0.drops + 2);
 }
@@ -609,11 +609,11 @@ static void test_ports(const char *so, const char *dir, uint32_t workers, int id
 	uint8_t keys0[10] = { 0, 1, 0, 1, 0, 1, 0, 1, 0, 1 }, keys1[6] = { 0, 0, 0, 0, 0, 2 };
 	CHECK(write_pcap(in0, 10, keys0) == 0 && write_pcap(in1, 6, keys1) == 0);
 	snprintf(dev, sizeof(dev), "net_pcap_rt%da,rx_pcap=%s,tx_pcap=%s", id, in0, out0);
-	CHECK(p4dp_runtime_add_port(rt, 0, dev) == 0);
+	CHECK(p4dp_runtime_port_add(rt, 0, dev) == 0);
 	snprintf(dev, sizeof(dev), "net_pcap_rt%db,rx_pcap=%s,tx_pcap=%s", id, in1, out1);
-	CHECK(p4dp_runtime_add_port(rt, 1, dev) == 0);
-	CHECK_ERR(p4dp_runtime_add_port(rt, 1, "net_null_x"), -EEXIST, "already exists");
-	CHECK_ERR(p4dp_runtime_add_port(rt, 2, "net_nosuchdriver0"), -ENODEV, "cannot create device");
+	CHECK(p4dp_runtime_port_add(rt, 1, dev) == 0);
+	CHECK_ERR(p4dp_runtime_port_add(rt, 1, "net_null_x"), -EEXIST, "already exists");
+	CHECK_ERR(p4dp_runtime_port_add(rt, 2, "net_nosuchdriver0"), -ENODEV, "cannot create device");
 
 	uint8_t k0 = 0, k1v = 1, p0[] = { 0 }, p1[] = { 1 };
 	struct p4dp_rt_key ka = k1(P4DP_RT_KEY_EXACT, &k0, 1), kb = k1(P4DP_RT_KEY_EXACT, &k1v, 1);
@@ -625,14 +625,14 @@ static void test_ports(const char *so, const char *dir, uint32_t workers, int id
 	struct p4dp_run_params rp = { .n_workers = workers, .until_input_done = 1, .duration_ms = 10000 };
 	CHECK(p4dp_runtime_run(rt, &rp) == 0);
 	struct p4dp_rt_port_stats s0, s1;
-	CHECK(p4dp_runtime_port_stats(rt, 0, &s0) == 0 && p4dp_runtime_port_stats(rt, 1, &s1) == 0);
+	CHECK(p4dp_runtime_port_stats_get(rt, 0, &s0) == 0 && p4dp_runtime_port_stats_get(rt, 1, &s1) == 0);
 	CHECK(s0.rx_packets == 10 && s1.rx_packets == 6);
 	CHECK(s0.tx_packets == 10 && s1.tx_packets == 5); /* 5 + 5 to port 0, 5 to port 1 */
 	CHECK(s1.drops == 1 && s0.tx_errors == 0 && s1.tx_errors == 0);
 	/* 64-byte frames; the worker sums the bytes while it writes the views back (process path) */
 	CHECK(s0.rx_bytes == 10 * 64 && s1.rx_bytes == 6 * 64);
 	CHECK(s0.tx_bytes == 10 * 64 && s1.tx_bytes == 5 * 64);
-	CHECK_ERR(p4dp_runtime_port_stats(rt, 7, &s0), -ENOENT, "no port 7");
+	CHECK_ERR(p4dp_runtime_port_stats_get(rt, 7, &s0), -ENOENT, "no port 7");
 	p4dp_runtime_free(rt); /* closes the devices: the output files are complete */
 
 	uint8_t seq[32];
@@ -700,7 +700,7 @@ int main(int argc, char **argv)
 		printf("%u passed, %u failed\n", n_pass, n_fail);
 		return 1;
 	}
-	const struct p4dp_program *prog = p4dp_runtime_program(rt);
+	const struct p4dp_program *prog = p4dp_runtime_program_get(rt);
 	CHECK(prog && prog->n_tables == 4 && strcmp(prog->tables[T_ACL].name, "ingress.acl") == 0);
 
 	test_fwd(rt);

@@ -69,14 +69,14 @@ extern "C" {
     ) -> c_int;
     fn p4dp_runtime_actprof_group_create(rt: *mut ffi::p4dp_runtime, ext: u32, group: u32) -> c_int;
     fn p4dp_runtime_actprof_group_delete(rt: *mut ffi::p4dp_runtime, ext: u32, group: u32) -> c_int;
-    fn p4dp_runtime_actprof_group_add_member(
+    fn p4dp_runtime_actprof_group_member_add(
         rt: *mut ffi::p4dp_runtime,
         ext: u32,
         group: u32,
         member: u32,
         weight: u32,
     ) -> c_int;
-    fn p4dp_runtime_actprof_group_remove_member(rt: *mut ffi::p4dp_runtime, ext: u32, group: u32, member: u32)
+    fn p4dp_runtime_actprof_group_member_remove(rt: *mut ffi::p4dp_runtime, ext: u32, group: u32, member: u32)
         -> c_int;
     fn p4dp_runtime_actprof_group_get(
         rt: *mut ffi::p4dp_runtime,
@@ -86,14 +86,14 @@ extern "C" {
         weights: *mut u32,
         max: u32,
     ) -> c_int;
-    fn p4dp_runtime_table_indirect_add(
+    fn p4dp_runtime_table_indirect_entry_add(
         rt: *mut ffi::p4dp_runtime,
         table: u32,
         e: *const ffi::p4dp_rt_entry,
         kind: u32,
         id: u32,
     ) -> c_int;
-    fn p4dp_runtime_table_indirect_modify(
+    fn p4dp_runtime_table_indirect_entry_modify(
         rt: *mut ffi::p4dp_runtime,
         table: u32,
         e: *const ffi::p4dp_rt_entry,
@@ -173,7 +173,7 @@ impl Runtime {
     pub fn actprof_group_add_member(&self, ext: u32, group: u32, member: u32, weight: u32) -> Result<()> {
         // SAFETY: plain call.
         check("action selector group add member", unsafe {
-            p4dp_runtime_actprof_group_add_member(self.p(), ext, group, member, weight)
+            p4dp_runtime_actprof_group_member_add(self.p(), ext, group, member, weight)
         })
         .map(|_| ())
     }
@@ -182,7 +182,7 @@ impl Runtime {
     pub fn actprof_group_remove_member(&self, ext: u32, group: u32, member: u32) -> Result<()> {
         // SAFETY: plain call.
         check("action selector group remove member", unsafe {
-            p4dp_runtime_actprof_group_remove_member(self.p(), ext, group, member)
+            p4dp_runtime_actprof_group_member_remove(self.p(), ext, group, member)
         })
         .map(|_| ())
     }
@@ -208,7 +208,7 @@ impl Runtime {
         let (kind, id) = r.raw();
         // SAFETY: raw.entry points into raw's vectors, valid for the call.
         check("indirect table add", unsafe {
-            p4dp_runtime_table_indirect_add(self.p(), table, &raw.entry, kind, id)
+            p4dp_runtime_table_indirect_entry_add(self.p(), table, &raw.entry, kind, id)
         })
         .map(|_| ())
     }
@@ -219,7 +219,7 @@ impl Runtime {
         let (kind, id) = r.raw();
         // SAFETY: as indirect_add.
         check("indirect table modify", unsafe {
-            p4dp_runtime_table_indirect_modify(self.p(), table, &raw.entry, kind, id)
+            p4dp_runtime_table_indirect_entry_modify(self.p(), table, &raw.entry, kind, id)
         })
         .map(|_| ())
     }

@@ -136,7 +136,7 @@ impl BenchTarget {
         check("load program", unsafe { ffi::p4dp_runtime_create(&params, &mut rt) })?;
         let rt = NonNull::new(rt).ok_or_else(|| Error::Invalid("runtime_create returned NULL".into()))?;
         // SAFETY: the program of a live runtime, validated by it.
-        let program = unsafe { schema::from_raw(&*ffi::p4dp_runtime_program(rt.as_ptr())) };
+        let program = unsafe { schema::from_raw(&*ffi::p4dp_runtime_program_get(rt.as_ptr())) };
         Ok(BenchTarget {
             rt,
             program,
@@ -179,7 +179,9 @@ impl BenchTarget {
     pub fn lock_revocations(&self) -> Result<u64> {
         let mut st = ffi::p4dp_rt_stats::default();
         // SAFETY: live runtime, valid output pointer.
-        check("stats", unsafe { ffi::p4dp_runtime_stats(self.rt.as_ptr(), &mut st) })?;
+        check("stats", unsafe {
+            ffi::p4dp_runtime_stats_get(self.rt.as_ptr(), &mut st)
+        })?;
         Ok(st.lock_revocations)
     }
 
@@ -189,7 +191,7 @@ impl BenchTarget {
         let mut st: ffi::p4dp_rt_table_stats = unsafe { std::mem::zeroed() };
         // SAFETY: live runtime, valid output pointer.
         check("table stats", unsafe {
-            ffi::p4dp_runtime_table_stats(self.rt.as_ptr(), table, &mut st)
+            ffi::p4dp_runtime_table_stats_get(self.rt.as_ptr(), table, &mut st)
         })?;
         Ok((st.hits, st.misses))
     }

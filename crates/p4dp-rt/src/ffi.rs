@@ -245,9 +245,9 @@ extern "C" {
     pub fn p4dp_eal_init(argc: c_int, argv: *mut *mut c_char) -> c_int;
     pub fn p4dp_runtime_create(params: *const p4dp_runtime_params, out: *mut *mut p4dp_runtime) -> c_int;
     pub fn p4dp_runtime_free(rt: *mut p4dp_runtime);
-    pub fn p4dp_runtime_last_error(rt: *const p4dp_runtime) -> *const c_char;
-    pub fn p4dp_runtime_program(rt: *const p4dp_runtime) -> *const p4dp_program;
-    pub fn p4dp_runtime_set_log(rt: *mut p4dp_runtime, f: p4dp_log_fn, arg: *mut c_void);
+    pub fn p4dp_runtime_error_get(rt: *const p4dp_runtime) -> *const c_char;
+    pub fn p4dp_runtime_program_get(rt: *const p4dp_runtime) -> *const p4dp_program;
+    pub fn p4dp_runtime_log_set(rt: *mut p4dp_runtime, f: p4dp_log_fn, arg: *mut c_void);
 
     pub fn p4dp_runtime_table_find(rt: *const p4dp_runtime, name: *const c_char, table: *mut u32) -> c_int;
     pub fn p4dp_runtime_table_entry_add(rt: *mut p4dp_runtime, table: u32, e: *const p4dp_rt_entry) -> c_int;
@@ -276,7 +276,7 @@ extern "C" {
         arg: *mut c_void,
     ) -> c_int;
     pub fn p4dp_runtime_table_default_reset(rt: *mut p4dp_runtime, table: u32) -> c_int;
-    pub fn p4dp_runtime_table_stats(rt: *mut p4dp_runtime, table: u32, st: *mut p4dp_rt_table_stats) -> c_int;
+    pub fn p4dp_runtime_table_stats_get(rt: *mut p4dp_runtime, table: u32, st: *mut p4dp_rt_table_stats) -> c_int;
 
     pub fn p4dp_runtime_extern_find(rt: *const p4dp_runtime, name: *const c_char, ext: *mut u32) -> c_int;
     pub fn p4dp_runtime_counter_read(rt: *mut p4dp_runtime, ext: u32, index: u32, out: *mut p4dp_counter_cell)
@@ -319,7 +319,7 @@ extern "C" {
         arg: *mut c_void,
         max: u32,
     ) -> c_int;
-    pub fn p4dp_runtime_digest_drops(rt: *mut p4dp_runtime, ext: u32) -> i64;
+    pub fn p4dp_runtime_digest_drops_get(rt: *mut p4dp_runtime, ext: u32) -> i64;
 
     pub fn p4dp_runtime_mcast_group_create(rt: *mut p4dp_runtime, group: u32) -> c_int;
     pub fn p4dp_runtime_mcast_group_delete(rt: *mut p4dp_runtime, group: u32) -> c_int;
@@ -343,7 +343,7 @@ extern "C" {
     pub fn p4dp_runtime_clone_session_set(rt: *mut p4dp_runtime, session: u32, port: u32) -> c_int;
     pub fn p4dp_runtime_clone_session_delete(rt: *mut p4dp_runtime, session: u32) -> c_int;
 
-    pub fn p4dp_runtime_inject(
+    pub fn p4dp_runtime_packet_inject(
         rt: *mut p4dp_runtime,
         in_port: u32,
         data: *const u8,
@@ -351,17 +351,17 @@ extern "C" {
         cb: p4dp_out_cb,
         arg: *mut c_void,
     ) -> c_int;
-    pub fn p4dp_runtime_set_time(rt: *mut p4dp_runtime, ns: u64);
-    pub fn p4dp_runtime_set_inject_burst(rt: *mut p4dp_runtime, on: c_int) -> c_int;
-    pub fn p4dp_runtime_advance_time(rt: *mut p4dp_runtime, ns: u64);
-    pub fn p4dp_runtime_get_time(rt: *const p4dp_runtime) -> u64;
-    pub fn p4dp_runtime_stats(rt: *mut p4dp_runtime, st: *mut p4dp_rt_stats) -> c_int;
+    pub fn p4dp_runtime_time_set(rt: *mut p4dp_runtime, ns: u64);
+    pub fn p4dp_runtime_packet_inject_burst_set(rt: *mut p4dp_runtime, on: c_int) -> c_int;
+    pub fn p4dp_runtime_time_advance(rt: *mut p4dp_runtime, ns: u64);
+    pub fn p4dp_runtime_time_get(rt: *const p4dp_runtime) -> u64;
+    pub fn p4dp_runtime_stats_get(rt: *mut p4dp_runtime, st: *mut p4dp_rt_stats) -> c_int;
 
-    pub fn p4dp_runtime_add_port(rt: *mut p4dp_runtime, port_no: u32, devargs: *const c_char) -> c_int;
+    pub fn p4dp_runtime_port_add(rt: *mut p4dp_runtime, port_no: u32, devargs: *const c_char) -> c_int;
     pub fn p4dp_runtime_run(rt: *mut p4dp_runtime, params: *const p4dp_run_params) -> c_int;
-    pub fn p4dp_runtime_port_stats(rt: *mut p4dp_runtime, port_no: u32, st: *mut p4dp_rt_port_stats) -> c_int;
+    pub fn p4dp_runtime_port_stats_get(rt: *mut p4dp_runtime, port_no: u32, st: *mut p4dp_rt_port_stats) -> c_int;
 
-    pub fn p4dp_runtime_worker_stats(rt: *mut p4dp_runtime, worker: u32, st: *mut p4dp_rt_worker_stats) -> c_int;
+    pub fn p4dp_runtime_worker_stats_get(rt: *mut p4dp_runtime, worker: u32, st: *mut p4dp_rt_worker_stats) -> c_int;
     pub fn p4dp_runtime_table_expire_profile_set(rt: *mut p4dp_runtime, table: u32, profile: u32, ns: u64) -> c_int;
     pub fn p4dp_runtime_table_expire_profile_get(
         rt: *mut p4dp_runtime,
@@ -371,7 +371,7 @@ extern "C" {
     ) -> c_int;
     pub fn p4dp_runtime_idle_scan(rt: *mut p4dp_runtime) -> c_int;
     pub fn p4dp_runtime_idle_poll(rt: *mut p4dp_runtime, cb: p4dp_rt_idle_cb, arg: *mut c_void, max: u32) -> c_int;
-    pub fn p4dp_runtime_idle_drops(rt: *mut p4dp_runtime) -> u64;
+    pub fn p4dp_runtime_idle_drops_get(rt: *mut p4dp_runtime) -> u64;
     pub fn p4dp_table_mem_predict(
         size: u32,
         key_len: u32,

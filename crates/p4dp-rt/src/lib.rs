@@ -38,7 +38,7 @@ pub use schema::{
 pub const PORT_DROP: u32 = ffi::P4DP_PORT_DROP;
 
 /// Errors of the runtime API. `Runtime` errors carry the C runtime's negative errno and its
-/// message (`p4dp_runtime_last_error`).
+/// message (`p4dp_runtime_error_get`).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("{op}: {msg}")]
@@ -84,7 +84,7 @@ pub mod errno {
 
 pub(crate) fn last_error() -> String {
     // SAFETY: never NULL; a thread-local buffer of the runtime.
-    unsafe { CStr::from_ptr(ffi::p4dp_runtime_last_error(std::ptr::null())) }
+    unsafe { CStr::from_ptr(ffi::p4dp_runtime_error_get(std::ptr::null())) }
         .to_string_lossy()
         .into_owned()
 }

@@ -477,7 +477,7 @@ impl Runtime {
         check("load program", unsafe { ffi::p4dp_runtime_create(&params, &mut rt) })?;
         let rt = NonNull::new(rt).ok_or_else(|| Error::Invalid("runtime_create returned NULL".into()))?;
         // SAFETY: the program of a live runtime, validated by it.
-        let program = unsafe { schema::from_raw(&*ffi::p4dp_runtime_program(rt.as_ptr())) };
+        let program = unsafe { schema::from_raw(&*ffi::p4dp_runtime_program_get(rt.as_ptr())) };
         Ok(Runtime {
             rt,
             program,
@@ -615,7 +615,7 @@ impl Runtime {
         let mut s = ffi::p4dp_rt_table_stats::default();
         // SAFETY: s is a valid output struct.
         check("table stats", unsafe {
-            ffi::p4dp_runtime_table_stats(self.p(), table, &mut s)
+            ffi::p4dp_runtime_table_stats_get(self.p(), table, &mut s)
         })?;
         Ok(TableStats {
             entries: s.entries,
@@ -796,7 +796,7 @@ impl Runtime {
 
     pub fn digest_drops(&self, ext: u32) -> Result<u64> {
         // SAFETY: plain call.
-        let n = unsafe { ffi::p4dp_runtime_digest_drops(self.p(), ext) };
+        let n = unsafe { ffi::p4dp_runtime_digest_drops_get(self.p(), ext) };
         if n < 0 {
             check("digest drops", n as c_int)?;
         }
@@ -890,7 +890,7 @@ impl Runtime {
         let mut out: Vec<(u32, Vec<u8>)> = Vec::new();
         // SAFETY: packet is valid for the call; the callback only pushes into `out`.
         check("inject", unsafe {
-            ffi::p4dp_runtime_inject(
+            ffi::p4dp_runtime_packet_inject(
                 self.p(),
                 port,
                 packet.as_ptr(),
@@ -908,31 +908,31 @@ impl Runtime {
     pub fn set_inject_burst(&self, on: bool) {
         let _g = self.inject_lock.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: serialized with inject by the lock; the runtime pointer is valid.
-        let _ = unsafe { ffi::p4dp_runtime_set_inject_burst(self.p(), on as c_int) };
+        let _ = unsafe { ffi::p4dp_runtime_packet_inject_burst_set(self.p(), on as c_int) };
     }
 
     /// Set the simulated clock (ns) used by [`Runtime::inject`].
     pub fn set_time(&self, ns: u64) {
         let _g = self.inject_lock.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: serialized with inject by the lock.
-        unsafe { ffi::p4dp_runtime_set_time(self.p(), ns) }
+        unsafe { ffi::p4dp_runtime_time_set(self.p(), ns) }
     }
 
     pub fn advance_time(&self, ns: u64) {
         let _g = self.inject_lock.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: as set_time.
-        unsafe { ffi::p4dp_runtime_advance_time(self.p(), ns) }
+        unsafe { ffi::p4dp_runtime_time_advance(self.p(), ns) }
     }
 
     pub fn time(&self) -> u64 {
         // SAFETY: plain read.
-        unsafe { ffi::p4dp_runtime_get_time(self.p()) }
+        unsafe { ffi::p4dp_runtime_time_get(self.p()) }
     }
 
     pub fn stats(&self) -> Result<Stats> {
         let mut s = ffi::p4dp_rt_stats::default();
         // SAFETY: s is a valid output struct.
-        check("stats", unsafe { ffi::p4dp_runtime_stats(self.p(), &mut s) })?;
+        check("stats", unsafe { ffi::p4dp_runtime_stats_get(self.p(), &mut s) })?;
         Ok(Stats {
             packets: s.packets,
             drops: s.drops,
@@ -954,7 +954,7 @@ impl Runtime {
         let d = CString::new(devargs).map_err(|_| Error::NulByte { what: "devargs" })?;
         // SAFETY: d is valid for the call.
         check("add port", unsafe {
-            ffi::p4dp_runtime_add_port(self.p(), port, d.as_ptr())
+            ffi::p4dp_runtime_port_add(self.p(), port, d.as_ptr())
         })
         .map(|_| ())
     }
@@ -981,7 +981,7 @@ impl Runtime {
         let mut s = ffi::p4dp_rt_worker_stats::default();
         // SAFETY: s is a valid output struct.
         check("worker stats", unsafe {
-            ffi::p4dp_runtime_worker_stats(self.p(), worker, &mut s)
+            ffi::p4dp_runtime_worker_stats_get(self.p(), worker, &mut s)
         })?;
         Ok(WorkerStats {
             packets: s.packets,
@@ -1035,14 +1035,14 @@ impl Runtime {
     /// Idle-timeout notifications dropped because the queue was full.
     pub fn idle_drops(&self) -> u64 {
         // SAFETY: plain call.
-        unsafe { ffi::p4dp_runtime_idle_drops(self.p()) }
+        unsafe { ffi::p4dp_runtime_idle_drops_get(self.p()) }
     }
 
     pub fn port_stats(&self, port: u32) -> Result<PortStats> {
         let mut s = ffi::p4dp_rt_port_stats::default();
         // SAFETY: s is a valid output struct.
         check("port stats", unsafe {
-            ffi::p4dp_runtime_port_stats(self.p(), port, &mut s)
+            ffi::p4dp_runtime_port_stats_get(self.p(), port, &mut s)
         })?;
         Ok(PortStats {
             rx_packets: s.rx_packets,

@@ -192,7 +192,7 @@ fn opt_index(i: i32) -> Option<u32> {
 /// Copy the schema out of a program the runtime has validated.
 ///
 /// # Safety
-/// `p` must be the program of a live runtime (`p4dp_runtime_program`).
+/// `p` must be the program of a live runtime (`p4dp_runtime_program_get`).
 pub(crate) unsafe fn from_raw(p: &ffi::p4dp_program) -> Program {
     let actions = slice(p.actions, p.n_actions)
         .iter()

@@ -38,7 +38,7 @@
  *
  * Context: control thread on the EAL main lcore (the loops are launched on EAL worker lcores).
  * Thread safety: a bench owns its runtime's ports while it exists; no other p4dp_runtime_run(),
- * p4dp_runtime_add_port() or bench may use the runtime meanwhile. Table writes during a measurement
+ * p4dp_runtime_port_add() or bench may use the runtime meanwhile. Table writes during a measurement
  * are allowed for FLOOR, L2FWD and PROGRAM but not for TABLE (its lookups do not report RCU quiescence).
  */
 #ifndef P4DP_BENCH_H
@@ -112,7 +112,7 @@ struct p4dp_bench_result {
 /**
  * Create the bench ports, the packet pool (its own mempool, n_pkts mbufs) and the packets.
  * @p rt must have no ports and must not be running; its program is not run here.
- * @return 0; -EINVAL (bad params, message in p4dp_runtime_last_error()); -EBUSY (runtime has
+ * @return 0; -EINVAL (bad params, message in p4dp_runtime_error_get()); -EBUSY (runtime has
  *         ports or is running); -ENOMEM; -ENODEV (net_ring driver unavailable or port creation
  *         failed); -EPERM (not on the EAL main lcore).
  * Context: control thread on the EAL main lcore. Thread safety: see file comment.

@@ -134,7 +134,7 @@ struct p4dp_bdp;
  * Attach a tap to the ports of the one live bench (found by its port names; no other bench may
  * exist meanwhile) created with @p n_workers workers and @p n_ports ports (0 = n_workers), and
  * arm it with @p p. The tap must be detached before the bench is freed.
- * @return 0; -EINVAL (bad params, message in p4dp_runtime_last_error()); -ENODEV (bench ports not
+ * @return 0; -EINVAL (bad params, message in p4dp_runtime_error_get()); -ENODEV (bench ports not
  *         found); -ENOMEM; -ENOTSUP (ethdev callbacks unavailable).
  */
 int p4dp_bdp_attach(uint32_t n_workers, uint32_t n_ports, const struct p4dp_bdp_params *p, struct p4dp_bdp **out);

@@ -82,7 +82,7 @@ struct p4dp_bias {
 /**
  * Take entry @p e's lock for the action that follows (never held across packets). Returns the
  * mode to pass to p4dp_entry_unlock. Context: worker (or the control thread during
- * p4dp_runtime_inject, as worker 0). Thread safety: the action's reads and writes of e->data
+ * p4dp_runtime_packet_inject, as worker 0). Thread safety: the action's reads and writes of e->data
  * are ordered after those of the previous holder on any worker (biased: same worker, or the
  * revocation handshake; shared: acquire exchange after the release store of the unlock), so
  * concurrent read-modify-writes of one entry on several workers are exact. May wait: for
@@ -145,7 +145,7 @@ static inline void p4dp_bias_ack(struct p4dp_bias *b, uint32_t self)
  * native layout) with action @p action (index into p4dp_program.actions; must be one of the
  * table's actions), action data @p data (the table's data_len bytes; NULL: zeros) and expire
  * profile @p expire_profile. The entry is visible to the next lookup on any worker.
- * Context: worker (or the control thread during p4dp_runtime_inject). Never blocks on a
+ * Context: worker (or the control thread during p4dp_runtime_packet_inject). Never blocks on a
  * grace period. Thread safety: see p4dp_table_dp_insert (table.h).
  * @return 0; -EEXIST (another packet/worker inserted it first; not an error); -ENOSPC (table
  * full: counted in the table's table_full; the packet continues, typically with the default

@@ -6,13 +6,13 @@
  *
  * Conventions.
  *  - Functions return 0 (or a documented non-negative count) on success and a negative errno on
- *    failure. After a failure, p4dp_runtime_last_error() returns a precise message.
+ *    failure. After a failure, p4dp_runtime_error_get() returns a precise message.
  *  - Values cross this API as **big-endian byte strings** as in P4Runtime: a value of bitwidth W is
  *    given as 1..ceil(W/8) bytes (shorter strings are zero-extended on the left; longer strings and
  *    values with bits set at or above W are rejected with -EINVAL). Values read back are always
  *    exactly ceil(W/8) bytes.
  *  - Tables and externs are addressed by index into the program's `tables`/`externs` arrays (see
- *    p4dp_runtime_program()); p4dp_runtime_table_find()/p4dp_runtime_extern_find() map names.
+ *    p4dp_runtime_program_get()); p4dp_runtime_table_find()/p4dp_runtime_extern_find() map names.
  *  - Context: every function is called from a control thread (never from a worker). Unless noted,
  *    functions are thread-safe with respect to each other (table writes are serialized per table,
  *    runtime-level state by a runtime mutex) and to running workers, which never block.
@@ -52,7 +52,7 @@ struct p4dp_runtime;
  * give one lcore more than the most workers you want.
  * Context: main thread, before any other DPDK use. Thread safety: not thread-safe.
  * @return 0; -EALREADY if the EAL was already initialized by this function; -EINVAL/-errno from
- *         rte_eal_init() (message in p4dp_runtime_last_error(NULL)).
+ *         rte_eal_init() (message in p4dp_runtime_error_get(NULL)).
  */
 int p4dp_eal_init(int argc, char **argv);
 
@@ -82,7 +82,7 @@ struct p4dp_runtime_params {
  * @param out receives the runtime.
  * @return 0; -EINVAL (bad params, missing symbol, ABI version mismatch, malformed metadata or
  *         const entries); -ENOENT (cannot open the file); -ENOMEM; -EPERM (EAL not initialized).
- *         The message is in p4dp_runtime_last_error(NULL).
+ *         The message is in p4dp_runtime_error_get(NULL).
  * Context: control thread, after p4dp_eal_init(). Thread safety: reentrant.
  */
 int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_runtime **out);
@@ -96,14 +96,14 @@ void p4dp_runtime_free(struct p4dp_runtime *rt);
  * calling thread (the string is thread-local, valid until the thread's next failing call).
  * @p rt is accepted for symmetry and may be NULL. Never returns NULL ("" if none).
  */
-const char *p4dp_runtime_last_error(const struct p4dp_runtime *rt);
+const char *p4dp_runtime_error_get(const struct p4dp_runtime *rt);
 
 /** The loaded program's metadata (schema: tables, keys, actions, params, externs). Valid until
  *  p4dp_runtime_free(). Context: any. */
-const struct p4dp_program *p4dp_runtime_program(const struct p4dp_runtime *rt);
+const struct p4dp_program *p4dp_runtime_program_get(const struct p4dp_runtime *rt);
 
 /** Replace the log callback (NULL: stderr). Context: control thread, not while running. */
-void p4dp_runtime_set_log(struct p4dp_runtime *rt, p4dp_log_fn fn, void *arg);
+void p4dp_runtime_log_set(struct p4dp_runtime *rt, p4dp_log_fn fn, void *arg);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Tables                                                                                       */
@@ -210,7 +210,7 @@ struct p4dp_rt_table_stats {
 };
 
 /** Table statistics (hits/misses summed over workers). @return 0; -EINVAL. Context: control. */
-int p4dp_runtime_table_stats(struct p4dp_runtime *rt, uint32_t table, struct p4dp_rt_table_stats *st);
+int p4dp_runtime_table_stats_get(struct p4dp_runtime *rt, uint32_t table, struct p4dp_rt_table_stats *st);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Idle timeout (PNA pna_idle_timeout / idle_timeout_with_auto_delete)                          */
@@ -228,8 +228,8 @@ int p4dp_runtime_table_expire_profile_get(struct p4dp_runtime *rt, uint32_t tabl
 
 /**
  * Run the expiry scan of every table with P4DP_TABLE_F_IDLE_NOTIFY or _IDLE_AUTO_DELETE now
- * (at p4dp_runtime_get_time(), or the running clock). p4dp_runtime_advance_time() and
- * p4dp_runtime_set_time() call it, so expiry is exact under the simulated clock; during
+ * (at p4dp_runtime_time_get(), or the running clock). p4dp_runtime_time_advance() and
+ * p4dp_runtime_time_set() call it, so expiry is exact under the simulated clock; during
  * p4dp_runtime_run() the control thread calls it every 10 ms.
  * @return number of expired entries; -ENOMEM. Context: control thread.
  */
@@ -251,7 +251,7 @@ typedef int (*p4dp_rt_idle_cb)(void *arg, uint32_t table, const struct p4dp_rt_e
 int p4dp_runtime_idle_poll(struct p4dp_runtime *rt, p4dp_rt_idle_cb cb, void *arg, uint32_t max);
 
 /** Notifications dropped because the queue (65536) was full. */
-uint64_t p4dp_runtime_idle_drops(struct p4dp_runtime *rt);
+uint64_t p4dp_runtime_idle_drops_get(struct p4dp_runtime *rt);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Externs: counters, registers, meters, digests                                               */
@@ -333,7 +333,7 @@ typedef void (*p4dp_digest_cb)(void *arg, uint32_t worker, const uint8_t *data, 
 int p4dp_runtime_digest_poll(struct p4dp_runtime *rt, uint32_t ext, p4dp_digest_cb cb, void *arg, uint32_t max);
 
 /** Messages of digest @p ext dropped because a queue was full (all workers). -EINVAL if not a digest. */
-int64_t p4dp_runtime_digest_drops(struct p4dp_runtime *rt, uint32_t ext);
+int64_t p4dp_runtime_digest_drops_get(struct p4dp_runtime *rt, uint32_t ext);
 
 /* ------------------------------------------------------------------------------------------ */
 /* v1model packet replication engine: multicast groups and clone sessions                     */
@@ -380,14 +380,14 @@ typedef void (*p4dp_out_cb)(void *arg, uint32_t port, const uint8_t *data, uint3
 
 /**
  * Process one packet to completion on the calling thread with worker context 0 (no ports needed)
- * at the simulated time (p4dp_runtime_set_time). Every output packet is passed to @p cb in
+ * at the simulated time (p4dp_runtime_time_set). Every output packet is passed to @p cb in
  * emission order: copies (p4dp_pkt_emit_copy) in the order the program emitted them, then the
  * packet itself unless dropped.
  * @return number of output packets; -EINVAL (bad args, len > 65535); -EBUSY (p4dp_runtime_run in
  * progress); -ENOMEM. Context: control thread. Thread safety: not concurrent with another inject
  * on the same runtime.
  */
-int p4dp_runtime_inject(struct p4dp_runtime *rt, uint32_t in_port, const uint8_t *data, uint32_t len,
+int p4dp_runtime_packet_inject(struct p4dp_runtime *rt, uint32_t in_port, const uint8_t *data, uint32_t len,
 			p4dp_out_cb cb, void *arg);
 
 /**
@@ -398,12 +398,12 @@ int p4dp_runtime_inject(struct p4dp_runtime *rt, uint32_t in_port, const uint8_t
  * neither always use process(). Returns 0, or -EINVAL (NULL rt). Context: control thread, not
  * concurrent with inject().
  */
-int p4dp_runtime_set_inject_burst(struct p4dp_runtime *rt, int on);
+int p4dp_runtime_packet_inject_burst_set(struct p4dp_runtime *rt, int on);
 
 /** Set / advance the simulated clock seen as ctx->now_ns by inject(). Context: control thread. */
-void p4dp_runtime_set_time(struct p4dp_runtime *rt, uint64_t ns);
-void p4dp_runtime_advance_time(struct p4dp_runtime *rt, uint64_t ns);
-uint64_t p4dp_runtime_get_time(const struct p4dp_runtime *rt);
+void p4dp_runtime_time_set(struct p4dp_runtime *rt, uint64_t ns);
+void p4dp_runtime_time_advance(struct p4dp_runtime *rt, uint64_t ns);
+uint64_t p4dp_runtime_time_get(const struct p4dp_runtime *rt);
 
 struct p4dp_rt_stats {
 	uint64_t packets;       /**< packets processed (inject and workers) */
@@ -420,7 +420,7 @@ struct p4dp_rt_stats {
 };
 
 /** Runtime-wide statistics summed over workers. @return 0; -EINVAL. Context: control thread. */
-int p4dp_runtime_stats(struct p4dp_runtime *rt, struct p4dp_rt_stats *st);
+int p4dp_runtime_stats_get(struct p4dp_runtime *rt, struct p4dp_rt_stats *st);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Ports and workers                                                                            */
@@ -434,7 +434,7 @@ int p4dp_runtime_stats(struct p4dp_runtime *rt, struct p4dp_rt_stats *st);
  * -ENOSPC (P4DP_RT_MAX_PORTS reached); -ENODEV (probe failed); -EBUSY (running).
  * Context: control thread. Thread safety: runtime mutex.
  */
-int p4dp_runtime_add_port(struct p4dp_runtime *rt, uint32_t port_no, const char *devargs);
+int p4dp_runtime_port_add(struct p4dp_runtime *rt, uint32_t port_no, const char *devargs);
 
 struct p4dp_run_params {
 	uint32_t n_workers;     /**< 1..max_workers, at most the number of EAL worker lcores */
@@ -504,10 +504,10 @@ struct p4dp_rt_worker_stats {
 };
 
 /** Statistics of worker @p worker (< max_workers). @return 0; -EINVAL. Context: control thread. */
-int p4dp_runtime_worker_stats(struct p4dp_runtime *rt, uint32_t worker, struct p4dp_rt_worker_stats *st);
+int p4dp_runtime_worker_stats_get(struct p4dp_runtime *rt, uint32_t worker, struct p4dp_rt_worker_stats *st);
 
 /** Statistics of P4 port @p port_no summed over workers. @return 0; -ENOENT. Context: control. */
-int p4dp_runtime_port_stats(struct p4dp_runtime *rt, uint32_t port_no, struct p4dp_rt_port_stats *st);
+int p4dp_runtime_port_stats_get(struct p4dp_runtime *rt, uint32_t port_no, struct p4dp_rt_port_stats *st);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Action profiles and selectors (src/actprof.c; semantics in abi.h)                             */
@@ -558,12 +558,12 @@ int p4dp_runtime_actprof_group_delete(struct p4dp_runtime *rt, uint32_t ext, uin
 /** Add member @p member with @p weight (1..P4DP_RT_ACTPROF_GROUP_MAX) to group @p group.
  *  @return 0; -EINVAL (not a selector, bad weight, group would exceed P4DP_RT_ACTPROF_GROUP_MAX);
  *  -ENOENT (no such group or member); -EEXIST (already a member); -ENOMEM. */
-int p4dp_runtime_actprof_group_add_member(struct p4dp_runtime *rt, uint32_t ext, uint32_t group, uint32_t member,
+int p4dp_runtime_actprof_group_member_add(struct p4dp_runtime *rt, uint32_t ext, uint32_t group, uint32_t member,
 					  uint32_t weight);
 
 /** Remove member @p member from group @p group. @return 0; -EINVAL; -ENOENT (no such group, or not
  *  a member of it). */
-int p4dp_runtime_actprof_group_remove_member(struct p4dp_runtime *rt, uint32_t ext, uint32_t group,
+int p4dp_runtime_actprof_group_member_remove(struct p4dp_runtime *rt, uint32_t ext, uint32_t group,
 					     uint32_t member);
 
 /** The members of group @p group in selection order (ascending member id): up to @p max (member,
@@ -581,13 +581,13 @@ int p4dp_runtime_actprof_group_get(struct p4dp_runtime *rt, uint32_t ext, uint32
  * (no such member/group; modify: no such entry); -EEXIST; -ENOSPC; -ENOMEM.
  * Context: control thread. Thread safety: profile mutex, then the table's writer lock.
  */
-int p4dp_runtime_table_indirect_add(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+int p4dp_runtime_table_indirect_entry_add(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				    uint32_t kind, uint32_t id);
-int p4dp_runtime_table_indirect_modify(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+int p4dp_runtime_table_indirect_entry_modify(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				       uint32_t kind, uint32_t id);
 
 /** The profile extern index of table @p table: 0 and *ext set; -ENOENT (direct table); -EINVAL. */
-int p4dp_runtime_table_implementation(const struct p4dp_runtime *rt, uint32_t table, uint32_t *ext);
+int p4dp_runtime_table_implementation_get(const struct p4dp_runtime *rt, uint32_t table, uint32_t *ext);
 
 #ifdef __cplusplus
 }
