@@ -197,6 +197,7 @@ static int ports_attach(struct p4dp_bench *b)
 	struct p4dp_runtime *rt = b->rt;
 	int rc = 0;
 	pthread_mutex_lock(&rt->lock);
+	/* acquire: pairs with the run's final release store of running */
 	if (rt->n_ports != 0 || __atomic_load_n(&rt->running, __ATOMIC_ACQUIRE)) {
 		rc = rt_errc(-EBUSY, "bench: the runtime has ports or is running");
 		goto out;
@@ -293,6 +294,7 @@ int p4dp_bench_create(struct p4dp_runtime *rt, const struct p4dp_bench_params *p
 	int rc = params_check(rt, params);
 	if (rc != 0)
 		return rc;
+	/* acquire: pairs with the run's final release store of running */
 	if (rt->n_ports != 0 || __atomic_load_n(&rt->running, __ATOMIC_ACQUIRE))
 		return rt_errc(-EBUSY, "bench: the runtime already has ports or is running");
 	from_rings_fn from_rings = from_rings_get();
@@ -312,6 +314,7 @@ int p4dp_bench_create(struct p4dp_runtime *rt, const struct p4dp_bench_params *p
 	b->p.tmpl = b->tmpl;
 	b->nw = params->n_workers;
 	b->np = params->n_ports ? params->n_ports : params->n_workers;
+	/* relaxed: only uniqueness matters */
 	b->seq = __atomic_fetch_add(&bench_seq, 1, __ATOMIC_RELAXED);
 	uint32_t n = params->n_pkts;
 	int socket = (int)rte_socket_id();
@@ -506,6 +509,7 @@ static int loop_main(void *arg)
 						misses++;
 					}
 				}
+				/* relaxed: single-writer statistics read after the lcore is joined (or as recent values) */
 				__atomic_store_n(&c->hits, hits, __ATOMIC_RELAXED);
 				__atomic_store_n(&c->misses, misses, __ATOMIC_RELAXED);
 			}
@@ -513,10 +517,10 @@ static int loop_main(void *arg)
 			if (sent < n) { /* cannot happen (rings hold every packet); counted as lost if it does */
 				lost += n - sent;
 				rte_pktmbuf_free_bulk(m + sent, n - sent);
-				__atomic_store_n(&c->tx_lost, lost, __ATOMIC_RELAXED);
+				__atomic_store_n(&c->tx_lost, lost, __ATOMIC_RELAXED); /* as hits */
 			}
 			pkts += n;
-			__atomic_store_n(&c->pkts, pkts, __ATOMIC_RELAXED);
+			__atomic_store_n(&c->pkts, pkts, __ATOMIC_RELAXED); /* as hits */
 		}
 	}
 	c->sink = sink;
@@ -551,6 +555,7 @@ static uint64_t worker_pkts(struct p4dp_bench *b, uint32_t kind, uint32_t w)
 {
 	if (kind == P4DP_BENCH_PROGRAM)
 		return RT_STAT_LOAD(b->rt->workers[w].st.packets);
+	/* relaxed: a single-writer counter; a recent value is enough for a snapshot */
 	return __atomic_load_n(&b->lc[w].pkts, __ATOMIC_RELAXED);
 }
 
@@ -579,6 +584,7 @@ struct timer_arg {
 static bool timer_sleep(struct timer_arg *t, uint64_t ms)
 {
 	uint64_t end = rte_rdtsc() + ms * rte_get_tsc_hz() / 1000;
+	/* acquire: pairs with the release store that aborts the loop */
 	while (!__atomic_load_n(&t->abort, __ATOMIC_ACQUIRE)) {
 		uint64_t now = rte_rdtsc();
 		if (now >= end || (t->b->done != NULL && t->b->done(t->b->done_arg)))
@@ -601,6 +607,7 @@ static bool timer_wait_running(struct timer_arg *t)
 	for (uint32_t w = 0; w < b->nw; w++)
 		l0[w] = RT_STAT_LOAD(b->rt->workers[w].loops);
 	for (;;) {
+		/* acquire: as above */
 		if (__atomic_load_n(&t->abort, __ATOMIC_ACQUIRE))
 			return false;
 		uint32_t running = 0;
@@ -657,6 +664,7 @@ static int run_loops(struct p4dp_bench *b, uint32_t kind, const struct bench_lco
 		ports_stop_all(b);
 		return rc;
 	}
+	/* release: before the lcores are launched, which load it with acquire */
 	__atomic_store_n(&b->stop, 0, __ATOMIC_RELEASE);
 	uint32_t launched = 0;
 	unsigned lc;

@@ -529,6 +529,7 @@ int p4dp_bdp_done(void *arg)
 	if (t == NULL || t->p.phase[t->p.n_phases - 1].packets == 0)
 		return 0;
 	for (uint32_t i = 0; i < t->np; i++)
+		/* relaxed: a progress flag polled until it changes; publishes nothing */
 		if (!__atomic_load_n(&t->src[i].idle, __ATOMIC_RELAXED))
 			return 0;
 	return 1;

@@ -90,12 +90,15 @@ const struct p4dp_entry *p4dp_actprof_resolve(struct p4dp_ctx *ctx, uint32_t ext
 	if (ref.slot >= ap->cap)
 		return NULL;
 	if (e->action == P4DP_ACTPROF_REF_MEMBER)
+		/* acquire: pairs with the release half of the writer's exchange, so the member entry's contents are visible */
 		return __atomic_load_n(&ap->members[ref.slot], __ATOMIC_ACQUIRE);
 	if (e->action != P4DP_ACTPROF_REF_GROUP || ap->groups == NULL)
 		return NULL;
+	/* acquire: the group's slot array, written before its release publication, is visible */
 	const struct ap_group *g = __atomic_load_n(&ap->groups[ref.slot], __ATOMIC_ACQUIRE);
 	if (g == NULL || g->n == 0)
 		return NULL;
+	/* acquire: as for a direct member reference */
 	return __atomic_load_n(&ap->members[g->slots[hash % g->n]], __ATOMIC_ACQUIRE);
 }
 
@@ -422,6 +425,8 @@ static int member_write(struct p4dp_runtime *rt, uint32_t ext, uint32_t member, 
 		mc->id = member;
 		mc->in_groups = 0;
 	}
+	/* release: the new version's contents before its pointer (acquire in the lookup); acquire: the old
+	 * version is read for retirement after its publication */
 	struct p4dp_entry *old = __atomic_exchange_n(&ap->members[slot], e, __ATOMIC_ACQ_REL);
 	if (old)
 		ap_retire(ap, old, RECLAIM_FREE, (uint32_t)slot);
@@ -463,6 +468,7 @@ int p4dp_runtime_actprof_member_delete(struct p4dp_runtime *rt, uint32_t ext, ui
 		else
 			rc = rt_errc(rc, "action profile '%s': table walk failed", pname);
 	} else {
+		/* NULL publishes nothing; acq_rel orders the unlink before the retirement's RCU token */
 		struct p4dp_entry *old = __atomic_exchange_n(&ap->members[slot], NULL, __ATOMIC_ACQ_REL);
 		ap->mctl[slot].state = SLOT_PENDING;
 		ap_retire(ap, old, RECLAIM_MEMBER_SLOT, (uint32_t)slot);
@@ -543,6 +549,7 @@ int p4dp_runtime_actprof_group_delete(struct p4dp_runtime *rt, uint32_t ext, uin
 		g->m = NULL;
 		g->n = g->total = 0;
 		g->state = SLOT_PENDING;
+		/* as the member delete: unlinked before the retirement's RCU token */
 		struct ap_group *old = __atomic_exchange_n(&ap->groups[slot], NULL, __ATOMIC_ACQ_REL);
 		ap_retire(ap, old, RECLAIM_GROUP_SLOT, (uint32_t)slot);
 	}

@@ -27,40 +27,6 @@ static const char *kind_name(uint32_t k)
 	}
 }
 
-/* ------------------------------------------------------------ value conversion */
-
-int rt_be_to_native(const char *what, uint32_t bitwidth, uint32_t size, const uint8_t *be, uint32_t be_len,
-		    uint8_t *out)
-{
-	uint32_t nbytes = (bitwidth + 7) / 8;
-	if (be_len == 0 || be == NULL)
-		return rt_errc(-EINVAL, "%s: empty value", what);
-	if (be_len > nbytes)
-		return rt_errc(-EINVAL, "%s: %u bytes given for a %u-bit value (at most %u bytes)", what, be_len,
-			       bitwidth, nbytes);
-	if (be_len == nbytes && bitwidth % 8 != 0 && (be[0] >> (bitwidth % 8)) != 0)
-		return rt_errc(-EINVAL, "%s: value does not fit in %u bits", what, bitwidth);
-	memset(out, 0, size);
-	if (bitwidth <= 128) {
-		for (uint32_t i = 0; i < be_len; i++)
-			out[i] = be[be_len - 1 - i];
-	} else {
-		memcpy(out + size - be_len, be, be_len);
-	}
-	return 0;
-}
-
-void rt_native_to_be(uint32_t bitwidth, uint32_t size, const uint8_t *in, uint8_t *be)
-{
-	uint32_t nbytes = (bitwidth + 7) / 8;
-	if (bitwidth <= 128) {
-		for (uint32_t i = 0; i < nbytes; i++)
-			be[nbytes - 1 - i] = in[i];
-	} else {
-		memcpy(be, in + size - nbytes, nbytes);
-	}
-}
-
 /* Native all-ones over the field's bitwidth, or its top @p plen bits. */
 static void field_mask(uint32_t bitwidth, uint32_t size, uint32_t plen, uint8_t *out)
 {
@@ -828,6 +794,7 @@ int p4dp_runtime_table_stats_get(struct p4dp_runtime *rt, uint32_t table, struct
 	st->idle_notified = ts.idle_notified;
 	uint32_t nt = rt->prog->n_tables;
 	for (uint32_t w = 0; w < rt->max_workers; w++) {
+		/* relaxed: single-writer counters (one worker each); a recent untorn value is enough */
 		st->hits += __atomic_load_n(&rt->hits[(size_t)w * nt + table], __ATOMIC_RELAXED);
 		st->misses += __atomic_load_n(&rt->misses[(size_t)w * nt + table], __ATOMIC_RELAXED);
 	}

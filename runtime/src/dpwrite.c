@@ -22,6 +22,7 @@
  * worker 0 while no worker runs) stays offline. */
 static void bias_ack_waiting(struct p4dp_bias *b, uint32_t self)
 {
+	/* relaxed: only this thread writes its own slot; the load just reads back its own last store */
 	if (b != NULL && self < b->n && __atomic_load_n(&b->ack[self].tok, __ATOMIC_RELAXED) != P4DP_BIAS_OFFLINE)
 		p4dp_bias_ack(b, self);
 }
@@ -49,6 +50,7 @@ int p4dp_entry_lock_slow(const struct p4dp_ctx *ctx, const struct p4dp_entry *e)
 	struct p4dp_bias *b = ctx->bias;
 	const uint32_t self = ctx->worker_id, mine = P4DP_ELOCK_BIAS | self;
 	for (;;) {
+		/* relaxed: a first look at the lock word; every transition that takes the lock is a CAS with acquire */
 		uint32_t x = __atomic_load_n(w, __ATOMIC_RELAXED);
 		if (x == mine)
 			return 0;
@@ -133,11 +135,13 @@ uint64_t rt_now_ns(struct p4dp_runtime *rt)
 {
 	/* acquire pairs with the release store of clock_live in p4dp_runtime_run: tsc0/ns0 are set */
 	if (__atomic_load_n(&rt->clock_live, __ATOMIC_ACQUIRE)) {
+		/* relaxed: ordered after the clock_live acquire above */
 		uint64_t tsc0 = __atomic_load_n(&rt->tsc0, __ATOMIC_RELAXED);
 		uint64_t ns0 = __atomic_load_n(&rt->ns0, __ATOMIC_RELAXED);
 		uint64_t d = rte_rdtsc() - tsc0;
 		return ns0 + (uint64_t)((unsigned __int128)d * 1000000000u / rt->tsc_hz);
 	}
+	/* relaxed: a self-contained value written by the control thread (p4dp_runtime_time_set); publishes nothing */
 	return __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED);
 }
 
@@ -235,6 +239,7 @@ int p4dp_runtime_worker_stats_get(struct p4dp_runtime *rt, uint32_t worker, stru
 	st->dispatched_in = RT_STAT_LOAD(w->st.dispatched_in);
 	st->dispatch_drops = RT_STAT_LOAD(w->st.dispatch_drops);
 	st->loops = RT_STAT_LOAD(w->loops);
+	/* relaxed: a flag set before the run's launch; statistics need no ordering */
 	st->rss = (uint32_t)__atomic_load_n(&rt->dispatch_rss, __ATOMIC_RELAXED);
 	return 0;
 }

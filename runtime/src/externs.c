@@ -171,6 +171,7 @@ int p4dp_runtime_counter_write(struct p4dp_runtime *rt, uint32_t ext, uint32_t i
 		return rt_errc(-EINVAL, "NULL value");
 	for (uint32_t w = 0; w < rt->max_workers; w++) {
 		struct p4dp_counter_cell *c = (struct p4dp_counter_cell *)rt->ext[w][ext] + index;
+		/* relaxed: untorn stores; a worker's concurrent increment may be lost (documented in rt.h) */
 		__atomic_store_n(&c->packets, w == 0 ? v->packets : 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->bytes, w == 0 ? v->bytes : 0, __ATOMIC_RELAXED);
 	}
@@ -186,38 +187,6 @@ int p4dp_runtime_counter_reset(struct p4dp_runtime *rt, uint32_t ext)
 	for (uint32_t w = 0; w < rt->max_workers; w++)
 		memset(rt->ext[w][ext], 0, sizeof(struct p4dp_counter_cell) * n);
 	return 0;
-}
-
-static int direct_ext(struct p4dp_runtime *rt, uint32_t table, int meter, uint32_t *ext)
-{
-	if (rt == NULL || table >= rt->prog->n_tables)
-		return rt_errc(-EINVAL, "table index %u out of range", table);
-	const struct p4dp_table_info *ti = &rt->prog->tables[table];
-	int32_t x = meter ? ti->direct_meter : ti->direct_counter;
-	if (x < 0)
-		return rt_errc(-EINVAL, "table '%s' has no direct %s", ti->name, meter ? "meter" : "counter");
-	*ext = (uint32_t)x;
-	return 0;
-}
-
-int p4dp_runtime_direct_counter_read(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
-				     struct p4dp_counter_cell *out)
-{
-	uint32_t x = 0, index = 0;
-	int rc = direct_ext(rt, table, 0, &x);
-	if (rc || (rc = rt_entry_index(rt, table, e, &index)))
-		return rc;
-	return p4dp_runtime_counter_read(rt, x, index, out);
-}
-
-int p4dp_runtime_direct_counter_write(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
-				      const struct p4dp_counter_cell *v)
-{
-	uint32_t x = 0, index = 0;
-	int rc = direct_ext(rt, table, 0, &x);
-	if (rc || (rc = rt_entry_index(rt, table, e, &index)))
-		return rc;
-	return p4dp_runtime_counter_write(rt, x, index, v);
 }
 
 /* ------------------------------------------------------------ registers */
@@ -284,6 +253,7 @@ static uint64_t units_ns(uint64_t units, uint64_t rate)
 static int bucket_take(uint64_t *state, uint64_t rate, uint64_t burst, uint64_t burst_ns, uint64_t n,
 		       uint64_t now)
 {
+	/* relaxed: the CAS loops below re-check the value; the word orders nothing else (see above) */
 	uint64_t cur = __atomic_load_n(state, __ATOMIC_RELAXED), next;
 	if (rate == 0) {
 		do {
@@ -349,7 +319,7 @@ static int meter_publish(struct p4dp_runtime *rt, struct rt_meter_set *ms, uint3
 	return 0;
 }
 
-static int meter_check_cfg(const struct p4dp_meter_config *cfg)
+int rt_meter_cfg_check(const struct p4dp_meter_config *cfg)
 {
 	if (cfg != NULL && cfg->pir < cfg->cir)
 		return rt_errc(-EINVAL, "meter: pir (%" PRIu64 ") < cir (%" PRIu64 ")", cfg->pir, cfg->cir);
@@ -359,7 +329,7 @@ static int meter_check_cfg(const struct p4dp_meter_config *cfg)
 int p4dp_runtime_meter_set(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, const struct p4dp_meter_config *cfg)
 {
 	int rc = check_ext(rt, ext, P4DP_EXT_METER, P4DP_EXT_DIRECT_METER, "meter");
-	if (rc || (rc = check_index(rt, ext, index)) || (rc = meter_check_cfg(cfg)))
+	if (rc || (rc = check_index(rt, ext, index)) || (rc = rt_meter_cfg_check(cfg)))
 		return rc;
 	pthread_mutex_lock(&rt->lock);
 	rc = meter_publish(rt, rt->ext[0][ext], index, cfg);
@@ -383,16 +353,6 @@ int p4dp_runtime_meter_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t index
 		memset(cfg, 0, sizeof(*cfg));
 	pthread_mutex_unlock(&rt->lock);
 	return c != NULL;
-}
-
-int p4dp_runtime_direct_meter_set(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
-				  const struct p4dp_meter_config *cfg)
-{
-	uint32_t x = 0, index = 0;
-	int rc = direct_ext(rt, table, 1, &x);
-	if (rc || (rc = meter_check_cfg(cfg)) || (rc = rt_entry_index(rt, table, e, &index)))
-		return rc;
-	return p4dp_runtime_meter_set(rt, x, index, cfg);
 }
 
 void rt_direct_reset_index(struct p4dp_runtime *rt, uint32_t table, uint32_t index)
@@ -751,6 +711,7 @@ int p4dp_runtime_clone_session_set(struct p4dp_runtime *rt, uint32_t session, ui
 		return rt_errc(-EINVAL, "clone session id %u out of range (< %u)", session, P4DP_RT_CLONE_SESSIONS);
 	if (port >= P4DP_PORT_DROP)
 		return rt_errc(-EINVAL, "clone session port %u out of range (< %u)", port, P4DP_PORT_DROP);
+	/* relaxed: one self-contained word read by workers (p4dp_clone_session_get); publishes no memory */
 	__atomic_store_n(&rt->clone_port[session], port + 1, __ATOMIC_RELAXED);
 	return 0;
 }
@@ -759,6 +720,7 @@ int p4dp_runtime_clone_session_delete(struct p4dp_runtime *rt, uint32_t session)
 {
 	if (rt == NULL || session >= P4DP_RT_CLONE_SESSIONS)
 		return rt_errc(-EINVAL, "clone session id %u out of range", session);
+	/* relaxed: as in clone_session_set */
 	if (__atomic_exchange_n(&rt->clone_port[session], 0, __ATOMIC_RELAXED) == 0)
 		return rt_errc(-ENOENT, "clone session %u is not set", session);
 	return 0;

@@ -94,6 +94,7 @@ int p4dp_runtime_packet_inject(struct p4dp_runtime *rt, uint32_t in_port, const 
 		return rt_errc(-EINVAL, "inject: NULL argument");
 	if (len > 65535)
 		return rt_errc(-EINVAL, "inject: packet of %u bytes is longer than 65535", len);
+	/* acquire: pairs with the release store that ends a run, so its state is complete when we inject */
 	if (__atomic_load_n(&rt->running, __ATOMIC_ACQUIRE))
 		return rt_errc(-EBUSY, "inject: the runtime is running on ports (p4dp_runtime_run)");
 	uint8_t *buf = malloc(RT_INJECT_HEADROOM + len + RT_INJECT_TAILROOM);
@@ -114,6 +115,7 @@ int p4dp_runtime_packet_inject(struct p4dp_runtime *rt, uint32_t in_port, const 
 	};
 	w->inj = &inj;
 	w->drop_pkt = false;
+	/* relaxed: a self-contained value (the simulated clock); publishes nothing */
 	w->ctx.now_ns = __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED);
 	const uint64_t room = (uint64_t)RT_INJECT_HEADROOM + len + RT_INJECT_TAILROOM;
 	if (rt->inject_burst && rt->prog->process_mbufs != NULL && room <= UINT16_MAX) {

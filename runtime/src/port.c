@@ -110,6 +110,7 @@ int p4dp_runtime_port_add(struct p4dp_runtime *rt, uint32_t port_no, const char 
 	pthread_mutex_lock(&rt->lock);
 	int rc = 0;
 	uint32_t slot;
+	/* acquire: pairs with the release store that ends a run (the ports are stopped once it reads 0) */
 	if (__atomic_load_n(&rt->running, __ATOMIC_ACQUIRE)) {
 		rc = rt_errc(-EBUSY, "add_port: the runtime is running");
 		goto out;

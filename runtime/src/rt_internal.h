@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "conv.h"
+#include "err.h"
 #include "p4dp/abi.h"
 #include "p4dp/rt.h"
 
@@ -233,19 +235,10 @@ struct p4dp_runtime {
 /** Capacity of the idle-timeout notification queue (notifications beyond it are counted, dropped). */
 #define RT_IDLE_QLEN 65536u
 
-/* runtime.c */
-void rt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int rt_errc(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void rt_log(struct p4dp_runtime *rt, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 /* ctl.c */
 int rt_tables_create(struct p4dp_runtime *rt);
 void rt_tables_free(struct p4dp_runtime *rt);
 int rt_entry_index(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e, uint32_t *index);
-/** Convert big-endian bytes to a native field; -EINVAL (with error text) if too wide. */
-int rt_be_to_native(const char *what, uint32_t bitwidth, uint32_t size, const uint8_t *be, uint32_t be_len,
-		    uint8_t *out);
-void rt_native_to_be(uint32_t bitwidth, uint32_t size, const uint8_t *in, uint8_t *be);
 
 /** Add/modify an entry with the match of @p e and the given native action/data (no action
  *  validation; used for indirect tables by actprof.c). Errors as p4dp_runtime_table_entry_add. */
@@ -265,6 +258,8 @@ int rt_externs_create(struct p4dp_runtime *rt);
 void rt_externs_free(struct p4dp_runtime *rt);
 /** Reset the direct counter/meter cells of entry slot @p index of @p table (UINT32_MAX: all). */
 void rt_direct_reset_index(struct p4dp_runtime *rt, uint32_t table, uint32_t index);
+/** Validate a meter configuration: 0, or -EINVAL with a message. */
+int rt_meter_cfg_check(const struct p4dp_meter_config *cfg);
 /** Number of cells of extern @p x as allocated by the runtime. */
 uint32_t rt_ext_cells(const struct p4dp_runtime *rt, uint32_t x);
 

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Runtime lifecycle: EAL initialization, loading a compiled program, creating the per-worker
- * contexts, error strings and logging.
+ * Runtime lifecycle, the top of the runtime's layers: EAL initialization, loading and checking a
+ * compiled program, and creating (and freeing) the runtime: tables (ctl.c), externs (externs.c),
+ * action profiles (actprof.c), the per-worker contexts, the RCU domain. Nothing calls into this
+ * file but the API user.
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,44 +21,7 @@
 #include "p4dp/rcu.h"
 #include "rt_internal.h"
 
-static __thread char rt_errbuf[512];
 static int eal_done;
-
-void rt_err(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(rt_errbuf, sizeof(rt_errbuf), fmt, ap);
-	va_end(ap);
-}
-
-int rt_errc(int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(rt_errbuf, sizeof(rt_errbuf), fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-const char *p4dp_runtime_error_get(const struct p4dp_runtime *rt)
-{
-	(void)rt;
-	return rt_errbuf;
-}
-
-void rt_log(struct p4dp_runtime *rt, int level, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (rt != NULL && rt->log_fn != NULL)
-		rt->log_fn(rt->log_arg, level, line);
-	else
-		fprintf(stderr, "p4dp: %s\n", line);
-}
 
 int p4dp_eal_init(int argc, char **argv)
 {
@@ -236,7 +200,7 @@ int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_ru
 	rc = check_program(prog);
 	if (rc) {
 		char msg[512];
-		snprintf(msg, sizeof(msg), "%s", rt_errbuf);
+		snprintf(msg, sizeof(msg), "%s", p4dp_runtime_error_get(NULL));
 		rt_err("%s: %s", params->program_path, msg);
 		dlclose(dl);
 		return rc;
@@ -400,7 +364,9 @@ void p4dp_runtime_time_set(struct p4dp_runtime *rt, uint64_t ns)
 {
 	if (rt == NULL)
 		return;
+	/* relaxed: a self-contained value read by inject and rt_now_ns; publishes nothing */
 	__atomic_store_n(&rt->now_ns, ns, __ATOMIC_RELAXED);
+	/* acquire: pairs with the release stores of clock_live in p4dp_runtime_run */
 	if (!__atomic_load_n(&rt->clock_live, __ATOMIC_ACQUIRE))
 		(void)rt_idle_scan(rt, ns);
 }
@@ -409,11 +375,13 @@ void p4dp_runtime_time_advance(struct p4dp_runtime *rt, uint64_t ns)
 {
 	if (rt == NULL)
 		return;
+	/* relaxed: as in time_set (one control thread drives the simulated clock) */
 	p4dp_runtime_time_set(rt, __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED) + ns);
 }
 
 uint64_t p4dp_runtime_time_get(const struct p4dp_runtime *rt)
 {
+	/* relaxed: a self-contained value */
 	return rt ? __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED) : 0;
 }
 

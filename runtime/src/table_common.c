@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * p4dp tables: parameter checks, match validation, slot-index allocator,
- * keyless tables and the public entry points dispatching to table_exact.c
- * (all-exact keys on rte_hash) and table_tss.c (tuple-space search).
+ * p4dp tables (table.h): memory model, parameter checks, creation, and the public entry points.
+ * Control-path operations dispatch through the table's kind (struct table_kind_ops:
+ * table_exact.c for all-exact keys on rte_hash, table_tss.c for tuple-space search,
+ * table_keyless.c); the kinds never call back into this file (their shared helpers are in
+ * table_util.c). The lookups, on every packet, call each kind's lookup directly (a switch on
+ * t->kind, no indirect call).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,124 +71,6 @@ int p4dp_table_storage_choose(const struct p4dp_table_params *p)
 						p->fill_pct <= 100 ? p->fill_pct : 100, &m) != 0)
 		return P4DP_STORAGE_STATIC;
 	return m.choice;
-}
-
-int table_field_cmp(const struct p4dp_key_field *f, const uint8_t *a, const uint8_t *b)
-{
-	if (f->bitwidth > 128)
-		return memcmp(a + f->offset, b + f->offset, f->size);
-	/* little-endian: compare from the most significant byte down */
-	for (int i = (int)f->size - 1; i >= 0; i--) {
-		uint8_t x = a[f->offset + i], y = b[f->offset + i];
-		if (x != y)
-			return x < y ? -1 : 1;
-	}
-	return 0;
-}
-
-int64_t table_idx_alloc(struct p4dp_table *t)
-{
-	if (t->n_free == 0)
-		return -1;
-	TABLE_SET_RELAXED(t->n_free, t->n_free - 1);
-	return t->free_idx[t->n_free];
-}
-
-void table_idx_release(struct p4dp_table *t, uint32_t idx)
-{
-	/* Cannot overflow: every index in the stack was taken from it. */
-	t->free_idx[t->n_free] = idx;
-	TABLE_SET_RELAXED(t->n_free, t->n_free + 1);
-}
-
-int64_t table_idx_get(struct p4dp_table *t)
-{
-	int64_t idx = table_idx_alloc(t);
-	if (idx < 0 && t->n_entries < t->max_entries && !t->in_worker) {
-		/* Only deleted-but-not-yet-reclaimed entries hold the free slots:
-		 * wait for their grace period (spinning on the RCU token). */
-		p4dp_rcu_dq_reclaim(t->dq, true);
-		idx = table_idx_alloc(t);
-	}
-	return idx < 0 ? -ENOSPC : idx;
-}
-
-void table_entry_fill(struct p4dp_table *t, struct p4dp_entry *e, uint32_t action, const void *data,
-		      uint32_t idx, uint32_t flags)
-{
-	e->action = action;
-	e->index = idx;
-	e->flags = (uint16_t)flags;
-	e->_pad = 0;
-	e->lock = 0;
-	if (t->in_worker) {
-		e->flags = (uint16_t)(e->flags | P4DP_ENTRY_F_DP_ADDED);
-		e->expire_profile = t->worker_profile;
-		e->last_hit_ns = t->worker_now;
-	} else {
-		e->expire_profile = 0;
-		e->last_hit_ns = table_now(t);
-	}
-	if (t->data_len > 0) {
-		if (data != NULL)
-			memcpy(e->data, data, t->data_len);
-		else
-			memset(e->data, 0, t->data_len);
-	}
-}
-
-struct p4dp_entry *table_entry_new(struct p4dp_table *t, uint32_t action, const void *data, uint32_t idx,
-				   uint32_t flags)
-{
-	struct p4dp_entry *e = rte_malloc_socket("p4dp_entry", t->entry_size, 16, t->socket_id);
-	if (e != NULL)
-		table_entry_fill(t, e, action, data, idx, flags);
-	return e;
-}
-
-static void free_cb(void *ctx, void *p, uint64_t arg)
-{
-	(void)ctx;
-	(void)arg;
-	rte_free(p);
-}
-
-void table_defer(struct p4dp_table *t, p4dp_rcu_reclaim_fn fn, void *p, uint64_t arg)
-{
-	if (p4dp_rcu_dq_defer(t->dq, fn, t, p, arg) == 0)
-		return;
-	if (t->in_worker) {
-		/* A worker must never wait for a grace period (it would wait for
-		 * itself): reclaim what is due and retry; if the queue still has no
-		 * room the memory is leaked (out-of-memory only, counted in dp_busy)
-		 * rather than risking a use-after-free or a deadlock. */
-		p4dp_rcu_dq_reclaim(t->dq, false);
-		if (p4dp_rcu_dq_defer(t->dq, fn, t, p, arg) != 0) {
-			table_wlock(t);
-			TABLE_STAT_INC(t->st_dp_busy);
-			table_wunlock(t);
-		}
-		return;
-	}
-	/* Out of memory for the queue: fall back to a synchronous grace period
-	 * (spinning, not sleeping), then reclaim now. */
-	p4dp_rcu_dq_reclaim(t->dq, true);
-	p4dp_rcu_synchronize(t->rcu);
-	fn(t, p, arg);
-}
-
-void table_defer_free(struct p4dp_table *t, void *p)
-{
-	if (p != NULL)
-		table_defer(t, free_cb, p, 0);
-}
-
-/* Reclaim an entry and give its slot index back. */
-static void entry_idx_cb(void *ctx, void *p, uint64_t idx)
-{
-	struct p4dp_table *t = ctx;
-	rte_free(p);
-	table_idx_release(t, (uint32_t)idx);
 }
 
 /* ------------------------------------------------------------- creation */
@@ -298,18 +183,17 @@ struct p4dp_table *p4dp_table_create(const struct p4dp_table_params *p, struct p
 	t->n_free = p->max_entries;
 
 	if (p->n_fields == 0) {
-		t->kind = TABLE_KIND_KEYLESS;
+		t->ops = &table_keyless_ops;
 		t->storage = P4DP_STORAGE_DYNAMIC;
-		rc = 0;
 	} else if (all_exact) {
-		t->kind = TABLE_KIND_EXACT;
+		t->ops = &table_exact_ops;
 		t->storage = p->storage == P4DP_STORAGE_AUTO ? p4dp_table_storage_choose(p) : p->storage;
-		rc = table_exact_create(t);
 	} else {
-		t->kind = TABLE_KIND_TSS;
+		t->ops = &table_tss_ops;
 		t->storage = P4DP_STORAGE_DYNAMIC;
-		rc = table_tss_create(t);
 	}
+	t->kind = t->ops->kind;
+	rc = t->ops->create(t);
 	if (rc != 0)
 		goto fail;
 	return t;
@@ -329,19 +213,7 @@ void p4dp_table_free(struct p4dp_table *t)
 	if (t == NULL)
 		return;
 	pthread_mutex_lock(&t->lock);
-	switch (t->kind) {
-	case TABLE_KIND_EXACT:
-		table_exact_free(t);
-		break;
-	case TABLE_KIND_TSS:
-		table_tss_free(t);
-		break;
-	default:
-		if (t->single != NULL)
-			table_defer_free(t, t->single);
-		t->single = NULL;
-		break;
-	}
+	t->ops->free(t);
 	p4dp_rcu_dq_free(t->dq); /* waits for the grace periods of everything queued */
 	pthread_mutex_unlock(&t->lock);
 	pthread_mutex_destroy(&t->lock);
@@ -351,206 +223,23 @@ void p4dp_table_free(struct p4dp_table *t)
 	rte_free(t);
 }
 
-/* ---------------------------------------------------------- validation */
-
-/* Exact tables: the key is the value; mask (if given) must be all-ones over each
- * field's width; no bit outside the fields' widths may be set. */
-static int check_exact_match(const struct p4dp_table *t, const struct p4dp_match *m)
-{
-	if (m == NULL || (t->key_len > 0 && m->value == NULL))
-		return -EINVAL;
-	for (uint32_t i = 0; i < t->key_len; i++) {
-		if (m->value[i] & ~t->width_mask[i])
-			return -EINVAL;
-		if (m->mask != NULL && (m->mask[i] & t->width_mask[i]) != t->width_mask[i])
-			return -EINVAL;
-	}
-	return 0;
-}
-
-/* Prefix length of lpm field @p f given mask buffer @p mk (in key layout, the
- * field at f->offset), or -1 if not a prefix mask. */
-static int lpm_prefix_len(const struct p4dp_key_field *f, const uint8_t *mk)
-{
-	int len = 0;
-	int b = f->bitwidth - 1;
-	while (b >= 0 && table_field_bit(f, mk, (uint32_t)b)) {
-		len++;
-		b--;
-	}
-	for (; b >= 0; b--)
-		if (table_field_bit(f, mk, (uint32_t)b))
-			return -1;
-	return len;
-}
-
-/* Normalize a match for a tuple-space table into scratch buffers @p val, @p msk,
- * @p hi (key_len bytes each). */
-static int tss_normalize(const struct p4dp_table *t, const struct p4dp_match *m, uint8_t *val, uint8_t *msk,
-			 uint8_t *hi, struct tss_match *out)
-{
-	if (m == NULL || m->value == NULL)
-		return -EINVAL;
-	if (t->has_range && m->hi == NULL)
-		return -EINVAL;
-	memset(val, 0, t->key_len);
-	memset(msk, 0, t->key_len);
-	memset(hi, 0, t->key_len);
-	int32_t prefix_sum = 0;
-	for (uint32_t i = 0; i < t->n_fields; i++) {
-		const struct p4dp_key_field *f = &t->fields[i];
-		const uint8_t *wm = t->width_mask + f->offset;
-		const uint8_t *v = m->value + f->offset;
-		const uint8_t *mk = m->mask ? m->mask + f->offset : wm;
-		bool full = true, zero = true;
-		for (uint32_t j = 0; j < f->size; j++) {
-			if (v[j] & ~wm[j])
-				return -EINVAL; /* value bits beyond the width */
-			if (f->match_kind != P4DP_MATCH_RANGE && (v[j] & ~mk[j]))
-				return -EINVAL; /* value bits outside the mask */
-			if (mk[j] & ~wm[j])
-				return -EINVAL;
-			if (mk[j] != wm[j])
-				full = false;
-			if (mk[j] != 0)
-				zero = false;
-		}
-		switch (f->match_kind) {
-		case P4DP_MATCH_EXACT:
-			if (!full)
-				return -EINVAL;
-			break;
-		case P4DP_MATCH_LPM: {
-			int len = lpm_prefix_len(f, mk - f->offset);
-			if (len < 0)
-				return -EINVAL;
-			prefix_sum += len;
-			break;
-		}
-		case P4DP_MATCH_TERNARY:
-			break;
-		case P4DP_MATCH_OPTIONAL:
-			if (!full && !zero)
-				return -EINVAL;
-			break;
-		case P4DP_MATCH_RANGE: {
-			if (m->mask != NULL && !zero)
-				return -EINVAL;
-			const uint8_t *h = m->hi + f->offset;
-			for (uint32_t j = 0; j < f->size; j++)
-				if (h[j] & ~wm[j])
-					return -EINVAL;
-			if (table_field_cmp(f, m->value, m->hi) > 0)
-				return -EINVAL; /* lo > hi */
-			memcpy(val + f->offset, v, f->size);
-			memcpy(hi + f->offset, h, f->size);
-			continue; /* mask stays 0 */
-		}
-		}
-		memcpy(val + f->offset, v, f->size);
-		memcpy(msk + f->offset, mk, f->size);
-	}
-	out->value = val;
-	out->mask = msk;
-	out->hi = hi;
-	out->user_prio = t->prio_is_prefix ? 0 : m->priority;
-	out->prio = t->prio_is_prefix ? prefix_sum : m->priority;
-	return 0;
-}
-
-/* ------------------------------------------------------------- keyless */
-
-static int keyless_add(struct p4dp_table *t, uint32_t action, const void *data)
-{
-	if (t->single != NULL)
-		return -EEXIST;
-	if (t->n_entries >= t->max_entries) {
-		TABLE_STAT_INC(t->st_full);
-		return -ENOSPC;
-	}
-	int64_t idx = table_idx_get(t);
-	if (idx < 0) {
-		TABLE_STAT_INC(t->st_full);
-		return (int)idx;
-	}
-	struct p4dp_entry *e = table_entry_new(t, action, data, (uint32_t)idx, P4DP_ENTRY_F_DYNAMIC);
-	if (e == NULL) {
-		table_idx_release(t, (uint32_t)idx);
-		return -ENOMEM;
-	}
-	/* Release: the entry's contents are visible before the pointer. Pairs
-	 * with the acquire load in p4dp_table_lookup. */
-	__atomic_store_n(&t->single, e, __ATOMIC_RELEASE);
-	t->n_entries++;
-	return 0;
-}
-
-static int keyless_modify(struct p4dp_table *t, uint32_t action, const void *data)
-{
-	struct p4dp_entry *old = t->single;
-	if (old == NULL)
-		return -ENOENT;
-	struct p4dp_entry *e = table_entry_new(t, action, data, old->index, P4DP_ENTRY_F_DYNAMIC);
-	if (e == NULL)
-		return -ENOMEM;
-	/* Release publication of the complete new version (see keyless_add). */
-	__atomic_store_n(&t->single, e, __ATOMIC_RELEASE);
-	table_defer_free(t, old);
-	return 0;
-}
-
-static int keyless_delete(struct p4dp_table *t)
-{
-	struct p4dp_entry *old = t->single;
-	if (old == NULL)
-		return -ENOENT;
-	/* Relaxed is enough for NULL: it publishes no memory; the grace period
-	 * (token taken after this store, with release) orders the reclaim. */
-	__atomic_store_n(&t->single, NULL, __ATOMIC_RELAXED);
-	t->n_entries--;
-	table_defer(t, entry_idx_cb, old, old->index);
-	return 0;
-}
-
 /* ------------------------------------------------------- public entry points */
 
-#define TSS_SCRATCH(t)                                                                                    \
-	uint8_t val_[(t)->key_len ? (t)->key_len : 1], msk_[(t)->key_len ? (t)->key_len : 1],             \
-		hi_[(t)->key_len ? (t)->key_len : 1]
-
+/* Under the table mutex, before every write: reclaim what is due, let the kind fold back. */
 static void maintain_locked(struct p4dp_table *t)
 {
 	p4dp_rcu_dq_reclaim(t->dq, false);
-	if (t->kind == TABLE_KIND_EXACT)
-		table_exact_maintain(t);
+	if (t->ops->maintain != NULL)
+		t->ops->maintain(t);
 }
 
 int p4dp_table_entry_add(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data)
 {
 	if (t == NULL)
 		return -EINVAL;
-	int rc;
-	TSS_SCRATCH(t);
-	struct tss_match tm;
 	pthread_mutex_lock(&t->lock);
 	maintain_locked(t);
-	switch (t->kind) {
-	case TABLE_KIND_EXACT:
-		rc = check_exact_match(t, m);
-		if (rc == 0)
-			rc = table_exact_insert(t, m->value, action, data, 0, table_now(t), false, NULL);
-		break;
-	case TABLE_KIND_KEYLESS:
-		rc = m == NULL ? -EINVAL : keyless_add(t, action, data);
-		break;
-	default:
-		rc = tss_normalize(t, m, val_, msk_, hi_, &tm);
-		if (rc == 0)
-			rc = table_tss_add(t, &tm, action, data);
-		break;
-	}
-	if (rc == 0 && t->kind != TABLE_KIND_EXACT) /* exact: counted by table_exact_insert */
-		t->st_inserts++;
+	int rc = t->ops->add(t, m, action, data); /* counts st_inserts itself */
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }
@@ -559,26 +248,9 @@ int p4dp_table_entry_modify(struct p4dp_table *t, const struct p4dp_match *m, ui
 {
 	if (t == NULL)
 		return -EINVAL;
-	int rc;
-	TSS_SCRATCH(t);
-	struct tss_match tm;
 	pthread_mutex_lock(&t->lock);
 	maintain_locked(t);
-	switch (t->kind) {
-	case TABLE_KIND_EXACT:
-		rc = check_exact_match(t, m);
-		if (rc == 0)
-			rc = table_exact_modify(t, m->value, action, data);
-		break;
-	case TABLE_KIND_KEYLESS:
-		rc = m == NULL ? -EINVAL : keyless_modify(t, action, data);
-		break;
-	default:
-		rc = tss_normalize(t, m, val_, msk_, hi_, &tm);
-		if (rc == 0)
-			rc = table_tss_modify(t, &tm, action, data);
-		break;
-	}
+	int rc = t->ops->modify(t, m, action, data);
 	if (rc == 0)
 		t->st_modifies++;
 	pthread_mutex_unlock(&t->lock);
@@ -589,26 +261,9 @@ int p4dp_table_entry_delete(struct p4dp_table *t, const struct p4dp_match *m)
 {
 	if (t == NULL)
 		return -EINVAL;
-	int rc;
-	TSS_SCRATCH(t);
-	struct tss_match tm;
 	pthread_mutex_lock(&t->lock);
 	maintain_locked(t);
-	switch (t->kind) {
-	case TABLE_KIND_EXACT:
-		rc = check_exact_match(t, m);
-		if (rc == 0)
-			rc = table_exact_delete(t, m->value);
-		break;
-	case TABLE_KIND_KEYLESS:
-		rc = m == NULL ? -EINVAL : keyless_delete(t);
-		break;
-	default:
-		rc = tss_normalize(t, m, val_, msk_, hi_, &tm);
-		if (rc == 0)
-			rc = table_tss_delete(t, &tm);
-		break;
-	}
+	int rc = t->ops->del(t, m);
 	if (rc == 0)
 		t->st_deletes++;
 	pthread_mutex_unlock(&t->lock);
@@ -620,27 +275,9 @@ int p4dp_table_entry_get(struct p4dp_table *t, const struct p4dp_match *m, uint3
 {
 	if (t == NULL)
 		return -EINVAL;
-	int rc = 0;
 	const struct p4dp_entry *e = NULL;
-	TSS_SCRATCH(t);
-	struct tss_match tm;
 	pthread_mutex_lock(&t->lock);
-	switch (t->kind) {
-	case TABLE_KIND_EXACT:
-		rc = check_exact_match(t, m);
-		if (rc == 0)
-			e = table_exact_find(t, m->value);
-		break;
-	case TABLE_KIND_KEYLESS:
-		rc = m == NULL ? -EINVAL : 0;
-		e = t->single;
-		break;
-	default:
-		rc = tss_normalize(t, m, val_, msk_, hi_, &tm);
-		if (rc == 0)
-			e = table_tss_find(t, &tm);
-		break;
-	}
+	int rc = t->ops->find(t, m, &e);
 	if (rc == 0 && e == NULL)
 		rc = -ENOENT;
 	if (rc == 0) {
@@ -659,22 +296,10 @@ int p4dp_table_clear(struct p4dp_table *t)
 {
 	if (t == NULL)
 		return -EINVAL;
-	int rc = 0;
 	pthread_mutex_lock(&t->lock);
 	maintain_locked(t);
 	uint64_t before = t->n_entries;
-	switch (t->kind) {
-	case TABLE_KIND_EXACT:
-		rc = table_exact_clear(t);
-		break;
-	case TABLE_KIND_KEYLESS:
-		if (t->single != NULL)
-			rc = keyless_delete(t);
-		break;
-	default:
-		rc = table_tss_clear(t);
-		break;
-	}
+	int rc = t->ops->clear(t);
 	t->st_deletes += before - t->n_entries;
 	pthread_mutex_unlock(&t->lock);
 	return rc;
@@ -684,22 +309,8 @@ int p4dp_table_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg)
 {
 	if (t == NULL || cb == NULL)
 		return -EINVAL;
-	int rc = 0;
 	pthread_mutex_lock(&t->lock);
-	switch (t->kind) {
-	case TABLE_KIND_EXACT:
-		rc = table_exact_foreach(t, cb, arg);
-		break;
-	case TABLE_KIND_KEYLESS:
-		if (t->single != NULL) {
-			struct p4dp_match m = {.value = t->width_mask, .mask = t->width_mask, .hi = NULL, .priority = 0};
-			rc = cb(arg, &m, t->single);
-		}
-		break;
-	default:
-		rc = table_tss_foreach(t, cb, arg);
-		break;
-	}
+	int rc = t->ops->foreach(t, cb, arg);
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }
@@ -710,8 +321,8 @@ unsigned p4dp_table_maintain(struct p4dp_table *t)
 		return 0;
 	pthread_mutex_lock(&t->lock);
 	unsigned n = p4dp_rcu_dq_reclaim(t->dq, false);
-	if (t->kind == TABLE_KIND_EXACT)
-		n += table_exact_maintain(t);
+	if (t->ops->maintain != NULL)
+		n += t->ops->maintain(t);
 	pthread_mutex_unlock(&t->lock);
 	return n;
 }
@@ -728,6 +339,7 @@ int p4dp_table_stats_get(struct p4dp_table *t, struct p4dp_table_stats *st)
 	st->inserts = t->st_inserts;
 	st->deletes = t->st_deletes;
 	st->modifies = t->st_modifies;
+	/* relaxed: statistics counted with relaxed adds (TABLE_STAT_INC); the spinlock above orders the rest */
 	st->table_full = __atomic_load_n(&t->st_full, __ATOMIC_RELAXED);
 	st->dp_inserts = t->st_dp_inserts;
 	st->dp_busy = __atomic_load_n(&t->st_dp_busy, __ATOMIC_RELAXED);
@@ -739,10 +351,8 @@ int p4dp_table_stats_get(struct p4dp_table *t, struct p4dp_table_stats *st)
 	st->pending_reclaim = p4dp_rcu_dq_pending(t->dq);
 	st->kind = t->kind;
 	st->storage = (uint32_t)t->storage;
-	if (t->kind == TABLE_KIND_TSS)
-		st->tuples = table_tss_tuples(t);
-	if (t->kind == TABLE_KIND_EXACT)
-		st->displaced = table_exact_displaced(t);
+	if (t->ops->stats != NULL)
+		t->ops->stats(t, st);
 	pthread_mutex_unlock(&t->lock);
 	return 0;
 }
@@ -775,41 +385,9 @@ int p4dp_table_dp_insert_seen(struct p4dp_table *t, const void *key, uint32_t ac
 	for (uint32_t i = 0; i < t->key_len; i++)
 		if (k[i] & ~t->width_mask[i])
 			return -EINVAL; /* bits outside the fields: unreachable by the control plane */
-	switch (t->kind) {
-	case TABLE_KIND_EXACT:
-		return table_exact_insert(t, k, action, data, (uint8_t)profile, now_ns, true, seen);
-	case TABLE_KIND_TSS: {
-		/* Tuple space: the writer mutex, but only tried: a worker blocked on
-		 * it while a control thread waits for a grace period under it would
-		 * deadlock (the worker cannot report quiescence). */
-		if (pthread_mutex_trylock(&t->lock) != 0) {
-			table_wlock(t);
-			TABLE_STAT_INC(t->st_dp_busy);
-			table_wunlock(t);
-			return -EBUSY;
-		}
-		TSS_SCRATCH(t);
-		struct tss_match tm;
-		struct p4dp_match m = {.value = k, .mask = NULL, .hi = k, .priority = t->prio_is_prefix ? 0 : 1};
-		t->in_worker = true;
-		t->worker_now = now_ns;
-		t->worker_profile = (uint8_t)profile;
-		int rc = tss_normalize(t, &m, val_, msk_, hi_, &tm);
-		if (rc == 0)
-			rc = table_tss_add(t, &tm, action, data);
-		t->in_worker = false;
-		table_wlock(t);
-		if (rc == 0) {
-			t->st_inserts++;
-			t->st_dp_inserts++;
-		}
-		table_wunlock(t);
-		pthread_mutex_unlock(&t->lock);
-		return rc;
-	}
-	default:
+	if (t->ops->dp_insert == NULL)
 		return -EINVAL; /* keyless: nothing to insert */
-	}
+	return t->ops->dp_insert(t, k, action, data, (uint8_t)profile, now_ns, seen);
 }
 
 int p4dp_table_expire_profile_set(struct p4dp_table *t, uint32_t profile, uint64_t ns)
@@ -893,30 +471,20 @@ int p4dp_table_expire_scan(struct p4dp_table *t, uint64_t now_ns, int auto_delet
 {
 	if (t == NULL)
 		return -EINVAL;
-	if (t->kind == TABLE_KIND_KEYLESS)
+	if (!t->ops->expires)
 		return 0; /* keyless tables have no idle timeout */
 	struct exp_walk w = {.t = t, .now = now_ns, .auto_delete = auto_delete, .rec = 4 + 3 * (size_t)t->key_len};
-	TSS_SCRATCH(t);
-	struct tss_match tm;
 	pthread_mutex_lock(&t->lock);
 	maintain_locked(t);
-	if (t->kind == TABLE_KIND_EXACT)
-		table_exact_foreach(t, exp_collect_cb, &w);
-	else
-		table_tss_foreach(t, exp_collect_cb, &w);
+	t->ops->foreach(t, exp_collect_cb, &w);
 	int found = 0;
 	for (size_t i = 0; i < w.n; i++) {
 		uint8_t *r = w.buf + i * w.rec;
 		struct p4dp_match m = {.value = r + 4, .mask = r + 4 + t->key_len, .hi = r + 4 + 2 * t->key_len};
 		memcpy(&m.priority, r, sizeof(int32_t));
-		const struct p4dp_entry *e;
-		if (t->kind == TABLE_KIND_EXACT) {
-			e = table_exact_find(t, m.value);
-		} else {
+		const struct p4dp_entry *e = NULL;
+		if (t->ops->find(t, &m, &e) != 0)
 			e = NULL;
-			if (tss_normalize(t, &m, val_, msk_, hi_, &tm) == 0)
-				e = table_tss_find(t, &tm);
-		}
 		uint64_t idle;
 		if (e == NULL || !entry_expired(t, e, now_ns, &idle)) /* hit since the walk */
 			continue;
@@ -926,7 +494,7 @@ int p4dp_table_expire_scan(struct p4dp_table *t, uint64_t now_ns, int auto_delet
 			t->st_notified++;
 		}
 		if (auto_delete) {
-			int rc = t->kind == TABLE_KIND_EXACT ? table_exact_delete(t, m.value) : table_tss_delete(t, &tm);
+			int rc = t->ops->del(t, &m);
 			if (rc == 0) {
 				t->st_deletes++;
 				t->st_expired++;

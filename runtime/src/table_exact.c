@@ -139,7 +139,7 @@ static uint32_t zero_key_safe_seed(uint32_t key_len)
 	return seed;
 }
 
-int table_exact_create(struct p4dp_table *t)
+static int table_exact_create(struct p4dp_table *t)
 {
 	static uint32_t seq; /* unique rte_hash names within the process */
 	struct table_exact *x = calloc(1, sizeof(*x));
@@ -148,6 +148,7 @@ int table_exact_create(struct p4dp_table *t)
 	TAILQ_INIT(&x->displaced);
 	x->is_static = t->storage == P4DP_STORAGE_STATIC;
 	char name[RTE_HASH_NAMESIZE];
+	/* relaxed: only uniqueness of the number matters */
 	snprintf(name, sizeof(name), "p4dp_x%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	struct rte_hash_parameters hp = {
 		.name = name,
@@ -189,7 +190,7 @@ static void *entry_alloc_base(struct table_exact *x, struct p4dp_entry *e)
 	return x->is_static ? (void *)entry_side(e) : (void *)e;
 }
 
-void table_exact_free(struct p4dp_table *t)
+static void table_exact_free(struct p4dp_table *t)
 {
 	struct table_exact *x = t->ex;
 	if (x == NULL)
@@ -266,7 +267,7 @@ static struct side *side_new(struct p4dp_table *t, const uint8_t *key, uint32_t 
  * perf: the check is an rte_hash lookup of ~220 instructions, a quarter of an
  * insert; the signature is computed once for the check and the add.
  */
-int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data,
+static int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data,
 		       uint8_t profile, uint64_t now_ns, bool worker, uint64_t *seen)
 {
 	struct table_exact *x = t->ex;
@@ -400,7 +401,7 @@ static int fold_back(struct p4dp_table *t, struct side *s, uint32_t action, cons
 	return 0;
 }
 
-int table_exact_modify(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data)
+static int table_exact_modify(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data)
 {
 	struct table_exact *x = t->ex;
 	void *d;
@@ -447,7 +448,7 @@ int table_exact_modify(struct p4dp_table *t, const uint8_t *key, uint32_t action
 	return 0;
 }
 
-int table_exact_delete(struct p4dp_table *t, const uint8_t *key)
+static int table_exact_delete(struct p4dp_table *t, const uint8_t *key)
 {
 	struct table_exact *x = t->ex;
 	void *d;
@@ -471,7 +472,7 @@ int table_exact_delete(struct p4dp_table *t, const uint8_t *key)
 	return 0;
 }
 
-const struct p4dp_entry *table_exact_find(struct p4dp_table *t, const uint8_t *key)
+static const struct p4dp_entry *table_exact_find(struct p4dp_table *t, const uint8_t *key)
 {
 	void *d;
 	if (hash_find(t->ex->h, key, &d) < 0)
@@ -479,7 +480,7 @@ const struct p4dp_entry *table_exact_find(struct p4dp_table *t, const uint8_t *k
 	return d;
 }
 
-unsigned table_exact_maintain(struct p4dp_table *t)
+static unsigned table_exact_maintain(struct p4dp_table *t)
 {
 	struct table_exact *x = t->ex;
 	unsigned n = 0;
@@ -500,12 +501,12 @@ unsigned table_exact_maintain(struct p4dp_table *t)
 	return n;
 }
 
-uint64_t table_exact_displaced(const struct p4dp_table *t)
+static uint64_t table_exact_displaced(const struct p4dp_table *t)
 {
 	return t->ex->n_displaced;
 }
 
-int table_exact_clear(struct p4dp_table *t)
+static int table_exact_clear(struct p4dp_table *t)
 {
 	struct table_exact *x = t->ex;
 	/* Copy the keys first: deleting while iterating may move keys between
@@ -533,7 +534,7 @@ int table_exact_clear(struct p4dp_table *t)
 	return rc;
 }
 
-int table_exact_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg)
+static int table_exact_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg)
 {
 	const void *key;
 	void *data;
@@ -585,3 +586,73 @@ void table_exact_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint
 		n -= k;
 	}
 }
+
+/* ------------------------------------------------------------ the kind's operations */
+
+/* Exact tables: the key is the value; mask (if given) must be all-ones over each
+ * field's width; no bit outside the fields' widths may be set. */
+static int check_exact_match(const struct p4dp_table *t, const struct p4dp_match *m)
+{
+	if (m == NULL || (t->key_len > 0 && m->value == NULL))
+		return -EINVAL;
+	for (uint32_t i = 0; i < t->key_len; i++) {
+		if (m->value[i] & ~t->width_mask[i])
+			return -EINVAL;
+		if (m->mask != NULL && (m->mask[i] & t->width_mask[i]) != t->width_mask[i])
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int exact_add(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data)
+{
+	int rc = check_exact_match(t, m);
+	return rc ? rc : table_exact_insert(t, m->value, action, data, 0, table_now(t), false, NULL);
+}
+
+static int exact_modify(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data)
+{
+	int rc = check_exact_match(t, m);
+	return rc ? rc : table_exact_modify(t, m->value, action, data);
+}
+
+static int exact_delete(struct p4dp_table *t, const struct p4dp_match *m)
+{
+	int rc = check_exact_match(t, m);
+	return rc ? rc : table_exact_delete(t, m->value);
+}
+
+static int exact_find(struct p4dp_table *t, const struct p4dp_match *m, const struct p4dp_entry **e)
+{
+	int rc = check_exact_match(t, m);
+	if (rc == 0)
+		*e = table_exact_find(t, m->value);
+	return rc;
+}
+
+static int exact_dp_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data,
+			   uint8_t profile, uint64_t now_ns, uint64_t *seen)
+{
+	return table_exact_insert(t, key, action, data, profile, now_ns, true, seen);
+}
+
+static void exact_stats(const struct p4dp_table *t, struct p4dp_table_stats *st)
+{
+	st->displaced = table_exact_displaced(t);
+}
+
+const struct table_kind_ops table_exact_ops = {
+	.kind = TABLE_KIND_EXACT,
+	.expires = true,
+	.create = table_exact_create,
+	.free = table_exact_free,
+	.add = exact_add,
+	.modify = exact_modify,
+	.del = exact_delete,
+	.find = exact_find,
+	.clear = table_exact_clear,
+	.foreach = table_exact_foreach,
+	.maintain = table_exact_maintain,
+	.dp_insert = exact_dp_insert,
+	.stats = exact_stats,
+};

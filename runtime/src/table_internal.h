@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Private declarations shared by table_common.c, table_exact.c and table_tss.c. */
+/*
+ * Private declarations of the table layer (table_common.c, the kinds table_exact.c, table_tss.c,
+ * table_keyless.c, and their helpers table_util.c). Only these files include it.
+ * Layers, each calling only those below it: table_common.c -> the kinds -> table_util.c -> rcu.c.
+ */
 #ifndef P4DP_TABLE_INTERNAL_H
 #define P4DP_TABLE_INTERNAL_H
 
@@ -20,6 +24,45 @@ enum table_kind {
 
 struct table_exact;
 struct table_tss;
+struct p4dp_table;
+
+/*
+ * One table kind's control-path operations (one const instance per kind, chosen at creation).
+ * table_common.c calls them after its NULL checks; with the table mutex held except create,
+ * free (the table is not shared) and dp_insert (a worker: the kind takes what it needs). A kind
+ * validates the match itself (-EINVAL), counts st_inserts itself, and never calls table_common.c.
+ * Lookups are not here: the per-packet path switches on p4dp_table.kind and calls the kind's
+ * lookup directly (no indirect call per packet).
+ */
+struct table_kind_ops {
+	uint32_t kind;  /* enum table_kind, reported in p4dp_table_stats.kind */
+	bool expires;   /* entries can time out (p4dp_table_expire_scan) */
+	/** Build the kind's structures (t's common fields are set); 0 or -errno. */
+	int (*create)(struct p4dp_table *t);
+	/** Release them; deferred frees go through t's defer queue, which the caller drains. */
+	void (*free)(struct p4dp_table *t);
+	/** Add / modify / delete the entry of match @p m: 0, -EINVAL (bad match), -EEXIST / -ENOENT,
+	 *  -ENOSPC (full), -ENOMEM. */
+	int (*add)(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data);
+	int (*modify)(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data);
+	int (*del)(struct p4dp_table *t, const struct p4dp_match *m);
+	/** The entry of match @p m in *e (NULL if none): 0 or -EINVAL. */
+	int (*find)(struct p4dp_table *t, const struct p4dp_match *m, const struct p4dp_entry **e);
+	int (*clear)(struct p4dp_table *t);
+	/** Call @p cb for every entry until it returns non-zero (that value is returned). */
+	int (*foreach)(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg);
+	/** Optional: fold back what a grace period freed; returns the number of versions handled. */
+	unsigned (*maintain)(struct p4dp_table *t);
+	/** Optional (NULL: -EINVAL): a worker's insert of a full key (p4dp_table_dp_insert_seen). */
+	int (*dp_insert)(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data,
+			 uint8_t profile, uint64_t now_ns, uint64_t *seen);
+	/** Optional: the kind's own fields of @p st (tuples, displaced). */
+	void (*stats)(const struct p4dp_table *t, struct p4dp_table_stats *st);
+};
+
+extern const struct table_kind_ops table_exact_ops;
+extern const struct table_kind_ops table_tss_ops;
+extern const struct table_kind_ops table_keyless_ops;
 
 struct p4dp_table {
 	/* read by workers on every lookup */
@@ -32,6 +75,7 @@ struct p4dp_table {
 	struct p4dp_entry *single;
 
 	/* control side */
+	const struct table_kind_ops *ops;
 	uint32_t data_len;
 	uint32_t max_entries;
 	uint32_t n_fields;
@@ -103,7 +147,7 @@ static inline uint64_t table_now(const struct p4dp_table *t)
 	return t->clock ? t->clock(t->clock_arg) : 0;
 }
 
-/* ---- common helpers (table_common.c) ---- */
+/* ---- helpers shared by the kinds (table_util.c) ---- */
 
 /** Allocate a slot index; -1 if none free (caller may reclaim and retry). */
 int64_t table_idx_alloc(struct p4dp_table *t);
@@ -122,6 +166,8 @@ int64_t table_idx_get(struct p4dp_table *t);
 void table_defer_free(struct p4dp_table *t, void *p);
 /** Defer fn(t, p, arg) after a grace period; on -ENOMEM waits for one and calls now. */
 void table_defer(struct p4dp_table *t, p4dp_rcu_reclaim_fn fn, void *p, uint64_t arg);
+/** table_defer callback: rte_free the entry @p p and release slot index @p idx. */
+void table_entry_idx_reclaim(void *ctx, void *p, uint64_t idx);
 
 /** Bit @p b (0 = least significant) of field @p f in key buffer @p buf. */
 static inline int table_field_bit(const struct p4dp_key_field *f, const uint8_t *buf, uint32_t b)
@@ -133,24 +179,11 @@ static inline int table_field_bit(const struct p4dp_key_field *f, const uint8_t 
 /** Compare field @p f of buffers @p a and @p b as unsigned integers: <0, 0, >0. */
 int table_field_cmp(const struct p4dp_key_field *f, const uint8_t *a, const uint8_t *b);
 
-/* ---- exact (table_exact.c) ---- */
-int table_exact_create(struct p4dp_table *t);
-void table_exact_free(struct p4dp_table *t);
-/* The one insertion path (control adds with worker=false, data-plane adds with
- * worker=true): counts inserts/table_full itself. @p seen: NULL, or the insert
- * generation at which the caller saw the key absent (p4dp_table_dp_insert_seen). */
-int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data,
-		       uint8_t profile, uint64_t now_ns, bool worker, uint64_t *seen);
-int table_exact_modify(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data);
-int table_exact_delete(struct p4dp_table *t, const uint8_t *key);
-const struct p4dp_entry *table_exact_find(struct p4dp_table *t, const uint8_t *key); /* control */
-int table_exact_clear(struct p4dp_table *t);
-int table_exact_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg);
-unsigned table_exact_maintain(struct p4dp_table *t);
-uint64_t table_exact_displaced(const struct p4dp_table *t);
+/* ---- the kinds' per-packet lookups (called directly by p4dp_table_lookup*) ---- */
 const struct p4dp_entry *table_exact_lookup(struct p4dp_table *t, const void *key);
 void table_exact_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
 			     const struct p4dp_entry **out);
+const struct p4dp_entry *table_tss_lookup(struct p4dp_table *t, const void *key);
 
 /* ---- tuple space search (table_tss.c) ---- */
 /* A normalized match: mask (key_len, range fields 0), value (= value & mask, range
@@ -162,15 +195,5 @@ struct tss_match {
 	int32_t prio;
 	int32_t user_prio;
 };
-int table_tss_create(struct p4dp_table *t);
-void table_tss_free(struct p4dp_table *t);
-int table_tss_add(struct p4dp_table *t, const struct tss_match *m, uint32_t action, const void *data);
-int table_tss_modify(struct p4dp_table *t, const struct tss_match *m, uint32_t action, const void *data);
-int table_tss_delete(struct p4dp_table *t, const struct tss_match *m);
-const struct p4dp_entry *table_tss_find(struct p4dp_table *t, const struct tss_match *m);
-int table_tss_clear(struct p4dp_table *t);
-int table_tss_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg);
-uint64_t table_tss_tuples(const struct p4dp_table *t);
-const struct p4dp_entry *table_tss_lookup(struct p4dp_table *t, const void *key);
 
 #endif

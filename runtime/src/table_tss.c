@@ -214,7 +214,7 @@ static struct tss_view *view_alloc(struct p4dp_table *t, uint32_t n)
 				  RTE_CACHE_LINE_SIZE, t->socket_id);
 }
 
-int table_tss_create(struct p4dp_table *t)
+static int table_tss_create(struct p4dp_table *t)
 {
 	struct table_tss *s = rte_zmalloc_socket("p4dp_tss", sizeof(*s), RTE_CACHE_LINE_SIZE, t->socket_id);
 	if (s == NULL)
@@ -268,7 +268,7 @@ static void tuple_free_entries_now(struct tss_tuple *tp)
 			rte_free(n->entry);
 }
 
-void table_tss_free(struct p4dp_table *t)
+static void table_tss_free(struct p4dp_table *t)
 {
 	struct table_tss *s = t->tss;
 	if (s == NULL)
@@ -285,7 +285,7 @@ void table_tss_free(struct p4dp_table *t)
 	t->tss = NULL;
 }
 
-uint64_t table_tss_tuples(const struct p4dp_table *t)
+static uint64_t table_tss_tuples(const struct p4dp_table *t)
 {
 	return t->tss->n_tuples;
 }
@@ -508,7 +508,7 @@ static int tuple_grow(struct p4dp_table *t, struct tss_tuple *tp)
 
 /* ------------------------------------------------------------ control API */
 
-int table_tss_add(struct p4dp_table *t, const struct tss_match *m, uint32_t action, const void *data)
+static int table_tss_add(struct p4dp_table *t, const struct tss_match *m, uint32_t action, const void *data)
 {
 	struct table_tss *s = t->tss;
 	struct tss_tuple *tp = tuple_find(s, m->mask, t->key_len);
@@ -593,7 +593,7 @@ fail_tuple:
 	return rc;
 }
 
-const struct p4dp_entry *table_tss_find(struct p4dp_table *t, const struct tss_match *m)
+static const struct p4dp_entry *table_tss_find(struct p4dp_table *t, const struct tss_match *m)
 {
 	struct tss_tuple *tp = tuple_find(t->tss, m->mask, t->key_len);
 	if (tp == NULL)
@@ -602,7 +602,7 @@ const struct p4dp_entry *table_tss_find(struct p4dp_table *t, const struct tss_m
 	return n ? n->entry : NULL;
 }
 
-int table_tss_modify(struct p4dp_table *t, const struct tss_match *m, uint32_t action, const void *data)
+static int table_tss_modify(struct p4dp_table *t, const struct tss_match *m, uint32_t action, const void *data)
 {
 	struct tss_tuple *tp = tuple_find(t->tss, m->mask, t->key_len);
 	struct tss_node *n = tp ? node_find(t, tp, m, NULL) : NULL;
@@ -639,7 +639,7 @@ static void tuple_recompute_max(struct tss_tuple *tp)
 	}
 }
 
-int table_tss_delete(struct p4dp_table *t, const struct tss_match *m)
+static int table_tss_delete(struct p4dp_table *t, const struct tss_match *m)
 {
 	struct table_tss *s = t->tss;
 	struct tss_tuple *tp = tuple_find(s, m->mask, t->key_len);
@@ -674,7 +674,7 @@ int table_tss_delete(struct p4dp_table *t, const struct tss_match *m)
 	return 0;
 }
 
-int table_tss_clear(struct p4dp_table *t)
+static int table_tss_clear(struct p4dp_table *t)
 {
 	struct table_tss *s = t->tss;
 	struct tss_view *v = view_alloc(t, 0);
@@ -704,7 +704,7 @@ int table_tss_clear(struct p4dp_table *t)
 	return 0;
 }
 
-int table_tss_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg)
+static int table_tss_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg)
 {
 	struct table_tss *s = t->tss;
 	uint8_t val[KW_MAX * 8], hi[P4DP_TABLE_KEY_MAX];
@@ -732,3 +732,190 @@ int table_tss_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg)
 	}
 	return 0;
 }
+
+/* ------------------------------------------------------------ the kind's operations */
+
+/* Prefix length of lpm field @p f given mask buffer @p mk (in key layout, the
+ * field at f->offset), or -1 if not a prefix mask. */
+static int lpm_prefix_len(const struct p4dp_key_field *f, const uint8_t *mk)
+{
+	int len = 0;
+	int b = f->bitwidth - 1;
+	while (b >= 0 && table_field_bit(f, mk, (uint32_t)b)) {
+		len++;
+		b--;
+	}
+	for (; b >= 0; b--)
+		if (table_field_bit(f, mk, (uint32_t)b))
+			return -1;
+	return len;
+}
+
+/* Normalize a match for a tuple-space table into scratch buffers @p val, @p msk,
+ * @p hi (key_len bytes each). */
+static int tss_normalize(const struct p4dp_table *t, const struct p4dp_match *m, uint8_t *val, uint8_t *msk,
+			 uint8_t *hi, struct tss_match *out)
+{
+	if (m == NULL || m->value == NULL)
+		return -EINVAL;
+	if (t->has_range && m->hi == NULL)
+		return -EINVAL;
+	memset(val, 0, t->key_len);
+	memset(msk, 0, t->key_len);
+	memset(hi, 0, t->key_len);
+	int32_t prefix_sum = 0;
+	for (uint32_t i = 0; i < t->n_fields; i++) {
+		const struct p4dp_key_field *f = &t->fields[i];
+		const uint8_t *wm = t->width_mask + f->offset;
+		const uint8_t *v = m->value + f->offset;
+		const uint8_t *mk = m->mask ? m->mask + f->offset : wm;
+		bool full = true, zero = true;
+		for (uint32_t j = 0; j < f->size; j++) {
+			if (v[j] & ~wm[j])
+				return -EINVAL; /* value bits beyond the width */
+			if (f->match_kind != P4DP_MATCH_RANGE && (v[j] & ~mk[j]))
+				return -EINVAL; /* value bits outside the mask */
+			if (mk[j] & ~wm[j])
+				return -EINVAL;
+			if (mk[j] != wm[j])
+				full = false;
+			if (mk[j] != 0)
+				zero = false;
+		}
+		switch (f->match_kind) {
+		case P4DP_MATCH_EXACT:
+			if (!full)
+				return -EINVAL;
+			break;
+		case P4DP_MATCH_LPM: {
+			int len = lpm_prefix_len(f, mk - f->offset);
+			if (len < 0)
+				return -EINVAL;
+			prefix_sum += len;
+			break;
+		}
+		case P4DP_MATCH_TERNARY:
+			break;
+		case P4DP_MATCH_OPTIONAL:
+			if (!full && !zero)
+				return -EINVAL;
+			break;
+		case P4DP_MATCH_RANGE: {
+			if (m->mask != NULL && !zero)
+				return -EINVAL;
+			const uint8_t *h = m->hi + f->offset;
+			for (uint32_t j = 0; j < f->size; j++)
+				if (h[j] & ~wm[j])
+					return -EINVAL;
+			if (table_field_cmp(f, m->value, m->hi) > 0)
+				return -EINVAL; /* lo > hi */
+			memcpy(val + f->offset, v, f->size);
+			memcpy(hi + f->offset, h, f->size);
+			continue; /* mask stays 0 */
+		}
+		}
+		memcpy(val + f->offset, v, f->size);
+		memcpy(msk + f->offset, mk, f->size);
+	}
+	out->value = val;
+	out->mask = msk;
+	out->hi = hi;
+	out->user_prio = t->prio_is_prefix ? 0 : m->priority;
+	out->prio = t->prio_is_prefix ? prefix_sum : m->priority;
+	return 0;
+}
+
+/* Scratch buffers of one normalized match (key_len bytes each). */
+#define TSS_SCRATCH(t)                                                                                    \
+	uint8_t val_[(t)->key_len ? (t)->key_len : 1], msk_[(t)->key_len ? (t)->key_len : 1],             \
+		hi_[(t)->key_len ? (t)->key_len : 1]
+
+static int tss_add(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data)
+{
+	TSS_SCRATCH(t);
+	struct tss_match tm;
+	int rc = tss_normalize(t, m, val_, msk_, hi_, &tm);
+	if (rc == 0)
+		rc = table_tss_add(t, &tm, action, data);
+	if (rc == 0)
+		t->st_inserts++;
+	return rc;
+}
+
+static int tss_modify(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data)
+{
+	TSS_SCRATCH(t);
+	struct tss_match tm;
+	int rc = tss_normalize(t, m, val_, msk_, hi_, &tm);
+	return rc ? rc : table_tss_modify(t, &tm, action, data);
+}
+
+static int tss_delete(struct p4dp_table *t, const struct p4dp_match *m)
+{
+	TSS_SCRATCH(t);
+	struct tss_match tm;
+	int rc = tss_normalize(t, m, val_, msk_, hi_, &tm);
+	return rc ? rc : table_tss_delete(t, &tm);
+}
+
+static int tss_find(struct p4dp_table *t, const struct p4dp_match *m, const struct p4dp_entry **e)
+{
+	TSS_SCRATCH(t);
+	struct tss_match tm;
+	int rc = tss_normalize(t, m, val_, msk_, hi_, &tm);
+	if (rc == 0)
+		*e = table_tss_find(t, &tm);
+	return rc;
+}
+
+/* A worker's insert: the writer mutex, but only tried: a worker blocked on it while a control
+ * thread waits for a grace period under it would deadlock (the worker cannot report quiescence). */
+static int tss_dp_insert(struct p4dp_table *t, const uint8_t *k, uint32_t action, const void *data,
+			 uint8_t profile, uint64_t now_ns, uint64_t *seen)
+{
+	(void)seen;
+	if (pthread_mutex_trylock(&t->lock) != 0) {
+		table_wlock(t);
+		TABLE_STAT_INC(t->st_dp_busy);
+		table_wunlock(t);
+		return -EBUSY;
+	}
+	TSS_SCRATCH(t);
+	struct tss_match tm;
+	struct p4dp_match m = {.value = k, .mask = NULL, .hi = k, .priority = t->prio_is_prefix ? 0 : 1};
+	t->in_worker = true;
+	t->worker_now = now_ns;
+	t->worker_profile = profile;
+	int rc = tss_normalize(t, &m, val_, msk_, hi_, &tm);
+	if (rc == 0)
+		rc = table_tss_add(t, &tm, action, data);
+	t->in_worker = false;
+	table_wlock(t);
+	if (rc == 0) {
+		t->st_inserts++;
+		t->st_dp_inserts++;
+	}
+	table_wunlock(t);
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+static void tss_stats(const struct p4dp_table *t, struct p4dp_table_stats *st)
+{
+	st->tuples = table_tss_tuples(t);
+}
+
+const struct table_kind_ops table_tss_ops = {
+	.kind = TABLE_KIND_TSS,
+	.expires = true,
+	.create = table_tss_create,
+	.free = table_tss_free,
+	.add = tss_add,
+	.modify = tss_modify,
+	.del = tss_delete,
+	.find = tss_find,
+	.clear = table_tss_clear,
+	.foreach = table_tss_foreach,
+	.dp_insert = tss_dp_insert,
+	.stats = tss_stats,
+};

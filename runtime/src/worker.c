@@ -680,6 +680,7 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	if (params->stop == NULL && params->duration_ms == 0 && !params->until_input_done)
 		return rt_errc(-EINVAL, "run: no stop condition (stop flag, duration or until_input_done)");
 	int zero = 0;
+	/* acq_rel: one run at a time; the previous run's release store of 0 is seen with its state */
 	if (!__atomic_compare_exchange_n(&rt->running, &zero, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return rt_errc(-EBUSY, "run: already running");
 	int rc = 0;
@@ -697,6 +698,7 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 			rc = rt_errc(-EIO, "run: RSS dispatch requested but a port cannot spread %u rx queues by RSS",
 				     nw);
 	}
+	/* relaxed: read by workers launched later (the EAL launch orders it) and by statistics */
 	__atomic_store_n(&rt->dispatch_sw, nw > 1 && !rss && params->dispatch != P4DP_RT_DISPATCH_NONE,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&rt->dispatch_rss, rss, __ATOMIC_RELAXED); /* workers are launched after this */
@@ -720,16 +722,20 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	pthread_mutex_unlock(&rt->lock);
 	if (rc != 0) {
 		ports_stop(rt);
+		/* release: pairs with the acquire loads of running (inject, port_add, bench) */
 		__atomic_store_n(&rt->running, 0, __ATOMIC_RELEASE);
 		return rc;
 	}
 
 	rt->run_workers = nw;
+	/* relaxed: published by the release store of clock_live below */
 	__atomic_store_n(&rt->tsc0, rte_rdtsc(), __ATOMIC_RELAXED);
 	__atomic_store_n(&rt->ns0, __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 	/* release: rt_now_ns on other control threads sees tsc0/ns0 once it sees clock_live */
 	__atomic_store_n(&rt->clock_live, 1, __ATOMIC_RELEASE);
+	/* release: before the workers' launch; they load it with acquire every iteration */
 	__atomic_store_n(&rt->stop_workers, 0, __ATOMIC_RELEASE);
+	/* release: set before the launch; workers decrement it (acq_rel) when they stop */
 	__atomic_store_n(&rt->dispatching, rt->dispatch_sw ? (int)nw : 0, __ATOMIC_RELEASE);
 	uint32_t launched = 0;
 	unsigned lcores[RTE_MAX_LCORE];
@@ -792,7 +798,9 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 			RT_STAT_ADD(rt->workers[i].st.dispatch_drops, 1);
 		}
 	}
+	/* release: rt_now_ns falls back to the simulated clock from here on */
 	__atomic_store_n(&rt->clock_live, 0, __ATOMIC_RELEASE);
+	/* release: the stopped ports and final statistics before running reads 0 (acquire in its readers) */
 	ports_stop(rt);
 	__atomic_store_n(&rt->running, 0, __ATOMIC_RELEASE);
 	return rc;

@@ -469,6 +469,7 @@ static inline void p4dp_entry_touch(const struct p4dp_ctx *ctx, const struct p4d
 static inline void p4dp_entry_set_expire(const struct p4dp_ctx *ctx, const struct p4dp_entry *e,
 					 uint32_t profile)
 {
+	/* relaxed: as the touch below; the expiry scan reads the byte with a relaxed load */
 	if (profile < P4DP_EXPIRE_PROFILES)
 		__atomic_store_n((uint8_t *)(uintptr_t)&e->expire_profile, (uint8_t)profile, __ATOMIC_RELAXED);
 	p4dp_entry_touch(ctx, e);
