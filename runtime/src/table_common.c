@@ -20,7 +20,8 @@
 /* ---------------------------------------------------------------- helpers */
 
 /*
- * Memory model (seed 000, Eq. 2 and 4, recomputed for p4dp's layout on DPDK
+ * Memory model (Eq. 2 and 4 of Simon et al., "High-Performance Match-Action Table Updates from
+ * within Programmable Software Data Planes", recomputed for p4dp's layout on DPDK
  * 22.11; ARCHITECTURE.md "Entry storage and memory model" derives it):
  *   E   = max(s, 64) hash entries,  B = pow2(E) / 8 buckets of 64 B (main + ext)
  *   hash = 2*B*64 + (E+1)*[8+k]_16 + 4*pow2(E+1) + 4*pow2(B+1)    (buckets, key store, rings)

@@ -234,7 +234,7 @@ struct p4dp_ctx {
 	uint64_t rng;                 /**< xorshift state for random() */
 	void *rt;                     /**< the runtime's (struct p4dp_runtime *) */
 	uint8_t *emit_buf;            /**< scratch of P4DP_EMIT_MAX bytes for deparsing */
-	/* added by runtime-core: per-worker table statistics, see p4dp_table_count() */
+	/* per-worker table statistics, see p4dp_table_count() */
 	uint64_t *table_hits;         /**< indexed like p4dp_program.tables */
 	uint64_t *table_misses;       /**< indexed like p4dp_program.tables */
 	/** Revocation state of the biased entry locks (dpwrite.h); NULL: locks are never biased. */
@@ -358,7 +358,7 @@ void p4dp_assert_fail(struct p4dp_ctx *ctx, const char *where);
 void p4dp_count_unsupported(struct p4dp_ctx *ctx, const char *what);
 
 /* ------------------------------------------------------------------------------------------ */
-/* added by runtime-core                                                                        */
+/* Table capacity, statistics and lookups                                                       */
 
 /** Capacity the runtime gives a table whose size is not declared (p4dp_table_info.size == 0);
  *  direct counters/meters of such a table have this many cells. */

@@ -21,7 +21,8 @@
  * including the other packets of its burst. Both callbacks also run during bench FLOOR
  * measurements, which then give the floor plus the tap's own cost.
  *
- * Phases (seed 001): the source hands out keys following a schedule of phases, each a number of
+ * Phases (the insert-only and mixed phases of Simon et al., "Never Miss Twice - Add-on-Miss
+ * Table Updates in Software Data Planes"): the source hands out keys following a schedule of phases, each a number of
  * packets and a key mode: RANDOM (key_base + a uniform random index below n_keys + the fresh keys
  * handed out so far), NEW (every packet gets a fresh key: key_base + n_keys + counter), MIX (as
  * RANDOM, but every insert_every-th packet of the phase gets a fresh key). A packet with a fresh

@@ -47,12 +47,15 @@ struct p4dp_runtime;
 /**
  * Initialize DPDK's EAL. Call once per process before p4dp_runtime_create(). Typical arguments:
  * `p4dp --no-huge --no-pci -m 512 --no-shconf --no-telemetry --lcores=0@0,1@(0-1),2@(0-1)` (DPDK
- * 22.11 rejects --in-memory together with --no-huge)
- * (argv[0] is the program name). Workers of p4dp_runtime_run() run on the EAL's worker lcores, so
- * give one lcore more than the most workers you want.
+ * 22.11 rejects --in-memory together with --no-huge). Workers of p4dp_runtime_run() run on the
+ * EAL's worker lcores, so give one lcore more than the most workers you want.
+ *
+ * @param argc number of arguments in @p argv (at least 1).
+ * @param argv EAL arguments; argv[0] is the program name. rte_eal_init() may permute them.
+ * @return 0; -EALREADY if the EAL was already initialized by this function; -EINVAL (argc < 1 or
+ *         argv NULL, or rejected arguments); another -errno from rte_eal_init(). The message is in
+ *         p4dp_runtime_error_get(NULL).
  * Context: main thread, before any other DPDK use. Thread safety: not thread-safe.
- * @return 0; -EALREADY if the EAL was already initialized by this function; -EINVAL/-errno from
- *         rte_eal_init() (message in p4dp_runtime_error_get(NULL)).
  */
 int p4dp_eal_init(int argc, char **argv);
 
@@ -78,31 +81,53 @@ struct p4dp_runtime_params {
  * actions, and creates per-worker contexts (counter arrays, digest queues, hit/miss arrays),
  * shared register cells (zeroed) and meter cells (unconfigured), and the RCU domain.
  *
- * @param params see struct p4dp_runtime_params.
- * @param out receives the runtime.
- * @return 0; -EINVAL (bad params, missing symbol, ABI version mismatch, malformed metadata or
+ * @param params program path, worker contexts, queue and pool sizes, socket, log callback (see
+ *        struct p4dp_runtime_params); not kept after the call.
+ * @param out receives the runtime (unchanged on failure).
+ * @return 0; -EINVAL (NULL argument, missing symbol, ABI version mismatch, malformed metadata or
  *         const entries); -ENOENT (cannot open the file); -ENOMEM; -EPERM (EAL not initialized).
  *         The message is in p4dp_runtime_error_get(NULL).
- * Context: control thread, after p4dp_eal_init(). Thread safety: reentrant.
+ * Context: control thread, after p4dp_eal_init(). Thread safety: reentrant (each call creates its
+ * own runtime).
  */
 int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_runtime **out);
 
-/** Free everything (tables, externs, ports) and dlclose() the program. Must not be running.
- *  NULL is a no-op. Context: control thread; no other call on @p rt may be in progress. */
+/**
+ * Free everything (tables, externs, ports, worker contexts) and dlclose() the program.
+ *
+ * @param rt the runtime, not running; NULL is a no-op.
+ * Context: control thread. Thread safety: no other call on @p rt may be in progress or follow.
+ */
 void p4dp_runtime_free(struct p4dp_runtime *rt);
 
 /**
  * The message describing the last failure of a p4dp_runtime_* / p4dp_eal_init call made by the
- * calling thread (the string is thread-local, valid until the thread's next failing call).
- * @p rt is accepted for symmetry and may be NULL. Never returns NULL ("" if none).
+ * calling thread.
+ *
+ * @param rt accepted for symmetry; may be NULL (messages are per thread, not per runtime).
+ * @return the message, valid until the thread's next failing call; never NULL ("" if none).
+ * Context: any thread. Thread safety: thread-local.
  */
 const char *p4dp_runtime_error_get(const struct p4dp_runtime *rt);
 
-/** The loaded program's metadata (schema: tables, keys, actions, params, externs). Valid until
- *  p4dp_runtime_free(). Context: any. */
+/**
+ * The loaded program's metadata (schema: tables, keys, actions, parameters, externs).
+ *
+ * @param rt the runtime; NULL gives NULL.
+ * @return the program, valid until p4dp_runtime_free().
+ * Context: any thread. Thread safety: the metadata is immutable.
+ */
 const struct p4dp_program *p4dp_runtime_program_get(const struct p4dp_runtime *rt);
 
-/** Replace the log callback (NULL: stderr). Context: control thread, not while running. */
+/**
+ * Replace the log callback.
+ *
+ * @param rt the runtime; NULL is a no-op.
+ * @param fn receives each log line (NULL: lines go to stderr).
+ * @param arg passed to @p fn.
+ * Context: control thread, not while p4dp_runtime_run() runs (workers may log through it).
+ * Thread safety: not synchronized.
+ */
 void p4dp_runtime_log_set(struct p4dp_runtime *rt, p4dp_log_fn fn, void *arg);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -150,54 +175,128 @@ struct p4dp_rt_entry {
 /** Callback receiving an entry; the entry is valid only during the call. Return nonzero to stop. */
 typedef int (*p4dp_rt_entry_cb)(void *arg, const struct p4dp_rt_entry *e);
 
-/** Table index of the table named @p name (control-plane name). @return 0; -ENOENT. Context: any. */
+/**
+ * Table index of the table named @p name.
+ *
+ * @param rt the runtime.
+ * @param name control-plane name of the table.
+ * @param table receives the index into the program's `tables`.
+ * @return 0; -EINVAL (NULL argument); -ENOENT (no such table).
+ * Context: any thread. Thread safety: reads immutable metadata only.
+ */
 int p4dp_runtime_table_find(const struct p4dp_runtime *rt, const char *name, uint32_t *table);
 
 /**
- * Add an entry. Validation (-EINVAL with a precise message): table index; const table; key count;
- * per field: type, value widths (bytes and bits), lpm prefix_len <= bitwidth and no value bits
- * beyond the prefix, ternary value bits outside the mask, range low > high, optional; priority
- * required (> 0) or forbidden (!= 0); action not in the table or @defaultonly; parameter count and
- * widths. Other errors: -EEXIST (same match installed), -ENOSPC (table full), -ENOMEM.
+ * Add an entry.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param e the entry in control-plane form: match (keys, priority), action and parameters.
+ * @return 0; -EINVAL with a precise message: table index; const table; indirect table (use
+ *         p4dp_runtime_table_indirect_entry_add); key count; per field: type, value widths (bytes
+ *         and bits), lpm prefix_len <= bitwidth and no value bits beyond the prefix, ternary value
+ *         bits outside the mask, range low > high, optional; priority required (> 0) or forbidden
+ *         (!= 0); action not in the table or @defaultonly; parameter count and widths.
+ *         -EEXIST (same match installed); -ENOSPC (table full); -ENOMEM.
  * Context: control thread. Thread safety: serialized per table; safe against running workers,
- * which see the entry atomically.
+ * which see the complete entry or none.
  */
 int p4dp_runtime_table_entry_add(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e);
 
-/** Replace the action and parameters of an installed entry (direct counters/meters are kept).
- *  Errors: as add, plus -ENOENT (not installed); no -EEXIST/-ENOSPC. Context: as add. */
+/**
+ * Replace the action and parameters of an installed entry (direct counters/meters are kept).
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param e the entry: match of the installed entry, new action and parameters.
+ * @return 0; -EINVAL (as add); -ENOENT (not installed); -ENOMEM.
+ * Context: control thread. Thread safety: as add; a packet sees the old or the new version.
+ */
 int p4dp_runtime_table_entry_modify(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e);
 
-/** Delete an installed entry (action/params of @p e ignored); its direct counter/meter cells are
- *  reset. Errors: match validation as add (-EINVAL), -ENOENT, -ENOMEM. Context: as add. */
+/**
+ * Delete an installed entry; its direct counter/meter cells are reset.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param e the match of the entry (action and parameters ignored).
+ * @return 0; -EINVAL (match validation as add, const table); -ENOENT; -ENOMEM.
+ * Context: control thread. Thread safety: as add; the entry is freed after a grace period.
+ */
 int p4dp_runtime_table_entry_delete(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e);
 
-/** Read one installed entry (match given by @p e) and pass it to @p cb. @return 0 (or cb's nonzero
- *  value); -EINVAL (match validation); -ENOENT. Context: as add. */
+/**
+ * Read one installed entry and pass it to @p cb.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param e the match of the entry to read.
+ * @param cb receives the entry in control-plane form (valid only during the call).
+ * @param arg passed to @p cb.
+ * @return 0 or cb's nonzero value; -EINVAL (match validation, NULL callback); -ENOENT; -ENOMEM.
+ * Context: control thread. Thread safety: as add.
+ */
 int p4dp_runtime_table_entry_get(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				 p4dp_rt_entry_cb cb, void *arg);
 
-/** Pass every installed entry (in no particular order) to @p cb, which must not write the table.
- *  @return 0 after the full walk, cb's nonzero value if it stopped, -EINVAL, -ENOMEM.
- *  Context: control thread; holds the table's writer lock during the walk. */
+/**
+ * Pass every installed entry (in no particular order) to @p cb.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param cb receives each entry (valid only during the call); must not write the table.
+ * @param arg passed to @p cb.
+ * @return 0 after the full walk, cb's nonzero value if it stopped; -EINVAL; -ENOMEM.
+ * Context: control thread. Thread safety: holds the table's writer lock during the walk.
+ */
 int p4dp_runtime_table_read(struct p4dp_runtime *rt, uint32_t table, p4dp_rt_entry_cb cb, void *arg);
 
-/** Delete all entries (not allowed on const tables: -EINVAL). @return 0; -EINVAL; -ENOMEM. */
+/**
+ * Delete all entries of a table (their direct counter/meter cells are reset).
+ *
+ * @param rt the runtime.
+ * @param table table index; not a const table.
+ * @return 0; -EINVAL (bad index, const table); -ENOMEM.
+ * Context: control thread. Thread safety: as add.
+ */
 int p4dp_runtime_table_clear(struct p4dp_runtime *rt, uint32_t table);
 
 /**
- * Set the default (miss) action. -EINVAL: bad table, const default action, action not in the
- * table or @tableonly, wrong parameter count/widths. -ENOMEM. The new default is published
- * atomically (workers see the old or the new one); the old is freed after an RCU grace period.
+ * Set the default (miss) action. The new default is published atomically (workers see the old
+ * or the new one); the old one is freed after an RCU grace period.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param action index into the program's actions; an action of the table, not @tableonly.
+ * @param n_params number of parameters in @p params.
+ * @param params the action's parameters in order, big-endian.
+ * @return 0; -EINVAL (bad table, const default action, action not allowed, wrong parameter count
+ *         or widths); -ENOMEM.
  * Context: control thread. Thread safety: serialized by the runtime mutex.
  */
 int p4dp_runtime_table_default_set(struct p4dp_runtime *rt, uint32_t table, uint32_t action,
 				   uint32_t n_params, const struct p4dp_rt_param *params);
 
-/** Pass the current default action (n_keys 0) to @p cb. @return 0 or cb's value; -EINVAL. */
+/**
+ * Pass the current default action to @p cb as an entry with n_keys 0.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param cb receives the action and its parameters (valid only during the call).
+ * @param arg passed to @p cb.
+ * @return 0 or cb's value; -EINVAL; -ENOMEM.
+ * Context: control thread. Thread safety: runtime mutex.
+ */
 int p4dp_runtime_table_default_get(struct p4dp_runtime *rt, uint32_t table, p4dp_rt_entry_cb cb, void *arg);
 
-/** Restore the program's default action. @return 0; -EINVAL; -ENOMEM. */
+/**
+ * Restore the program's default action.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @return 0; -EINVAL (bad table, const default action); -ENOMEM.
+ * Context: control thread. Thread safety: as default_set.
+ */
 int p4dp_runtime_table_default_reset(struct p4dp_runtime *rt, uint32_t table);
 
 struct p4dp_rt_table_stats {
@@ -209,29 +308,56 @@ struct p4dp_rt_table_stats {
 	uint64_t idle_notified; /**< idle-timeout notifications queued */
 };
 
-/** Table statistics (hits/misses summed over workers). @return 0; -EINVAL. Context: control. */
+/**
+ * Table statistics; hits and misses are summed over the workers.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param st receives the statistics.
+ * @return 0; -EINVAL.
+ * Context: control thread. Thread safety: a consistent snapshot of the table's own counters
+ * (under its locks); hits/misses are recent values of counters the workers keep running.
+ */
 int p4dp_runtime_table_stats_get(struct p4dp_runtime *rt, uint32_t table, struct p4dp_rt_table_stats *st);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Idle timeout (PNA pna_idle_timeout / idle_timeout_with_auto_delete)                          */
 
 /**
- * Set the duration of expire-time profile @p profile (< P4DP_EXPIRE_PROFILES) of @p table in ns
- * (0 = entries with this profile never expire). Defaults: P4DP_EXPIRE_DEFAULTS_NS (table.h:
+ * Set the duration of an expire-time profile. Defaults: P4DP_EXPIRE_DEFAULTS_NS (table.h:
  * profile 0 = 10 s, 1 = 1 s, 2 = 5 s, 3 = 30 s, 4 = 60 s, 5 = 300 s, 6 = 3600 s, 7 = never).
  * Control-plane entries use profile 0; PNA add_entry passes its expire_time_profile_id.
- * @return 0; -EINVAL. Context: control thread. Thread safety: table mutex.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param profile profile number, < P4DP_EXPIRE_PROFILES.
+ * @param ns idle time after which entries with this profile expire; 0 = never.
+ * @return 0; -EINVAL.
+ * Context: control thread. Thread safety: table mutex.
  */
 int p4dp_runtime_table_expire_profile_set(struct p4dp_runtime *rt, uint32_t table, uint32_t profile, uint64_t ns);
+/**
+ * Read the duration of an expire-time profile.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param profile profile number, < P4DP_EXPIRE_PROFILES.
+ * @param ns receives the duration in ns (0 = never).
+ * @return 0; -EINVAL.
+ * Context: control thread. Thread safety: table mutex.
+ */
 int p4dp_runtime_table_expire_profile_get(struct p4dp_runtime *rt, uint32_t table, uint32_t profile,
 					  uint64_t *ns);
 
 /**
- * Run the expiry scan of every table with P4DP_TABLE_F_IDLE_NOTIFY or _IDLE_AUTO_DELETE now
- * (at p4dp_runtime_time_get(), or the running clock). p4dp_runtime_time_advance() and
+ * Run the expiry scan of every table with P4DP_TABLE_F_IDLE_NOTIFY or _IDLE_AUTO_DELETE now (at
+ * p4dp_runtime_time_get(), or the running clock). p4dp_runtime_time_advance() and
  * p4dp_runtime_time_set() call it, so expiry is exact under the simulated clock; during
  * p4dp_runtime_run() the control thread calls it every 10 ms.
- * @return number of expired entries; -ENOMEM. Context: control thread.
+ *
+ * @param rt the runtime.
+ * @return number of expired entries; -EINVAL (NULL); -ENOMEM.
+ * Context: control thread. Thread safety: each table's mutex, the idle-queue mutex.
  */
 int p4dp_runtime_idle_scan(struct p4dp_runtime *rt);
 
@@ -242,60 +368,144 @@ typedef int (*p4dp_rt_idle_cb)(void *arg, uint32_t table, const struct p4dp_rt_e
 			       uint64_t idle_ns);
 
 /**
- * Deliver up to @p max (0 = all) queued idle-timeout notifications, oldest first, and remove them.
- * Tables with P4DP_TABLE_F_IDLE_NOTIFY queue one notification per entry and idle period (an
- * entry hit again is reported again when it next expires); with _IDLE_AUTO_DELETE the entry is
- * also deleted. @return number delivered; -EINVAL; -ENOMEM. Context: control thread; one
- * poller at a time. Thread safety: idle-queue mutex.
+ * Deliver queued idle-timeout notifications, oldest first, and remove them. Tables with
+ * P4DP_TABLE_F_IDLE_NOTIFY queue one notification per entry and idle period (an entry hit again
+ * is reported again when it next expires); with _IDLE_AUTO_DELETE the entry is also deleted.
+ *
+ * @param rt the runtime.
+ * @param cb receives each notification (see p4dp_rt_idle_cb); nonzero stops the poll.
+ * @param arg passed to @p cb.
+ * @param max most notifications to deliver; 0 = all.
+ * @return number delivered; -EINVAL; -ENOMEM.
+ * Context: control thread; one poller at a time. Thread safety: idle-queue mutex.
  */
 int p4dp_runtime_idle_poll(struct p4dp_runtime *rt, p4dp_rt_idle_cb cb, void *arg, uint32_t max);
 
-/** Notifications dropped because the queue (65536) was full. */
+/**
+ * Notifications dropped because the idle-timeout queue (65536) was full.
+ *
+ * @param rt the runtime; NULL gives 0.
+ * @return the count since creation.
+ * Context: control thread. Thread safety: idle-queue mutex.
+ */
 uint64_t p4dp_runtime_idle_drops_get(struct p4dp_runtime *rt);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Externs: counters, registers, meters, digests                                               */
 
-/** Extern index of the extern named @p name. @return 0; -ENOENT. Context: any. */
+/**
+ * Extern index of the extern named @p name.
+ *
+ * @param rt the runtime.
+ * @param name control-plane name of the extern instance.
+ * @param ext receives the index into the program's `externs`.
+ * @return 0; -EINVAL (NULL argument); -ENOENT (no such extern).
+ * Context: any thread. Thread safety: reads immutable metadata only.
+ */
 int p4dp_runtime_extern_find(const struct p4dp_runtime *rt, const char *name, uint32_t *ext);
 
 /**
- * Read counter cell @p index of indexed counter @p ext (sum over workers).
- * @return 0; -EINVAL (not a counter, index out of range). Context: control thread; concurrent
- * with workers the value is a recent, untorn snapshot per worker.
+ * Read a counter cell, summed over the workers.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an indexed or direct counter.
+ * @param index cell index.
+ * @param out receives packets and bytes.
+ * @return 0; -EINVAL (not a counter, index out of range, NULL output).
+ * Context: control thread. Thread safety: lock-free; concurrent with workers the value is a
+ * recent, untorn snapshot per worker.
  */
 int p4dp_runtime_counter_read(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, struct p4dp_counter_cell *out);
 
-/** Set counter cell @p index to @p v (worker 0's array gets @p v, the others 0). Exact only while no
- *  workers run (concurrent increments may be lost). @return 0; -EINVAL. */
+/**
+ * Set a counter cell (worker 0's array gets @p v, the others 0).
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an indexed or direct counter.
+ * @param index cell index.
+ * @param v the new packets and bytes.
+ * @return 0; -EINVAL.
+ * Context: control thread. Thread safety: untorn stores; exact only while no workers run
+ * (concurrent increments may be lost).
+ */
 int p4dp_runtime_counter_write(struct p4dp_runtime *rt, uint32_t ext, uint32_t index,
 			       const struct p4dp_counter_cell *v);
 
-/** Zero all cells of counter @p ext (indexed or direct). @return 0; -EINVAL. Same caveat as write. */
+/**
+ * Zero all cells of a counter.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an indexed or direct counter.
+ * @return 0; -EINVAL.
+ * Context: control thread. Thread safety: as counter_write.
+ */
 int p4dp_runtime_counter_reset(struct p4dp_runtime *rt, uint32_t ext);
 
-/** Direct counter of the table entry matching @p e (table @p table must have a direct counter).
- *  @return 0; -EINVAL (no direct counter, bad match); -ENOENT (no such entry). */
+/**
+ * Read the direct counter cell of a table entry.
+ *
+ * @param rt the runtime.
+ * @param table table index; the table must have a direct counter.
+ * @param e the match of the entry.
+ * @param out receives packets and bytes.
+ * @return 0; -EINVAL (no direct counter, bad match); -ENOENT (no such entry).
+ * Context: control thread. Thread safety: as counter_read; the entry is found under its table's
+ * mutex.
+ */
 int p4dp_runtime_direct_counter_read(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				     struct p4dp_counter_cell *out);
+/**
+ * Set the direct counter cell of a table entry.
+ *
+ * @param rt the runtime.
+ * @param table table index; the table must have a direct counter.
+ * @param e the match of the entry.
+ * @param v the new packets and bytes.
+ * @return 0; -EINVAL; -ENOENT.
+ * Context: control thread. Thread safety: as counter_write.
+ */
 int p4dp_runtime_direct_counter_write(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				      const struct p4dp_counter_cell *v);
 
 /**
- * Read register cell @p index as ceil(bitwidth/8) big-endian bytes into @p out.
+ * Read a register cell as ceil(bitwidth/8) big-endian bytes.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of a register.
+ * @param index cell index.
+ * @param out receives the value.
+ * @param out_len size of @p out.
  * @return the number of bytes written; -EINVAL (not a register, index out of range); -ENOSPC
- * (@p out_len too small). Context: control thread; racing worker writes may be observed torn
- * for cells wider than 8 bytes.
+ *         (@p out NULL or @p out_len too small).
+ * Context: control thread. Thread safety: no lock; racing worker writes may be observed torn for
+ * cells wider than 8 bytes.
  */
 int p4dp_runtime_register_read(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, uint8_t *out,
 			       uint32_t out_len);
 
-/** Write register cell @p index from big-endian bytes (1..ceil(bitwidth/8), value < 2^bitwidth).
- *  @return 0; -EINVAL. */
+/**
+ * Write a register cell.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of a register.
+ * @param index cell index.
+ * @param value 1..ceil(bitwidth/8) big-endian bytes, value < 2^bitwidth.
+ * @param len bytes in @p value.
+ * @return 0; -EINVAL (not a register, index, value); -ENOMEM.
+ * Context: control thread. Thread safety: no lock; a worker racing on the cell may see a torn
+ * value for cells wider than 8 bytes.
+ */
 int p4dp_runtime_register_write(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, const uint8_t *value,
 				uint32_t len);
 
-/** Zero every cell of register @p ext. @return 0; -EINVAL. */
+/**
+ * Zero every cell of a register.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of a register.
+ * @return 0; -EINVAL.
+ * Context: control thread. Thread safety: as register_write.
+ */
 int p4dp_runtime_register_reset(struct p4dp_runtime *rt, uint32_t ext);
 
 /** Two-rate three-color meter parameters (RFC 2698). Rates in units per second, bursts in units;
@@ -305,18 +515,42 @@ struct p4dp_meter_config {
 };
 
 /**
- * Configure meter cell @p index (NULL @p cfg: unconfigure; the cell then returns GREEN). Both
- * buckets start full. @return 0; -EINVAL (not a meter, index out of range, pir < cir); -ENOMEM.
+ * Configure a meter cell; both buckets start full.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an indexed or direct meter.
+ * @param index cell index.
+ * @param cfg the rates and bursts; NULL unconfigures the cell (it then returns GREEN).
+ * @return 0; -EINVAL (not a meter, index out of range, pir < cir); -ENOMEM.
  * Context: control thread. Thread safety: runtime mutex; the configuration is published
  * atomically and the old one freed after an RCU grace period.
  */
 int p4dp_runtime_meter_set(struct p4dp_runtime *rt, uint32_t ext, uint32_t index,
 			   const struct p4dp_meter_config *cfg);
 
-/** Read a meter cell's configuration. @return 1 (configured, *cfg filled), 0 (unconfigured); -EINVAL. */
+/**
+ * Read a meter cell's configuration.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an indexed or direct meter.
+ * @param index cell index.
+ * @param cfg receives the configuration (zeroed if unconfigured).
+ * @return 1 (configured), 0 (unconfigured); -EINVAL.
+ * Context: control thread. Thread safety: runtime mutex.
+ */
 int p4dp_runtime_meter_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, struct p4dp_meter_config *cfg);
 
-/** Configure the direct meter cell of the entry matching @p e. Errors: as meter_set, -ENOENT. */
+/**
+ * Configure the direct meter cell of a table entry.
+ *
+ * @param rt the runtime.
+ * @param table table index; the table must have a direct meter.
+ * @param e the match of the entry.
+ * @param cfg as for p4dp_runtime_meter_set().
+ * @return 0; -EINVAL (no direct meter, bad match or configuration); -ENOENT (no such entry);
+ *         -ENOMEM.
+ * Context: control thread. Thread safety: as meter_set.
+ */
 int p4dp_runtime_direct_meter_set(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				  const struct p4dp_meter_config *cfg);
 
@@ -325,51 +559,133 @@ int p4dp_runtime_direct_meter_set(struct p4dp_runtime *rt, uint32_t table, const
 typedef void (*p4dp_digest_cb)(void *arg, uint32_t worker, const uint8_t *data, uint32_t len);
 
 /**
- * Deliver up to @p max queued messages of digest @p ext (0 = all), worker 0's queue first, each in
- * enqueue order. @return number delivered; -EINVAL (not a digest).
- * Context: control thread; one poller per digest at a time. Thread safety: lock-free against the
- * producing workers.
+ * Deliver queued messages of a digest, worker 0's queue first, each queue in enqueue order.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of a digest.
+ * @param cb receives each message (see p4dp_digest_cb).
+ * @param arg passed to @p cb.
+ * @param max most messages to deliver; 0 = all.
+ * @return number delivered; -EINVAL (not a digest, NULL callback).
+ * Context: control thread. Thread safety: pollers are serialized by a mutex; lock-free against
+ * the producing workers.
  */
 int p4dp_runtime_digest_poll(struct p4dp_runtime *rt, uint32_t ext, p4dp_digest_cb cb, void *arg, uint32_t max);
 
-/** Messages of digest @p ext dropped because a queue was full (all workers). -EINVAL if not a digest. */
+/**
+ * Messages of a digest dropped because a worker's queue was full.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of a digest.
+ * @return the count over all workers; -EINVAL if not a digest.
+ * Context: control thread. Thread safety: lock-free (recent values).
+ */
 int64_t p4dp_runtime_digest_drops_get(struct p4dp_runtime *rt, uint32_t ext);
 
 /* ------------------------------------------------------------------------------------------ */
 /* v1model packet replication engine: multicast groups and clone sessions                     */
 
-/** Create empty multicast group @p group. @return 0; -EINVAL (id >= P4DP_RT_MCAST_GROUPS); -EEXIST. */
+/**
+ * Create an empty multicast group.
+ *
+ * @param rt the runtime.
+ * @param group group id, < P4DP_RT_MCAST_GROUPS.
+ * @return 0; -EINVAL (id out of range); -EEXIST.
+ * Context: control thread. Thread safety: runtime mutex; workers read the published replica lists lock-free.
+ */
 int p4dp_runtime_mcast_group_create(struct p4dp_runtime *rt, uint32_t group);
 
-/** Delete group @p group (its nodes become unassociated). @return 0; -EINVAL; -ENOENT. */
+/**
+ * Delete a multicast group; its nodes become unassociated.
+ *
+ * @param rt the runtime.
+ * @param group group id.
+ * @return 0; -EINVAL; -ENOENT.
+ * Context: control thread. Thread safety: runtime mutex; workers read the published replica lists lock-free.
+ */
 int p4dp_runtime_mcast_group_delete(struct p4dp_runtime *rt, uint32_t group);
 
-/** Create a node replicating to @p ports (duplicates ignored; each < P4DP_PORT_DROP) with replication
- *  id @p rid; *handle receives its handle (0, 1, 2, ... in creation order, reused after delete).
- *  @return 0; -EINVAL; -ENOMEM. */
+/**
+ * Create a multicast node.
+ *
+ * @param rt the runtime.
+ * @param rid replication id of the copies it makes.
+ * @param ports egress ports (duplicates ignored; each < P4DP_PORT_DROP).
+ * @param n_ports number of ports.
+ * @param handle receives its handle (0, 1, 2, ... in creation order, reused after delete).
+ * @return 0; -EINVAL; -ENOMEM.
+ * Context: control thread. Thread safety: runtime mutex; workers read the published replica lists lock-free.
+ */
 int p4dp_runtime_mcast_node_create(struct p4dp_runtime *rt, uint16_t rid, const uint32_t *ports, uint32_t n_ports,
 				   uint32_t *handle);
 
-/** Delete node @p handle (dissociating it first). @return 0; -ENOENT. */
+/**
+ * Delete a multicast node (dissociating it first).
+ *
+ * @param rt the runtime.
+ * @param handle node handle.
+ * @return 0; -ENOENT.
+ * Context: control thread. Thread safety: runtime mutex; workers read the published replica lists lock-free.
+ */
 int p4dp_runtime_mcast_node_delete(struct p4dp_runtime *rt, uint32_t handle);
 
-/** Associate node @p handle with @p group: the group replicates to its nodes in association order,
- *  each node's ports ascending. @return 0; -ENOENT (group or node); -EBUSY (node already associated). */
+/**
+ * Associate a node with a group: the group replicates to its nodes in association order, each
+ * node's ports ascending.
+ *
+ * @param rt the runtime.
+ * @param group group id.
+ * @param handle node handle.
+ * @return 0; -ENOENT (group or node); -EBUSY (node already associated).
+ * Context: control thread. Thread safety: runtime mutex; workers read the published replica lists lock-free.
+ */
 int p4dp_runtime_mcast_node_associate(struct p4dp_runtime *rt, uint32_t group, uint32_t handle);
 
-/** Dissociate node @p handle from @p group. @return 0; -ENOENT (not associated with it). */
+/**
+ * Dissociate a node from a group.
+ *
+ * @param rt the runtime.
+ * @param group group id.
+ * @param handle node handle.
+ * @return 0; -ENOENT (not associated with it).
+ * Context: control thread. Thread safety: runtime mutex; workers read the published replica lists lock-free.
+ */
 int p4dp_runtime_mcast_node_dissociate(struct p4dp_runtime *rt, uint32_t group, uint32_t handle);
 
-/** P4Runtime-style: set the group's own replicas (port, rid) in the given order (after its nodes'),
- *  creating the group if needed. @return 0; -EINVAL; -ENOMEM. */
+/**
+ * P4Runtime-style: set the group's own replicas in the given order (after its nodes'), creating
+ * the group if needed.
+ *
+ * @param rt the runtime.
+ * @param group group id.
+ * @param ports egress port of each replica.
+ * @param rids replication id of each replica.
+ * @param n number of replicas.
+ * @return 0; -EINVAL; -ENOMEM.
+ * Context: control thread. Thread safety: runtime mutex; workers read the published replica lists lock-free.
+ */
 int p4dp_runtime_mcast_group_set(struct p4dp_runtime *rt, uint32_t group, const uint32_t *ports,
 				 const uint16_t *rids, uint32_t n);
 
-/** Map clone session @p session to egress port @p port. @return 0; -EINVAL (session >=
- *  P4DP_RT_CLONE_SESSIONS or port >= P4DP_PORT_DROP). Thread safety: atomic store. */
+/**
+ * Map a clone session to an egress port.
+ *
+ * @param rt the runtime.
+ * @param session session id, < P4DP_RT_CLONE_SESSIONS.
+ * @param port egress port, < P4DP_PORT_DROP.
+ * @return 0; -EINVAL.
+ * Context: control thread. Thread safety: one atomic store, read by workers lock-free.
+ */
 int p4dp_runtime_clone_session_set(struct p4dp_runtime *rt, uint32_t session, uint32_t port);
 
-/** Remove clone session @p session. @return 0; -EINVAL; -ENOENT. */
+/**
+ * Remove a clone session.
+ *
+ * @param rt the runtime.
+ * @param session session id.
+ * @return 0; -EINVAL; -ENOENT (not set).
+ * Context: control thread. Thread safety: as clone_session_set.
+ */
 int p4dp_runtime_clone_session_delete(struct p4dp_runtime *rt, uint32_t session);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -383,26 +699,58 @@ typedef void (*p4dp_out_cb)(void *arg, uint32_t port, const uint8_t *data, uint3
  * at the simulated time (p4dp_runtime_time_set). Every output packet is passed to @p cb in
  * emission order: copies (p4dp_pkt_emit_copy) in the order the program emitted them, then the
  * packet itself unless dropped.
- * @return number of output packets; -EINVAL (bad args, len > 65535); -EBUSY (p4dp_runtime_run in
- * progress); -ENOMEM. Context: control thread. Thread safety: not concurrent with another inject
- * on the same runtime.
+ *
+ * @param rt the runtime.
+ * @param in_port the packet's ingress port.
+ * @param data the frame.
+ * @param len bytes in @p data, at most 65535.
+ * @param cb receives each output packet.
+ * @param arg passed to @p cb.
+ * @return number of output packets; -EINVAL (bad arguments, len > 65535); -EBUSY
+ *         (p4dp_runtime_run in progress); -ENOMEM.
+ * Context: control thread. Thread safety: not concurrent with another inject on the same runtime.
  */
 int p4dp_runtime_packet_inject(struct p4dp_runtime *rt, uint32_t in_port, const uint8_t *data, uint32_t len,
-			p4dp_out_cb cb, void *arg);
+			       p4dp_out_cb cb, void *arg);
 
 /**
- * Choose the entry point inject() calls: 0 (default) the program's process(), 1 the path worker
- * lcores take: process_mbufs() on an mbuf header over the packet (packets up to 60415 bytes) if
- * the program has it, else process_burst() with a burst of one packet (batched parsing, staged
- * lookups; cgen's burst.rs). Lets STF tests check that path (`p4dp stf --burst`). Programs with
- * neither always use process(). Returns 0, or -EINVAL (NULL rt). Context: control thread, not
- * concurrent with inject().
+ * Choose the entry point inject() calls: the program's process(), or the path worker lcores
+ * take: process_mbufs() on an mbuf header over the packet (packets up to 60415 bytes) if the
+ * program has it, else process_burst() with a burst of one packet (batched parsing, staged
+ * lookups). Lets STF tests check that path (`p4dp stf --burst`). Programs with neither always
+ * use process().
+ *
+ * @param rt the runtime.
+ * @param on 0 (default): process(); nonzero: the workers' path.
+ * @return 0; -EINVAL (NULL rt).
+ * Context: control thread. Thread safety: not concurrent with inject().
  */
 int p4dp_runtime_packet_inject_burst_set(struct p4dp_runtime *rt, int on);
 
-/** Set / advance the simulated clock seen as ctx->now_ns by inject(). Context: control thread. */
+/**
+ * Set the simulated clock, seen as ctx->now_ns by inject(), and run the expiry scan at it
+ * (p4dp_runtime_idle_scan) unless a run's wall clock is live.
+ *
+ * @param rt the runtime; NULL is a no-op.
+ * @param ns the new time in ns.
+ * Context: control thread. Thread safety: one thread drives the simulated clock.
+ */
 void p4dp_runtime_time_set(struct p4dp_runtime *rt, uint64_t ns);
+/**
+ * Advance the simulated clock by @p ns (p4dp_runtime_time_set() at time_get() + @p ns).
+ *
+ * @param rt the runtime; NULL is a no-op.
+ * @param ns nanoseconds to add.
+ * Context: control thread. Thread safety: as time_set.
+ */
 void p4dp_runtime_time_advance(struct p4dp_runtime *rt, uint64_t ns);
+/**
+ * The simulated clock.
+ *
+ * @param rt the runtime; NULL gives 0.
+ * @return the time in ns.
+ * Context: any thread. Thread safety: atomic load.
+ */
 uint64_t p4dp_runtime_time_get(const struct p4dp_runtime *rt);
 
 struct p4dp_rt_stats {
@@ -419,19 +767,30 @@ struct p4dp_rt_stats {
 				        (dpwrite.h): once per entry that a second worker locks */
 };
 
-/** Runtime-wide statistics summed over workers. @return 0; -EINVAL. Context: control thread. */
+/**
+ * Runtime-wide statistics summed over the workers.
+ *
+ * @param rt the runtime.
+ * @param st receives the statistics.
+ * @return 0; -EINVAL.
+ * Context: control thread. Thread safety: lock-free; recent values while workers run.
+ */
 int p4dp_runtime_stats_get(struct p4dp_runtime *rt, struct p4dp_rt_stats *st);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Ports and workers                                                                            */
 
 /**
- * Attach DPDK device @p devargs (any vdev string, e.g. `net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap`,
- * `net_af_packet0,iface=veth0`, `net_ring0`, `net_null0`; the name before the first ',' must be
- * unique in the process) as P4 port @p port_no. For net_pcap rx_pcap files the packet count is read
- * so that p4dp_runtime_run() can tell when the input is drained.
- * @return 0; -EINVAL (port_no >= P4DP_PORT_DROP, empty devargs); -EEXIST (port_no in use);
- * -ENOSPC (P4DP_RT_MAX_PORTS reached); -ENODEV (probe failed); -EBUSY (running).
+ * Attach a DPDK device as a P4 port. For net_pcap rx_pcap files the packet count is read so that
+ * p4dp_runtime_run() can tell when the input is drained.
+ *
+ * @param rt the runtime.
+ * @param port_no P4 port number, < P4DP_PORT_DROP.
+ * @param devargs any vdev string, e.g. `net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap`,
+ *        `net_af_packet0,iface=veth0`, `net_ring0`, `net_null0`; the name before the first ','
+ *        must be unique in the process.
+ * @return 0; -EINVAL (port_no out of range, empty devargs); -EEXIST (port_no in use); -ENOSPC
+ *         (P4DP_RT_MAX_PORTS reached); -ENODEV (probe failed); -EBUSY (running).
  * Context: control thread. Thread safety: runtime mutex.
  */
 int p4dp_runtime_port_add(struct p4dp_runtime *rt, uint32_t port_no, const char *devargs);
@@ -479,9 +838,14 @@ enum p4dp_rt_dispatch {
  * one worker. Each worker transmits on its own tx queue where the device has enough, otherwise
  * through a lock-free ring drained by worker 0.
  * Packets are processed at wall-clock time (ctx->now_ns from the TSC).
- * @return 0; -EINVAL (no ports, bad n_workers, no stop condition); -EBUSY (already running);
- * -ENOMEM (mbuf pool); -EIO (port configuration failed; message has the details).
- * Context: control thread (blocks). Other control functions may be called from other threads.
+ *
+ * @param rt the runtime, with ports (p4dp_runtime_port_add).
+ * @param params workers, stop conditions and dispatch (see struct p4dp_run_params).
+ * @return 0; -EINVAL (no ports, bad n_workers or dispatch mode, no stop condition); -EBUSY
+ *         (already running); -ENOMEM (mbuf pool, dispatch rings); -EIO (port configuration
+ *         failed, RSS required but unavailable; the message has the details).
+ * Context: control thread (blocks until the run ends). Thread safety: one run per runtime
+ * (-EBUSY); other control functions may be called from other threads meanwhile.
  */
 int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *params);
 
@@ -503,10 +867,26 @@ struct p4dp_rt_worker_stats {
 	uint32_t rss;            /**< 1 if the last run used RSS; 0: software dispatch, none, or one worker */
 };
 
-/** Statistics of worker @p worker (< max_workers). @return 0; -EINVAL. Context: control thread. */
+/**
+ * Statistics of one worker (of the last or current run; inject() counts as worker 0).
+ *
+ * @param rt the runtime.
+ * @param worker worker index, < max_workers.
+ * @param st receives the statistics.
+ * @return 0; -EINVAL.
+ * Context: control thread. Thread safety: lock-free; recent values while workers run.
+ */
 int p4dp_runtime_worker_stats_get(struct p4dp_runtime *rt, uint32_t worker, struct p4dp_rt_worker_stats *st);
 
-/** Statistics of P4 port @p port_no summed over workers. @return 0; -ENOENT. Context: control. */
+/**
+ * Statistics of a P4 port summed over the workers.
+ *
+ * @param rt the runtime.
+ * @param port_no P4 port number.
+ * @param st receives the statistics.
+ * @return 0; -EINVAL (NULL argument); -ENOENT (no such port).
+ * Context: control thread. Thread safety: lock-free; recent values while workers run.
+ */
 int p4dp_runtime_port_stats_get(struct p4dp_runtime *rt, uint32_t port_no, struct p4dp_rt_port_stats *st);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -526,67 +906,168 @@ enum p4dp_rt_ref_kind { P4DP_RT_REF_MEMBER = 1, P4DP_RT_REF_GROUP = 2 };
 #define P4DP_RT_ACTPROF_GROUP_MAX 4096u
 
 /**
- * Create member @p member of profile @p ext with an action and its parameters (validated as for
+ * Create a member of an action profile with an action and its parameters (validated as for
  * table entries: the action must be an action of every table the profile implements, not
- * @defaultonly in any of them). @return 0; -EINVAL (not a profile, bad action/params); -EEXIST
- * (id in use); -ENOSPC (profile full); -ENOMEM. Context: control thread. Thread safety: profile mutex.
+ * @defaultonly in any of them).
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an action profile or selector.
+ * @param member member id (any 32-bit value).
+ * @param action index into the program's actions.
+ * @param n_params number of parameters.
+ * @param params the parameters in order, big-endian.
+ * @return 0; -EINVAL (not a profile, bad action/params); -EEXIST (id in use); -ENOSPC (profile
+ *         full); -ENOMEM.
+ * Context: control thread. Thread safety: profile mutex; workers resolve members lock-free.
  */
 int p4dp_runtime_actprof_member_add(struct p4dp_runtime *rt, uint32_t ext, uint32_t member, uint32_t action,
 				    uint32_t n_params, const struct p4dp_rt_param *params);
 
-/** Replace the action/parameters of member @p member; packets see the old or the new version.
- *  @return 0; -EINVAL; -ENOENT (no such member); -ENOMEM. Context/thread safety: as member_add. */
+/**
+ * Replace the action and parameters of a member; packets see the old or the new version.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an action profile or selector.
+ * @param member member id.
+ * @param action index into the program's actions.
+ * @param n_params number of parameters.
+ * @param params the parameters in order, big-endian.
+ * @return 0; -EINVAL; -ENOENT (no such member); -ENOMEM.
+ * Context: control thread. Thread safety: profile mutex; workers resolve members lock-free.
+ */
 int p4dp_runtime_actprof_member_modify(struct p4dp_runtime *rt, uint32_t ext, uint32_t member, uint32_t action,
 				       uint32_t n_params, const struct p4dp_rt_param *params);
 
-/** Delete member @p member. @return 0; -EINVAL; -ENOENT; -EBUSY (still in a group or referred to by
- *  a table entry). Context/thread safety: as member_add (walks the profile's tables). */
+/**
+ * Delete a member.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an action profile or selector.
+ * @param member member id.
+ * @return 0; -EINVAL; -ENOENT; -EBUSY (still in a group or referred to by a table entry).
+ * Context: control thread. Thread safety: profile mutex; workers resolve members lock-free. Walks the profile's tables under their mutexes.
+ */
 int p4dp_runtime_actprof_member_delete(struct p4dp_runtime *rt, uint32_t ext, uint32_t member);
 
-/** Read member @p member: @p cb gets it as an entry with n_keys 0 (action and parameters).
- *  @return 0 or cb's value; -EINVAL; -ENOENT; -ENOMEM. */
+/**
+ * Read a member: @p cb gets it as an entry with n_keys 0 (action and parameters).
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an action profile or selector.
+ * @param member member id.
+ * @param cb receives the member (valid only during the call).
+ * @param arg passed to @p cb.
+ * @return 0 or cb's value; -EINVAL; -ENOENT; -ENOMEM.
+ * Context: control thread. Thread safety: profile mutex; workers resolve members lock-free.
+ */
 int p4dp_runtime_actprof_member_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t member, p4dp_rt_entry_cb cb,
 				    void *arg);
 
-/** Create empty group @p group of selector @p ext. @return 0; -EINVAL (not a selector); -EEXIST;
- *  -ENOSPC; -ENOMEM. Context/thread safety: as member_add. */
+/**
+ * Create an empty group of a selector.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an action selector.
+ * @param group group id (any 32-bit value).
+ * @return 0; -EINVAL (not a selector); -EEXIST; -ENOSPC; -ENOMEM.
+ * Context: control thread. Thread safety: profile mutex; workers resolve members lock-free.
+ */
 int p4dp_runtime_actprof_group_create(struct p4dp_runtime *rt, uint32_t ext, uint32_t group);
 
-/** Delete group @p group. @return 0; -EINVAL; -ENOENT; -EBUSY (referred to by a table entry). */
+/**
+ * Delete a group.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an action selector.
+ * @param group group id.
+ * @return 0; -EINVAL; -ENOENT; -EBUSY (referred to by a table entry).
+ * Context: control thread. Thread safety: profile mutex; workers resolve members lock-free.
+ */
 int p4dp_runtime_actprof_group_delete(struct p4dp_runtime *rt, uint32_t ext, uint32_t group);
 
-/** Add member @p member with @p weight (1..P4DP_RT_ACTPROF_GROUP_MAX) to group @p group.
- *  @return 0; -EINVAL (not a selector, bad weight, group would exceed P4DP_RT_ACTPROF_GROUP_MAX);
- *  -ENOENT (no such group or member); -EEXIST (already a member); -ENOMEM. */
+/**
+ * Add a member to a group.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an action selector.
+ * @param group group id.
+ * @param member member id.
+ * @param weight 1..P4DP_RT_ACTPROF_GROUP_MAX.
+ * @return 0; -EINVAL (not a selector, bad weight, group would exceed P4DP_RT_ACTPROF_GROUP_MAX);
+ *         -ENOENT (no such group or member); -EEXIST (already a member); -ENOMEM.
+ * Context: control thread. Thread safety: profile mutex; workers resolve members lock-free.
+ */
 int p4dp_runtime_actprof_group_member_add(struct p4dp_runtime *rt, uint32_t ext, uint32_t group, uint32_t member,
 					  uint32_t weight);
 
-/** Remove member @p member from group @p group. @return 0; -EINVAL; -ENOENT (no such group, or not
- *  a member of it). */
+/**
+ * Remove a member from a group.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an action selector.
+ * @param group group id.
+ * @param member member id.
+ * @return 0; -EINVAL; -ENOENT (no such group, or not a member of it).
+ * Context: control thread. Thread safety: profile mutex; workers resolve members lock-free.
+ */
 int p4dp_runtime_actprof_group_member_remove(struct p4dp_runtime *rt, uint32_t ext, uint32_t group,
 					     uint32_t member);
 
-/** The members of group @p group in selection order (ascending member id): up to @p max (member,
- *  weight) pairs are written. @return the number of members (may exceed @p max); -EINVAL; -ENOENT. */
+/**
+ * The members of a group in selection order (ascending member id).
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an action selector.
+ * @param group group id.
+ * @param members receives up to @p max member ids.
+ * @param weights receives their weights.
+ * @param max capacity of @p members and @p weights.
+ * @return the number of members (may exceed @p max); -EINVAL; -ENOENT.
+ * Context: control thread. Thread safety: profile mutex; workers resolve members lock-free.
+ */
 int p4dp_runtime_actprof_group_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t group, uint32_t *members,
 				   uint32_t *weights, uint32_t max);
 
 /**
- * Add (or, with @p modify, re-point) an entry of indirect table @p table: the match of @p e
- * (action and params ignored) refers to member or group @p id of the table's profile
- * (@p kind: enum p4dp_rt_ref_kind; groups only for selectors). Delete/clear/read use the
- * ordinary table functions; entries read back have action P4DP_ACTPROF_REF_MEMBER or _GROUP and
- * one 4-byte big-endian parameter, the id. The ordinary add/modify reject indirect tables.
+ * Add an entry of an indirect table: the match of @p e refers to a member or group of the table's
+ * profile. Delete/clear/read use the ordinary table functions; entries read back have action
+ * P4DP_ACTPROF_REF_MEMBER or _GROUP and one 4-byte big-endian parameter, the id. The ordinary
+ * add/modify reject indirect tables.
+ *
+ * @param rt the runtime.
+ * @param table table index of an indirect table.
+ * @param e the match (action and parameters ignored).
+ * @param kind enum p4dp_rt_ref_kind (groups only for selectors).
+ * @param id member or group id.
  * @return 0; -EINVAL (not an indirect table, bad kind, match validation as entry_add); -ENOENT
- * (no such member/group; modify: no such entry); -EEXIST; -ENOSPC; -ENOMEM.
+ *         (no such member/group); -EEXIST; -ENOSPC; -ENOMEM.
  * Context: control thread. Thread safety: profile mutex, then the table's writer lock.
  */
 int p4dp_runtime_table_indirect_entry_add(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
-				    uint32_t kind, uint32_t id);
-int p4dp_runtime_table_indirect_entry_modify(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
-				       uint32_t kind, uint32_t id);
+					  uint32_t kind, uint32_t id);
+/**
+ * Re-point an installed entry of an indirect table to another member or group.
+ *
+ * @param rt the runtime.
+ * @param table table index of an indirect table.
+ * @param e the match of the installed entry.
+ * @param kind enum p4dp_rt_ref_kind.
+ * @param id member or group id.
+ * @return 0; -EINVAL; -ENOENT (no such member/group, or no such entry); -ENOMEM.
+ * Context: control thread. Thread safety: as indirect_entry_add.
+ */
+int p4dp_runtime_table_indirect_entry_modify(struct p4dp_runtime *rt, uint32_t table,
+					     const struct p4dp_rt_entry *e, uint32_t kind, uint32_t id);
 
-/** The profile extern index of table @p table: 0 and *ext set; -ENOENT (direct table); -EINVAL. */
+/**
+ * The action profile implementing a table.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param ext receives the profile's extern index.
+ * @return 0; -ENOENT (a direct table); -EINVAL (NULL argument, bad index).
+ * Context: any thread. Thread safety: reads immutable metadata only.
+ */
 int p4dp_runtime_table_implementation_get(const struct p4dp_runtime *rt, uint32_t table, uint32_t *ext);
 
 #ifdef __cplusplus
