@@ -241,14 +241,30 @@ struct p4dp_ctx {
 	struct p4dp_bias *bias;
 };
 
-/** The table's current default entry (worker context; lock-free). */
+/**
+ * The table's current default entry.
+ *
+ * @param ctx the worker's context.
+ * @param table table index.
+ * @return the entry, valid until the worker's next RCU quiescent state; never NULL.
+ * Context: worker (or inject on the control thread). Thread safety: lock-free (acquire load of the published entry).
+ */
 static inline const struct p4dp_entry *p4dp_table_default(const struct p4dp_ctx *ctx, uint32_t table)
 {
 	/* acquire pairs with the control thread's release store: the entry's contents are visible */
 	return __atomic_load_n(&ctx->defaults[table], __ATOMIC_ACQUIRE);
 }
 
-/** Lookup with the default entry on a miss; sets *hit. Never returns NULL. */
+/**
+ * Look a key up, with the default entry on a miss.
+ *
+ * @param ctx the worker's context.
+ * @param table table index.
+ * @param key the key in the table's native layout (any alignment).
+ * @param hit receives 1 on a hit, 0 on a miss.
+ * @return the entry, valid until the worker's next RCU quiescent state; never NULL.
+ * Context: worker (or inject on the control thread). Thread safety: lock-free against control-plane and data-plane writers.
+ */
 static inline const struct p4dp_entry *p4dp_table_apply(const struct p4dp_ctx *ctx, uint32_t table,
 							const void *key, int *hit)
 {
@@ -265,9 +281,16 @@ static inline const struct p4dp_entry *p4dp_table_apply(const struct p4dp_ctx *c
 
 /**
  * Replace the packet's headers: the output frame becomes emit[0..emit_len) followed by the input
- * bytes from `payload_off` on (the unparsed payload), optionally truncated to `trunc_len` bytes
- * (0 = no truncation). Moves data within the buffer as needed. Returns 0, or -ENOSPC if the frame
- * does not fit the buffer (the packet is then dropped by the runtime and counted).
+ * bytes from @p payload_off on (the unparsed payload), optionally truncated. Moves data within
+ * the buffer as needed.
+ *
+ * @param pkt the packet view; data, len, headroom and tailroom are updated.
+ * @param emit the deparsed headers.
+ * @param emit_len bytes in @p emit.
+ * @param payload_off offset of the payload in the input frame.
+ * @param trunc_len truncate the frame to this many bytes; 0 = no truncation.
+ * @return 0; -ENOSPC if the frame does not fit the buffer (the runtime then drops and counts it).
+ * Context: worker (or inject on the control thread). Thread safety: touches only @p pkt.
  */
 int p4dp_pkt_finish(struct p4dp_pkt *pkt, const uint8_t *emit, uint32_t emit_len, uint32_t payload_off,
 		    uint32_t trunc_len);
@@ -302,13 +325,30 @@ static inline int p4dp_pkt_finish_inline(struct p4dp_pkt *pkt, const uint8_t *em
 }
 
 /**
- * Send an additional packet (a clone or multicast copy) with the given bytes to `port`. The bytes
- * are copied. Returns 0, or -ENOBUFS (counted) if no buffer was available.
+ * Send an additional packet (a clone or multicast copy); the bytes are copied.
+ *
+ * @param ctx the worker's context.
+ * @param port egress port.
+ * @param data the frame.
+ * @param len bytes in @p data.
+ * @return 0; -ENOBUFS (counted) if no buffer was available.
+ * Context: worker (or inject on the control thread). Thread safety: uses the worker's own buffers and mempool cache.
  */
 int p4dp_pkt_emit_copy(struct p4dp_ctx *ctx, uint32_t port, const uint8_t *data, uint32_t len);
 
 /* Indexed counters: ctx->ext[i] is the worker's own array, summed by the control API on read. */
 struct p4dp_counter_cell { uint64_t packets; uint64_t bytes; };
+/**
+ * Count one packet of @p bytes bytes in an indexed counter cell; an index out of range counts
+ * nothing. ctx->ext[ext] is the worker's own array, summed over workers by the control API.
+ *
+ * @param ctx the worker's context.
+ * @param ext extern index of the counter.
+ * @param index cell index.
+ * @param n_cells cells of the counter.
+ * @param bytes the packet's length.
+ * Context: worker (or inject on the control thread). Thread safety: the worker's own cells; plain increments.
+ */
 static inline void p4dp_counter_count(struct p4dp_ctx *ctx, uint32_t ext, uint32_t index, uint32_t n_cells,
 				      uint32_t bytes)
 {
@@ -323,38 +363,96 @@ static inline void p4dp_counter_count(struct p4dp_ctx *ctx, uint32_t ext, uint32
 enum p4dp_color { P4DP_GREEN = 0, P4DP_YELLOW = 1, P4DP_RED = 2 };
 
 /**
- * Execute a two-rate three-color meter cell (RFC 2698 semantics, color-blind) at ctx->now_ns for a
- * packet of `bytes` bytes (or one packet for packet meters). Unconfigured meters return GREEN.
- * Out-of-range index returns GREEN. Thread safety: serialized per cell by a spin-free atomic update.
+ * Execute a two-rate three-color meter cell (RFC 2698, color-blind) at ctx->now_ns.
+ *
+ * @param ctx the worker's context.
+ * @param ext extern index of the meter.
+ * @param index cell index; out of range gives GREEN.
+ * @param bytes the packet's length (ignored by packet meters, which count one).
+ * @return enum p4dp_color; GREEN for an unconfigured cell.
+ * Context: worker (or inject on the control thread). Thread safety: lock-free; each bucket is one word updated by CAS.
  */
 uint32_t p4dp_meter_execute(struct p4dp_ctx *ctx, uint32_t ext, uint32_t index, uint32_t bytes);
 
-/** Registers: ctx->ext[i] is the shared cell array (cell_size bytes per cell, native layout). */
+/**
+ * A register's cell array (cell_size bytes per cell, native layout), shared by all workers.
+ *
+ * @param ctx the worker's context.
+ * @param ext extern index of the register.
+ * @return the cells.
+ * Context: worker (or inject on the control thread). Thread safety: none; concurrent writers of one cell race (P4 semantics).
+ */
 static inline void *p4dp_register_cells(struct p4dp_ctx *ctx, uint32_t ext)
 {
 	return ctx->ext[ext];
 }
 
-/** Queue a digest message (data = `len` bytes, native layout) for the control plane. Drops and
- *  counts when the queue is full. */
+/**
+ * Queue a digest message for the control plane (p4dp_runtime_digest_poll); when the worker's
+ * queue is full the message is dropped and counted.
+ *
+ * @param ctx the worker's context.
+ * @param ext extern index of the digest.
+ * @param data the message in native layout.
+ * @param len bytes in @p data (the extern's message size).
+ * Context: worker (or inject on the control thread). Thread safety: the worker's own single-producer queue, lock-free.
+ */
 void p4dp_digest_send(struct p4dp_ctx *ctx, uint32_t ext, const void *data, uint32_t len);
 
-/** Multicast group members (v1model PRE). Returns the number of (port, rid) pairs written to
- *  `ports`/`rids` (at most `max`), in the order the STF/BMv2 PRE defines. */
+/**
+ * The replicas of a multicast group (v1model PRE), in the order the STF/BMv2 PRE defines.
+ *
+ * @param ctx the worker's context.
+ * @param group group id.
+ * @param ports receives up to @p max egress ports.
+ * @param rids receives their replication ids.
+ * @param max capacity of @p ports and @p rids.
+ * @return the number of pairs written (0 for an unknown group).
+ * Context: worker (or inject on the control thread). Thread safety: lock-free (acquire load of the published list).
+ */
 uint32_t p4dp_mcast_group_get(struct p4dp_ctx *ctx, uint32_t group, uint32_t *ports, uint16_t *rids,
 			      uint32_t max);
 
-/** Clone session -> egress port; returns 0 and sets *port, or -ENOENT if the session is not set. */
+/**
+ * The egress port of a clone session.
+ *
+ * @param ctx the worker's context.
+ * @param session session id.
+ * @param port receives the port.
+ * @return 0; -ENOENT if the session is not set.
+ * Context: worker (or inject on the control thread). Thread safety: one atomic load.
+ */
 int p4dp_clone_session_get(struct p4dp_ctx *ctx, uint32_t session, uint32_t *port);
 
-/** log_msg(): formats `fmt` with `{}` placeholders replaced by the values (printed in decimal)
- *  and writes one log line. Slow; only called when the P4 program asks. */
+/**
+ * log_msg(): format @p fmt with its `{}` placeholders replaced by @p values (in decimal) and
+ * write one log line. Slow; only called when the P4 program asks.
+ *
+ * @param ctx the worker's context.
+ * @param fmt the message with `{}` placeholders.
+ * @param n number of values.
+ * @param values the values.
+ * Context: worker (or inject on the control thread). Thread safety: the log callback must be thread-safe.
+ */
 void p4dp_log_msg(struct p4dp_ctx *ctx, const char *fmt, uint32_t n, const uint64_t *values);
 
-/** An `assert`/`assume` failure: logs the location and counts; the packet is dropped. */
+/**
+ * An `assert`/`assume` failure: log the location, count it; the packet is dropped.
+ *
+ * @param ctx the worker's context.
+ * @param where the source location.
+ * Context: worker (or inject on the control thread). Thread safety: the worker's own counters.
+ */
 void p4dp_assert_fail(struct p4dp_ctx *ctx, const char *where);
 
-/** Count an event the program cannot handle (e.g. an unsupported extern call at run time). */
+/**
+ * Count an event the program cannot handle (e.g. an unsupported extern call at run time); the
+ * first is logged.
+ *
+ * @param ctx the worker's context.
+ * @param what what was not supported.
+ * Context: worker (or inject on the control thread). Thread safety: the worker's own counters.
+ */
 void p4dp_count_unsupported(struct p4dp_ctx *ctx, const char *what);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -364,8 +462,14 @@ void p4dp_count_unsupported(struct p4dp_ctx *ctx, const char *what);
  *  direct counters/meters of such a table have this many cells. */
 #define P4DP_TABLE_DEFAULT_SIZE 1024u
 
-/** Count a hit or miss of table @p table after an apply (worker context; the arrays are the
- *  worker's own, so plain increments suffice; the control API sums them over workers). */
+/**
+ * Count a hit or miss of a table after an apply; the control API sums the workers' arrays.
+ *
+ * @param ctx the worker's context.
+ * @param table table index.
+ * @param hit nonzero for a hit.
+ * Context: worker (or inject on the control thread). Thread safety: the worker's own arrays; plain increments.
+ */
 static inline void p4dp_table_count(struct p4dp_ctx *ctx, uint32_t table, int hit)
 {
 	if (hit)
@@ -432,17 +536,28 @@ struct p4dp_actprof_ref {
 	uint32_t id;   /**< the control plane's member/group id */
 };
 
-/** Does the (looked-up, non-default) entry refer to a group (the selector hash is needed)? */
+/**
+ * Whether a looked-up, non-default entry refers to a group (then the selector hash is needed).
+ *
+ * @param e the entry.
+ * @return nonzero for a group reference. Pure.
+ */
 static inline int p4dp_actprof_is_group(const struct p4dp_entry *e)
 {
 	return e->action == P4DP_ACTPROF_REF_GROUP;
 }
 
 /**
- * Resolve an indirect entry @p e of a table implemented by extern @p ext: the member it refers to,
- * or for a group the member selected by @p hash. Returns NULL if the group is empty (generated
- * code then runs the default action and the apply is a miss) or @p e is not a reference.
- * The member stays valid until the worker's next RCU quiescent state. Worker context; lock-free.
+ * Resolve an indirect entry of a table implemented by an action profile or selector.
+ *
+ * @param ctx the worker's context.
+ * @param ext extern index of the profile.
+ * @param e the looked-up entry (a member or group reference).
+ * @param hash the selector hash (groups only).
+ * @return the member entry, valid until the worker's next RCU quiescent state; NULL if the group
+ *         is empty (generated code then runs the default action and the apply is a miss) or @p e
+ *         is not a reference.
+ * Context: worker (or inject on the control thread). Thread safety: lock-free.
  */
 const struct p4dp_entry *p4dp_actprof_resolve(struct p4dp_ctx *ctx, uint32_t ext, const struct p4dp_entry *e,
 					      uint64_t hash);
@@ -450,6 +565,15 @@ const struct p4dp_entry *p4dp_actprof_resolve(struct p4dp_ctx *ctx, uint32_t ext
 /* Implemented by the runtime (inline functions and p4dp_table_dp_add) in dpwrite.h. */
 #include "p4dp/dpwrite.h"
 
+/**
+ * Take the @entry_lock lock of an entry (biased lock, dpwrite.h); release it with
+ * p4dp_entry_unlock(e, returned mode).
+ *
+ * @param ctx the worker's context.
+ * @param e the entry.
+ * @return the unlock mode: 0 when the entry is biased to this worker, 1 when the spinlock was taken.
+ * Context: worker. Thread safety: mutual exclusion per entry among workers.
+ */
 static inline int p4dp_entry_lock(const struct p4dp_ctx *ctx, const struct p4dp_entry *e)
 {
 	/* perf: the biased case (the entry's only user so far is this worker) is one relaxed load
@@ -460,12 +584,27 @@ static inline int p4dp_entry_lock(const struct p4dp_ctx *ctx, const struct p4dp_
 	return p4dp_entry_lock_slow(ctx, e);
 }
 
+/**
+ * Record a hit of an entry at ctx->now_ns (idle timeout).
+ *
+ * @param ctx the worker's context.
+ * @param e the entry.
+ * Context: worker (or inject on the control thread). Thread safety: one relaxed store; the expiry scan reads it relaxed.
+ */
 static inline void p4dp_entry_touch(const struct p4dp_ctx *ctx, const struct p4dp_entry *e)
 {
 	/* relaxed: see dpwrite.h; the entry's timer fields are the only data written */
 	__atomic_store_n((uint64_t *)(uintptr_t)&e->last_hit_ns, ctx->now_ns, __ATOMIC_RELAXED);
 }
 
+/**
+ * set_entry_expire_time(): select the entry's expire-time profile and touch it.
+ *
+ * @param ctx the worker's context.
+ * @param e the entry.
+ * @param profile profile number; >= P4DP_EXPIRE_PROFILES keeps the current one.
+ * Context: worker (or inject on the control thread). Thread safety: relaxed stores (see p4dp_entry_touch).
+ */
 static inline void p4dp_entry_set_expire(const struct p4dp_ctx *ctx, const struct p4dp_entry *e,
 					 uint32_t profile)
 {
