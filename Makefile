@@ -6,7 +6,7 @@ CARGO ?= cargo
 P4DP := target/release/p4dp
 OUT := build/example
 
-.PHONY: all setup build run test test-rust test-runtime test-tsan test-asan test-ubsan test-corpus test-fuzz test-system test-robustness bench clean
+.PHONY: all setup build run test test-rust test-runtime test-tsan test-asan test-ubsan test-corpus test-corpus-asan test-fuzz test-system test-robustness bench clean
 
 all: build
 
@@ -44,6 +44,12 @@ test-rust: build
 
 test-corpus: build
 	bash scripts/run_corpus.sh
+
+# a quarter of the corpus through `p4dp stf --burst` with the programs and the runtime built with
+# AddressSanitizer (docs/testing.md; ASAN_ALL=1 for all of it). Needs a p4dp whose program build
+# honours P4DP_CFLAGS.
+test-corpus-asan: build
+	bash scripts/run_corpus_asan.sh
 
 test-fuzz: build
 	bash scripts/fuzz.sh
