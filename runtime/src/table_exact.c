@@ -8,7 +8,8 @@
  * on lookup in both storage modes.
  *  - dynamic storage: each entry is its own allocation.
  *  - static storage: entries live in one array of max_entries slots of
- *    entry_size bytes (16-byte aligned; the static storage of Simon et al., ANCS '21, Eq. 4), slot = entry index.
+ *    entry_size bytes (16-byte aligned; the static storage of Simon et al., ANCS '21,
+ *    Eq. 4), slot = entry index.
  *
  * Modify publishes a complete new version with one atomic pointer update inside
  * rte_hash (rte_hash_add_key_data on an existing key stores the data pointer

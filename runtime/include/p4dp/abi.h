@@ -480,8 +480,8 @@ static inline void p4dp_table_count(struct p4dp_ctx *ctx, uint32_t table, int hi
 
 
 /* ------------------------------------------------------------------------------------------ */
-/* Data-plane table writes (seeds 000/001; issue 3). Contract between generated code and the     */
-/* runtime; the runtime engineer implements these (inline where marked) in p4dp/dpwrite.h.       */
+/* Data-plane table writes (@__ref parameters, add-on-miss, entry locks, idle timeouts).          */
+/* Contract between generated code and the runtime; the inline parts are in p4dp/dpwrite.h.      */
 /*                                                                                              */
 /* Table flags (p4dp_table_info.flags):                                                          */
 #define P4DP_TABLE_F_ADD_ON_MISS 0x08u      /**< PNA `add_on_miss = true` */

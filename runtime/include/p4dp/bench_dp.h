@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file bench_dp.h
- * Benchmarks of data-plane table writes (issue 3, seeds 000 and 001): a traffic source and
- * per-packet latency probe ("tap") on the ports of a bench (bench.h), plus a small log-linear
+ * Benchmarks of data-plane table writes (the experiments of Simon et al., "High-Performance
+ * Match-Action Table Updates from within Programmable Software Data Planes" and "Never Miss
+ * Twice"): a traffic source and per-packet latency probe ("tap") on the ports of a bench (bench.h), plus a small log-linear
  * latency histogram.
  *
  * The tap adds DPDK ethdev callbacks to the bench ports (rte_eth_add_rx_callback on rx queue 0 of
