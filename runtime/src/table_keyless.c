@@ -11,7 +11,6 @@
 
 #include "table_internal.h"
 
-
 static int keyless_add(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data)
 {
 	if (m == NULL)
@@ -97,7 +96,7 @@ static int keyless_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void *a
 
 static int keyless_create(struct p4dp_table *t)
 {
-	t->storage = P4DP_STORAGE_DYNAMIC;
+	(void)t; /* the one entry is allocated by add (dynamic storage, set by table_common.c) */
 	return 0;
 }
 
