@@ -371,11 +371,20 @@ static void test_l3(uint8_t *tmpl)
 		rc = p4dp_bench_measure(b, P4DP_BENCH_PROGRAM, 0, &pr);
 		CHECK(rc == 0 && pr.packets > 0, "program: %d", rc);
 		print_res("l3 program", &pr);
+		/* Same packets: the program's packets cover at least one full lap (every key). On a
+		 * loaded machine one window may be too short for that: further windows are added (at
+		 * most 20), and the hit and lap checks apply to all of them. */
+		uint64_t prog_pkts = pr.packets;
+		for (int extra = 0; rc == 0 && prog_pkts < n && extra < 20; extra++) {
+			struct p4dp_bench_result more;
+			rc = p4dp_bench_measure(b, P4DP_BENCH_PROGRAM, 0, &more);
+			CHECK(rc == 0, "program, window %d: %d", extra + 2, rc);
+			prog_pkts += rc == 0 ? more.packets : 0;
+		}
 		p4dp_runtime_table_stats_get(rt, t, &ts1);
-		CHECK(ts1.misses == ts0.misses && ts1.hits > ts0.hits + pr.packets - 1, "program hits %" PRIu64
+		CHECK(ts1.misses == ts0.misses && ts1.hits > ts0.hits + prog_pkts - 1, "program hits %" PRIu64
 		      " misses %" PRIu64, ts1.hits - ts0.hits, ts1.misses - ts0.misses);
-		/* Same packets: the program's packet count covers at least one full lap. */
-		CHECK(pr.packets >= n, "program did not finish one lap: %" PRIu64, pr.packets);
+		CHECK(prog_pkts >= n, "program did not finish one lap: %" PRIu64, prog_pkts);
 		p4dp_bench_free(b);
 	}
 	/* Keys outside the table: the baseline reports misses, the program drops -> -EIO, lost > 0. */
