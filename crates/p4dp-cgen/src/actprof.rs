@@ -33,14 +33,6 @@ pub(crate) fn profile_size(x: &ExternInstance) -> u64 {
     arg.and_then(crate::externs::const_u64).unwrap_or(0)
 }
 
-/// For an indirect table: a copy of `t` with only its match keys (the selector keys removed).
-pub(crate) fn match_view(t: &Table) -> Option<Table> {
-    t.implementation?;
-    let mut v = t.clone();
-    v.keys.retain(|k| k.match_kind != "selector");
-    Some(v)
-}
-
 /// Bytes of an indirect entry's reference (struct p4dp_actprof_ref): the least data_len.
 pub(crate) const REF_LEN: u32 = 8;
 
@@ -49,7 +41,14 @@ pub(crate) fn table_impl(t: &Table) -> i64 {
     t.implementation.map(|x| x.index() as i64).unwrap_or(-1)
 }
 
-impl Gen<'_> {
+impl<'a> Gen<'a> {
+    /// The keys table `tid`'s entries match on, in order: all of them, or for an indirect table
+    /// those other than its `selector` keys (`ProgramInfo::match_keys`).
+    pub(crate) fn match_keys(&self, tid: TableId) -> Vec<&'a TableKey> {
+        let t = &self.p.tables[tid];
+        self.info.match_keys[tid.index()].iter().map(|&i| &t.keys[i]).collect()
+    }
+
     /// Reject indirect tables using features not supported with profiles; Ok for direct tables.
     pub(crate) fn check_indirect(&self, tid: TableId) -> R<()> {
         let p = self.p;
@@ -66,7 +65,7 @@ impl Gen<'_> {
                 ),
             );
         }
-        let has_sel = t.keys.iter().any(|k| k.match_kind == "selector");
+        let has_sel = t.keys.iter().any(|k| k.match_kind == MatchKind::Selector);
         if has_sel && !is_selector(&inst.type_name) {
             return unsupported(
                 t.span,
@@ -98,7 +97,7 @@ impl Gen<'_> {
             });
         if has_ref
             || crate::dpwrite::entry_lock(t)
-            || crate::dpwrite::idle_timeout(t)
+            || t.idle_timeout.any()
             || !crate::dpwrite::table_flags(t).is_empty()
         {
             return unsupported(t.span, format!("table `{name}`: data-plane writes, entry locks or idle timeouts with an action profile implementation"));
@@ -148,7 +147,7 @@ impl Gen<'_> {
             o,
             "\n\tif (_hit) {{\n\t\tuint64_t _sh = 0; /* selector hash (groups only) */"
         );
-        let sel: Vec<&TableKey> = t.keys.iter().filter(|k| k.match_kind == "selector").collect();
+        let sel: Vec<&TableKey> = t.keys.iter().filter(|k| k.match_kind == MatchKind::Selector).collect();
         if is_selector(&inst.type_name) && !sel.is_empty() {
             let algo = self.selector_algo(inst)?;
             let mut bits = 0u32;

@@ -7,7 +7,7 @@
 //! `p4dp_mbufs_run`).
 //!
 //! With a staged table (below), and when the parser and VerifyChecksum only affect the packet's
-//! own state ([`Gen::batch_parse`]: no extern calls in the parser and its sub-parsers other than
+//! own state (`StagePlan::batch_parse`: no extern calls in the parser and its sub-parsers other than
 //! packet_in methods; in VerifyChecksum only `verify_checksum*`), a pre-pass over each chunk of up
 //! to 32 packets parses each packet only for the staged table's key (the C compiler drops the rest
 //! of that parse), then one bulk lookup, then each packet's whole pipeline in order, which parses
@@ -48,128 +48,13 @@ const MBUFS: &str = "\n#ifdef P4DP_DPDK\n#include \"p4dp/mbuf.h\"\n\nstatic inli
 /// [`ONE_BY_ONE`] for PNA's `process_staged`.
 const ONE_BY_ONE_PNA: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL, 0, NULL);\n}\n";
 
-fn expr_vars(e: &Expr, f: &mut dyn FnMut(VarId)) {
-    match &e.kind {
-        ExprKind::Var(v) => f(*v),
-        ExprKind::Const(_) => {}
-        ExprKind::Field(b, _)
-        | ExprKind::StackNextIndex(b)
-        | ExprKind::Slice(b, _, _)
-        | ExprKind::Cast(b)
-        | ExprKind::Unary(_, b)
-        | ExprKind::IsValid(b) => expr_vars(b, f),
-        ExprKind::StackElem(a, b) | ExprKind::Concat(a, b) | ExprKind::Binary(_, a, b) => {
-            expr_vars(a, f);
-            expr_vars(b, f);
-        }
-        ExprKind::Mux(c, a, b) => {
-            expr_vars(c, f);
-            expr_vars(a, f);
-            expr_vars(b, f);
-        }
-        ExprKind::List(es) => es.iter().for_each(|x| expr_vars(x, f)),
-    }
-}
-
 impl Gen<'_> {
-    /// Whether running parser `pid` an extra time is unobservable: only packet_in methods,
-    /// validity/stack builtins and sub-parsers without side effects.
-    fn parser_pure(&self, pid: ParserId, depth: u32) -> bool {
-        let pr = &self.p.parsers[pid];
-        depth < 8 && self.block_pure(&pr.init, depth) && pr.states.iter().all(|(_, s)| self.block_pure(&s.body, depth))
-    }
-
-    fn block_pure(&self, b: &Block, depth: u32) -> bool {
-        b.iter().all(|s| match s {
-            Stmt::Assign { .. } | Stmt::Verify { .. } => true,
-            Stmt::If { then_, else_, .. } => self.block_pure(then_, depth) && self.block_pure(else_, depth),
-            Stmt::Block(x) => self.block_pure(x, depth),
-            Stmt::Switch { cases, default, .. } => {
-                cases.iter().all(|c| self.block_pure(&c.body, depth))
-                    && default.as_ref().map_or(true, |d| self.block_pure(d, depth))
-            }
-            Stmt::Call(c) => match &c.target {
-                CallTarget::ExternMethod {
-                    obj: ExternRef::Param(_),
-                    ..
-                } => true,
-                CallTarget::SetValid | CallTarget::SetInvalid | CallTarget::PushFront(_) | CallTarget::PopFront(_) => {
-                    true
-                }
-                CallTarget::Parser(sub) => self.parser_pure(*sub, depth + 1),
-                _ => false,
-            },
-            _ => false,
-        })
-    }
-
-    fn first_apply(b: &Block) -> Option<TableId> {
-        for s in b {
-            let t = match s {
-                Stmt::ApplyTable { table, .. } => Some(*table),
-                Stmt::If { then_, else_, .. } => Self::first_apply(then_).or_else(|| Self::first_apply(else_)),
-                Stmt::Block(x) => Self::first_apply(x),
-                Stmt::Switch { cases, default, .. } => cases
-                    .iter()
-                    .find_map(|c| Self::first_apply(&c.body))
-                    .or_else(|| default.as_ref().and_then(|d| Self::first_apply(d))),
-                _ => None,
-            };
-            if t.is_some() {
-                return t;
-            }
-        }
-        None
-    }
-
-    /// Whether v1model's VerifyChecksum control `cid` may run ahead of the previous packets'
-    /// pipelines: no tables, no extern calls but `verify_checksum*` (their only effect is on the
-    /// packet's own checksum_error), no sub-controls.
-    fn verify_pure(&self, cid: ControlId) -> bool {
-        fn pure(b: &Block) -> bool {
-            b.iter().all(|s| match s {
-                Stmt::Assign { .. } => true,
-                Stmt::If { then_, else_, .. } => pure(then_) && pure(else_),
-                Stmt::Block(x) => pure(x),
-                Stmt::Call(c) => {
-                    matches!(&c.target, CallTarget::ExternFunction(f)
-                    if f == "verify_checksum" || f == "verify_checksum_with_payload")
-                        || matches!(c.target, CallTarget::SetValid | CallTarget::SetInvalid)
-                }
-                _ => false,
-            })
-        }
-        pure(&self.p.controls[cid].body)
-    }
-
-    /// Whether `process_burst` may run the parser (v1model: and VerifyChecksum) of a whole burst
-    /// before the first packet's controls (their effects stay within each packet's own state).
-    pub(crate) fn batch_parse(&self) -> bool {
-        let p = self.p;
-        let Some(pkg) = p.package.as_ref() else { return false };
-        match (pkg.arch.as_str(), pkg.blocks.len()) {
-            ("v1model", 6) => {
-                let (BlockRef::Parser(prs), BlockRef::Control(vr)) = (pkg.blocks[0].1, pkg.blocks[1].1) else {
-                    return false;
-                };
-                p.parsers[prs].params.len() == 4 && self.parser_pure(prs, 0) && self.verify_pure(vr)
-            }
-            ("pna", 4) => {
-                let BlockRef::Parser(prs) = pkg.blocks[0].1 else {
-                    return false;
-                };
-                p.parsers[prs].params.len() == 4 && self.parser_pure(prs, 0)
-            }
-            _ => false,
-        }
-    }
-
     /// `process_burst` and `process_mbufs` for a program without a staged table (v1model, or PNA
     /// if `pna`): the packets one after the other, each with its state in registers. perf:
     /// staging the parse alone (no table) would only move each packet's state to memory; the
     /// worker prefetches the burst's packet data already.
     fn one_by_one(&mut self, pna: bool) -> String {
-        let mut o = String::from(if self.batch_parse() {
+        let mut o = String::from(if self.info.stage.batch_parse {
             "/* Bursts (burst.rs): no staged table, so the packets run one after the other, each with its\n * state in registers. */\n"
         } else {
             "/* Bursts (burst.rs): the parser (v1model: or VerifyChecksum) has effects beyond the packet, so\n * packets run one after the other. */\n"
@@ -180,45 +65,10 @@ impl Gen<'_> {
         o
     }
 
-    /// The table `process_burst` stages, if any (see the module doc).
-    pub(crate) fn plan_stage(&self) -> Option<TableId> {
-        let p = self.p;
-        let pkg = p.package.as_ref()?;
-        if !self.batch_parse() {
-            return None;
-        }
-        // v1model: Ingress; PNA: MainControl (PreControl takes `in` headers, so the headers the
-        // key reads are final after parsing; metadata it changes only makes the key differ)
-        let BlockRef::Control(ig) = pkg.blocks[2].1 else {
-            return None;
-        };
-        if p.controls[ig].params.len() != if pkg.arch == "pna" { 4 } else { 3 } {
-            return None;
-        }
-        let tid = Self::first_apply(&p.controls[ig].body)?;
-        let t = &p.tables[tid];
-        if t.owner != ig
-            || t.keys.is_empty()
-            || t.implementation.is_some()
-            || t.keys.iter().any(|k| k.match_kind != "exact")
-        {
-            return None;
-        }
-        let vars = &p.controls[ig].vars;
-        let mut ok = true;
-        for k in &t.keys {
-            expr_vars(&k.expr, &mut |v| {
-                ok &= matches!(vars[v].kind, VarKind::Param(_)) && self.is_top_param(Owner::Control(ig), v)
-            });
-        }
-        ok.then_some(tid)
-    }
-
-    /// Statements declaring `uint8_t key[]` and filling it with table `t`'s key (native layout)
-    /// in the current owner; returns them and the key length.
-    pub(crate) fn key_code(&mut self, t: &Table) -> R<(String, u32)> {
-        let widths: Vec<u32> = t
-            .keys
+    /// Statements declaring `uint8_t key[]` and filling it with a table's match keys `keys`
+    /// (native layout) in the current owner; returns them and the key length.
+    pub(crate) fn key_code(&mut self, keys: &[&TableKey]) -> R<(String, u32)> {
+        let widths: Vec<u32> = keys
             .iter()
             .map(|k| match self.value_width(k.expr.ty) {
                 Some(w) => Ok(w),
@@ -232,11 +82,8 @@ impl Gen<'_> {
             "\tuint8_t key[{}] __attribute__((aligned(16)));\n\tmemset(key, 0, sizeof key);",
             key_len.max(1)
         );
-        for (k, (off, size)) in t.keys.iter().zip(&lay) {
-            if !matches!(
-                k.match_kind.as_str(),
-                "exact" | "lpm" | "ternary" | "range" | "optional"
-            ) {
+        for (k, (off, size)) in keys.iter().zip(&lay) {
+            if crate::tables::match_kind_c(&k.match_kind).is_none() {
                 return unsupported(k.expr.span, format!("match kind `{}`", k.match_kind));
             }
             let ct = self.ctype(k.expr.ty, k.expr.span)?;
@@ -249,18 +96,11 @@ impl Gen<'_> {
         Ok((body, key_len))
     }
 
-    /// Whether the staged table is an `add_on_miss` table (PNA): then an insert invalidates the
-    /// staged misses of the same key later in the burst (`stage_invalidate`).
-    pub(crate) fn stage_aom(&self) -> bool {
-        self.staged
-            .is_some_and(|t| crate::dpwrite::table_flags(&self.p.tables[t]).contains(&"P4DP_TABLE_F_ADD_ON_MISS"))
-    }
-
     /// After an `add_entry` (dpwrite.rs) into the staged add-on-miss table: the later packets of
     /// the burst whose staged key equals the key just added (or found present) must look it up
     /// again, so the flow's next packet hits ("never miss twice"). Empty if nothing is staged.
     pub(crate) fn stage_invalidate(&self, ind: &str) -> String {
-        let Some(tid) = self.staged.filter(|_| self.stage_aom()) else {
+        let Some(tid) = self.info.stage.staged.filter(|_| self.info.stage.staged_add_on_miss) else {
             return String::new();
         };
         let widths: Vec<u32> = self.p.tables[tid]
@@ -282,7 +122,7 @@ impl Gen<'_> {
     /// apply used a staged miss not yet consumed (`st_fresh`), so the runtime may skip its
     /// existence check; NULL otherwise (the runtime checks).
     pub(crate) fn stage_seen(&self) -> String {
-        match self.staged.filter(|_| self.stage_aom()) {
+        match self.info.stage.staged.filter(|_| self.info.stage.staged_add_on_miss) {
             Some(tid) => format!("(R->dp_table == {}u && R->st_fresh) ? R->st_gen : NULL", tid.index()),
             None => "NULL".to_string(),
         }
@@ -291,16 +131,16 @@ impl Gen<'_> {
     /// The lookup statement of table `tid`'s apply function: sets `e` and `_hit` from `key`.
     pub(crate) fn lookup_code(&self, tid: TableId, key_len: u32) -> String {
         let ti = tid.index();
-        if self.staged == Some(tid) {
+        if self.info.stage.staged == Some(tid) {
             // add-on-miss: a staged entry marked stale (an earlier packet of the burst added or
             // found the key, stage_invalidate) is looked up again
-            let hit_only = if self.stage_aom() {
+            let hit_only = if self.info.stage.staged_add_on_miss {
                 "R->st_entry != ST_STALE && "
             } else {
                 ""
             };
             // add-on-miss: add_entry may skip its existence check for a staged miss (st_fresh)
-            let (fresh, stale) = if self.stage_aom() {
+            let (fresh, stale) = if self.info.stage.staged_add_on_miss {
                 ("\n\t\tR->st_fresh = !_hit;", "\n\t\tR->st_fresh = 0;")
             } else {
                 ("", "")
@@ -320,7 +160,7 @@ impl Gen<'_> {
     /// `i` in a chunk of `@M@` packets, the keys `@K@`, the entries `@E@` and the insert
     /// generation `@G@`.
     /// perf: the pre-pass keeps only the key; the pipeline parses the packet again (the parser is
-    /// pure, [`Gen::batch_parse`]) with its state in registers, which is cheaper than keeping a
+    /// pure, `StagePlan::batch_parse`) with its state in registers, which is cheaper than keeping a
     /// burst of parsed states in memory. `process_mbufs` runs the pipeline through
     /// `p4dp_mbufs_run` (p4dp/mbuf.h), as programs without a staged table do.
     fn staged_entries(pass1: &str, decl: &str, kl: u32, tid: TableId, gen: &str, call: &str, aom: bool) -> String {
@@ -368,7 +208,7 @@ impl Gen<'_> {
         let fr = self.frame(o);
         let mut s = String::new();
         for (v, x) in self.p.controls[c].params.iter().zip(lvs) {
-            if self.is_top_param(o, *v) && !self.top_lv.contains_key(&(o, *v)) {
+            if self.is_top_param(o, *v) && !self.info.top_params.contains_key(&(o, *v)) {
                 let _ = writeln!(s, "\tR->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
             }
         }
@@ -379,14 +219,15 @@ impl Gen<'_> {
     /// in control `ig` (key_code) with its length.
     fn stage_decl(&mut self, ig: ControlId, tid: TableId) -> R<(String, String, u32)> {
         self.owner = Owner::Control(ig);
-        let (keyc, kl) = self.key_code(&self.p.tables[tid])?;
+        let keys = self.match_keys(tid);
+        let (keyc, kl) = self.key_code(&keys)?;
         let kla = kl.max(1).div_ceil(16) * 16;
         let decl = format!("\tuint8_t keys[{STAGE_MAX}][{kla}] __attribute__((aligned(16)));\n\tconst void *kp[{STAGE_MAX}];\n\tconst struct p4dp_entry *ents[{STAGE_MAX}];\n");
         Ok((decl, keyc, kl))
     }
 
-    /// `process_burst` and `process_mbufs` for PNA programs: if [`Gen::plan_stage`] found a table
-    /// to stage (the MainParser is then pure, [`Gen::batch_parse`]), parse each packet for the key
+    /// `process_burst` and `process_mbufs` for PNA programs: if `p4dp_ir::analysis::staging` found a table
+    /// to stage (the MainParser is then pure, `StagePlan::batch_parse`), parse each packet for the key
     /// of MainControl's first table (`pna_parse`, pna.rs), stage its lookups, then run each
     /// packet's pipeline in order (`process_staged`, [`Gen::staged_entries`]); otherwise
     /// [`Gen::one_by_one`]. For an `add_on_miss` table, an insert marks the later staged lookups of
@@ -397,7 +238,7 @@ impl Gen<'_> {
         let BlockRef::Control(mc) = pkg.blocks[2].1 else {
             return Ok(None);
         };
-        let Some(tid) = self.staged else {
+        let Some(tid) = self.info.stage.staged else {
             return Ok(Some(self.one_by_one(true)));
         };
         let mut o = String::new();
@@ -408,7 +249,7 @@ impl Gen<'_> {
         pass1.push_str(&Self::stage_key(&keyc, kl));
         // add-on-miss: the insert generation before the lookup lets add_entry skip its
         // existence check for a staged miss (p4dp_table_dp_add_seen)
-        let aom = self.stage_aom();
+        let aom = self.info.stage.staged_add_on_miss;
         let gen = if aom {
             format!("\t\tst_gen = p4dp_table_dp_gen(ctx, {}u);\n", tid.index())
         } else {
@@ -428,7 +269,7 @@ impl Gen<'_> {
     }
 
     /// `process_burst` and `process_mbufs` (abi.h) for v1model programs: with a staged table
-    /// ([`Gen::plan_stage`], which implies [`Gen::batch_parse`]), parse (and verify) each packet
+    /// (`p4dp_ir::analysis::staging`, which implies `StagePlan::batch_parse`), parse (and verify) each packet
     /// for the table's key, stage the lookups in one bulk lookup, then run every packet's pipeline
     /// in order ([`Gen::staged_entries`]); otherwise [`Gen::one_by_one`]. Needs the glue's
     /// `struct v1st`, `v1_parse`, `process_staged`. None for other architectures.
@@ -444,7 +285,7 @@ impl Gen<'_> {
         let (BlockRef::Parser(prs), BlockRef::Control(ig)) = (pkg.blocks[0].1, pkg.blocks[2].1) else {
             return Ok(None);
         };
-        let Some(tid) = self.staged else {
+        let Some(tid) = self.info.stage.staged else {
             return Ok(Some(self.one_by_one(false)));
         };
         let mut o = String::new();
@@ -452,10 +293,10 @@ impl Gen<'_> {
         let st = pr.vars[pr.params[3]].ty;
         let _ = writeln!(o, "/* Bursts (burst.rs): build the keys of table {} (a pre-pass parses each packet for its key\n * only), one bulk lookup, then each packet's pipeline (parsing it again), reusing the entries. */", p.tables[tid].fq_name);
         let (decl, keyc, kl) = self.stage_decl(ig, tid)?;
-        // the parser and VerifyChecksum (pure, see batch_parse) read no gst flag v1_parse does not
+        // the parser and VerifyChecksum (pure, see StagePlan::batch_parse) read no gst flag v1_parse does not
         // set, except `drop` when the program has assert
         let mut pass1 = String::from("\tstruct gst G;\n\tstruct gst *R = &G;\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n");
-        if self.feat.assert {
+        if self.info.features.assert {
             pass1.push_str("\tR->drop = 0;\n");
         }
         pass1.push_str("\tstruct v1st S1 = (struct v1st){};\n");

@@ -15,48 +15,26 @@ use crate::ctype::{native_layout, storage_size};
 use crate::stmt::ind;
 use crate::{unsupported, Gen, Owner, R};
 
-/// Action parameter annotation: a reference into the entry.
-pub const REF_ANNOTATION: &str = "__ref";
-
 fn has_ann(anns: &[Annotation], name: &str) -> bool {
     anns.iter().any(|a| a.name == name)
-}
-
-fn prop_true(t: &Table, name: &str) -> bool {
-    t.other_properties
-        .iter()
-        .any(|(n, v)| n == name && *v == Value::Bool(true))
-}
-
-/// `pna_idle_timeout` member index (NO_TIMEOUT 0, NOTIFY_CONTROL 1, AUTO_DELETE 2), if set.
-fn pna_idle(t: &Table) -> Option<u32> {
-    t.other_properties.iter().find_map(|(n, v)| match (n.as_str(), v) {
-        ("pna_idle_timeout", Value::Enum(i)) => Some(*i),
-        _ => None,
-    })
 }
 
 /// The P4DP_TABLE_F_* flags of the data-plane write features of `t`.
 pub fn table_flags(t: &Table) -> Vec<&'static str> {
     let mut f = Vec::new();
-    if prop_true(t, "add_on_miss") {
+    if t.add_on_miss {
         f.push("P4DP_TABLE_F_ADD_ON_MISS");
     }
-    if pna_idle(t) == Some(1) || prop_true(t, "support_timeout") {
+    if t.idle_timeout.notify {
         f.push("P4DP_TABLE_F_IDLE_NOTIFY");
     }
-    if pna_idle(t) == Some(2) || prop_true(t, "idle_timeout_with_auto_delete") {
+    if t.idle_timeout.auto_delete {
         f.push("P4DP_TABLE_F_IDLE_AUTO_DELETE");
     }
-    if has_ann(&t.annotations, "entry_lock") {
+    if entry_lock(t) {
         f.push("P4DP_TABLE_F_ENTRY_LOCK");
     }
     f
-}
-
-/// Whether hits of `t` must refresh the entry's last-hit time.
-pub fn idle_timeout(t: &Table) -> bool {
-    table_flags(t).iter().any(|f| f.starts_with("P4DP_TABLE_F_IDLE"))
 }
 
 /// Whether `t`'s actions run under the entry lock.

@@ -319,10 +319,10 @@ impl Gen<'_> {
                         self.emit_elide.clear();
                         if let Some(k) = self.elide_slot(h) {
                             self.emit_elide.push((root.clone(), k));
-                        } else if self.elide_h == Some(h.ty) && lv_is_var(h) {
+                        } else if self.info.header_writes.headers == Some(h.ty) && lv_is_var(h) {
                             let names: Vec<String> = self.fields(h.ty).into_iter().map(|(n, _)| n).collect();
                             let mut k = 0;
-                            for (f, ro) in names.iter().zip(self.elide.clone()) {
+                            for (f, ro) in names.iter().zip(self.info.header_writes.read_only.clone()) {
                                 if ro {
                                     self.emit_elide.push((format!("{root}.{f}"), k));
                                     k += 1;

@@ -67,8 +67,8 @@ impl Gen<'_> {
                     if d == Direction::Out && !out_zeroed {
                         let _ = writeln!(s, "{ind}{x} = (__typeof__({x})){{}};");
                     }
-                    // v1model: reached through R->vs (top_lv), which the glue sets
-                    if !self.top_lv.contains_key(&(o, *v)) {
+                    // v1model: reached through R->vs (ProgramInfo::top_params), which the glue sets
+                    if !self.info.top_params.contains_key(&(o, *v)) {
                         let _ = writeln!(s, "{ind}R->{}.{} = &{x};", fr.field, fr.vars[v.index()]);
                     }
                 } else if d != Direction::Out {
@@ -92,41 +92,6 @@ impl Gen<'_> {
             }
         }
         s
-    }
-
-    /// v1model: the lvalues of the top-level blocks' parameters in `*R->vs` (see `Gen::top_lv`):
-    /// the parser's and the controls' headers, metadata and standard metadata. Empty for other
-    /// architectures or unexpected signatures (the glue then binds each parameter's pointer).
-    pub(crate) fn plan_top_lv(&self) -> std::collections::HashMap<(Owner, VarId), String> {
-        let mut m = std::collections::HashMap::new();
-        let Some(pkg) = self.p.package.as_ref() else { return m };
-        if pkg.arch != "v1model" || pkg.blocks.len() != 6 {
-            return m;
-        }
-        // positions of hdr, meta, sm in each block's parameter list
-        let shape: [&[(usize, &str)]; 6] = [
-            &[(1, "hdr"), (2, "meta"), (3, "sm")],
-            &[(0, "hdr"), (1, "meta")],
-            &[(0, "hdr"), (1, "meta"), (2, "sm")],
-            &[(0, "hdr"), (1, "meta"), (2, "sm")],
-            &[(0, "hdr"), (1, "meta")],
-            &[(1, "hdr")],
-        ];
-        let arity = [4, 2, 3, 3, 2, 2];
-        for (i, (_, b)) in pkg.blocks.iter().enumerate() {
-            let (o, params) = match *b {
-                BlockRef::Parser(x) if i == 0 => (Owner::Parser(x), &self.p.parsers[x].params),
-                BlockRef::Control(x) if i > 0 => (Owner::Control(x), &self.p.controls[x].params),
-                _ => return std::collections::HashMap::new(),
-            };
-            if params.len() != arity[i] {
-                return std::collections::HashMap::new();
-            }
-            for (k, name) in shape[i] {
-                m.insert((o, params[*k]), format!("R->vs->{name}"));
-            }
-        }
-        m
     }
 
     pub fn emit_glue(&mut self) -> R<String> {
@@ -223,7 +188,7 @@ impl Gen<'_> {
         };
         let egress_spec = need("egress_spec")?;
         let mut o = String::new();
-        // the blocks reach their parameters through R->vs (top_lv): defined before them (lib.rs)
+        // the blocks reach their parameters through R->vs (ProgramInfo::top_params): defined before them (lib.rs)
         let mut def = String::new();
         let _ = writeln!(
             def,
@@ -254,8 +219,8 @@ impl Gen<'_> {
         ctl_arity(ck, 2)?;
         ctl_arity(dep, 2)?;
         let _ = writeln!(o, "/* Parser and VerifyChecksum on the input bytes. */\nstatic inline __attribute__((always_inline)) void v1_parse(struct gst *R, struct v1st *S)\n{{\n\tint rej = 0;\n\tR->vs = S;\n\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n\tR->pkt_bits = R->pkt->len * 8u;");
-        if self.elide_count() > 0 {
-            for k in 0..self.elide_count() {
+        if self.info.header_writes.count() > 0 {
+            for k in 0..self.info.header_writes.count() {
                 let _ = writeln!(o, "\tR->xo[{k}] = 0;");
             }
         }
@@ -280,9 +245,9 @@ impl Gen<'_> {
         }
         o.push_str("}\n\n");
 
-        // perf: without copies (no clone, no multicast: feat.rs) egress runs once per pass, for
+        // perf: without copies (no clone, no multicast: ProgramInfo::features) egress runs once per pass, for
         // the packet itself, and is inlined into process_staged
-        let copies = self.feat.clone || self.feat.mcast;
+        let copies = self.info.features.clone || self.info.features.mcast;
         let inl = if copies {
             ""
         } else {
@@ -308,7 +273,7 @@ impl Gen<'_> {
              \tuint32_t tot = elen + plen;\n\
              \tif (R->trunc && R->trunc < tot)\n\t\ttot = R->trunc;\n\
              \t(void)p4dp_pkt_emit_copy(R->ctx, port, R->ctx->emit_buf, tot);\n}\n\n"
-                .replace("@TRUNC@", if self.feat.truncate { "R->trunc" } else { "0u" })
+                .replace("@TRUNC@", if self.info.features.truncate { "R->trunc" } else { "0u" })
                 .replace("@INL@", inl),
         );
 
@@ -323,10 +288,10 @@ impl Gen<'_> {
             &[Bind::Lv("S->hdr"), Bind::Lv("S->meta"), Bind::Lv("S->sm")],
             None,
         ));
-        if self.feat.assert {
+        if self.info.features.assert {
             o.push_str("\tif (R->drop)\n\t\treturn;\n");
         }
-        if self.feat.clone {
+        if self.info.features.clone {
             o.push_str("\tif (R->clone_type == 1 && depth < 4) {\n\t\tuint32_t cport;\n\t\tif (p4dp_clone_session_get(R->ctx, R->clone_session, &cport) == 0) {\n\t\t\tstruct v1st C = *S;\n\t\t\tmemset(&C.sm, 0, sizeof C.sm);\n");
             for f in ["ingress_port", "packet_length", "ingress_global_timestamp"] {
                 if let (Some(dst), Some(src)) = (get("C.sm", f), get("S->sm", f)) {
@@ -362,7 +327,7 @@ impl Gen<'_> {
         );
 
         // user metadata kept across resubmit/recirculate (@field_list)
-        if self.feat.passes() {
+        if self.info.features.passes() {
             let mut lists = std::collections::BTreeMap::new();
             field_lists(&p.types, mt, "meta", &mut lists, 0);
             o.push_str("#define V1_MAX_PASSES 16u\n\n/* Copies the user metadata fields of field list `fl` (annotated @field_list(fl)). */\nstatic void v1_keep_fields(struct v1st *to, const struct v1st *from, uint32_t fl)\n{\n\tswitch (fl) {\n");
@@ -377,10 +342,10 @@ impl Gen<'_> {
         }
 
         // process: one pass per loop iteration (resubmit and recirculate start another); without
-        // them (feat.rs) the loop runs once and the C compiler removes it
+        // them (ProgramInfo::features) the loop runs once and the C compiler removes it
         // perf: process_staged takes the staged lookup of process_burst/process_mbufs (burst.rs);
         // process = no staging
-        let ft = self.feat;
+        let ft = self.info.features;
         o.push_str("static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry);\n\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tprocess_staged(ctx, pkt, NULL, NULL);\n}\n\n");
         o.push_str("/* One input packet: all its passes. st_key, st_entry: the staged lookup of process_burst or\n * process_mbufs (burst.rs), or NULL. */\nstatic inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tstruct v1st S0, *S;\n");
         if ft.passes() {

@@ -16,7 +16,10 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
+use p4dp_ir::analysis::ProgramInfo;
 use p4dp_ir::*;
+
+pub(crate) use p4dp_ir::analysis::Owner;
 
 mod actprof;
 mod burst;
@@ -26,7 +29,6 @@ mod elide;
 mod expr;
 mod externs;
 mod fastio;
-mod feat;
 mod glue;
 pub mod ids;
 pub mod namer;
@@ -52,6 +54,14 @@ pub enum CgenError {
     Compile { stderr: String },
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
+}
+
+/// A construct of the program the back end cannot translate (see [`capability_check`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsupported {
+    pub message: String,
+    /// Where it is; `Span::default()` when it is the program as a whole (e.g. its package).
+    pub span: Span,
 }
 
 pub(crate) type R<T> = Result<T, CgenError>;
@@ -81,14 +91,6 @@ impl Default for CgenOptions {
     }
 }
 
-/// Who owns the variables an expression refers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Owner {
-    Control(ControlId),
-    Parser(ParserId),
-    Function(FunctionId),
-}
-
 /// The frame of one owner: its struct type, its member in `struct gst`, its variables' names.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Frame {
@@ -101,6 +103,8 @@ pub(crate) struct Frame {
 
 pub(crate) struct Gen<'a> {
     pub p: &'a Program,
+    /// The analyses' facts about `p` (p4dp_ir::analysis).
+    pub info: &'a ProgramInfo,
     pub opts: &'a CgenOptions,
     pub ids: Ids,
     pub namer: namer::Namer,
@@ -129,24 +133,17 @@ pub(crate) struct Gen<'a> {
     /// In a parser: the label rejecting the current parser.
     pub reject_label: Option<String>,
     pub tmp: u32,
-    /// The table `process_burst` stages (burst.rs), if any.
-    pub staged: Option<TableId>,
     /// Whether the glue got a `process_burst` (burst.rs).
     pub has_burst: bool,
     /// Whether the glue got a `process_mbufs` (burst.rs; defined only under `P4DP_DPDK`).
     pub has_mbufs: bool,
-    /// elide.rs: the v1model headers struct type and which of its members are read-only headers.
-    pub(crate) elide_h: Option<TypeId>,
-    pub(crate) elide: Vec<bool>,
-    /// feat.rs: the optional features the program uses (the glue leaves the others out).
-    pub(crate) feat: feat::Feat,
-    /// v1model (perf): the C lvalue of each top-level block parameter, through the one pointer
-    /// `R->vs` to the glue's `struct v1st` (instead of one pointer per parameter in the frames).
-    pub(crate) top_lv: HashMap<(Owner, VarId), String>,
     /// v1model: the definition of `struct v1st` (glue.rs), emitted before the blocks.
     pub(crate) v1st_def: String,
     /// While an emit is generated: (C lvalue, `R->xo` slot) of the read-only headers it may skip.
     pub(crate) emit_elide: Vec<(String, usize)>,
+    /// The constructs the translation could not translate so far; it goes on with the next
+    /// statement or block, so one run finds all of them ([`capability_check`]).
+    pub(crate) skipped: Vec<Unsupported>,
 }
 
 impl<'a> Gen<'a> {
@@ -168,8 +165,8 @@ impl<'a> Gen<'a> {
     /// into the entry's action data (set by the table before the action runs): `(*R->f.v)`.
     pub fn var_ref(&self, o: Owner, v: VarId) -> String {
         let f = self.frame(o);
-        if let Some(lv) = self.top_lv.get(&(o, v)) {
-            format!("({lv})")
+        if let Some(tp) = self.info.top_params.get(&(o, v)) {
+            format!("(R->vs->{})", tp.member())
         } else if self.is_ref_var(o, v) || self.is_top_param(o, v) {
             format!("(*R->{}.{})", f.field, f.vars[v.index()])
         } else {
@@ -180,17 +177,7 @@ impl<'a> Gen<'a> {
     /// member is a pointer to the architecture glue's storage (no copy-in/copy-out: the glue's
     /// arguments are distinct objects nothing else references while the block runs).
     pub fn is_top_param(&self, o: Owner, v: VarId) -> bool {
-        let Some(pkg) = &self.p.package else { return false };
-        let top = pkg.blocks.iter().any(|(_, b)| match (b, o) {
-            (BlockRef::Parser(x), Owner::Parser(y)) => *x == y,
-            (BlockRef::Control(x), Owner::Control(y)) => *x == y,
-            _ => false,
-        });
-        if !top {
-            return false;
-        }
-        let var = &self.vars(o)[v];
-        matches!(var.kind, VarKind::Param(_)) && !matches!(self.p.types.get(var.ty), Type::Extern { .. })
+        p4dp_ir::analysis::is_top_param(self.p, o, v)
     }
     /// The C function specifiers of owner `o`'s apply/parse function. perf: every control's apply
     /// (like every table's and action's, tables.rs and stmt.rs) is forced inline, so the whole
@@ -211,9 +198,7 @@ impl<'a> Gen<'a> {
     }
     /// Whether `v` of `o` is an `@__ref` (directionless) action parameter.
     pub fn is_ref_var(&self, o: Owner, v: VarId) -> bool {
-        let var = &self.vars(o)[v];
-        matches!(var.kind, VarKind::ActionParam(_, Direction::None))
-            && var.annotations.iter().any(|a| a.name == dpwrite::REF_ANNOTATION)
+        self.vars(o)[v].is_entry_ref()
     }
     /// The frame member holding an `@__ref` parameter's value when there is no entry to point
     /// to (the defensive no-default path of a table).
@@ -222,14 +207,27 @@ impl<'a> Gen<'a> {
         let n = &f.vars[v.index()];
         format!("R->{}.s{}", f.field, n.strip_prefix('v').unwrap_or(n))
     }
+    /// Records an [`Unsupported`] error of a statement or block and lets the translation go on
+    /// with the next one; any other error is returned.
+    pub(crate) fn skip(&mut self, r: R<()>) -> R<()> {
+        match r {
+            Err(CgenError::Unsupported { message, span }) => {
+                self.skipped.push(Unsupported { message, span });
+                Ok(())
+            }
+            r => r,
+        }
+    }
+
     pub fn fresh_tmp(&mut self) -> String {
         self.tmp += 1;
         format!("_t{}", self.tmp)
     }
 
-    fn new(p: &'a Program, opts: &'a CgenOptions) -> Self {
+    fn new(p: &'a Program, info: &'a ProgramInfo, opts: &'a CgenOptions) -> Self {
         Gen {
             p,
+            info,
             opts,
             ids: assign_ids(p),
             namer: namer::Namer::new(),
@@ -252,15 +250,11 @@ impl<'a> Gen<'a> {
             owner: Owner::Control(Id::new(0)),
             reject_label: None,
             tmp: 0,
-            staged: None,
             has_burst: false,
             has_mbufs: false,
-            elide_h: None,
-            elide: Vec::new(),
-            feat: feat::Feat::ALL,
-            top_lv: HashMap::new(),
             v1st_def: String::new(),
             emit_elide: Vec::new(),
+            skipped: Vec::new(),
         }
     }
 
@@ -409,14 +403,14 @@ impl<'a> Gen<'a> {
             "\tuint16_t xsum[{}]; /* InternetChecksum states, by extern index */",
             p.externs.len().max(1)
         );
-        if self.elide_count() > 0 {
+        if self.info.header_writes.count() > 0 {
             let _ = writeln!(
                 out,
                 "\tuint32_t xo[{}]; /* elide.rs: 1 + bit offset each read-only header was extracted from, 0: not extracted */",
-                self.elide_count()
+                self.info.header_writes.count()
             );
         }
-        if self.stage_aom() {
+        if self.info.stage.staged_add_on_miss {
             out.push_str(
                 "\t/* burst.rs, staged add-on-miss table: this packet's and the later packets' staged keys and\n\
                  \t * entries (st_n of them, set by process_staged; st_ents NULL outside a burst) */\n\
@@ -431,7 +425,7 @@ impl<'a> Gen<'a> {
             let _ = writeln!(out, "\tstruct {} {};", f.ty, f.field);
         }
         out.push_str("};\n\n");
-        if self.stage_aom() {
+        if self.info.stage.staged_add_on_miss {
             out.push_str("/* burst.rs: a staged entry an earlier packet's insert made stale (looked up again) */\n#define ST_STALE ((const struct p4dp_entry *)(uintptr_t)1)\n\n");
         }
         // perf: only the flags read before the glue sets them are initialised (see the struct).
@@ -450,7 +444,7 @@ impl<'a> Gen<'a> {
              @CLONE@@XSUM@}\n\n"
             .replace(
                 "@CLONE@",
-                if self.feat.clone { "\tR->clone_type = -1;\n\tR->clone_session = 0;\n" } else { "" },
+                if self.info.features.clone { "\tR->clone_type = -1;\n\tR->clone_session = 0;\n" } else { "" },
             )
             .replace(
                 "@XSUM@",
@@ -478,36 +472,98 @@ impl<'a> Gen<'a> {
     }
 }
 
-/// Generate the C translation unit of `p`.
+/// Generate the C translation unit of `p`. Fails with the first construct (in source order) the
+/// back end cannot translate; [`capability_check`] lists all of them.
 pub fn generate_c(p: &ValidProgram, opts: &CgenOptions) -> Result<String, CgenError> {
+    generate_c_with(p, &p4dp_ir::analysis::analyze(p), opts)
+}
+
+/// [`generate_c`] with the program's analyses already run (`info` must be
+/// `p4dp_ir::analysis::analyze(p)`).
+pub fn generate_c_with(p: &ValidProgram, info: &ProgramInfo, opts: &CgenOptions) -> Result<String, CgenError> {
+    let (c, skipped) = translate(p, info, opts)?;
+    match skipped.into_iter().next() {
+        Some(Unsupported { message, span }) => Err(CgenError::Unsupported { message, span }),
+        None => Ok(c),
+    }
+}
+
+/// The back end's capability check: every construct of `p` the back end cannot translate, in
+/// source order, each once. It is the translation itself run without keeping its output (a
+/// statement or block that cannot be translated is recorded and skipped), so what it accepts is
+/// exactly what [`generate_c`] translates: `p4dp check` runs it, and then agrees with `p4dp build`.
+pub fn capability_check(p: &ValidProgram) -> Vec<Unsupported> {
+    match translate(p, &p4dp_ir::analysis::analyze(p), &CgenOptions::default()) {
+        Ok((_, skipped)) => skipped,
+        // only the unsupported kind of error comes out of the translation
+        Err(e) => vec![Unsupported {
+            message: e.to_string(),
+            span: Span::default(),
+        }],
+    }
+}
+
+/// The C translation unit of `p` and the constructs it could not translate (sorted by span,
+/// without duplicates; the text is incomplete when there are any).
+fn translate(
+    p: &ValidProgram,
+    info: &ProgramInfo,
+    opts: &CgenOptions,
+) -> Result<(String, Vec<Unsupported>), CgenError> {
     let p = p.program();
-    let mut g = Gen::new(p, opts);
+    let mut g = Gen::new(p, info, opts);
     g.plan()?;
-    g.staged = g.plan_stage();
-    (g.elide_h, g.elide) = g.plan_elide();
-    g.feat = g.plan_feat();
-    g.top_lv = g.plan_top_lv();
-    let frames = g.emit_frames()?;
+    let frames = g.emit_frames();
+    let frames = match frames {
+        Ok(f) => f,
+        Err(e) => {
+            g.skip(Err(e))?;
+            String::new()
+        }
+    };
     // bodies
     for c in p.controls.ids() {
-        g.emit_control(c)?;
+        let r = g.emit_control(c);
+        g.skip(r)?;
     }
     for x in p.parsers.ids() {
-        g.emit_parser(x)?;
+        let r = g.emit_parser(x);
+        g.skip(r)?;
     }
     for f in p.functions.ids() {
-        g.emit_function(f)?;
+        let r = g.emit_function(f);
+        g.skip(r)?;
     }
     for t in p.tables.ids() {
-        g.emit_table(t)?;
+        let r = g.emit_table(t);
+        g.skip(r)?;
     }
-    let mut glue = g.emit_glue()?;
-    if let Some(b) = g.emit_burst()? {
-        g.has_burst = true;
-        glue.push('\n');
-        glue.push_str(&b);
+    let mut glue = match g.emit_glue() {
+        Ok(x) => x,
+        Err(e) => {
+            g.skip(Err(e))?;
+            String::new()
+        }
+    };
+    match g.emit_burst() {
+        Ok(Some(b)) => {
+            g.has_burst = true;
+            glue.push('\n');
+            glue.push_str(&b);
+        }
+        Ok(None) => {}
+        Err(e) => g.skip(Err(e))?,
     }
-    let meta = g.emit_metadata()?;
+    let meta = match g.emit_metadata() {
+        Ok(x) => x,
+        Err(e) => {
+            g.skip(Err(e))?;
+            String::new()
+        }
+    };
+    let mut skipped = std::mem::take(&mut g.skipped);
+    skipped.sort_by_key(|u| (u.span.file, u.span.lo, u.span.hi));
+    skipped.dedup();
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -538,7 +594,7 @@ pub fn generate_c(p: &ValidProgram, opts: &CgenOptions) -> Result<String, CgenEr
     out.push_str(&glue);
     out.push_str("\n/* ---- metadata ---- */\n");
     out.push_str(&meta);
-    Ok(out)
+    Ok((out, skipped))
 }
 
 /// DPDK's compiler flags (`pkg-config --cflags libdpdk`, split on whitespace), or None when

@@ -162,17 +162,17 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
         for (i, k) in t
             .keys
             .iter()
-            .filter(|k| !(indirect && k.match_kind == "selector"))
+            .filter(|k| !(indirect && k.match_kind == MatchKind::Selector))
             .enumerate()
         {
             let bw = w.width(k.expr.ty).max(1);
-            let mt = match k.match_kind.as_str() {
-                "exact" => "match_type: EXACT".to_string(),
-                "lpm" => "match_type: LPM".to_string(),
-                "ternary" => "match_type: TERNARY".to_string(),
-                "range" => "match_type: RANGE".to_string(),
-                "optional" => "match_type: OPTIONAL".to_string(),
-                other => format!("other_match_type: {}", q(other)),
+            let mt = match &k.match_kind {
+                MatchKind::Exact => "match_type: EXACT".to_string(),
+                MatchKind::Lpm => "match_type: LPM".to_string(),
+                MatchKind::Ternary => "match_type: TERNARY".to_string(),
+                MatchKind::Range => "match_type: RANGE".to_string(),
+                MatchKind::Optional => "match_type: OPTIONAL".to_string(),
+                other => format!("other_match_type: {}", q(other.as_str())),
             };
             let _ = writeln!(
                 w.out,
@@ -214,7 +214,7 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
             let _ = writeln!(w.out, "  direct_resource_ids: {}", w.ids.externs[x.index()]);
         }
         let _ = writeln!(w.out, "  size: {}", t.size.unwrap_or(crate::tables::DEFAULT_TABLE_SIZE));
-        if crate::dpwrite::table_flags(t).contains(&"P4DP_TABLE_F_IDLE_NOTIFY") {
+        if t.idle_timeout.notify {
             // the control plane receives IdleTimeoutNotifications for this table
             w.out.push_str("  idle_timeout_behavior: NOTIFY_CONTROL\n");
         }

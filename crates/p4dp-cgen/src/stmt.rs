@@ -94,7 +94,8 @@ impl Gen<'_> {
 
     pub fn block(&mut self, b: &Block, level: usize, out: &mut String) -> R<()> {
         for s in b {
-            self.stmt(s, level, out)?;
+            let r = self.stmt(s, level, out);
+            self.skip(r)?;
         }
         Ok(())
     }

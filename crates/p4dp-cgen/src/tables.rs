@@ -16,14 +16,15 @@ type EntryBufs = (Vec<u8>, Vec<u8>, Option<Vec<u8>>);
 /// Default number of entries of a table without `size` (abi.h P4DP_TABLE_DEFAULT_SIZE).
 pub const DEFAULT_TABLE_SIZE: u64 = 1024;
 
-fn match_kind_c(k: &str) -> Option<&'static str> {
+/// The runtime's `P4DP_MATCH_*` of a match kind it implements.
+pub(crate) fn match_kind_c(k: &MatchKind) -> Option<&'static str> {
     Some(match k {
-        "exact" => "P4DP_MATCH_EXACT",
-        "lpm" => "P4DP_MATCH_LPM",
-        "ternary" => "P4DP_MATCH_TERNARY",
-        "range" => "P4DP_MATCH_RANGE",
-        "optional" => "P4DP_MATCH_OPTIONAL",
-        _ => return None,
+        MatchKind::Exact => "P4DP_MATCH_EXACT",
+        MatchKind::Lpm => "P4DP_MATCH_LPM",
+        MatchKind::Ternary => "P4DP_MATCH_TERNARY",
+        MatchKind::Range => "P4DP_MATCH_RANGE",
+        MatchKind::Optional => "P4DP_MATCH_OPTIONAL",
+        MatchKind::Selector | MatchKind::Other(_) => return None,
     })
 }
 
@@ -46,10 +47,9 @@ impl Gen<'_> {
         }
     }
 
-    /// Key field widths of a table.
-    fn key_widths(&self, t: &Table) -> R<Vec<u32>> {
-        t.keys
-            .iter()
+    /// Key field widths of a table's match keys.
+    fn key_widths(&self, keys: &[&TableKey]) -> R<Vec<u32>> {
+        keys.iter()
             .map(|k| match self.value_width(k.expr.ty) {
                 Some(w) => Ok(w),
                 None => unsupported(k.expr.span, format!("table key `{}` of a non-scalar type", k.name)),
@@ -217,28 +217,21 @@ impl Gen<'_> {
         self.reject_label = None;
         // action profiles/selectors (actprof.rs): the key has only the match (non-selector) keys
         self.check_indirect(tid)?;
-        let t_view;
-        let t = match crate::actprof::match_view(t) {
-            Some(v) => {
-                t_view = v;
-                &t_view
-            }
-            None => t,
-        };
+        let keys = self.match_keys(tid);
         let name = self.tbl_fns[tid.index()].clone();
-        let widths = self.key_widths(t)?;
+        let widths = self.key_widths(&keys)?;
         let (_, key_len) = native_layout(&widths);
-        for k in &t.keys {
+        for k in &keys {
             if match_kind_c(&k.match_kind).is_none() {
                 return unsupported(k.expr.span, format!("match kind `{}`", k.match_kind));
             }
         }
-        let (mut body, _) = self.key_code(t)?;
+        let (mut body, _) = self.key_code(&keys)?;
         let ti = tid.index();
         // Data-plane writes: a mutable view of the entry (@__ref, @entry_lock, idle timeouts) and
         // the table context add_entry/expire-timer calls act on.
         let lock = crate::dpwrite::entry_lock(t);
-        let idle = crate::dpwrite::idle_timeout(t);
+        let idle = t.idle_timeout.any();
         let dp_ctx = !crate::dpwrite::table_flags(t).is_empty();
         let has_ref = t
             .actions
@@ -334,7 +327,7 @@ impl Gen<'_> {
 
     fn entry_buffers(
         &self,
-        t: &Table,
+        keys: &[&TableKey],
         e: &ConstEntry,
         widths: &[u32],
         lay: &[(u32, u32)],
@@ -342,11 +335,11 @@ impl Gen<'_> {
     ) -> R<EntryBufs> {
         let n = key_len as usize;
         let (mut val, mut mask, mut hi) = (vec![0u8; n], vec![0u8; n], vec![0u8; n]);
-        let has_range = t.keys.iter().any(|k| k.match_kind == "range");
-        if e.keys.len() != t.keys.len() {
+        let has_range = keys.iter().any(|k| k.match_kind == MatchKind::Range);
+        if e.keys.len() != keys.len() {
             return unsupported(e.span, "entry with a wrong number of keys");
         }
-        for (((k, ks), w), (off, size)) in t.keys.iter().zip(&e.keys).zip(widths).zip(lay) {
+        for (((k, ks), w), (off, size)) in keys.iter().zip(&e.keys).zip(widths).zip(lay) {
             let (o, s, w) = (*off as usize, *size, *w);
             let ones = Value::Bits {
                 width: w,
@@ -367,22 +360,22 @@ impl Gen<'_> {
                     _ => a.clone(),
                 }
             };
-            match (k.match_kind.as_str(), ks) {
-                ("range", KeySet::Range(lo, h)) => {
+            match (&k.match_kind, ks) {
+                (MatchKind::Range, KeySet::Range(lo, h)) => {
                     put(&mut val, lo);
                     put(&mut hi, h);
                 }
-                ("range", KeySet::Value(v)) => {
+                (MatchKind::Range, KeySet::Value(v)) => {
                     put(&mut val, v);
                     put(&mut hi, v);
                 }
-                ("range", KeySet::Any) => put(&mut hi, &ones),
-                (_, KeySet::Any) if k.match_kind != "exact" => {}
+                (MatchKind::Range, KeySet::Any) => put(&mut hi, &ones),
+                (_, KeySet::Any) if k.match_kind != MatchKind::Exact => {}
                 (_, KeySet::Value(v)) => {
                     put(&mut val, v);
                     put(&mut mask, &ones);
                 }
-                ("ternary" | "lpm", KeySet::Mask(v, m)) => {
+                (MatchKind::Ternary | MatchKind::Lpm, KeySet::Mask(v, m)) => {
                     put(&mut val, &and(v, m));
                     put(&mut mask, m);
                 }
@@ -436,21 +429,11 @@ impl Gen<'_> {
         let mut tbl_rows = Vec::new();
         for (tid, t) in p.tables.iter() {
             let k = tid.index();
-            let t_view;
-            let t = match crate::actprof::match_view(t) {
-                Some(v) => {
-                    t_view = v;
-                    &t_view
-                }
-                None => t,
-            };
-            let widths = self.key_widths(t)?;
+            let keys = self.match_keys(tid);
+            let widths = self.key_widths(&keys)?;
             let (lay, key_len) = native_layout(&widths);
             let mut flags = Vec::new();
-            if t.keys
-                .iter()
-                .any(|k| matches!(k.match_kind.as_str(), "ternary" | "range" | "optional"))
-            {
+            if keys.iter().any(|k| k.match_kind.needs_priority()) {
                 flags.push("P4DP_TABLE_F_NEEDS_PRIORITY");
             }
             if t.default_action.is_const {
@@ -465,11 +448,11 @@ impl Gen<'_> {
             } else {
                 flags.join(" | ")
             };
-            let keys = if t.keys.is_empty() {
+            let key_rows = if keys.is_empty() {
                 "NULL".to_string()
             } else {
                 let mut rows = Vec::new();
-                for (i, (key, ((off, size), w))) in t.keys.iter().zip(lay.iter().zip(&widths)).enumerate() {
+                for (i, (key, ((off, size), w))) in keys.iter().zip(lay.iter().zip(&widths)).enumerate() {
                     let mk = match match_kind_c(&key.match_kind) {
                         Some(m) => m,
                         None => return unsupported(key.expr.span, format!("match kind `{}`", key.match_kind)),
@@ -517,14 +500,9 @@ impl Gen<'_> {
                 let _ = writeln!(o, "static const uint8_t md_tdef_{k}[] = {};", bytes_lit(&dd));
                 format!("md_tdef_{k}")
             };
-            let needs_prio = t
-                .keys
-                .iter()
-                .any(|k| matches!(k.match_kind.as_str(), "ternary" | "range" | "optional"));
             let mut ent_rows = Vec::new();
-            let ne = t.entries.len();
             for (i, e) in t.entries.iter().enumerate() {
-                let (v, m, h) = self.entry_buffers(t, e, &widths, &lay, key_len)?;
+                let (v, m, h) = self.entry_buffers(&keys, e, &widths, &lay, key_len)?;
                 let _ = writeln!(
                     o,
                     "static const uint8_t md_e{k}_{i}_v[] = {};",
@@ -549,8 +527,20 @@ impl Gen<'_> {
                     let _ = writeln!(o, "static const uint8_t md_e{k}_{i}_d[] = {};", bytes_lit(&data));
                     format!("md_e{k}_{i}_d")
                 };
-                let prio = e.priority.unwrap_or(if needs_prio { (ne - i) as i64 } else { 0 });
-                let prio = prio.clamp(i32::MIN as i64, i32::MAX as i64);
+                // sema gives every entry its priority (explicit or from its position)
+                let prio = match e.priority.map(i32::try_from) {
+                    Some(Ok(p)) => p,
+                    Some(Err(_)) => {
+                        return unsupported(
+                            e.span,
+                            format!(
+                                "entry priority {} (the runtime's priorities are 32-bit signed)",
+                                e.priority.unwrap_or_default()
+                            ),
+                        )
+                    }
+                    None => return unsupported(e.span, "entry without a priority"),
+                };
                 ent_rows.push(format!(
                     "\t{{ md_e{k}_{i}_v, md_e{k}_{i}_m, {hs}, {prio}, {}u, {ds} }},",
                     self.abi_action_of[e.action.index()]
@@ -578,10 +568,10 @@ impl Gen<'_> {
             let dc = t.direct_counter.map(|x| x.index() as i64).unwrap_or(-1);
             let dm = t.direct_meter.map(|x| x.index() as i64).unwrap_or(-1);
             tbl_rows.push(format!(
-                "\t{{ .name = {}, .id = {}u, .flags = {flags}, .key_len = {key_len}u, .n_keys = {}u, .keys = {keys}, .n_actions = {}u, .actions = {acts_s}, .action_scopes = {scopes_s}, .default_action = {}u, .default_data = {dd_s}, .n_entries = {}u, .entries = {ents}, .size = {size}u, .data_len = {data_len}u, .direct_counter = {dc}, .direct_meter = {dm}, .storage = {} }},",
+                "\t{{ .name = {}, .id = {}u, .flags = {flags}, .key_len = {key_len}u, .n_keys = {}u, .keys = {key_rows}, .n_actions = {}u, .actions = {acts_s}, .action_scopes = {scopes_s}, .default_action = {}u, .default_data = {dd_s}, .n_entries = {}u, .entries = {ents}, .size = {size}u, .data_len = {data_len}u, .direct_counter = {dc}, .direct_meter = {dm}, .storage = {} }},",
                 c_string(&t.fq_name),
                 self.ids.tables[k],
-                t.keys.len(),
+                keys.len(),
                 acts.len(),
                 self.abi_action_of[t.default_action.action.index()],
                 t.entries.len(),

@@ -32,6 +32,7 @@ use std::marker::PhantomData;
 
 pub use num_bigint::BigUint;
 
+pub mod analysis;
 pub mod print;
 pub mod validate;
 pub use validate::{validate, ValidProgram, ValidationError};
@@ -721,8 +722,12 @@ pub struct Table {
     pub direct_counter: Option<ExternId>,
     pub direct_meter: Option<ExternId>,
     pub implementation: Option<ExternId>,
-    /// Every other property, by name (e.g. `support_timeout`, `add_on_miss`,
-    /// `pna_idle_timeout`), as a constant.
+    /// `add_on_miss = true` (PNA): the table's default action may insert the missed key
+    /// (`add_entry`).
+    pub add_on_miss: bool,
+    /// Entry aging (`support_timeout`, `idle_timeout_with_auto_delete`, `pna_idle_timeout`).
+    pub idle_timeout: IdleTimeout,
+    /// Every other property, by name (e.g. `largest_priority_wins`), as a constant.
     pub other_properties: Vec<(String, Value)>,
     pub annotations: Vec<Annotation>,
     pub span: Span,
@@ -731,12 +736,81 @@ pub struct Table {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableKey {
     pub expr: Expr,
-    /// `exact`, `lpm`, `ternary`, `range`, `optional`, `selector`, ...
-    pub match_kind: String,
+    pub match_kind: MatchKind,
     /// Control-plane name: `@name` if given, else the source text of the key expression
     /// (`hdr.ipv4.dstAddr`; `hdr.h.isValid()` for validity keys).
     pub name: String,
     pub annotations: Vec<Annotation>,
+}
+
+/// How a table key matches: the match kinds of core.p4 and the architectures, or one the
+/// program declares itself (`match_kind { ... }`), which no back end knows.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum MatchKind {
+    Exact,
+    Lpm,
+    Ternary,
+    Range,
+    Optional,
+    /// An action selector's key: hashed to pick a group member, not matched.
+    Selector,
+    Other(String),
+}
+
+impl MatchKind {
+    /// The match kind named `name` in P4 source.
+    pub fn from_name(name: &str) -> MatchKind {
+        match name {
+            "exact" => MatchKind::Exact,
+            "lpm" => MatchKind::Lpm,
+            "ternary" => MatchKind::Ternary,
+            "range" => MatchKind::Range,
+            "optional" => MatchKind::Optional,
+            "selector" => MatchKind::Selector,
+            other => MatchKind::Other(other.to_string()),
+        }
+    }
+
+    /// The name P4 source spells it with.
+    pub fn as_str(&self) -> &str {
+        match self {
+            MatchKind::Exact => "exact",
+            MatchKind::Lpm => "lpm",
+            MatchKind::Ternary => "ternary",
+            MatchKind::Range => "range",
+            MatchKind::Optional => "optional",
+            MatchKind::Selector => "selector",
+            MatchKind::Other(n) => n,
+        }
+    }
+
+    /// Whether entries with keys of this kind need a priority (several may match one key).
+    pub fn needs_priority(&self) -> bool {
+        matches!(self, MatchKind::Ternary | MatchKind::Range | MatchKind::Optional)
+    }
+}
+
+impl fmt::Display for MatchKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Entry aging of a table: what happens to an entry no packet hit for its timeout.
+/// (`support_timeout = true` and PNA's `pna_idle_timeout = NOTIFY_CONTROL` notify the control
+/// plane; `idle_timeout_with_auto_delete = true` and `pna_idle_timeout = AUTO_DELETE` delete it;
+/// a table may ask for both.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct IdleTimeout {
+    pub notify: bool,
+    pub auto_delete: bool,
+}
+
+impl IdleTimeout {
+    /// Whether entries age at all (hits must refresh their last-hit time).
+    pub fn any(self) -> bool {
+        self.notify || self.auto_delete
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -764,7 +838,8 @@ pub struct ConstEntry {
     pub action: ActionId,
     /// Values of the directionless parameters.
     pub data: Vec<Value>,
-    /// Explicit `priority = N` or the order-derived priority sema computes (larger wins).
+    /// Explicit `priority = N` or the order-derived priority sema computes (larger wins). Every
+    /// entry has one ([`validate`] checks it); a back end may support only part of the range.
     pub priority: Option<i64>,
     pub span: Span,
 }
@@ -814,6 +889,19 @@ pub struct Package {
 pub enum BlockRef {
     Parser(ParserId),
     Control(ControlId),
+}
+
+/// The annotation marking a directionless action parameter as a reference into the matched
+/// table entry's action data (data-plane writes): see [`Var::is_entry_ref`].
+pub const ENTRY_REF_ANNOTATION: &str = "__ref";
+
+impl Var {
+    /// Whether this is an `@__ref` action parameter: a reference into the matched entry's action
+    /// data rather than a copy (sema allows it on directionless parameters only).
+    pub fn is_entry_ref(&self) -> bool {
+        matches!(self.kind, VarKind::ActionParam(_, Direction::None))
+            && self.annotations.iter().any(|a| a.name == ENTRY_REF_ANNOTATION)
+    }
 }
 
 /// A whole elaborated program.

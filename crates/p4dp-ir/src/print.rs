@@ -601,6 +601,15 @@ impl<'a> Printer<'a> {
                 self.line(&format!("{n} = extern#{}", x.index()));
             }
         }
+        if tb.add_on_miss {
+            self.line("add_on_miss = true");
+        }
+        if tb.idle_timeout.notify {
+            self.line("idle_timeout = notify");
+        }
+        if tb.idle_timeout.auto_delete {
+            self.line("idle_timeout = auto_delete");
+        }
         for (n, v) in &tb.other_properties {
             self.line(&format!("{n} = {}", value(v)));
         }

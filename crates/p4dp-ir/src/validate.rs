@@ -336,6 +336,14 @@ pub fn validate(p: Program) -> Result<ValidProgram, Vec<ValidationError>> {
         cx.block(&f.body);
         errs.append(&mut cx.errs);
     }
+    for (_, t) in p.tables.iter() {
+        for e in t.entries.iter().filter(|e| e.priority.is_none()) {
+            errs.push(ValidationError {
+                message: format!("table {}: an entry without a priority", t.fq_name),
+                span: e.span,
+            });
+        }
+    }
     if p.package.is_none() {
         errs.push(ValidationError {
             message: "no `main` package instance".into(),

@@ -19,7 +19,7 @@ use p4dp_syntax::{ast, Diagnostic, FileId, Span};
 use crate::{CVal, Sema};
 
 /// The annotation marking an action parameter as a reference into the table entry.
-pub const REF_ANNOTATION: &str = "__ref";
+pub const REF_ANNOTATION: &str = ir::ENTRY_REF_ANNOTATION;
 /// The table annotation running actions under the entry's lock.
 pub const ENTRY_LOCK_ANNOTATION: &str = "entry_lock";
 /// The table annotation choosing the entry storage.
@@ -30,34 +30,24 @@ const ADD_ENTRY: &str = "add_entry";
 const SET_EXPIRE: &str = "set_entry_expire_time";
 const RESTART_EXPIRE: &str = "restart_expire_timer";
 
-/// Whether an IR var / action parameter carries `@__ref`.
-pub fn is_ref(v: &ir::Var) -> bool {
-    v.annotations.iter().any(|a| a.name == REF_ANNOTATION)
+/// Records a checked data-plane-write table property ([`Sema::dp_property`]) in the table's
+/// typed fields.
+pub(crate) fn set_dp_property(t: &mut ir::Table, name: &str, v: Value) {
+    match (name, v) {
+        ("add_on_miss", Value::Bool(b)) => t.add_on_miss |= b,
+        ("support_timeout", Value::Bool(b)) => t.idle_timeout.notify |= b,
+        ("idle_timeout_with_auto_delete", Value::Bool(b)) => t.idle_timeout.auto_delete |= b,
+        // PNA_IdleTimeout_t: NO_TIMEOUT, NOTIFY_CONTROL, AUTO_DELETE
+        ("pna_idle_timeout", Value::Enum(i)) => {
+            t.idle_timeout.notify |= i == 1;
+            t.idle_timeout.auto_delete |= i == 2;
+        }
+        (name, v) => t.other_properties.push((name.to_string(), v)),
+    }
 }
 
 fn sspan(s: ir::Span) -> Span {
     Span::new(FileId(s.file), s.lo, s.hi)
-}
-
-/// A property of `t` that is the boolean `true`.
-fn prop_true(t: &ir::Table, name: &str) -> bool {
-    t.other_properties
-        .iter()
-        .any(|(n, v)| n == name && *v == Value::Bool(true))
-}
-
-/// Whether table `t` has `add_on_miss = true`.
-pub fn add_on_miss(t: &ir::Table) -> bool {
-    prop_true(t, "add_on_miss")
-}
-
-/// Whether table `t` ages its entries (any idle-timeout property enabled).
-pub fn has_idle_timeout(t: &ir::Table) -> bool {
-    prop_true(t, "support_timeout")
-        || prop_true(t, "idle_timeout_with_auto_delete")
-        || t.other_properties
-            .iter()
-            .any(|(n, v)| n == "pna_idle_timeout" && matches!(v, Value::Enum(1) | Value::Enum(2)))
 }
 
 /// Visits every call in a block (recursively into nested blocks, loops included).
@@ -127,7 +117,7 @@ impl<'a> Sema<'a> {
             .params
             .iter()
             .map(|v| &self.cx.vars[*v])
-            .find(|v| is_ref(v) && matches!(v.kind, ir::VarKind::ActionParam(_, ir::Direction::None)))
+            .find(|v| v.is_entry_ref())
             .map(|v| v.name.clone());
         if let Some(pname) = refp {
             let name = act.name.clone();
@@ -209,7 +199,7 @@ impl<'a> Sema<'a> {
                             a.span,
                             "bad storage",
                         );
-                    } else if table.keys.iter().any(|k| k.match_kind != "exact") {
+                    } else if table.keys.iter().any(|k| k.match_kind != ir::MatchKind::Exact) {
                         self.report(Diagnostic::warning(
                             "E0412",
                             "`@storage` only affects tables whose keys are all `exact`",
@@ -221,8 +211,8 @@ impl<'a> Sema<'a> {
                 _ => {}
             }
         }
-        if add_on_miss(table) {
-            if let Some(k) = table.keys.iter().find(|k| k.match_kind != "exact") {
+        if table.add_on_miss {
+            if let Some(k) = table.keys.iter().find(|k| k.match_kind != ir::MatchKind::Exact) {
                 self.err(
                     "E0405",
                     format!(
@@ -334,7 +324,7 @@ impl<'a> Sema<'a> {
             } else {
                 for t in users {
                     let tb = &self.p.tables[t];
-                    if !has_idle_timeout(tb) {
+                    if !tb.idle_timeout.any() {
                         let tname = tb.name.clone();
                         let tsp = sspan(tb.span);
                         self.report(
@@ -360,7 +350,7 @@ impl<'a> Sema<'a> {
         for t in users {
             let tb = &self.p.tables[*t];
             let (tname, tsp) = (tb.name.clone(), sspan(tb.span));
-            if !add_on_miss(tb) {
+            if !tb.add_on_miss {
                 ok = false;
                 self.report(
                     Diagnostic::error("E0407", format!("`add_entry` called in action `{aname}` of table `{tname}`, which does not have `add_on_miss = true`"), csp, "not an add-on-miss table")

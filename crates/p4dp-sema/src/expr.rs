@@ -871,8 +871,7 @@ impl<'a> Sema<'a> {
                                 var.kind,
                                 ir::VarKind::Param(ir::Direction::In | ir::Direction::None)
                                     | ir::VarKind::ActionParam(_, ir::Direction::In | ir::Direction::None)
-                            ) && !(matches!(var.kind, ir::VarKind::ActionParam(_, ir::Direction::None))
-                                && crate::dpwrite::is_ref(var));
+                            ) && !var.is_entry_ref();
                             if ro {
                                 self.err(
                                     "E0307",

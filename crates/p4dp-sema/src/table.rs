@@ -146,6 +146,8 @@ impl<'a> Sema<'a> {
             direct_counter: None,
             direct_meter: None,
             implementation: None,
+            add_on_miss: false,
+            idle_timeout: ir::IdleTimeout::default(),
             other_properties: Vec::new(),
             annotations: self.annotations(&td.annotations),
             span: ispan(td.span),
@@ -184,7 +186,7 @@ impl<'a> Sema<'a> {
                         if let Some(v) = self.const_eval(value, None) {
                             if let Some(checked) = self.dp_property(other, &v, value.span) {
                                 if let Some(v) = checked {
-                                    table.other_properties.push((other.to_string(), v));
+                                    crate::dpwrite::set_dp_property(&mut table, other, v);
                                 }
                                 continue;
                             }
@@ -255,7 +257,7 @@ impl<'a> Sema<'a> {
         let name = name_annotation(&k.annotations).unwrap_or_else(|| self.text_compact(k.expr.span));
         Some(ir::TableKey {
             expr: e,
-            match_kind: mk.clone(),
+            match_kind: ir::MatchKind::from_name(mk),
             name,
             annotations: self.annotations(&k.annotations),
         })

@@ -64,10 +64,11 @@ pub fn front(c: &CompileOpts) -> Result<(p4dp_ir::ValidProgram, p4dp_syntax::Sou
 }
 
 pub fn check(c: &CompileOpts, show_ir: bool) -> Result<ExitCode> {
-    let (prog, _) = front(c)?;
+    let (prog, sm) = front(c)?;
     if show_ir {
         print!("{}", p4dp_ir::print::program(prog.program()));
     }
+    backend_check(c, &sm, &prog)?;
     eprintln!("{}: ok", c.program.display());
     Ok(ExitCode::SUCCESS)
 }
@@ -79,18 +80,39 @@ pub struct Built {
     pub p4info_path: PathBuf,
 }
 
+/// The back end's capability check (`p4dp_cgen::capability_check`), run by `check` and `build`
+/// alike so they agree: every construct the back end cannot translate, as an E0501 error.
+fn backend_check(c: &CompileOpts, sm: &p4dp_syntax::SourceMap, prog: &p4dp_ir::ValidProgram) -> Result<()> {
+    let errs = p4dp_cgen::capability_check(prog);
+    if errs.is_empty() {
+        return Ok(());
+    }
+    let diags: Vec<_> = errs.into_iter().map(unsupported_diag).collect();
+    eprint!("{}", p4dp_syntax::render_all(sm, &diags));
+    let n = diags.len();
+    bail!(
+        "{}: {n} error{} found",
+        c.program.display(),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+fn unsupported_diag(u: p4dp_cgen::Unsupported) -> p4dp_syntax::Diagnostic {
+    let msg = format!("not supported by the p4dp back end: {}", u.message);
+    if u.span == p4dp_ir::Span::default() {
+        p4dp_syntax::Diagnostic::error_nospan("E0501", msg)
+    } else {
+        let sp = p4dp_syntax::Span::new(p4dp_syntax::FileId(u.span.file), u.span.lo, u.span.hi);
+        p4dp_syntax::Diagnostic::error("E0501", msg, sp, "not supported")
+    }
+}
+
 /// Renders a back-end error: `Unsupported` like a front-end diagnostic (code E0501, with the
 /// source location and line), the others as plain text.
 fn cgen_error(c: &CompileOpts, sm: &p4dp_syntax::SourceMap, e: p4dp_cgen::CgenError) -> anyhow::Error {
     match e {
         p4dp_cgen::CgenError::Unsupported { message, span } => {
-            let msg = format!("not supported by the p4dp back end: {message}");
-            let d = if span == p4dp_ir::Span::default() {
-                p4dp_syntax::Diagnostic::error_nospan("E0501", msg)
-            } else {
-                let sp = p4dp_syntax::Span::new(p4dp_syntax::FileId(span.file), span.lo, span.hi);
-                p4dp_syntax::Diagnostic::error("E0501", msg, sp, "not supported")
-            };
+            let d = unsupported_diag(p4dp_cgen::Unsupported { message, span });
             eprint!("{}", p4dp_syntax::render_all(sm, &[d]));
             anyhow::anyhow!("{}: 1 error found", c.program.display())
         }
@@ -103,6 +125,7 @@ pub fn build(c: &CompileOpts, out: &Path, show_ir: bool) -> Result<Built> {
     if show_ir {
         print!("{}", p4dp_ir::print::program(prog.program()));
     }
+    backend_check(c, &sm, &prog)?;
     if out.exists() && !out.is_dir() {
         bail!(
             "{}: exists and is not a directory (the output directory, -o)",

@@ -1,0 +1,32 @@
+// An entry priority beyond the runtime's 32-bit signed priorities.
+#include <core.p4>
+#include <v1model.p4>
+header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
+struct hdrs_t { eth_t eth; }
+struct meta_t { bit<16> tag; }
+parser P(packet_in pkt, out hdrs_t h, inout meta_t m, inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(h.eth);
+        transition accept;
+    }
+}
+control V(inout hdrs_t h, inout meta_t m) { apply { } }
+control I(inout hdrs_t h, inout meta_t m, inout standard_metadata_t sm) {
+    action tag(bit<16> t) { m.tag = t; }
+    table classify {
+        key = { h.eth.type : ternary; }
+        actions = { tag; NoAction; }
+        default_action = NoAction();
+        const entries = {
+            priority = 5000000000 : 16w0x0800 &&& 16w0xffff : tag(16w1);
+            priority = 1 : _ : tag(16w2);
+        }
+    }
+    apply {
+        classify.apply();
+    }
+}
+control E(inout hdrs_t h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout hdrs_t h, inout meta_t m) { apply { } }
+control D(packet_out pkt, in hdrs_t h) { apply { pkt.emit(h.eth); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
