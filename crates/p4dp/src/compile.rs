@@ -21,7 +21,7 @@ pub fn p4include_dir() -> PathBuf {
     home().join("p4include")
 }
 
-fn include_dirs(c: &CompileOpts) -> Vec<PathBuf> {
+pub(crate) fn include_dirs(c: &CompileOpts) -> Vec<PathBuf> {
     let mut v = c.include.clone();
     v.push(p4include_dir());
     v
@@ -78,6 +78,8 @@ pub struct Built {
     pub c_path: PathBuf,
     pub so_path: PathBuf,
     pub p4info_path: PathBuf,
+    /// The P4Runtime device config (docs/p4runtime.md).
+    pub device_path: PathBuf,
 }
 
 /// The back end's capability check (`p4dp_cgen::capability_check`), run by `check` and `build`
@@ -154,10 +156,14 @@ pub fn build(c: &CompileOpts, out: &Path, show_ir: bool) -> Result<Built> {
     // a stop request ends gcc (see stop.rs): report the stop, not gcc's failure
     crate::stop::check()?;
     compiled.map_err(|e| anyhow::anyhow!("compiling {}: {e}", c_path.display()))?;
+    let device_path = out.join(format!("{stem}.device.bin"));
+    std::fs::write(&device_path, crate::serve::device_config(c, &stem)?)
+        .with_context(|| format!("writing {}", device_path.display()))?;
     Ok(Built {
         c_path,
         so_path,
         p4info_path,
+        device_path,
     })
 }
 

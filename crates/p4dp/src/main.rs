@@ -6,6 +6,7 @@ mod compile;
 mod entries;
 mod portfiles;
 mod run;
+mod serve;
 mod stf;
 mod stop;
 mod target;
@@ -79,6 +80,8 @@ enum Command {
     },
     /// Measure packet-processing performance with an in-process traffic source.
     Bench(bench::BenchArgs),
+    /// Run a switch with no program: a P4Runtime server waits for SetForwardingPipelineConfig.
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -89,10 +92,11 @@ fn main() -> ExitCode {
         Command::Check { c, show_ir } => compile::check(&c, show_ir),
         Command::Build { c, out, show_ir } => compile::build(&c, &out, show_ir).and_then(|b| {
             eprintln!(
-                "wrote {}, {}, {}",
+                "wrote {}, {}, {}, {}",
                 b.c_path.display(),
                 b.so_path.display(),
-                b.p4info_path.display()
+                b.p4info_path.display(),
+                b.device_path.display()
             );
             // the report is informational: the build itself succeeded
             match compile::table_report(&b.so_path) {
@@ -104,6 +108,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run::run(a),
         Command::Stf { c, stf, verbose, burst } => stf::run_stf(&c, &stf, verbose, burst),
         Command::Bench(a) => bench::bench(a),
+        Command::Serve(a) => serve::serve(a),
     };
     // A stop request decides the exit status (128 + the signal number) whatever the command
     // made of it: its output so far was printed; an error it caused (gcc ended, say) is not news.

@@ -71,6 +71,8 @@ pub struct RunArgs {
     /// Where to keep the compiled program (default: a temporary directory).
     #[arg(long)]
     pub build_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub p4rt: crate::serve::P4RuntimeOpts,
 }
 
 fn split_port(spec: &str) -> Result<(u32, &str)> {
@@ -88,9 +90,9 @@ fn split_port(spec: &str) -> Result<(u32, &str)> {
 }
 
 /// The ports to create, checked before any file is opened.
-struct Ports {
+pub(crate) struct Ports {
     /// (port number, devargs)
-    devargs: Vec<(u32, String)>,
+    pub(crate) devargs: Vec<(u32, String)>,
     /// (port number, packets its input file holds) for ports whose input is a counted pcap file
     expected: Vec<(u32, u64)>,
     /// A port receives from something live (an interface, a tap, a ring...), not only from files.
@@ -118,12 +120,17 @@ fn net_pcap_files(devargs: &str) -> (Vec<(&str, bool)>, bool) {
 /// Turns the port options into devargs, and refuses what would lose data or cannot work: an
 /// output that is an input or another port's output, an input that is not an Ethernet pcap, an
 /// interface that does not exist.
-fn port_devargs(a: &RunArgs, scratch: &std::path::Path) -> Result<Ports> {
+pub(crate) fn port_devargs(
+    ports: &[String],
+    ifaces: &[String],
+    vdevs: &[String],
+    scratch: &std::path::Path,
+) -> Result<Ports> {
     let mut out: Vec<(u32, String)> = Vec::new();
     let mut files: Vec<PortFile> = Vec::new();
     let mut live = false;
     let mut empty_rx = Vec::new();
-    for (i, spec) in a.ports.iter().enumerate() {
+    for (i, spec) in ports.iter().enumerate() {
         let (n, rest) = split_port(spec)?;
         let (rx, tx) = rest.split_once(':').unwrap_or((rest, ""));
         if rx.is_empty() && tx.is_empty() {
@@ -159,7 +166,7 @@ fn port_devargs(a: &RunArgs, scratch: &std::path::Path) -> Result<Ports> {
         }
         out.push((n, d));
     }
-    for (i, spec) in a.ifaces.iter().enumerate() {
+    for (i, spec) in ifaces.iter().enumerate() {
         let (n, ifname) = split_port(spec)?;
         if ifname.is_empty() || ifname.contains('/') || !std::path::Path::new("/sys/class/net").join(ifname).exists() {
             bail!("--iface {spec}: no network interface named `{ifname}` (see `ip link`)");
@@ -167,7 +174,7 @@ fn port_devargs(a: &RunArgs, scratch: &std::path::Path) -> Result<Ports> {
         out.push((n, format!("net_af_packet{i},iface={ifname}")));
         live = true;
     }
-    for spec in &a.vdevs {
+    for spec in vdevs {
         let (n, d) = split_port(spec)?;
         if d.starts_with("net_pcap") {
             let (names, live_rx) = net_pcap_files(d);
@@ -253,10 +260,13 @@ pub fn eal_args_workers(mem: u32, workers: u32, extra: Option<&str>) -> Vec<Stri
 pub fn run(a: RunArgs) -> Result<ExitCode> {
     let scratch = compile::temp_dir("run")?;
     // everything about the ports is checked before the (slow) compile and before any file is opened
-    let ports = port_devargs(&a, scratch.path())?;
+    let ports = port_devargs(&a.ports, &a.ifaces, &a.vdevs, scratch.path())?;
     let out = a.build_dir.clone().unwrap_or_else(|| scratch.path().to_path_buf());
     let built = compile::build(&a.c, &out, false)?;
     stop::check()?;
+    if a.p4rt.p4runtime.is_some() {
+        return crate::serve::run_with_p4runtime(&a, &built, ports.devargs);
+    }
     p4dp_rt::Eal::init(&eal_args_workers(a.mem, a.workers, a.eal.as_deref()))
         .context("starting DPDK's EAL (see the EAL's message above; `--eal` adds EAL arguments)")?;
     let opts = p4dp_rt::RuntimeOptions {

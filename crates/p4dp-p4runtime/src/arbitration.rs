@@ -1,0 +1,238 @@
+//! Client arbitration per (device, role) (P4Runtime spec, "Client Arbitration and Controller
+//! Replication"): every StreamChannel announces an election id; the controller whose id equals
+//! the highest id seen for its role is the primary, the others are backups. An unset id never
+//! becomes primary. A second live stream with the same id is refused (INVALID_ARGUMENT). When the
+//! primary changes every controller of the role is told (status OK to the primary,
+//! ALREADY_EXISTS to backups while a primary exists, NOT_FOUND while none does).
+
+use std::collections::HashMap;
+
+use tokio::sync::mpsc;
+use tonic::{Code, Status};
+
+use crate::proto::google::rpc;
+use crate::proto::p4::v1::{stream_message_response, MasterArbitrationUpdate, Role, StreamMessageResponse, Uint128};
+
+pub type StreamTx = mpsc::Sender<Result<StreamMessageResponse, Status>>;
+
+struct Controller {
+    stream: u64,
+    election_id: Option<u128>,
+    tx: StreamTx,
+}
+
+#[derive(Default)]
+struct Group {
+    controllers: Vec<Controller>,
+    /// Highest election id ever announced for this (device, role).
+    max_seen: Option<u128>,
+}
+
+impl Group {
+    fn primary(&self) -> Option<u64> {
+        let max = self.max_seen?;
+        self.controllers
+            .iter()
+            .find(|c| c.election_id == Some(max))
+            .map(|c| c.stream)
+    }
+}
+
+/// The arbitration state of all streams.
+#[derive(Default)]
+pub struct Arbiter {
+    groups: HashMap<(u64, String), Group>,
+    /// stream id -> its (device, role)
+    streams: HashMap<u64, (u64, String)>,
+}
+
+pub fn u128_of(id: &Option<Uint128>) -> Option<u128> {
+    id.as_ref().map(|u| ((u.high as u128) << 64) | u.low as u128)
+}
+
+fn uint128(v: u128) -> Uint128 {
+    Uint128 {
+        high: (v >> 64) as u64,
+        low: v as u64,
+    }
+}
+
+impl Arbiter {
+    /// Handles a MasterArbitrationUpdate on stream `stream`. On error the stream must be ended
+    /// with the returned status (its registration is unchanged).
+    pub fn update(
+        &mut self,
+        stream: u64,
+        device_id: u64,
+        role: &str,
+        election_id: Option<u128>,
+        tx: &StreamTx,
+    ) -> Result<(), Status> {
+        let key = (device_id, role.to_string());
+        if let Some(prev) = self.streams.get(&stream) {
+            if *prev != key {
+                return Err(Status::new(
+                    Code::FailedPrecondition,
+                    format!(
+                        "this stream is bound to device {} role `{}`: a stream cannot change device or role",
+                        prev.0, prev.1
+                    ),
+                ));
+            }
+        }
+        let g = self.groups.entry(key.clone()).or_default();
+        if let Some(id) = election_id {
+            if g.controllers
+                .iter()
+                .any(|c| c.stream != stream && c.election_id == Some(id))
+            {
+                return Err(Status::new(
+                    Code::InvalidArgument,
+                    format!("election id {id} is already used by another controller of this role"),
+                ));
+            }
+        }
+        let before = g.primary();
+        match g.controllers.iter_mut().find(|c| c.stream == stream) {
+            Some(c) => c.election_id = election_id,
+            None => g.controllers.push(Controller {
+                stream,
+                election_id,
+                tx: tx.clone(),
+            }),
+        }
+        if let Some(id) = election_id {
+            g.max_seen = Some(g.max_seen.map_or(id, |m| m.max(id)));
+        }
+        self.streams.insert(stream, key.clone());
+        let after = g.primary();
+        if before != after {
+            notify_all(device_id, role, g);
+        } else if let Some(c) = g.controllers.iter().find(|c| c.stream == stream) {
+            let _ = c.tx.try_send(Ok(message(device_id, role, g, c.stream)));
+        }
+        Ok(())
+    }
+
+    /// A stream ended: forget it and tell the others if it was the primary.
+    pub fn remove(&mut self, stream: u64) {
+        let Some(key) = self.streams.remove(&stream) else {
+            return;
+        };
+        let Some(g) = self.groups.get_mut(&key) else { return };
+        let before = g.primary();
+        g.controllers.retain(|c| c.stream != stream);
+        if before != g.primary() {
+            notify_all(key.0, &key.1, g);
+        }
+    }
+
+    /// Is `election_id` the primary's for (device, role)? Write and SetForwardingPipelineConfig
+    /// are allowed only then.
+    pub fn is_primary(&self, device_id: u64, role: &str, election_id: Option<u128>) -> bool {
+        let Some(id) = election_id else { return false };
+        let Some(g) = self.groups.get(&(device_id, role.to_string())) else {
+            return false;
+        };
+        match g.primary() {
+            Some(s) => g.controllers.iter().any(|c| c.stream == s && c.election_id == Some(id)),
+            None => false,
+        }
+    }
+
+    /// The primary's stream of (device, role), to deliver PacketIn/digests/notifications.
+    pub fn primary_tx(&self, device_id: u64, role: &str) -> Option<StreamTx> {
+        let g = self.groups.get(&(device_id, role.to_string()))?;
+        let s = g.primary()?;
+        g.controllers.iter().find(|c| c.stream == s).map(|c| c.tx.clone())
+    }
+}
+
+fn message(device_id: u64, role: &str, g: &Group, stream: u64) -> StreamMessageResponse {
+    let primary = g.primary();
+    let (code, msg) = match primary {
+        Some(p) if p == stream => (Code::Ok, "you are the primary"),
+        Some(_) => (Code::AlreadyExists, "a primary exists: you are a backup"),
+        None => (Code::NotFound, "there is no primary"),
+    };
+    StreamMessageResponse {
+        update: Some(stream_message_response::Update::Arbitration(MasterArbitrationUpdate {
+            device_id,
+            role: if role.is_empty() {
+                None
+            } else {
+                #[allow(deprecated)]
+                Some(Role {
+                    id: 0,
+                    name: role.to_string(),
+                    config: None,
+                })
+            },
+            election_id: g.max_seen.map(uint128),
+            status: Some(rpc::Status {
+                code: code as i32,
+                message: msg.to_string(),
+                details: vec![],
+            }),
+        })),
+    }
+}
+
+fn notify_all(device_id: u64, role: &str, g: &Group) {
+    for c in &g.controllers {
+        let _ = c.tx.try_send(Ok(message(device_id, role, g, c.stream)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status_of(rx: &mut mpsc::Receiver<Result<StreamMessageResponse, Status>>) -> Option<i32> {
+        match rx.try_recv() {
+            Ok(Ok(StreamMessageResponse {
+                update: Some(stream_message_response::Update::Arbitration(a)),
+            })) => a.status.map(|s| s.code),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn primary_backup_and_failover() {
+        let mut a = Arbiter::default();
+        let (t1, mut r1) = mpsc::channel(8);
+        let (t2, mut r2) = mpsc::channel(8);
+        let (t3, mut r3) = mpsc::channel(8);
+        a.update(1, 1, "", Some(5), &t1).unwrap();
+        assert_eq!(status_of(&mut r1), Some(Code::Ok as i32));
+        a.update(2, 1, "", Some(3), &t2).unwrap();
+        assert_eq!(status_of(&mut r2), Some(Code::AlreadyExists as i32));
+        assert!(a.is_primary(1, "", Some(5)));
+        assert!(!a.is_primary(1, "", Some(3)));
+        // same id as a live controller
+        assert_eq!(
+            a.update(3, 1, "", Some(5), &t3).unwrap_err().code(),
+            Code::InvalidArgument
+        );
+        // an unset id is a backup
+        a.update(3, 1, "", None, &t3).unwrap();
+        assert_eq!(status_of(&mut r3), Some(Code::AlreadyExists as i32));
+        // changing device on a stream
+        assert_eq!(
+            a.update(3, 2, "", None, &t3).unwrap_err().code(),
+            Code::FailedPrecondition
+        );
+        // the primary leaves: no primary (5 is still the highest seen), everyone told
+        a.remove(1);
+        assert_eq!(status_of(&mut r2), Some(Code::NotFound as i32));
+        assert_eq!(status_of(&mut r3), Some(Code::NotFound as i32));
+        assert!(!a.is_primary(1, "", Some(3)));
+        // a backup takes over with a higher id
+        a.update(2, 1, "", Some(6), &t2).unwrap();
+        assert_eq!(status_of(&mut r2), Some(Code::Ok as i32));
+        assert_eq!(status_of(&mut r3), Some(Code::AlreadyExists as i32));
+        assert!(a.is_primary(1, "", Some(6)));
+        // another role is independent
+        assert!(!a.is_primary(1, "other", Some(6)));
+    }
+}

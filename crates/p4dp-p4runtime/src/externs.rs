@@ -1,0 +1,337 @@
+//! Indexed externs (counters, meters, registers), direct counters and meters, and the packet
+//! replication engine (multicast groups, clone sessions) as P4Runtime entities.
+
+use std::collections::BTreeMap;
+
+use p4dp_rt::{ExternInfo, ExternKind, Program, Runtime};
+use tonic::Code;
+
+use crate::bytes::{canonical, fit, to_u64};
+use crate::proto::p4::v1::{
+    p4_data, replica, CloneSessionEntry, CounterEntry, DirectCounterEntry, DirectMeterEntry, Index, MeterEntry,
+    MulticastGroupEntry, P4Data, RegisterEntry,
+};
+use crate::tables::{counter_data, counter_value, err, invalid, match_of, meter_value, rt_err, table_by_id, OpError};
+
+fn extern_by_id<'a>(p: &'a Program, id: u32, kind: ExternKind, what: &str) -> Result<&'a ExternInfo, OpError> {
+    p.externs
+        .iter()
+        .find(|x| x.id == id && x.kind == kind)
+        .ok_or_else(|| err(Code::NotFound, format!("no {what} with id {id}")))
+}
+
+fn cell(x: &ExternInfo, index: &Option<Index>) -> Result<Option<u32>, OpError> {
+    match index {
+        None => Ok(None),
+        Some(Index { index }) if *index >= 0 && (*index as u64) < x.n_cells as u64 => Ok(Some(*index as u32)),
+        Some(Index { index }) => Err(err(
+            Code::OutOfRange,
+            format!("{}: index {index} is outside 0..{}", x.name, x.n_cells),
+        )),
+    }
+}
+
+fn cells(x: &ExternInfo, i: Option<u32>) -> std::ops::Range<u32> {
+    match i {
+        Some(i) => i..i + 1,
+        None => 0..x.n_cells,
+    }
+}
+
+/// Is this the only update type allowed for indexed externs (MODIFY)?
+fn modify_only(is_modify: bool, what: &str) -> Result<(), OpError> {
+    if is_modify {
+        Ok(())
+    } else {
+        Err(invalid(format!("{what} cells always exist: only MODIFY is allowed")))
+    }
+}
+
+pub fn write_counter(rt: &Runtime, e: &CounterEntry, is_modify: bool) -> Result<(), OpError> {
+    let x = extern_by_id(rt.program(), e.counter_id, ExternKind::Counter, "counter")?;
+    modify_only(is_modify, "counter")?;
+    let i = cell(x, &e.index)?;
+    let v = counter_value(&e.data.unwrap_or_default())?;
+    for c in cells(x, i) {
+        rt.counter_write(x.index, c, v).map_err(rt_err)?;
+    }
+    Ok(())
+}
+
+pub fn read_counter(rt: &Runtime, e: &CounterEntry, out: &mut Vec<CounterEntry>) -> Result<(), OpError> {
+    let p = rt.program();
+    let xs: Vec<&ExternInfo> = if e.counter_id == 0 {
+        p.externs.iter().filter(|x| x.kind == ExternKind::Counter).collect()
+    } else {
+        vec![extern_by_id(p, e.counter_id, ExternKind::Counter, "counter")?]
+    };
+    for x in xs {
+        let i = cell(x, &e.index)?;
+        for c in cells(x, i) {
+            out.push(CounterEntry {
+                counter_id: x.id,
+                index: Some(Index { index: c as i64 }),
+                data: Some(counter_data(rt.counter_read(x.index, c).map_err(rt_err)?)),
+            });
+        }
+    }
+    Ok(())
+}
+
+pub fn write_register(rt: &Runtime, e: &RegisterEntry, is_modify: bool) -> Result<(), OpError> {
+    let x = extern_by_id(rt.program(), e.register_id, ExternKind::Register, "register")?;
+    modify_only(is_modify, "register")?;
+    let i = cell(x, &e.index)?;
+    let v = match e.data.as_ref().and_then(|d| d.data.as_ref()) {
+        Some(p4_data::Data::Bitstring(b)) => fit(b, x.bitwidth)
+            .ok_or_else(|| invalid(format!("{}: the value does not fit in {} bits", x.name, x.bitwidth)))?,
+        Some(_) => return Err(invalid(format!("{}: register data must be a bitstring", x.name))),
+        None => return Err(invalid(format!("{}: no data", x.name))),
+    };
+    for c in cells(x, i) {
+        rt.register_write(x.index, c, &v).map_err(rt_err)?;
+    }
+    Ok(())
+}
+
+pub fn read_register(rt: &Runtime, e: &RegisterEntry, out: &mut Vec<RegisterEntry>) -> Result<(), OpError> {
+    let p = rt.program();
+    let xs: Vec<&ExternInfo> = if e.register_id == 0 {
+        p.externs.iter().filter(|x| x.kind == ExternKind::Register).collect()
+    } else {
+        vec![extern_by_id(p, e.register_id, ExternKind::Register, "register")?]
+    };
+    for x in xs {
+        let i = cell(x, &e.index)?;
+        for c in cells(x, i) {
+            let v = rt.register_read(x.index, c).map_err(rt_err)?;
+            out.push(RegisterEntry {
+                register_id: x.id,
+                index: Some(Index { index: c as i64 }),
+                data: Some(P4Data {
+                    data: Some(p4_data::Data::Bitstring(canonical(&v))),
+                }),
+            });
+        }
+    }
+    Ok(())
+}
+
+pub fn write_meter(rt: &Runtime, e: &MeterEntry, is_modify: bool) -> Result<(), OpError> {
+    let x = extern_by_id(rt.program(), e.meter_id, ExternKind::Meter, "meter")?;
+    modify_only(is_modify, "meter")?;
+    let i = cell(x, &e.index)?;
+    let cfg = e.config.as_ref().map(meter_value).transpose()?;
+    if let Some(c) = &cfg {
+        if c.pir < c.cir {
+            return Err(invalid(format!("{}: pir must be >= cir", x.name)));
+        }
+    }
+    for c in cells(x, i) {
+        rt.meter_set(x.index, c, cfg).map_err(rt_err)?;
+    }
+    Ok(())
+}
+
+pub fn read_meter(rt: &Runtime, e: &MeterEntry, out: &mut Vec<MeterEntry>) -> Result<(), OpError> {
+    let p = rt.program();
+    let xs: Vec<&ExternInfo> = if e.meter_id == 0 {
+        p.externs.iter().filter(|x| x.kind == ExternKind::Meter).collect()
+    } else {
+        vec![extern_by_id(p, e.meter_id, ExternKind::Meter, "meter")?]
+    };
+    for x in xs {
+        let i = cell(x, &e.index)?;
+        for c in cells(x, i) {
+            let cfg = rt.meter_get(x.index, c).map_err(rt_err)?;
+            out.push(MeterEntry {
+                meter_id: x.id,
+                index: Some(Index { index: c as i64 }),
+                config: cfg.map(|m| crate::proto::p4::v1::MeterConfig {
+                    cir: m.cir as i64,
+                    cburst: m.cburst as i64,
+                    pir: m.pir as i64,
+                    pburst: m.pburst as i64,
+                    eburst: 0,
+                }),
+                counter_data: None,
+            });
+        }
+    }
+    Ok(())
+}
+
+pub fn write_direct_counter(rt: &Runtime, e: &DirectCounterEntry, is_modify: bool) -> Result<(), OpError> {
+    modify_only(is_modify, "direct counter")?;
+    let te = e
+        .table_entry
+        .as_ref()
+        .ok_or_else(|| invalid("direct counter entry without table_entry"))?;
+    let t = table_by_id(rt.program(), te.table_id)?;
+    if t.direct_counter.is_none() {
+        return Err(invalid(format!("table {} has no direct counter", t.name)));
+    }
+    let m = match_of(t, &te.r#match)?;
+    let v = counter_value(&e.data.unwrap_or_default())?;
+    rt.direct_counter_write(t.index, &m, te.priority, v).map_err(rt_err)
+}
+
+pub fn read_direct_counter(
+    rt: &Runtime,
+    e: &DirectCounterEntry,
+    out: &mut Vec<DirectCounterEntry>,
+) -> Result<(), OpError> {
+    let te = e.table_entry.clone().unwrap_or_default();
+    let p = rt.program();
+    let tables: Vec<&p4dp_rt::TableInfo> = if te.table_id == 0 {
+        p.tables.iter().filter(|t| t.direct_counter.is_some()).collect()
+    } else {
+        let t = table_by_id(p, te.table_id)?;
+        if t.direct_counter.is_none() {
+            return Err(invalid(format!("table {} has no direct counter", t.name)));
+        }
+        vec![t]
+    };
+    for t in tables {
+        let mut entries = Vec::new();
+        crate::tables::read(rt, t, &te, &mut entries)?;
+        for mut x in entries {
+            let m = match_of(t, &x.r#match)?;
+            let v = rt.direct_counter_read(t.index, &m, x.priority).map_err(rt_err)?;
+            x.counter_data = None;
+            x.is_const = false;
+            out.push(DirectCounterEntry {
+                table_entry: Some(x),
+                data: Some(counter_data(v)),
+            });
+        }
+    }
+    Ok(())
+}
+
+pub fn write_direct_meter(rt: &Runtime, e: &DirectMeterEntry, is_modify: bool) -> Result<(), OpError> {
+    modify_only(is_modify, "direct meter")?;
+    let te = e
+        .table_entry
+        .as_ref()
+        .ok_or_else(|| invalid("direct meter entry without table_entry"))?;
+    let t = table_by_id(rt.program(), te.table_id)?;
+    if t.direct_meter.is_none() {
+        return Err(invalid(format!("table {} has no direct meter", t.name)));
+    }
+    let m = match_of(t, &te.r#match)?;
+    let cfg = e.config.as_ref().map(meter_value).transpose()?;
+    rt.direct_meter_set(t.index, &m, te.priority, cfg).map_err(rt_err)
+}
+
+/// The packet replication engine's entries as written (the runtime keeps them in its own form;
+/// P4Runtime reads return what was written).
+#[derive(Default)]
+pub struct Pre {
+    pub groups: BTreeMap<u32, MulticastGroupEntry>,
+    pub clones: BTreeMap<u32, CloneSessionEntry>,
+}
+
+fn replica_port(r: &crate::proto::p4::v1::Replica) -> Result<u32, OpError> {
+    #[allow(deprecated)]
+    let port = match &r.port_kind {
+        Some(replica::PortKind::EgressPort(p)) => *p as u64,
+        Some(replica::PortKind::Port(b)) if !b.is_empty() => {
+            to_u64(b).ok_or_else(|| invalid("replica port does not fit in 64 bits"))?
+        }
+        _ => return Err(invalid("replica without a port")),
+    };
+    if port >= p4dp_rt::PORT_DROP as u64 {
+        return Err(invalid(format!(
+            "replica port {port} is out of range (0..{})",
+            p4dp_rt::PORT_DROP
+        )));
+    }
+    if !r.backup_replicas.is_empty() {
+        return Err(err(Code::Unimplemented, "backup replicas are not supported"));
+    }
+    Ok(port as u32)
+}
+
+impl Pre {
+    pub fn write_group(&mut self, rt: &Runtime, g: &MulticastGroupEntry, op: crate::tables::Op) -> Result<(), OpError> {
+        use crate::tables::Op;
+        let id = g.multicast_group_id;
+        if id == 0 {
+            return Err(invalid("multicast group id 0 is reserved"));
+        }
+        let exists = self.groups.contains_key(&id);
+        match op {
+            Op::Delete => {
+                if !exists {
+                    return Err(err(Code::NotFound, format!("no multicast group {id}")));
+                }
+                rt.mcast_group_delete(id).map_err(rt_err)?;
+                self.groups.remove(&id);
+            }
+            Op::Insert | Op::Modify => {
+                if matches!(op, Op::Insert) && exists {
+                    return Err(err(Code::AlreadyExists, format!("multicast group {id} exists")));
+                }
+                if matches!(op, Op::Modify) && !exists {
+                    return Err(err(Code::NotFound, format!("no multicast group {id}")));
+                }
+                let mut reps = Vec::new();
+                for r in &g.replicas {
+                    let rid = u16::try_from(r.instance)
+                        .map_err(|_| invalid(format!("replica instance {} does not fit in 16 bits", r.instance)))?;
+                    let port = replica_port(r)?;
+                    if reps.contains(&(port, rid)) {
+                        return Err(invalid(format!("replica (port {port}, instance {rid}) given twice")));
+                    }
+                    reps.push((port, rid));
+                }
+                rt.mcast_group_set(id, &reps).map_err(rt_err)?;
+                self.groups.insert(id, g.clone());
+            }
+        }
+        Ok(())
+    }
+
+    pub fn write_clone(&mut self, rt: &Runtime, c: &CloneSessionEntry, op: crate::tables::Op) -> Result<(), OpError> {
+        use crate::tables::Op;
+        let id = c.session_id;
+        if id == 0 {
+            return Err(invalid("clone session id 0 is reserved"));
+        }
+        let exists = self.clones.contains_key(&id);
+        match op {
+            Op::Delete => {
+                if !exists {
+                    return Err(err(Code::NotFound, format!("no clone session {id}")));
+                }
+                rt.clone_session_delete(id).map_err(rt_err)?;
+                self.clones.remove(&id);
+            }
+            Op::Insert | Op::Modify => {
+                if matches!(op, Op::Insert) && exists {
+                    return Err(err(Code::AlreadyExists, format!("clone session {id} exists")));
+                }
+                if matches!(op, Op::Modify) && !exists {
+                    return Err(err(Code::NotFound, format!("no clone session {id}")));
+                }
+                if c.replicas.len() != 1 {
+                    return Err(err(
+                        Code::Unimplemented,
+                        "p4dp clone sessions have exactly one replica (one egress port)",
+                    ));
+                }
+                if c.class_of_service != 0 || c.packet_length_bytes != 0 {
+                    return Err(err(
+                        Code::Unimplemented,
+                        "class_of_service and packet_length_bytes (truncation) of clone sessions are not supported",
+                    ));
+                }
+                let port = replica_port(&c.replicas[0])?;
+                rt.clone_session_set(id, port).map_err(rt_err)?;
+                self.clones.insert(id, c.clone());
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,35 @@
+//! p4dp-p4runtime: the P4Runtime v1.5 gRPC server of p4dp. The only crate that knows protobuf.
+
+pub mod proto {
+    //! Messages and services generated from the official P4Runtime .proto files.
+    pub mod p4 {
+        pub mod v1 {
+            tonic::include_proto!("p4.v1");
+        }
+        pub mod config {
+            pub mod v1 {
+                tonic::include_proto!("p4.config.v1");
+            }
+        }
+    }
+    pub mod google {
+        pub mod rpc {
+            tonic::include_proto!("google.rpc");
+        }
+    }
+    /// The encoded `FileDescriptorSet` of the protos (for text-format parsing).
+    pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/p4runtime_fds.bin"));
+}
+
+pub mod arbitration;
+pub mod bytes;
+pub mod device_config;
+pub mod externs;
+pub mod p4info;
+pub mod server;
+pub mod switch;
+pub mod tables;
+
+pub use device_config::DeviceConfig;
+pub use server::{serve, Service};
+pub use switch::{CompiledProgram, Compiler, DeviceOptions, PortSpec};

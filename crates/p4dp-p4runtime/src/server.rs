@@ -1,0 +1,638 @@
+//! The P4Runtime gRPC service. Every RPC runs its checks in the specification's order and
+//! answers with its error codes. Handlers run on tokio's blocking threads (control threads);
+//! the data plane's workers never wait for them: the runtime's control API publishes changes
+//! with RCU and release/acquire stores.
+
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use prost::Message;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::{Stream, StreamExt};
+use tonic::{Code, Request, Response, Status, Streaming};
+
+use crate::arbitration::{u128_of, Arbiter};
+use crate::device_config::DeviceConfig;
+use crate::externs::Pre;
+use crate::p4info;
+use crate::proto::google::rpc;
+use crate::proto::p4::v1::p4_runtime_server::{P4Runtime, P4RuntimeServer};
+use crate::proto::p4::v1::*;
+use crate::switch::{Compiler, Device, DeviceOptions, Pipeline};
+use crate::tables::{self, Op, OpError};
+
+/// The P4Runtime API version this server implements.
+pub const API_VERSION: &str = "1.5.0";
+/// Most updates in one WriteRequest (more: RESOURCE_EXHAUSTED).
+pub const MAX_UPDATES_PER_WRITE: usize = 1 << 20;
+/// Largest message accepted or sent (device configs carry whole programs).
+pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
+/// Read responses are split so that each stays below this size.
+const READ_CHUNK_BYTES: usize = 4 << 20;
+
+struct State {
+    arb: Arbiter,
+    dev: Device,
+    /// Per pipeline: the replication engine entries as written (reset by a commit).
+    pre: Pre,
+    saved_pre: Option<Pre>,
+}
+
+/// The shared server state.
+pub struct Shared {
+    state: Mutex<State>,
+    compiler: Arc<dyn Compiler>,
+    next_stream: AtomicU64,
+    device_id: u64,
+}
+
+/// The P4Runtime service (cheap to clone).
+#[derive(Clone)]
+pub struct Service {
+    s: Arc<Shared>,
+}
+
+fn status(e: OpError) -> Status {
+    Status::new(e.code, e.msg)
+}
+
+impl Service {
+    pub fn new(opts: DeviceOptions, compiler: Arc<dyn Compiler>) -> Service {
+        let device_id = opts.device_id;
+        Service {
+            s: Arc::new(Shared {
+                state: Mutex::new(State {
+                    arb: Arbiter::default(),
+                    dev: Device::new(opts),
+                    pre: Pre::default(),
+                    saved_pre: None,
+                }),
+                compiler,
+                next_stream: AtomicU64::new(1),
+                device_id,
+            }),
+        }
+    }
+
+    /// The tonic server of this service, with p4dp's message size limits.
+    pub fn into_server(self) -> P4RuntimeServer<Service> {
+        P4RuntimeServer::new(self)
+            .max_decoding_message_size(MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(MAX_MESSAGE_BYTES)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock leaves consistent runtime state (every runtime call is
+        // atomic); keep serving.
+        self.s.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Installs a pipeline from a compiled program at start-up (`p4dp run --p4runtime`).
+    pub fn install(&self, compiled: &crate::switch::CompiledProgram, cfg: &DeviceConfig) -> Result<(), String> {
+        let info = p4info::parse_text(&compiled.p4info_text).map_err(|e| e.to_string())?;
+        let mut st = self.lock();
+        let p = st.dev.load(compiled, info, cfg.encode(), None, cfg.name.clone())?;
+        st.dev.commit(p)?;
+        st.pre = Pre::default();
+        Ok(())
+    }
+
+    /// Stops the data plane (workers joined). Used at shutdown.
+    pub fn shutdown(&self) -> Result<(), String> {
+        self.lock().dev.stop_workers()
+    }
+
+    /// Number of pipeline switch-overs so far.
+    pub fn switchovers(&self) -> u64 {
+        self.lock().dev.switchovers
+    }
+
+    /// The data-plane thread's error, if it ended by itself.
+    pub fn dataplane_error(&self) -> Option<String> {
+        self.lock().dev.check_runner()
+    }
+
+    fn check_device(&self, id: u64) -> Result<(), Status> {
+        if id != self.s.device_id {
+            return Err(Status::not_found(format!(
+                "unknown device id {id} (this switch is device {})",
+                self.s.device_id
+            )));
+        }
+        Ok(())
+    }
+
+    fn write_blocking(&self, r: WriteRequest) -> Result<(), Status> {
+        self.check_device(r.device_id)?;
+        let mut st = self.lock();
+        if !st.arb.is_primary(r.device_id, &r.role, u128_of(&r.election_id)) {
+            return Err(Status::permission_denied(
+                "only the primary controller of this role may write (election id does not match the primary's)",
+            ));
+        }
+        let st = &mut *st;
+        let (pipe, pre) = match (&st.dev.saved, &st.dev.active) {
+            (Some(p), _) => (p, st.saved_pre.get_or_insert_with(Pre::default)),
+            (None, Some(p)) => (p, &mut st.pre),
+            (None, None) => {
+                return Err(Status::failed_precondition(
+                    "no forwarding pipeline config has been set",
+                ))
+            }
+        };
+        match write_request::Atomicity::try_from(r.atomicity) {
+            Ok(write_request::Atomicity::ContinueOnError) => {}
+            Ok(write_request::Atomicity::RollbackOnError) | Ok(write_request::Atomicity::DataplaneAtomic) => {
+                return Err(Status::unimplemented(
+                    "p4dp supports CONTINUE_ON_ERROR batches only (ROLLBACK_ON_ERROR and DATAPLANE_ATOMIC are not implemented yet)",
+                ))
+            }
+            Err(_) => return Err(Status::invalid_argument(format!("unknown atomicity {}", r.atomicity))),
+        }
+        if r.updates.len() > MAX_UPDATES_PER_WRITE {
+            return Err(Status::resource_exhausted(format!(
+                "{} updates in one write: at most {MAX_UPDATES_PER_WRITE}",
+                r.updates.len()
+            )));
+        }
+        let results: Vec<Result<(), OpError>> = r.updates.iter().map(|u| apply(pipe, pre, u)).collect();
+        if results.iter().all(|x| x.is_ok()) {
+            return Ok(());
+        }
+        Err(batch_error(&results))
+    }
+
+    fn read_blocking(&self, r: ReadRequest) -> Result<Vec<ReadResponse>, Status> {
+        self.check_device(r.device_id)?;
+        let st = self.lock();
+        let pre = if st.dev.saved.is_some() {
+            st.saved_pre.as_ref()
+        } else {
+            Some(&st.pre)
+        };
+        let pipe = st
+            .dev
+            .current()
+            .ok_or_else(|| Status::failed_precondition("no forwarding pipeline config has been set"))?;
+        let mut entities = Vec::new();
+        for e in &r.entities {
+            read_entity(pipe, pre, e, &mut entities).map_err(status)?;
+        }
+        // split below the message limit
+        let mut out = vec![ReadResponse::default()];
+        let mut size = 0;
+        for e in entities {
+            let n = e.encoded_len();
+            if size + n > READ_CHUNK_BYTES && !out.last().is_some_and(|r| r.entities.is_empty()) {
+                out.push(ReadResponse::default());
+                size = 0;
+            }
+            size += n;
+            if let Some(last) = out.last_mut() {
+                last.entities.push(e);
+            }
+        }
+        Ok(out)
+    }
+
+    fn set_pipeline_blocking(&self, r: SetForwardingPipelineConfigRequest) -> Result<(), Status> {
+        use set_forwarding_pipeline_config_request::Action as A;
+        self.check_device(r.device_id)?;
+        if !self
+            .lock()
+            .arb
+            .is_primary(r.device_id, &r.role, u128_of(&r.election_id))
+        {
+            return Err(Status::permission_denied(
+                "only the primary controller of this role may set the forwarding pipeline",
+            ));
+        }
+        let action = A::try_from(r.action).unwrap_or(A::Unspecified);
+        match action {
+            A::Unspecified => return Err(Status::invalid_argument("the action is unspecified")),
+            A::ReconcileAndCommit => {
+                return Err(Status::unimplemented(
+                    "RECONCILE_AND_COMMIT is not implemented: p4dp cannot keep the state of unchanged tables across programs yet; use VERIFY_AND_COMMIT (all state is reset)",
+                ))
+            }
+            A::Commit => {
+                let mut st = self.lock();
+                let Some(p) = st.dev.saved.take() else {
+                    return Err(Status::failed_precondition("COMMIT without a config saved by VERIFY_AND_SAVE"));
+                };
+                let pre = st.saved_pre.take().unwrap_or_default();
+                st.dev.commit(p).map_err(Status::internal)?;
+                st.pre = pre;
+                return Ok(());
+            }
+            A::Verify | A::VerifyAndSave | A::VerifyAndCommit => {}
+        }
+        let cfg = r.config.ok_or_else(|| Status::invalid_argument("no config given"))?;
+        let client_info = cfg
+            .p4info
+            .clone()
+            .ok_or_else(|| Status::invalid_argument("the config has no P4Info"))?;
+        let dc = DeviceConfig::decode(&cfg.p4_device_config).map_err(|e| Status::invalid_argument(e.to_string()))?;
+        // compile outside the lock: it takes seconds
+        let compiled = self.s.compiler.compile(&dc).map_err(Status::invalid_argument)?;
+        let own = p4info::parse_text(&compiled.p4info_text).map_err(|e| Status::internal(e.to_string()))?;
+        if !p4info::same_program(&own, &client_info) {
+            return Err(Status::invalid_argument(
+                "the P4Info does not describe the program in the device config (build both with the same `p4dp build`)",
+            ));
+        }
+        if action == A::Verify {
+            return Ok(());
+        }
+        let mut st = self.lock();
+        let p = st
+            .dev
+            .load(
+                &compiled,
+                client_info,
+                cfg.p4_device_config,
+                cfg.cookie.map(|c| c.cookie),
+                dc.name.clone(),
+            )
+            .map_err(Status::invalid_argument)?;
+        if action == A::VerifyAndSave {
+            st.dev.saved = Some(p);
+            st.saved_pre = Some(Pre::default());
+            return Ok(());
+        }
+        st.dev.commit(p).map_err(Status::internal)?;
+        st.pre = Pre::default();
+        st.saved_pre = None;
+        Ok(())
+    }
+
+    fn get_pipeline_blocking(&self, r: GetForwardingPipelineConfigRequest) -> Result<ForwardingPipelineConfig, Status> {
+        use get_forwarding_pipeline_config_request::ResponseType as T;
+        self.check_device(r.device_id)?;
+        let st = self.lock();
+        let Some(p) = st.dev.active.as_ref() else {
+            // no pipeline: an empty config (no P4Info, no cookie)
+            return Ok(ForwardingPipelineConfig::default());
+        };
+        let cookie = p.cookie.map(|c| forwarding_pipeline_config::Cookie { cookie: c });
+        let t = T::try_from(r.response_type)
+            .map_err(|_| Status::invalid_argument(format!("unknown response type {}", r.response_type)))?;
+        Ok(ForwardingPipelineConfig {
+            p4info: matches!(t, T::All | T::P4infoAndCookie).then(|| p.p4info.clone()),
+            p4_device_config: if matches!(t, T::All | T::DeviceConfigAndCookie) {
+                p.device_config.clone()
+            } else {
+                vec![]
+            },
+            cookie,
+        })
+    }
+}
+
+fn update_op(u: &Update) -> Result<Op, OpError> {
+    match update::Type::try_from(u.r#type) {
+        Ok(update::Type::Insert) => Ok(Op::Insert),
+        Ok(update::Type::Modify) => Ok(Op::Modify),
+        Ok(update::Type::Delete) => Ok(Op::Delete),
+        _ => Err(tables::invalid("the update type is unspecified")),
+    }
+}
+
+fn apply(p: &Pipeline, pre: &mut Pre, u: &Update) -> Result<(), OpError> {
+    use crate::externs as x;
+    use entity::Entity as E;
+    let op = update_op(u)?;
+    let is_modify = matches!(op, Op::Modify);
+    let rt = &*p.rt;
+    match u.entity.as_ref().and_then(|e| e.entity.as_ref()) {
+        None => Err(tables::invalid("the update has no entity")),
+        Some(E::TableEntry(t)) => tables::write(rt, t, op),
+        Some(E::CounterEntry(c)) => x::write_counter(rt, c, is_modify),
+        Some(E::RegisterEntry(r)) => x::write_register(rt, r, is_modify),
+        Some(E::MeterEntry(m)) => x::write_meter(rt, m, is_modify),
+        Some(E::DirectCounterEntry(d)) => x::write_direct_counter(rt, d, is_modify),
+        Some(E::DirectMeterEntry(d)) => x::write_direct_meter(rt, d, is_modify),
+        Some(E::PacketReplicationEngineEntry(pe)) => match &pe.r#type {
+            Some(packet_replication_engine_entry::Type::MulticastGroupEntry(g)) => pre.write_group(rt, g, op),
+            Some(packet_replication_engine_entry::Type::CloneSessionEntry(c)) => pre.write_clone(rt, c, op),
+            None => Err(tables::invalid("empty packet replication engine entry")),
+        },
+        Some(other) => Err(tables::err(
+            Code::Unimplemented,
+            format!("writing {} is not supported by p4dp yet", entity_name(other)),
+        )),
+    }
+}
+
+fn entity_name(e: &entity::Entity) -> &'static str {
+    use entity::Entity as E;
+    match e {
+        E::ExternEntry(_) => "extern entries",
+        E::TableEntry(_) => "table entries",
+        E::ActionProfileMember(_) => "action profile members",
+        E::ActionProfileGroup(_) => "action profile groups",
+        E::MeterEntry(_) => "meter entries",
+        E::DirectMeterEntry(_) => "direct meter entries",
+        E::CounterEntry(_) => "counter entries",
+        E::DirectCounterEntry(_) => "direct counter entries",
+        E::PacketReplicationEngineEntry(_) => "packet replication engine entries",
+        E::ValueSetEntry(_) => "value set entries",
+        E::RegisterEntry(_) => "register entries",
+        E::DigestEntry(_) => "digest entries",
+    }
+}
+
+fn read_entity(p: &Pipeline, pre: Option<&Pre>, e: &Entity, out: &mut Vec<Entity>) -> Result<(), OpError> {
+    use crate::externs as x;
+    use entity::Entity as E;
+    let rt = &*p.rt;
+    let prog = rt.program();
+    match e.entity.as_ref() {
+        None => return Err(tables::invalid("an empty entity in a read")),
+        Some(E::TableEntry(te)) => {
+            let ts: Vec<&p4dp_rt::TableInfo> = if te.table_id == 0 {
+                if !te.r#match.is_empty() || te.is_default_action {
+                    return Err(tables::invalid("a match or is_default_action needs a table id"));
+                }
+                prog.tables.iter().collect()
+            } else {
+                vec![tables::table_by_id(prog, te.table_id)?]
+            };
+            let mut v = Vec::new();
+            for t in ts {
+                if te.table_id == 0 && t.keys.is_empty() {
+                    continue;
+                }
+                tables::read(rt, t, te, &mut v)?;
+            }
+            out.extend(v.into_iter().map(|t| Entity {
+                entity: Some(E::TableEntry(t)),
+            }));
+        }
+        Some(E::CounterEntry(c)) => {
+            let mut v = Vec::new();
+            x::read_counter(rt, c, &mut v)?;
+            out.extend(v.into_iter().map(|t| Entity {
+                entity: Some(E::CounterEntry(t)),
+            }));
+        }
+        Some(E::RegisterEntry(c)) => {
+            let mut v = Vec::new();
+            x::read_register(rt, c, &mut v)?;
+            out.extend(v.into_iter().map(|t| Entity {
+                entity: Some(E::RegisterEntry(t)),
+            }));
+        }
+        Some(E::MeterEntry(c)) => {
+            let mut v = Vec::new();
+            x::read_meter(rt, c, &mut v)?;
+            out.extend(v.into_iter().map(|t| Entity {
+                entity: Some(E::MeterEntry(t)),
+            }));
+        }
+        Some(E::DirectCounterEntry(c)) => {
+            let mut v = Vec::new();
+            x::read_direct_counter(rt, c, &mut v)?;
+            out.extend(v.into_iter().map(|t| Entity {
+                entity: Some(E::DirectCounterEntry(t)),
+            }));
+        }
+        Some(E::PacketReplicationEngineEntry(pe)) => {
+            let pre = pre.ok_or_else(|| tables::err(Code::Internal, "no replication engine state"))?;
+            let wrap = |t| Entity {
+                entity: Some(E::PacketReplicationEngineEntry(PacketReplicationEngineEntry {
+                    r#type: Some(t),
+                })),
+            };
+            use packet_replication_engine_entry::Type as P;
+            match &pe.r#type {
+                Some(P::MulticastGroupEntry(g)) if g.multicast_group_id != 0 => {
+                    if let Some(x) = pre.groups.get(&g.multicast_group_id) {
+                        out.push(wrap(P::MulticastGroupEntry(x.clone())));
+                    }
+                }
+                Some(P::MulticastGroupEntry(_)) => {
+                    out.extend(pre.groups.values().map(|x| wrap(P::MulticastGroupEntry(x.clone()))))
+                }
+                Some(P::CloneSessionEntry(c)) if c.session_id != 0 => {
+                    if let Some(x) = pre.clones.get(&c.session_id) {
+                        out.push(wrap(P::CloneSessionEntry(x.clone())));
+                    }
+                }
+                Some(P::CloneSessionEntry(_)) => {
+                    out.extend(pre.clones.values().map(|x| wrap(P::CloneSessionEntry(x.clone()))))
+                }
+                None => {
+                    out.extend(pre.groups.values().map(|x| wrap(P::MulticastGroupEntry(x.clone()))));
+                    out.extend(pre.clones.values().map(|x| wrap(P::CloneSessionEntry(x.clone()))));
+                }
+            }
+        }
+        Some(other) => {
+            return Err(tables::err(
+                Code::Unimplemented,
+                format!("reading {} is not supported by p4dp yet", entity_name(other)),
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// The Write error of a batch with failed updates: UNKNOWN, with one `p4.v1.Error` per update
+/// (in order; OK for the updates that succeeded) in the status details.
+fn batch_error(results: &[Result<(), OpError>]) -> Status {
+    let details: Vec<prost_types::Any> = results
+        .iter()
+        .map(|r| {
+            let e = match r {
+                Ok(()) => Error {
+                    canonical_code: Code::Ok as i32,
+                    ..Default::default()
+                },
+                Err(e) => Error {
+                    canonical_code: e.code as i32,
+                    message: e.msg.clone(),
+                    ..Default::default()
+                },
+            };
+            prost_types::Any {
+                type_url: "type.googleapis.com/p4.v1.Error".into(),
+                value: e.encode_to_vec(),
+            }
+        })
+        .collect();
+    let n = results.iter().filter(|r| r.is_err()).count();
+    let msg = format!("{n} of {} updates failed", results.len());
+    let st = rpc::Status {
+        code: Code::Unknown as i32,
+        message: msg.clone(),
+        details,
+    };
+    Status::with_details(Code::Unknown, msg, st.encode_to_vec().into())
+}
+
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, Status> + Send + 'static) -> Result<T, Status> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Status::internal(format!("the request handler failed: {e}")))?
+}
+
+type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
+
+#[tonic::async_trait]
+impl P4Runtime for Service {
+    async fn write(&self, request: Request<WriteRequest>) -> Result<Response<WriteResponse>, Status> {
+        let me = self.clone();
+        let r = request.into_inner();
+        blocking(move || me.write_blocking(r)).await?;
+        Ok(Response::new(WriteResponse {}))
+    }
+
+    type ReadStream = BoxStream<ReadResponse>;
+
+    async fn read(&self, request: Request<ReadRequest>) -> Result<Response<Self::ReadStream>, Status> {
+        let me = self.clone();
+        let r = request.into_inner();
+        let chunks = blocking(move || me.read_blocking(r)).await?;
+        Ok(Response::new(Box::pin(tokio_stream::iter(chunks.into_iter().map(Ok)))))
+    }
+
+    async fn set_forwarding_pipeline_config(
+        &self,
+        request: Request<SetForwardingPipelineConfigRequest>,
+    ) -> Result<Response<SetForwardingPipelineConfigResponse>, Status> {
+        let me = self.clone();
+        let r = request.into_inner();
+        blocking(move || me.set_pipeline_blocking(r)).await?;
+        Ok(Response::new(SetForwardingPipelineConfigResponse {}))
+    }
+
+    async fn get_forwarding_pipeline_config(
+        &self,
+        request: Request<GetForwardingPipelineConfigRequest>,
+    ) -> Result<Response<GetForwardingPipelineConfigResponse>, Status> {
+        let me = self.clone();
+        let r = request.into_inner();
+        let config = blocking(move || me.get_pipeline_blocking(r)).await?;
+        Ok(Response::new(GetForwardingPipelineConfigResponse {
+            config: Some(config),
+        }))
+    }
+
+    type StreamChannelStream = BoxStream<StreamMessageResponse>;
+
+    async fn stream_channel(
+        &self,
+        request: Request<Streaming<StreamMessageRequest>>,
+    ) -> Result<Response<Self::StreamChannelStream>, Status> {
+        let mut inbound = request.into_inner();
+        let (tx, rx) = mpsc::channel(256);
+        let me = self.clone();
+        let stream = self.s.next_stream.fetch_add(1, Ordering::Relaxed);
+        tokio::spawn(async move {
+            let mut arbitrated = false;
+            while let Some(msg) = inbound.next().await {
+                let Ok(msg) = msg else { break };
+                use stream_message_request::Update as U;
+                match msg.update {
+                    Some(U::Arbitration(a)) => {
+                        if a.device_id != me.s.device_id {
+                            let _ = tx
+                                .send(Err(Status::not_found(format!("unknown device id {}", a.device_id))))
+                                .await;
+                            break;
+                        }
+                        if a.role.as_ref().is_some_and(|r| r.config.is_some()) {
+                            let _ = tx
+                                .send(Err(Status::unimplemented(
+                                    "role configurations are not supported: every role has full access",
+                                )))
+                                .await;
+                            break;
+                        }
+                        let role = a.role.map(|r| r.name).unwrap_or_default();
+                        let res = me
+                            .lock()
+                            .arb
+                            .update(stream, a.device_id, &role, u128_of(&a.election_id), &tx);
+                        if let Err(e) = res {
+                            let _ = tx.send(Err(e)).await;
+                            break;
+                        }
+                        arbitrated = true;
+                    }
+                    Some(_) if !arbitrated => {
+                        let _ = tx
+                            .send(Err(Status::failed_precondition(
+                                "the first message on a stream must be a MasterArbitrationUpdate",
+                            )))
+                            .await;
+                        break;
+                    }
+                    Some(U::Packet(p)) => {
+                        let e = StreamError {
+                            canonical_code: Code::Unimplemented as i32,
+                            message: "PacketOut is not supported by p4dp yet".into(),
+                            details: Some(stream_error::Details::PacketOut(PacketOutError { packet_out: Some(p) })),
+                            ..Default::default()
+                        };
+                        let _ = tx
+                            .send(Ok(StreamMessageResponse {
+                                update: Some(stream_message_response::Update::Error(e)),
+                            }))
+                            .await;
+                    }
+                    Some(U::DigestAck(a)) => {
+                        let e = StreamError {
+                            canonical_code: Code::Unimplemented as i32,
+                            message: "digests are not supported by p4dp's P4Runtime server yet".into(),
+                            details: Some(stream_error::Details::DigestListAck(DigestListAckError {
+                                digest_list_ack: Some(a),
+                            })),
+                            ..Default::default()
+                        };
+                        let _ = tx
+                            .send(Ok(StreamMessageResponse {
+                                update: Some(stream_message_response::Update::Error(e)),
+                            }))
+                            .await;
+                    }
+                    Some(U::Other(_)) | None => {}
+                }
+            }
+            me.lock().arb.remove(stream);
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    async fn capabilities(&self, _r: Request<CapabilitiesRequest>) -> Result<Response<CapabilitiesResponse>, Status> {
+        Ok(Response::new(CapabilitiesResponse {
+            p4runtime_api_version: API_VERSION.into(),
+            ..Default::default()
+        }))
+    }
+}
+
+/// Serves P4Runtime on a bound listener until `shutdown` resolves.
+pub async fn serve(
+    svc: Service,
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send,
+) -> Result<(), String> {
+    tonic::transport::Server::builder()
+        .add_service(svc.into_server())
+        .serve_with_incoming_shutdown(tokio_stream::wrappers::TcpListenerStream::new(listener), shutdown)
+        .await
+        .map_err(|e| format!("P4Runtime server: {e}"))
+}
+
+impl Service {
+    /// Calls `f` with the forwarding pipeline's runtime (None: no pipeline). For start-up work
+    /// such as installing table entries from a file.
+    pub fn with_active<R>(&self, f: impl FnOnce(&p4dp_rt::Runtime) -> R) -> Option<R> {
+        let st = self.lock();
+        st.dev.active.as_ref().map(|p| f(&p.rt))
+    }
+}

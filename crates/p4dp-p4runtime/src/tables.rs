@@ -1,0 +1,587 @@
+//! Table entries: P4Runtime `TableEntry` <-> the runtime's control-plane entries, with the
+//! specification's validation (match kinds, don't-care rules, priorities, default entries,
+//! canonical bytestrings) done before the runtime is called, so a rejected update changes nothing.
+
+use p4dp_rt::{ActionScope, MatchField, MatchKind, ProfileRef, Program, Runtime, TableInfo};
+use tonic::Code;
+
+use crate::bytes::{canonical, fit, is_zero, ones};
+use crate::proto::p4::v1::{
+    action, field_match, table_action, Action, CounterData, FieldMatch, MeterConfig, TableAction, TableEntry,
+};
+
+/// An error of one update or read, with its canonical code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{msg}")]
+pub struct OpError {
+    pub code: Code,
+    pub msg: String,
+}
+
+pub fn err(code: Code, msg: impl Into<String>) -> OpError {
+    OpError { code, msg: msg.into() }
+}
+pub fn invalid(msg: impl Into<String>) -> OpError {
+    err(Code::InvalidArgument, msg)
+}
+
+/// Maps a runtime error to its canonical code.
+pub fn rt_err(e: p4dp_rt::Error) -> OpError {
+    use p4dp_rt::errno::*;
+    let code = match e.errno() {
+        Some(EEXIST) => Code::AlreadyExists,
+        Some(ENOENT) => Code::NotFound,
+        Some(ENOSPC) | Some(ENOMEM) => Code::ResourceExhausted,
+        Some(EINVAL) => Code::InvalidArgument,
+        Some(EBUSY) => Code::FailedPrecondition,
+        _ => Code::Internal,
+    };
+    err(code, e.to_string())
+}
+
+pub fn table_by_id(p: &Program, id: u32) -> Result<&TableInfo, OpError> {
+    p.tables
+        .iter()
+        .find(|t| t.id == id)
+        .ok_or_else(|| err(Code::NotFound, format!("no table with id {id}")))
+}
+
+/// The runtime match of a P4Runtime match (fields in any order; omitted non-exact fields are
+/// don't-care). Validates every rule of the specification's "Match Format" section.
+pub fn match_of(t: &TableInfo, fields: &[FieldMatch]) -> Result<Vec<MatchField>, OpError> {
+    let mut out: Vec<Option<MatchField>> = vec![None; t.keys.len()];
+    for f in fields {
+        let pos = t
+            .keys
+            .iter()
+            .position(|k| k.id == f.field_id)
+            .ok_or_else(|| invalid(format!("table {}: no match field with id {}", t.name, f.field_id)))?;
+        let k = &t.keys[pos];
+        if out[pos].is_some() {
+            return Err(invalid(format!("match field {} given twice", k.name)));
+        }
+        let w = k.bitwidth;
+        let val = |v: &[u8], what: &str| {
+            fit(v, w).ok_or_else(|| {
+                invalid(format!(
+                    "match field {}: {what} {} does not fit in {w} bits",
+                    k.name,
+                    hex(v)
+                ))
+            })
+        };
+        use field_match::FieldMatchType as F;
+        let m = match (&f.field_match_type, k.match_kind) {
+            (Some(F::Exact(e)), MatchKind::Exact) => MatchField::Exact(val(&e.value, "value")?),
+            (Some(F::Lpm(l)), MatchKind::Lpm) => {
+                if l.prefix_len <= 0 || l.prefix_len as u32 > w {
+                    return Err(invalid(format!(
+                        "match field {}: prefix length {} must be in 1..={w} (omit the field for a wildcard)",
+                        k.name, l.prefix_len
+                    )));
+                }
+                let v = val(&l.value, "value")?;
+                let plen = l.prefix_len as u32;
+                if !masked_clear(&v, &prefix_mask(plen, w)) {
+                    return Err(invalid(format!(
+                        "match field {}: value {} has bits set beyond the /{plen} prefix",
+                        k.name,
+                        hex(&l.value)
+                    )));
+                }
+                MatchField::Lpm(v, plen)
+            }
+            (Some(F::Ternary(tm)), MatchKind::Ternary) => {
+                let v = val(&tm.value, "value")?;
+                let m = val(&tm.mask, "mask")?;
+                if is_zero(&m) {
+                    return Err(invalid(format!(
+                        "match field {}: an all-zero mask is a wildcard: omit the field",
+                        k.name
+                    )));
+                }
+                if !masked_clear(&v, &m) {
+                    return Err(invalid(format!(
+                        "match field {}: value {} has bits set outside the mask {}",
+                        k.name,
+                        hex(&tm.value),
+                        hex(&tm.mask)
+                    )));
+                }
+                MatchField::Ternary(v, m)
+            }
+            (Some(F::Range(r)), MatchKind::Range) => {
+                let lo = val(&r.low, "low")?;
+                let hi = val(&r.high, "high")?;
+                if lo > hi {
+                    return Err(invalid(format!("match field {}: low is above high", k.name)));
+                }
+                if is_zero(&lo) && hi == ones(w) {
+                    return Err(invalid(format!(
+                        "match field {}: the full range is a wildcard: omit the field",
+                        k.name
+                    )));
+                }
+                MatchField::Range(lo, hi)
+            }
+            (Some(F::Optional(o)), MatchKind::Optional) => MatchField::Optional(Some(val(&o.value, "value")?)),
+            (None, _) => return Err(invalid(format!("match field {}: no match value", k.name))),
+            (Some(other), kind) => {
+                return Err(invalid(format!(
+                    "match field {} is {kind:?}, the update gives {}",
+                    k.name,
+                    kind_name(other)
+                )))
+            }
+        };
+        out[pos] = Some(m);
+    }
+    out.into_iter()
+        .zip(&t.keys)
+        .map(|(m, k)| match m {
+            Some(m) => Ok(m),
+            None if k.match_kind == MatchKind::Exact => {
+                Err(invalid(format!("exact match field {} is missing", k.name)))
+            }
+            None => Ok(MatchField::DontCare),
+        })
+        .collect()
+}
+
+fn kind_name(f: &field_match::FieldMatchType) -> &'static str {
+    use field_match::FieldMatchType as F;
+    match f {
+        F::Exact(_) => "exact",
+        F::Ternary(_) => "ternary",
+        F::Lpm(_) => "lpm",
+        F::Range(_) => "range",
+        F::Optional(_) => "optional",
+        F::Other(_) => "another match kind",
+    }
+}
+
+fn prefix_mask(plen: u32, w: u32) -> Vec<u8> {
+    let n = w.div_ceil(8) as usize;
+    let mut m = vec![0u8; n];
+    let spare = n as u32 * 8 - w;
+    for bit in 0..plen {
+        let b = spare + bit; // from the most significant bit of the byte string
+        m[(b / 8) as usize] |= 0x80 >> (b % 8);
+    }
+    m
+}
+
+fn masked_clear(v: &[u8], m: &[u8]) -> bool {
+    v.iter().zip(m).all(|(a, b)| a & !b == 0)
+}
+
+fn hex(v: &[u8]) -> String {
+    if v.is_empty() {
+        return "(empty)".into();
+    }
+    let s: String = v.iter().map(|b| format!("{b:02x}")).collect();
+    format!("0x{s}")
+}
+
+/// Checks the priority rule: > 0 for tables with ternary/range/optional fields, else 0.
+pub fn check_priority(t: &TableInfo, priority: i32) -> Result<(), OpError> {
+    if t.needs_priority && priority <= 0 {
+        return Err(invalid(format!(
+            "table {} has ternary, range or optional fields: the priority must be > 0",
+            t.name
+        )));
+    }
+    if !t.needs_priority && priority != 0 {
+        return Err(invalid(format!(
+            "table {} has only exact and lpm fields: the priority must be 0",
+            t.name
+        )));
+    }
+    Ok(())
+}
+
+/// Runtime action index and parameter values of a P4Runtime action in table `t`.
+/// `default`: for the default entry (`@tableonly` actions refused), else `@defaultonly` refused.
+pub fn action_of(p: &Program, t: &TableInfo, a: &Action, default: bool) -> Result<(u32, Vec<Vec<u8>>), OpError> {
+    let ai = p
+        .actions
+        .iter()
+        .find(|x| x.id == a.action_id)
+        .ok_or_else(|| invalid(format!("no action with id {}", a.action_id)))?;
+    let ta = t
+        .actions
+        .iter()
+        .find(|ta| ta.action == ai.index)
+        .ok_or_else(|| invalid(format!("action {} is not an action of table {}", ai.name, t.name)))?;
+    match (ta.scope, default) {
+        (ActionScope::TableOnly, true) => {
+            return Err(invalid(format!(
+                "action {} is @tableonly in table {}: not a default action",
+                ai.name, t.name
+            )))
+        }
+        (ActionScope::DefaultOnly, false) => {
+            return Err(invalid(format!(
+                "action {} is @defaultonly in table {}: not for entries",
+                ai.name, t.name
+            )))
+        }
+        _ => {}
+    }
+    Ok((ai.index, params_of(p, ai.index, &a.params)?))
+}
+
+/// Parameter values of action `index` in declaration order.
+pub fn params_of(p: &Program, index: u32, given: &[action::Param]) -> Result<Vec<Vec<u8>>, OpError> {
+    let ai = &p.actions[index as usize];
+    let mut vals: Vec<Option<Vec<u8>>> = vec![None; ai.params.len()];
+    for g in given {
+        let pos = ai
+            .params
+            .iter()
+            .position(|x| x.id == g.param_id)
+            .ok_or_else(|| invalid(format!("action {}: no parameter with id {}", ai.name, g.param_id)))?;
+        let pi = &ai.params[pos];
+        if vals[pos].is_some() {
+            return Err(invalid(format!(
+                "action {}: parameter {} given twice",
+                ai.name, pi.name
+            )));
+        }
+        vals[pos] = Some(fit(&g.value, pi.bitwidth).ok_or_else(|| {
+            invalid(format!(
+                "action {}: parameter {} value {} does not fit in {} bits",
+                ai.name,
+                pi.name,
+                hex(&g.value),
+                pi.bitwidth
+            ))
+        })?);
+    }
+    vals.into_iter()
+        .zip(&ai.params)
+        .map(|(v, pi)| v.ok_or_else(|| invalid(format!("action {}: parameter {} is missing", ai.name, pi.name))))
+        .collect()
+}
+
+/// The P4Runtime form of a runtime match: canonical values, wildcards omitted.
+pub fn fields_of(t: &TableInfo, m: &[MatchField]) -> Vec<FieldMatch> {
+    use field_match::FieldMatchType as F;
+    let mut out = Vec::new();
+    for (k, f) in t.keys.iter().zip(m) {
+        let fm = match f {
+            MatchField::Exact(v) => F::Exact(field_match::Exact { value: canonical(v) }),
+            MatchField::Lpm(_, 0) => continue,
+            MatchField::Lpm(v, p) => F::Lpm(field_match::Lpm {
+                value: canonical(v),
+                prefix_len: *p as i32,
+            }),
+            MatchField::Ternary(_, mk) if is_zero(mk) => continue,
+            MatchField::Ternary(v, mk) => F::Ternary(field_match::Ternary {
+                value: canonical(v),
+                mask: canonical(mk),
+            }),
+            MatchField::Range(lo, hi) if is_zero(lo) && *hi == ones(k.bitwidth) => continue,
+            MatchField::Range(lo, hi) => F::Range(field_match::Range {
+                low: canonical(lo),
+                high: canonical(hi),
+            }),
+            MatchField::Optional(Some(v)) => F::Optional(field_match::Optional { value: canonical(v) }),
+            MatchField::Optional(None) | MatchField::DontCare => continue,
+        };
+        out.push(FieldMatch {
+            field_id: k.id,
+            field_match_type: Some(fm),
+        });
+    }
+    out
+}
+
+/// The P4Runtime action of a runtime action and its parameters.
+pub fn action_msg(p: &Program, action: u32, params: &[Vec<u8>]) -> TableAction {
+    if let Some(r) = ProfileRef::of_entry(&p4dp_rt::TableEntry {
+        matches: vec![],
+        priority: 0,
+        action,
+        params: params.to_vec(),
+    }) {
+        return TableAction {
+            r#type: Some(match r {
+                ProfileRef::Member(m) => table_action::Type::ActionProfileMemberId(m),
+                ProfileRef::Group(g) => table_action::Type::ActionProfileGroupId(g),
+            }),
+        };
+    }
+    let Some(ai) = p.actions.get(action as usize) else {
+        return TableAction { r#type: None };
+    };
+    TableAction {
+        r#type: Some(table_action::Type::Action(Action {
+            action_id: ai.id,
+            params: ai
+                .params
+                .iter()
+                .zip(params)
+                .map(|(pi, v)| action::Param {
+                    param_id: pi.id,
+                    value: canonical(v),
+                })
+                .collect(),
+        })),
+    }
+}
+
+/// What a write of a table entry asks for.
+pub enum Op {
+    Insert,
+    Modify,
+    Delete,
+}
+
+/// Applies one table-entry update. Everything is validated before the runtime is called.
+pub fn write(rt: &Runtime, e: &TableEntry, op: Op) -> Result<(), OpError> {
+    let p = rt.program();
+    if e.table_id == 0 {
+        return Err(invalid("table_id 0 (a wildcard) is not allowed in a write"));
+    }
+    let t = table_by_id(p, e.table_id)?;
+    if e.is_default_action {
+        return write_default(rt, p, t, e, op);
+    }
+    if t.const_entries {
+        return Err(err(
+            Code::PermissionDenied,
+            format!("table {} has const entries: it cannot be written", t.name),
+        ));
+    }
+    if t.keys.is_empty() {
+        return Err(invalid(format!(
+            "table {} has no key: only its default entry can be written",
+            t.name
+        )));
+    }
+    if !e.metadata.is_empty() {
+        return Err(err(
+            Code::Unimplemented,
+            "table entry metadata is not supported by p4dp yet",
+        ));
+    }
+    if e.idle_timeout_ns != 0 {
+        return Err(err(
+            Code::Unimplemented,
+            "idle_timeout_ns is not supported by p4dp's P4Runtime server yet",
+        ));
+    }
+    if e.meter_config.is_some() || e.meter_counter_data.is_some() {
+        return Err(err(
+            Code::Unimplemented,
+            "direct meter configuration in table entries is not supported yet",
+        ));
+    }
+    let matches = match_of(t, &e.r#match)?;
+    check_priority(t, e.priority)?;
+    let counter = match (&e.counter_data, t.direct_counter, &op) {
+        (Some(_), None, _) => return Err(invalid(format!("table {} has no direct counter", t.name))),
+        (Some(c), Some(_), Op::Insert | Op::Modify) => Some(counter_value(c)?),
+        _ => None,
+    };
+    match op {
+        Op::Delete => rt.entry_delete(t.index, &matches, e.priority).map_err(rt_err),
+        Op::Insert | Op::Modify => {
+            let act = e
+                .action
+                .as_ref()
+                .and_then(|a| a.r#type.as_ref())
+                .ok_or_else(|| invalid("the entry has no action"))?;
+            let insert = matches!(op, Op::Insert);
+            let r = match act {
+                table_action::Type::Action(a) => {
+                    if t.implementation.is_some() {
+                        return Err(invalid(format!(
+                            "table {} is implemented by an action profile: give a member or group id",
+                            t.name
+                        )));
+                    }
+                    let (action, params) = action_of(p, t, a, false)?;
+                    let te = p4dp_rt::TableEntry {
+                        matches: matches.clone(),
+                        priority: e.priority,
+                        action,
+                        params,
+                    };
+                    if insert {
+                        rt.entry_add(t.index, &te)
+                    } else {
+                        rt.entry_modify(t.index, &te)
+                    }
+                }
+                table_action::Type::ActionProfileMemberId(m) => {
+                    indirect(rt, t, &matches, e.priority, ProfileRef::Member(*m), insert)?
+                }
+                table_action::Type::ActionProfileGroupId(g) => {
+                    indirect(rt, t, &matches, e.priority, ProfileRef::Group(*g), insert)?
+                }
+                table_action::Type::ActionProfileActionSet(_) => {
+                    return Err(err(
+                        Code::Unimplemented,
+                        "one-shot action selector programming is not supported yet",
+                    ))
+                }
+            };
+            r.map_err(rt_err)?;
+            if let Some(c) = counter {
+                rt.direct_counter_write(t.index, &matches, e.priority, c)
+                    .map_err(rt_err)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn indirect(
+    rt: &Runtime,
+    t: &TableInfo,
+    matches: &[MatchField],
+    priority: i32,
+    r: ProfileRef,
+    insert: bool,
+) -> Result<p4dp_rt::Result<()>, OpError> {
+    if t.implementation.is_none() {
+        return Err(invalid(format!(
+            "table {} is not implemented by an action profile: give an action",
+            t.name
+        )));
+    }
+    Ok(if insert {
+        rt.indirect_add(t.index, matches, priority, r)
+    } else {
+        rt.indirect_modify(t.index, matches, priority, r)
+    })
+}
+
+pub fn counter_value(c: &CounterData) -> Result<p4dp_rt::CounterValue, OpError> {
+    if c.byte_count < 0 || c.packet_count < 0 {
+        return Err(invalid("counter values must not be negative"));
+    }
+    Ok(p4dp_rt::CounterValue {
+        packets: c.packet_count as u64,
+        bytes: c.byte_count as u64,
+    })
+}
+
+pub fn counter_data(v: p4dp_rt::CounterValue) -> CounterData {
+    CounterData {
+        byte_count: v.bytes.min(i64::MAX as u64) as i64,
+        packet_count: v.packets.min(i64::MAX as u64) as i64,
+    }
+}
+
+fn write_default(rt: &Runtime, p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result<(), OpError> {
+    if !matches!(op, Op::Modify) {
+        return Err(invalid(
+            "the default entry can only be modified (MODIFY), not inserted or deleted",
+        ));
+    }
+    if !e.r#match.is_empty() || e.priority != 0 {
+        return Err(invalid("a default entry has no match and priority 0"));
+    }
+    if t.const_default_action {
+        return Err(err(
+            Code::PermissionDenied,
+            format!("table {} has a const default action", t.name),
+        ));
+    }
+    match e.action.as_ref().and_then(|a| a.r#type.as_ref()) {
+        None => rt.default_reset(t.index).map_err(rt_err),
+        Some(table_action::Type::Action(a)) => {
+            let (action, params) = action_of(p, t, a, true)?;
+            rt.default_set(t.index, action, &params).map_err(rt_err)
+        }
+        Some(_) => Err(err(
+            Code::Unimplemented,
+            "default entries of action-profile tables are not supported yet",
+        )),
+    }
+}
+
+/// Reads entries of one table (`e.table_id` != 0) as `e` selects: the default entry
+/// (`is_default_action`), one entry (a match given), or all entries.
+pub fn read(rt: &Runtime, t: &TableInfo, e: &TableEntry, out: &mut Vec<TableEntry>) -> Result<(), OpError> {
+    let p = rt.program();
+    let want_counter = e.counter_data.is_some() && t.direct_counter.is_some();
+    if e.is_default_action {
+        let (a, params) = rt.default_get(t.index).map_err(rt_err)?;
+        out.push(TableEntry {
+            table_id: t.id,
+            action: Some(action_msg(p, a, &params)),
+            is_default_action: true,
+            ..Default::default()
+        });
+        return Ok(());
+    }
+    let entries = if !e.r#match.is_empty() {
+        let m = match_of(t, &e.r#match)?;
+        match rt.entry_get(t.index, &m, e.priority) {
+            Ok(x) => vec![x],
+            Err(er) if er.errno() == Some(p4dp_rt::errno::ENOENT) => vec![],
+            Err(er) => return Err(rt_err(er)),
+        }
+    } else {
+        let mut all = rt.entries(t.index).map_err(rt_err)?;
+        if e.priority != 0 {
+            all.retain(|x| x.priority == e.priority);
+        }
+        all
+    };
+    for x in entries {
+        let counter_data = if want_counter {
+            Some(counter_data(
+                rt.direct_counter_read(t.index, &x.matches, x.priority)
+                    .map_err(rt_err)?,
+            ))
+        } else {
+            None
+        };
+        out.push(TableEntry {
+            table_id: t.id,
+            r#match: fields_of(t, &x.matches),
+            priority: x.priority,
+            action: Some(action_msg(p, x.action, &x.params)),
+            counter_data,
+            is_const: t.const_entries,
+            ..Default::default()
+        });
+    }
+    Ok(())
+}
+
+/// A meter configuration in runtime form.
+pub fn meter_value(c: &MeterConfig) -> Result<p4dp_rt::MeterConfig, OpError> {
+    if c.cir < 0 || c.cburst < 0 || c.pir < 0 || c.pburst < 0 {
+        return Err(invalid("meter rates and bursts must not be negative"));
+    }
+    if c.eburst != 0 {
+        return Err(err(
+            Code::Unimplemented,
+            "eburst (single-rate three-color meters) is not supported",
+        ));
+    }
+    Ok(p4dp_rt::MeterConfig {
+        cir: c.cir as u64,
+        cburst: c.cburst as u64,
+        pir: c.pir as u64,
+        pburst: c.pburst as u64,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_masks() {
+        assert_eq!(prefix_mask(8, 32), vec![0xff, 0, 0, 0]);
+        assert_eq!(prefix_mask(1, 9), vec![0x01, 0x00]);
+        assert_eq!(prefix_mask(9, 9), vec![0x01, 0xff]);
+    }
+}

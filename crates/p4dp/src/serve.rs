@@ -1,0 +1,230 @@
+//! P4Runtime glue of the CLI: `p4dp serve` (a switch with no program that waits for
+//! SetForwardingPipelineConfig), `p4dp run ... --p4runtime` (the given program, controllable),
+//! the device config `p4dp build` writes, and the compiler the server uses for pushed configs.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use p4dp_p4runtime::{CompiledProgram, Compiler, DeviceConfig, DeviceOptions, PortSpec, Service};
+
+use crate::compile::{self, Built};
+use crate::run::{eal_args_workers, port_devargs, RunArgs};
+use crate::CompileOpts;
+
+/// P4Runtime options of `p4dp run` and `p4dp serve`.
+#[derive(Args, Debug, Clone)]
+pub struct P4RuntimeOpts {
+    /// Serve P4Runtime (gRPC) on ADDR (default 127.0.0.1:9559); `run` then runs until stopped
+    /// (Ctrl-C, SIGTERM or --duration).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_ADDR)]
+    pub p4runtime: Option<String>,
+    /// The P4Runtime device id of this switch.
+    #[arg(long, default_value_t = 1)]
+    pub device_id: u64,
+}
+
+const DEFAULT_ADDR: &str = "127.0.0.1:9559";
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// A pcap port `N=IN.pcap:OUT.pcap` (as in `p4dp run`; the input is replayed from its start
+    /// each time a pipeline is committed).
+    #[arg(long = "port", value_name = "N=IN:OUT")]
+    pub ports: Vec<String>,
+    /// A Linux interface through DPDK's af_packet driver: `N=IFNAME`.
+    #[arg(long = "iface", value_name = "N=IFNAME")]
+    pub ifaces: Vec<String>,
+    /// Any DPDK virtual device as a port: `N=DEVARGS`.
+    #[arg(long = "vdev", value_name = "N=DEVARGS")]
+    pub vdevs: Vec<String>,
+    /// Extra EAL arguments (space-separated).
+    #[arg(long)]
+    pub eal: Option<String>,
+    /// Number of worker cores.
+    #[arg(long, default_value_t = 1)]
+    pub workers: u32,
+    /// DPDK memory in MiB.
+    #[arg(long, default_value_t = 1024)]
+    pub mem: u32,
+    /// Stop after this many seconds (default: until Ctrl-C or SIGTERM).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// The gRPC address to serve P4Runtime on.
+    #[arg(long = "p4runtime", value_name = "ADDR", default_value = DEFAULT_ADDR)]
+    pub addr: String,
+    /// The P4Runtime device id of this switch.
+    #[arg(long, default_value_t = 1)]
+    pub device_id: u64,
+}
+
+/// The device config of a program: its preprocessed source (docs/p4runtime.md).
+pub fn device_config(c: &CompileOpts, name: &str) -> Result<Vec<u8>> {
+    let defines: Vec<String> = c.define.clone();
+    let (sm, id) = p4dp_syntax::preprocess::preprocess(&c.program, &compile::include_dirs(c), &defines)
+        .map_err(|d| anyhow::anyhow!("preprocessing {}: {}", c.program.display(), d.message))?;
+    Ok(DeviceConfig {
+        name: name.to_string(),
+        source: sm.text(id).to_string(),
+    }
+    .encode())
+}
+
+/// Compiles pushed device configs in a scratch directory, one subdirectory per config hash (a
+/// config pushed again, e.g. VERIFY then VERIFY_AND_COMMIT, is not compiled twice).
+struct CliCompiler {
+    dir: PathBuf,
+    done: Mutex<HashMap<String, (PathBuf, String)>>,
+}
+
+impl Compiler for CliCompiler {
+    fn compile(&self, cfg: &DeviceConfig) -> std::result::Result<CompiledProgram, String> {
+        let key = cfg.key();
+        if let Some((so, info)) = self.done.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+            return Ok(CompiledProgram {
+                so_path: so.clone(),
+                p4info_text: info.clone(),
+            });
+        }
+        let out = self.dir.join(&key[..16]);
+        std::fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;
+        let src = out.join(format!("{}.p4", cfg.name));
+        std::fs::write(&src, &cfg.source).map_err(|e| format!("writing {}: {e}", src.display()))?;
+        let c = CompileOpts {
+            program: src,
+            include: vec![],
+            define: vec![],
+        };
+        let b = compile::build(&c, &out, false).map_err(|e| {
+            format!("the device config's program does not compile: {e:#} (diagnostics in the switch's log)")
+        })?;
+        let info = std::fs::read_to_string(&b.p4info_path).map_err(|e| format!("reading the P4Info: {e}"))?;
+        self.done
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, (b.so_path.clone(), info.clone()));
+        Ok(CompiledProgram {
+            so_path: b.so_path,
+            p4info_text: info,
+        })
+    }
+}
+
+fn parse_addr(a: &str) -> Result<SocketAddr> {
+    a.parse::<SocketAddr>()
+        .with_context(|| format!("`{a}` is not an address (e.g. 127.0.0.1:9559)"))
+}
+
+/// Runs the P4Runtime server until Ctrl-C, SIGTERM or the duration; then stops the data plane.
+fn serve_until_stopped(svc: Service, addr: SocketAddr, duration: Option<f64>) -> Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("p4dp-p4runtime")
+        .enable_all()
+        .build()
+        .context("starting the P4Runtime server's threads")?;
+    let svc2 = svc.clone();
+    let res = rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("P4Runtime: cannot listen on {addr}"))?;
+        eprintln!("p4runtime: serving on {addr}");
+        // SIGINT/SIGTERM set the process's stop flag (stop.rs), which this polls
+        let stop = async move {
+            let t0 = std::time::Instant::now();
+            while crate::stop::requested().is_none() && duration.is_none_or(|d| t0.elapsed().as_secs_f64() < d) {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        };
+        p4dp_p4runtime::serve(svc2, listener, stop)
+            .await
+            .map_err(anyhow::Error::msg)
+    });
+    let stopped = svc.shutdown().map_err(anyhow::Error::msg);
+    rt.shutdown_timeout(Duration::from_secs(1));
+    res?;
+    stopped?;
+    eprintln!("p4runtime: stopped after {} pipeline switch-over(s)", svc.switchovers());
+    Ok(())
+}
+
+fn device(
+    ports: Vec<(u32, String)>,
+    workers: u32,
+    device_id: u64,
+    scratch: &Path,
+) -> (DeviceOptions, Arc<CliCompiler>) {
+    let opts = DeviceOptions {
+        device_id,
+        ports: ports
+            .into_iter()
+            .map(|(port, devargs)| PortSpec { port, devargs })
+            .collect(),
+        workers,
+    };
+    let compiler = Arc::new(CliCompiler {
+        dir: scratch.join("pipelines"),
+        done: Mutex::new(HashMap::new()),
+    });
+    (opts, compiler)
+}
+
+/// `p4dp serve`.
+pub fn serve(a: ServeArgs) -> Result<ExitCode> {
+    if a.workers == 0 {
+        bail!("--workers must be at least 1");
+    }
+    let addr = parse_addr(&a.addr)?;
+    let scratch = compile::temp_dir("serve")?;
+    // a switch without ports is allowed: a control-plane-only device (tests, dry runs)
+    let ports = if a.ports.is_empty() && a.ifaces.is_empty() && a.vdevs.is_empty() {
+        vec![]
+    } else {
+        port_devargs(&a.ports, &a.ifaces, &a.vdevs, scratch.path())?.devargs
+    };
+    p4dp_rt::Eal::init(&eal_args_workers(a.mem, a.workers, a.eal.as_deref())).context("starting DPDK's EAL")?;
+    let (opts, compiler) = device(ports, a.workers, a.device_id, scratch.path());
+    let svc = Service::new(opts, compiler);
+    serve_until_stopped(svc, addr, a.duration)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `p4dp run prog.p4 ... --p4runtime [ADDR]`: the program is the initial pipeline.
+pub fn run_with_p4runtime(a: &RunArgs, built: &Built, ports: Vec<(u32, String)>) -> Result<ExitCode> {
+    let addr = parse_addr(a.p4rt.p4runtime.as_deref().unwrap_or(DEFAULT_ADDR))?;
+    p4dp_rt::Eal::init(&eal_args_workers(a.mem, a.workers, a.eal.as_deref())).context("starting DPDK's EAL")?;
+    let scratch = compile::temp_dir("p4runtime")?;
+    let (opts, compiler) = device(ports, a.workers, a.p4rt.device_id, scratch.path());
+    let svc = Service::new(opts, compiler);
+    let stem = built
+        .so_path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("prog")
+        .to_string();
+    let cfg = DeviceConfig::decode(&std::fs::read(&built.device_path).context("reading the device config")?)
+        .map_err(anyhow::Error::msg)?;
+    let p4info_text = std::fs::read_to_string(&built.p4info_path).context("reading the P4Info")?;
+    svc.install(
+        &CompiledProgram {
+            so_path: built.so_path.clone(),
+            p4info_text,
+        },
+        &cfg,
+    )
+    .map_err(anyhow::Error::msg)
+    .with_context(|| format!("starting pipeline {stem}"))?;
+    if let Some(f) = &a.table_entries {
+        let done = svc
+            .with_active(|rt| crate::entries::apply_file(rt, f))
+            .context("no pipeline")??;
+        eprintln!("installed {} table entries from {}", done.entries, f.display());
+    }
+    serve_until_stopped(svc, addr, a.duration)?;
+    Ok(ExitCode::SUCCESS)
+}
