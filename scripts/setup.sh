@@ -18,3 +18,4 @@ if ! command -v cargo >/dev/null 2>&1; then
   fi
 fi
 pkg-config --exists libdpdk || { echo "setup: libdpdk not found by pkg-config" >&2; exit 1; }
+bash "$(dirname "$0")/fetch_p4runtime_protos.sh"  # P4Runtime .proto files for crates/p4dp-p4runtime
