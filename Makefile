@@ -6,7 +6,7 @@ CARGO ?= cargo
 P4DP := target/release/p4dp
 OUT := build/example
 
-.PHONY: all setup build run test test-rust test-runtime test-tsan test-asan test-ubsan test-corpus test-corpus-asan test-fuzz test-system test-robustness bench clean
+.PHONY: all setup build run test test-rust test-runtime test-tsan test-asan test-ubsan test-corpus test-corpus-asan test-fuzz test-system test-robustness test-p4runtime bench clean
 
 all: build
 
@@ -23,7 +23,7 @@ run: build
 	    --port 0=$(OUT)/in0.pcap:$(OUT)/out0.pcap --port 1=:$(OUT)/out1.pcap \
 	    --port 2=:$(OUT)/out2.pcap --port 3=:$(OUT)/out3.pcap --port 4=:$(OUT)/out4.pcap
 
-test: build test-runtime test-tsan test-asan test-ubsan test-rust test-corpus test-system test-robustness test-fuzz
+test: build test-runtime test-tsan test-asan test-ubsan test-rust test-corpus test-system test-robustness test-fuzz test-p4runtime
 
 test-runtime: setup
 	$(MAKE) -C runtime test
@@ -60,6 +60,10 @@ test-system: build
 # p4dp run/stf/build against hostile input and signals (tests/robustness/run.sh)
 test-robustness: build
 	bash tests/robustness/run.sh
+
+# p4runtime-shell and finsy (venvs under build/, scripts/p4runtime_venvs.sh) drive `p4dp serve`
+test-p4runtime: build
+	bash tests/p4runtime/clients.sh
 
 bench: build
 	$(P4DP) bench --suite overhead --out build/bench-overhead.txt

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# P4Runtime with real clients: `p4dp serve` on two af_packet ports (veth pairs whose host ends
+# live in network namespaces), driven by p4runtime-shell and finsy (their venvs come from
+# scripts/p4runtime_venvs.sh). Frames sent into port 0 must reach port 1 exactly when the dmac
+# entry the controller wrote says so. Needs root and iproute2; SKIP where namespaces cannot be made.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+P4DP=${P4DP:-target/release/p4dp}
+SHPY=build/venv-p4rt-shell/bin/python FYPY=build/venv-finsy/bin/python
+tag=p4rt$$ nsa=p4rt$$a nsb=p4rt$$b
+work=$(mktemp -d)
+cleanup() {
+  [ -n "${pid:-}" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  ip netns del "$nsa" 2>/dev/null; ip netns del "$nsb" 2>/dev/null
+  ip link del "${tag}0" 2>/dev/null; ip link del "${tag}1" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+if ! ip netns add "$nsa" 2>/dev/null; then echo "p4runtime clients: SKIP (cannot create network namespaces here)"; exit 0; fi
+bash scripts/p4runtime_venvs.sh || { echo "p4runtime clients: FAIL (cannot create the client venvs)"; exit 1; }
+ip netns add "$nsb"
+ip link add "${tag}0" type veth peer name h0 netns "$nsa"
+ip link add "${tag}1" type veth peer name h1 netns "$nsb"
+for l in "${tag}0" "${tag}1"; do ip link set "$l" up; done
+ip -n "$nsa" link set h0 up; ip -n "$nsb" link set h1 up
+"$P4DP" build tests/p4runtime/fwd.p4 -o "$work/out" >/dev/null 2>&1 || { echo "p4runtime clients: FAIL (build)"; exit 1; }
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+addr=127.0.0.1:$port
+"$P4DP" serve --iface "0=${tag}0" --iface "1=${tag}1" --p4runtime "$addr" --duration 150 >"$work/serve.log" 2>&1 &
+pid=$!
+for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1',$port),0.2)" 2>/dev/null && break; sleep 0.2; done
+
+pass=0 fail=0
+ok() { echo "  ok: $1"; pass=$((pass+1)); }
+bad() { echo "  FAIL: $1"; fail=$((fail+1)); }
+# frames from ns_a (port 0) that arrive in ns_b (port 1), of 10 sent to 02:00:00:00:00:01
+arrive() {
+  ip netns exec "$nsb" python3 - "$work/rx" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003)); s.bind(("h1", 0)); s.settimeout(0.2)
+n, end = 0, time.time() + 2.5
+while time.time() < end:
+    try: f = s.recv(2048)
+    except socket.timeout: continue
+    if f[:6] == bytes.fromhex("020000000001") and f[12:14] in (b"\x88\xb5", b"\x88\xb6"): n += 1
+open(sys.argv[1], "w").write(str(n))
+PY
+  local rx=$!
+  sleep 0.5
+  ip netns exec "$nsa" python3 - <<'PY'
+import socket, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); s.bind(("h0", 0))
+for i in range(10):
+    s.send(bytes.fromhex("020000000001") + bytes.fromhex("020000000010") + b"\x88\xb5" + bytes([i]) * 46)
+    time.sleep(0.02)
+PY
+  wait "$rx"; cat "$work/rx"
+}
+step() { # client step expected-arrivals
+  local py=$1 script=$2 st=$3 want=$4
+  if "$py" "tests/p4runtime/$script" "$addr" "$work/out" "$st" >"$work/$st.log" 2>&1; then
+    n=$(arrive)
+    if [ "$n" = "$want" ]; then ok "$script $st: $n/10 frames reached port 1"; else bad "$script $st: $n/10 frames reached port 1, want $want"; fi
+  else
+    bad "$script $st"; tail -5 "$work/$st.log"
+  fi
+}
+step "$SHPY" shell_client.py push 0
+step "$SHPY" shell_client.py insert 10
+step "$SHPY" shell_client.py modify 0
+step "$SHPY" shell_client.py delete 0
+step "$FYPY" finsy_client.py primary 10
+kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
+grep -q "switch-over" "$work/serve.log" || bad "no switch-over reported"
+if [ "$fail" -ne 0 ]; then echo "--- p4dp serve log"; cat "$work/serve.log"; fi
+echo "p4runtime clients: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
