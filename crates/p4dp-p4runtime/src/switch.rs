@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use p4dp_rt::{RunParams, Runtime, RuntimeOptions};
 
@@ -131,10 +131,26 @@ impl Device {
                         stop: Some(&s),
                         ..Default::default()
                     };
-                    rt.run(&params).map_err(|e| e.to_string())
+                    let r = rt.run(&params).map_err(|e| e.to_string());
+                    if let Err(e) = &r {
+                        eprintln!("p4runtime: the data plane stopped: {e}");
+                    }
+                    r
                 })
                 .map_err(|e| format!("starting the data-plane thread: {e}"))?;
+            // The commit is done when the workers forward: wait until worker 0 has looped (its
+            // ports are started), so a client's next write and packets meet the new pipeline.
+            let t = Instant::now();
+            while !thread.is_finished()
+                && t.elapsed() < Duration::from_secs(10)
+                && !p.rt.worker_stats(0).is_ok_and(|w| w.loops > 0)
+            {
+                std::thread::sleep(Duration::from_millis(1));
+            }
             self.runner = Some(Runner { stop, thread });
+            if let Some(e) = self.check_runner() {
+                return Err(format!("the new pipeline's data plane did not start: {e}"));
+            }
         }
         self.switchovers += 1;
         eprintln!(
