@@ -38,6 +38,7 @@ arrive() {
   ip netns exec "$nsb" python3 - "$work/rx" <<'PY' &
 import socket, sys, time
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003)); s.bind(("h1", 0)); s.settimeout(0.2)
+open(sys.argv[1] + ".ready", "w").close()  # the sender waits for this: a loaded machine starts us late
 n, end = 0, time.time() + 2.5
 while time.time() < end:
     try: f = s.recv(2048)
@@ -46,7 +47,8 @@ while time.time() < end:
 open(sys.argv[1], "w").write(str(n))
 PY
   local rx=$!
-  sleep 0.5
+  for _ in $(seq 100); do [ -e "$work/rx.ready" ] && break; sleep 0.05; done
+  rm -f "$work/rx.ready"
   ip netns exec "$nsa" python3 - <<'PY'
 import socket, time
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); s.bind(("h0", 0))
