@@ -23,7 +23,9 @@ run: build
 	    --port 0=$(OUT)/in0.pcap:$(OUT)/out0.pcap --port 1=:$(OUT)/out1.pcap \
 	    --port 2=:$(OUT)/out2.pcap --port 3=:$(OUT)/out3.pcap --port 4=:$(OUT)/out4.pcap
 
-test: build test-runtime test-tsan test-asan test-ubsan test-rust test-corpus test-system test-robustness test-fuzz test-p4runtime
+# test-rust includes the corpus on the real runtime (crates/p4dp/tests/corpus.rs), so test-corpus is not
+# listed again: it runs that one test binary alone
+test: build test-runtime test-tsan test-asan test-ubsan test-rust test-system test-robustness test-fuzz test-p4runtime
 
 test-runtime: setup
 	$(MAKE) -C runtime test
@@ -39,11 +41,15 @@ test-asan: setup
 test-ubsan: setup
 	$(MAKE) -C runtime ubsan
 
+# every crate's tests: unit and snapshot tests (IR, generated C, rejected programs' diagnostics;
+# P4DP_BLESS=1 rewrites them), the STF runner, the CLI, and the corpus on the real runtime
 test-rust: build
 	$(CARGO) test --release --workspace
 
+# the corpus alone: every tests/programs STF through `p4dp stf` and `p4dp stf --burst`, the other
+# programs through `p4dp build` (P4DP_CORPUS_FILTER=NAME for some)
 test-corpus: build
-	bash scripts/run_corpus.sh
+	$(CARGO) test --release -p p4dp --test corpus
 
 # a quarter of the corpus through `p4dp stf --burst` with the programs and the runtime built with
 # AddressSanitizer (docs/testing.md; ASAN_ALL=1 for all of it). Needs a p4dp whose program build

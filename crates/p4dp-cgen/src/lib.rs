@@ -618,9 +618,11 @@ pub fn dpdk_cflags() -> Option<&'static [String]> {
 }
 
 /// Compile generated C at `c_path` into a shared object at `so_path` with
-/// `gcc -shared -fPIC -O<opt_level> -Wall -Werror -I<runtime_include_dir>`, plus DPDK's flags and
-/// `-DP4DP_DPDK` when DPDK's development files are there (the program then has the
-/// `process_mbufs` entry where cgen generates one, abi.h). Returns gcc's stderr on failure.
+/// `gcc -shared -fPIC -O<opt_level> -Wall -Wextra -Werror -I<runtime_include_dir>`, plus DPDK's flags
+/// and `-DP4DP_DPDK` when DPDK's development files are there (the program then has the
+/// `process_mbufs` entry where cgen generates one, abi.h), plus the flags in the environment
+/// variable `P4DP_CFLAGS` (split at white space; for tests and debugging, e.g. sanitizers).
+/// Returns gcc's stderr on failure.
 pub fn compile_so(c_path: &Path, so_path: &Path, runtime_include_dir: &Path, opt_level: u32) -> Result<(), CgenError> {
     let mut cmd = std::process::Command::new("gcc");
     if let Some(f) = dpdk_cflags() {
@@ -634,7 +636,9 @@ pub fn compile_so(c_path: &Path, so_path: &Path, runtime_include_dir: &Path, opt
         // zeroes the per-packet state with `rep stos`, which costs tens of cycles per packet
         .arg("-mtune=native")
         .arg("-Wall")
+        .arg("-Wextra")
         .arg("-Werror")
+        .args(std::env::var("P4DP_CFLAGS").unwrap_or_default().split_whitespace())
         .arg("-I")
         .arg(runtime_include_dir)
         .arg("-o")

@@ -2,24 +2,10 @@
 //! and table metadata emitted for `@__ref`, `@entry_lock`, `@storage`, PNA add-on-miss and idle
 //! timeouts, checked on the corpus programs that use them.
 
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use p4dp_testutil::{compile, repo_root, scratch_dir};
 
 fn gen(name: &str) -> String {
-    let inc = vec![root().join("p4include")];
-    let path = root().join("tests/programs").join(format!("{name}.p4"));
-    let prog = match p4dp_sema::compile_file(&path, &inc, &[]) {
-        Ok(p) => p.program,
-        Err((_, d)) => panic!("{name}: {:?}", d.iter().map(|x| x.message.clone()).collect::<Vec<_>>()),
-    };
-    let opts = p4dp_cgen::CgenOptions {
-        program_name: name.into(),
-        ..Default::default()
-    };
-    p4dp_cgen::generate_c(&prog, &opts).unwrap_or_else(|e| panic!("{name}: {e}"))
+    compile::c_of(&repo_root().join("tests/programs").join(format!("{name}.p4")))
 }
 
 /// The text of the C function whose definition starts with `head` (up to its closing brace).
@@ -183,29 +169,18 @@ fn programs_without_dp_writes_are_unchanged() {
 
 #[test]
 fn p4info_reports_idle_notification_tables() {
-    let inc = vec![root().join("p4include")];
-    let src = std::fs::read_to_string(root().join("tests/programs/pna_idle_timeout.p4")).expect("read");
-    let dir = std::env::temp_dir().join(format!("p4dp-cgen-dpwrite-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("mkdir");
+    let src = std::fs::read_to_string(repo_root().join("tests/programs/pna_idle_timeout.p4")).expect("read");
+    let dir = scratch_dir("cgen-dpwrite");
     let info = |text: &str| -> String {
-        let path = dir.join("idle.p4");
-        std::fs::write(&path, text).expect("write");
-        let prog = p4dp_sema::compile_file(&path, &inc, &[])
-            .map_err(|(_, d)| format!("{d:?}"))
-            .expect("compiles")
-            .program;
-        p4dp_cgen::generate_p4info(&prog)
+        let done = compile::front_text(&dir, "idle.p4", text).unwrap_or_else(|d| panic!("{d}"));
+        p4dp_cgen::generate_p4info(&done.program)
     };
     // AUTO_DELETE: the data plane deletes, nothing is reported
     assert!(!info(&src).contains("idle_timeout_behavior"));
     let notify = src.replace("PNA_IdleTimeout_t.AUTO_DELETE", "PNA_IdleTimeout_t.NOTIFY_CONTROL");
     let p = info(&notify);
     has(&p, "  size: 64\n  idle_timeout_behavior: NOTIFY_CONTROL\n}");
-    let c = {
-        let path = dir.join("idle.p4");
-        let prog = p4dp_sema::compile_file(&path, &inc, &[]).expect("compiles").program;
-        p4dp_cgen::generate_c(&prog, &p4dp_cgen::CgenOptions::default()).expect("cgen")
-    };
+    let c = compile::c_of(&dir.join("idle.p4"));
     has(
         table_row(&c, "MainControlImpl.flows"),
         ".flags = P4DP_TABLE_F_DEFAULT_CONST | P4DP_TABLE_F_ADD_ON_MISS | P4DP_TABLE_F_IDLE_NOTIFY,",

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
+use p4dp_testutil::pcap::{read as read_pcap, write as write_pcap};
+
 use crate::*;
 
 const T_FWD: u32 = 0;
@@ -353,35 +355,6 @@ fn load_errors() {
     let (errno, msg) = errno_of(r.map(|_| ()));
     assert_eq!(errno, errno::ENOENT);
     assert!(msg.contains("cannot load"), "{msg}");
-}
-
-fn write_pcap(path: &std::path::Path, pkts: &[Vec<u8>]) {
-    let mut f = Vec::new();
-    f.extend_from_slice(&0xa1b2c3d4u32.to_le_bytes());
-    f.extend_from_slice(&2u16.to_le_bytes());
-    f.extend_from_slice(&4u16.to_le_bytes());
-    for v in [0u32, 0, 65535, 1] {
-        f.extend_from_slice(&v.to_le_bytes());
-    }
-    for (i, p) in pkts.iter().enumerate() {
-        for v in [1u32, i as u32, p.len() as u32, p.len() as u32] {
-            f.extend_from_slice(&v.to_le_bytes());
-        }
-        f.extend_from_slice(p);
-    }
-    std::fs::write(path, f).unwrap();
-}
-
-fn read_pcap(path: &std::path::Path) -> Vec<Vec<u8>> {
-    let b = std::fs::read(path).unwrap();
-    let mut out = Vec::new();
-    let mut o = 24;
-    while o + 16 <= b.len() {
-        let len = u32::from_le_bytes([b[o + 8], b[o + 9], b[o + 10], b[o + 11]]) as usize;
-        out.push(b[o + 16..o + 16 + len].to_vec());
-        o += 16 + len;
-    }
-    out
 }
 
 #[test]

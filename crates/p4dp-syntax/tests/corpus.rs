@@ -1,11 +1,10 @@
 //! Every P4 program of the project (architecture files, the test corpus and
 //! this crate's own construct tests) must preprocess and parse without a
 //! single diagnostic.
-mod common;
 
-use common::{p4_files, repo_root};
 use p4dp_syntax::preprocess::{preprocess_with, PreprocessOptions};
 use p4dp_syntax::{parse_program, render_all};
+use p4dp_testutil::{p4_files, repo_root};
 use std::path::PathBuf;
 
 #[test]

@@ -3,9 +3,9 @@ use p4dp_syntax::preprocess::{preprocess_with, PreprocessOptions};
 use p4dp_syntax::{parse_program, preprocess, render_all};
 use std::path::PathBuf;
 
+/// A fresh directory with an empty `inc/` in it.
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("p4dp-syntax-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = p4dp_testutil::scratch_dir(&format!("syntax-{name}"));
     std::fs::create_dir_all(d.join("inc")).expect("mkdir");
     d
 }

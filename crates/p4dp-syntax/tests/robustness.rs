@@ -5,9 +5,8 @@
 //! Environment: `P4DP_FUZZ_SECS` (default 6) bounds the run time,
 //! `P4DP_FUZZ_SEED` changes the seed. A panicking/hanging input is written to
 //! the system temp directory and its path is reported.
-mod common;
 
-use common::{p4_files, repo_root};
+use p4dp_testutil::{p4_files, repo_root};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 

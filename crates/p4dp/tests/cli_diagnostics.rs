@@ -5,9 +5,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn scratch(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("p4dp-cli-diag-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let p = dir.join(name);
+    // one directory per file: the tests run in parallel
+    let p = p4dp_testutil::scratch_dir(&format!("cli-diag-{name}")).join(name);
     std::fs::write(&p, text).expect("write program");
     p
 }

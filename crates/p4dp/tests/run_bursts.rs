@@ -2,36 +2,11 @@
 //! `process_mbufs`) and sorts their packets into tx buffers: behaviour that the STF runner (one
 //! packet per call) cannot show.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("p4dp-run-bursts-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-/// A pcap (microsecond timestamps, Ethernet) holding `frames`.
-fn write_pcap(path: &Path, frames: &[Vec<u8>]) {
-    let mut b = Vec::new();
-    for v in [
-        0xa1b2_c3d4u32.to_le_bytes().to_vec(),
-        2u16.to_le_bytes().to_vec(),
-        4u16.to_le_bytes().to_vec(),
-    ] {
-        b.extend(v);
-    }
-    for v in [0u32, 0, 65535, 1] {
-        b.extend(v.to_le_bytes());
-    }
-    for (i, f) in frames.iter().enumerate() {
-        for v in [1u32, i as u32, f.len() as u32, f.len() as u32] {
-            b.extend(v.to_le_bytes());
-        }
-        b.extend(f);
-    }
-    std::fs::write(path, b).expect("write pcap");
-}
+use p4dp_testutil::pcap::{read as read_pcap, write as write_pcap};
+use p4dp_testutil::scratch_dir;
 
 /// The row of port `port` in `p4dp run`'s statistics: rx pkts, rx bytes, tx pkts, tx bytes, drops.
 fn port_row(out: &str, port: u32) -> Vec<u64> {
@@ -74,7 +49,7 @@ fn run_pcaps(dir: &Path, prog: &Path, frames: &[Vec<u8>]) -> String {
 /// only a fresh lookup after an earlier packet's insert finds the entry.
 #[test]
 fn add_on_miss_never_misses_twice_in_one_burst() {
-    let dir = scratch();
+    let dir = scratch_dir("run-bursts");
     let flows = [7u32, 7, 7, 8, 7, 8, 9, 9, 9, 9];
     let frames: Vec<Vec<u8>> = flows
         .iter()
@@ -110,8 +85,7 @@ fn add_on_miss_never_misses_twice_in_one_burst() {
 /// total process_mbufs summed.
 #[test]
 fn staged_process_mbufs_sends_a_one_port_burst_with_its_bytes() {
-    let dir = std::env::temp_dir().join(format!("p4dp-run-burst-one-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("run-burst-one");
     let frames: Vec<Vec<u8>> = (1..=10u32)
         .map(|f| {
             let mut p = vec![0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0x88, 0xb5];
@@ -127,28 +101,6 @@ fn staged_process_mbufs_sends_a_one_port_burst_with_its_bytes() {
     assert_eq!(port_row(&text, 1)[2..4], [10, bytes], "all on port 1\n{text}");
     assert_eq!(port_row(&text, 2)[2], 0, "nothing on port 2\n{text}");
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// The frames of a pcap file as DPDK's net_pcap writes them on this machine (classic format,
-/// little-endian, micro- or nanosecond timestamps).
-fn read_pcap(path: &Path) -> Vec<Vec<u8>> {
-    let b = std::fs::read(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
-    assert!(
-        b.len() >= 24 && (u32_at(0) == 0xa1b2_c3d4 || u32_at(0) == 0xa1b2_3c4d),
-        "not a little-endian pcap: {} ({} bytes: {:02x?})",
-        path.display(),
-        b.len(),
-        &b[..b.len().min(8)]
-    );
-    let mut out = Vec::new();
-    let mut o = 24;
-    while o + 16 <= b.len() {
-        let n = u32_at(o + 8) as usize;
-        out.push(b[o + 16..o + 16 + n].to_vec());
-        o += 16 + n;
-    }
-    out
 }
 
 /// A program without tables (no staged lookup), so workers run it through `process_mbufs`
@@ -193,7 +145,6 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 /// `p4dp run` of TAGGER on `frames` (port 0 in, ports 1 and 2 out): the frames out of ports 1
 /// and 2, and the run's statistics text.
 fn run_tagger(dir: &Path, frames: &[Vec<u8>]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>, String) {
-    std::fs::create_dir_all(dir).unwrap();
     let prog = dir.join("tagger.p4");
     std::fs::write(&prog, TAGGER).unwrap();
     let built = dir.join("build");
@@ -231,8 +182,7 @@ fn frame(i: u8, ty: u16) -> Vec<u8> {
 
 #[test]
 fn process_mbufs_sends_a_mixed_burst_to_its_ports_with_new_lengths() {
-    // not under scratch(): another test removes that directory when it ends
-    let dir = std::env::temp_dir().join(format!("p4dp-run-mbufs-mixed-{}", std::process::id()));
+    let dir = scratch_dir("run-mbufs-mixed");
     let types = [
         0x0800u16, 0x8100, 0x1234, 0x0800, 0x0800, 0x8100, 0x1234, 0x8100, 0x0800, 0x8100, 0x8100, 0x0800,
     ];
@@ -265,7 +215,7 @@ fn process_mbufs_sends_a_mixed_burst_to_its_ports_with_new_lengths() {
 
 #[test]
 fn process_mbufs_sends_a_one_port_burst_with_new_lengths() {
-    let dir = std::env::temp_dir().join(format!("p4dp-run-mbufs-one-{}", std::process::id()));
+    let dir = scratch_dir("run-mbufs-one");
     let frames: Vec<Vec<u8>> = (0..20u8).map(|i| frame(i, 0x0800)).collect();
     let (o1, o2, text) = run_tagger(&dir, &frames);
     assert_eq!(o1.len(), 20, "all on port 1\n{text}");
@@ -285,7 +235,7 @@ fn process_mbufs_sends_a_one_port_burst_with_new_lengths() {
 /// also a port of the run, so a wrong "all to one port" verdict would show on port 3.
 #[test]
 fn process_mbufs_sends_a_two_port_burst_to_both_ports() {
-    let dir = std::env::temp_dir().join(format!("p4dp-run-mbufs-two-{}", std::process::id()));
+    let dir = scratch_dir("run-mbufs-two");
     let frames: Vec<Vec<u8>> = (0..10u8)
         .map(|i| frame(i, if i % 3 == 0 { 0x8100 } else { 0x0800 }))
         .collect();
@@ -302,7 +252,7 @@ fn process_mbufs_sends_a_two_port_burst_to_both_ports() {
 /// the frames around it go out as usual.
 #[test]
 fn process_mbufs_skips_a_multi_segment_mbuf() {
-    let dir = std::env::temp_dir().join(format!("p4dp-run-mbufs-multiseg-{}", std::process::id()));
+    let dir = scratch_dir("run-mbufs-multiseg");
     let mut big = frame(1, 0x0800);
     big.resize(5000, 0x5a);
     let frames = vec![frame(0, 0x0800), big, frame(2, 0x0800)];

@@ -1,0 +1,74 @@
+//! The front end (p4dp-sema) and back end (p4dp-cgen) on a program, as the CLI runs them.
+
+use std::path::Path;
+
+use p4dp_sema::Compiled;
+
+/// Preprocesses, parses, analyses and validates the program at `path` with `p4include/` on the
+/// include path. On errors, returns the rendered diagnostics with repository paths relative.
+pub fn front(path: &Path) -> Result<Compiled, String> {
+    p4dp_sema::compile_file(path, &[crate::p4include_dir()], &[])
+        .map_err(|(sm, d)| crate::relative_paths(&p4dp_syntax::render_all(&sm, &d)))
+}
+
+/// [`front`] on source text, written to `dir/name` first (cpp needs a file).
+pub fn front_text(dir: &Path, name: &str, text: &str) -> Result<Compiled, String> {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+    front(&path)
+}
+
+/// The generated C of the program at `path` (named after the file), panicking with the rendered
+/// diagnostics if either end rejects it. For tests of what the back end emits.
+pub fn c_of(path: &Path) -> String {
+    let done = front(path).unwrap_or_else(|d| panic!("{}:\n{d}", path.display()));
+    back(&done, &stem(path)).unwrap_or_else(|d| panic!("{}:\n{d}", path.display()))
+}
+
+/// The back end on a compiled program: its C, or the error rendered as `p4dp build` renders it
+/// (an unsupported construct as diagnostic E0501 at its source location).
+pub fn back(done: &Compiled, program_name: &str) -> Result<String, String> {
+    let opts = p4dp_cgen::CgenOptions {
+        program_name: program_name.into(),
+        ..Default::default()
+    };
+    p4dp_cgen::generate_c(&done.program, &opts).map_err(|e| render_cgen_error(&done.sm, e))
+}
+
+/// The diagnostics the whole compiler (front end, then back end) renders for a program it must
+/// reject, paths relative; `Err` if both ends accept it.
+pub fn rejection(path: &Path) -> Result<String, String> {
+    match front(path) {
+        Err(rendered) => Ok(rendered),
+        Ok(done) => match back(&done, &stem(path)) {
+            Err(rendered) => Ok(rendered),
+            Ok(_) => Err(format!(
+                "{}: accepted by the front end and the back end",
+                path.display()
+            )),
+        },
+    }
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "prog".into())
+}
+
+/// Mirrors `p4dp build`'s rendering of a back-end error (crates/p4dp/src/compile.rs).
+fn render_cgen_error(sm: &p4dp_syntax::SourceMap, e: p4dp_cgen::CgenError) -> String {
+    match e {
+        p4dp_cgen::CgenError::Unsupported { message, span } => {
+            let msg = format!("not supported by the p4dp back end: {message}");
+            let d = if span == p4dp_ir::Span::default() {
+                p4dp_syntax::Diagnostic::error_nospan("E0501", msg)
+            } else {
+                let sp = p4dp_syntax::Span::new(p4dp_syntax::FileId(span.file), span.lo, span.hi);
+                p4dp_syntax::Diagnostic::error("E0501", msg, sp, "not supported")
+            };
+            crate::relative_paths(&p4dp_syntax::render_all(sm, &[d]))
+        }
+        other => format!("{other}\n"),
+    }
+}

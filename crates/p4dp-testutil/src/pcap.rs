@@ -1,0 +1,59 @@
+//! Classic pcap files (little-endian, Ethernet link type), as DPDK's `net_pcap` reads and writes
+//! them on this machine.
+
+use std::path::Path;
+
+/// Writes `frames` to `path` (microsecond timestamps: frame `i` at 1 s + `i` µs).
+pub fn write(path: &Path, frames: &[Vec<u8>]) {
+    let mut b = Vec::new();
+    b.extend(0xa1b2_c3d4u32.to_le_bytes());
+    b.extend(2u16.to_le_bytes());
+    b.extend(4u16.to_le_bytes());
+    // thiszone, sigfigs, snaplen, link type (1: Ethernet)
+    for v in [0u32, 0, 65535, 1] {
+        b.extend(v.to_le_bytes());
+    }
+    for (i, f) in frames.iter().enumerate() {
+        for v in [1u32, i as u32, f.len() as u32, f.len() as u32] {
+            b.extend(v.to_le_bytes());
+        }
+        b.extend(f);
+    }
+    std::fs::write(path, b).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+}
+
+/// The frames of the pcap file at `path` (micro- or nanosecond timestamps). Panics on a file
+/// that is not a little-endian classic pcap or whose last record is cut short.
+pub fn read(path: &Path) -> Vec<Vec<u8>> {
+    let b = std::fs::read(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+    assert!(
+        b.len() >= 24 && (u32_at(0) == 0xa1b2_c3d4 || u32_at(0) == 0xa1b2_3c4d),
+        "not a little-endian pcap: {} ({} bytes: {:02x?})",
+        path.display(),
+        b.len(),
+        &b[..b.len().min(8)]
+    );
+    let mut out = Vec::new();
+    let mut o = 24;
+    while o + 16 <= b.len() {
+        let n = u32_at(o + 8) as usize;
+        assert!(o + 16 + n <= b.len(), "{}: record at {o} cut short", path.display());
+        out.push(b[o + 16..o + 16 + n].to_vec());
+        o += 16 + n;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn round_trip() {
+        let d = crate::scratch_dir("pcap-round-trip");
+        let frames = vec![vec![1u8, 2, 3], vec![], vec![0xff; 70]];
+        let p = d.join("x.pcap");
+        super::write(&p, &frames);
+        assert_eq!(super::read(&p), frames);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
