@@ -7,6 +7,10 @@
 //! - every other program (`tests/programs/*.p4` without an STF, `tests/programs/compile_only/`,
 //!   `examples/`) must build with `p4dp build` (front end, back end, gcc `-Wall -Werror`).
 //!
+//! The `process` run builds the program with UndefinedBehaviorSanitizer (`P4DP_CFLAGS`, which
+//! `compile_so` appends to gcc's flags): undefined behaviour in generated code aborts the run. The
+//! `--burst` run builds it exactly as users get it.
+//!
 //! Two runs at a time (`P4DP_TEST_JOBS` to change), each killed after 120 s. `P4DP_CORPUS_FILTER=s`
 //! runs only the programs whose name contains `s`. Logs: `build/corpus-logs/`. The failure report
 //! names every failing run with the end of its log.
@@ -17,6 +21,9 @@ use std::time::Duration;
 
 use p4dp_testutil::process::{run_logged, tail, Ended};
 use p4dp_testutil::{files_with_ext, p4_files, parallel, repo_root};
+
+/// gcc flags of the `process` runs: any undefined behaviour UBSan detects ends the run with an error.
+const UBSAN: &str = "-fsanitize=undefined -fno-sanitize-recover=all";
 
 /// One `p4dp` invocation of the corpus.
 struct Run {
@@ -35,7 +42,7 @@ impl Run {
             .to_string();
         match &self.stf {
             None => format!("{p} (build)"),
-            Some((_, false)) => format!("{p} (stf)"),
+            Some((_, false)) => format!("{p} (stf, UBSan)"),
             Some((_, true)) => format!("{p} (stf --burst)"),
         }
     }
@@ -114,6 +121,8 @@ fn corpus_on_the_real_runtime() {
                 cmd.arg("stf");
                 if *burst {
                     cmd.arg("--burst");
+                } else {
+                    cmd.env("P4DP_CFLAGS", UBSAN);
                 }
                 cmd.arg(&r.program).arg(stf);
             }
