@@ -35,18 +35,39 @@ pub fn back(done: &Compiled, program_name: &str) -> Result<String, String> {
     p4dp_cgen::generate_c(&done.program, &opts).map_err(|e| render_cgen_error(&done.sm, e))
 }
 
-/// The diagnostics the whole compiler (front end, then back end) renders for a program it must
-/// reject, paths relative; `Err` if both ends accept it.
+/// The diagnostics the whole compiler renders for a program it must reject, paths relative, as
+/// `p4dp check` and `p4dp build` print them: the front end's, else every construct the back end's
+/// capability check finds, else the back end's own error. `Err` if all of them accept it.
 pub fn rejection(path: &Path) -> Result<String, String> {
-    match front(path) {
+    let done = match front(path) {
+        Err(rendered) => return Ok(rendered),
+        Ok(done) => done,
+    };
+    let unsupported = p4dp_cgen::capability_check(&done.program);
+    if !unsupported.is_empty() {
+        let diags: Vec<_> = unsupported
+            .into_iter()
+            .map(|u| unsupported_diag(u.message, u.span))
+            .collect();
+        return Ok(crate::relative_paths(&p4dp_syntax::render_all(&done.sm, &diags)));
+    }
+    match back(&done, &stem(path)) {
         Err(rendered) => Ok(rendered),
-        Ok(done) => match back(&done, &stem(path)) {
-            Err(rendered) => Ok(rendered),
-            Ok(_) => Err(format!(
-                "{}: accepted by the front end and the back end",
-                path.display()
-            )),
-        },
+        Ok(_) => Err(format!(
+            "{}: accepted by the front end and the back end",
+            path.display()
+        )),
+    }
+}
+
+/// A back-end limit as `p4dp` renders it: diagnostic E0501 at its source location.
+fn unsupported_diag(message: String, span: p4dp_ir::Span) -> p4dp_syntax::Diagnostic {
+    let msg = format!("not supported by the p4dp back end: {message}");
+    if span == p4dp_ir::Span::default() {
+        p4dp_syntax::Diagnostic::error_nospan("E0501", msg)
+    } else {
+        let sp = p4dp_syntax::Span::new(p4dp_syntax::FileId(span.file), span.lo, span.hi);
+        p4dp_syntax::Diagnostic::error("E0501", msg, sp, "not supported")
     }
 }
 
@@ -60,14 +81,7 @@ fn stem(path: &Path) -> String {
 fn render_cgen_error(sm: &p4dp_syntax::SourceMap, e: p4dp_cgen::CgenError) -> String {
     match e {
         p4dp_cgen::CgenError::Unsupported { message, span } => {
-            let msg = format!("not supported by the p4dp back end: {message}");
-            let d = if span == p4dp_ir::Span::default() {
-                p4dp_syntax::Diagnostic::error_nospan("E0501", msg)
-            } else {
-                let sp = p4dp_syntax::Span::new(p4dp_syntax::FileId(span.file), span.lo, span.hi);
-                p4dp_syntax::Diagnostic::error("E0501", msg, sp, "not supported")
-            };
-            crate::relative_paths(&p4dp_syntax::render_all(sm, &[d]))
+            crate::relative_paths(&p4dp_syntax::render_all(sm, &[unsupported_diag(message, span)]))
         }
         other => format!("{other}\n"),
     }
