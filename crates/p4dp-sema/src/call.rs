@@ -266,7 +266,11 @@ impl<'a> Sema<'a> {
                             }
                         }
                     }
-                    Low::In(v, a.span)
+                    if matches!(v, Val::Err) {
+                        Low::Bad
+                    } else {
+                        Low::In(v, a.span)
+                    }
                 }
             };
             pres[i] = apre;
@@ -289,6 +293,13 @@ impl<'a> Sema<'a> {
             let low = std::mem::replace(&mut lows[i], Low::Omitted);
             let pty = match low {
                 Low::Omitted => continue,
+                // The argument's error is reported; its parameter's type may mention a type
+                // variable only that argument could bind, so it is not resolved (no follow-on
+                // "unknown type" / "cannot infer" errors).
+                Low::Bad => {
+                    ok = false;
+                    continue;
+                }
                 _ => match self.resolve_in(&p.ty, bind) {
                     RTy::T(t) => Some(t),
                     RTy::Err => None,
@@ -679,6 +690,9 @@ impl<'a> Sema<'a> {
                 "controls can only be applied in a control's `apply` block"
             };
             self.err("E0407", what, span, "not allowed here");
+            return Val::Err;
+        }
+        if self.incomplete_blocks.contains(&k) {
             return Val::Err;
         }
         let ps: Vec<PDesc> = params

@@ -33,6 +33,7 @@ impl<'a> Sema<'a> {
                 RTy::T(t) => t,
                 RTy::Err => {
                     self.declare(&p.name, Binding::Err);
+                    self.incomplete_blocks.insert(self.cx.kind);
                     continue;
                 }
                 _ => {
@@ -43,6 +44,7 @@ impl<'a> Sema<'a> {
                         "bad parameter type",
                     );
                     self.declare(&p.name, Binding::Err);
+                    self.incomplete_blocks.insert(self.cx.kind);
                     continue;
                 }
             };

@@ -284,7 +284,10 @@ impl<'a> Sema<'a> {
             );
         }
 
-        // Calls in actions.
+        // Calls in actions. After an error a table may be missing from the program (it failed to
+        // lower): "no table uses this action" would then be a follow-on error, so it is not
+        // reported.
+        let tables_complete = !self.diags.iter().any(|d| d.is_error());
         let mut found: Vec<(ir::ActionId, &'static str, Call)> = Vec::new();
         for (aid, a) in self.p.actions.iter() {
             visit_calls(&a.body, &mut |call| {
@@ -303,6 +306,9 @@ impl<'a> Sema<'a> {
                 .collect();
             let aname = self.p.actions[aid].name.clone();
             if users.is_empty() {
+                if !tables_complete {
+                    continue;
+                }
                 let what = if n == ADD_ENTRY {
                     "the default action of a table with `add_on_miss = true`"
                 } else {

@@ -29,7 +29,7 @@ pub(crate) struct Globals<'a> {
     pub map: HashMap<String, Vec<&'a ast::Decl>>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum OwnerKind {
     /// Top level (global constants, types).
     Global,

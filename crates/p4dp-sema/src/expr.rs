@@ -426,7 +426,13 @@ impl<'a> Sema<'a> {
             );
             return None;
         }
+        if !self.enter_resolution(&c.name.name, c.name.span) {
+            self.const_busy.remove(&k);
+            self.const_cache.insert(k, None);
+            return None;
+        }
         let r = self.in_global_scope(|s| s.const_decl_value(c));
+        self.resolving -= 1;
         self.const_busy.remove(&k);
         self.const_cache.insert(k, r.clone());
         r

@@ -81,6 +81,7 @@
 //! | E0410 | recursive declaration |
 //! | E0411 | a non-`void` function does not return a value on every path |
 //! | E0412 | invalid data-plane table write annotation (`@__ref` on a directional parameter, bad `@entry_lock`/`@storage`) |
+//! | E0413 | a type or declaration nested too deeply (types inside types, declarations defined from declarations, more than 64 levels) |
 //! | E0499 | internal compiler error (the produced IR failed validation) |
 //! | W0301 | warning: implicit widening `bit<N>` → `bit<M>` / `int<N>` → `int<M>` (M > N) in an assignment, initializer or `in` argument, accepted for p4c compatibility (not in the P4_16 spec) |
 //! | W0302 | warning: a type argument omitted at an extern instantiation (`register<bit<8>>(16)` for `register<T, I>`) is only used by unsized integer-literal arguments; it is taken as `bit<32>` (p4c/BMv2 compatibility) |
@@ -234,6 +235,13 @@ pub(crate) struct Sema<'a> {
     pub depth: u32,
     /// Parser/control declarations being elaborated right now (recursion check).
     pub elab_busy: HashSet<usize>,
+    /// Parsers and controls with a parameter that failed to lower (its error is reported); applying
+    /// them is not checked against the remaining parameters.
+    pub incomplete_blocks: HashSet<env::OwnerKind>,
+    /// Declarations (types, constants) being resolved inside one another right now.
+    pub resolving: u32,
+    /// Nesting depth of each interned type, by type index (see `types::MAX_TYPE_NESTING`).
+    pub type_depths: Vec<u32>,
 }
 
 pub(crate) fn ispan(s: Span) -> ir::Span {
@@ -268,6 +276,9 @@ impl<'a> Sema<'a> {
             elaborated: HashSet::new(),
             depth: 0,
             elab_busy: HashSet::new(),
+            incomplete_blocks: HashSet::new(),
+            resolving: 0,
+            type_depths: Vec::new(),
         }
     }
 

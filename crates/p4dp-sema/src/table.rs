@@ -71,6 +71,9 @@ impl<'a> Sema<'a> {
         let mut actions: Vec<ir::TableAction> = Vec::new();
         let mut seen_props: HashMap<String, Span> = HashMap::new();
         let mut ok = true;
+        // False when a key was reported: entries and key-dependent checks are then skipped (they
+        // would count the keys that did lower and report follow-on errors).
+        let mut keys_ok = true;
         // Pass 1: keys and actions.
         for p in &td.properties {
             let pname = match &p.kind {
@@ -96,7 +99,10 @@ impl<'a> Sema<'a> {
                     for k in ks {
                         match self.table_key(k) {
                             Some(k) => keys.push(k),
-                            None => ok = false,
+                            None => {
+                                ok = false;
+                                keys_ok = false;
+                            }
                         }
                     }
                 }
@@ -205,6 +211,9 @@ impl<'a> Sema<'a> {
             Some(d) => d,
             None => self.implicit_default(&mut table, td.name.span)?,
         };
+        if !keys_ok {
+            return None;
+        }
         if let Some((es, is_const)) = entries_prop {
             table.entries_const = is_const;
             table.entries = self.entries(&table, es);

@@ -27,9 +27,57 @@ pub(crate) enum RTy {
 /// Largest width accepted for `bit<W>`/`int<W>`/`varbit<W>`.
 pub(crate) const MAX_WIDTH: u32 = 1 << 16;
 
+/// Deepest nesting of types (a struct in a struct ..., a tuple in a tuple ...) and of declarations
+/// resolved through one another (a typedef of a typedef ..., a constant defined from a constant
+/// ...). Every later walk over a type (sizes, names, the C structs) recurses this deep.
+pub(crate) const MAX_TYPE_NESTING: u32 = 64;
+
+/// Longest name of a tuple type that spells out its element types.
+const MAX_TUPLE_NAME: usize = 256;
+
 impl<'a> Sema<'a> {
+    /// Interns `t` and records its nesting depth (1 for a type without component types).
     pub(crate) fn intern(&mut self, t: Type) -> ir::TypeId {
-        self.p.types.intern(t)
+        let inner = match &t {
+            Type::SerEnum { underlying, .. } => self.type_depth(*underlying),
+            Type::Header(s) | Type::HeaderUnion(s) | Type::Struct(s) => {
+                s.fields.iter().map(|f| self.type_depth(f.ty)).max().unwrap_or(0)
+            }
+            Type::Stack { elem, .. } => self.type_depth(*elem),
+            Type::Tuple(ts) | Type::Extern { args: ts, .. } => {
+                ts.iter().map(|x| self.type_depth(*x)).max().unwrap_or(0)
+            }
+            _ => 0,
+        };
+        let id = self.p.types.intern(t);
+        let i = id.index();
+        if self.type_depths.len() <= i {
+            self.type_depths.resize(i + 1, 0);
+        }
+        self.type_depths[i] = inner.saturating_add(1);
+        id
+    }
+
+    /// Nesting depth of an interned type (see [`MAX_TYPE_NESTING`]).
+    pub(crate) fn type_depth(&self, t: ir::TypeId) -> u32 {
+        self.type_depths.get(t.index()).copied().unwrap_or(1)
+    }
+
+    /// Reports E0413 when `t` (declared by `name`) nests deeper than [`MAX_TYPE_NESTING`].
+    fn check_type_depth(&mut self, t: ir::TypeId, name: &ast::Ident) -> RTy {
+        if self.type_depth(t) > MAX_TYPE_NESTING {
+            self.err(
+                "E0413",
+                format!(
+                    "type `{}` is nested too deeply (more than {MAX_TYPE_NESTING} levels of types inside types)",
+                    name.name
+                ),
+                name.span,
+                "declared here",
+            );
+            return RTy::Err;
+        }
+        RTy::T(t)
     }
     pub(crate) fn t_bool(&mut self) -> ir::TypeId {
         self.intern(Type::Bool)
@@ -49,11 +97,25 @@ impl<'a> Sema<'a> {
 
     /// `tuple<T0, T1, ...>`. Represented as a struct named `tuple<...>` with fields `f0`, `f1`,
     /// ... (annotated `@__tuple`), because the IR's `Field` access only applies to structs.
+    /// The name spells out the element types unless that is longer than [`MAX_TUPLE_NAME`]
+    /// (nested tuples would make it grow exponentially); then it gives the element count (the C
+    /// names are made unique by the back end, and messages stay short).
     pub(crate) fn tuple_type(&mut self, elems: Vec<ir::TypeId>) -> ir::TypeId {
-        let name = format!(
-            "tuple<{}>",
-            elems.iter().map(|x| self.tname(*x)).collect::<Vec<_>>().join(", ")
-        );
+        let mut names: Vec<String> = Vec::with_capacity(elems.len());
+        let mut len = 0usize;
+        for x in &elems {
+            if len > MAX_TUPLE_NAME {
+                break;
+            }
+            let n = self.tname(*x);
+            len += n.len() + 2;
+            names.push(n);
+        }
+        let name = if len > MAX_TUPLE_NAME {
+            format!("tuple<{} elements>", elems.len())
+        } else {
+            format!("tuple<{}>", names.join(", "))
+        };
         let fields = elems
             .iter()
             .enumerate()
@@ -317,10 +379,39 @@ impl<'a> Sema<'a> {
             );
             return RTy::Err;
         }
+        if !self.enter_resolution(&d.name().name, span) {
+            self.type_busy.remove(&key.0);
+            self.type_cache.insert(key, RTy::Err);
+            return RTy::Err;
+        }
         let r = self.in_global_scope(|s| s.decl_type_uncached(d, args, span));
+        self.resolving -= 1;
+        let r = match r {
+            RTy::T(t) => self.check_type_depth(t, d.name()),
+            other => other,
+        };
         self.type_busy.remove(&key.0);
         self.type_cache.insert(key, r.clone());
         r
+    }
+
+    /// Counts one more declaration being resolved inside another (lazily, from where it is
+    /// used); false, with E0413 reported at `span`, beyond [`MAX_TYPE_NESTING`]. Pair a true
+    /// result with `self.resolving -= 1`.
+    pub(crate) fn enter_resolution(&mut self, name: &str, span: Span) -> bool {
+        if self.resolving >= MAX_TYPE_NESTING {
+            self.err(
+                "E0413",
+                format!(
+                    "`{name}` is nested too deeply (more than {MAX_TYPE_NESTING} levels of declarations defined from other declarations)"
+                ),
+                span,
+                "nesting limit reached here",
+            );
+            return false;
+        }
+        self.resolving += 1;
+        true
     }
 
     fn check_arity(&mut self, name: &ast::Ident, params: usize, args: usize, span: Span) -> bool {

@@ -110,6 +110,32 @@ pub struct Type {
     pub span: Span,
 }
 
+impl Type {
+    /// The largest height of an expression inside this type (a width, a stack size) plus the
+    /// type's own nesting, so that an expression's height also bounds the types inside it. Type
+    /// nesting is bounded by the parser's nesting limit, so this recursion is too.
+    pub fn expr_height(&self) -> u32 {
+        let inner = match &self.kind {
+            TypeKind::Bit(w) | TypeKind::Int(w) => w.as_ref().map_or(0, |e| e.height),
+            TypeKind::Varbit(w) => w.height,
+            TypeKind::Specialized { args, .. } | TypeKind::Tuple(args) => {
+                args.iter().map(Type::expr_height).max().unwrap_or(0)
+            }
+            TypeKind::Stack { elem, size } => elem.expr_height().max(size.height),
+            TypeKind::List(t) => t.expr_height(),
+            TypeKind::Bool
+            | TypeKind::Error
+            | TypeKind::MatchKind
+            | TypeKind::String
+            | TypeKind::Void
+            | TypeKind::Named(_)
+            | TypeKind::DontCare
+            | TypeKind::Invalid => 0,
+        };
+        inner.saturating_add(1)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum TypeKind {
     Bool,
@@ -153,6 +179,57 @@ pub enum TypeKind {
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
+    /// Height of the expression tree: 1 for a leaf, else 1 + the largest height among the
+    /// sub-expressions (those inside a cast's or constructor call's type included). Set by
+    /// [`Expr::new`]; the parser rejects expressions higher than its limit, so every recursive
+    /// walk over expressions (semantic analysis, IR, C generation) has a bounded depth.
+    pub height: u32,
+}
+
+impl Expr {
+    /// An expression node; its [`Expr::height`] is computed from the direct children.
+    pub fn new(kind: ExprKind, span: Span) -> Expr {
+        let height = kind.child_height().saturating_add(1);
+        Expr { kind, span, height }
+    }
+}
+
+impl ExprKind {
+    /// The largest height among the direct sub-expressions (0 for a leaf).
+    pub fn child_height(&self) -> u32 {
+        fn args(a: &[Argument]) -> u32 {
+            a.iter().map(|a| a.value.height).max().unwrap_or(0)
+        }
+        match self {
+            ExprKind::Int(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Str(_)
+            | ExprKind::Name(_)
+            | ExprKind::This
+            | ExprKind::DontCare
+            | ExprKind::ErrorMember(_)
+            | ExprKind::InvalidHeader
+            | ExprKind::Invalid => 0,
+            ExprKind::Member { base, .. } => base.height,
+            ExprKind::Index { base, index } => base.height.max(index.height),
+            ExprKind::Slice { base, hi, lo } => base.height.max(hi.height).max(lo.height),
+            ExprKind::Call {
+                callee,
+                type_args,
+                args: a,
+            } => callee
+                .height
+                .max(args(a))
+                .max(type_args.iter().map(Type::expr_height).max().unwrap_or(0)),
+            ExprKind::ConstructorCall { ty, args: a } => ty.expr_height().max(args(a)),
+            ExprKind::Unary { expr, .. } => expr.height,
+            ExprKind::Binary { lhs, rhs, .. } => lhs.height.max(rhs.height),
+            ExprKind::Ternary { cond, then_e, else_e } => cond.height.max(then_e.height).max(else_e.height),
+            ExprKind::Cast { ty, expr } => ty.expr_height().max(expr.height),
+            ExprKind::List { elems, .. } => elems.iter().map(|e| e.height).max().unwrap_or(0),
+            ExprKind::Struct { fields, .. } => fields.iter().map(|f| f.value.height).max().unwrap_or(0),
+        }
+    }
 }
 
 /// Integer literal. `8w5` → width 8, unsigned; `4s3` → width 4, signed;

@@ -23,6 +23,8 @@
 //! |-------|---------|
 //! | E0001 | the C preprocessor reported an error (missing include, bad directive, ...) |
 //! | E0002 | the C preprocessor could not be run |
+//! | E0003 | an `#include` names something other than a regular file (a device, a FIFO) |
+//! | E0004 | the preprocessor's output or run time exceeded its bound (it was stopped) |
 //! | E0101 | expected a specific token, found something else |
 //! | E0102 | expected a declaration |
 //! | E0103 | expected an expression |

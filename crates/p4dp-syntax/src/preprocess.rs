@@ -6,12 +6,36 @@
 //! source text. `-C` keeps comments so that columns in the output match the
 //! original lines. A failing `cpp` becomes an `E0001` diagnostic (with cpp's
 //! messages as notes); a `cpp` that cannot be started becomes `E0002`.
+//!
+//! Bounds: before `cpp` runs, the `#include` directives of the program and of the files they
+//! include are resolved as `cpp` resolves them (the including file's directory for `"..."`, then
+//! the include directories) and an include that names something other than a regular file
+//! (`/dev/zero`, a FIFO, a terminal) is refused with `E0003`, naming the directive. Includes whose
+//! name comes from a macro cannot be resolved this way; for those, and for everything else, `cpp`'s
+//! output is limited to [`MAX_OUTPUT_BYTES`] and its run time to [`PreprocessOptions::timeout`]
+//! (default [`DEFAULT_TIMEOUT`]): beyond either it is stopped and `E0004` is reported.
 
 use crate::diag::Diagnostic;
 use crate::span::{FileId, LineMap, LineOrigin, SourceMap};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Largest preprocessed output accepted (bytes).
+pub const MAX_OUTPUT_BYTES: usize = 64 << 20;
+/// Default bound on the preprocessor's run time.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
+/// Address-space limit of the preprocessor process (KiB): a macro-named include of a device
+/// makes `cpp` allocate until it fails with "out of memory" instead of growing without bound.
+const MAX_CPP_MEMORY_KIB: u64 = 2 << 20;
+/// Files whose `#include` directives are checked before `cpp` runs, at most.
+const MAX_SCANNED_FILES: usize = 1000;
+/// Files larger than this are not scanned for `#include` directives (the output bound applies).
+const MAX_SCANNED_BYTES: u64 = 16 << 20;
 
 /// Options for [`preprocess_with`].
 #[derive(Clone, Debug, Default)]
@@ -26,6 +50,8 @@ pub struct PreprocessOptions {
     pub cwd: Option<PathBuf>,
     /// Preprocessor binary; defaults to `cpp`.
     pub cpp: Option<PathBuf>,
+    /// Bound on `cpp`'s run time; defaults to [`DEFAULT_TIMEOUT`].
+    pub timeout: Option<Duration>,
 }
 
 /// Preprocess `path` with `cpp` and load the result into a new [`SourceMap`].
@@ -66,15 +92,25 @@ pub fn preprocess_into(sm: &mut SourceMap, path: &Path, opts: &PreprocessOptions
                 .with_note("the file does not exist or is not a regular file"),
         );
     }
-    let cpp = opts.cpp.clone().unwrap_or_else(|| PathBuf::from("cpp"));
-    let mut cmd = Command::new(&cpp);
-    cmd.args(["-E", "-C", "-undef", "-nostdinc", "-x", "c"]);
-    // Stable (untranslated) messages for diagnostics and snapshots.
-    cmd.env("LC_ALL", "C");
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    let mut search: Vec<PathBuf> = vec![base.join(dir)];
+    search.extend(opts.include_dirs.iter().map(|d| base.join(d)));
+    check_includes(&full, path, &search)?;
+    let cpp = opts.cpp.clone().unwrap_or_else(|| PathBuf::from("cpp"));
+    // Through `sh` to cap cpp's address space (`ulimit -v`); `exec` keeps one process (and its
+    // `cc1` child) in the group that a timeout kills.
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!(
+            "ulimit -v {MAX_CPP_MEMORY_KIB} 2>/dev/null; exec \"$0\" \"$@\""
+        ))
+        .arg(&cpp);
+    cmd.args(["-E", "-C", "-undef", "-nostdinc", "-x", "c"]);
+    // Stable (untranslated) messages for diagnostics and snapshots.
+    cmd.env("LC_ALL", "C");
     cmd.arg("-I").arg(dir);
     for d in &opts.include_dirs {
         cmd.arg("-I").arg(d);
@@ -86,18 +122,218 @@ pub fn preprocess_into(sm: &mut SourceMap, path: &Path, opts: &PreprocessOptions
     if let Some(c) = &opts.cwd {
         cmd.current_dir(c);
     }
-    let out = cmd.output().map_err(|e| {
-        Diagnostic::error_nospan("E0002", format!("cannot run the C preprocessor `{}`", cpp.display()))
-            .with_note(e.to_string())
-            .with_help("install cpp (Debian package `cpp`) or check PATH")
+    let out = run_bounded(cmd, opts.timeout.unwrap_or(DEFAULT_TIMEOUT)).map_err(|e| match e {
+        RunError::Spawn(e) => {
+            Diagnostic::error_nospan("E0002", format!("cannot run the C preprocessor `{}`", cpp.display()))
+                .with_note(e.to_string())
+                .with_help("install cpp (Debian package `cpp`) or check PATH")
+        }
+        RunError::TooLarge => Diagnostic::error_nospan(
+            "E0004",
+            format!(
+                "preprocessing `{}` produced more than {} MiB; stopped",
+                path.display(),
+                MAX_OUTPUT_BYTES >> 20
+            ),
+        )
+        .with_note("an include or macro expands without bound"),
+        RunError::Timeout(t) => Diagnostic::error_nospan(
+            "E0004",
+            format!(
+                "preprocessing `{}` did not finish within {} s; stopped",
+                path.display(),
+                t.as_secs()
+            ),
+        )
+        .with_note("an include reads without end (a device, a FIFO) or a macro expands without bound"),
     })?;
-    if !out.status.success() {
+    if out.code == Some(127) {
+        // `sh` could not run the preprocessor.
+        return Err(
+            Diagnostic::error_nospan("E0002", format!("cannot run the C preprocessor `{}`", cpp.display()))
+                .with_note(String::from_utf8_lossy(&out.stderr).trim().to_string())
+                .with_help("install cpp (Debian package `cpp`) or check PATH"),
+        );
+    }
+    if !out.success {
         return Err(cpp_failure(path, &String::from_utf8_lossy(&out.stderr)));
     }
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let map = build_line_map(&text);
     sm.set_base_dir(opts.cwd.clone());
     Ok(sm.add_preprocessed(path.display().to_string(), text, map))
+}
+
+/// The `#include` target of a line (`#include "x"` / `# include <x>`): (name, quoted).
+fn include_target(line: &str) -> Option<(&str, bool)> {
+    let rest = line.trim_start().strip_prefix('#')?.trim_start();
+    let rest = rest.strip_prefix("include")?.trim_start();
+    let (close, quoted) = match rest.chars().next()? {
+        '"' => ('"', true),
+        '<' => ('>', false),
+        _ => return None,
+    };
+    let body = &rest[1..];
+    let end = body.find(close)?;
+    Some((&body[..end], quoted))
+}
+
+/// Resolves the `#include` directives of `main` (shown as `shown`) and of the files they include
+/// the way `cpp` does, and refuses (E0003) an include that names something other than a regular
+/// file: `cpp` would read a device such as `/dev/zero` without end.
+#[allow(clippy::result_large_err)]
+fn check_includes(main: &Path, shown: &Path, search: &[PathBuf]) -> Result<(), Diagnostic> {
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut work: Vec<(PathBuf, String)> = vec![(main.to_path_buf(), shown.display().to_string())];
+    while let Some((file, name)) = work.pop() {
+        if seen.len() >= MAX_SCANNED_FILES || !seen.insert(file.clone()) {
+            continue;
+        }
+        let small = std::fs::metadata(&file).is_ok_and(|m| m.is_file() && m.len() <= MAX_SCANNED_BYTES);
+        if !small {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&file) else { continue };
+        let text = String::from_utf8_lossy(&bytes);
+        let here = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        for (i, line) in text.lines().enumerate() {
+            let Some((target, quoted)) = include_target(line) else {
+                continue;
+            };
+            let mut candidates: Vec<PathBuf> = Vec::new();
+            if Path::new(target).is_absolute() {
+                candidates.push(PathBuf::from(target));
+            } else {
+                if quoted {
+                    candidates.push(here.join(target));
+                }
+                candidates.extend(search.iter().map(|d| d.join(target)));
+            }
+            // cpp opens the first candidate that exists and is not a directory.
+            let Some(found) = candidates.into_iter().find(|c| c.exists() && !c.is_dir()) else {
+                continue;
+            };
+            if !found.is_file() {
+                let shown_target = if quoted {
+                    format!("\"{target}\"")
+                } else {
+                    format!("<{target}>")
+                };
+                return Err(Diagnostic::error_nospan(
+                    "E0003",
+                    format!(
+                        "`#include {shown_target}` at {name}:{}: `{}` is not a regular file",
+                        i + 1,
+                        found.display()
+                    ),
+                )
+                .with_note("only regular files can be included (a device or FIFO would be read without end)"));
+            }
+            let shown_inc = found.display().to_string();
+            work.push((found, shown_inc));
+        }
+    }
+    Ok(())
+}
+
+/// Why [`run_bounded`] failed.
+enum RunError {
+    Spawn(std::io::Error),
+    TooLarge,
+    Timeout(Duration),
+}
+
+/// Output of a bounded run.
+struct Bounded {
+    success: bool,
+    /// Exit code (None when ended by a signal).
+    code: Option<i32>,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+/// Kills the process group `pid` leads (the preprocessor driver and the `cc1` it started; killing
+/// only the driver would leave `cc1` running), then the child itself.
+fn kill_group(child: &mut std::process::Child) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Runs `cmd` in its own process group, collecting stdout (at most [`MAX_OUTPUT_BYTES`]) and
+/// stderr; the group is killed when the output grows beyond the bound or the run takes longer
+/// than `timeout`.
+fn run_bounded(mut cmd: Command, timeout: Duration) -> Result<Bounded, RunError> {
+    use std::os::unix::process::CommandExt;
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = cmd.spawn().map_err(RunError::Spawn)?;
+    let too_large = Arc::new(AtomicBool::new(false));
+    let out_reader = child.stdout.take().map(|mut out| {
+        let flag = Arc::clone(&too_large);
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 64 * 1024];
+            loop {
+                match out.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if buf.len() + n > MAX_OUTPUT_BYTES {
+                            // Relaxed: the flag is only read after this thread is joined or
+                            // polled for a stop decision; no other data is published with it.
+                            flag.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                    }
+                }
+            }
+            buf
+        })
+    });
+    let err_reader = child.stderr.take().map(|mut err| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = (&mut err).take(1 << 20).read_to_end(&mut buf);
+            // Drain the rest so that the child never blocks on a full pipe.
+            let _ = std::io::copy(&mut err, &mut std::io::sink());
+            buf
+        })
+    });
+    let start = Instant::now();
+    let status = loop {
+        if too_large.load(Ordering::Relaxed) {
+            kill_group(&mut child);
+            return Err(RunError::TooLarge);
+        }
+        match child.try_wait() {
+            Ok(Some(st)) => break Some(st),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        if start.elapsed() > timeout {
+            kill_group(&mut child);
+            return Err(RunError::Timeout(timeout));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let stdout = out_reader.and_then(|h| h.join().ok()).unwrap_or_default();
+    let stderr = err_reader.and_then(|h| h.join().ok()).unwrap_or_default();
+    if too_large.load(Ordering::Relaxed) {
+        return Err(RunError::TooLarge);
+    }
+    Ok(Bounded {
+        success: status.is_some_and(|s| s.success()),
+        code: status.and_then(|s| s.code()),
+        stdout,
+        stderr,
+    })
 }
 
 /// Turn cpp's stderr into one E0001 diagnostic: the first error becomes the

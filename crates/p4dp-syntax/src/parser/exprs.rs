@@ -29,14 +29,14 @@ impl Parser {
         self.expect_p(Punct::Colon)?;
         let else_e = self.expr()?;
         let span = cond.span.to(else_e.span);
-        Ok(Expr {
-            kind: ExprKind::Ternary {
+        self.mk_expr(
+            ExprKind::Ternary {
                 cond: Box::new(cond),
                 then_e: Box::new(then_e),
                 else_e: Box::new(else_e),
             },
             span,
-        })
+        )
     }
 
     /// The binary operator at the cursor: (op, precedence, tokens to consume).
@@ -92,14 +92,14 @@ impl Parser {
             self.leave();
             let rhs = rhs?;
             let span = lhs.span.to(rhs.span);
-            lhs = Expr {
-                kind: ExprKind::Binary {
+            lhs = self.mk_expr(
+                ExprKind::Binary {
                     op,
                     lhs: Box::new(lhs),
                     rhs: Box::new(rhs),
                 },
                 span,
-            };
+            )?;
         }
         Ok(lhs)
     }
@@ -118,10 +118,8 @@ impl Parser {
             let e = self.unary();
             self.leave();
             let e = e?;
-            return Ok(Expr {
-                span: start.to(e.span),
-                kind: ExprKind::Unary { op, expr: Box::new(e) },
-            });
+            let span = start.to(e.span);
+            return self.mk_expr(ExprKind::Unary { op, expr: Box::new(e) }, span);
         }
         if self.at_p(Punct::LParen) {
             if let Some(cast) = self.try_cast()? {
@@ -147,10 +145,8 @@ impl Parser {
             let e = self.unary();
             self.leave();
             let e = e?;
-            return Ok(Some(Expr {
-                span: start.to(e.span),
-                kind: ExprKind::Cast { ty, expr: Box::new(e) },
-            }));
+            let span = start.to(e.span);
+            return self.mk_expr(ExprKind::Cast { ty, expr: Box::new(e) }, span).map(Some);
         }
         let snap = self.snapshot();
         let ty = self.speculate(|p| {
@@ -179,10 +175,8 @@ impl Parser {
             let e = self.unary();
             self.leave();
             let e = e?;
-            return Ok(Some(Expr {
-                span: start.to(e.span),
-                kind: ExprKind::Cast { ty, expr: Box::new(e) },
-            }));
+            let span = start.to(e.span);
+            return self.mk_expr(ExprKind::Cast { ty, expr: Box::new(e) }, span).map(Some);
         }
         self.restore(snap);
         Ok(None)
@@ -210,13 +204,14 @@ impl Parser {
                 TokenKind::Punct(Punct::Dot) => {
                     self.bump();
                     let member = self.member_name()?;
-                    e = Expr {
-                        span: e.span.to(member.span),
-                        kind: ExprKind::Member {
+                    let span = e.span.to(member.span);
+                    e = self.mk_expr(
+                        ExprKind::Member {
                             base: Box::new(e),
                             member,
                         },
-                    };
+                        span,
+                    )?;
                     if let Some(targs) = self.try_call_type_args() {
                         e = self.call_rest(e, targs)?;
                     }
@@ -230,23 +225,25 @@ impl Parser {
                     if self.eat_p(Punct::Colon) {
                         let lo = self.expr()?;
                         let close = self.expect_p(Punct::RBracket)?;
-                        e = Expr {
-                            span: e.span.to(close),
-                            kind: ExprKind::Slice {
+                        let span = e.span.to(close);
+                        e = self.mk_expr(
+                            ExprKind::Slice {
                                 base: Box::new(e),
                                 hi: Box::new(first),
                                 lo: Box::new(lo),
                             },
-                        };
+                            span,
+                        )?;
                     } else {
                         let close = self.expect_p(Punct::RBracket)?;
-                        e = Expr {
-                            span: e.span.to(close),
-                            kind: ExprKind::Index {
+                        let span = e.span.to(close);
+                        e = self.mk_expr(
+                            ExprKind::Index {
                                 base: Box::new(e),
                                 index: Box::new(first),
                             },
-                        };
+                            span,
+                        )?;
                     }
                 }
                 _ => break,
@@ -268,14 +265,14 @@ impl Parser {
     fn call_rest(&mut self, callee: Expr, type_args: Vec<Type>) -> PResult<Expr> {
         let args = self.args()?;
         let span = callee.span.to(self.prev_span());
-        Ok(Expr {
-            kind: ExprKind::Call {
+        self.mk_expr(
+            ExprKind::Call {
                 callee: Box::new(callee),
                 type_args,
                 args,
             },
             span,
-        })
+        )
     }
 
     /// `( arg, ... )` — positional, named (`x = e`) or `_`.
@@ -352,10 +349,8 @@ impl Parser {
             }
             TokenKind::Ident(_) | TokenKind::Punct(Punct::Dot) => {
                 let name = self.path_name()?;
-                let e = Expr {
-                    span: name.span,
-                    kind: ExprKind::Name(name),
-                };
+                let span = name.span;
+                let e = Expr::new(ExprKind::Name(name), span);
                 if let Some(targs) = self.try_call_type_args() {
                     return self.call_rest(e, targs);
                 }
@@ -368,7 +363,7 @@ impl Parser {
                 // Parentheses are not kept as a node; the span covers them.
                 return Ok(Expr {
                     span: start.to(close),
-                    kind: inner.kind,
+                    ..inner
                 });
             }
             TokenKind::Punct(Punct::LBrace) => return self.brace_expr(),
@@ -381,10 +376,8 @@ impl Parser {
             }
             _ => return Err(self.err_expected("E0103", "an expression")),
         };
-        Ok(Expr {
-            kind,
-            span: start.to(self.prev_span()),
-        })
+        let span = start.to(self.prev_span());
+        self.mk_expr(kind, span)
     }
 
     fn looks_like_type_call(&mut self) -> bool {
@@ -409,10 +402,7 @@ impl Parser {
         if self.at_p(Punct::Hash) && self.nth_is_p(1, Punct::RBrace) {
             self.bump();
             let close = self.bump().span;
-            return Ok(Expr {
-                kind: ExprKind::InvalidHeader,
-                span: open.to(close),
-            });
+            return Ok(Expr::new(ExprKind::InvalidHeader, open.to(close)));
         }
         let is_struct = self.nth_is_ident(0) && self.nth_is_p(1, Punct::Assign);
         let mut dots = false;
@@ -459,10 +449,7 @@ impl Parser {
             ExprKind::List { elems, dots }
         };
         let close = self.expect_p(Punct::RBrace)?;
-        Ok(Expr {
-            kind,
-            span: open.to(close),
-        })
+        self.mk_expr(kind, open.to(close))
     }
 
     // ───────────── keysets ─────────────

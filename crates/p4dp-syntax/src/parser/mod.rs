@@ -34,6 +34,13 @@ pub(crate) type PResult<T> = Result<T, Fail>;
 
 /// Maximum nesting of expressions/statements/types.
 const MAX_DEPTH: u32 = 100;
+/// Maximum height of one expression tree ([`Expr::height`]). Operators chained without
+/// parentheses (`a + b + c ...`, `x.f.g ...`, `f(a)(b) ...`) are parsed by loops, not recursion, so
+/// [`MAX_DEPTH`] does not bound them; this limit does, for every later walk over the expression.
+pub(crate) const MAX_EXPR_HEIGHT: u32 = 256;
+/// Maximum number of arms of one `if` / `else if` chain (each arm is one more level of
+/// `If` statement in the AST and the IR, so later recursive walks need a bound).
+pub(crate) const MAX_ELSE_IF_ARMS: usize = 1024;
 /// Stop after this many syntax errors.
 const MAX_ERRORS: usize = 100;
 
@@ -345,6 +352,22 @@ impl Parser {
             span: start.to(name.span),
             name,
         })
+    }
+
+    /// An expression node, refused (E0113) when it is higher than [`MAX_EXPR_HEIGHT`].
+    pub(crate) fn mk_expr(&mut self, kind: ExprKind, span: Span) -> PResult<Expr> {
+        let e = Expr::new(kind, span);
+        if e.height <= MAX_EXPR_HEIGHT {
+            return Ok(e);
+        }
+        let at = self.prev_span();
+        let d = Diagnostic::error(
+            "E0113",
+            format!("expression nested too deep (more than {MAX_EXPR_HEIGHT} levels of operators, calls, members or indexes)"),
+            at,
+            "expression limit reached here",
+        );
+        Err(self.report(d))
     }
 
     /// Depth guard; pair every successful `enter` with `leave`.

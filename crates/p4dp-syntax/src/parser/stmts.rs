@@ -1,6 +1,6 @@
 //! Statements, blocks, parser states and transitions.
 
-use super::{DeclCtx, Fail, PResult, Parser};
+use super::{DeclCtx, Fail, PResult, Parser, MAX_ELSE_IF_ARMS};
 use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::lexer::{Kw, Punct, TokenKind};
@@ -51,19 +51,7 @@ impl Parser {
                 self.bump();
                 StmtKind::Empty
             }
-            TokenKind::Kw(Kw::If) => {
-                self.bump();
-                self.expect_p(Punct::LParen)?;
-                let cond = self.expr()?;
-                self.expect_p(Punct::RParen)?;
-                let then_s = Box::new(self.stmt()?);
-                let else_s = if self.eat_kw(Kw::Else) {
-                    Some(Box::new(self.stmt()?))
-                } else {
-                    None
-                };
-                StmtKind::If { cond, then_s, else_s }
-            }
+            TokenKind::Kw(Kw::If) => return self.if_chain(),
             TokenKind::Kw(Kw::Switch) => self.switch_stmt()?,
             TokenKind::Kw(Kw::Exit) => {
                 self.bump();
@@ -106,6 +94,50 @@ impl Parser {
             kind,
             span: start.to(self.prev_span()),
         })
+    }
+
+    /// `if (c1) s1 else if (c2) s2 ... else sN`. An `else if` continues the chain rather than
+    /// nesting: the arms are parsed in a loop (not counted against the nesting limit), bounded by
+    /// [`MAX_ELSE_IF_ARMS`], and folded into the nested `If` statements of the AST.
+    fn if_chain(&mut self) -> PResult<Stmt> {
+        let mut arms: Vec<(Span, Expr, Stmt)> = Vec::new();
+        let else_s = loop {
+            let start = self.span();
+            if arms.len() >= MAX_ELSE_IF_ARMS {
+                let d = Diagnostic::error(
+                    "E0113",
+                    format!("`else if` chain too long (more than {MAX_ELSE_IF_ARMS} arms)"),
+                    start,
+                    "arm limit reached here",
+                );
+                return Err(self.report(d));
+            }
+            self.bump();
+            self.expect_p(Punct::LParen)?;
+            let cond = self.expr()?;
+            self.expect_p(Punct::RParen)?;
+            let then_s = self.stmt()?;
+            arms.push((start, cond, then_s));
+            if !self.eat_kw(Kw::Else) {
+                break None;
+            }
+            if !self.at_kw(Kw::If) {
+                break Some(self.stmt()?);
+            }
+        };
+        let end = self.prev_span();
+        let mut tail = else_s;
+        while let Some((start, cond, then_s)) = arms.pop() {
+            tail = Some(Stmt {
+                kind: StmtKind::If {
+                    cond,
+                    then_s: Box::new(then_s),
+                    else_s: tail.map(Box::new),
+                },
+                span: start.to(end),
+            });
+        }
+        tail.ok_or(Fail)
     }
 
     /// Assignment, compound assignment or call, without the `;`.
@@ -310,13 +342,13 @@ impl Parser {
         if self.eat_p(Punct::DotDot) {
             let hi = self.expr()?;
             let span = lo.span.to(hi.span);
-            return Ok(Expr {
-                kind: ExprKind::List {
+            return self.mk_expr(
+                ExprKind::List {
                     elems: vec![lo, hi],
                     dots: true,
                 },
                 span,
-            });
+            );
         }
         Ok(lo)
     }

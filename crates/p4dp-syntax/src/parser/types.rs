@@ -139,15 +139,15 @@ impl Parser {
                 radix,
             } => {
                 let sp = self.bump().span;
-                Expr {
-                    kind: ExprKind::Int(IntLit {
+                Expr::new(
+                    ExprKind::Int(IntLit {
                         value,
                         width,
                         signed,
                         radix,
                     }),
-                    span: sp,
-                }
+                    sp,
+                )
             }
             TokenKind::Punct(Punct::LParen) => {
                 let open = self.bump().span;
@@ -160,10 +160,8 @@ impl Parser {
             }
             TokenKind::Ident(_) | TokenKind::Punct(Punct::Dot) => {
                 let n = self.path_name()?;
-                Expr {
-                    span: n.span,
-                    kind: ExprKind::Name(n),
-                }
+                let span = n.span;
+                Expr::new(ExprKind::Name(n), span)
             }
             _ => return Err(self.err_expected("E0104", "a width (integer or parenthesized expression)")),
         };
