@@ -142,6 +142,26 @@ fn parse_line(line: u32, chars: &[char]) -> Result<Option<Stmt>, PErr> {
     Ok(Some(Stmt { line, span, kind }))
 }
 
+/// Largest port a script can name: the runtime's ports are 0 to 510, and 511 is its drop port
+/// (`P4DP_PORT_DROP`; v1model's `egress_spec` 511), so no packet enters or leaves there.
+pub const MAX_PORT: u64 = 510;
+
+/// Refuses a port the runtime does not have (instead of letting the program's port width wrap
+/// it: `packet 512` would enter on v1model port 0).
+fn check_port(p: Int) -> Result<(), PErr> {
+    if p.value > MAX_PORT {
+        return Err(perr(
+            p.span,
+            format!(
+                "port {} is out of range: ports are 0 to {MAX_PORT} ({} is the drop port)",
+                p.value,
+                MAX_PORT + 1
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Reads the port word after `packet`/`expect`; returns it and the index
 /// after it.
 fn port_word(line: u32, chars: &[char], mut i: usize, kw: Span, kw_text: &str) -> Result<(Int, usize), PErr> {
@@ -166,13 +186,12 @@ fn port_word(line: u32, chars: &[char], mut i: usize, kw: Span, kw_text: &str) -
     let value: u32 = word
         .parse()
         .map_err(|_| perr(span, format!("port number `{word}` is too large")))?;
-    Ok((
-        Int {
-            value: u64::from(value),
-            span,
-        },
-        i,
-    ))
+    let port = Int {
+        value: u64::from(value),
+        span,
+    };
+    check_port(port)?;
+    Ok((port, i))
 }
 
 fn data_char_error(line: u32, chars: &[char], i: usize, kw: &str) -> PErr {
@@ -442,7 +461,7 @@ impl<'a> P<'a> {
             "no_packet" => StmtKind::NoPacket,
             "mirroring_add" => StmtKind::MirroringAdd {
                 session: self.int("a session id")?,
-                port: self.int("a port")?,
+                port: self.port()?,
             },
             "mirroring_add_mc" => StmtKind::MirroringAddMc {
                 session: self.int("a session id")?,
@@ -459,12 +478,12 @@ impl<'a> P<'a> {
             },
             "mc_node_create" => {
                 let rid = self.int("a replication id")?;
-                let ports = self.int_list("a port")?;
+                let ports = self.port_list()?;
                 StmtKind::McNodeCreate { rid, ports }
             }
             "mc_node_update" => {
                 let node = self.int("a node handle")?;
-                let ports = self.int_list("a port")?;
+                let ports = self.port_list()?;
                 StmtKind::McNodeUpdate { node, ports }
             }
             "mc_node_associate" => StmtKind::McNodeAssociate {
@@ -532,10 +551,17 @@ impl<'a> P<'a> {
         Ok(k)
     }
 
-    fn int_list(&mut self, what: &str) -> Result<Vec<Int>, PErr> {
-        let mut v = vec![self.int(what)?];
+    /// A port operand (range-checked like `packet`/`expect` ports).
+    fn port(&mut self) -> Result<Int, PErr> {
+        let p = self.int("a port")?;
+        check_port(p)?;
+        Ok(p)
+    }
+
+    fn port_list(&mut self) -> Result<Vec<Int>, PErr> {
+        let mut v = vec![self.port()?];
         while matches!(self.peek_tok(), Some(Tok::Num(_))) {
-            v.push(self.int(what)?);
+            v.push(self.port()?);
         }
         Ok(v)
     }

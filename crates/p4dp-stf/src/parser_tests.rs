@@ -90,6 +90,32 @@ fn packet_errors() {
         err_head("packet 99999999999 00"),
         "t.stf:1:8: error: port number `99999999999` is too large"
     );
+    // Ports the runtime does not have are refused, not wrapped to the program's port width.
+    assert_eq!(
+        err_head("packet 512 00"),
+        "t.stf:1:8: error: port 512 is out of range: ports are 0 to 510 (511 is the drop port)"
+    );
+    assert_eq!(
+        err_head("packet 4294967295 00"),
+        "t.stf:1:8: error: port 4294967295 is out of range: ports are 0 to 510 (511 is the drop port)"
+    );
+    assert_eq!(
+        err_head("packet 511 00"),
+        "t.stf:1:8: error: port 511 is out of range: ports are 0 to 510 (511 is the drop port)"
+    );
+    assert_eq!(
+        err_head("expect 512 00"),
+        "t.stf:1:8: error: port 512 is out of range: ports are 0 to 510 (511 is the drop port)"
+    );
+    assert_eq!(
+        err_head("mirroring_add 1 600"),
+        "t.stf:1:17: error: port 600 is out of range: ports are 0 to 510 (511 is the drop port)"
+    );
+    assert_eq!(
+        err_head("mc_node_create 1 2 3 999"),
+        "t.stf:1:22: error: port 999 is out of range: ports are 0 to 510 (511 is the drop port)"
+    );
+    assert!(matches!(one("packet 510 00"), StmtKind::Packet { .. }));
     assert_eq!(
         err("packet 0 0x0800"),
         "t.stf:1:11: error: invalid character `x` in packet data\n 1 | packet 0 0x0800\n   |           ^\n   = note: packet data is plain hex digits, without a `0x` prefix"
