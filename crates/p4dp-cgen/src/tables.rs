@@ -14,7 +14,7 @@ use crate::{unsupported, Gen, Owner, R};
 type EntryBufs = (Vec<u8>, Vec<u8>, Option<Vec<u8>>);
 
 /// Default number of entries of a table without `size` (abi.h P4DP_TABLE_DEFAULT_SIZE).
-pub const DEFAULT_TABLE_SIZE: u64 = 1024;
+pub const DEFAULT_TABLE_SIZE: u64 = p4dp_ir::DEFAULT_TABLE_SIZE;
 
 /// The runtime's `P4DP_MATCH_*` of a match kind it implements.
 pub(crate) fn match_kind_c(k: &MatchKind) -> Option<&'static str> {

@@ -704,6 +704,9 @@ pub struct Action {
     pub span: Span,
 }
 
+/// Capacity of a table without a `size` property (the runtime's `P4DP_TABLE_DEFAULT_SIZE`).
+pub const DEFAULT_TABLE_SIZE: u64 = 1024;
+
 #[derive(Debug, Clone)]
 pub struct Table {
     pub name: String,
@@ -717,6 +720,9 @@ pub struct Table {
     pub entries: Vec<ConstEntry>,
     /// True for `const entries` (the control plane may not change them).
     pub entries_const: bool,
+    /// Capacity in entries: 1 to `u32::MAX` (what the runtime accepts). `None`: not declared and
+    /// [`DEFAULT_TABLE_SIZE`] holds the table's initial entries (sema sets it to their number
+    /// when they are more).
     pub size: Option<u64>,
     /// `counters = ...`/`meters = ...`/`implementation = ...` and other extern-valued properties.
     pub direct_counter: Option<ExternId>,

@@ -264,17 +264,28 @@ impl<'a> Sema<'a> {
             Val::Int(i) => match self.ty(ty).clone() {
                 Type::Bit(w) | Type::Int(w) => {
                     let signed = matches!(self.ty(ty), Type::Int(_));
+                    let v = consts::bits(&i, w, signed);
                     if !consts::fits(&i, w, signed) {
+                        // The spec's int -> bit<W>/int<W> conversion keeps the W low bits; like
+                        // p4c, an implicit one that loses bits is a warning, not an error.
                         let tn = self.tname(ty);
-                        self.err(
-                            "E0302",
-                            format!("value `{i}` does not fit `{tn}`"),
-                            span,
-                            format!("does not fit `{tn}`"),
+                        let low = consts::to_int(&v).unwrap_or_default();
+                        let shown = match (signed, low.sign()) {
+                            (true, num_bigint::Sign::Minus) => format!("-{w}s{}", -low),
+                            (true, _) => format!("{w}s{low}"),
+                            (false, _) => format!("{w}w{low}"),
+                        };
+                        self.report(
+                            p4dp_syntax::Diagnostic::warning(
+                                "W0303",
+                                format!("value `{i}` does not fit `{tn}`; truncated to `{shown}`"),
+                                span,
+                                format!("converted to `{tn}` here"),
+                            )
+                            .with_help(format!("write a value that fits, or cast explicitly: `({tn})({i})`")),
                         );
-                        return None;
                     }
-                    Some(cnst(consts::bits(&i, w, signed), ty, span))
+                    Some(cnst(v, ty, span))
                 }
                 _ => {
                     let tn = self.tname(ty);

@@ -59,7 +59,7 @@
 //! | E0209 | no overload takes these arguments / unknown or duplicate named argument |
 //! | E0210 | unknown `error`, enum or `match_kind` member |
 //! | E0301 | type mismatch |
-//! | E0302 | integer literal or constant does not fit its type |
+//! | E0302 | a sized integer literal (`8w256`) does not fit its own width |
 //! | E0303 | the width of an `int` value cannot be inferred (a width is required) |
 //! | E0304 | operator not applicable to these operand types |
 //! | E0305 | cast not allowed |
@@ -85,6 +85,7 @@
 //! | E0499 | internal compiler error (the produced IR failed validation) |
 //! | W0301 | warning: implicit widening `bit<N>` → `bit<M>` / `int<N>` → `int<M>` (M > N) in an assignment, initializer or `in` argument, accepted for p4c compatibility (not in the P4_16 spec) |
 //! | W0302 | warning: a type argument omitted at an extern instantiation (`register<bit<8>>(16)` for `register<T, I>`) is only used by unsized integer-literal arguments; it is taken as `bit<32>` (p4c/BMv2 compatibility) |
+//! | W0303 | warning: an integer value implicitly converted to `bit<W>`/`int<W>` (`8w1 + 300`, `hdr.f = 256`) does not fit; it is truncated to W bits, the spec's conversion (p4c also warns) |
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;

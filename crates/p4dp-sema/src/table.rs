@@ -60,6 +60,23 @@ impl<'a> Sema<'a> {
     // ----------------------------------------------------------------------------------------
     // tables
 
+    /// The initial entries must fit the table: a declared `size` smaller than their number is
+    /// E0405 (the runtime would refuse them at load); without `size`, a table with more than
+    /// [`ir::DEFAULT_TABLE_SIZE`] entries gets exactly as many.
+    fn size_for_entries(&mut self, table: &mut ir::Table, size_span: Option<Span>) {
+        let n = table.entries.len() as u64;
+        match (table.size, size_span) {
+            (Some(size), Some(sp)) if size < n => self.err(
+                "E0405",
+                format!("table `{}` has {n} initial entries but `size = {size}`", table.name),
+                sp,
+                format!("make it at least {n}"),
+            ),
+            (None, _) if n > ir::DEFAULT_TABLE_SIZE => table.size = Some(n),
+            _ => {}
+        }
+    }
+
     pub(crate) fn lower_table(&mut self, td: &'a ast::TableDecl) -> Option<ir::TableId> {
         let cid = self.cx.control()?;
         let fq = control_plane_name(
@@ -159,6 +176,7 @@ impl<'a> Sema<'a> {
             span: ispan(td.span),
         };
         // Pass 2: everything else.
+        let mut size_span: Option<Span> = None;
         let mut default = None;
         let mut entries_prop = None;
         for p in &td.properties {
@@ -169,7 +187,22 @@ impl<'a> Sema<'a> {
                     "size" => {
                         if let Some(v) = self.const_int(value) {
                             match v.to_u64() {
-                                Some(n) => table.size = Some(n),
+                                Some(0) => self.err(
+                                    "E0405",
+                                    "table size 0: a table holds at least one entry",
+                                    value.span,
+                                    "omit `size` for the default capacity",
+                                ),
+                                Some(n) if n <= u64::from(u32::MAX) => {
+                                    table.size = Some(n);
+                                    size_span = Some(value.span);
+                                }
+                                Some(n) => self.err(
+                                    "E0405",
+                                    format!("table size {n} is too large (at most {})", u32::MAX),
+                                    value.span,
+                                    "too large",
+                                ),
                                 None => self.err(
                                     "E0405",
                                     "table size must be a non-negative integer",
@@ -218,6 +251,7 @@ impl<'a> Sema<'a> {
             table.entries_const = is_const;
             table.entries = self.entries(&table, es);
         }
+        self.size_for_entries(&mut table, size_span);
         self.check_dp_table(td, &table);
         if !ok {
             return None;
