@@ -113,6 +113,8 @@ mod types;
 #[cfg(test)]
 mod compat_tests;
 #[cfg(test)]
+mod limits_tests;
+#[cfg(test)]
 mod tests;
 
 pub use consts::{fits, wrap_to};

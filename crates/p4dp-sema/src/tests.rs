@@ -32,7 +32,7 @@ fn p4_files(dir: &Path) -> Vec<PathBuf> {
 
 /// Compiles source text that includes core.p4/v1model.p4 (through cpp, as users do).
 #[allow(dead_code)]
-fn compile_text(name: &str, text: &str) -> Result<ir::ValidProgram, String> {
+pub(crate) fn compile_text(name: &str, text: &str) -> Result<ir::ValidProgram, String> {
     let dir = std::env::temp_dir().join(format!("p4dp-sema-test-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let path = dir.join(name);
@@ -42,14 +42,14 @@ fn compile_text(name: &str, text: &str) -> Result<ir::ValidProgram, String> {
     r.map(|c| c.program).map_err(|(sm, d)| render_all(&sm, &d))
 }
 
-fn ok(name: &str, text: &str) -> ir::ValidProgram {
+pub(crate) fn ok(name: &str, text: &str) -> ir::ValidProgram {
     match compile_text(name, text) {
         Ok(p) => p,
         Err(e) => panic!("{name} failed:\n{e}"),
     }
 }
 
-fn rejected(name: &str, text: &str) -> String {
+pub(crate) fn rejected(name: &str, text: &str) -> String {
     match compile_text(name, text) {
         Ok(_) => panic!("{name} was accepted"),
         Err(e) => e,
@@ -104,7 +104,7 @@ fn p4include_files_analyze() {
 // Unit tests on small programs
 
 /// A v1model program whose ingress has `locals` and `apply { body }`; `top` goes before it.
-fn v1(top: &str, locals: &str, body: &str) -> String {
+pub(crate) fn v1(top: &str, locals: &str, body: &str) -> String {
     format!(
         r#"#include <core.p4>
 #include <v1model.p4>
@@ -130,7 +130,7 @@ V1Switch(P(), VC(), MyIngress(), EG(), CC(), DP()) main;
     )
 }
 
-fn ingress(p: &ir::Program) -> &ir::Control {
+pub(crate) fn ingress(p: &ir::Program) -> &ir::Control {
     p.controls
         .iter()
         .map(|(_, c)| c)
