@@ -245,6 +245,9 @@ pub(crate) struct Sema<'a> {
     pub resolving: u32,
     /// Nesting depth of each interned type, by type index (see `types::MAX_TYPE_NESTING`).
     pub type_depths: Vec<u32>,
+    /// E0413 was reported: one too-deep chain of declarations is reported once, not again from
+    /// each way it is reached.
+    pub nesting_reported: bool,
 }
 
 pub(crate) fn ispan(s: Span) -> ir::Span {
@@ -282,6 +285,7 @@ impl<'a> Sema<'a> {
             incomplete_blocks: HashSet::new(),
             resolving: 0,
             type_depths: Vec::new(),
+            nesting_reported: false,
         }
     }
 

@@ -1,10 +1,35 @@
 //! Input whose depth or size the user controls: every case ends with a diagnostic (or is
-//! accepted), never a stack overflow or an exponential blow-up. The tests run on cargo's test
-//! threads (2 MiB stacks, smaller than the CLI's 8 MiB main thread).
+//! accepted), never a stack overflow or an exponential blow-up. Each compilation runs on a
+//! thread with the stack the CLI compiles on (its main thread: 8 MiB by default), in debug
+//! builds too.
 
 use std::fmt::Write as _;
 
-use crate::tests::{ingress, ok, rejected, v1};
+use crate::tests::{ingress, v1};
+
+/// The stack `p4dp` compiles on: the main thread's default (`ulimit -s`, 8 MiB).
+const CLI_STACK: usize = 8 << 20;
+
+fn on_cli_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let h = std::thread::Builder::new()
+        .stack_size(CLI_STACK)
+        .spawn(f)
+        .expect("spawn a compiler thread");
+    match h.join() {
+        Ok(v) => v,
+        Err(e) => std::panic::resume_unwind(e),
+    }
+}
+
+fn ok(name: &str, text: &str) -> p4dp_ir::ValidProgram {
+    let (name, text) = (name.to_string(), text.to_string());
+    on_cli_stack(move || crate::tests::ok(&name, &text))
+}
+
+fn rejected(name: &str, text: &str) -> String {
+    let (name, text) = (name.to_string(), text.to_string());
+    on_cli_stack(move || crate::tests::rejected(&name, &text))
+}
 
 /// `meta.x = hdr.h.a + hdr.h.a + ...` with `n` operands.
 fn chain(n: usize) -> String {

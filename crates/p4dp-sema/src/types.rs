@@ -66,6 +66,9 @@ impl<'a> Sema<'a> {
     /// Reports E0413 when `t` (declared by `name`) nests deeper than [`MAX_TYPE_NESTING`].
     fn check_type_depth(&mut self, t: ir::TypeId, name: &ast::Ident) -> RTy {
         if self.type_depth(t) > MAX_TYPE_NESTING {
+            if std::mem::replace(&mut self.nesting_reported, true) {
+                return RTy::Err;
+            }
             self.err(
                 "E0413",
                 format!(
@@ -400,6 +403,9 @@ impl<'a> Sema<'a> {
     /// result with `self.resolving -= 1`.
     pub(crate) fn enter_resolution(&mut self, name: &str, span: Span) -> bool {
         if self.resolving >= MAX_TYPE_NESTING {
+            if std::mem::replace(&mut self.nesting_reported, true) {
+                return false;
+            }
             self.err(
                 "E0413",
                 format!(

@@ -85,3 +85,72 @@ fn load_and_parse_with_defines() {
     assert_eq!(diags[0].code, "E0001");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn include_of_a_device_is_refused_before_cpp_runs() {
+    let d = temp_dir("device");
+    std::fs::write(d.join("zero.p4"), "const bit<8> A = 1;\n#include \"/dev/zero\"\n").unwrap();
+    std::fs::write(d.join("rand.p4"), "#include </dev/urandom>\n").unwrap();
+    // An included file that includes a device: the directive is named where it is.
+    std::fs::write(d.join("inc/bad.p4"), "// bad\n#include \"/dev/zero\"\n").unwrap();
+    std::fs::write(d.join("outer.p4"), "#include <bad.p4>\n").unwrap();
+    let opts = PreprocessOptions {
+        include_dirs: vec![d.join("inc")],
+        cwd: Some(d.clone()),
+        ..Default::default()
+    };
+    let start = std::time::Instant::now();
+    let e = preprocess_with(std::path::Path::new("zero.p4"), &opts).unwrap_err();
+    assert_eq!(e.code, "E0003");
+    assert!(
+        e.message
+            .contains("`#include \"/dev/zero\"` at zero.p4:2: `/dev/zero` is not a regular file"),
+        "{}",
+        e.message
+    );
+    let e = preprocess_with(std::path::Path::new("rand.p4"), &opts).unwrap_err();
+    assert_eq!(e.code, "E0003");
+    assert!(
+        e.message.contains("`#include </dev/urandom>` at rand.p4:1"),
+        "{}",
+        e.message
+    );
+    let e = preprocess_with(std::path::Path::new("outer.p4"), &opts).unwrap_err();
+    assert_eq!(e.code, "E0003");
+    assert!(e.message.contains("inc/bad.p4:2"), "{}", e.message);
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn preprocessor_run_time_is_bounded() {
+    let d = temp_dir("timeout");
+    std::fs::write(d.join("m.p4"), "const bit<8> A = 1;\n").unwrap();
+    let opts = PreprocessOptions {
+        cwd: Some(d.clone()),
+        timeout: Some(std::time::Duration::ZERO),
+        ..Default::default()
+    };
+    let e = preprocess_with(std::path::Path::new("m.p4"), &opts).unwrap_err();
+    assert_eq!(e.code, "E0004");
+    assert!(e.message.contains("did not finish within"), "{}", e.message);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn macro_named_device_include_is_stopped() {
+    // The include's name comes from a macro, so it cannot be checked before cpp runs: cpp's
+    // address-space cap (or the time bound) stops it instead of letting it grow without end.
+    let d = temp_dir("macro-dev");
+    std::fs::write(d.join("m.p4"), "#define DEV \"/dev/zero\"\n#include DEV\n").unwrap();
+    let opts = PreprocessOptions {
+        cwd: Some(d.clone()),
+        timeout: Some(std::time::Duration::from_secs(15)),
+        ..Default::default()
+    };
+    let start = std::time::Instant::now();
+    let e = preprocess_with(std::path::Path::new("m.p4"), &opts).unwrap_err();
+    assert!(e.code == "E0001" || e.code == "E0004", "{e:?}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -416,3 +416,78 @@ fn too_many_errors_stop() {
     assert!(e.len() <= 102, "{}", e.len());
     assert_eq!(e.last().map(|x| x.0), Some("E0117"));
 }
+
+// ───────────── input-controlled depth ─────────────
+
+/// `const bit<8> X = <e>;` parsed; the initializer's height.
+fn const_height(src: &str) -> u32 {
+    let p = parse_ok(src);
+    match &p.decls[0] {
+        Decl::Const(c) => c.value.height,
+        d => panic!("{d:?}"),
+    }
+}
+
+#[test]
+fn expression_height_is_recorded() {
+    assert_eq!(const_height("const bit<8> X = 1;"), 1);
+    assert_eq!(const_height("const bit<8> X = 1 + 2 * 3;"), 3);
+    assert_eq!(const_height("const bit<8> X = ((1 + 2)) + 3;"), 3);
+    assert_eq!(const_height("const bit<8> X = a.b.c[1];"), 4);
+    assert_eq!(const_height("const bit<8> X = f(g(h(1)));"), 4);
+    // A cast counts the expressions in its type: `(bit<(1 + 2)>) x` is 3 high.
+    assert_eq!(const_height("const bit<8> X = (bit<(1 + 2)>) x;"), 4);
+}
+
+#[test]
+fn operator_chains_are_bounded_by_height() {
+    let chain = |n: usize| format!("const bit<8> X = {};", vec!["1"; n].join(" + "));
+    assert_eq!(const_height(&chain(256)), 256);
+    let e = errors(&chain(257));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!(e[0].0, "E0113");
+    // The reported case: 10,000 operators in one expression.
+    let e = errors(&chain(10_001));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].1.contains("expression nested too deep"), "{e:?}");
+    let e = errors(&format!("const bit<8> X = a{};", ".b".repeat(10_000)));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!(e[0].0, "E0113");
+}
+
+#[test]
+fn else_if_chain_is_parsed_as_a_chain() {
+    let arms: Vec<String> = (0..98).map(|i| format!("if (x == {i}) {{ y = {i}; }}")).collect();
+    let src = format!(
+        "control C() {{ apply {{ {} else {{ y = 0; }} }} }}",
+        arms.join(" else ")
+    );
+    let p = parse_ok(&src);
+    let Decl::Control(c) = &p.decls[0] else { panic!() };
+    // The chain is nested `If`s in the AST: walk its else branches to the final `else`.
+    let mut s = &c.apply.stmts[0];
+    let mut n = 0;
+    while let StmtKind::If { else_s: Some(e), .. } = &s.kind {
+        n += 1;
+        s = e;
+    }
+    assert_eq!(n, 98);
+    assert!(matches!(s.kind, StmtKind::Block(_)));
+    let arms: Vec<String> = (0..1025).map(|i| format!("if (x == {i}) {{ y = 1; }}")).collect();
+    let e = errors(&format!("control C() {{ apply {{ {} }} }}", arms.join(" else ")));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].1.contains("`else if` chain too long"), "{e:?}");
+}
+
+#[test]
+fn nesting_within_else_if_arms_is_still_bounded() {
+    let deep = format!(
+        "control C() {{ apply {{ if (a) {{ }} else if (b) {} }} }}",
+        "{".repeat(200) + &"}".repeat(200)
+    );
+    let e = errors(&deep);
+    assert!(
+        e.iter().any(|(c, m)| *c == "E0113" && m.contains("nesting too deep")),
+        "{e:?}"
+    );
+}
