@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Brief mutation fuzzing of the front end (parse + sema + IR validation). Any panic or hang fails and
+# Brief fuzzing of the front end (parse + sema + IR validation): mutated corpus programs and generated
+# deep inputs (operator/member chains, nested types, declaration chains, else-if chains). Any panic,
+# stack overflow or hang fails and
 # saves the input under build/fuzz-crashes/. P4DP_FUZZ_SECS (default 20) bounds the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
