@@ -37,7 +37,7 @@
 //! | E0110 | expected an identifier |
 //! | E0111 | declaration not allowed in this context |
 //! | E0112 | malformed annotation (unbalanced parentheses/brackets, bad body) |
-//! | E0113 | nesting too deep (expression/statement/type nesting limit) |
+//! | E0113 | nesting too deep (expression/statement/type nesting limit, expression height, `else if` chain length) |
 //! | E0114 | malformed keyset (`select` case or table entry) |
 //! | E0115 | malformed parser state (statement after `transition`, missing state) |
 //! | E0116 | malformed table property |
