@@ -25,7 +25,7 @@ run: build
 
 # test-rust includes the corpus on the real runtime (crates/p4dp/tests/corpus.rs), so test-corpus is not
 # listed again: it runs that one test binary alone
-test: build test-runtime test-tsan test-asan test-ubsan test-rust test-system test-robustness test-fuzz test-p4runtime
+test: build test-runtime test-tsan test-asan test-ubsan test-rust test-corpus-asan test-system test-robustness test-fuzz test-p4runtime
 
 test-runtime: setup
 	$(MAKE) -C runtime test
@@ -51,9 +51,8 @@ test-rust: build
 test-corpus: build
 	$(CARGO) test --release -p p4dp --test corpus
 
-# a quarter of the corpus through `p4dp stf --burst` with the programs and the runtime built with
-# AddressSanitizer (docs/testing.md; ASAN_ALL=1 for all of it). Needs a p4dp whose program build
-# honours P4DP_CFLAGS.
+# the corpus through `p4dp stf --burst` with the programs and the runtime built with
+# AddressSanitizer (docs/testing.md; ASAN_EVERY=N for every Nth program only).
 test-corpus-asan: build
 	bash scripts/run_corpus_asan.sh
 

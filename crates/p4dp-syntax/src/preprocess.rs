@@ -111,6 +111,9 @@ pub fn preprocess_into(sm: &mut SourceMap, path: &Path, opts: &PreprocessOptions
     cmd.args(["-E", "-C", "-undef", "-nostdinc", "-x", "c"]);
     // Stable (untranslated) messages for diagnostics and snapshots.
     cmd.env("LC_ALL", "C");
+    // A library preloaded into p4dp (a sanitizer's runtime, as `make test-corpus-asan` preloads
+    // libasan) is not for cpp, and could not start under the address-space cap anyway.
+    cmd.env_remove("LD_PRELOAD");
     cmd.arg("-I").arg(dir);
     for d in &opts.include_dirs {
         cmd.arg("-I").arg(d);
