@@ -130,6 +130,10 @@ run $EX/l2l3.p4 --port 0=in.pcap --mem 0|0 is not in 64..=1048576
 run $EX/l2l3.p4 --port 0=in.pcap --iface 5=nosuch|error: --iface 5=nosuch: no network interface named
 run $EX/l2l3.p4 --port 0=raw.pcap|raw.pcap has link type 101 (RAW, IP without a link header), not Ethernet (1)
 build $EX/l2l3.p4 -o /dev/null|error: /dev/null: exists and is not a directory
+serve --duration nan|invalid value 'nan' for '--duration <SECONDS>'
+serve --duration=-1|invalid value '-1' for '--duration <SECONDS>'
+serve --workers 1000000|1000000 is not in 1..=127
+serve --mem 1|1 is not in 64..=1048576
 CASES
 expect_same "link type" raw.pcap raw.orig
 

@@ -17,7 +17,7 @@ use crate::stop;
 use crate::CompileOpts;
 
 /// Worker cores at most: DPDK's lcore limit (RTE_MAX_LCORE, 128) less the control lcore.
-const MAX_WORKERS: u32 = 127;
+pub(crate) const MAX_WORKERS: u32 = 127;
 /// The longest `--duration`: a year, in seconds (longer runs: stop them with a signal).
 const MAX_DURATION_S: f64 = 365.0 * 24.0 * 3600.0;
 

@@ -46,14 +46,14 @@ pub struct ServeArgs {
     /// Extra EAL arguments (space-separated).
     #[arg(long)]
     pub eal: Option<String>,
-    /// Number of worker cores.
-    #[arg(long, default_value_t = 1)]
+    /// Number of worker cores (1 to 127).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=crate::run::MAX_WORKERS as i64))]
     pub workers: u32,
-    /// DPDK memory in MiB.
-    #[arg(long, default_value_t = 1024)]
+    /// DPDK memory in MiB (64 to 1048576).
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(64..=1_048_576))]
     pub mem: u32,
-    /// Stop after this many seconds (default: until Ctrl-C or SIGTERM).
-    #[arg(long)]
+    /// Stop after this many seconds, at most a year (default: until Ctrl-C or SIGTERM).
+    #[arg(long, value_name = "SECONDS", value_parser = crate::run::parse_duration)]
     pub duration: Option<f64>,
     /// The gRPC address to serve P4Runtime on.
     #[arg(long = "p4runtime", value_name = "ADDR", default_value = DEFAULT_ADDR)]
