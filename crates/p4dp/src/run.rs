@@ -35,12 +35,13 @@ pub fn parse_duration(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// The ports, cores, memory and duration of a switch: the options `p4dp run` and `p4dp serve`
+/// share.
 #[derive(Args, Debug)]
-pub struct RunArgs {
-    #[command(flatten)]
-    pub c: CompileOpts,
+pub struct SwitchOpts {
     /// A pcap port: `N=IN.pcap:OUT.pcap` (either side may be empty: `N=:out.pcap` only sends,
-    /// `N=in.pcap:` only receives). N is the P4 port number.
+    /// `N=in.pcap:` only receives). N is the P4 port number. Under `serve` (or `--p4runtime`) the
+    /// input is replayed from its start each time a pipeline is committed.
     #[arg(long = "port", value_name = "N=IN:OUT")]
     pub ports: Vec<String>,
     /// A Linux interface through DPDK's af_packet driver: `N=IFNAME`.
@@ -52,19 +53,45 @@ pub struct RunArgs {
     /// Extra EAL arguments (space-separated), added after p4dp's defaults.
     #[arg(long)]
     pub eal: Option<String>,
-    /// Table entries to install before traffic: STF `add`/`setdefault` lines (see docs/stf.md).
-    #[arg(long = "table-entries", value_name = "FILE")]
-    pub table_entries: Option<PathBuf>,
     /// Number of worker cores (1 to 127).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_WORKERS as i64))]
     pub workers: u32,
-    /// Run for this many seconds (at most a year) instead of until the pcap input is drained (or,
-    /// with a live port, until SIGINT/SIGTERM).
+    /// Stop after this many seconds (at most a year). Default: `run` on pcap ports stops when the
+    /// input is drained; otherwise the switch runs until SIGINT/SIGTERM.
     #[arg(long, value_name = "SECONDS", value_parser = parse_duration)]
     pub duration: Option<f64>,
     /// DPDK memory in MiB (no hugepages are used; 64 to 1048576).
     #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(64..=1_048_576))]
     pub mem: u32,
+}
+
+impl SwitchOpts {
+    /// Whether no port was given.
+    pub fn no_ports(&self) -> bool {
+        self.ports.is_empty() && self.ifaces.is_empty() && self.vdevs.is_empty()
+    }
+
+    /// The ports as devargs, checked before any file is opened (see [`port_devargs`]).
+    pub(crate) fn devargs(&self, scratch: &std::path::Path) -> Result<Ports> {
+        port_devargs(&self.ports, &self.ifaces, &self.vdevs, scratch)
+    }
+
+    /// Starts DPDK's EAL for these workers and this much memory.
+    pub(crate) fn init_eal(&self) -> Result<()> {
+        p4dp_rt::Eal::init(&eal_args_workers(self.mem, self.workers, self.eal.as_deref()))
+            .context("starting DPDK's EAL (see the EAL's message above; `--eal` adds EAL arguments)")
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub c: CompileOpts,
+    #[command(flatten)]
+    pub sw: SwitchOpts,
+    /// Table entries to install before traffic: STF `add`/`setdefault` lines (see docs/stf.md).
+    #[arg(long = "table-entries", value_name = "FILE")]
+    pub table_entries: Option<PathBuf>,
     /// Print the digest messages the program sent (hex, native layout), after the run.
     #[arg(long)]
     pub digests: bool,
@@ -260,17 +287,16 @@ pub fn eal_args_workers(mem: u32, workers: u32, extra: Option<&str>) -> Vec<Stri
 pub fn run(a: RunArgs) -> Result<ExitCode> {
     let scratch = compile::temp_dir("run")?;
     // everything about the ports is checked before the (slow) compile and before any file is opened
-    let ports = port_devargs(&a.ports, &a.ifaces, &a.vdevs, scratch.path())?;
+    let ports = a.sw.devargs(scratch.path())?;
     let out = a.build_dir.clone().unwrap_or_else(|| scratch.path().to_path_buf());
     let built = compile::build(&a.c, &out, false)?;
     stop::check()?;
     if a.p4rt.p4runtime.is_some() {
         return crate::serve::run_with_p4runtime(&a, &built, ports.devargs);
     }
-    p4dp_rt::Eal::init(&eal_args_workers(a.mem, a.workers, a.eal.as_deref()))
-        .context("starting DPDK's EAL (see the EAL's message above; `--eal` adds EAL arguments)")?;
+    a.sw.init_eal()?;
     let opts = p4dp_rt::RuntimeOptions {
-        max_workers: a.workers,
+        max_workers: a.sw.workers,
         ..Default::default()
     };
     let rt =
@@ -296,17 +322,17 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             }
         })?;
     }
-    let until_input_done = a.duration.is_none() && !ports.live;
-    if a.duration.is_none() && ports.live {
+    let until_input_done = a.sw.duration.is_none() && !ports.live;
+    if a.sw.duration.is_none() && ports.live {
         eprintln!("running until stopped (SIGINT, Ctrl-C, or SIGTERM): a port receives from a live source");
     }
     let t0 = Instant::now();
     let params = p4dp_rt::RunParams {
-        n_workers: a.workers,
+        n_workers: a.sw.workers,
         // a signal that came during the setup stops the run at once: the ports still start and
         // stop, so every output file is a valid pcap
         stop: Some(stop::flag()),
-        duration: a.duration.map(Duration::from_secs_f64),
+        duration: a.sw.duration.map(Duration::from_secs_f64),
         until_input_done,
         ..Default::default()
     };

@@ -9,12 +9,12 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use p4dp_p4runtime::{CompiledProgram, Compiler, DeviceConfig, DeviceOptions, PortSpec, Service};
 
 use crate::compile::{self, Built};
-use crate::run::{eal_args_workers, port_devargs, RunArgs};
+use crate::run::{RunArgs, SwitchOpts};
 use crate::CompileOpts;
 
 /// P4Runtime options of `p4dp run` and `p4dp serve`.
@@ -33,28 +33,8 @@ const DEFAULT_ADDR: &str = "127.0.0.1:9559";
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// A pcap port `N=IN.pcap:OUT.pcap` (as in `p4dp run`; the input is replayed from its start
-    /// each time a pipeline is committed).
-    #[arg(long = "port", value_name = "N=IN:OUT")]
-    pub ports: Vec<String>,
-    /// A Linux interface through DPDK's af_packet driver: `N=IFNAME`.
-    #[arg(long = "iface", value_name = "N=IFNAME")]
-    pub ifaces: Vec<String>,
-    /// Any DPDK virtual device as a port: `N=DEVARGS`.
-    #[arg(long = "vdev", value_name = "N=DEVARGS")]
-    pub vdevs: Vec<String>,
-    /// Extra EAL arguments (space-separated).
-    #[arg(long)]
-    pub eal: Option<String>,
-    /// Number of worker cores (1 to 127).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=crate::run::MAX_WORKERS as i64))]
-    pub workers: u32,
-    /// DPDK memory in MiB (64 to 1048576).
-    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(64..=1_048_576))]
-    pub mem: u32,
-    /// Stop after this many seconds, at most a year (default: until Ctrl-C or SIGTERM).
-    #[arg(long, value_name = "SECONDS", value_parser = crate::run::parse_duration)]
-    pub duration: Option<f64>,
+    #[command(flatten)]
+    pub sw: SwitchOpts,
     /// The gRPC address to serve P4Runtime on.
     #[arg(long = "p4runtime", value_name = "ADDR", default_value = DEFAULT_ADDR)]
     pub addr: String,
@@ -176,30 +156,27 @@ fn device(
 
 /// `p4dp serve`.
 pub fn serve(a: ServeArgs) -> Result<ExitCode> {
-    if a.workers == 0 {
-        bail!("--workers must be at least 1");
-    }
     let addr = parse_addr(&a.addr)?;
     let scratch = compile::temp_dir("serve")?;
     // a switch without ports is allowed: a control-plane-only device (tests, dry runs)
-    let ports = if a.ports.is_empty() && a.ifaces.is_empty() && a.vdevs.is_empty() {
+    let ports = if a.sw.no_ports() {
         vec![]
     } else {
-        port_devargs(&a.ports, &a.ifaces, &a.vdevs, scratch.path())?.devargs
+        a.sw.devargs(scratch.path())?.devargs
     };
-    p4dp_rt::Eal::init(&eal_args_workers(a.mem, a.workers, a.eal.as_deref())).context("starting DPDK's EAL")?;
-    let (opts, compiler) = device(ports, a.workers, a.device_id, scratch.path());
+    a.sw.init_eal()?;
+    let (opts, compiler) = device(ports, a.sw.workers, a.device_id, scratch.path());
     let svc = Service::new(opts, compiler);
-    serve_until_stopped(svc, addr, a.duration)?;
+    serve_until_stopped(svc, addr, a.sw.duration)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// `p4dp run prog.p4 ... --p4runtime [ADDR]`: the program is the initial pipeline.
 pub fn run_with_p4runtime(a: &RunArgs, built: &Built, ports: Vec<(u32, String)>) -> Result<ExitCode> {
     let addr = parse_addr(a.p4rt.p4runtime.as_deref().unwrap_or(DEFAULT_ADDR))?;
-    p4dp_rt::Eal::init(&eal_args_workers(a.mem, a.workers, a.eal.as_deref())).context("starting DPDK's EAL")?;
+    a.sw.init_eal()?;
     let scratch = compile::temp_dir("p4runtime")?;
-    let (opts, compiler) = device(ports, a.workers, a.p4rt.device_id, scratch.path());
+    let (opts, compiler) = device(ports, a.sw.workers, a.p4rt.device_id, scratch.path());
     let svc = Service::new(opts, compiler);
     let stem = built
         .so_path
@@ -225,6 +202,6 @@ pub fn run_with_p4runtime(a: &RunArgs, built: &Built, ports: Vec<(u32, String)>)
             .context("no pipeline")??;
         eprintln!("installed {} table entries from {}", done.entries, f.display());
     }
-    serve_until_stopped(svc, addr, a.duration)?;
+    serve_until_stopped(svc, addr, a.sw.duration)?;
     Ok(ExitCode::SUCCESS)
 }
