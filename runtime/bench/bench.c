@@ -791,6 +791,12 @@ int p4dp_bench_measure(struct p4dp_bench *b, enum p4dp_bench_kind kind, uint32_t
 	 * in the window (the machine descheduled them) and a caller may measure again. With packets
 	 * missing (e.g. the program dropped them all in the warm-up) the bench is broken: -EIO. */
 	const int empty_rc = res->lost > 0 ? -EIO : -EAGAIN;
+	if (res->packets == 0 && res->lost > 0)
+		return rt_errc(-EIO,
+			       "bench: no packet was processed in the measurement window: %" PRIu64 " of %u packets were "
+			       "lost before it (the program dropped them or sent them to a port other than the bench ports "
+			       "0..%u; runtime-counted losses in the warm-up: %" PRIu64 ")",
+			       res->lost, b->p.n_pkts, b->np - 1, res->lost_before_window);
 	if (res->window_cycles == 0 || res->packets == 0)
 		return rt_errc(empty_rc,
 			       "bench: no packet was processed in the measurement window (%" PRIu64

@@ -421,6 +421,7 @@ fn run_experiment(a: &BenchArgs, e: &Experiment, out: &Path) -> Result<Experimen
         table = Some((t.index, t.name.clone(), bits));
     }
     let key_bytes = table.as_ref().map_or(0, |t| t.2.div_ceil(8));
+    let has_tables = !target.program().tables.is_empty();
     let params = BenchParams {
         workers: a.workers,
         ports: a.ports,
@@ -460,11 +461,15 @@ fn run_experiment(a: &BenchArgs, e: &Experiment, out: &Path) -> Result<Experimen
                         .context("single-lookup diagnostic loop")?,
                 );
             }
-            pr.push(
-                bench
-                    .measure(Kind::Program)
-                    .with_context(|| format!("running {}", e.program.display()))?,
-            );
+            pr.push(bench.measure(Kind::Program).with_context(|| {
+                let hint = match &table {
+                    None if e.entries == 0 && has_tables => {
+                        " (its tables are empty: --entries N installs N entries in --table, so that packets hit)"
+                    }
+                    _ => "",
+                };
+                format!("running {}{hint}", e.program.display())
+            })?);
             // this repetition's figures (the report has medians): shows drift and outliers
             let c = |v: &[Measurement]| v.last().map_or(0.0, |m| m.cycles_per_pkt);
             let mut line = format!("floor {:.1}, l2fwd {:.1}", c(&fl), c(&l2));

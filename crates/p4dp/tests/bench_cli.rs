@@ -52,3 +52,28 @@ fn a_bench_without_program_or_suite_says_how_to_find_the_suites() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("p4dp bench --list"), "{err}");
 }
+
+#[test]
+fn a_program_that_drops_every_packet_is_named_with_the_missing_entries() {
+    // l3_exact's table misses without entries and its default action drops: every packet is lost
+    // in the warm-up. The error says so, and says how to install entries.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = Command::new(env!("CARGO_BIN_EXE_p4dp"))
+        .current_dir(&root)
+        .args([
+            "bench",
+            "benches/l3_exact.p4",
+            "--repeat",
+            "1",
+            "--warmup",
+            "0.1",
+            "--duration",
+            "0.1",
+        ])
+        .output()
+        .expect("run p4dp");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("its tables are empty: --entries N"), "{err}");
+    assert!(err.contains("4096 of 4096 packets were lost before it"), "{err}");
+}
