@@ -139,6 +139,7 @@ struct rt_worker {
 	uint64_t tsc_mult;          /* run clock: ns = ns0 + ((tsc - tsc0) * tsc_mult) >> 32 */
 	uint64_t loops;             /* main-loop iterations (relaxed stores; read by the control thread) */
 	struct rte_ring *inq;       /* software dispatch: packets other workers hand to this one (MP/SC) */
+	int park;                   /* RT_PARK_*: this worker as the batch barrier sees it (batch.c; seq_cst) */
 	bool running;
 	int lcore;
 };
@@ -211,6 +212,8 @@ struct p4dp_runtime {
 	uint32_t pool_size;
 	int running;      /* set while p4dp_runtime_run() executes */
 	int stop_workers; /* release store by the control thread; workers load with acquire */
+	int batch_gate;   /* RT_GATE_*: the batch barrier (batch.c); workers poll it every loop iteration */
+	pthread_mutex_t batch_lock; /* one batch at a time (error-checking: a nested batch is -EDEADLK) */
 	int dispatching;  /* software dispatch: workers still able to hand packets to others (atomic) */
 	uint32_t run_workers;
 	uint64_t tsc_hz;
@@ -262,6 +265,26 @@ void rt_direct_reset_index(struct p4dp_runtime *rt, uint32_t table, uint32_t ind
 int rt_meter_cfg_check(const struct p4dp_meter_config *cfg);
 /** Number of cells of extern @p x as allocated by the runtime. */
 uint32_t rt_ext_cells(const struct p4dp_runtime *rt, uint32_t x);
+
+/* batch.c: the barrier of p4dp_runtime_batch_run (see the file comment there) */
+enum { RT_PARK_OFF = 0, RT_PARK_RUN = 1, RT_PARK_PARKED = 2 };
+enum { RT_GATE_OPEN = 0, RT_GATE_REQUEST = 1, RT_GATE_CLOSED = 2 };
+/** Software dispatch: process the packets in the worker's ring; returns how many (worker.c). */
+typedef unsigned (*rt_batch_drain_fn)(struct rt_worker *w);
+/** A worker enters its loop (OFF -> RUN); parks at once if a batch is requested or running.
+ *  @p drain: NULL unless software dispatch. Context: the worker. */
+void rt_batch_online(struct rt_worker *w, rt_batch_drain_fn drain);
+/** The worker saw the gate not OPEN at its loop boundary (it holds no entry and runs no action):
+ *  wait until the batch is done, reporting RCU quiescence meanwhile. Context: the worker. */
+void rt_batch_park(struct rt_worker *w, rt_batch_drain_fn drain);
+/** The worker leaves its loop (-> OFF). Context: the worker. */
+void rt_batch_offline(struct rt_worker *w);
+/** Has a batch asked the workers to park? perf: one relaxed load per loop iteration; a stale 0
+ *  only delays parking by an iteration (the control thread waits for it, see batch.c). */
+static inline bool rt_batch_requested(const struct p4dp_runtime *rt)
+{
+	return __atomic_load_n(&rt->batch_gate, __ATOMIC_RELAXED) != RT_GATE_OPEN;
+}
 
 /* pkt.c / worker.c / port.c */
 int rt_inject_append(struct rt_worker *w, uint32_t port, const uint8_t *data, uint32_t len, bool copy);

@@ -227,6 +227,11 @@ int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_ru
 	pthread_mutex_init(&rt->lock, NULL);
 	pthread_mutex_init(&rt->digest_lock, NULL);
 	pthread_mutex_init(&rt->idle_lock, NULL);
+	pthread_mutexattr_t ma;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&rt->batch_lock, &ma);
+	pthread_mutexattr_destroy(&ma);
 	for (uint32_t i = 0; i < P4DP_PORT_DROP; i++)
 		rt->port_slot[i] = -1;
 
@@ -351,6 +356,7 @@ void p4dp_runtime_free(struct p4dp_runtime *rt)
 	pthread_mutex_destroy(&rt->lock);
 	pthread_mutex_destroy(&rt->digest_lock);
 	pthread_mutex_destroy(&rt->idle_lock);
+	pthread_mutex_destroy(&rt->batch_lock);
 	if (rt->dl)
 		dlclose(rt->dl);
 	free(rt);

@@ -447,6 +447,8 @@ static int worker_main(void *arg)
 	uint16_t q = rss ? (uint16_t)w->id : 0;
 	p4dp_rcu_register(rt->rcu, w->id);
 	p4dp_bias_online(rt->bias, w->id); /* from here on, acknowledges bias revocations */
+	rt_batch_drain_fn drain = sw ? drain_inq : NULL;
+	rt_batch_online(w, drain); /* a data-plane atomic batch in progress: wait for it */
 	/* The clock (ctx->now_ns), see rt_clock_due. perf: rte_rdtsc costs 70-90 TSC cycles on a KVM guest (2-3 per
 	 * packet of a full burst), so while every poll returns a full burst the clock is read every
 	 * RT_CLOCK_EVERY iterations; otherwise every iteration. A program's time is then at most
@@ -455,6 +457,8 @@ static int worker_main(void *arg)
 	bool saturated = false;
 	/* acquire pairs with the control thread's release store of stop_workers */
 	while (!__atomic_load_n(&rt->stop_workers, __ATOMIC_ACQUIRE)) {
+		if (__builtin_expect(rt_batch_requested(rt), 0))
+			rt_batch_park(w, drain); /* loop boundary: no entry held, no action running */
 		if (rt_clock_due(saturated, since_clock)) {
 			w->ctx.now_ns = run_now_ns(w);
 			since_clock = 0;
@@ -486,11 +490,16 @@ static int worker_main(void *arg)
 		 * dispatching workers, then drain our ring until nobody can add to it any more.
 		 * acq_rel/acquire: a peer's enqueues before its decrement are visible to our dequeue. */
 		__atomic_sub_fetch(&rt->dispatching, 1, __ATOMIC_ACQ_REL);
-		while (__atomic_load_n(&rt->dispatching, __ATOMIC_ACQUIRE) != 0 || rte_ring_count(w->inq) != 0)
+		while (__atomic_load_n(&rt->dispatching, __ATOMIC_ACQUIRE) != 0 || rte_ring_count(w->inq) != 0) {
+			/* a peer may be parked by a batch: park too, or it never leaves its loop */
+			if (__builtin_expect(rt_batch_requested(rt), 0))
+				rt_batch_park(w, drain);
 			if (drain_inq(w) == 0)
 				rte_pause();
+		}
 	}
 	txbuf_flush_all(w);
+	rt_batch_offline(w);
 	p4dp_bias_offline(rt->bias, w->id);
 	p4dp_rcu_unregister(rt->rcu, w->id);
 	return 0;

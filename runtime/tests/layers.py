@@ -19,7 +19,7 @@ LAYERS = {
     "table_common": 3,
     "dpwrite": 4, "externs": 4, "pkt": 4, "port": 4,
     "ctl": 5,
-    "actprof": 6, "direct": 6,
+    "actprof": 6, "direct": 6, "batch": 6,
     "worker": 7,
     "runtime": 8,
     "bench": 9, "bench_dp": 10,

@@ -379,4 +379,19 @@ extern "C" {
         fill_pct: u32,
         out: *mut p4dp_table_mem,
     ) -> c_int;
+    pub fn p4dp_runtime_batch_run(
+        rt: *mut p4dp_runtime,
+        f: p4dp_rt_batch_fn,
+        arg: *mut c_void,
+        times: *mut p4dp_rt_batch_times,
+    ) -> c_int;
+}
+
+pub type p4dp_rt_batch_fn = unsafe extern "C" fn(arg: *mut c_void) -> c_int;
+
+#[repr(C)]
+#[derive(Default)]
+pub struct p4dp_rt_batch_times {
+    pub wait_ns: u64,
+    pub apply_ns: u64,
 }

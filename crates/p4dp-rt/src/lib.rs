@@ -10,6 +10,7 @@
 //! `cargo:rustc-link-arg=-Wl,-rpath,$DEP_P4DP_RT_LIB_DIR` from its build script (see [`lib_dir`]).
 
 mod actprof;
+mod batch;
 pub mod bench;
 pub mod bench_dp;
 mod ffi;
@@ -25,6 +26,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use actprof::{ProfileRef, REF_GROUP_ACTION, REF_MEMBER_ACTION};
+pub use batch::BatchTimes;
 pub use runtime::{
     table_mem_predict, CounterValue, Dispatch, IdleNotification, LogLevel, MatchField, MeterConfig, PortStats,
     RunParams, Runtime, RuntimeOptions, Stats, TableEntry, TableMem, TableStats, WorkerStats,

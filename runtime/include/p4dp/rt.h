@@ -890,6 +890,44 @@ int p4dp_runtime_worker_stats_get(struct p4dp_runtime *rt, uint32_t worker, stru
 int p4dp_runtime_port_stats_get(struct p4dp_runtime *rt, uint32_t port_no, struct p4dp_rt_port_stats *st);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Data-plane atomic batches (src/batch.c)                                                       */
+
+/** A batch's work: control-API writes of any kind on @p arg. Returns what p4dp_runtime_batch_run
+ *  returns (0 or a negative errno, the caller's choice). */
+typedef int (*p4dp_rt_batch_fn)(void *arg);
+
+/** Where the time of one batch went (TSC converted to ns). */
+struct p4dp_rt_batch_times {
+	uint64_t wait_ns;  /**< from the request until every worker had parked at its loop boundary */
+	uint64_t apply_ns; /**< @p fn's run: the workers' stall after they parked */
+};
+
+/**
+ * Run @p fn with every worker of the current run parked at a burst boundary, so that every packet
+ * is processed by the tables entirely as they were before @p fn or entirely as @p fn left them
+ * (data-plane atomicity across all tables @p fn writes; it works for every table kind and extern
+ * because it goes through the ordinary control API). Each worker finishes the burst in hand, then
+ * waits (reporting RCU quiescence, so @p fn may wait for grace periods); packets arriving meanwhile
+ * wait in the devices' queues. The workers' stall is wait_ns (spent by each one at most one loop
+ * iteration) plus apply_ns: validate and prepare everything before the call, and write only inside
+ * it. Without a running data plane @p fn just runs. @p fn may undo its own writes before returning
+ * (all-or-nothing batches): the workers never see them.
+ *
+ * @param rt the runtime.
+ * @param fn the writes; runs on the calling thread.
+ * @param arg passed to @p fn.
+ * @param times NULL, or receives the batch's wait and apply times.
+ * @return @p fn's return value; -EINVAL (NULL rt or fn); -EDEADLK (called from inside @p fn).
+ * Context: control thread. It spins (yielding the CPU every few hundred tries) until every worker
+ * has parked; a worker parks within one loop iteration. Thread safety: batches are serialized
+ * (one lock per runtime); other control functions may run concurrently on other threads (their
+ * writes are then not part of the batch). Not for p4dp_runtime_packet_inject(), which runs on the
+ * caller's thread without workers.
+ */
+int p4dp_runtime_batch_run(struct p4dp_runtime *rt, p4dp_rt_batch_fn fn, void *arg,
+			   struct p4dp_rt_batch_times *times);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Action profiles and selectors (src/actprof.c; semantics in abi.h)                             */
 /*                                                                                              */
 /* A profile is addressed by its extern index (kind P4DP_EXT_ACTION_PROFILE or _SELECTOR). It     */
