@@ -22,6 +22,7 @@ pub mod proto {
 }
 
 pub mod arbitration;
+pub mod batch;
 pub mod bytes;
 pub mod device_config;
 pub mod externs;

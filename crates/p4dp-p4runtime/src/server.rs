@@ -14,6 +14,7 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Code, Request, Response, Status, Streaming};
 
 use crate::arbitration::{u128_of, Arbiter};
+use crate::batch::Atomicity;
 use crate::device_config::DeviceConfig;
 use crate::externs::Pre;
 use crate::p4info;
@@ -142,22 +143,19 @@ impl Service {
                 ))
             }
         };
-        match write_request::Atomicity::try_from(r.atomicity) {
-            Ok(write_request::Atomicity::ContinueOnError) => {}
-            Ok(write_request::Atomicity::RollbackOnError) | Ok(write_request::Atomicity::DataplaneAtomic) => {
-                return Err(Status::unimplemented(
-                    "p4dp supports CONTINUE_ON_ERROR batches only (ROLLBACK_ON_ERROR and DATAPLANE_ATOMIC are not implemented yet)",
-                ))
-            }
+        let mode = match write_request::Atomicity::try_from(r.atomicity) {
+            Ok(write_request::Atomicity::ContinueOnError) => Atomicity::ContinueOnError,
+            Ok(write_request::Atomicity::RollbackOnError) => Atomicity::RollbackOnError,
+            Ok(write_request::Atomicity::DataplaneAtomic) => Atomicity::DataplaneAtomic,
             Err(_) => return Err(Status::invalid_argument(format!("unknown atomicity {}", r.atomicity))),
-        }
+        };
         if r.updates.len() > MAX_UPDATES_PER_WRITE {
             return Err(Status::resource_exhausted(format!(
                 "{} updates in one write: at most {MAX_UPDATES_PER_WRITE}",
                 r.updates.len()
             )));
         }
-        let results: Vec<Result<(), OpError>> = r.updates.iter().map(|u| apply(pipe, pre, u)).collect();
+        let results = crate::batch::write(pipe, pre, &r.updates, mode);
         if results.iter().all(|x| x.is_ok()) {
             return Ok(());
         }
@@ -291,7 +289,7 @@ impl Service {
     }
 }
 
-fn update_op(u: &Update) -> Result<Op, OpError> {
+pub(crate) fn update_op(u: &Update) -> Result<Op, OpError> {
     match update::Type::try_from(u.r#type) {
         Ok(update::Type::Insert) => Ok(Op::Insert),
         Ok(update::Type::Modify) => Ok(Op::Modify),
@@ -300,7 +298,7 @@ fn update_op(u: &Update) -> Result<Op, OpError> {
     }
 }
 
-fn apply(p: &Pipeline, pre: &mut Pre, u: &Update) -> Result<(), OpError> {
+pub(crate) fn apply(p: &Pipeline, pre: &mut Pre, u: &Update) -> Result<(), OpError> {
     use crate::externs as x;
     use entity::Entity as E;
     let op = update_op(u)?;
@@ -326,7 +324,7 @@ fn apply(p: &Pipeline, pre: &mut Pre, u: &Update) -> Result<(), OpError> {
     }
 }
 
-fn entity_name(e: &entity::Entity) -> &'static str {
+pub(crate) fn entity_name(e: &entity::Entity) -> &'static str {
     use entity::Entity as E;
     match e {
         E::ExternEntry(_) => "extern entries",

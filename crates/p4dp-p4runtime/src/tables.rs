@@ -332,21 +332,134 @@ pub fn action_msg(p: &Program, action: u32, params: &[Vec<u8>]) -> TableAction {
 }
 
 /// What a write of a table entry asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Insert,
     Modify,
     Delete,
 }
 
+/// A validated table-entry write in runtime form: what [`prepare`] makes of an update, before
+/// anything is written.
+#[derive(Clone, Debug)]
+pub enum TableWrite {
+    /// Add (`insert`) or modify an entry with a direct action; then set its direct counter.
+    Direct {
+        table: u32,
+        entry: p4dp_rt::TableEntry,
+        insert: bool,
+        counter: Option<p4dp_rt::CounterValue>,
+    },
+    /// Add or modify an entry of an action-profile table; then set its direct counter.
+    Indirect {
+        table: u32,
+        matches: Vec<MatchField>,
+        priority: i32,
+        r: ProfileRef,
+        insert: bool,
+        counter: Option<p4dp_rt::CounterValue>,
+    },
+    Delete {
+        table: u32,
+        matches: Vec<MatchField>,
+        priority: i32,
+    },
+    DefaultSet {
+        table: u32,
+        action: u32,
+        params: Vec<Vec<u8>>,
+    },
+    DefaultReset {
+        table: u32,
+    },
+}
+
+impl TableWrite {
+    /// Writes it to the runtime: [`TableWrite::apply_entry`], then [`TableWrite::apply_counter`].
+    pub fn apply(&self, rt: &Runtime) -> Result<(), OpError> {
+        self.apply_entry(rt)?;
+        self.apply_counter(rt)
+    }
+
+    /// Writes the entry (or default entry); on error nothing was written.
+    pub fn apply_entry(&self, rt: &Runtime) -> Result<(), OpError> {
+        match self {
+            TableWrite::Direct {
+                table, entry, insert, ..
+            } => {
+                if *insert {
+                    rt.entry_add(*table, entry)
+                } else {
+                    rt.entry_modify(*table, entry)
+                }
+            }
+            TableWrite::Indirect {
+                table,
+                matches,
+                priority,
+                r,
+                insert,
+                ..
+            } => {
+                if *insert {
+                    rt.indirect_add(*table, matches, *priority, *r)
+                } else {
+                    rt.indirect_modify(*table, matches, *priority, *r)
+                }
+            }
+            TableWrite::Delete {
+                table,
+                matches,
+                priority,
+            } => rt.entry_delete(*table, matches, *priority),
+            TableWrite::DefaultSet { table, action, params } => rt.default_set(*table, *action, params),
+            TableWrite::DefaultReset { table } => rt.default_reset(*table),
+        }
+        .map_err(rt_err)
+    }
+
+    /// Sets the written entry's direct counter, if the update gave one.
+    pub fn apply_counter(&self, rt: &Runtime) -> Result<(), OpError> {
+        match self.counter() {
+            Some((table, m, prio, c)) => rt.direct_counter_write(table, m, prio, c).map_err(rt_err),
+            None => Ok(()),
+        }
+    }
+
+    /// The direct counter value this write sets after adding or modifying the entry.
+    fn counter(&self) -> Option<(u32, &[MatchField], i32, p4dp_rt::CounterValue)> {
+        match self {
+            TableWrite::Direct {
+                table,
+                entry,
+                counter: Some(c),
+                ..
+            } => Some((*table, &entry.matches, entry.priority, *c)),
+            TableWrite::Indirect {
+                table,
+                matches,
+                priority,
+                counter: Some(c),
+                ..
+            } => Some((*table, matches, *priority, *c)),
+            _ => None,
+        }
+    }
+}
+
 /// Applies one table-entry update. Everything is validated before the runtime is called.
 pub fn write(rt: &Runtime, e: &TableEntry, op: Op) -> Result<(), OpError> {
-    let p = rt.program();
+    prepare(rt.program(), e, op)?.apply(rt)
+}
+
+/// Validates one table-entry update completely (no runtime call) and returns it in runtime form.
+pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpError> {
     if e.table_id == 0 {
         return Err(invalid("table_id 0 (a wildcard) is not allowed in a write"));
     }
     let t = table_by_id(p, e.table_id)?;
     if e.is_default_action {
-        return write_default(rt, p, t, e, op);
+        return prepare_default(p, t, e, op);
     }
     if t.const_entries {
         return Err(err(
@@ -385,78 +498,66 @@ pub fn write(rt: &Runtime, e: &TableEntry, op: Op) -> Result<(), OpError> {
         (Some(c), Some(_), Op::Insert | Op::Modify) => Some(counter_value(c)?),
         _ => None,
     };
-    match op {
-        Op::Delete => rt.entry_delete(t.index, &matches, e.priority).map_err(rt_err),
-        Op::Insert | Op::Modify => {
-            let act = e
-                .action
-                .as_ref()
-                .and_then(|a| a.r#type.as_ref())
-                .ok_or_else(|| invalid("the entry has no action"))?;
-            let insert = matches!(op, Op::Insert);
-            let r = match act {
-                table_action::Type::Action(a) => {
-                    if t.implementation.is_some() {
-                        return Err(invalid(format!(
-                            "table {} is implemented by an action profile: give a member or group id",
-                            t.name
-                        )));
-                    }
-                    let (action, params) = action_of(p, t, a, false)?;
-                    let te = p4dp_rt::TableEntry {
-                        matches: matches.clone(),
-                        priority: e.priority,
-                        action,
-                        params,
-                    };
-                    if insert {
-                        rt.entry_add(t.index, &te)
-                    } else {
-                        rt.entry_modify(t.index, &te)
-                    }
-                }
-                table_action::Type::ActionProfileMemberId(m) => {
-                    indirect(rt, t, &matches, e.priority, ProfileRef::Member(*m), insert)?
-                }
-                table_action::Type::ActionProfileGroupId(g) => {
-                    indirect(rt, t, &matches, e.priority, ProfileRef::Group(*g), insert)?
-                }
-                table_action::Type::ActionProfileActionSet(_) => {
-                    return Err(err(
-                        Code::Unimplemented,
-                        "one-shot action selector programming is not supported yet",
-                    ))
-                }
-            };
-            r.map_err(rt_err)?;
-            if let Some(c) = counter {
-                rt.direct_counter_write(t.index, &matches, e.priority, c)
-                    .map_err(rt_err)?;
-            }
-            Ok(())
+    let insert = match op {
+        Op::Delete => {
+            return Ok(TableWrite::Delete {
+                table: t.index,
+                matches,
+                priority: e.priority,
+            })
         }
+        Op::Insert => true,
+        Op::Modify => false,
+    };
+    let act = e
+        .action
+        .as_ref()
+        .and_then(|a| a.r#type.as_ref())
+        .ok_or_else(|| invalid("the entry has no action"))?;
+    let indirect = |r: ProfileRef| {
+        if t.implementation.is_none() {
+            return Err(invalid(format!(
+                "table {} is not implemented by an action profile: give an action",
+                t.name
+            )));
+        }
+        Ok(TableWrite::Indirect {
+            table: t.index,
+            matches: matches.clone(),
+            priority: e.priority,
+            r,
+            insert,
+            counter,
+        })
+    };
+    match act {
+        table_action::Type::Action(a) => {
+            if t.implementation.is_some() {
+                return Err(invalid(format!(
+                    "table {} is implemented by an action profile: give a member or group id",
+                    t.name
+                )));
+            }
+            let (action, params) = action_of(p, t, a, false)?;
+            Ok(TableWrite::Direct {
+                table: t.index,
+                entry: p4dp_rt::TableEntry {
+                    matches,
+                    priority: e.priority,
+                    action,
+                    params,
+                },
+                insert,
+                counter,
+            })
+        }
+        table_action::Type::ActionProfileMemberId(m) => indirect(ProfileRef::Member(*m)),
+        table_action::Type::ActionProfileGroupId(g) => indirect(ProfileRef::Group(*g)),
+        table_action::Type::ActionProfileActionSet(_) => Err(err(
+            Code::Unimplemented,
+            "one-shot action selector programming is not supported yet",
+        )),
     }
-}
-
-fn indirect(
-    rt: &Runtime,
-    t: &TableInfo,
-    matches: &[MatchField],
-    priority: i32,
-    r: ProfileRef,
-    insert: bool,
-) -> Result<p4dp_rt::Result<()>, OpError> {
-    if t.implementation.is_none() {
-        return Err(invalid(format!(
-            "table {} is not implemented by an action profile: give an action",
-            t.name
-        )));
-    }
-    Ok(if insert {
-        rt.indirect_add(t.index, matches, priority, r)
-    } else {
-        rt.indirect_modify(t.index, matches, priority, r)
-    })
 }
 
 pub fn counter_value(c: &CounterData) -> Result<p4dp_rt::CounterValue, OpError> {
@@ -476,7 +577,7 @@ pub fn counter_data(v: p4dp_rt::CounterValue) -> CounterData {
     }
 }
 
-fn write_default(rt: &Runtime, p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result<(), OpError> {
+fn prepare_default(p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result<TableWrite, OpError> {
     if !matches!(op, Op::Modify) {
         return Err(invalid(
             "the default entry can only be modified (MODIFY), not inserted or deleted",
@@ -492,10 +593,14 @@ fn write_default(rt: &Runtime, p: &Program, t: &TableInfo, e: &TableEntry, op: O
         ));
     }
     match e.action.as_ref().and_then(|a| a.r#type.as_ref()) {
-        None => rt.default_reset(t.index).map_err(rt_err),
+        None => Ok(TableWrite::DefaultReset { table: t.index }),
         Some(table_action::Type::Action(a)) => {
             let (action, params) = action_of(p, t, a, true)?;
-            rt.default_set(t.index, action, &params).map_err(rt_err)
+            Ok(TableWrite::DefaultSet {
+                table: t.index,
+                action,
+                params,
+            })
         }
         Some(_) => Err(err(
             Code::Unimplemented,

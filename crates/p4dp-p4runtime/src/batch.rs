@@ -1,0 +1,406 @@
+//! The Write batch and its atomicity (the specification's "Batch Atomicity").
+//!
+//! - CONTINUE_ON_ERROR: every update is attempted in order; each gets its own result.
+//! - ROLLBACK_ON_ERROR: all or nothing. First every update is validated without writing (table
+//!   entries completely; the others are validated by their own write before it writes). Any
+//!   invalid update: nothing is written. Then the updates are applied in order; before each, the
+//!   state it will change is read back (an undo: the old entry, default entry, extern cells or
+//!   replication entry). At the first failure the applied updates are undone in reverse order,
+//!   so both the server's and the data plane's state read back as before the batch.
+//! - DATAPLANE_ATOMIC: as ROLLBACK_ON_ERROR, with the writing phase (and a rollback) inside
+//!   `Runtime::batch`: the workers wait at a burst boundary meanwhile, so every packet sees the
+//!   state before the batch or after it, on every table of the batch (docs/p4runtime.md).
+//!
+//! Errors of a failed all-or-nothing batch: the failing update has its own code; every other
+//! update is ABORTED (its message says whether it was rolled back or not attempted).
+//! Entities without an undo (action profiles, direct meters, ...) are UNIMPLEMENTED in these
+//! modes, as the specification allows for batches a server cannot execute that way.
+
+use p4dp_rt::{ProfileRef, Runtime};
+use tonic::Code;
+
+use crate::externs::{self as x, Pre};
+use crate::proto::p4::v1::{
+    entity, packet_replication_engine_entry, update, CloneSessionEntry, CounterEntry, DirectCounterEntry, Entity,
+    MeterEntry, MulticastGroupEntry, PacketReplicationEngineEntry, RegisterEntry, Update,
+};
+use crate::server::{apply, entity_name, update_op};
+use crate::switch::Pipeline;
+use crate::tables::{self, err, invalid, rt_err, Op, OpError, TableWrite};
+
+/// The atomicity of a WriteRequest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Atomicity {
+    ContinueOnError,
+    RollbackOnError,
+    DataplaneAtomic,
+}
+
+impl Atomicity {
+    fn name(self) -> &'static str {
+        match self {
+            Atomicity::ContinueOnError => "CONTINUE_ON_ERROR",
+            Atomicity::RollbackOnError => "ROLLBACK_ON_ERROR",
+            Atomicity::DataplaneAtomic => "DATAPLANE_ATOMIC",
+        }
+    }
+}
+
+/// Applies `updates` as `mode` asks; one result per update, in order.
+pub fn write(pipe: &Pipeline, pre: &mut Pre, updates: &[Update], mode: Atomicity) -> Vec<Result<(), OpError>> {
+    if mode == Atomicity::ContinueOnError {
+        return updates.iter().map(|u| apply(pipe, pre, u)).collect();
+    }
+    // validation: nothing written yet
+    let plans: Vec<Result<Planned, OpError>> = updates.iter().map(|u| plan(pipe, u)).collect();
+    if plans.iter().any(|p| p.is_err()) {
+        return plans
+            .into_iter()
+            .map(|p| match p {
+                Ok(_) => Err(err(
+                    Code::Aborted,
+                    format!("not applied: another update of this {} batch is invalid", mode.name()),
+                )),
+                Err(e) => Err(e),
+            })
+            .collect();
+    }
+    let plans: Vec<Planned> = plans.into_iter().flatten().collect();
+    let outcome = if mode == Atomicity::DataplaneAtomic {
+        match pipe.rt.batch(|| apply_all(pipe, pre, &plans)) {
+            Ok((o, _times)) => o,
+            Err(e) => {
+                let e = err(
+                    Code::Internal,
+                    format!("the data-plane atomic batch could not run: {e}"),
+                );
+                return updates.iter().map(|_| Err(e.clone())).collect();
+            }
+        }
+    } else {
+        apply_all(pipe, pre, &plans)
+    };
+    match outcome {
+        Ok(()) => updates.iter().map(|_| Ok(())).collect(),
+        Err(f) => (0..updates.len())
+            .map(|i| {
+                Err(if i == f.index {
+                    f.error.clone()
+                } else {
+                    err(
+                        Code::Aborted,
+                        format!(
+                            "{}: update {} of this {} batch failed",
+                            if i < f.index { "rolled back" } else { "not attempted" },
+                            f.index,
+                            mode.name()
+                        ),
+                    )
+                })
+            })
+            .collect(),
+    }
+}
+
+/// An update validated as far as possible before anything is written.
+enum Planned<'a> {
+    Table(TableWrite),
+    /// Externs and replication entries: their write validates before it writes.
+    Other(&'a Update),
+}
+
+/// What puts back the state an update changed.
+enum Undo {
+    Table(TableWrite),
+    /// A MODIFY of an extern cell or direct counter with its old value.
+    Update(Update),
+    Group(u32, Option<MulticastGroupEntry>),
+    Clone(u32, Option<CloneSessionEntry>),
+}
+
+struct Failure {
+    index: usize,
+    error: OpError,
+}
+
+fn plan<'a>(pipe: &Pipeline, u: &'a Update) -> Result<Planned<'a>, OpError> {
+    use entity::Entity as E;
+    let op = update_op(u)?;
+    let p = pipe.rt.program();
+    match u.entity.as_ref().and_then(|e| e.entity.as_ref()) {
+        None => Err(invalid("the update has no entity")),
+        Some(E::TableEntry(t)) => {
+            let w = tables::prepare(p, t, op)?;
+            if let TableWrite::Delete { table, .. } = &w {
+                if p.tables
+                    .iter()
+                    .any(|ti| ti.index == *table && ti.direct_meter.is_some())
+                {
+                    return Err(err(
+                        Code::Unimplemented,
+                        "deleting an entry of a table with a direct meter cannot be rolled back (its meter configuration cannot be read back): use CONTINUE_ON_ERROR",
+                    ));
+                }
+            }
+            Ok(Planned::Table(w))
+        }
+        Some(
+            E::CounterEntry(_)
+            | E::RegisterEntry(_)
+            | E::MeterEntry(_)
+            | E::DirectCounterEntry(_)
+            | E::PacketReplicationEngineEntry(_),
+        ) => Ok(Planned::Other(u)),
+        Some(other) => Err(err(
+            Code::Unimplemented,
+            format!(
+                "{} cannot be rolled back: write them with CONTINUE_ON_ERROR",
+                entity_name(other)
+            ),
+        )),
+    }
+}
+
+/// Applies every plan in order; at the first failure, undoes what was applied.
+fn apply_all(pipe: &Pipeline, pre: &mut Pre, plans: &[Planned]) -> Result<(), Failure> {
+    let rt = &*pipe.rt;
+    let mut undo: Vec<Undo> = Vec::new();
+    for (index, p) in plans.iter().enumerate() {
+        let r = match p {
+            Planned::Table(w) => apply_table(rt, w, &mut undo),
+            Planned::Other(u) => snapshot(rt, pre, u).and_then(|mut un| {
+                // restoring cells or replication entries that the failed write did not
+                // change is harmless, so the undo is kept even when the write fails midway
+                undo.append(&mut un);
+                apply(pipe, pre, u)
+            }),
+        };
+        if let Err(error) = r {
+            if let Err(e) = rollback(pipe, pre, undo) {
+                eprintln!("p4runtime: rolling back a batch failed: {}", e.msg);
+                return Err(Failure {
+                    index,
+                    error: err(
+                        Code::Internal,
+                        format!("{} (and rolling back the batch failed: {})", error.msg, e.msg),
+                    ),
+                });
+            }
+            return Err(Failure { index, error });
+        }
+    }
+    Ok(())
+}
+
+fn rollback(pipe: &Pipeline, pre: &mut Pre, undo: Vec<Undo>) -> Result<(), OpError> {
+    let rt = &*pipe.rt;
+    let mut first: Option<OpError> = None;
+    for u in undo.into_iter().rev() {
+        let r = match u {
+            Undo::Table(w) => w.apply(rt),
+            Undo::Update(u) => apply(pipe, pre, &u),
+            Undo::Group(id, old) => {
+                let now = pre.groups.contains_key(&id);
+                match (old, now) {
+                    (Some(g), true) => pre.write_group(rt, &g, Op::Modify),
+                    (Some(g), false) => pre.write_group(rt, &g, Op::Insert),
+                    (None, true) => pre.write_group(
+                        rt,
+                        &MulticastGroupEntry {
+                            multicast_group_id: id,
+                            ..Default::default()
+                        },
+                        Op::Delete,
+                    ),
+                    (None, false) => Ok(()),
+                }
+            }
+            Undo::Clone(id, old) => {
+                let now = pre.clones.contains_key(&id);
+                match (old, now) {
+                    (Some(c), true) => pre.write_clone(rt, &c, Op::Modify),
+                    (Some(c), false) => pre.write_clone(rt, &c, Op::Insert),
+                    (None, true) => pre.write_clone(
+                        rt,
+                        &CloneSessionEntry {
+                            session_id: id,
+                            ..Default::default()
+                        },
+                        Op::Delete,
+                    ),
+                    (None, false) => Ok(()),
+                }
+            }
+        };
+        // keep undoing the rest: every restored update counts
+        if let Err(e) = r {
+            first.get_or_insert(e);
+        }
+    }
+    first.map_or(Ok(()), Err)
+}
+
+/// Applies a table write; the undo is recorded once the entry is written.
+fn apply_table(rt: &Runtime, w: &TableWrite, undo: &mut Vec<Undo>) -> Result<(), OpError> {
+    let old = table_undo(rt, w)?;
+    w.apply_entry(rt)?;
+    undo.extend(old.map(Undo::Table));
+    w.apply_counter(rt)
+}
+
+/// The write that restores what `w` changes (None: `w` will fail without changing anything).
+fn table_undo(rt: &Runtime, w: &TableWrite) -> Result<Option<TableWrite>, OpError> {
+    let (table, matches, priority, insert) = match w {
+        TableWrite::Direct {
+            insert: true,
+            entry,
+            table,
+            ..
+        } => {
+            return Ok(Some(TableWrite::Delete {
+                table: *table,
+                matches: entry.matches.clone(),
+                priority: entry.priority,
+            }))
+        }
+        TableWrite::Indirect {
+            insert: true,
+            table,
+            matches,
+            priority,
+            ..
+        } => {
+            return Ok(Some(TableWrite::Delete {
+                table: *table,
+                matches: matches.clone(),
+                priority: *priority,
+            }))
+        }
+        TableWrite::DefaultSet { table, .. } | TableWrite::DefaultReset { table } => {
+            let (action, params) = rt.default_get(*table).map_err(rt_err)?;
+            return Ok(Some(TableWrite::DefaultSet {
+                table: *table,
+                action,
+                params,
+            }));
+        }
+        TableWrite::Direct { table, entry, .. } => (*table, &entry.matches, entry.priority, false),
+        TableWrite::Indirect {
+            table,
+            matches,
+            priority,
+            ..
+        } => (*table, matches, *priority, false),
+        TableWrite::Delete {
+            table,
+            matches,
+            priority,
+        } => (*table, matches, *priority, true),
+    };
+    let old = match rt.entry_get(table, matches, priority) {
+        Ok(e) => e,
+        Err(e) if e.errno() == Some(p4dp_rt::errno::ENOENT) => return Ok(None),
+        Err(e) => return Err(rt_err(e)),
+    };
+    let has_counter = rt
+        .program()
+        .tables
+        .iter()
+        .any(|t| t.index == table && t.direct_counter.is_some());
+    let counter = if has_counter {
+        Some(rt.direct_counter_read(table, matches, priority).map_err(rt_err)?)
+    } else {
+        None
+    };
+    Ok(Some(match ProfileRef::of_entry(&old) {
+        Some(r) => TableWrite::Indirect {
+            table,
+            matches: old.matches,
+            priority: old.priority,
+            r,
+            insert,
+            counter,
+        },
+        None => TableWrite::Direct {
+            table,
+            entry: old,
+            insert,
+            counter,
+        },
+    }))
+}
+
+fn modify(e: entity::Entity) -> Undo {
+    Undo::Update(Update {
+        r#type: update::Type::Modify as i32,
+        entity: Some(Entity { entity: Some(e) }),
+    })
+}
+
+/// The old state of the cells or replication entry `u` writes (not of a wildcard: that write
+/// fails before writing).
+fn snapshot(rt: &Runtime, pre: &Pre, u: &Update) -> Result<Vec<Undo>, OpError> {
+    use entity::Entity as E;
+    use packet_replication_engine_entry::Type as P;
+    let mut out = Vec::new();
+    match u.entity.as_ref().and_then(|e| e.entity.as_ref()) {
+        Some(E::CounterEntry(c)) if c.counter_id != 0 => {
+            let mut v = Vec::new();
+            x::read_counter(
+                rt,
+                &CounterEntry {
+                    data: None,
+                    ..c.clone()
+                },
+                &mut v,
+            )?;
+            out.extend(v.into_iter().map(|c| modify(E::CounterEntry(c))));
+        }
+        Some(E::RegisterEntry(r)) if r.register_id != 0 => {
+            let mut v = Vec::new();
+            x::read_register(
+                rt,
+                &RegisterEntry {
+                    data: None,
+                    ..r.clone()
+                },
+                &mut v,
+            )?;
+            out.extend(v.into_iter().map(|r| modify(E::RegisterEntry(r))));
+        }
+        Some(E::MeterEntry(m)) if m.meter_id != 0 => {
+            let mut v = Vec::new();
+            x::read_meter(
+                rt,
+                &MeterEntry {
+                    config: None,
+                    counter_data: None,
+                    ..m.clone()
+                },
+                &mut v,
+            )?;
+            out.extend(v.into_iter().map(|m| modify(E::MeterEntry(m))));
+        }
+        Some(E::DirectCounterEntry(d)) if d.table_entry.as_ref().is_some_and(|t| t.table_id != 0) => {
+            let mut v = Vec::new();
+            x::read_direct_counter(
+                rt,
+                &DirectCounterEntry {
+                    table_entry: d.table_entry.clone(),
+                    data: None,
+                },
+                &mut v,
+            )?;
+            out.extend(v.into_iter().map(|d| modify(E::DirectCounterEntry(d))));
+        }
+        Some(E::PacketReplicationEngineEntry(PacketReplicationEngineEntry { r#type: Some(t) })) => match t {
+            P::MulticastGroupEntry(g) => out.push(Undo::Group(
+                g.multicast_group_id,
+                pre.groups.get(&g.multicast_group_id).cloned(),
+            )),
+            P::CloneSessionEntry(c) => out.push(Undo::Clone(c.session_id, pre.clones.get(&c.session_id).cloned())),
+        },
+        _ => {}
+    }
+    Ok(out)
+}
