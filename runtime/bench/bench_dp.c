@@ -20,6 +20,7 @@
 #include <rte_ring.h>
 
 #include "p4dp/bench_dp.h"
+#include "bench_ports.h"
 #include "rt_internal.h"
 
 /* ------------------------------------------------------------ histogram */
@@ -356,8 +357,7 @@ static int params_check(uint32_t np, const struct p4dp_bdp_params *p)
 	return 0;
 }
 
-/* Find the ports "p4dpb<seq>_<i>" of the single live bench. */
-static int find_bench_ports(uint32_t np, uint16_t *ports, uint32_t *seq_out)
+int p4dp_bench_ports_find(uint32_t np, uint16_t *ports, uint32_t *seq_out)
 {
 	bool found[P4DP_RT_MAX_PORTS] = {false};
 	uint32_t seq = UINT32_MAX;
@@ -468,7 +468,7 @@ int p4dp_bdp_attach(uint32_t n_workers, uint32_t n_ports, const struct p4dp_bdp_
 	}
 	uint16_t ports[P4DP_RT_MAX_PORTS];
 	uint32_t seq = 0;
-	if ((rc = find_bench_ports(np, ports, &seq)) != 0)
+	if ((rc = p4dp_bench_ports_find(np, ports, &seq)) != 0)
 		return rc;
 	struct p4dp_bdp *t = calloc(1, sizeof(*t));
 	if (t == NULL)

@@ -185,6 +185,16 @@ impl BenchTarget {
         Ok(st.lock_revocations)
     }
 
+    /// Install one entry of any match kinds in `table` (index) through the control API.
+    pub fn entry_add(&mut self, table: u32, e: &crate::TableEntry) -> Result<()> {
+        let r = crate::runtime::raw_entry(&e.matches, e.priority, e.action, &e.params)?;
+        // SAFETY: r.entry points into r's vectors, valid for the call; live runtime.
+        check("table add", unsafe {
+            ffi::p4dp_runtime_table_entry_add(self.rt.as_ptr(), table, &r.entry)
+        })
+        .map(|_| ())
+    }
+
     /// Hits and misses of `table` counted by the program so far (all workers).
     pub fn table_hits_misses(&self, table: u32) -> Result<(u64, u64)> {
         // SAFETY: plain-data output struct, zero is a valid value.

@@ -19,7 +19,11 @@ use crate::compile;
 use crate::CompileOpts;
 
 mod add_on_miss;
+mod gen;
 pub mod json;
+mod svg;
+mod sweep;
+mod traffic;
 use json::Json;
 
 /// The predefined suites (`p4dp bench --list`). Each is named after what it measures.
@@ -38,11 +42,25 @@ pub enum Suite {
     /// and hits with one insert every 10 .. 100000 packets, with latency.
     // bench/add_on_miss.rs
     AddOnMiss,
+    /// Cycles/packet against installed entries (2^min-log2 .. 2^max-log2) for exact, lpm,
+    /// ternary, range and optional tables, against the l2fwd floor, with latency percentiles.
+    // bench/sweep.rs
+    TableKinds,
+    /// Program shape: 1..16 exact tables per packet, key segmentation, action data size,
+    /// packet size.
+    // bench/sweep.rs
+    ProgramShape,
 }
 
 impl Suite {
     /// Every suite, in the order `--list` shows them.
-    pub const ALL: [Suite; 3] = [Suite::Overhead, Suite::DataplaneWrites, Suite::AddOnMiss];
+    pub const ALL: [Suite; 5] = [
+        Suite::Overhead,
+        Suite::DataplaneWrites,
+        Suite::AddOnMiss,
+        Suite::TableKinds,
+        Suite::ProgramShape,
+    ];
 
     /// The suite's name on the command line.
     pub fn name(self) -> &'static str {
@@ -50,6 +68,8 @@ impl Suite {
             Suite::Overhead => "overhead",
             Suite::DataplaneWrites => "dataplane-writes",
             Suite::AddOnMiss => "add-on-miss",
+            Suite::TableKinds => "table-kinds",
+            Suite::ProgramShape => "program-shape",
         }
     }
 
@@ -68,6 +88,15 @@ impl Suite {
             Suite::AddOnMiss => {
                 "an add-on-miss table: 2^20 inserts from the data plane vs hits (target <= 2x), hits with one \
                  insert every 10..100000 packets, latency percentiles at burst 32 and 1"
+            }
+            Suite::TableKinds => {
+                "cycles/packet and latency percentiles of generated exact, lpm, ternary, range and optional \
+                 tables of 2^0..2^12 entries (--max-log2 up to 24; ACL-like ternary/range/optional rule sets up \
+                 to 2^17) against the l2fwd floor, with SVG plots"
+            }
+            Suite::ProgramShape => {
+                "cycles/packet per extra exact table (1..16 tables, target <= 15), key 1x16B vs 4x4B, action \
+                 data 0..64 B, frames 64..1500 B, against the l2fwd floor, with SVG plots"
             }
         }
     }
@@ -145,12 +174,12 @@ pub struct BenchArgs {
     /// ports 0..ports-1.
     #[arg(long, default_value_t = 0)]
     pub ports: u32,
-    /// Measurement window in seconds (after the warm-up).
-    #[arg(long, default_value_t = 2.0)]
-    pub duration: f64,
-    /// Warm-up in seconds before each window.
-    #[arg(long, default_value_t = 0.5)]
-    pub warmup: f64,
+    /// Measurement window in seconds (after the warm-up; default 2, sweeps 0.5).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Warm-up in seconds before each window (default 0.5, sweeps 0.2).
+    #[arg(long)]
+    pub warmup: Option<f64>,
     /// Repetitions (loops interleaved: floor, baseline, program, floor, ...); medians are reported.
     #[arg(long, default_value_t = 3)]
     pub repeat: u32,
@@ -169,9 +198,10 @@ pub struct BenchArgs {
     /// --suite dataplane-writes: smallest table, log2 of the entries.
     #[arg(long, default_value_t = 0)]
     pub min_log2: u32,
-    /// --suite dataplane-writes: largest table, log2 of the entries (at most 22).
-    #[arg(long, default_value_t = 22)]
-    pub max_log2: u32,
+    /// --suite dataplane-writes: largest table, log2 of the entries (at most 22, default 22);
+    /// table-kinds: largest table (default 12, at most 24).
+    #[arg(long)]
+    pub max_log2: Option<u32>,
     /// --suite add-on-miss: the longest measurement window of each run in seconds (default 30;
     /// 75 at burst 1). A window ends as soon as the source has handed out its schedule.
     #[arg(long, value_name = "SECS")]
@@ -181,6 +211,29 @@ pub struct BenchArgs {
     /// insert-only and hit phases).
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub add_on_miss_runs: u32,
+    /// --suite table-kinds: sizes 2^min-log2, 2^(min-log2 + step), ... (default 2).
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub log2_step: u32,
+    /// --suite table-kinds: the match kinds to sweep, comma-separated (default: exact, lpm,
+    /// ternary, range, optional).
+    #[arg(long, value_name = "KIND,...")]
+    pub kinds: Option<String>,
+    /// --suite table-kinds and program-shape: which entries the packets hit (uniform, zipf:S with
+    /// S > 0), or a pcap file replayed as the traffic.
+    #[arg(long, value_name = "uniform|zipf:S|FILE.pcap")]
+    pub traffic: Option<String>,
+}
+
+impl BenchArgs {
+    /// The measurement window in seconds (--duration; default 2).
+    pub fn duration(&self) -> f64 {
+        self.duration.unwrap_or(2.0)
+    }
+
+    /// The warm-up in seconds (--warmup; default 0.5).
+    pub fn warmup(&self) -> f64 {
+        self.warmup.unwrap_or(0.5)
+    }
 }
 
 /// One experiment: a program, its table setup, and the target ratio.
@@ -432,8 +485,8 @@ fn run_experiment(a: &BenchArgs, e: &Experiment, out: &Path) -> Result<Experimen
         key_base,
         n_keys: if key_bytes > 0 { e.entries } else { 0 },
         seed: a.seed,
-        warmup: Duration::from_secs_f64(a.warmup),
-        duration: Duration::from_secs_f64(a.duration),
+        warmup: Duration::from_secs_f64(a.warmup()),
+        duration: Duration::from_secs_f64(a.duration()),
         dispatch: Dispatch::Auto,
     };
     let (mut fl, mut l2, mut bl, mut sl, mut pr) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -513,8 +566,8 @@ fn report(a: &BenchArgs, results: &[ExperimentResult], tsc_hz: f64, cmdline: &st
         tsc_hz / 1e6,
         cpus(),
         a.workers,
-        a.duration,
-        a.warmup,
+        a.duration(),
+        a.warmup(),
         a.repeat,
         a.seed
     );
@@ -689,8 +742,8 @@ fn report_json(a: &BenchArgs, results: &[ExperimentResult], tsc_hz: f64, all_pas
 pub fn common_settings(a: &BenchArgs) -> Json {
     Json::obj([
         ("workers", Json::Int(a.workers.into())),
-        ("duration_s", Json::Num(a.duration)),
-        ("warmup_s", Json::Num(a.warmup)),
+        ("duration_s", Json::Num(a.duration())),
+        ("warmup_s", Json::Num(a.warmup())),
         ("repeat", Json::Int(a.repeat.into())),
         ("seed", Json::uint(a.seed)),
         ("pkt_len", Json::Int(a.pkt_len.into())),
@@ -716,16 +769,21 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
     if a.repeat == 0 {
         bail!("--repeat must be at least 1");
     }
-    if !(a.duration > 0.0 && a.duration <= 3600.0 && a.warmup >= 0.0 && a.warmup <= 3600.0) {
+    if !(a.duration() > 0.0 && a.duration() <= 3600.0 && a.warmup() >= 0.0 && a.warmup() <= 3600.0) {
         bail!("--duration must be in (0, 3600] and --warmup in [0, 3600] seconds");
+    }
+    let sweep = matches!(a.suite, Some(Suite::TableKinds | Suite::ProgramShape));
+    if !sweep && (a.traffic.is_some() || a.kinds.is_some()) {
+        bail!("--traffic and --kinds apply to --suite table-kinds and program-shape");
     }
     match a.suite {
         Some(Suite::DataplaneWrites) => return crate::bench_dp::suite_dataplane_writes(&a),
         Some(Suite::AddOnMiss) => return add_on_miss::suite_add_on_miss(&a),
+        Some(s @ (Suite::TableKinds | Suite::ProgramShape)) => return sweep::suite_sweep(&a, s),
         Some(Suite::Overhead) | None => {}
     }
     let experiments: Vec<Experiment> = match (&a.suite, &a.program) {
-        (Some(Suite::DataplaneWrites | Suite::AddOnMiss), _) => {
+        (Some(Suite::DataplaneWrites | Suite::AddOnMiss | Suite::TableKinds | Suite::ProgramShape), _) => {
             bail!(
                 "internal error: --suite {} is dispatched above",
                 a.suite.map_or("", Suite::name)

@@ -211,7 +211,7 @@ fn empty_window(e: &anyhow::Error) -> bool {
 
 /// Run a whole measurement `f` again (fresh bench) when its window was empty, up to EMPTY_TRIES
 /// attempts; any other error, or the last attempt's, is returned.
-fn retry_empty<T>(what: &str, mut f: impl FnMut() -> Result<T>) -> Result<T> {
+pub(crate) fn retry_empty<T>(what: &str, mut f: impl FnMut() -> Result<T>) -> Result<T> {
     let mut n = 1;
     loop {
         match f() {
@@ -231,7 +231,7 @@ fn retry_empty<T>(what: &str, mut f: impl FnMut() -> Result<T>) -> Result<T> {
 /// losses as text).
 fn rw_two_workers(a: &BenchArgs, t: &mut BenchTarget, k: u32, rss: bool) -> Result<(f64, String)> {
     let dispatch = if rss { Dispatch::None } else { Dispatch::Auto };
-    let bp = bench_params(a, 2, a.warmup, a.duration, dispatch);
+    let bp = bench_params(a, 2, a.warmup(), a.duration(), dispatch);
     let rv0 = t.lock_revocations()?;
     let mut bench = Bench::new(t, &bp).context("creating the 2-worker bench")?;
     bench.measure(Kind::Floor).context("2-worker floor")?;
@@ -239,7 +239,7 @@ fn rw_two_workers(a: &BenchArgs, t: &mut BenchTarget, k: u32, rss: bool) -> Resu
         a,
         1 << k,
         0,
-        (a.warmup * 1000.0) as u64,
+        (a.warmup() * 1000.0) as u64,
         vec![Phase {
             packets: 0,
             keys: Keys::Random,
@@ -276,14 +276,14 @@ fn rw_measure(
     workers: u32,
     floor: bool,
 ) -> Result<(f64, f64, Latency, Option<f64>, f64)> {
-    let bp = bench_params(a, workers, a.warmup, a.duration, Dispatch::Auto);
+    let bp = bench_params(a, workers, a.warmup(), a.duration(), Dispatch::Auto);
     let mut bench = Bench::new(t, &bp).context("creating the bench")?;
     bench.measure(Kind::Floor).context("floor loop")?; // configures the ports
     let tp = tap_params(
         a,
         1 << k,
         0,
-        (a.warmup * 1000.0) as u64,
+        (a.warmup() * 1000.0) as u64,
         vec![Phase {
             packets: 0,
             keys: Keys::Random,
@@ -586,7 +586,7 @@ pub(crate) fn start(a: &BenchArgs, suite: Suite, mem: u32) -> Result<(PathBuf, P
 
 /// `p4dp bench --suite dataplane-writes`.
 pub fn suite_dataplane_writes(a: &BenchArgs) -> Result<ExitCode> {
-    let (kmin, kmax) = (a.min_log2, a.max_log2);
+    let (kmin, kmax) = (a.min_log2, a.max_log2.unwrap_or(22));
     if kmax > 22 || kmin > kmax {
         bail!("--min-log2/--max-log2 must satisfy 0 <= min <= max <= 22");
     }
@@ -602,8 +602,8 @@ pub fn suite_dataplane_writes(a: &BenchArgs) -> Result<ExitCode> {
         "{} repetition(s) of {:.2} s after {:.2} s warm-up; one worker unless stated; {} packets per \
          worker, keys uniformly random per packet (seed {})\n",
         a.repeat,
-        a.duration,
-        a.warmup,
+        a.duration(),
+        a.warmup(),
         pkts_per_worker(a),
         a.seed
     );

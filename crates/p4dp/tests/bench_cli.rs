@@ -20,7 +20,17 @@ fn list_names_every_suite_with_what_it_measures() {
         .map(|l| l.split_once(char::is_whitespace).expect("NAME  ABOUT"))
         .collect();
     let names: Vec<&str> = rows.iter().map(|r| r.0).collect();
-    assert_eq!(names, ["overhead", "dataplane-writes", "add-on-miss"], "{text}");
+    assert_eq!(
+        names,
+        [
+            "overhead",
+            "dataplane-writes",
+            "add-on-miss",
+            "table-kinds",
+            "program-shape"
+        ],
+        "{text}"
+    );
     for (name, about) in &rows {
         assert!(about.trim().len() > 40, "suite {name} has no description: {text}");
     }
@@ -39,7 +49,7 @@ fn only_the_listed_suites_are_accepted() {
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("possible values: overhead, dataplane-writes, add-on-miss"),
+            err.contains("possible values: overhead, dataplane-writes, add-on-miss, table-kinds, program-shape"),
             "{err}"
         );
     }
