@@ -150,7 +150,6 @@ struct bdp_src {
 	uint16_t port;
 	uint32_t idx;
 	struct rte_ring *ring; /* the port's rx ring (producer: the same worker's tx queue) */
-	const struct rte_eth_rxtx_callback *cb;
 	uint64_t rng;
 	uint32_t phase;
 	uint32_t idle;
@@ -175,7 +174,7 @@ struct p4dp_bdp {
 	uint64_t rec_from; /* TSC; written before the workers are launched */
 	struct bdp_src src[P4DP_RT_MAX_PORTS];
 	struct bdp_probe probe[P4DP_BENCH_MAX_WORKERS];
-	const struct rte_eth_rxtx_callback *txcb[P4DP_RT_MAX_PORTS][P4DP_BENCH_MAX_WORKERS];
+	struct p4dp_bench_cbs cbs;
 };
 
 static inline uint64_t xs64(uint64_t *s)
@@ -394,15 +393,43 @@ int p4dp_bench_ports_find(uint32_t np, uint16_t *ports, uint32_t *seq_out)
 
 static void bdp_remove(struct p4dp_bdp *t)
 {
-	for (uint32_t i = 0; i < t->np; i++) {
-		struct bdp_src *s = &t->src[i];
-		if (s->cb != NULL && rte_eth_remove_rx_callback(s->port, 0, s->cb) == 0)
-			rte_free((void *)(uintptr_t)s->cb);
-		s->cb = NULL;
-		for (uint32_t q = 0; q < t->nw; q++) {
-			if (t->txcb[i][q] != NULL && rte_eth_remove_tx_callback(s->port, (uint16_t)q, t->txcb[i][q]) == 0)
-				rte_free((void *)(uintptr_t)t->txcb[i][q]);
-			t->txcb[i][q] = NULL;
+	p4dp_bench_cbs_remove(&t->cbs);
+}
+
+int p4dp_bench_cbs_add(struct p4dp_bench_cbs *c, rte_rx_callback_fn rx, void *rx_args, size_t rx_stride,
+		       rte_tx_callback_fn tx, void *tx_args, size_t tx_stride, const char *who)
+{
+	for (uint32_t i = 0; i < c->np; i++) {
+		c->rx[i] = rte_eth_add_rx_callback(c->port[i], 0, rx, (char *)rx_args + i * rx_stride);
+		if (c->rx[i] == NULL) {
+			int rc = rte_errno == ENOTSUP ? -ENOTSUP : -EINVAL;
+			p4dp_bench_cbs_remove(c);
+			return rt_errc(rc, "%s: cannot add an rx callback to bench port %u: %s", who, i,
+				       rte_strerror(rte_errno));
+		}
+		for (uint32_t q = 0; q < c->nw; q++) {
+			c->tx[i][q] = rte_eth_add_tx_callback(c->port[i], (uint16_t)q, tx, (char *)tx_args + q * tx_stride);
+			if (c->tx[i][q] == NULL) {
+				int rc = rte_errno == ENOTSUP ? -ENOTSUP : -EINVAL;
+				p4dp_bench_cbs_remove(c);
+				return rt_errc(rc, "%s: cannot add a tx callback to bench port %u queue %u: %s", who, i, q,
+					       rte_strerror(rte_errno));
+			}
+		}
+	}
+	return 0;
+}
+
+void p4dp_bench_cbs_remove(struct p4dp_bench_cbs *c)
+{
+	for (uint32_t i = 0; i < c->np; i++) {
+		if (c->rx[i] != NULL && rte_eth_remove_rx_callback(c->port[i], 0, c->rx[i]) == 0)
+			rte_free((void *)(uintptr_t)c->rx[i]);
+		c->rx[i] = NULL;
+		for (uint32_t q = 0; q < c->nw; q++) {
+			if (c->tx[i][q] != NULL && rte_eth_remove_tx_callback(c->port[i], (uint16_t)q, c->tx[i][q]) == 0)
+				rte_free((void *)(uintptr_t)c->tx[i][q]);
+			c->tx[i][q] = NULL;
 		}
 	}
 }
@@ -475,6 +502,8 @@ int p4dp_bdp_attach(uint32_t n_workers, uint32_t n_ports, const struct p4dp_bdp_
 		return rt_errc(-ENOMEM, "out of memory");
 	t->nw = n_workers;
 	t->np = np;
+	t->cbs.nw = n_workers;
+	t->cbs.np = np;
 	for (uint32_t q = 0; q < n_workers; q++) {
 		t->probe[q].t = t;
 		t->probe[q].h = malloc(sizeof(struct p4dp_hist) * BDP_NHIST);
@@ -488,6 +517,7 @@ int p4dp_bdp_attach(uint32_t n_workers, uint32_t n_ports, const struct p4dp_bdp_
 		s->t = t;
 		s->idx = i;
 		s->port = ports[i];
+		t->cbs.port[i] = ports[i];
 		char rn[RTE_RING_NAMESIZE];
 		snprintf(rn, sizeof(rn), "p4dpb%u_%u", seq, i);
 		s->ring = rte_ring_lookup(rn);
@@ -500,24 +530,10 @@ int p4dp_bdp_attach(uint32_t n_workers, uint32_t n_ports, const struct p4dp_bdp_
 		p4dp_bdp_detach(t);
 		return rc;
 	}
-	for (uint32_t i = 0; i < np; i++) {
-		struct bdp_src *s = &t->src[i];
-		s->cb = rte_eth_add_rx_callback(s->port, 0, bdp_rx, s);
-		if (s->cb == NULL) {
-			rc = rte_errno == ENOTSUP ? -ENOTSUP : -EINVAL;
-			p4dp_bdp_detach(t);
-			return rt_errc(rc, "bench tap: cannot add an rx callback to bench port %u: %s", i,
-				       rte_strerror(rte_errno));
-		}
-		for (uint32_t q = 0; q < n_workers; q++) {
-			t->txcb[i][q] = rte_eth_add_tx_callback(s->port, (uint16_t)q, bdp_tx, &t->probe[q]);
-			if (t->txcb[i][q] == NULL) {
-				rc = rte_errno == ENOTSUP ? -ENOTSUP : -EINVAL;
-				p4dp_bdp_detach(t);
-				return rt_errc(rc, "bench tap: cannot add a tx callback to bench port %u queue %u: %s", i,
-					       q, rte_strerror(rte_errno));
-			}
-		}
+	if ((rc = p4dp_bench_cbs_add(&t->cbs, bdp_rx, t->src, sizeof(t->src[0]), bdp_tx, t->probe, sizeof(t->probe[0]),
+				     "bench tap")) != 0) {
+		p4dp_bdp_detach(t);
+		return rc;
 	}
 	*out = t;
 	return 0;

@@ -12,7 +12,6 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
-#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
@@ -36,7 +35,6 @@ struct btr_src {
 	uint16_t port;
 	uint32_t cur; /* next record */
 	uint64_t handed, skipped;
-	const struct rte_eth_rxtx_callback *cb;
 } __attribute__((aligned(64)));
 
 /* Probe state of one tx queue (= one worker). */
@@ -55,7 +53,7 @@ struct p4dp_btr {
 	uint64_t rec_from; /* TSC; written before the workers are launched */
 	struct btr_src src[P4DP_RT_MAX_PORTS];
 	struct btr_probe probe[P4DP_BENCH_MAX_WORKERS];
-	const struct rte_eth_rxtx_callback *txcb[P4DP_RT_MAX_PORTS][P4DP_BENCH_MAX_WORKERS];
+	struct p4dp_bench_cbs cbs;
 };
 
 static uint16_t btr_rx(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], uint16_t n, uint16_t max_pkts,
@@ -124,26 +122,11 @@ static uint16_t btr_tx(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], u
 	return n;
 }
 
-static void btr_remove(struct p4dp_btr *t)
-{
-	for (uint32_t i = 0; i < t->np; i++) {
-		struct btr_src *s = &t->src[i];
-		if (s->cb != NULL && rte_eth_remove_rx_callback(s->port, 0, s->cb) == 0)
-			rte_free((void *)(uintptr_t)s->cb);
-		s->cb = NULL;
-		for (uint32_t q = 0; q < t->nw; q++) {
-			if (t->txcb[i][q] != NULL && rte_eth_remove_tx_callback(s->port, (uint16_t)q, t->txcb[i][q]) == 0)
-				rte_free((void *)(uintptr_t)t->txcb[i][q]);
-			t->txcb[i][q] = NULL;
-		}
-	}
-}
-
 void p4dp_btr_detach(struct p4dp_btr *t)
 {
 	if (t == NULL)
 		return;
-	btr_remove(t);
+	p4dp_bench_cbs_remove(&t->cbs);
 	for (uint32_t q = 0; q < P4DP_BENCH_MAX_WORKERS; q++)
 		free(t->probe[q].h);
 	free(t->recs);
@@ -213,6 +196,8 @@ int p4dp_btr_attach(uint32_t n_workers, uint32_t n_ports, const struct p4dp_btr_
 		return rt_errc(-ENOMEM, "out of memory");
 	t->nw = n_workers;
 	t->np = np;
+	t->cbs.nw = n_workers;
+	t->cbs.np = np;
 	t->rec_size = p->rec_size;
 	t->n_recs = p->n_recs;
 	t->offset = p->offset;
@@ -238,26 +223,13 @@ int p4dp_btr_attach(uint32_t n_workers, uint32_t n_ports, const struct p4dp_btr_
 	for (uint32_t i = 0; i < np; i++) {
 		t->src[i].t = t;
 		t->src[i].port = ports[i];
+		t->cbs.port[i] = ports[i];
 	}
 	p4dp_btr_arm(t);
-	for (uint32_t i = 0; i < np; i++) {
-		struct btr_src *s = &t->src[i];
-		s->cb = rte_eth_add_rx_callback(s->port, 0, btr_rx, s);
-		if (s->cb == NULL) {
-			rc = rte_errno == ENOTSUP ? -ENOTSUP : -EINVAL;
-			p4dp_btr_detach(t);
-			return rt_errc(rc, "trace tap: cannot add an rx callback to bench port %u: %s", i,
-				       rte_strerror(rte_errno));
-		}
-		for (uint32_t q = 0; q < n_workers; q++) {
-			t->txcb[i][q] = rte_eth_add_tx_callback(s->port, (uint16_t)q, btr_tx, &t->probe[q]);
-			if (t->txcb[i][q] == NULL) {
-				rc = rte_errno == ENOTSUP ? -ENOTSUP : -EINVAL;
-				p4dp_btr_detach(t);
-				return rt_errc(rc, "trace tap: cannot add a tx callback to bench port %u queue %u: %s", i,
-					       q, rte_strerror(rte_errno));
-			}
-		}
+	if ((rc = p4dp_bench_cbs_add(&t->cbs, btr_rx, t->src, sizeof(t->src[0]), btr_tx, t->probe, sizeof(t->probe[0]),
+				     "trace tap")) != 0) {
+		p4dp_btr_detach(t);
+		return rc;
 	}
 	*out = t;
 	return 0;
