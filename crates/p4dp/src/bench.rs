@@ -195,7 +195,7 @@ pub struct BenchArgs {
     /// Where to keep compiled programs (default: a temporary directory).
     #[arg(long)]
     pub build_dir: Option<PathBuf>,
-    /// --suite dataplane-writes: smallest table, log2 of the entries.
+    /// --suite dataplane-writes and table-kinds: smallest table, log2 of the entries.
     #[arg(long, default_value_t = 0)]
     pub min_log2: u32,
     /// --suite dataplane-writes: largest table, log2 of the entries (at most 22, default 22);
