@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/**
+ * @file rtc.h
+ * The run-to-completion architecture's externs (p4include/rtc.p4, docs/rtc.md), after Zheng et
+ * al., *When P4 Meets Run-to-completion Architecture* (NSDI '25): `Queue<T>` between pipelines,
+ * the `Lock` array, the atomic `Counter`, `TableOperation` (entryAdd/entryDel/entryGet) and the
+ * table sweep behind `Foreach`.
+ *
+ * Who calls what:
+ *  - queues, locks and counters: any thread of the run (workers running the foreground pipeline,
+ *    the background thread, the control thread); lock-free except a blocking Lock acquire;
+ *  - p4dp_rtc_table_add / _get: any thread that is an RCU reader or runs while no worker does;
+ *  - p4dp_rtc_table_del and the sweep (p4dp_rtc_sweep_*): the background thread or the control
+ *    thread, never a worker (they take the table's writer mutex; see each function).
+ *
+ * Names: p4dp_rtc_<object>_<verb>; errors are -errno with the message in
+ * p4dp_runtime_error_get (rt.h).
+ */
+#ifndef P4DP_RTC_H
+#define P4DP_RTC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "p4dp/table.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct p4dp_ctx;
+struct p4dp_rcu;
+
+/* ---- Queue<T> ------------------------------------------------------------------------------ */
+
+/** A bounded multi-producer multi-consumer queue of fixed-size messages (rtc_sync.c). */
+struct p4dp_rtc_queue;
+
+/**
+ * Create a queue of @p depth messages of @p elem_size bytes each.
+ * @param depth messages it holds (1 .. 2^31 - 1; memory for the next power of two).
+ * @param elem_size bytes per message: a multiple of 4, 4 .. 1024 (generated code pads T).
+ * @param socket_id NUMA socket (SOCKET_ID_ANY).
+ * @return the queue, or NULL (p4dp_runtime_error_get says why: bad size, no memory).
+ * Context: control thread, EAL initialised. Thread safety: not with other calls on the queue.
+ */
+struct p4dp_rtc_queue *p4dp_rtc_queue_create(uint32_t depth, uint32_t elem_size, int socket_id);
+
+/** Free a queue (NULL is a no-op). Context: control thread, no other thread using it. */
+void p4dp_rtc_queue_free(struct p4dp_rtc_queue *q);
+
+/**
+ * Queue.push: append one message (elem_size bytes at @p msg).
+ * @return true if it was queued, false if the queue held @p depth messages (the message is
+ * dropped and counted, p4dp_rtc_queue_full_count; a pop racing with the push may make it refuse
+ * although the pop has just made room).
+ * Context: any thread. Thread safety: lock-free MPMC (a CAS claims a cell; release/acquire on its sequence number).
+ */
+bool p4dp_rtc_queue_push(struct p4dp_rtc_queue *q, const void *msg);
+
+/**
+ * Queue.pop: take the oldest message into @p msg (elem_size bytes).
+ * @return true if one was taken, false if the queue was empty (@p msg is left unchanged).
+ * Context: any thread. Thread safety: lock-free MPMC.
+ */
+bool p4dp_rtc_queue_pop(struct p4dp_rtc_queue *q, void *msg);
+
+/**
+ * Queue.popWait: as p4dp_rtc_queue_pop, but while the queue is empty wait (spinning with
+ * rte_pause) until a message arrives or *@p stop becomes nonzero (then false). @p stop NULL:
+ * do not wait (the deterministic STF runner, where nothing can arrive while a pipeline runs).
+ * Context: the background thread, never a worker (workers must not wait). Thread safety: as pop;
+ * *stop is read with relaxed loads (a stop flag orders nothing).
+ */
+bool p4dp_rtc_queue_pop_wait(struct p4dp_rtc_queue *q, void *msg, const volatile int *stop);
+
+/** Messages queued now (a snapshot). Context: any thread. */
+uint32_t p4dp_rtc_queue_count(const struct p4dp_rtc_queue *q);
+
+/** Message size and depth the queue was created with. Context: any thread. */
+uint32_t p4dp_rtc_queue_elem_size(const struct p4dp_rtc_queue *q);
+uint32_t p4dp_rtc_queue_depth(const struct p4dp_rtc_queue *q);
+
+/** Pushes refused because the queue was full, since creation. Context: any thread (relaxed load). */
+uint64_t p4dp_rtc_queue_full_count(const struct p4dp_rtc_queue *q);
+
+/* ---- Lock ---------------------------------------------------------------------------------- */
+
+/**
+ * A Lock(size) extern: @p n test-and-set lock words. Allocate with p4dp_rtc_lock_create.
+ * Word values: 0 free, 1 held.
+ */
+struct p4dp_rtc_lock {
+	uint32_t n;
+	uint32_t words[];
+};
+
+/** Create @p n free locks (1 .. 2^24). @return NULL on a bad size or no memory. Context: control thread. */
+struct p4dp_rtc_lock *p4dp_rtc_lock_create(uint32_t n, int socket_id);
+/** Free (NULL: no-op). Context: control thread, no holder left. */
+void p4dp_rtc_lock_free(struct p4dp_rtc_lock *l);
+
+/**
+ * Lock.acquire(idx, blocking): take lock @p idx. Non-blocking: one exchange. Blocking: spin
+ * (test, then test-and-set) until it is taken.
+ * @return true if the caller now holds it; false if @p idx >= n, or if not blocking and another
+ * holder has it.
+ * Context: any thread of the run. A blocking acquire on a worker waits for the holder, which the
+ * program must release (a holder that never releases stops the waiter: the program's bug).
+ * Thread safety: the acquire exchange pairs with the release store of p4dp_rtc_lock_release, so
+ * everything the previous holder wrote before releasing is visible to the new holder.
+ */
+static inline bool p4dp_rtc_lock_acquire(struct p4dp_rtc_lock *l, uint32_t idx, bool blocking)
+{
+	if (idx >= l->n)
+		return false;
+	uint32_t *w = &l->words[idx];
+	for (;;) {
+		/* acquire: the critical section sees the previous holder's writes (see above) */
+		if (__atomic_exchange_n(w, 1u, __ATOMIC_ACQUIRE) == 0u)
+			return true;
+		if (!blocking)
+			return false;
+		/* test before test-and-set: relaxed loads only watch the word */
+		while (__atomic_load_n(w, __ATOMIC_RELAXED) != 0u) {
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#endif
+		}
+	}
+}
+
+/**
+ * Lock.release(idx). @return true if the lock was held (it is free now), false if @p idx >= n
+ * or it was not held. Context: the holder. Thread safety: release order publishes the critical
+ * section's writes to the next acquirer.
+ */
+static inline bool p4dp_rtc_lock_release(struct p4dp_rtc_lock *l, uint32_t idx)
+{
+	if (idx >= l->n)
+		return false;
+	/* release: pairs with the acquire exchange of the next holder */
+	return __atomic_exchange_n(&l->words[idx], 0u, __ATOMIC_RELEASE) != 0u;
+}
+
+/* ---- atomic Counter ------------------------------------------------------------------------ */
+
+/** A Counter(size) extern: @p n 64-bit cells shared by every pipeline. */
+struct p4dp_rtc_counter {
+	uint32_t n;
+	uint32_t _pad;
+	uint64_t cells[];
+};
+
+/** Create @p n zero cells (1 .. 2^28). @return NULL on a bad size or no memory. Context: control thread. */
+struct p4dp_rtc_counter *p4dp_rtc_counter_create(uint32_t n, int socket_id);
+/** Free (NULL: no-op). Context: control thread, no user left. */
+void p4dp_rtc_counter_free(struct p4dp_rtc_counter *c);
+
+/**
+ * Counter.count(idx, v): add @p v to cell @p idx (ignored when idx >= n). Context: any thread.
+ * Thread safety: an atomic fetch-add, relaxed: a count orders no other memory access, and
+ * concurrent counts never lose an increment.
+ */
+static inline void p4dp_rtc_counter_count(struct p4dp_rtc_counter *c, uint32_t idx, uint64_t v)
+{
+	if (idx < c->n)
+		__atomic_fetch_add(&c->cells[idx], v, __ATOMIC_RELAXED); /* relaxed: see above */
+}
+
+/** Counter.get(idx): the cell's value (0 when idx >= n). Context: any thread. Relaxed atomic load. */
+static inline uint64_t p4dp_rtc_counter_get(const struct p4dp_rtc_counter *c, uint32_t idx)
+{
+	return idx < c->n ? __atomic_load_n(&c->cells[idx], __ATOMIC_RELAXED) : 0u;
+}
+
+/** Counter.set(idx, v) (ignored when idx >= n). Context: any thread. Relaxed atomic store: a
+ *  count racing with it lands before or after it, never half. */
+static inline void p4dp_rtc_counter_set(struct p4dp_rtc_counter *c, uint32_t idx, uint64_t v)
+{
+	if (idx < c->n)
+		__atomic_store_n(&c->cells[idx], v, __ATOMIC_RELAXED);
+}
+
+/* ---- TableOperation -------------------------------------------------------------------------- */
+
+/**
+ * TableOperation.entryAdd(k, act, data) on table @p table of the program: the data-plane
+ * insertion path (p4dp_table_dp_add: existence check, capacity, slot, publication under the
+ * table's insertion spinlock), expire profile 0. @p row, if not NULL, receives the new entry's
+ * row (struct p4dp_entry.index, stable for the entry's lifetime) on success.
+ * @return 0; -EEXIST (the key is installed, e.g. by another thread first); -ENOSPC (full);
+ * -EBUSY (tuple-space table busy); -EINVAL (no such table or action); -ENOMEM. Every failure is
+ * counted in the table's statistics (table_full, dp_busy) and is `false` for the program.
+ * Context: a worker, the background thread, or the control thread while no worker runs.
+ * Never waits. Thread safety: as p4dp_table_dp_insert (table.h).
+ */
+int p4dp_rtc_table_add(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t action,
+		       const void *data, uint32_t *row);
+
+/**
+ * TableOperation.entryGet(k, act, data): copy the entry of @p key: its action index into
+ * *@p action, table data_len bytes of action data into @p data, its row into *@p row (each
+ * may be NULL). @return 0, or -ENOENT (no entry: outputs unchanged), -EINVAL.
+ * Context: an RCU reader (a worker, the background thread) or a thread that runs while no
+ * worker does. Lock-free (one lookup).
+ */
+int p4dp_rtc_table_get(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t *action, void *data,
+		       uint32_t *row);
+
+/**
+ * TableOperation.entryDel(k): delete the entry of @p key; its memory and row are reused only
+ * after an RCU grace period. The calling thread goes RCU-offline (@p rcu, @p rcu_thread) while
+ * it waits for the table's writer mutex (a control-plane writer may hold it while waiting for a
+ * grace period), so it must hold no table entry pointer across the call; @p rcu NULL: the caller
+ * is no RCU reader. @return 0, -ENOENT, -EINVAL.
+ * Context: the background thread or the control thread; never a worker (it may block).
+ */
+int p4dp_rtc_table_del(struct p4dp_ctx *ctx, uint32_t table, const void *key, struct p4dp_rcu *rcu,
+		       uint32_t rcu_thread);
+
+/* ---- Foreach over a table ------------------------------------------------------------------ */
+
+/**
+ * A sweep over a table's entries (Foreach bound with @tbl). p4dp_rtc_sweep_begin copies every
+ * key installed at one instant (the table's walk under its writer mutex and insertion spinlock);
+ * p4dp_rtc_sweep_next then looks each copied key up again, lock-free, and returns its entry if it
+ * is still installed. Guarantee (tested under ThreadSanitizer, test_rtc): while other threads
+ * insert and delete concurrently, every entry that exists for the whole sweep is returned exactly
+ * once; an entry deleted during the sweep may or may not be returned (at most once); an entry
+ * added after the snapshot is not returned; a returned pointer is never freed memory (it is valid
+ * until the caller's next RCU quiescent state or offline period). Costs: key_len * entries bytes
+ * of snapshot (allocated once, for the table's capacity) and one walk holding the insertion
+ * spinlock, during which data-plane inserts into this table wait.
+ */
+struct p4dp_rtc_sweep;
+
+/** Create a sweep for table @p table of the runtime behind @p ctx. @return NULL on error. Context: control thread. */
+struct p4dp_rtc_sweep *p4dp_rtc_sweep_create(struct p4dp_ctx *ctx, uint32_t table, int socket_id);
+/** Free (NULL: no-op). Context: control thread. */
+void p4dp_rtc_sweep_free(struct p4dp_rtc_sweep *s);
+
+/**
+ * Start a sweep: snapshot the keys. Goes RCU-offline (@p rcu, @p rcu_thread; NULL: none) while
+ * it waits for the table's mutex. @return the number of keys, or -errno.
+ * Context: the background thread or the control thread; never a worker (it may block).
+ */
+int p4dp_rtc_sweep_begin(struct p4dp_rtc_sweep *s, struct p4dp_rcu *rcu, uint32_t rcu_thread);
+
+/**
+ * The next snapshot key that is still installed: copies the key into @p key (key_len bytes,
+ * may be NULL) and returns the entry, or NULL when the sweep is done. Lock-free.
+ * Context: the thread that began the sweep.
+ */
+const struct p4dp_entry *p4dp_rtc_sweep_next(struct p4dp_rtc_sweep *s, void *key);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* P4DP_RTC_H */

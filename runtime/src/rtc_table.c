@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The run-to-completion architecture's table externs (p4dp/rtc.h): TableOperation
+ * (entryAdd on the data-plane insertion path, entryGet as a lock-free lookup, entryDel on the
+ * table's delete path) and the snapshot sweep behind Foreach bound to a table.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "err.h"
+#include "p4dp/abi.h"
+#include "p4dp/rcu.h"
+#include "p4dp/rtc.h"
+
+/* Exact tables only: TableOperation and Foreach address an entry by its whole key. */
+static int exact_table(const struct p4dp_ctx *ctx, uint32_t table)
+{
+	if (ctx == NULL || table >= ctx->prog->n_tables)
+		return rt_errc(-EINVAL, "no table %u", table);
+	const struct p4dp_table_info *ti = &ctx->prog->tables[table];
+	if (ti->n_keys == 0)
+		return rt_errc(-EINVAL, "table %s has no key", ti->name);
+	for (uint32_t i = 0; i < ti->n_keys; i++)
+		if (ti->keys[i].match_kind != P4DP_MATCH_EXACT)
+			return rt_errc(-EINVAL, "table %s: TableOperation and Foreach need exact keys", ti->name);
+	return 0;
+}
+
+int p4dp_rtc_table_add(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t action,
+		       const void *data, uint32_t *row)
+{
+	int rc = exact_table(ctx, table);
+	if (rc != 0)
+		return rc;
+	rc = p4dp_table_dp_add(ctx, table, key, action, data, 0);
+	if (rc == 0 && row != NULL) {
+		/* The insert published the entry (release) on this thread; it stays installed at
+		 * least until a delete, and its memory until our next quiescent state. */
+		const struct p4dp_entry *e = p4dp_table_lookup(ctx->tables[table], key);
+		*row = e != NULL ? e->index : 0u;
+	}
+	return rc;
+}
+
+int p4dp_rtc_table_get(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t *action, void *data,
+		       uint32_t *row)
+{
+	int rc = exact_table(ctx, table);
+	if (rc != 0)
+		return rc;
+	const struct p4dp_entry *e = p4dp_table_lookup(ctx->tables[table], key);
+	if (e == NULL)
+		return -ENOENT;
+	if (action != NULL)
+		*action = e->action;
+	if (row != NULL)
+		*row = e->index;
+	if (data != NULL)
+		memcpy(data, e->data, ctx->prog->tables[table].data_len);
+	return 0;
+}
+
+int p4dp_rtc_table_del(struct p4dp_ctx *ctx, uint32_t table, const void *key, struct p4dp_rcu *rcu,
+		       uint32_t rcu_thread)
+{
+	int rc = exact_table(ctx, table);
+	if (rc != 0)
+		return rc;
+	struct p4dp_match m = {.value = key, .mask = NULL, .hi = NULL, .priority = 0};
+	/* Offline while we may wait for the mutex: its holder may be waiting for a grace period. */
+	if (rcu != NULL)
+		p4dp_rcu_thread_offline(rcu, rcu_thread);
+	rc = p4dp_table_entry_delete(ctx->tables[table], &m);
+	if (rcu != NULL)
+		p4dp_rcu_thread_online(rcu, rcu_thread);
+	return rc;
+}
+
+struct p4dp_rtc_sweep {
+	struct p4dp_table *t;
+	uint32_t key_len;
+	uint32_t cap; /* keys the snapshot holds: the table's capacity */
+	uint32_t n;   /* keys in the current snapshot */
+	uint32_t pos; /* next key to return */
+	uint8_t keys[];
+};
+
+struct p4dp_rtc_sweep *p4dp_rtc_sweep_create(struct p4dp_ctx *ctx, uint32_t table, int socket_id)
+{
+	if (exact_table(ctx, table) != 0)
+		return NULL;
+	struct p4dp_table *t = ctx->tables[table];
+	uint32_t kl = p4dp_table_key_len(t), cap = p4dp_table_max_entries(t);
+	size_t bytes = sizeof(struct p4dp_rtc_sweep) + (size_t)kl * cap;
+	struct p4dp_rtc_sweep *s = rte_zmalloc_socket("p4dp_rtc_sweep", bytes, 64, socket_id);
+	if (s == NULL) {
+		rt_err("Foreach over %s: no memory for a snapshot of %u keys", p4dp_table_name(t), cap);
+		return NULL;
+	}
+	s->t = t;
+	s->key_len = kl;
+	s->cap = cap;
+	return s;
+}
+
+void p4dp_rtc_sweep_free(struct p4dp_rtc_sweep *s)
+{
+	rte_free(s);
+}
+
+static int snapshot_key(void *arg, const struct p4dp_match *m, const struct p4dp_entry *e)
+{
+	(void)e;
+	struct p4dp_rtc_sweep *s = arg;
+	if (s->n == s->cap)
+		return 1; /* cannot happen (entries <= capacity); stop rather than overflow */
+	memcpy(s->keys + (size_t)s->n * s->key_len, m->value, s->key_len);
+	s->n++;
+	return 0;
+}
+
+int p4dp_rtc_sweep_begin(struct p4dp_rtc_sweep *s, struct p4dp_rcu *rcu, uint32_t rcu_thread)
+{
+	s->n = 0;
+	s->pos = 0;
+	if (rcu != NULL)
+		p4dp_rcu_thread_offline(rcu, rcu_thread);
+	/* The walk holds the table mutex and the insertion spinlock: the keys are those installed
+	 * at one instant, each once. */
+	int rc = p4dp_table_foreach(s->t, snapshot_key, s);
+	if (rcu != NULL)
+		p4dp_rcu_thread_online(rcu, rcu_thread);
+	if (rc < 0)
+		return rc;
+	return (int)s->n;
+}
+
+const struct p4dp_entry *p4dp_rtc_sweep_next(struct p4dp_rtc_sweep *s, void *key)
+{
+	while (s->pos < s->n) {
+		const uint8_t *k = s->keys + (size_t)s->pos++ * s->key_len;
+		/* lock-free lookup: an entry deleted since the snapshot is not found; a found entry
+		 * stays readable until our next quiescent state (RCU) */
+		const struct p4dp_entry *e = p4dp_table_lookup(s->t, k);
+		if (e == NULL)
+			continue;
+		if (key != NULL)
+			memcpy(key, k, s->key_len);
+		return e;
+	}
+	return NULL;
+}
