@@ -1,21 +1,10 @@
 //! p4dp-sema: semantic analysis, from the P4_16 AST (`p4dp-syntax`) to the typed IR (`p4dp-ir`).
 //!
-//! # Passes (in order)
+//! # Passes
 //!
-//! 1. **Collect** (`env`): every top-level declaration by name (overloads kept together),
-//!    `error` and `match_kind` members, duplicate detection.
-//! 2. **Elaborate `main`** (`elab`): the package instance is found, each block argument is
-//!    instantiated; instantiating a parser/control (`control`, `parser`) resolves names,
-//!    type-checks and lowers its body *for that instance* (constructor parameters bound as
-//!    constants), so elaboration and checking are one walk. Types (`types`) and global
-//!    constants are resolved lazily and memoized; generic functions are instantiated per type
-//!    arguments (`call`).
-//! 3. **Data-plane table writes** (`dpwrite`): `add_entry` / expire-timer calls are checked against
-//!    the tables that run the calling action (needs every table, so it runs on the elaborated
-//!    program); `add_entry`'s action name becomes the action's control-plane name.
-//! 4. **Check the rest**: top-level parsers/controls/actions/functions that `main` does not reach
-//!    are checked in a scratch program that is then dropped, so their errors are reported too.
-//! 5. **Validate** (`p4dp_ir::validate`): a failure is an internal error (`E0499`).
+//! [`passes`] lists the passes in the order they run (collect, elaborate, dp-writes,
+//! unreached, validate), each with what it does and what holds afterwards; compilation runs
+//! through that list, and `p4dp check --dump-after PASS` prints the state after any of them.
 //!
 //! Expressions are lowered by `expr` (names, members, indexing, lvalues, implicit casts),
 //! `ops` (operators and explicit casts) and `aggregate` (list/struct expressions), each with
@@ -106,6 +95,7 @@ mod expr;
 mod loops;
 mod ops;
 mod parser;
+pub mod passes;
 mod stmt;
 mod table;
 mod types;
@@ -118,13 +108,26 @@ mod limits_tests;
 mod tests;
 
 pub use consts::{fits, wrap_to};
+pub use passes::{Pass, UnknownPass, PASSES};
 
 use env::{Globals, Owner};
 
 /// Runs semantic analysis. Returns the program when no error was found, and every diagnostic.
 pub fn analyze(ast: &ast::Program, sm: &SourceMap) -> (Option<ir::Program>, Vec<Diagnostic>) {
+    analyze_dumping(ast, sm, None)
+}
+
+/// [`analyze`], keeping the program state after `dump`'s pass in it.
+fn analyze_dumping(
+    ast: &ast::Program,
+    sm: &SourceMap,
+    dump: Option<&mut Dump>,
+) -> (Option<ir::Program>, Vec<Diagnostic>) {
     let mut s = Sema::new(sm, ast);
-    s.run(ast);
+    match dump {
+        Some(d) => passes::run(&mut s, ast, Some(d.pass), &mut d.text),
+        None => passes::run(&mut s, ast, None, &mut None),
+    }
     // Source order (discovery order can follow elaboration order instead).
     s.diags.sort_by_key(|d| {
         d.primary
@@ -137,12 +140,43 @@ pub fn analyze(ast: &ast::Program, sm: &SourceMap) -> (Option<ir::Program>, Vec<
     (if has_err { None } else { Some(prog) }, s.diags)
 }
 
+/// The program state after one pass (`p4dp check --dump-after PASS`), filled in by
+/// [`compile_file_dumping`] / [`analyze_and_validate_dumping`] when that pass runs.
+pub struct Dump {
+    pass: &'static Pass,
+    text: Option<String>,
+}
+
+impl Dump {
+    /// A dump after the pass named `name` (one of [`PASSES`]).
+    pub fn after(name: &str) -> Result<Dump, UnknownPass> {
+        Ok(Dump {
+            pass: passes::find(name)?,
+            text: None,
+        })
+    }
+
+    /// The dump, once the pass has run (`None` if compilation stopped before it).
+    pub fn text(&self) -> Option<&str> {
+        self.text.as_deref()
+    }
+}
+
 /// Analyzes and validates; a validation failure becomes an `E0499` internal error.
 pub fn analyze_and_validate(
     ast: &ast::Program,
     sm: &SourceMap,
 ) -> Result<(ir::ValidProgram, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let (p, mut diags) = analyze(ast, sm);
+    analyze_and_validate_dumping(ast, sm, None)
+}
+
+/// [`analyze_and_validate`], keeping the program state after `dump`'s pass in it.
+pub fn analyze_and_validate_dumping(
+    ast: &ast::Program,
+    sm: &SourceMap,
+    mut dump: Option<&mut Dump>,
+) -> Result<(ir::ValidProgram, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let (p, mut diags) = analyze_dumping(ast, sm, dump.as_deref_mut());
     let Some(p) = p else { return Err(diags) };
     if p.package.is_none() {
         diags.push(
@@ -153,7 +187,12 @@ pub fn analyze_and_validate(
         return Err(diags);
     }
     match ir::validate(p) {
-        Ok(v) => Ok((v, diags)),
+        Ok(v) => {
+            if let Some(d) = dump.filter(|d| d.pass.name == passes::VALIDATE.name) {
+                d.text = Some(ir::print::program(v.program()));
+            }
+            Ok((v, diags))
+        }
         Err(errs) => {
             for e in errs {
                 let sp = Span::new(p4dp_syntax::FileId(e.span.file), e.span.lo, e.span.hi);
@@ -185,12 +224,22 @@ pub fn compile_file(
     include_dirs: &[std::path::PathBuf],
     defines: &[(String, Option<String>)],
 ) -> Result<Compiled, (SourceMap, Vec<Diagnostic>)> {
+    compile_file_dumping(path, include_dirs, defines, None)
+}
+
+/// [`compile_file`], keeping the program state after `dump`'s pass in it.
+pub fn compile_file_dumping(
+    path: &Path,
+    include_dirs: &[std::path::PathBuf],
+    defines: &[(String, Option<String>)],
+    dump: Option<&mut Dump>,
+) -> Result<Compiled, (SourceMap, Vec<Diagnostic>)> {
     let mut sm = SourceMap::new();
     let (ast, mut diags) = p4dp_syntax::frontend::load_and_parse(&mut sm, path, include_dirs, defines);
     if diags.iter().any(|d| d.is_error()) {
         return Err((sm, diags));
     }
-    match analyze_and_validate(&ast, &sm) {
+    match analyze_and_validate_dumping(&ast, &sm, dump) {
         Ok((program, mut warnings)) => {
             diags.append(&mut warnings);
             Ok(Compiled {
@@ -287,13 +336,6 @@ impl<'a> Sema<'a> {
             type_depths: Vec::new(),
             nesting_reported: false,
         }
-    }
-
-    fn run(&mut self, ast: &'a ast::Program) {
-        self.collect(ast);
-        self.elaborate_main(ast);
-        self.check_dp_writes();
-        self.check_unreached(ast);
     }
 
     /// Reports a diagnostic once (elaborating a block twice does not duplicate its errors).

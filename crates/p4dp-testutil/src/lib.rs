@@ -8,7 +8,9 @@
 //! - [`compile`]: the front end and back end on a program file or on source text.
 //! - [`parallel`]: running independent jobs on a bounded number of threads.
 //! - [`process`]: running a command with a time limit and a log file.
+//! - [`cli`]: running a built binary on a small program written for one test.
 
+pub mod cli;
 pub mod compile;
 pub mod parallel;
 pub mod pcap;

@@ -40,10 +40,51 @@ fn defines(c: &CompileOpts) -> Vec<(String, Option<String>)> {
 /// Front end + validation. Prints the warnings; on errors, prints the rendered diagnostics and
 /// fails. Returns the sources too, to render the back end's errors.
 pub fn front(c: &CompileOpts) -> Result<(p4dp_ir::ValidProgram, p4dp_syntax::SourceMap)> {
+    front_dumping(c, None)
+}
+
+/// What `p4dp check --dump-after` asks for.
+#[derive(Debug, Clone)]
+pub enum DumpAfter {
+    /// `list`: print the passes.
+    List,
+    /// The program state after this pass.
+    Pass(String),
+}
+
+/// Parses `--dump-after`: `list` or the name of a pass of [`p4dp_sema::PASSES`].
+pub fn parse_dump_after(s: &str) -> std::result::Result<DumpAfter, String> {
+    if s == "list" {
+        return Ok(DumpAfter::List);
+    }
+    p4dp_sema::passes::find(s).map_err(|e| e.to_string())?;
+    Ok(DumpAfter::Pass(s.to_string()))
+}
+
+/// The front-end passes, one a line: name and what it does.
+fn pass_list() -> String {
+    let w = p4dp_sema::PASSES.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    p4dp_sema::PASSES
+        .iter()
+        .map(|p| format!("{:w$}  {}\n", p.name, p.summary))
+        .collect()
+}
+
+/// [`front`], printing the program state after the pass `dump` names to stdout (also when a
+/// later pass finds errors).
+fn front_dumping(
+    c: &CompileOpts,
+    dump: Option<&mut p4dp_sema::Dump>,
+) -> Result<(p4dp_ir::ValidProgram, p4dp_syntax::SourceMap)> {
     if !c.program.exists() {
         bail!("{}: no such file", c.program.display());
     }
-    match p4dp_sema::compile_file(&c.program, &include_dirs(c), &defines(c)) {
+    let mut dump = dump;
+    let r = p4dp_sema::compile_file_dumping(&c.program, &include_dirs(c), &defines(c), dump.as_deref_mut());
+    if let Some(text) = dump.as_ref().and_then(|d| d.text()) {
+        print!("{text}");
+    }
+    match r {
         Ok(done) => {
             if !done.warnings.is_empty() {
                 eprint!("{}", p4dp_syntax::render_all(&done.sm, &done.warnings));
@@ -63,8 +104,16 @@ pub fn front(c: &CompileOpts) -> Result<(p4dp_ir::ValidProgram, p4dp_syntax::Sou
     }
 }
 
-pub fn check(c: &CompileOpts, show_ir: bool) -> Result<ExitCode> {
-    let (prog, sm) = front(c)?;
+pub fn check(c: &CompileOpts, show_ir: bool, dump_after: Option<DumpAfter>) -> Result<ExitCode> {
+    let mut dump = match dump_after {
+        Some(DumpAfter::List) => {
+            print!("{}", pass_list());
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(DumpAfter::Pass(name)) => Some(p4dp_sema::Dump::after(&name)?),
+        None => None,
+    };
+    let (prog, sm) = front_dumping(c, dump.as_mut())?;
     if show_ir {
         print!("{}", p4dp_ir::print::program(prog.program()));
     }

@@ -50,6 +50,10 @@ enum Command {
         /// Print the IR after semantic analysis.
         #[arg(long)]
         show_ir: bool,
+        /// Print the program state after the named front-end pass (`list`: the passes, each with
+        /// what it does).
+        #[arg(long, value_name = "PASS", value_parser = compile::parse_dump_after)]
+        dump_after: Option<compile::DumpAfter>,
     },
     /// Compile a program: write the generated C, the shared object and the P4Info.
     Build {
@@ -89,7 +93,7 @@ fn main() -> ExitCode {
     stop::install();
     let cli = Cli::parse();
     let r = match cli.cmd {
-        Command::Check { c, show_ir } => compile::check(&c, show_ir),
+        Command::Check { c, show_ir, dump_after } => compile::check(&c, show_ir, dump_after),
         Command::Build { c, out, show_ir } => compile::build(&c, &out, show_ir).and_then(|b| {
             eprintln!(
                 "wrote {}, {}, {}, {}",

@@ -1,49 +1,22 @@
 //! The CLI renders every diagnostic with `file:line:col` and the source line: front-end warnings
 //! (p4c-compatibility W0101/W0301) and back-end (cgen) errors (E0501), which carry IR spans.
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+
+use p4dp_testutil::cli;
 
 fn scratch(name: &str, text: &str) -> PathBuf {
-    // one directory per file: the tests run in parallel
-    let p = p4dp_testutil::scratch_dir(&format!("cli-diag-{name}")).join(name);
-    std::fs::write(&p, text).expect("write program");
-    p
+    cli::scratch_file(&format!("cli-diag-{name}"), name, text)
 }
 
 /// A v1model program whose ingress has `locals` and `apply { body }`, with `top` before it.
 fn program(top: &str, locals: &str, body: &str) -> String {
-    format!(
-        r#"#include <core.p4>
-#include <v1model.p4>
-header h_t {{ bit<8> a; bit<8> b; bit<16> c; }}
-struct headers_t {{ h_t h; }}
-struct meta_t {{ }}
-{top}
-parser P(packet_in pk, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
-    state start {{ pk.extract(hdr.h); transition accept; }}
-}}
-control VC(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
-control Ing(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
-{locals}
-    apply {{
-{body}
-    }}
-}}
-control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ }} }}
-control CC(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
-control DP(packet_out pk, in headers_t hdr) {{ apply {{ pk.emit(hdr.h); }} }}
-V1Switch(P(), VC(), Ing(), EG(), CC(), DP()) main;
-"#
-    )
+    cli::v1model_program(top, locals, body)
 }
 
 fn p4dp(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_p4dp"))
-        .args(args)
-        .output()
-        .expect("run p4dp");
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let r = cli::run(Path::new(env!("CARGO_BIN_EXE_p4dp")), args);
+    (r.ok(), r.stderr)
 }
 
 #[test]

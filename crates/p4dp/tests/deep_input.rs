@@ -3,60 +3,25 @@
 //! never a stack overflow (abort, status 134), a hang or unbounded memory.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
-fn scratch(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("p4dp-deep-input-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write program");
-    p
-}
+use p4dp_testutil::cli;
 
 /// A v1model program with `top` before the ingress control, whose apply block is `body`.
 fn program(top: &str, body: &str) -> String {
-    format!(
-        r#"#include <core.p4>
-#include <v1model.p4>
-header h_t {{ bit<8> a; bit<8> b; bit<32> c; }}
-struct headers_t {{ h_t h; }}
-struct meta_t {{ }}
-{top}
-parser P(packet_in pk, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
-    state start {{ pk.extract(hdr.h); transition accept; }}
-}}
-control VC(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
-control Ing(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
-    apply {{
-{body}
-    }}
-}}
-control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ }} }}
-control CC(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
-control DP(packet_out pk, in headers_t hdr) {{ apply {{ pk.emit(hdr.h); }} }}
-V1Switch(P(), VC(), Ing(), EG(), CC(), DP()) main;
-"#
-    )
+    cli::v1model_program(top, "", body)
 }
 
 /// Runs `p4dp check FILE`: (exit code, stderr, time taken).
 fn check(name: &str, text: &str) -> (Option<i32>, String, Duration) {
-    let p = scratch(name, text);
-    let start = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_p4dp"))
-        .arg("check")
-        .arg(&p)
-        .output()
-        .expect("run p4dp");
-    let took = start.elapsed();
+    let p = cli::scratch_file(&format!("deep-input-{name}"), name, text);
+    let r = cli::run(
+        Path::new(env!("CARGO_BIN_EXE_p4dp")),
+        &[Path::new("check"), p.as_path()],
+    );
     let _ = std::fs::remove_file(&p);
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        took,
-    )
+    (r.status, r.stderr, r.took)
 }
 
 fn one_error(name: &str, text: &str, code: &str) {
