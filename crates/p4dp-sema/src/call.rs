@@ -968,7 +968,7 @@ impl<'a> Sema<'a> {
         bind: &HashMap<String, ir::TypeId>,
         targs: &[ir::TypeId],
     ) -> Option<ir::FunctionId> {
-        let key = (crate::addr(fd), targs.to_vec());
+        let key = (fd.id(), targs.to_vec());
         if let Some(f) = self.func_cache.get(&key) {
             return Some(*f);
         }

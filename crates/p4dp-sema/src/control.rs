@@ -221,7 +221,7 @@ impl<'a> Sema<'a> {
         tbind: HashMap<String, ir::TypeId>,
         span: Span,
     ) -> Option<ir::ControlId> {
-        if self.depth >= MAX_DEPTH || self.elab_busy.contains(&crate::addr(cd)) {
+        if self.depth >= MAX_DEPTH || self.elab_busy.contains(&cd.id()) {
             self.err(
                 "E0410",
                 format!("control `{}` instantiates itself", cd.header.name.name),
@@ -230,9 +230,9 @@ impl<'a> Sema<'a> {
             );
             return None;
         }
-        self.elaborated.insert(crate::addr(cd));
+        self.elaborated.insert(cd.id());
         self.depth += 1;
-        self.elab_busy.insert(crate::addr(cd));
+        self.elab_busy.insert(cd.id());
         let cid = self.p.controls.alloc(ir::Control {
             type_name: cd.header.name.name.clone(),
             path: path.clone(),
@@ -267,7 +267,7 @@ impl<'a> Sema<'a> {
         c.externs = owner.externs;
         c.body = body;
         self.depth -= 1;
-        self.elab_busy.remove(&crate::addr(cd));
+        self.elab_busy.remove(&cd.id());
         Some(cid)
     }
 
@@ -365,7 +365,7 @@ impl<'a> Sema<'a> {
 
     /// Copies a top-level action into the current control (once per control).
     pub(crate) fn use_global_action(&mut self, d: &'a ast::Decl, ad: &'a ast::ActionDecl) -> Option<ir::ActionId> {
-        let k = crate::addr(d);
+        let k = d.id();
         if let Some(a) = self.cx.global_actions.get(&k) {
             return Some(*a);
         }
@@ -390,7 +390,7 @@ impl<'a> Sema<'a> {
 
     /// A top-level extern instance (one per program, shared by every block that uses it).
     pub(crate) fn global_extern(&mut self, d: &'a ast::Decl, i: &'a ast::Instantiation) -> Option<ir::ExternId> {
-        let k = crate::addr(d);
+        let k = d.id();
         let id = match self.global_externs.get(&k) {
             Some(x) => *x,
             None => {

@@ -300,11 +300,11 @@ impl<'a> Sema<'a> {
     pub(crate) fn check_unreached(&mut self, prog: &'a ast::Program) {
         for d in &prog.decls {
             let reached = match d {
-                ast::Decl::Control(c) => !c.header.type_params.is_empty() || self.elaborated.contains(&crate::addr(c)),
-                ast::Decl::Parser(p) => !p.header.type_params.is_empty() || self.elaborated.contains(&crate::addr(p)),
+                ast::Decl::Control(c) => !c.header.type_params.is_empty() || self.elaborated.contains(&c.id()),
+                ast::Decl::Parser(p) => !p.header.type_params.is_empty() || self.elaborated.contains(&p.id()),
                 ast::Decl::Action(_) => false,
                 ast::Decl::Function(f) => {
-                    !f.proto.type_params.is_empty() || self.func_cache.keys().any(|k| k.0 == crate::addr(f))
+                    !f.proto.type_params.is_empty() || self.func_cache.keys().any(|k| k.0 == f.id())
                 }
                 ast::Decl::Instantiation(i) => i.name.name == "main" || !self.is_extern_inst(i),
                 ast::Decl::Var(v) => {

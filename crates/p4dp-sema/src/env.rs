@@ -6,7 +6,7 @@ use p4dp_ir as ir;
 use p4dp_syntax::ast;
 use p4dp_syntax::Span;
 
-use crate::{addr, CVal, Sema};
+use crate::{CVal, Sema};
 
 /// What a name in a (non-global) scope stands for.
 #[derive(Debug, Clone)]
@@ -49,8 +49,8 @@ pub(crate) struct Owner {
     pub action: Option<ir::ActionId>,
     /// Return type while lowering a function body.
     pub ret: Option<ir::TypeId>,
-    /// Top-level actions already copied into this control (by declaration address).
-    pub global_actions: HashMap<usize, ir::ActionId>,
+    /// Top-level actions already copied into this control.
+    pub global_actions: HashMap<ast::NodeId, ir::ActionId>,
     /// Control-plane path of this instance (`MyIngress`, `MyIngress.c`).
     pub path: String,
     pub actions: Vec<ir::ActionId>,
@@ -252,11 +252,6 @@ impl<'a> Sema<'a> {
         });
         self.cx.temps.insert(v);
         v
-    }
-
-    /// Address of a declaration (used as a memoization key).
-    pub(crate) fn key(d: &ast::Decl) -> usize {
-        addr(d)
     }
 }
 

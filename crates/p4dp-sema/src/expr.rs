@@ -424,7 +424,7 @@ impl<'a> Sema<'a> {
 
     /// Value of a top-level constant (evaluated once, in the global scope).
     pub(crate) fn global_const(&mut self, c: &'a ast::ConstDecl) -> Option<CVal> {
-        let k = crate::addr(c);
+        let k = c.id();
         if let Some(v) = self.const_cache.get(&k) {
             return v.clone();
         }

@@ -80,7 +80,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use p4dp_ir as ir;
-use p4dp_syntax::ast;
+use p4dp_syntax::ast::{self, NodeId};
 use p4dp_syntax::{Diagnostic, SourceMap, Span};
 
 mod aggregate;
@@ -273,20 +273,26 @@ pub(crate) struct Sema<'a> {
     pub g: Globals<'a>,
     /// The owner (control, parser, function) being lowered.
     pub cx: Owner,
-    pub type_cache: HashMap<(usize, Vec<ir::TypeId>), types::RTy>,
-    pub type_busy: HashSet<usize>,
-    pub const_cache: HashMap<usize, Option<CVal>>,
-    pub const_busy: HashSet<usize>,
-    pub func_cache: HashMap<(usize, Vec<ir::TypeId>), ir::FunctionId>,
-    pub func_busy: HashSet<usize>,
+    // Memoized queries and their in-progress sets (a key found busy is a recursive
+    // declaration), keyed by the declaration's `NodeId`.
+    /// Types declared by top-level declarations, per type arguments.
+    pub type_cache: HashMap<(NodeId, Vec<ir::TypeId>), types::RTy>,
+    pub type_busy: HashSet<NodeId>,
+    /// Values of top-level constants.
+    pub const_cache: HashMap<NodeId, Option<CVal>>,
+    pub const_busy: HashSet<NodeId>,
+    /// Functions, per type arguments.
+    pub func_cache: HashMap<(NodeId, Vec<ir::TypeId>), ir::FunctionId>,
+    /// Functions and top-level actions being lowered.
+    pub func_busy: HashSet<NodeId>,
     /// Top-level extern instances (shared by every block that uses them).
-    pub global_externs: HashMap<usize, ir::ExternId>,
-    /// Parser/control declarations elaborated at least once (by address).
-    pub elaborated: HashSet<usize>,
+    pub global_externs: HashMap<NodeId, ir::ExternId>,
+    /// Parser/control declarations elaborated at least once.
+    pub elaborated: HashSet<NodeId>,
     /// Depth of nested instantiation (guards against recursive instantiation).
     pub depth: u32,
     /// Parser/control declarations being elaborated right now (recursion check).
-    pub elab_busy: HashSet<usize>,
+    pub elab_busy: HashSet<NodeId>,
     /// Parsers and controls with a parameter that failed to lower (its error is reported); applying
     /// them is not checked against the remaining parameters.
     pub incomplete_blocks: HashSet<env::OwnerKind>,
@@ -305,10 +311,6 @@ pub(crate) fn ispan(s: Span) -> ir::Span {
         lo: s.lo,
         hi: s.hi,
     }
-}
-
-pub(crate) fn addr<T>(r: &T) -> usize {
-    r as *const T as usize
 }
 
 impl<'a> Sema<'a> {

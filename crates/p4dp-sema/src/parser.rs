@@ -23,7 +23,7 @@ impl<'a> Sema<'a> {
         tbind: HashMap<String, ir::TypeId>,
         span: Span,
     ) -> Option<ir::ParserId> {
-        if self.depth >= MAX_DEPTH || self.elab_busy.contains(&crate::addr(pd)) {
+        if self.depth >= MAX_DEPTH || self.elab_busy.contains(&pd.id()) {
             self.err(
                 "E0410",
                 format!("parser `{}` instantiates itself", pd.header.name.name),
@@ -32,9 +32,9 @@ impl<'a> Sema<'a> {
             );
             return None;
         }
-        self.elaborated.insert(crate::addr(pd));
+        self.elaborated.insert(pd.id());
         self.depth += 1;
-        self.elab_busy.insert(crate::addr(pd));
+        self.elab_busy.insert(pd.id());
         let pid = self.p.parsers.alloc(ir::Parser {
             type_name: pd.header.name.name.clone(),
             path: path.clone(),
@@ -157,7 +157,7 @@ impl<'a> Sema<'a> {
         p.states = states;
         p.start = start;
         self.depth -= 1;
-        self.elab_busy.remove(&crate::addr(pd));
+        self.elab_busy.remove(&pd.id());
         Some(pid)
     }
 

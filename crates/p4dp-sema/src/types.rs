@@ -369,7 +369,7 @@ impl<'a> Sema<'a> {
 
     /// The type declared by a top-level declaration, applied to `args`.
     pub(crate) fn decl_type(&mut self, d: &'a ast::Decl, args: &[ir::TypeId], span: Span) -> RTy {
-        let key = (Self::key(d), args.to_vec());
+        let key = (d.id(), args.to_vec());
         if let Some(t) = self.type_cache.get(&key) {
             return t.clone();
         }

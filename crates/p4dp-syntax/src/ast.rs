@@ -614,6 +614,38 @@ impl Decl {
     }
 }
 
+/// The identity of a declaration for as long as its AST lives: its span. Spans index the
+/// (preprocessed) source text, and the declarations of one list (a program's, a parser's or a
+/// control's locals) are parsed one after another, each from its first token to its last, so
+/// their spans are non-empty and disjoint, and a nested declaration lies strictly inside its
+/// parent's. `tests/corpus.rs` checks this on every program of the project. Later passes key
+/// what they know about a declaration by it (not by the node's address).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId {
+    file: u32,
+    lo: u32,
+    hi: u32,
+}
+
+impl NodeId {
+    /// The id of the declaration spanning `span`.
+    pub fn of(span: Span) -> NodeId {
+        NodeId {
+            file: span.file.0,
+            lo: span.lo,
+            hi: span.hi,
+        }
+    }
+}
+
+impl Decl {
+    /// This declaration's identity (the same as that of the `ControlDecl`, `FunctionDecl`, ...
+    /// it holds).
+    pub fn id(&self) -> NodeId {
+        NodeId::of(self.span())
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct ConstDecl {
     pub annotations: Vec<Annotation>,
@@ -880,3 +912,22 @@ pub struct Entry {
     pub action: ActionRef,
     pub span: Span,
 }
+
+macro_rules! node_ids {
+    ($($t:ty),*) => {$(
+        impl $t {
+            /// This declaration's identity ([`NodeId`]).
+            pub fn id(&self) -> NodeId {
+                NodeId::of(self.span)
+            }
+        }
+    )*};
+}
+node_ids!(
+    ConstDecl,
+    ParserDecl,
+    ControlDecl,
+    FunctionDecl,
+    ActionDecl,
+    Instantiation
+);

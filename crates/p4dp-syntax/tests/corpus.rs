@@ -2,6 +2,7 @@
 //! this crate's own construct tests) must preprocess and parse without a
 //! single diagnostic.
 
+use p4dp_syntax::ast::Decl;
 use p4dp_syntax::preprocess::{preprocess_with, PreprocessOptions};
 use p4dp_syntax::{parse_program, render_all};
 use p4dp_testutil::{p4_files, repo_root};
@@ -32,6 +33,9 @@ fn corpus_parses_without_errors() {
                     failures.push_str(&render_all(&sm, &diags));
                 }
                 assert!(!prog.decls.is_empty(), "{}: empty AST", rel.display());
+                if let Err(e) = disjoint_spans(&prog.decls) {
+                    failures.push_str(&format!("{}: {e}\n", rel.display()));
+                }
             }
         }
     }
@@ -40,4 +44,41 @@ fn corpus_parses_without_errors() {
         "{} files checked; diagnostics:\n{failures}",
         files.len()
     );
+}
+
+/// The declarations of one list (and, recursively, the locals of each parser and control) have
+/// non-empty spans in source order that do not overlap, so a span identifies a declaration
+/// (`ast::NodeId`).
+fn disjoint_spans(decls: &[Decl]) -> Result<(), String> {
+    let mut prev: Option<&Decl> = None;
+    for d in decls {
+        let s = d.span();
+        if s.is_empty() {
+            return Err(format!("`{}` has an empty span", d.name().name));
+        }
+        if let Some(p) = prev {
+            let ps = p.span();
+            if ps.file == s.file && ps.hi > s.lo {
+                return Err(format!("`{}` and `{}` overlap", p.name().name, d.name().name));
+            }
+        }
+        let locals = match d {
+            Decl::Parser(p) => &p.locals[..],
+            Decl::Control(c) => &c.locals[..],
+            _ => &[],
+        };
+        for l in locals {
+            let ls = l.span();
+            if !(ls.lo >= s.lo && ls.hi <= s.hi && ls.len() < s.len()) {
+                return Err(format!(
+                    "`{}` is not strictly inside `{}`",
+                    l.name().name,
+                    d.name().name
+                ));
+            }
+        }
+        disjoint_spans(locals)?;
+        prev = Some(d);
+    }
+    Ok(())
 }
