@@ -72,7 +72,7 @@ impl<'a> Sema<'a> {
             );
             return;
         };
-        let cands = vec![crate::call::ast_params(&ph.params)];
+        let cands = vec![crate::overload::ast_params(&ph.params)];
         let Some((_, map)) = self.pick_overload(&ph.name.name, cands, &inst.args, inst.span) else {
             return;
         };

@@ -6,12 +6,36 @@
 //! unreached, validate), each with what it does and what holds afterwards; compilation runs
 //! through that list, and `p4dp check --dump-after PASS` prints the state after any of them.
 //!
-//! Expressions are lowered by `expr` (names, members, indexing, lvalues, implicit casts),
-//! `ops` (operators and explicit casts) and `aggregate` (list/struct expressions), each with
-//! an optional *expected type* (how `int` literals, list and struct expressions get their type
-//! from context). Calls are hoisted into statements with temporaries in left-to-right order
-//! (`call`; header/stack/table built-ins in `builtins`); statements in `stmt`; tables and
-//! keysets in `table`. Constant folding and the value arithmetic live in `consts`.
+//! # Modules, from the bottom up
+//!
+//! One `impl Sema` spread over modules; each uses only the modules above it in this list
+//! (`tests/layers.rs` checks it on the sources), except through the recursion seams below.
+//!
+//! | module | does |
+//! |---|---|
+//! | `consts` | value arithmetic and constant folding (pure functions) |
+//! | `env` | scopes, bindings, the top-level declaration table (`collect`) |
+//! | `types` | type resolution, memoized per declaration; the IR type table |
+//! | `dpwrite` | data-plane-write checks (`@__ref`, table annotations, `add_entry` and timers) |
+//! | `overload` | signatures, the AST-to-IR direction conversion, argument matching, overloads, type-variable unification |
+//! | `expr`, `ops`, `aggregate` | expressions: names, members, indexing, lvalues, implicit casts; operators and casts; list and struct expressions (each with an optional expected type) |
+//! | `builtins`, `call` | calls hoisted into statements with temporaries in left-to-right order, arguments by direction, generic functions; header, stack and table built-ins |
+//! | `loops`, `stmt` | statements |
+//! | `action` | actions, and top-level actions copied into a control |
+//! | `keyset` | keysets of `select` cases and table entries |
+//! | `instance` | extern instances, sub-block instances and constructor arguments, block parameters |
+//! | `table` | tables: keys, actions, default action, entries and their priorities, properties |
+//! | `parser`, `control` | elaborating one parser or control instance |
+//! | `elab` | the `main` package, and checking what it does not reach |
+//! | `passes` | the pass list that drives the above |
+//!
+//! Modules of one row use each other (the grammar nests them). A lower module calls a higher
+//! one only where the language nests a higher construct in a lower one: `const_eval` (a type's
+//! width is a constant expression), `call_expr` and `table_apply_result` (an expression may be a
+//! call), `use_global_action` and `global_extern` (a top-level action or extern instance is
+//! lowered when first named), `block` (a function's body, per type arguments),
+//! `direct_instance` (`C.apply()`), `elab_control` and `elab_parser` (instantiating a block
+//! elaborates it).
 //!
 //! # Representation choices (what the IR gets)
 //!
@@ -83,6 +107,7 @@ use p4dp_ir as ir;
 use p4dp_syntax::ast::{self, NodeId};
 use p4dp_syntax::{Diagnostic, SourceMap, Span};
 
+mod action;
 mod aggregate;
 mod builtins;
 mod call;
@@ -92,8 +117,11 @@ mod dpwrite;
 mod elab;
 mod env;
 mod expr;
+mod instance;
+mod keyset;
 mod loops;
 mod ops;
+mod overload;
 mod parser;
 pub mod passes;
 mod stmt;

@@ -1,5 +1,5 @@
 //! Tables: keys, `actions`, default action, const entries (keysets per match kind, priorities),
-//! extern-valued properties, and keysets (shared with `select`).
+//! extern-valued properties.
 
 use std::collections::HashMap;
 
@@ -10,7 +10,6 @@ use p4dp_ir::{Arg, KeySet, Type, Value};
 use p4dp_syntax::ast;
 use p4dp_syntax::Span;
 
-use crate::env::Binding;
 use crate::expr::Val;
 use crate::types::{control_plane_name, name_annotation};
 use crate::{ispan, CVal, Sema};
@@ -367,8 +366,7 @@ impl<'a> Sema<'a> {
             let mut pre = Vec::new();
             let arg = match d {
                 ir::Direction::In => self.expr_as(a, *t, &mut pre).map(Arg::In),
-                ir::Direction::Out => self.lvalue(a, &mut pre).map(Arg::Out),
-                _ => self.lvalue(a, &mut pre).map(Arg::InOut),
+                d => self.lvalue(a, &mut pre).map(|x| crate::overload::lvalue_arg(*d, x)),
             };
             if !pre.is_empty() {
                 self.err(
@@ -588,100 +586,6 @@ impl<'a> Sema<'a> {
             }
         }
         ok
-    }
-
-    /// A keyset element of type `ty` (`allow_vs`: value sets are allowed, in `select`).
-    pub(crate) fn keyset(&mut self, k: &'a ast::SimpleKeyset, ty: ir::TypeId, allow_vs: bool) -> Option<KeySet> {
-        match k {
-            ast::SimpleKeyset::Default(_) | ast::SimpleKeyset::DontCare(_) => Some(KeySet::Any),
-            ast::SimpleKeyset::Expr(e) => {
-                if allow_vs {
-                    if let ast::ExprKind::Name(p) = &e.kind {
-                        if let Some(Binding::ValueSet(v)) = self.lookup_local(&p.name.name) {
-                            let vt = self.p.value_sets[v].ty;
-                            if vt != ty {
-                                let (a, b) = (self.tname(vt), self.tname(ty));
-                                self.err(
-                                    "E0301",
-                                    format!("value_set of `{a}` used for a key of type `{b}`"),
-                                    e.span,
-                                    "type mismatch",
-                                );
-                                return None;
-                            }
-                            return Some(KeySet::ValueSet(v));
-                        }
-                    }
-                }
-                Some(KeySet::Value(self.keyset_const(e, ty)?))
-            }
-            ast::SimpleKeyset::Mask { value, mask, .. } => {
-                let v = self.keyset_const(value, ty);
-                let m = self.keyset_const(mask, ty);
-                Some(KeySet::Mask(v?, m?))
-            }
-            ast::SimpleKeyset::Range { lo, hi, .. } => {
-                let l = self.keyset_const(lo, ty);
-                let h = self.keyset_const(hi, ty);
-                Some(KeySet::Range(l?, h?))
-            }
-        }
-    }
-
-    /// A constant of a keyset for a key of type `ty`. For a serializable-enum key, a value of the
-    /// enum's underlying type (e.g. `(bit<16>)E.X`, or an integer mask) is accepted too, as p4c
-    /// does: an enum-typed mask could not be written otherwise.
-    fn keyset_const(&mut self, e: &'a ast::Expr, ty: ir::TypeId) -> Option<Value> {
-        let Type::SerEnum { underlying, .. } = self.ty(ty).clone() else {
-            return self.const_value(e, ty);
-        };
-        match self.const_eval(e, None)? {
-            CVal::V(v, t) if t == ty || t == underlying => Some(v),
-            CVal::Int(i) => match self.coerce(Val::Int(i), underlying, e.span)? {
-                ir::Expr {
-                    kind: ir::ExprKind::Const(v),
-                    ..
-                } => Some(v),
-                _ => None,
-            },
-            // Anything else: the usual conversion and its diagnostic.
-            CVal::V(..) => self.const_value(e, ty),
-        }
-    }
-
-    /// The keysets of a select case / table entry, one per key.
-    pub(crate) fn keysets(
-        &mut self,
-        ks: &'a ast::Keyset,
-        tys: &[ir::TypeId],
-        allow_vs: bool,
-        span: Span,
-    ) -> Option<Vec<KeySet>> {
-        let elems: Vec<&'a ast::SimpleKeyset> = match ks {
-            ast::Keyset::Simple(ast::SimpleKeyset::Default(_) | ast::SimpleKeyset::DontCare(_)) => {
-                return Some(tys.iter().map(|_| KeySet::Any).collect());
-            }
-            ast::Keyset::Simple(s) => vec![s],
-            ast::Keyset::Tuple { elems, .. } => elems.iter().collect(),
-        };
-        if elems.len() != tys.len() {
-            self.err(
-                "E0409",
-                format!("{} keyset elements for {} keys", elems.len(), tys.len()),
-                span,
-                "wrong number of keyset elements",
-            );
-            return None;
-        }
-        let mut out = Vec::new();
-        let mut ok = true;
-        for (k, t) in elems.into_iter().zip(tys) {
-            match self.keyset(k, *t, allow_vs) {
-                Some(x) => out.push(x),
-                None => ok = false,
-            }
-        }
-        ok.then_some(out)
     }
 
     /// The legacy `@priority(N)` annotation of a table entry: `None` without one, `Some(None)`
