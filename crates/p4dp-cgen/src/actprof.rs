@@ -95,11 +95,7 @@ impl<'a> Gen<'a> {
                     .iter()
                     .any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
             });
-        if has_ref
-            || crate::dpwrite::entry_lock(t)
-            || t.idle_timeout.any()
-            || !crate::dpwrite::table_flags(t).is_empty()
-        {
+        if has_ref || t.entry_lock || t.idle_timeout.any() || !crate::dpwrite::table_flags(t).is_empty() {
             return unsupported(t.span, format!("table `{name}`: data-plane writes, entry locks or idle timeouts with an action profile implementation"));
         }
         Ok(())

@@ -15,10 +15,6 @@ use crate::ctype::{native_layout, storage_size};
 use crate::stmt::ind;
 use crate::{unsupported, Gen, Owner, R};
 
-fn has_ann(anns: &[Annotation], name: &str) -> bool {
-    anns.iter().any(|a| a.name == name)
-}
-
 /// The P4DP_TABLE_F_* flags of the data-plane write features of `t`.
 pub fn table_flags(t: &Table) -> Vec<&'static str> {
     let mut f = Vec::new();
@@ -31,28 +27,18 @@ pub fn table_flags(t: &Table) -> Vec<&'static str> {
     if t.idle_timeout.auto_delete {
         f.push("P4DP_TABLE_F_IDLE_AUTO_DELETE");
     }
-    if entry_lock(t) {
+    if t.entry_lock {
         f.push("P4DP_TABLE_F_ENTRY_LOCK");
     }
     f
 }
 
-/// Whether `t`'s actions run under the entry lock.
-pub fn entry_lock(t: &Table) -> bool {
-    has_ann(&t.annotations, "entry_lock")
-}
-
-/// `p4dp_table_info.storage` of `t` (`@storage("static" | "dynamic" | "auto")`, default AUTO).
+/// `p4dp_table_info.storage` of `t`.
 pub fn storage(t: &Table) -> &'static str {
-    let arg = t
-        .annotations
-        .iter()
-        .find(|a| a.name == "storage")
-        .and_then(|a| a.args.first());
-    match arg {
-        Some(AnnotationArg::String(s)) if s == "static" => "P4DP_STORAGE_STATIC",
-        Some(AnnotationArg::String(s)) if s == "dynamic" => "P4DP_STORAGE_DYNAMIC",
-        _ => "P4DP_STORAGE_AUTO",
+    match t.storage {
+        Storage::Static => "P4DP_STORAGE_STATIC",
+        Storage::Dynamic => "P4DP_STORAGE_DYNAMIC",
+        Storage::Auto => "P4DP_STORAGE_AUTO",
     }
 }
 

@@ -198,7 +198,7 @@ impl<'a> Gen<'a> {
     }
     /// Whether `v` of `o` is an `@__ref` (directionless) action parameter.
     pub fn is_ref_var(&self, o: Owner, v: VarId) -> bool {
-        self.vars(o)[v].is_entry_ref()
+        self.vars(o)[v].entry_ref
     }
     /// The frame member holding an `@__ref` parameter's value when there is no entry to point
     /// to (the defensive no-default path of a table).

@@ -230,7 +230,7 @@ impl Gen<'_> {
         let ti = tid.index();
         // Data-plane writes: a mutable view of the entry (@__ref, @entry_lock, idle timeouts) and
         // the table context add_entry/expire-timer calls act on.
-        let lock = crate::dpwrite::entry_lock(t);
+        let lock = t.entry_lock;
         let idle = t.idle_timeout.any();
         let dp_ctx = !crate::dpwrite::table_flags(t).is_empty();
         let has_ref = t

@@ -49,6 +49,7 @@ fn var(name: &str, ty: TypeId, kind: VarKind) -> Var {
         name: name.into(),
         ty,
         kind,
+        entry_ref: false,
         annotations: vec![],
         span: sp(0),
     }
@@ -331,6 +332,8 @@ fn simple_program() -> Program {
         implementation: None,
         add_on_miss: false,
         idle_timeout: IdleTimeout::default(),
+        entry_lock: false,
+        storage: Storage::Auto,
         other_properties: vec![],
         annotations: vec![],
         span: sp(13),

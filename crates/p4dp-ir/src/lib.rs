@@ -556,6 +556,10 @@ pub struct Var {
     pub name: String,
     pub ty: TypeId,
     pub kind: VarKind,
+    /// A directionless action parameter (`ActionParam(_, Direction::None)`) that is a reference
+    /// into the matched table entry's action data rather than a copy (`@__ref`, data-plane
+    /// writes): writes to it change the entry. False for every other variable.
+    pub entry_ref: bool,
     pub annotations: Vec<Annotation>,
     pub span: Span,
 }
@@ -733,6 +737,10 @@ pub struct Table {
     pub add_on_miss: bool,
     /// Entry aging (`support_timeout`, `idle_timeout_with_auto_delete`, `pna_idle_timeout`).
     pub idle_timeout: IdleTimeout,
+    /// `@entry_lock`: each action of the table runs holding the matched entry's lock.
+    pub entry_lock: bool,
+    /// How entries are stored (`@storage`).
+    pub storage: Storage,
     /// Every other property, by name (e.g. `largest_priority_wins`), as a constant.
     pub other_properties: Vec<(String, Value)>,
     pub annotations: Vec<Annotation>,
@@ -800,6 +808,19 @@ impl fmt::Display for MatchKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// How a table's entries are stored (`@storage("static" | "dynamic" | "auto")`; see
+/// ARCHITECTURE.md "Entry storage and memory model"). Only tables whose keys are all exact use it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Storage {
+    /// The runtime picks the smaller of the two by its memory model.
+    #[default]
+    Auto,
+    /// One slot per entry of the table's capacity, allocated up front.
+    Static,
+    /// One allocation per entry.
+    Dynamic,
 }
 
 /// Entry aging of a table: what happens to an entry no packet hit for its timeout.
@@ -895,19 +916,6 @@ pub struct Package {
 pub enum BlockRef {
     Parser(ParserId),
     Control(ControlId),
-}
-
-/// The annotation marking a directionless action parameter as a reference into the matched
-/// table entry's action data (data-plane writes): see [`Var::is_entry_ref`].
-pub const ENTRY_REF_ANNOTATION: &str = "__ref";
-
-impl Var {
-    /// Whether this is an `@__ref` action parameter: a reference into the matched entry's action
-    /// data rather than a copy (sema allows it on directionless parameters only).
-    pub fn is_entry_ref(&self) -> bool {
-        matches!(self.kind, VarKind::ActionParam(_, Direction::None))
-            && self.annotations.iter().any(|a| a.name == ENTRY_REF_ANNOTATION)
-    }
 }
 
 /// A whole elaborated program.

@@ -638,6 +638,7 @@ mod tests {
         let b8 = p.types.intern(Type::Bit(8));
         let mut vars = Arena::new();
         let x = vars.alloc(Var {
+            entry_ref: false,
             name: "x".into(),
             ty: b8,
             kind: VarKind::Local,

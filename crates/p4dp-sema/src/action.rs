@@ -43,10 +43,15 @@ impl<'a> Sema<'a> {
                     "move it before the action data",
                 );
             }
+            let entry_ref = p.direction == ast::Direction::None
+                && p.annotations
+                    .iter()
+                    .any(|a| a.name.name == crate::dpwrite::REF_ANNOTATION);
             let v = self.cx.vars.alloc(ir::Var {
                 name: p.name.name.clone(),
                 ty: t,
                 kind: ir::VarKind::ActionParam(aid, dir_of(p.direction)),
+                entry_ref,
                 annotations: self.annotations(&p.annotations),
                 span: ispan(p.span),
             });

@@ -836,6 +836,7 @@ impl<'a> Sema<'a> {
             };
             let dir = dir_of(p.direction);
             let v = self.cx.vars.alloc(ir::Var {
+                entry_ref: false,
                 name: p.name.name.clone(),
                 ty: t,
                 kind: ir::VarKind::Param(if dir == ir::Direction::None {

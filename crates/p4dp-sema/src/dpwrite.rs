@@ -19,7 +19,7 @@ use p4dp_syntax::{ast, Diagnostic, FileId, Span};
 use crate::{CVal, Sema};
 
 /// The annotation marking an action parameter as a reference into the table entry.
-pub const REF_ANNOTATION: &str = ir::ENTRY_REF_ANNOTATION;
+pub const REF_ANNOTATION: &str = "__ref";
 /// The table annotation running actions under the entry's lock.
 pub const ENTRY_LOCK_ANNOTATION: &str = "entry_lock";
 /// The table annotation choosing the entry storage.
@@ -117,7 +117,7 @@ impl<'a> Sema<'a> {
             .params
             .iter()
             .map(|v| &self.cx.vars[*v])
-            .find(|v| v.is_entry_ref())
+            .find(|v| v.entry_ref)
             .map(|v| v.name.clone());
         if let Some(pname) = refp {
             let name = act.name.clone();
@@ -173,8 +173,9 @@ impl<'a> Sema<'a> {
         None
     }
 
-    /// Table-level checks: `@entry_lock`/`@storage` annotations, add-on-miss key kinds.
-    pub(crate) fn check_dp_table(&mut self, td: &'a ast::TableDecl, table: &ir::Table) {
+    /// Table-level checks: `@entry_lock`/`@storage` annotations (recorded in the table's
+    /// `entry_lock` and `storage`), add-on-miss key kinds.
+    pub(crate) fn check_dp_table(&mut self, td: &'a ast::TableDecl, table: &mut ir::Table) {
         for a in &td.annotations {
             match a.name.name.as_str() {
                 ENTRY_LOCK_ANNOTATION
@@ -188,10 +189,22 @@ impl<'a> Sema<'a> {
                         "remove the arguments",
                     );
                 }
+                ENTRY_LOCK_ANNOTATION => table.entry_lock = true,
                 STORAGE_ANNOTATION => {
                     let ir_ann = self.annotations(std::slice::from_ref(a));
-                    let ok = matches!(ir_ann.first().map(|x| x.args.as_slice()),
-                        Some([ir::AnnotationArg::String(s)]) if matches!(s.as_str(), "static" | "dynamic" | "auto"));
+                    let storage = match ir_ann.first().map(|x| x.args.as_slice()) {
+                        Some([ir::AnnotationArg::String(s)]) => match s.as_str() {
+                            "static" => Some(ir::Storage::Static),
+                            "dynamic" => Some(ir::Storage::Dynamic),
+                            "auto" => Some(ir::Storage::Auto),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    let ok = storage.is_some();
+                    if let Some(st) = storage {
+                        table.storage = st;
+                    }
                     if !ok {
                         self.err(
                             "E0412",

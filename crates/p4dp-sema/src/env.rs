@@ -244,6 +244,7 @@ impl<'a> Sema<'a> {
         self.cx.ntmp += 1;
         let name = format!("tmp_{}", self.cx.ntmp);
         let v = self.cx.vars.alloc(ir::Var {
+            entry_ref: false,
             name,
             ty,
             kind: ir::VarKind::Local,

@@ -888,7 +888,7 @@ impl<'a> Sema<'a> {
                                 var.kind,
                                 ir::VarKind::Param(ir::Direction::In | ir::Direction::None)
                                     | ir::VarKind::ActionParam(_, ir::Direction::In | ir::Direction::None)
-                            ) && !var.is_entry_ref();
+                            ) && !var.entry_ref;
                             if ro {
                                 self.err(
                                     "E0307",

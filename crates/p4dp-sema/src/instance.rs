@@ -39,6 +39,7 @@ impl<'a> Sema<'a> {
                 }
             };
             let v = self.cx.vars.alloc(ir::Var {
+                entry_ref: false,
                 name: p.name.name.clone(),
                 ty: t,
                 kind: ir::VarKind::Param(dir_of(p.direction)),

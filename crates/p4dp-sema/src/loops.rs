@@ -343,6 +343,7 @@ impl<'a> Sema<'a> {
     /// Declares the loop variable `x` of a `for ... in` in the current scope.
     fn loop_var(&mut self, var: &'a ast::Ident, t: ir::TypeId) -> ir::VarId {
         let id = self.cx.vars.alloc(ir::Var {
+            entry_ref: false,
             name: var.name.clone(),
             ty: t,
             kind: ir::VarKind::Local,

@@ -243,6 +243,7 @@ impl<'a> Sema<'a> {
                     (pre, x)
                 });
                 let id = self.cx.vars.alloc(ir::Var {
+                    entry_ref: false,
                     name: v.name.name.clone(),
                     ty: t,
                     kind: ir::VarKind::Local,

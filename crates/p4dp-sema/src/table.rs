@@ -170,6 +170,8 @@ impl<'a> Sema<'a> {
             implementation: None,
             add_on_miss: false,
             idle_timeout: ir::IdleTimeout::default(),
+            entry_lock: false,
+            storage: ir::Storage::Auto,
             other_properties: Vec::new(),
             annotations: self.annotations(&td.annotations),
             span: ispan(td.span),
@@ -251,7 +253,7 @@ impl<'a> Sema<'a> {
             table.entries = self.entries(&table, es);
         }
         self.size_for_entries(&mut table, size_span);
-        self.check_dp_table(td, &table);
+        self.check_dp_table(td, &mut table);
         if !ok {
             return None;
         }
