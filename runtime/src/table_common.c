@@ -2,8 +2,8 @@
 /*
  * p4dp tables (table.h): memory model, parameter checks, creation, and the public entry points.
  * Control-path operations dispatch through the table's kind (struct table_kind_ops:
- * table_exact.c for all-exact keys on rte_hash, table_tss.c for tuple-space search,
- * table_keyless.c); the kinds never call back into this file (their shared helpers are in
+ * table_exact.c for all-exact keys on rte_hash, table_lpm.c for one lpm field with exact
+ * fields (a multibit trie), table_tss.c for tuple-space search of the other keys, table_keyless.c); the kinds never call back into this file (their shared helpers are in
  * table_util.c). The lookups, on every packet, call each kind's lookup directly (a switch on
  * t->kind, no indirect call).
  */
@@ -189,6 +189,9 @@ struct p4dp_table *p4dp_table_create(const struct p4dp_table_params *p, struct p
 	} else if (all_exact) {
 		t->ops = &table_exact_ops;
 		t->storage = p->storage == P4DP_STORAGE_AUTO ? p4dp_table_storage_choose(p) : p->storage;
+	} else if (table_lpm_accepts(p->fields, p->n_fields)) {
+		t->ops = &table_lpm_ops;
+		t->storage = P4DP_STORAGE_DYNAMIC;
 	} else {
 		t->ops = &table_tss_ops;
 		t->storage = P4DP_STORAGE_DYNAMIC;
@@ -521,6 +524,8 @@ const struct p4dp_entry *p4dp_table_lookup(struct p4dp_table *t, const void *key
 		/* Acquire: pairs with the writer's release store, so the entry's
 		 * contents are visible once the pointer is. */
 		return __atomic_load_n(&t->single, __ATOMIC_ACQUIRE);
+	case TABLE_KIND_LPM:
+		return table_lpm_lookup(t, key);
 	default:
 		return table_tss_lookup(t, key);
 	}
@@ -539,6 +544,9 @@ void p4dp_table_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint3
 			out[i] = e;
 		return;
 	}
+	case TABLE_KIND_LPM:
+		table_lpm_lookup_bulk(t, keys, n, out);
+		return;
 	default:
 		for (uint32_t i = 0; i < n; i++)
 			out[i] = table_tss_lookup(t, keys[i]);

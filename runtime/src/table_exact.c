@@ -376,15 +376,6 @@ static int publish(struct p4dp_table *t, const uint8_t *key, struct p4dp_entry *
 	return rc;
 }
 
-/* A new version keeps the old one's idle-timeout state (relaxed loads: the
- * workers may be touching the old version right now). */
-static void carry_timer(struct p4dp_entry *to, const struct p4dp_entry *from)
-{
-	to->expire_profile = __atomic_load_n(&from->expire_profile, __ATOMIC_RELAXED);
-	to->last_hit_ns = __atomic_load_n(&from->last_hit_ns, __ATOMIC_RELAXED);
-	to->flags = (uint16_t)(to->flags | (from->flags & P4DP_ENTRY_F_DP_ADDED));
-}
-
 /* Fold side version @p s back into its slot (its grace period has passed). */
 static int fold_back(struct p4dp_table *t, struct side *s, uint32_t action, const void *data)
 {
@@ -393,7 +384,7 @@ static int fold_back(struct p4dp_table *t, struct side *s, uint32_t action, cons
 	/* No reader holds `slot`: it was unpublished before s->token was taken
 	 * and that grace period is over. */
 	table_entry_fill(t, slot, action, data, s->idx, 0);
-	carry_timer(slot, side_entry(s));
+	table_entry_carry_timer(slot, side_entry(s));
 	int rc = publish(t, s->key, slot);
 	if (rc < 0)
 		return rc;
@@ -414,7 +405,7 @@ static int table_exact_modify(struct p4dp_table *t, const uint8_t *key, uint32_t
 		struct p4dp_entry *e = table_entry_new(t, action, data, idx, P4DP_ENTRY_F_DYNAMIC);
 		if (e == NULL)
 			return -ENOMEM;
-		carry_timer(e, cur);
+		table_entry_carry_timer(e, cur);
 		int rc = publish(t, key, e);
 		if (rc < 0) {
 			rte_free(e);
@@ -430,7 +421,7 @@ static int table_exact_modify(struct p4dp_table *t, const uint8_t *key, uint32_t
 	struct side *s = side_new(t, key, action, data, idx);
 	if (s == NULL)
 		return -ENOMEM;
-	carry_timer(side_entry(s), cur);
+	table_entry_carry_timer(side_entry(s), cur);
 	int rc = publish(t, key, side_entry(s));
 	if (rc < 0) {
 		rte_free(s);

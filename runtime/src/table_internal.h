@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Private declarations of the table layer (table_common.c, the kinds table_exact.c, table_tss.c,
- * table_keyless.c, and their helpers table_util.c). Only these files include it.
+ * Private declarations of the table layer (table_common.c, the kinds table_exact.c, table_lpm.c,
+ * table_tss.c, table_keyless.c, and their helpers table_util.c). Only these files include it.
  * Layers, each calling only those below it: table_common.c -> the kinds -> table_util.c -> rcu.c.
  */
 #ifndef P4DP_TABLE_INTERNAL_H
@@ -20,10 +20,12 @@ enum table_kind {
 	TABLE_KIND_EXACT = 0,
 	TABLE_KIND_KEYLESS = 1,
 	TABLE_KIND_TSS = 2,
+	TABLE_KIND_LPM = 3,
 };
 
 struct table_exact;
 struct table_tss;
+struct table_lpm;
 struct p4dp_table;
 
 /*
@@ -63,6 +65,7 @@ struct table_kind_ops {
 extern const struct table_kind_ops table_exact_ops;
 extern const struct table_kind_ops table_tss_ops;
 extern const struct table_kind_ops table_keyless_ops;
+extern const struct table_kind_ops table_lpm_ops;
 
 struct p4dp_table {
 	/* read by workers on every lookup */
@@ -70,6 +73,7 @@ struct p4dp_table {
 	uint32_t key_len;
 	struct table_exact *ex;
 	struct table_tss *tss;
+	struct table_lpm *lpm;
 	/* keyless table: the one entry or NULL. Written with release by the writer,
 	 * read with acquire by readers (see table_common.c). */
 	struct p4dp_entry *single;
@@ -169,6 +173,24 @@ void table_defer(struct p4dp_table *t, p4dp_rcu_reclaim_fn fn, void *p, uint64_t
 /** table_defer callback: rte_free the entry @p p and release slot index @p idx. */
 void table_entry_idx_reclaim(void *ctx, void *p, uint64_t idx);
 
+/** Copy the idle-timeout state of the version @p from into its new version @p to (relaxed
+ *  loads: workers may be touching @p from right now). */
+void table_entry_carry_timer(struct p4dp_entry *to, const struct p4dp_entry *from);
+
+/**
+ * A worker's data-plane insert into a kind whose writers hold the table mutex: try the mutex
+ * (never block on it: the control thread may wait for a grace period while holding it, which
+ * the blocked worker could not end) and mark the writes as the worker's (t->in_worker: no
+ * grace-period waits, the entry gets @p profile / @p now_ns). 0, or -EBUSY counted in dp_busy.
+ * table_worker_unlock undoes it and counts a successful insert in dp_inserts.
+ */
+int table_worker_lock(struct p4dp_table *t, uint8_t profile, uint64_t now_ns);
+void table_worker_unlock(struct p4dp_table *t, bool inserted);
+
+/** Prefix length of lpm field @p f given the mask buffer @p mk (key layout), or -1 if the
+ *  mask is not a prefix. */
+int table_field_prefix_len(const struct p4dp_key_field *f, const uint8_t *mk);
+
 /** Bit @p b (0 = least significant) of field @p f in key buffer @p buf. */
 static inline int table_field_bit(const struct p4dp_key_field *f, const uint8_t *buf, uint32_t b)
 {
@@ -184,6 +206,12 @@ const struct p4dp_entry *table_exact_lookup(struct p4dp_table *t, const void *ke
 void table_exact_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
 			     const struct p4dp_entry **out);
 const struct p4dp_entry *table_tss_lookup(struct p4dp_table *t, const void *key);
+const struct p4dp_entry *table_lpm_lookup(struct p4dp_table *t, const void *key);
+void table_lpm_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
+			   const struct p4dp_entry **out);
+/** Does the longest-prefix kind take a key of these fields (one lpm field, the others exact,
+ *  few enough bits)? */
+bool table_lpm_accepts(const struct p4dp_key_field *fields, uint32_t n_fields);
 
 /* ---- tuple space search (table_tss.c) ---- */
 /* A normalized match: mask (key_len, range fields 0), value (= value & mask, range

@@ -735,22 +735,6 @@ static int table_tss_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, void 
 
 /* ------------------------------------------------------------ the kind's operations */
 
-/* Prefix length of lpm field @p f given mask buffer @p mk (in key layout, the
- * field at f->offset), or -1 if not a prefix mask. */
-static int lpm_prefix_len(const struct p4dp_key_field *f, const uint8_t *mk)
-{
-	int len = 0;
-	int b = f->bitwidth - 1;
-	while (b >= 0 && table_field_bit(f, mk, (uint32_t)b)) {
-		len++;
-		b--;
-	}
-	for (; b >= 0; b--)
-		if (table_field_bit(f, mk, (uint32_t)b))
-			return -1;
-	return len;
-}
-
 /* Normalize a match for a tuple-space table into scratch buffers @p val, @p msk,
  * @p hi (key_len bytes each). */
 static int tss_normalize(const struct p4dp_table *t, const struct p4dp_match *m, uint8_t *val, uint8_t *msk,
@@ -788,7 +772,7 @@ static int tss_normalize(const struct p4dp_table *t, const struct p4dp_match *m,
 				return -EINVAL;
 			break;
 		case P4DP_MATCH_LPM: {
-			int len = lpm_prefix_len(f, mk - f->offset);
+			int len = table_field_prefix_len(f, mk - f->offset);
 			if (len < 0)
 				return -EINVAL;
 			prefix_sum += len;
@@ -868,35 +852,23 @@ static int tss_find(struct p4dp_table *t, const struct p4dp_match *m, const stru
 	return rc;
 }
 
-/* A worker's insert: the writer mutex, but only tried: a worker blocked on it while a control
- * thread waits for a grace period under it would deadlock (the worker cannot report quiescence). */
+/* A worker's insert: an exact match on every field (table_worker_lock: the mutex only tried). */
 static int tss_dp_insert(struct p4dp_table *t, const uint8_t *k, uint32_t action, const void *data,
 			 uint8_t profile, uint64_t now_ns, uint64_t *seen)
 {
 	(void)seen;
-	if (pthread_mutex_trylock(&t->lock) != 0) {
-		table_wlock(t);
-		TABLE_STAT_INC(t->st_dp_busy);
-		table_wunlock(t);
-		return -EBUSY;
-	}
+	int rc = table_worker_lock(t, profile, now_ns);
+	if (rc != 0)
+		return rc;
 	TSS_SCRATCH(t);
 	struct tss_match tm;
 	struct p4dp_match m = {.value = k, .mask = NULL, .hi = k, .priority = t->prio_is_prefix ? 0 : 1};
-	t->in_worker = true;
-	t->worker_now = now_ns;
-	t->worker_profile = profile;
-	int rc = tss_normalize(t, &m, val_, msk_, hi_, &tm);
+	rc = tss_normalize(t, &m, val_, msk_, hi_, &tm);
 	if (rc == 0)
 		rc = table_tss_add(t, &tm, action, data);
-	t->in_worker = false;
-	table_wlock(t);
-	if (rc == 0) {
+	if (rc == 0)
 		t->st_inserts++;
-		t->st_dp_inserts++;
-	}
-	table_wunlock(t);
-	pthread_mutex_unlock(&t->lock);
+	table_worker_unlock(t, rc == 0);
 	return rc;
 }
 

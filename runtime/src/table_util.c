@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Helpers shared by the table kinds (table_exact.c, table_tss.c, table_keyless.c): the slot-index
- * allocator, entry allocation and filling, deferred reclamation through the table's RCU defer
+ * Helpers shared by the table kinds (table_exact.c, table_lpm.c, table_tss.c, table_keyless.c): the
+ * slot-index allocator, entry allocation and filling, workers' inserts under the table mutex, deferred reclamation through the table's RCU defer
  * queue, field comparison. The lowest table layer: it calls only rcu.c and DPDK, never a kind or
  * table_common.c.
  */
@@ -23,6 +23,52 @@ int table_field_cmp(const struct p4dp_key_field *f, const uint8_t *a, const uint
 			return x < y ? -1 : 1;
 	}
 	return 0;
+}
+
+int table_field_prefix_len(const struct p4dp_key_field *f, const uint8_t *mk)
+{
+	int len = 0;
+	int b = f->bitwidth - 1;
+	while (b >= 0 && table_field_bit(f, mk, (uint32_t)b)) {
+		len++;
+		b--;
+	}
+	for (; b >= 0; b--)
+		if (table_field_bit(f, mk, (uint32_t)b))
+			return -1;
+	return len;
+}
+
+int table_worker_lock(struct p4dp_table *t, uint8_t profile, uint64_t now_ns)
+{
+	if (pthread_mutex_trylock(&t->lock) != 0) {
+		table_wlock(t);
+		TABLE_STAT_INC(t->st_dp_busy);
+		table_wunlock(t);
+		return -EBUSY;
+	}
+	t->in_worker = true;
+	t->worker_now = now_ns;
+	t->worker_profile = profile;
+	return 0;
+}
+
+void table_worker_unlock(struct p4dp_table *t, bool inserted)
+{
+	t->in_worker = false;
+	if (inserted) {
+		table_wlock(t);
+		t->st_dp_inserts++;
+		table_wunlock(t);
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+void table_entry_carry_timer(struct p4dp_entry *to, const struct p4dp_entry *from)
+{
+	to->expire_profile = __atomic_load_n(&from->expire_profile, __ATOMIC_RELAXED);
+	to->last_hit_ns = __atomic_load_n(&from->last_hit_ns, __ATOMIC_RELAXED);
+	to->flags = (uint16_t)(to->flags | (from->flags & P4DP_ENTRY_F_DP_ADDED));
 }
 
 int64_t table_idx_alloc(struct p4dp_table *t)

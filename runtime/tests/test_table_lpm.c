@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The longest-prefix-match table kind (table_lpm.c) against a brute-force reference, and under
+ * a concurrent reader.
+ *  - Randomized: prefix sets drawn from a small address space (so prefixes overlap and nest),
+ *    lengths from /0 to the full width, random adds, deletes and modifies; after every batch,
+ *    single and bulk lookups of random keys and of keys at prefix boundaries are compared with
+ *    a linear scan for the longest matching prefix (ties cannot exist: equal prefixes are one
+ *    entry); reads (foreach, get) are compared with the reference; deleting everything gives the
+ *    trie's nodes back (heap usage returns to the empty table's).
+ *    Shapes: IPv4 (one 32-bit field), a 20-bit field, exact 16 + lpm 24 (narrow path), IPv6
+ *    (128 bits), exact 8 + lpm 128 (wide path), a 130-bit big-endian field.
+ *  - Concurrent (also under ThreadSanitizer: make tsan): a reader looks up keys inside a /16
+ *    while the writer modifies that /16 and adds and deletes longer prefixes inside it (which
+ *    creates and folds trie nodes); a /8 covers everything. The reader must never miss, never
+ *    see a torn entry, and every entry it gets must be a prefix that covers its key.
+ * Seed: env P4DP_TEST_SEED. Last line: 'N passed, N failed'.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_malloc.h>
+#include <rte_memory.h>
+
+#include "p4dp/rcu.h"
+#include "p4dp/table.h"
+#include "tsan_test.h"
+
+static unsigned n_pass, n_fail, case_fail;
+
+#define CHECK(cond, ...)                                                                                  \
+	do {                                                                                              \
+		if (!(cond) && case_fail++ < 10) {                                                        \
+			fprintf(stderr, "  FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                 \
+			fprintf(stderr, __VA_ARGS__);                                                     \
+			fprintf(stderr, "\n");                                                            \
+		}                                                                                         \
+	} while (0)
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+static uint32_t rndn(uint32_t n) { return n ? (uint32_t)(rnd() % n) : 0; }
+
+#define F(k, o, sz, w) {.match_kind = (k), .offset = (o), .size = (sz), .bitwidth = (w)}
+#define KMAX 40
+#define DLEN 16
+
+/* A table shape: an optional exact field, then the lpm field. Keys as bit strings (the
+ * reference's own view, MSB first): exact bits, then lpm bits. */
+struct shape {
+	const char *name;
+	uint32_t key_len;
+	int has_exact;
+	struct p4dp_key_field ex, lpm;
+	uint32_t dom_bits; /* prefixes and keys vary only in the top dom_bits of the lpm field */
+};
+
+static const struct shape shapes[] = {
+	{"ipv4 /32", 4, 0, {0}, F(P4DP_MATCH_LPM, 0, 4, 32), 12},
+	{"lpm 20", 4, 0, {0}, F(P4DP_MATCH_LPM, 0, 4, 20), 10},
+	{"exact 16 + lpm 24", 8, 1, F(P4DP_MATCH_EXACT, 4, 2, 16), F(P4DP_MATCH_LPM, 0, 4, 24), 12},
+	{"ipv6 /128", 16, 0, {0}, F(P4DP_MATCH_LPM, 0, 16, 128), 12},
+	{"exact 8 + lpm 128", 24, 1, F(P4DP_MATCH_EXACT, 16, 1, 8), F(P4DP_MATCH_LPM, 0, 16, 128), 12},
+	{"lpm 130 (big-endian)", 17, 0, {0}, F(P4DP_MATCH_LPM, 0, 17, 130), 11},
+};
+
+/* Bit b (0 = least significant) of a field in a key buffer (independent of the library). */
+static uint32_t byte_of(const struct p4dp_key_field *f, uint32_t b)
+{
+	return f->offset + (f->bitwidth <= 128 ? b / 8 : f->size - 1u - b / 8);
+}
+static int getb(const struct p4dp_key_field *f, const uint8_t *k, uint32_t b)
+{
+	return (k[byte_of(f, b)] >> (b % 8)) & 1;
+}
+static void setb(const struct p4dp_key_field *f, uint8_t *k, uint32_t b, int v)
+{
+	uint8_t bit = (uint8_t)(1u << (b % 8));
+	k[byte_of(f, b)] = (uint8_t)(v ? k[byte_of(f, b)] | bit : k[byte_of(f, b)] & ~bit);
+}
+
+struct ref {
+	uint8_t value[KMAX]; /* normalized: host bits 0 */
+	uint32_t plen;       /* lpm prefix length */
+	uint32_t action;
+	uint8_t data[DLEN];
+	int live;
+};
+#define REF_MAX 4096
+static struct ref refs[REF_MAX];
+static uint32_t n_refs;
+
+/* A random key: exact field from 2 values, lpm bits random in the top dom_bits, rest random
+ * or all ones / zeros (boundaries). */
+static void rand_key(const struct shape *s, uint8_t *k)
+{
+	memset(k, 0, s->key_len);
+	if (s->has_exact)
+		setb(&s->ex, k, 0, (int)rndn(2)), setb(&s->ex, k, 1, 1);
+	uint32_t w = s->lpm.bitwidth, mode = rndn(4);
+	for (uint32_t b = 0; b < w; b++) {
+		int v = b >= w - s->dom_bits ? (int)rndn(2) : mode == 0 ? 0 : mode == 1 ? 1 : (int)rndn(2);
+		setb(&s->lpm, k, b, v);
+	}
+}
+
+static void mask_of(const struct shape *s, uint32_t plen, uint8_t *m)
+{
+	memset(m, 0, s->key_len);
+	if (s->has_exact)
+		for (uint32_t b = 0; b < s->ex.bitwidth; b++)
+			setb(&s->ex, m, b, 1);
+	for (uint32_t b = 0; b < plen; b++)
+		setb(&s->lpm, m, s->lpm.bitwidth - 1 - b, 1);
+}
+
+static int ref_covers(const struct shape *s, const struct ref *r, const uint8_t *k)
+{
+	if (s->has_exact && memcmp(r->value + s->ex.offset, k + s->ex.offset, s->ex.size) != 0)
+		return 0;
+	for (uint32_t i = 0; i < r->plen; i++) {
+		uint32_t b = s->lpm.bitwidth - 1 - i;
+		if (getb(&s->lpm, r->value, b) != getb(&s->lpm, k, b))
+			return 0;
+	}
+	return 1;
+}
+
+static const struct ref *ref_lookup(const struct shape *s, const uint8_t *k)
+{
+	const struct ref *best = NULL;
+	for (uint32_t i = 0; i < n_refs; i++)
+		if (refs[i].live && ref_covers(s, &refs[i], k) && (best == NULL || refs[i].plen > best->plen))
+			best = &refs[i];
+	return best;
+}
+
+static int ref_find(const struct shape *s, const uint8_t *v, uint32_t plen)
+{
+	for (uint32_t i = 0; i < n_refs; i++)
+		if (refs[i].live && refs[i].plen == plen && memcmp(refs[i].value, v, s->key_len) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* A random prefix length: /0, the full width and short ones appear often. */
+static uint32_t rand_plen(const struct shape *s)
+{
+	uint32_t w = s->lpm.bitwidth;
+	switch (rndn(8)) {
+	case 0:
+		return 0;
+	case 1:
+		return w;
+	case 2:
+		return rndn(w + 1);
+	default:
+		return rndn(s->dom_bits + 1);
+	}
+}
+
+static void check_key(const struct shape *s, struct p4dp_table *t, const uint8_t *k, const struct p4dp_entry *got)
+{
+	const struct ref *want = ref_lookup(s, k);
+	if (want == NULL) {
+		CHECK(got == NULL, "%s: hit (action %u) where the reference misses", s->name, got ? got->action : 0);
+		return;
+	}
+	CHECK(got != NULL && got->action == want->action && memcmp(got->data, want->data, DLEN) == 0,
+	      "%s: got action %u, want %u (/%u)", s->name, got ? got->action : 0, want->action, want->plen);
+	(void)t;
+}
+
+static void check_lookups(const struct shape *s, struct p4dp_table *t, uint32_t n)
+{
+	uint8_t keys[64][KMAX];
+	const void *kp[64];
+	const struct p4dp_entry *out[64];
+	for (uint32_t round = 0; round < n / 64; round++) {
+		for (uint32_t i = 0; i < 64; i++) {
+			rand_key(s, keys[i]);
+			/* half the keys inside a live prefix, at its first, last or a random address */
+			if (n_refs > 0 && (i & 1)) {
+				const struct ref *r = &refs[rndn(n_refs)];
+				uint32_t mode = rndn(3);
+				for (uint32_t b = 0; b < s->lpm.bitwidth; b++) {
+					int inside = b >= s->lpm.bitwidth - r->plen;
+					int v = inside ? getb(&s->lpm, r->value, b)
+						       : mode == 0 ? 0 : mode == 1 ? 1 : (int)rndn(2);
+					setb(&s->lpm, keys[i], b, v);
+				}
+				if (s->has_exact)
+					memcpy(keys[i] + s->ex.offset, r->value + s->ex.offset, s->ex.size);
+			}
+			kp[i] = keys[i];
+		}
+		uint32_t m = 1 + rndn(64); /* bulk of any size, also across the 32-key chunks */
+		p4dp_table_lookup_bulk(t, kp, m, out);
+		for (uint32_t i = 0; i < 64; i++)
+			check_key(s, t, keys[i], i < m ? out[i] : p4dp_table_lookup(t, keys[i]));
+	}
+}
+
+struct fe_ctx {
+	const struct shape *s;
+	uint32_t seen, bad;
+};
+
+static int fe_cb(void *arg, const struct p4dp_match *m, const struct p4dp_entry *e)
+{
+	struct fe_ctx *c = arg;
+	const struct shape *s = c->s;
+	uint32_t plen = 0;
+	while (plen < s->lpm.bitwidth && getb(&s->lpm, m->mask, s->lpm.bitwidth - 1 - plen))
+		plen++;
+	uint8_t want_mask[KMAX];
+	mask_of(s, plen, want_mask);
+	int i = ref_find(s, m->value, plen);
+	c->seen++;
+	if (i < 0 || memcmp(want_mask, m->mask, s->key_len) != 0 || refs[i].action != e->action ||
+	    memcmp(refs[i].data, e->data, DLEN) != 0)
+		c->bad++;
+	return 0;
+}
+
+static size_t heap_used(void)
+{
+	struct rte_malloc_socket_stats st;
+	size_t used = 0;
+	for (int sock = 0; sock < RTE_MAX_NUMA_NODES; sock++)
+		if (rte_malloc_get_socket_stats(sock, &st) == 0)
+			used += st.heap_allocsz_bytes;
+	return used;
+}
+
+static void run_random(const struct shape *s, uint32_t nops)
+{
+	case_fail = 0;
+	n_refs = 0;
+	struct p4dp_key_field f[2];
+	uint32_t nf = 0;
+	if (s->has_exact)
+		f[nf++] = s->ex;
+	f[nf++] = s->lpm;
+	struct p4dp_table_params p = {.name = s->name, .key_len = s->key_len, .n_fields = nf, .fields = f,
+				      .max_entries = REF_MAX, .data_len = DLEN, .socket_id = SOCKET_ID_ANY};
+	struct p4dp_table *t = p4dp_table_create(&p, NULL);
+	if (t == NULL) {
+		printf("%-26s FAIL (create: %s)\n", s->name, strerror(errno));
+		n_fail++;
+		return;
+	}
+	struct p4dp_table_stats st;
+	p4dp_table_stats_get(t, &st);
+	CHECK(st.kind == 3, "%s: kind %u, want the lpm trie (3)", s->name, st.kind);
+	size_t empty = heap_used();
+	uint32_t live = 0, adds = 0, dels = 0, mods = 0;
+	for (uint32_t op = 0; op < nops; op++) {
+		uint8_t v[KMAX], m[KMAX];
+		uint32_t choice = rndn(10);
+		int ri = -1;
+		uint32_t plen;
+		if (choice >= 6 && live > 0) {
+			do
+				ri = (int)rndn(n_refs);
+			while (!refs[ri].live);
+			memcpy(v, refs[ri].value, s->key_len);
+			plen = refs[ri].plen;
+		} else {
+			rand_key(s, v);
+			plen = rand_plen(s);
+			for (uint32_t b = 0; b + plen < s->lpm.bitwidth; b++)
+				setb(&s->lpm, v, b, 0);
+		}
+		mask_of(s, plen, m);
+		struct p4dp_match pm = {.value = v, .mask = m, .priority = 0};
+		uint32_t action = (uint32_t)rnd();
+		uint8_t data[DLEN];
+		for (uint32_t i = 0; i < DLEN; i++)
+			data[i] = (uint8_t)rnd();
+		int have = ref_find(s, v, plen);
+		if (choice < 6) {
+			int rc = p4dp_table_entry_add(t, &pm, action, data);
+			if (have >= 0) {
+				CHECK(rc == -EEXIST, "%s: add of an installed prefix: %d", s->name, rc);
+			} else if (n_refs == REF_MAX) {
+				CHECK(rc == 0 || rc == -ENOSPC, "%s: add: %d", s->name, rc);
+				if (rc == 0)
+					p4dp_table_entry_delete(t, &pm);
+			} else {
+				CHECK(rc == 0, "%s: add /%u: %d", s->name, plen, rc);
+				struct ref *r = &refs[n_refs++];
+				memcpy(r->value, v, s->key_len);
+				r->plen = plen;
+				r->action = action;
+				memcpy(r->data, data, DLEN);
+				r->live = 1;
+				live++;
+				adds++;
+			}
+		} else if (choice < 8) {
+			int rc = p4dp_table_entry_modify(t, &pm, action, data);
+			CHECK(rc == (have >= 0 ? 0 : -ENOENT), "%s: modify: %d", s->name, rc);
+			if (have >= 0) {
+				refs[have].action = action;
+				memcpy(refs[have].data, data, DLEN);
+				mods++;
+			}
+		} else {
+			int rc = p4dp_table_entry_delete(t, &pm);
+			CHECK(rc == (have >= 0 ? 0 : -ENOENT), "%s: delete: %d", s->name, rc);
+			if (have >= 0) {
+				refs[have].live = 0;
+				live--;
+				dels++;
+			}
+		}
+		if (op % 500 == 499)
+			check_lookups(s, t, 256);
+	}
+	check_lookups(s, t, 2048);
+	struct fe_ctx c = {.s = s};
+	p4dp_table_foreach(t, fe_cb, &c);
+	CHECK(c.seen == live && c.bad == 0, "%s: foreach saw %u (%u bad), want %u", s->name, c.seen, c.bad, live);
+	/* delete everything: lookups miss, the heap is back to the empty table's */
+	for (uint32_t i = 0; i < n_refs; i++) {
+		if (!refs[i].live)
+			continue;
+		uint8_t m[KMAX];
+		mask_of(s, refs[i].plen, m);
+		struct p4dp_match pm = {.value = refs[i].value, .mask = m};
+		CHECK(p4dp_table_entry_delete(t, &pm) == 0, "%s: final delete", s->name);
+		refs[i].live = 0;
+	}
+	check_lookups(s, t, 256);
+	size_t after = heap_used();
+	CHECK(after == empty, "%s: heap %zu bytes after deleting everything, %zu when empty", s->name, after, empty);
+	p4dp_table_free(t);
+	printf("%-26s %s (%u adds, %u modifies, %u deletes, max %u prefixes)\n", s->name, case_fail ? "FAIL" : "ok",
+	       adds, mods, dels, n_refs);
+	if (case_fail)
+		n_fail++;
+	else
+		n_pass++;
+}
+
+/* Tables the trie does not take stay with tuple-space search. */
+static void test_kind_choice(void)
+{
+	case_fail = 0;
+	struct p4dp_key_field two[2] = {F(P4DP_MATCH_LPM, 0, 4, 32), F(P4DP_MATCH_LPM, 4, 4, 32)};
+	struct p4dp_key_field tern[2] = {F(P4DP_MATCH_LPM, 0, 4, 32), F(P4DP_MATCH_TERNARY, 4, 4, 32)};
+	struct p4dp_key_field wide[2] = {F(P4DP_MATCH_EXACT, 0, 16, 128), F(P4DP_MATCH_LPM, 16, 16, 128)};
+	struct p4dp_key_field fits[2] = {F(P4DP_MATCH_EXACT, 0, 16, 112), F(P4DP_MATCH_LPM, 16, 16, 128)};
+	const struct {
+		struct p4dp_key_field *f;
+		uint32_t key_len, kind;
+	} c[] = {{two, 8, 2}, {tern, 8, 2}, {wide, 32, 2}, {fits, 32, 3}};
+	for (uint32_t i = 0; i < 4; i++) {
+		struct p4dp_table_params p = {.key_len = c[i].key_len, .n_fields = 2, .fields = c[i].f,
+					      .max_entries = 16, .socket_id = SOCKET_ID_ANY};
+		struct p4dp_table *t = p4dp_table_create(&p, NULL);
+		struct p4dp_table_stats st = {0};
+		if (t != NULL)
+			p4dp_table_stats_get(t, &st);
+		CHECK(t != NULL && st.kind == c[i].kind, "case %u: kind %u, want %u", i, st.kind, c[i].kind);
+		p4dp_table_free(t);
+	}
+	printf("%-26s %s\n", "kind choice", case_fail ? "FAIL" : "ok");
+	case_fail ? n_fail++ : n_pass++;
+}
+
+/* ------------------------------------------------------------ concurrent reader */
+
+struct reader {
+	struct p4dp_table *t;
+	struct p4dp_rcu *rcu;
+	uint32_t keys[64];
+	int stop; /* relaxed: a stop flag orders nothing */
+	uint64_t lookups, misses, torn, wrong;
+};
+
+/* Entry data: {tag, tag, prefix, length}: the reader checks the pair and that the prefix
+ * covers its key. */
+static void cdata(uint32_t *d, uint32_t tag, uint32_t pfx, uint32_t len)
+{
+	d[0] = tag;
+	d[1] = tag;
+	d[2] = pfx;
+	d[3] = len;
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	p4dp_rcu_register(r->rcu, 0);
+	const void *kp[64];
+	const struct p4dp_entry *out[64];
+	for (uint32_t i = 0; i < 64; i++)
+		kp[i] = &r->keys[i];
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		p4dp_table_lookup_bulk(r->t, kp, 64, out);
+		for (uint32_t i = 0; i < 64; i++) {
+			const struct p4dp_entry *e = (i & 1) ? out[i] : p4dp_table_lookup(r->t, kp[i]);
+			r->lookups++;
+			if (e == NULL) {
+				r->misses++;
+				continue;
+			}
+			uint32_t d[4];
+			memcpy(d, e->data, sizeof(d));
+			if (d[0] != d[1] || e->action != d[0])
+				r->torn++;
+			uint32_t m = d[3] ? ~0u << (32 - d[3]) : 0;
+			if ((r->keys[i] & m) != d[2])
+				r->wrong++;
+		}
+		p4dp_rcu_quiescent(r->rcu, 0);
+	}
+	p4dp_rcu_unregister(r->rcu, 0);
+	return NULL;
+}
+
+static int add4(struct p4dp_table *t, uint32_t pfx, uint32_t len, uint32_t tag, int modify)
+{
+	uint32_t m = len ? ~0u << (32 - len) : 0, d[4];
+	cdata(d, tag, pfx, len);
+	struct p4dp_match pm = {.value = (const uint8_t *)&pfx, .mask = (const uint8_t *)&m};
+	return modify ? p4dp_table_entry_modify(t, &pm, tag, d) : p4dp_table_entry_add(t, &pm, tag, d);
+}
+
+static int del4(struct p4dp_table *t, uint32_t pfx, uint32_t len)
+{
+	uint32_t m = len ? ~0u << (32 - len) : 0;
+	struct p4dp_match pm = {.value = (const uint8_t *)&pfx, .mask = (const uint8_t *)&m};
+	return p4dp_table_entry_delete(t, &pm);
+}
+
+static void test_concurrent(uint32_t n_ops)
+{
+	struct p4dp_key_field f = F(P4DP_MATCH_LPM, 0, 4, 32);
+	struct p4dp_table_params p = {.name = "lpm concurrent", .key_len = 4, .n_fields = 1, .fields = &f,
+				      .max_entries = 1u << 17, .data_len = 16, .socket_id = SOCKET_ID_ANY};
+	struct p4dp_rcu *rcu = p4dp_rcu_create(1, SOCKET_ID_ANY);
+	struct p4dp_table *t = rcu ? p4dp_table_create(&p, rcu) : NULL;
+	const uint32_t net8 = 0x0a000000u, net16 = 0x0a010000u;
+	struct reader r = {.t = t, .rcu = rcu};
+	for (uint32_t i = 0; i < 64; i++)
+		r.keys[i] = net16 | (uint32_t)rndn(1u << 16);
+	int rc = t ? add4(t, net8, 8, 1, 0) | add4(t, net16, 16, 2, 0) : -1;
+	pthread_t th;
+	if (rc != 0 || pthread_create(&th, NULL, reader_main, &r) != 0) {
+		printf("%-26s FAIL (setup %d)\n", "concurrent reader", rc);
+		n_fail++;
+		p4dp_table_free(t);
+		p4dp_rcu_free(rcu);
+		return;
+	}
+	uint64_t wfail = 0;
+	uint32_t tag = 10;
+	for (uint32_t i = 0; i < n_ops; i++) {
+		/* modify the /16 every step; add or delete a longer prefix inside it: one that
+		 * covers a reader key (often), or any /17../32 */
+		if (add4(t, net16, 16, tag++, 1) != 0)
+			wfail++;
+		uint32_t len = 17 + rndn(16);
+		uint32_t key = rndn(2) ? r.keys[rndn(64)] : net16 | (uint32_t)rndn(1u << 16);
+		uint32_t pfx = key & (~0u << (32 - len));
+		rc = add4(t, pfx, len, tag++, 0);
+		if (rc == -EEXIST)
+			rc = rndn(2) ? del4(t, pfx, len) : add4(t, pfx, len, tag++, 1);
+		if (rc != 0)
+			wfail++;
+		if (i % 4096 == 4095) /* sometimes the /16 goes and comes back: the /8 answers */
+			wfail += (del4(t, net16, 16) != 0) + (add4(t, net16, 16, tag++, 0) != 0);
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	struct p4dp_table_stats st;
+	p4dp_table_stats_get(t, &st);
+	int ok = r.misses == 0 && r.torn == 0 && r.wrong == 0 && wfail == 0 && r.lookups > 0;
+	printf("%-26s %s (%u steps, %" PRIu64 " lookups, %" PRIu64 " misses, %" PRIu64 " torn, %" PRIu64
+	       " not covering, %" PRIu64 " writer failures, %" PRIu64 " entries)\n",
+	       "concurrent reader", ok ? "ok" : "FAIL", n_ops, r.lookups, r.misses, r.torn, r.wrong, wfail,
+	       st.entries);
+	ok ? n_pass++ : n_fail++;
+	p4dp_table_free(t);
+	p4dp_rcu_free(rcu);
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	char *eal[] = {argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "-l", "0-1",
+		       "--log-level=error", NULL};
+	if (rte_eal_init(9, eal) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		printf("0 passed, 1 failed\n");
+		return 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0); /* a crash keeps the lines before it */
+	if (getenv("P4DP_TEST_SEED"))
+		rng = strtoull(getenv("P4DP_TEST_SEED"), NULL, 0) | 1;
+	printf("seed 0x%" PRIx64 "\n", rng);
+#if !defined(__SANITIZE_THREAD__)
+	for (uint32_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		run_random(&shapes[i], 5000);
+	test_kind_choice();
+#endif
+	test_concurrent(40000 / P4DP_TEST_TSAN_DIV);
+	rte_eal_cleanup();
+	printf("%u passed, %u failed\n", n_pass, n_fail);
+	return n_fail ? 1 : 0;
+}
