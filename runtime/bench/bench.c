@@ -50,6 +50,8 @@ struct bench_lcore {
 	uint32_t kind;
 	struct p4dp_table *table;
 	uint32_t key_len, fld_off, fld_size;
+	p4dp_bench_burst_fn fn; /* BURST_FN */
+	void *fn_arg;
 	uint64_t pkts;   /* relaxed stores by the worker, relaxed loads by the control thread */
 	uint64_t hits;   /* TABLE */
 	uint64_t misses; /* TABLE */
@@ -70,6 +72,7 @@ struct p4dp_bench {
 	struct rte_mempool *pool;
 	struct rte_mbuf **pkts; /* [n_pkts], sorted by address */
 	uint64_t *keys;         /* [n_pkts] key value of each packet (key_bytes > 0) */
+	bool keys_listed;       /* p4dp_bench_keys_set gave the keys */
 	bool broken;            /* packets were lost: measurements are refused */
 	int stop;               /* release store by the control thread, acquire loads by the loops */
 	int (*done)(void *);    /* p4dp_bench_set_done: ends PROGRAM windows early */
@@ -95,6 +98,24 @@ static uint64_t rand_below(uint64_t *s, uint64_t n)
 		r = splitmix64(s);
 	while (r >= lim);
 	return r % n;
+}
+
+/* A random permutation of 0..n-1 (Fisher-Yates driven by splitmix64(seed)), malloc'd; NULL if
+ * out of memory. */
+static uint32_t *perm_new(uint32_t n, uint64_t seed)
+{
+	uint32_t *perm = malloc(sizeof(*perm) * (n ? n : 1));
+	if (perm == NULL)
+		return NULL;
+	for (uint32_t i = 0; i < n; i++)
+		perm[i] = i;
+	for (uint32_t i = n ? n - 1 : 0; i > 0; i--) {
+		uint32_t k = (uint32_t)rand_below(&seed, (uint64_t)i + 1);
+		uint32_t t = perm[i];
+		perm[i] = perm[k];
+		perm[k] = t;
+	}
+	return perm;
 }
 
 static from_rings_fn from_rings_get(void)
@@ -369,21 +390,12 @@ int p4dp_bench_create(struct p4dp_runtime *rt, const struct p4dp_bench_params *p
 	qsort(b->pkts, n, sizeof(*b->pkts), cmp_ptr);
 
 	if (params->key_bytes) {
-		/* Packet j carries key_base + perm[j mod n_keys]; perm from Fisher-Yates over 0..n_keys-1. */
+		/* Packet j carries key_base + perm[j mod n_keys]. */
 		uint32_t nk = (uint32_t)params->n_keys;
-		uint32_t *perm = malloc(sizeof(*perm) * nk);
+		uint32_t *perm = perm_new(nk, params->seed);
 		if (perm == NULL) {
 			rc = rt_errc(-ENOMEM, "out of memory");
 			goto fail;
-		}
-		for (uint32_t i = 0; i < nk; i++)
-			perm[i] = i;
-		uint64_t s = params->seed;
-		for (uint32_t i = nk - 1; i > 0; i--) {
-			uint32_t k = (uint32_t)rand_below(&s, (uint64_t)i + 1);
-			uint32_t t = perm[i];
-			perm[i] = perm[k];
-			perm[k] = t;
 		}
 		for (uint32_t j = 0; j < n; j++)
 			b->keys[j] = params->key_base + perm[j % nk];
@@ -452,6 +464,7 @@ static int loop_main(void *arg)
 	const bool table = c->kind == P4DP_BENCH_TABLE || c->kind == P4DP_BENCH_TABLE_SINGLE;
 	const bool single = c->kind == P4DP_BENCH_TABLE_SINGLE;
 	const bool l2fwd = c->kind == P4DP_BENCH_L2FWD;
+	const bool burst_fn = c->kind == P4DP_BENCH_BURST_FN;
 	const uint32_t koff = b->p.key_offset, kbytes = b->p.key_bytes;
 	uint16_t mine[P4DP_RT_MAX_PORTS];
 	uint32_t n_mine = 0;
@@ -485,6 +498,16 @@ static int loop_main(void *arg)
 					memmove(d, d + 6, 6);
 					memcpy(d + 6, t, 6);
 				}
+			}
+			if (burst_fn) {
+				for (uint16_t j = 0; j < n; j++)
+					rte_prefetch0(rte_pktmbuf_mtod(m[j], void *));
+				uint32_t h = c->fn(c->fn_arg, m, n, koff, &sink);
+				hits += h;
+				misses += n - h;
+				/* relaxed: as the TABLE loop's statistics below */
+				__atomic_store_n(&c->hits, hits, __ATOMIC_RELAXED);
+				__atomic_store_n(&c->misses, misses, __ATOMIC_RELAXED);
 			}
 			if (table) {
 				/* the burst's packet data prefetched first, as the l2fwd floor and the
@@ -640,15 +663,17 @@ static int table_check(struct p4dp_bench *b, uint32_t table, struct bench_lcore 
 	const struct p4dp_table_info *ti = &prog->tables[table];
 	if (b->p.key_bytes == 0)
 		return rt_errc(-EINVAL, "bench: table baseline needs packets with a key field");
-	if (ti->n_keys != 1 || ti->keys[0].match_kind != P4DP_MATCH_EXACT || ti->keys[0].bitwidth > 64)
-		return rt_errc(-EINVAL, "bench: table %s must have one exact key field of at most 64 bits", ti->name);
+	if (ti->n_keys != 1 || (ti->keys[0].match_kind != P4DP_MATCH_EXACT && ti->keys[0].match_kind != P4DP_MATCH_LPM) ||
+	    ti->keys[0].bitwidth > 64)
+		return rt_errc(-EINVAL, "bench: table %s must have one exact or lpm key field of at most 64 bits",
+			       ti->name);
 	const struct p4dp_key_info *k = &ti->keys[0];
 	if ((k->bitwidth + 7) / 8 != b->p.key_bytes)
 		return rt_errc(-EINVAL, "bench: table %s's key %s has %u bits but packets carry %u-byte keys", ti->name,
 			       k->name, k->bitwidth, b->p.key_bytes);
 	if (ti->key_len > B_KEYBUF || (uint32_t)k->offset + k->size > ti->key_len || k->size > 8)
 		return rt_errc(-EINVAL, "bench: table %s: unsupported key layout", ti->name);
-	if (b->p.key_bytes < 8 && (b->p.key_base + b->p.n_keys - 1) >> k->bitwidth != 0)
+	if (b->p.key_bytes < 8 && !b->keys_listed && (b->p.key_base + b->p.n_keys - 1) >> k->bitwidth != 0)
 		return rt_errc(-EINVAL, "bench: keys do not fit the %u-bit key of table %s", k->bitwidth, ti->name);
 	tmpl->table = b->rt->tables[table];
 	tmpl->key_len = ti->key_len;
@@ -720,14 +745,13 @@ static int run_program(struct p4dp_bench *b, struct window *win)
 	return rc;
 }
 
+static int measure(struct p4dp_bench *b, uint32_t kind, const struct bench_lcore *tmpl,
+		   struct p4dp_bench_result *res);
+
 int p4dp_bench_measure(struct p4dp_bench *b, enum p4dp_bench_kind kind, uint32_t table, struct p4dp_bench_result *res)
 {
 	if (b == NULL || res == NULL)
 		return rt_errc(-EINVAL, "bench: NULL argument");
-	if (rte_lcore_id() != rte_get_main_lcore())
-		return rt_errc(-EPERM, "bench: must be called on the EAL main lcore");
-	if (b->broken)
-		return rt_errc(-EIO, "bench: packets were lost in an earlier measurement; create a new bench");
 	if (kind != P4DP_BENCH_FLOOR && kind != P4DP_BENCH_TABLE && kind != P4DP_BENCH_PROGRAM &&
 	    kind != P4DP_BENCH_TABLE_SINGLE && kind != P4DP_BENCH_L2FWD)
 		return rt_errc(-EINVAL, "bench: unknown measurement kind %d", (int)kind);
@@ -736,6 +760,45 @@ int p4dp_bench_measure(struct p4dp_bench *b, enum p4dp_bench_kind kind, uint32_t
 	int rc = 0;
 	if ((kind == P4DP_BENCH_TABLE || kind == P4DP_BENCH_TABLE_SINGLE) && (rc = table_check(b, table, &tmpl)) != 0)
 		return rc;
+	return measure(b, kind, &tmpl, res);
+}
+
+int p4dp_bench_measure_fn(struct p4dp_bench *b, p4dp_bench_burst_fn fn, void *arg, struct p4dp_bench_result *res)
+{
+	if (b == NULL || res == NULL || fn == NULL)
+		return rt_errc(-EINVAL, "bench: NULL argument");
+	struct bench_lcore tmpl;
+	memset(&tmpl, 0, sizeof(tmpl));
+	tmpl.fn = fn;
+	tmpl.fn_arg = arg;
+	return measure(b, P4DP_BENCH_BURST_FN, &tmpl, res);
+}
+
+int p4dp_bench_keys_set(struct p4dp_bench *b, const uint64_t *keys, uint64_t n)
+{
+	if (b == NULL || keys == NULL || b->p.key_bytes == 0 || n == 0 || n > B_MAX_KEYS)
+		return rt_errc(-EINVAL, "bench: keys_set needs a bench with a key field and 1..%u keys", B_MAX_KEYS);
+	for (uint64_t i = 0; i < n; i++)
+		if (b->p.key_bytes < 8 && keys[i] >> (8 * b->p.key_bytes) != 0)
+			return rt_errc(-EINVAL, "bench: key %#" PRIx64 " does not fit %u bytes", keys[i], b->p.key_bytes);
+	uint32_t *perm = perm_new((uint32_t)n, b->p.seed);
+	if (perm == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
+	for (uint32_t j = 0; j < b->p.n_pkts; j++)
+		b->keys[j] = keys[perm[j % n]];
+	free(perm);
+	b->keys_listed = true;
+	return 0;
+}
+
+static int measure(struct p4dp_bench *b, uint32_t kind, const struct bench_lcore *tmpl,
+		   struct p4dp_bench_result *res)
+{
+	if (rte_lcore_id() != rte_get_main_lcore())
+		return rt_errc(-EPERM, "bench: must be called on the EAL main lcore");
+	if (b->broken)
+		return rt_errc(-EIO, "bench: packets were lost in an earlier measurement; create a new bench");
+	int rc;
 	memset(res, 0, sizeof(*res));
 	memset(b->lc, 0, sizeof(b->lc));
 	rc = packets_load(b);
@@ -743,7 +806,7 @@ int p4dp_bench_measure(struct p4dp_bench *b, enum p4dp_bench_kind kind, uint32_t
 		return rc;
 	struct window win;
 	memset(&win, 0, sizeof(win));
-	rc = kind == P4DP_BENCH_PROGRAM ? run_program(b, &win) : run_loops(b, kind, &tmpl, &win);
+	rc = kind == P4DP_BENCH_PROGRAM ? run_program(b, &win) : run_loops(b, kind, tmpl, &win);
 	uint64_t found = packets_drain(b);
 	if (rc != 0)
 		return rc;
@@ -811,31 +874,82 @@ int p4dp_bench_measure(struct p4dp_bench *b, enum p4dp_bench_kind kind, uint32_t
 
 /* ------------------------------------------------------------ table fill */
 
+/* Table @p table for a fill: one exact (or, with @p lpm_ok, lpm) key field of at most 64 bits. */
+static const struct p4dp_table_info *fill_table(struct p4dp_runtime *rt, uint32_t table, bool lpm_ok)
+{
+	if (rt == NULL) {
+		rt_errc(-EINVAL, "bench: NULL runtime");
+		return NULL;
+	}
+	const struct p4dp_program *prog = rt->prog;
+	if (table >= prog->n_tables) {
+		rt_errc(-EINVAL, "bench: no table %u", table);
+		return NULL;
+	}
+	const struct p4dp_table_info *ti = &prog->tables[table];
+	uint8_t mk = ti->n_keys == 1 ? ti->keys[0].match_kind : 0xff;
+	if ((mk != P4DP_MATCH_EXACT && !(lpm_ok && mk == P4DP_MATCH_LPM)) || ti->keys[0].bitwidth > 64) {
+		rt_errc(-EINVAL, "bench: table %s must have one exact%s key field of at most 64 bits", ti->name,
+			lpm_ok ? " or lpm" : "");
+		return NULL;
+	}
+	return ti;
+}
+
+/* Add one entry: key @p key (prefix length @p plen for an lpm field). */
+static int fill_one(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_table_info *ti, uint64_t key,
+		    uint32_t plen, uint32_t action, uint32_t n_params, const struct p4dp_rt_param *params)
+{
+	uint32_t nb = (ti->keys[0].bitwidth + 7) / 8;
+	uint8_t kb[8];
+	key_store_be(kb, nb, key);
+	struct p4dp_rt_key k = {.type = ti->keys[0].match_kind, .prefix_len = plen, .value = kb, .value_len = nb};
+	struct p4dp_rt_entry e = {
+		.n_keys = 1, .keys = &k, .priority = 0, .action = action, .n_params = n_params, .params = params};
+	return p4dp_runtime_table_entry_add(rt, table, &e);
+}
+
 int64_t p4dp_bench_table_fill(struct p4dp_runtime *rt, uint32_t table, uint64_t key_base, uint64_t n,
 			      uint32_t action, uint32_t n_params, const struct p4dp_rt_param *params)
 {
-	if (rt == NULL)
-		return rt_errc(-EINVAL, "bench: NULL runtime");
-	const struct p4dp_program *prog = rt->prog;
-	if (table >= prog->n_tables)
-		return rt_errc(-EINVAL, "bench: no table %u", table);
-	const struct p4dp_table_info *ti = &prog->tables[table];
-	if (ti->n_keys != 1 || ti->keys[0].match_kind != P4DP_MATCH_EXACT || ti->keys[0].bitwidth > 64)
-		return rt_errc(-EINVAL, "bench: table %s must have one exact key field of at most 64 bits", ti->name);
-	uint32_t w = ti->keys[0].bitwidth, nb = (w + 7) / 8;
+	const struct p4dp_table_info *ti = fill_table(rt, table, false);
+	if (ti == NULL)
+		return -EINVAL;
+	uint32_t w = ti->keys[0].bitwidth;
 	if (n == 0)
 		return 0;
 	uint64_t last = key_base + n - 1;
 	if (last < key_base || (w < 64 && last >> w != 0))
 		return rt_errc(-EINVAL, "bench: keys %#" PRIx64 "..%#" PRIx64 " do not fit the %u-bit key of table %s",
 			       key_base, last, w, ti->name);
-	uint8_t kb[8];
-	struct p4dp_rt_key k = {.type = P4DP_RT_KEY_EXACT, .value = kb, .value_len = nb};
-	struct p4dp_rt_entry e = {
-		.n_keys = 1, .keys = &k, .priority = 0, .action = action, .n_params = n_params, .params = params};
 	for (uint64_t i = 0; i < n; i++) {
-		key_store_be(kb, nb, key_base + i);
-		int rc = p4dp_runtime_table_entry_add(rt, table, &e);
+		int rc = fill_one(rt, table, ti, key_base + i, w, action, n_params, params);
+		if (rc < 0)
+			return rc;
+	}
+	return (int64_t)n;
+}
+
+int64_t p4dp_bench_table_fill_list(struct p4dp_runtime *rt, uint32_t table, const uint64_t *keys,
+				   const uint8_t *lens, uint64_t n, uint32_t action, uint32_t n_params,
+				   const struct p4dp_rt_param *params)
+{
+	const struct p4dp_table_info *ti = fill_table(rt, table, true);
+	if (ti == NULL)
+		return -EINVAL;
+	if (n > 0 && keys == NULL)
+		return rt_errc(-EINVAL, "bench: NULL keys");
+	uint32_t w = ti->keys[0].bitwidth;
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t plen = lens ? lens[i] : w;
+		if ((w < 64 && keys[i] >> w != 0) || plen > w ||
+		    (plen > 0 && plen < 64 && (keys[i] & ((1ull << (w - plen)) - 1)) != 0) ||
+		    (plen == 0 && keys[i] != 0))
+			return rt_errc(-EINVAL, "bench: entry %" PRIu64 ": key %#" PRIx64 "/%u does not fit the %u-bit key of %s",
+				       i, keys[i], plen, w, ti->name);
+		if (lens != NULL && ti->keys[0].match_kind != P4DP_MATCH_LPM && plen != w)
+			return rt_errc(-EINVAL, "bench: entry %" PRIu64 ": a prefix length for exact table %s", i, ti->name);
+		int rc = fill_one(rt, table, ti, keys[i], plen, action, n_params, params);
 		if (rc < 0)
 			return rc;
 	}

@@ -33,6 +33,9 @@
  *    of the bulk lookup, i.e. what process-to-completion code can do at best;
  *  - P4DP_BENCH_PROGRAM: p4dp_runtime_run() itself, i.e. the worker loop of worker.c running the
  *    compiled program.
+ *  - P4DP_BENCH_BURST_FN: the floor plus, per burst, a prefetch of each packet's data and a
+ *    caller's function on the burst (p4dp_bench_measure_fn), e.g. a DPDK library's bulk lookup of
+ *    the packets' keys as a baseline (bench_lpm.h).
  * Each worker's figures come from a TSC window (rte_rdtsc) opened after the warm-up and the number
  * of packets it processed inside the window.
  *
@@ -84,7 +87,17 @@ enum p4dp_bench_kind {
 	P4DP_BENCH_PROGRAM = 2, /**< the runtime's worker loop running the program */
 	P4DP_BENCH_TABLE_SINGLE = 3, /**< diagnostic: as TABLE, but one p4dp_table_lookup() per packet */
 	P4DP_BENCH_L2FWD = 4,   /**< floor + read and write each packet's first cache line (swap MACs) */
+	P4DP_BENCH_BURST_FN = 5, /**< floor + a caller's function per burst (p4dp_bench_measure_fn only) */
 };
+
+struct rte_mbuf;
+
+/** A per-burst function of p4dp_bench_measure_fn: look at (never free or keep) the @p n packets
+ *  @p m, whose key field starts at byte @p key_offset; add anything derived from the results to
+ *  *@p sink (keeps the work alive); return how many of them hit (the rest count as misses).
+ *  Runs on a bench worker lcore; @p arg is shared by all workers (read-only use). */
+typedef uint32_t (*p4dp_bench_burst_fn)(void *arg, struct rte_mbuf **m, uint16_t n, uint32_t key_offset,
+					 uint64_t *sink);
 
 struct p4dp_bench_worker {
 	uint64_t packets;        /**< packets processed in the window */
@@ -121,8 +134,8 @@ int p4dp_bench_create(struct p4dp_runtime *rt, const struct p4dp_bench_params *p
 
 /**
  * Run one measurement of @p kind (@p table is ignored for FLOOR, L2FWD and PROGRAM; for P4DP_BENCH_TABLE and _TABLE_SINGLE, on table index @p table of the runtime's
- * program, which must have exactly one key field, exact, bitwidth <= 64, with ceil(bitwidth/8) ==
- * key_bytes). Blocks for about warmup_ms + duration_ms.
+ * program, which must have exactly one key field, exact or lpm, bitwidth <= 64, with
+ * ceil(bitwidth/8) == key_bytes; P4DP_BENCH_BURST_FN: p4dp_bench_measure_fn). Blocks for about warmup_ms + duration_ms.
  * @return 0; -EINVAL (bad kind/table, message says why); -EAGAIN (no packet was processed in
  *         the window, by all workers or by one, and none is missing: the loops were not
  *         scheduled; the bench may measure again); -EIO (the same with packets missing, or
@@ -140,6 +153,21 @@ int p4dp_bench_measure(struct p4dp_bench *b, enum p4dp_bench_kind kind, uint32_t
 		       struct p4dp_bench_result *res);
 
 /**
+ * Run one P4DP_BENCH_BURST_FN measurement: the floor loop with @p fn(@p arg, ...) on every burst
+ * after its packet data was prefetched. Same context, blocking and return values as
+ * p4dp_bench_measure; res->hits and res->misses are what @p fn reported. -EINVAL if @p fn is NULL.
+ */
+int p4dp_bench_measure_fn(struct p4dp_bench *b, p4dp_bench_burst_fn fn, void *arg, struct p4dp_bench_result *res);
+
+/**
+ * Give the packets these keys instead of key_base + i: packet j carries @p keys[perm[j mod @p n]]
+ * (perm: the bench's seeded permutation of 0..n-1), from the next measurement on. Every key must
+ * fit the bench's key_bytes. Context: control thread, no measurement running.
+ * @return 0; -EINVAL (no key field, n == 0 or > 2^26, a key too wide: message says which); -ENOMEM.
+ */
+int p4dp_bench_keys_set(struct p4dp_bench *b, const uint64_t *keys, uint64_t n);
+
+/**
  * End PROGRAM measurement windows early once @p done(@p arg) returns nonzero (polled every 10 ms
  * by the timer thread, during the warm-up too; the window then closes at that moment). For a
  * traffic schedule that finishes long before a window sized for the slowest case
@@ -151,6 +179,18 @@ void p4dp_bench_set_done(struct p4dp_bench *b, int (*done)(void *arg), void *arg
 /** Remove the bench ports from the runtime and the process, free the rings, packets and pool.
  *  NULL is a no-op. Context: control thread on the EAL main lcore. */
 void p4dp_bench_free(struct p4dp_bench *b);
+
+/**
+ * Install @p n entries in table @p table (one exact or lpm key field of bitwidth <= 64): entry i
+ * has key @p keys[i] and, for an lpm field, prefix length @p lens[i] (@p lens NULL: the full
+ * width), each with action @p action and the parameters @p params. Key bits beyond the prefix
+ * must be zero. @return n or the first failing add's -errno (entries added before stay
+ * installed); -EINVAL (table shape, a key or length that does not fit).
+ * Context: control thread. Thread safety: as p4dp_runtime_table_entry_add().
+ */
+int64_t p4dp_bench_table_fill_list(struct p4dp_runtime *rt, uint32_t table, const uint64_t *keys,
+				   const uint8_t *lens, uint64_t n, uint32_t action, uint32_t n_params,
+				   const struct p4dp_rt_param *params);
 
 /**
  * Install @p n entries key_base .. key_base + n - 1 in table @p table (one exact key field of
