@@ -185,6 +185,27 @@ sleep 0.2
 for k in $kids; do [ -d "/proc/$k" ] && [ "$(awk '{print $3}' "/proc/$k/stat")" != Z ] && bad "compile: child $k still runs"; done
 [ ! -e "/tmp/p4dp-run-$pid" ] && ok "compile SIGTERM: temporary directory removed" || bad "compile SIGTERM: /tmp/p4dp-run-$pid left"
 
+echo "SIGTERM while a slow compile runs: gcc is started with no signal blocked and ends, exit 143"
+# gcc runs cc1 under this wrapper (gcc -wrapper): it records the signal mask of the gcc driver
+# that p4dp started (its parent; the shell itself starts with its own mask cleared), then takes
+# 60 s. A driver that inherited p4dp's blocked SIGTERM could not be ended by a signal.
+cat >slowcc.sh <<'WRAP'
+#!/bin/sh
+grep SigBlk "/proc/$PPID/status" >"$(dirname "$0")/slowcc.mask"
+sleep 60
+exec "$@"
+WRAP
+chmod +x slowcc.sh
+P4DP_CFLAGS="-wrapper $work/slowcc.sh" "${RUN[@]}" --port 0=in.pcap:s.pcap >slow.out 2>slow.err &
+pid=$!; pids+=("$pid")
+wait_for slowcc.mask SigBlk 30 && ok "slow compile: the compiler runs" || bad "slow compile: the wrapper never ran"
+expect_in "slow compile" slowcc.mask "SigBlk:	0000000000000000"
+t0=$(date +%s)
+kill -TERM "$pid"
+finish "$pid"
+expect_rc "slow compile SIGTERM" 143 $?
+[ $(( $(date +%s) - t0 )) -lt 15 ] && ok "slow compile: ended without waiting for the compiler" || bad "slow compile: waited for the compiler"
+
 echo "two SIGINTs while \`p4dp stf\` compiles: ends at once, temporary directory removed, exit 130"
 "$P4DP" stf "$EX/l2l3.p4" "$EX/l2l3.stf" >stf.out 2>stf.err &
 pid=$!; pids+=("$pid")

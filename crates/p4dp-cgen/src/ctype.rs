@@ -23,6 +23,11 @@ pub struct Scalar {
 }
 
 /// C storage type of a scalar of width `w` (<= 128).
+/// The largest value the generated code keeps (a packet's headers and metadata, a local, an
+/// argument): values live on a worker's stack, and gcc takes unbounded time on types of
+/// gigabytes (a struct of two copies of a struct of two copies of ...).
+pub const MAX_VALUE_BYTES: u64 = 1 << 20;
+
 pub fn storage(w: u32) -> &'static str {
     match w {
         0..=8 => "uint8_t",
@@ -138,11 +143,63 @@ impl Gen<'_> {
         }
     }
 
-    /// The C type of `t`, defining it (and what it depends on) on first use.
+    /// The C type of `t`, defining it (and what it depends on) on first use. A type larger than
+    /// [`MAX_VALUE_BYTES`] is unsupported (reported at `span`, the first use).
     pub fn ctype(&mut self, t: TypeId, span: Span) -> R<String> {
         if let Some(n) = self.type_names.get(&t) {
             return Ok(n.clone());
         }
+        let name = self.define_ctype(t, span)?;
+        let bytes = self.value_bytes(t);
+        if bytes > MAX_VALUE_BYTES {
+            let shown = if bytes == u64::MAX {
+                "more than 2^64 bytes".to_string()
+            } else {
+                format!("{bytes} bytes")
+            };
+            return unsupported(
+                span,
+                format!(
+                    "a value of type `{}` takes {shown}; p4dp keeps values of at most {} MiB \
+                     (they live on a worker's stack)",
+                    p4dp_ir::print::type_name(&self.p.types, t),
+                    MAX_VALUE_BYTES >> 20
+                ),
+            );
+        }
+        self.type_bytes.insert(t, bytes);
+        self.type_names.insert(t, name.clone());
+        Ok(name)
+    }
+
+    /// The size of a value of `t` in the generated C (saturating at `u64::MAX`), from the sizes
+    /// of the component types [`Gen::ctype`] has recorded (so it never walks a type twice).
+    fn value_bytes(&self, t: TypeId) -> u64 {
+        let of = |c: &TypeId| self.type_bytes.get(c).copied().unwrap_or(u64::MAX);
+        match self.p.types.get(t) {
+            Type::Void => 0,
+            Type::Bool => 1,
+            Type::Bit(w) | Type::Int(w) if *w <= 128 => storage_size(*w) as u64,
+            Type::Bit(w) | Type::Int(w) => w.div_ceil(8) as u64,
+            Type::Error | Type::Enum { .. } | Type::MatchKind => 4,
+            Type::SerEnum { underlying, .. } => of(underlying),
+            Type::String => 8,
+            Type::Varbit(w) => 4 + w.div_ceil(8).max(1) as u64,
+            // a header's validity byte; an empty struct's placeholder byte (padding not counted)
+            ty @ (Type::Header(s) | Type::Struct(s) | Type::HeaderUnion(s)) => s
+                .fields
+                .iter()
+                .fold(matches!(ty, Type::Header(_)) as u64, |acc, f| {
+                    acc.saturating_add(of(&f.ty))
+                })
+                .max(1),
+            Type::Tuple(ts) => ts.iter().fold(0u64, |acc, f| acc.saturating_add(of(f))).max(1),
+            Type::Stack { elem, size } => of(elem).saturating_mul((*size).max(1) as u64).saturating_add(4),
+            Type::Extern { .. } => 0,
+        }
+    }
+
+    fn define_ctype(&mut self, t: TypeId, span: Span) -> R<String> {
         let p = self.p;
         let name = match p.types.get(t) {
             Type::Void => "void".to_string(),
@@ -205,7 +262,6 @@ impl Gen<'_> {
                 return unsupported(span, format!("a value of extern type `{name}` cannot be stored"))
             }
         };
-        self.type_names.insert(t, name.clone());
         Ok(name)
     }
 

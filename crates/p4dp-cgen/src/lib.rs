@@ -111,6 +111,8 @@ pub(crate) struct Gen<'a> {
     /// Type definitions, in dependency order.
     pub types_out: String,
     pub type_names: HashMap<TypeId, String>,
+    /// The size in bytes of each type in `type_names` (saturating; see [`ctype::MAX_VALUE_BYTES`]).
+    pub type_bytes: HashMap<TypeId, u64>,
     pub wide_names: HashMap<u32, String>,
     pub eq_names: HashMap<TypeId, String>,
     pub helpers_out: String,
@@ -233,6 +235,7 @@ impl<'a> Gen<'a> {
             namer: namer::Namer::new(),
             types_out: String::new(),
             type_names: HashMap::new(),
+            type_bytes: HashMap::new(),
             wide_names: HashMap::new(),
             eq_names: HashMap::new(),
             helpers_out: String::new(),
@@ -625,6 +628,7 @@ pub fn dpdk_cflags() -> Option<&'static [String]> {
 /// Returns gcc's stderr on failure.
 pub fn compile_so(c_path: &Path, so_path: &Path, runtime_include_dir: &Path, opt_level: u32) -> Result<(), CgenError> {
     let mut cmd = std::process::Command::new("gcc");
+    p4dp_syntax::child::unblock_signals(&mut cmd);
     if let Some(f) = dpdk_cflags() {
         cmd.args(f).arg("-DP4DP_DPDK");
     }

@@ -6,6 +6,7 @@
 //! [`render_all`] for diagnostics, [`fuzz_parse`] for fuzzers.
 
 pub mod ast;
+pub mod child;
 pub mod diag;
 pub mod frontend;
 pub mod lexer;

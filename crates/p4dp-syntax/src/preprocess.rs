@@ -276,6 +276,7 @@ fn run_bounded(mut cmd: Command, timeout: Duration) -> Result<Bounded, RunError>
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    crate::child::unblock_signals(&mut cmd);
     let mut child = cmd.spawn().map_err(RunError::Spawn)?;
     let too_large = Arc::new(AtomicBool::new(false));
     let out_reader = child.stdout.take().map(|mut out| {

@@ -7,8 +7,9 @@
 //! every thread created later (DPDK's lcores, its interrupt thread) inherits the mask, and one
 //! thread of ours takes the signals with `sigwait`. That thread runs ordinary code (no
 //! async-signal-safety limits): it sets the flag, stops the children, and on the second signal
-//! removes the temporary directories and calls `_exit`. Child processes start with an empty signal
-//! mask (Rust's `Command` resets it).
+//! removes the temporary directories and calls `_exit`. A child process would inherit the blocked
+//! signals (Rust's `Command` keeps the mask): the compilers p4dp starts (cpp, gcc) are started
+//! with none blocked (`p4dp_syntax::child::unblock_signals`), so that a stop ends them.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
