@@ -2,7 +2,7 @@
 //!
 //! # Passes
 //!
-//! [`passes`] lists the passes in the order they run (collect, elaborate, dp-writes,
+//! [`passes`] lists the passes in the order they run (collect, elaborate, dp-writes, rtc,
 //! unreached, validate), each with what it does and what holds afterwards; compilation runs
 //! through that list, and `p4dp check --dump-after PASS` prints the state after any of them.
 //!
@@ -17,6 +17,7 @@
 //! | `env` | scopes, bindings, the top-level declaration table (`collect`) |
 //! | `types` | type resolution, memoized per declaration; the IR type table |
 //! | `dpwrite` | data-plane-write checks (`@__ref`, table annotations, `add_entry` and timers) |
+//! | `rtc` | run-to-completion checks (`@tbl`/`@methods` bindings, background-only calls, queue types) |
 //! | `overload` | signatures, the AST-to-IR direction conversion, argument matching, overloads, type-variable unification |
 //! | `expr`, `ops`, `aggregate` | expressions: names, members, indexing, lvalues, implicit casts; operators and casts; list and struct expressions (each with an optional expected type) |
 //! | `builtins`, `call` | calls hoisted into statements with temporaries in left-to-right order, arguments by direction, generic functions; header, stack and table built-ins |
@@ -124,6 +125,7 @@ mod ops;
 mod overload;
 mod parser;
 pub mod passes;
+mod rtc;
 mod stmt;
 mod table;
 mod types;

@@ -59,6 +59,12 @@ pub const PASSES: &[Pass] = &[
         shows: Shows::Ir,
     },
     Pass {
+        name: "rtc",
+        summary: "check run-to-completion extern bindings (@tbl, @methods), background-only calls, queue types",
+        run: Some(rtc),
+        shows: Shows::Ir,
+    },
+    Pass {
         name: "unreached",
         summary: "check the declarations `main` does not reach (their IR is dropped)",
         run: Some(unreached),
@@ -102,6 +108,16 @@ fn elaborate<'a>(s: &mut Sema<'a>, ast: &'a ast::Program) {
 /// tables with the needed properties run.
 fn dp_writes<'a>(s: &mut Sema<'a>, _ast: &'a ast::Program) {
     s.check_dp_writes();
+}
+
+/// **rtc** (`rtc`). For programs of the run-to-completion architecture (p4include/rtc.p4):
+/// checks that each `Foreach` and `TableOperation` is bound with `@tbl` to an existing exact
+/// table and `@methods` names that table's actions and declared loop bodies (E0420), that
+/// `Sleep`, `popWait` and `entryDel` are called only from background pipelines (E0421), and
+/// that `Queue` messages are serializable (E0422). Afterwards: every run-to-completion extern
+/// the program instantiates is bound as the runtime needs. Other programs are unchanged.
+fn rtc<'a>(s: &mut Sema<'a>, _ast: &'a ast::Program) {
+    s.check_rtc();
 }
 
 /// **unreached** (`elab`). Resolves the top-level types and constants nothing used, and checks

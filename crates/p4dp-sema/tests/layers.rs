@@ -14,6 +14,7 @@ const ORDER: &[&str] = &[
     "env",
     "types",
     "dpwrite",
+    "rtc",
     "overload",
     "expr",
     "ops",

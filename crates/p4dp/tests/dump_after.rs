@@ -13,7 +13,7 @@ fn corpus(name: &str) -> PathBuf {
     p4dp_testutil::repo_root().join("tests/programs").join(name)
 }
 
-const PASSES: [&str; 5] = ["collect", "elaborate", "dp-writes", "unreached", "validate"];
+const PASSES: [&str; 6] = ["collect", "elaborate", "dp-writes", "rtc", "unreached", "validate"];
 
 #[test]
 fn list_prints_every_pass_in_order_with_its_summary() {
