@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <rte_dev.h>
+#include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -93,6 +94,30 @@ static int64_t devargs_expected_rx(const char *args)
 	return any && total >= 0 ? total : -1;
 }
 
+/* Under rt->lock: check that @p port_no can be added now and claim a free slot for it. Returns
+ * the slot's port, zeroed, and its index in *slot; NULL with the error in *rc. */
+static struct rt_port *slot_claim(struct p4dp_runtime *rt, uint32_t port_no, const char *what, uint32_t *slot,
+				  int *rc)
+{
+	/* acquire: pairs with the release store that ends a run (the ports are stopped once it reads 0) */
+	if (__atomic_load_n(&rt->running, __ATOMIC_ACQUIRE)) {
+		*rc = rt_errc(-EBUSY, "%s: the runtime is running", what);
+		return NULL;
+	}
+	if (rt->port_slot[port_no] >= 0) {
+		*rc = rt_errc(-EEXIST, "%s: port %u already exists", what, port_no);
+		return NULL;
+	}
+	for (uint32_t s = 0; s < P4DP_RT_MAX_PORTS; s++)
+		if (!rt->ports[s].used) {
+			*slot = s;
+			memset(&rt->ports[s], 0, sizeof(rt->ports[s]));
+			return &rt->ports[s];
+		}
+	*rc = rt_errc(-ENOSPC, "%s: at most %u ports", what, P4DP_RT_MAX_PORTS);
+	return NULL;
+}
+
 int p4dp_runtime_port_add(struct p4dp_runtime *rt, uint32_t port_no, const char *devargs)
 {
 	if (rt == NULL || devargs == NULL || devargs[0] == '\0' || devargs[0] == ',')
@@ -108,26 +133,11 @@ int p4dp_runtime_port_add(struct p4dp_runtime *rt, uint32_t port_no, const char 
 	const char *args = devargs[nl] == ',' ? devargs + nl + 1 : "";
 
 	pthread_mutex_lock(&rt->lock);
-	int rc = 0;
 	uint32_t slot;
-	/* acquire: pairs with the release store that ends a run (the ports are stopped once it reads 0) */
-	if (__atomic_load_n(&rt->running, __ATOMIC_ACQUIRE)) {
-		rc = rt_errc(-EBUSY, "add_port: the runtime is running");
+	int rc = 0;
+	struct rt_port *p = slot_claim(rt, port_no, "add_port", &slot, &rc);
+	if (p == NULL)
 		goto out;
-	}
-	if (rt->port_slot[port_no] >= 0) {
-		rc = rt_errc(-EEXIST, "add_port: port %u already exists", port_no);
-		goto out;
-	}
-	for (slot = 0; slot < P4DP_RT_MAX_PORTS; slot++)
-		if (!rt->ports[slot].used)
-			break;
-	if (slot == P4DP_RT_MAX_PORTS) {
-		rc = rt_errc(-ENOSPC, "add_port: at most %u ports", P4DP_RT_MAX_PORTS);
-		goto out;
-	}
-	struct rt_port *p = &rt->ports[slot];
-	memset(p, 0, sizeof(*p));
 	p->devargs = strdup(devargs);
 	if (p->devargs == NULL) {
 		rc = rt_errc(-ENOMEM, "out of memory");
@@ -158,6 +168,140 @@ out:
 	return rc;
 }
 
+/* Free the mbufs left in @p r, then the ring (NULL: no-op). */
+static void ring_drain_free(struct rte_ring *r)
+{
+	void *m;
+	if (r == NULL)
+		return;
+	while (rte_ring_dequeue(r, &m) == 0)
+		rte_pktmbuf_free(m);
+	rte_ring_free(r);
+}
+
+int p4dp_runtime_ring_port_add(struct p4dp_runtime *rt, uint32_t port_no, uint32_t qlen)
+{
+	if (rt == NULL)
+		return rt_errc(-EINVAL, "ring_port_add: NULL runtime");
+	if (port_no >= P4DP_PORT_DROP)
+		return rt_errc(-EINVAL, "ring_port_add: port number %u out of range (< %u)", port_no, P4DP_PORT_DROP);
+	if (qlen == 0)
+		qlen = P4DP_RT_RING_PORT_QLEN;
+	if (qlen > (1u << 16))
+		return rt_errc(-EINVAL, "ring_port_add: queue length %u above %u", qlen, 1u << 16);
+	pthread_mutex_lock(&rt->lock);
+	uint32_t slot;
+	int rc = 0;
+	struct rt_port *p = slot_claim(rt, port_no, "ring_port_add", &slot, &rc);
+	if (p == NULL)
+		goto out;
+	char rn[RTE_RING_NAMESIZE];
+	/* multi-producer/multi-consumer: any control thread may send or receive, any worker transmit */
+	snprintf(rn, sizeof(rn), "p4dp_ri%u_%p", port_no, (void *)rt);
+	p->ring_in = rte_ring_create(rn, qlen, rt->socket_id, RING_F_EXACT_SZ);
+	snprintf(rn, sizeof(rn), "p4dp_ro%u_%p", port_no, (void *)rt);
+	p->ring_out = p->ring_in ? rte_ring_create(rn, qlen, rt->socket_id, RING_F_EXACT_SZ) : NULL;
+	int id = -1;
+	/* net_ring: the driver's name; the ring driver takes names of at most RTE_RING_NAMESIZE - 4
+	 * characters, so a process-wide sequence number makes it unique (relaxed: only uniqueness
+	 * matters) */
+	static uint32_t ring_seq;
+	snprintf(p->name, sizeof(p->name), "net_ring_p4dp%u", __atomic_fetch_add(&ring_seq, 1, __ATOMIC_RELAXED));
+	if (p->ring_out != NULL)
+		id = rte_eth_from_rings(p->name, &p->ring_in, 1, &p->ring_out, 1, (unsigned)rte_socket_id());
+	if (id < 0) {
+		rc = rt_errc(-ENOMEM, "ring_port_add: cannot create the rings or device of port %u (%s)", port_no,
+			     rte_strerror(rte_errno));
+		ring_drain_free(p->ring_in);
+		ring_drain_free(p->ring_out);
+		memset(p, 0, sizeof(*p));
+		goto out;
+	}
+	p->dpdk_port = (uint16_t)id;
+	p->port_no = port_no;
+	p->expected_rx = 0; /* no input of its own: never keeps until_input_done waiting */
+	p->used = true;
+	rt->port_slot[port_no] = (int16_t)slot;
+	rt->n_ports++;
+out:
+	pthread_mutex_unlock(&rt->lock);
+	return rc;
+}
+
+/* The ring port numbered @p port_no, or NULL with -EINVAL/-ENOENT in *rc. */
+static struct rt_port *ring_port(struct p4dp_runtime *rt, uint32_t port_no, const char *what, int *rc)
+{
+	if (rt == NULL || port_no >= P4DP_PORT_DROP) {
+		*rc = rt_errc(-EINVAL, "%s: bad runtime or port number", what);
+		return NULL;
+	}
+	/* relaxed: port_slot changes only under rt->lock while not running; a caller racing with
+	 * port_add gets either answer (its slot is complete before the store) */
+	int16_t s = __atomic_load_n(&rt->port_slot[port_no], __ATOMIC_RELAXED);
+	if (s < 0 || rt->ports[s].ring_in == NULL) {
+		*rc = rt_errc(-ENOENT, "%s: port %u is not a ring port", what, port_no);
+		return NULL;
+	}
+	return &rt->ports[s];
+}
+
+int p4dp_runtime_ring_port_send(struct p4dp_runtime *rt, uint32_t port_no, const uint8_t *data, uint32_t len)
+{
+	int rc;
+	struct rt_port *p = ring_port(rt, port_no, "ring_port_send", &rc);
+	if (p == NULL)
+		return rc;
+	if (data == NULL || len == 0)
+		return rt_errc(-EINVAL, "ring_port_send: empty packet");
+	/* acquire: the pool is created by the first run before running is set back to 0 */
+	struct rte_mempool *pool = __atomic_load_n(&rt->pool, __ATOMIC_ACQUIRE);
+	if (pool == NULL)
+		return rt_errc(-EAGAIN, "ring_port_send: no packet buffers before the first run");
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	if (m == NULL)
+		return rt_errc(-ENOBUFS, "ring_port_send: no free packet buffer");
+	if (len > rte_pktmbuf_tailroom(m)) {
+		uint32_t room = rte_pktmbuf_tailroom(m);
+		rte_pktmbuf_free(m);
+		return rt_errc(-EINVAL, "ring_port_send: %u bytes do not fit a packet buffer (at most %u)", len, room);
+	}
+	memcpy(rte_pktmbuf_append(m, (uint16_t)len), data, len);
+	if (rte_ring_enqueue(p->ring_in, m) != 0) {
+		rte_pktmbuf_free(m);
+		return rt_errc(-ENOBUFS, "ring_port_send: the queue of port %u is full", port_no);
+	}
+	return 0;
+}
+
+int p4dp_runtime_ring_port_recv(struct p4dp_runtime *rt, uint32_t port_no, p4dp_out_cb cb, void *arg, uint32_t max)
+{
+	int rc;
+	struct rt_port *p = ring_port(rt, port_no, "ring_port_recv", &rc);
+	if (p == NULL)
+		return rc;
+	if (cb == NULL)
+		return rt_errc(-EINVAL, "ring_port_recv: NULL callback");
+	uint8_t *flat = NULL;
+	int n = 0;
+	void *obj;
+	while ((max == 0 || (uint32_t)n < max) && n < INT32_MAX && rte_ring_dequeue(p->ring_out, &obj) == 0) {
+		struct rte_mbuf *m = obj;
+		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+		if (!rte_pktmbuf_is_contiguous(m)) {
+			if (flat == NULL && (flat = malloc(UINT16_MAX + 1u)) == NULL) {
+				rte_pktmbuf_free(m);
+				return rt_errc(-ENOMEM, "out of memory");
+			}
+			d = rte_pktmbuf_read(m, 0, m->pkt_len, flat);
+		}
+		cb(arg, port_no, d, m->pkt_len);
+		rte_pktmbuf_free(m);
+		n++;
+	}
+	free(flat);
+	return n;
+}
+
 void rt_ports_free(struct p4dp_runtime *rt)
 {
 	for (uint32_t s = 0; s < P4DP_RT_MAX_PORTS; s++) {
@@ -171,6 +315,8 @@ void rt_ports_free(struct p4dp_runtime *rt)
 		    rte_dev_remove(info.device) != 0)
 			rte_eth_dev_close(p->dpdk_port);
 		rte_ring_free(p->txring);
+		ring_drain_free(p->ring_in);
+		ring_drain_free(p->ring_out);
 		free(p->devargs);
 		memset(p, 0, sizeof(*p));
 	}

@@ -161,6 +161,9 @@ struct rt_port {
 	uint16_t n_txq;       /* tx queues configured for the current run */
 	struct rte_ring *txring; /* MP/SC ring for workers without their own tx queue (drained by worker 0) */
 	bool started;
+	/* ring ports (p4dp_runtime_ring_port_add): the device's rx queue reads ring_in, which control
+	 * threads fill; its tx queue writes ring_out, which control threads drain. NULL otherwise. */
+	struct rte_ring *ring_in, *ring_out;
 };
 
 /* ---- the runtime ---- */

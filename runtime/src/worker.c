@@ -617,8 +617,10 @@ static int pool_ensure(struct p4dp_runtime *rt)
 	}
 	char name[RTE_MEMPOOL_NAMESIZE];
 	snprintf(name, sizeof(name), "p4dp_%p", (void *)rt);
-	rt->pool = rte_pktmbuf_pool_create(name, need, 256, 0, RT_MBUF_DATA, rt->socket_id);
-	if (rt->pool == NULL)
+	struct rte_mempool *pool = rte_pktmbuf_pool_create(name, need, 256, 0, RT_MBUF_DATA, rt->socket_id);
+	/* release: p4dp_runtime_ring_port_send (another control thread) loads it with acquire */
+	__atomic_store_n(&rt->pool, pool, __ATOMIC_RELEASE);
+	if (pool == NULL)
 		return rt_errc(-ENOMEM, "cannot create an mbuf pool of %u mbufs: %s", need, rte_strerror(rte_errno));
 	return 0;
 }

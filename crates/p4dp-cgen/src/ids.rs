@@ -12,6 +12,7 @@ use p4dp_ir::{Annotation, AnnotationArg, Program, TypeId};
 pub const PREFIX_ACTION: u32 = 0x01;
 pub const PREFIX_TABLE: u32 = 0x02;
 pub const PREFIX_VALUE_SET: u32 = 0x03;
+pub const PREFIX_CONTROLLER_HEADER: u32 = 0x04;
 pub const PREFIX_ACTION_PROFILE: u32 = 0x11;
 pub const PREFIX_COUNTER: u32 = 0x12;
 pub const PREFIX_DIRECT_COUNTER: u32 = 0x13;
@@ -33,6 +34,8 @@ pub struct Ids {
     pub value_sets: Vec<u32>,
     /// Digest type -> (name, id), in first-use order.
     pub digests: Vec<(TypeId, String, u32)>,
+    /// `@controller_header("NAME")` header types -> (NAME, id), ordered by name.
+    pub controller_headers: Vec<(TypeId, String, u32)>,
 }
 
 fn fnv1a(s: &str) -> u32 {
@@ -147,6 +150,27 @@ pub fn digest_name(p: &Program, t: TypeId, n: usize) -> String {
     }
 }
 
+/// The header types annotated `@controller_header("NAME")` (P4Runtime packet I/O metadata:
+/// `packet_in`, `packet_out`), with NAME, ordered by NAME; the first type of a NAME wins.
+pub fn controller_header_types(p: &Program) -> Vec<(TypeId, String, Option<u32>)> {
+    let mut out: Vec<(TypeId, String, Option<u32>)> = Vec::new();
+    for (t, ty) in p.types.iter() {
+        let p4dp_ir::Type::Header(s) = ty else { continue };
+        for a in s.annotations.iter().filter(|a| a.name == "controller_header") {
+            let name = match a.args.first() {
+                Some(AnnotationArg::String(n)) => n.clone(),
+                Some(AnnotationArg::Raw(r)) => r.trim().trim_matches('"').to_string(),
+                _ => continue,
+            };
+            if !name.is_empty() && !out.iter().any(|(_, n, _)| *n == name) {
+                out.push((t, name, id_annotation(&s.annotations)));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.1.cmp(&b.1));
+    out
+}
+
 /// Assign the P4Runtime ids of every control-plane object of `p`.
 pub fn assign_ids(p: &Program) -> Ids {
     let mut items: Vec<(u32, String, Option<u32>)> = Vec::new();
@@ -169,6 +193,10 @@ pub fn assign_ids(p: &Program) -> Ids {
     let dnames: Vec<String> = dtypes.iter().enumerate().map(|(i, t)| digest_name(p, *t, i)).collect();
     for n in &dnames {
         items.push((PREFIX_DIGEST, n.clone(), None));
+    }
+    let cheaders = controller_header_types(p);
+    for (_, n, id) in &cheaders {
+        items.push((PREFIX_CONTROLLER_HEADER, n.clone(), *id));
     }
     let mut asg = Assigner { used: HashSet::new() };
     let m = asg.assign(&items);
@@ -195,6 +223,13 @@ pub fn assign_ids(p: &Program) -> Ids {
             .zip(dnames)
             .map(|(t, n)| {
                 let id = get(PREFIX_DIGEST, &n);
+                (t, n, id)
+            })
+            .collect(),
+        controller_headers: cheaders
+            .into_iter()
+            .map(|(t, n, _)| {
+                let id = get(PREFIX_CONTROLLER_HEADER, &n);
                 (t, n, id)
             })
             .collect(),

@@ -346,6 +346,29 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
         let _ = writeln!(w.out, "  type_spec {{\n{spec}  }}\n}}");
     }
 
+    // packet I/O: the headers the controller port exchanges with the controller
+    for (t, name, id) in w.ids.controller_headers.clone() {
+        let Type::Header(h) = p.types.get(t) else { continue };
+        w.out.push_str("controller_packet_metadata {\n");
+        let _ = writeln!(
+            w.out,
+            "  preamble {{\n    id: {id}\n    name: {}\n    alias: {}\n    annotations: {}\n  }}",
+            q(&name),
+            q(&name),
+            q(&format!("@controller_header(\"{name}\")"))
+        );
+        for (i, f) in h.fields.iter().enumerate() {
+            let _ = writeln!(
+                w.out,
+                "  metadata {{\n    id: {}\n    name: {}\n    bitwidth: {}\n  }}",
+                i + 1,
+                q(&f.name),
+                w.width(f.ty)
+            );
+        }
+        w.out.push_str("}\n");
+    }
+
     // value sets
     for (vid, v) in p.value_sets.iter() {
         w.out.push_str("value_sets {\n");

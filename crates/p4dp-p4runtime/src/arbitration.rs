@@ -140,6 +140,32 @@ impl Arbiter {
         }
     }
 
+    /// Is stream `stream` the primary of its (device, role)?
+    pub fn is_primary_stream(&self, stream: u64) -> bool {
+        let Some(key) = self.streams.get(&stream) else {
+            return false;
+        };
+        self.groups.get(key).and_then(|g| g.primary()) == Some(stream)
+    }
+
+    /// The primaries' streams of every role of `device_id`: where PacketIns, digests and
+    /// idle-timeout notifications go (every role has full access, so each role's primary gets
+    /// them).
+    pub fn primaries(&self, device_id: u64) -> Vec<StreamTx> {
+        let mut out = Vec::new();
+        for ((d, _), g) in &self.groups {
+            if *d != device_id {
+                continue;
+            }
+            if let Some(s) = g.primary() {
+                if let Some(c) = g.controllers.iter().find(|c| c.stream == s) {
+                    out.push(c.tx.clone());
+                }
+            }
+        }
+        out
+    }
+
     /// The primary's stream of (device, role), to deliver PacketIn/digests/notifications.
     pub fn primary_tx(&self, device_id: u64, role: &str) -> Option<StreamTx> {
         let g = self.groups.get(&(device_id, role.to_string()))?;

@@ -28,6 +28,7 @@ pub mod device_config;
 pub mod externs;
 pub mod p4info;
 pub mod server;
+pub mod stream;
 pub mod switch;
 pub mod tables;
 

@@ -33,9 +33,9 @@ pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
 /// Read responses are split so that each stays below this size.
 const READ_CHUNK_BYTES: usize = 4 << 20;
 
-struct State {
-    arb: Arbiter,
-    dev: Device,
+pub(crate) struct State {
+    pub(crate) arb: Arbiter,
+    pub(crate) dev: Device,
     /// Per pipeline: the replication engine entries as written (reset by a commit).
     pre: Pre,
     saved_pre: Option<Pre>,
@@ -46,13 +46,21 @@ pub struct Shared {
     state: Mutex<State>,
     compiler: Arc<dyn Compiler>,
     next_stream: AtomicU64,
-    device_id: u64,
+    pub(crate) device_id: u64,
+}
+
+impl Shared {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock leaves consistent runtime state (every runtime call is
+        // atomic); keep serving.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 /// The P4Runtime service (cheap to clone).
 #[derive(Clone)]
 pub struct Service {
-    s: Arc<Shared>,
+    pub(crate) s: Arc<Shared>,
 }
 
 fn status(e: OpError) -> Status {
@@ -62,7 +70,7 @@ fn status(e: OpError) -> Status {
 impl Service {
     pub fn new(opts: DeviceOptions, compiler: Arc<dyn Compiler>) -> Service {
         let device_id = opts.device_id;
-        Service {
+        let svc = Service {
             s: Arc::new(Shared {
                 state: Mutex::new(State {
                     arb: Arbiter::default(),
@@ -74,7 +82,9 @@ impl Service {
                 next_stream: AtomicU64::new(1),
                 device_id,
             }),
-        }
+        };
+        crate::stream::spawn_poller(Arc::downgrade(&svc.s));
+        svc
     }
 
     /// The tonic server of this service, with p4dp's message size limits.
@@ -84,10 +94,8 @@ impl Service {
             .max_encoding_message_size(MAX_MESSAGE_BYTES)
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // A panic while holding the lock leaves consistent runtime state (every runtime call is
-        // atomic); keep serving.
-        self.s.state.lock().unwrap_or_else(|p| p.into_inner())
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.s.lock()
     }
 
     /// Installs a pipeline from a compiled program at start-up (`p4dp run --p4runtime`).
@@ -570,17 +578,13 @@ impl P4Runtime for Service {
                         break;
                     }
                     Some(U::Packet(p)) => {
-                        let e = StreamError {
-                            canonical_code: Code::Unimplemented as i32,
-                            message: "PacketOut is not supported by p4dp yet".into(),
-                            details: Some(stream_error::Details::PacketOut(PacketOutError { packet_out: Some(p) })),
-                            ..Default::default()
-                        };
-                        let _ = tx
-                            .send(Ok(StreamMessageResponse {
-                                update: Some(stream_message_response::Update::Error(e)),
-                            }))
-                            .await;
+                        if let Some(e) = crate::stream::packet_out(&me, stream, p) {
+                            let _ = tx
+                                .send(Ok(StreamMessageResponse {
+                                    update: Some(stream_message_response::Update::Error(e)),
+                                }))
+                                .await;
+                        }
                     }
                     Some(U::DigestAck(a)) => {
                         let e = StreamError {

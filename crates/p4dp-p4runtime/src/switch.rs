@@ -43,6 +43,9 @@ pub struct DeviceOptions {
     pub device_id: u64,
     pub ports: Vec<PortSpec>,
     pub workers: u32,
+    /// The controller (CPU) port: packets the program sends to it become PacketIns, PacketOuts
+    /// enter the program as received on it (a runtime ring port). None: no packet I/O.
+    pub cpu_port: Option<u32>,
 }
 
 /// A loaded program with its P4Runtime description.
@@ -52,6 +55,8 @@ pub struct Pipeline {
     pub device_config: Vec<u8>,
     pub cookie: Option<u64>,
     pub name: String,
+    /// Packet I/O metadata (controller headers) of the program.
+    pub packet_io: crate::stream::PacketIo,
 }
 
 struct Runner {
@@ -102,6 +107,7 @@ impl Device {
         let rt = Runtime::load(&compiled.so_path, opts).map_err(|e| format!("loading the program: {e}"))?;
         Ok(Pipeline {
             rt: Arc::new(rt),
+            packet_io: crate::stream::PacketIo::from_p4info(&p4info),
             p4info,
             device_config,
             cookie,
@@ -119,6 +125,10 @@ impl Device {
         for ps in &self.opts.ports {
             p.rt.add_port(ps.port, &ps.devargs)
                 .map_err(|e| format!("attaching port {} ({}): {e}", ps.port, ps.devargs))?;
+        }
+        if let (Some(cpu), false) = (self.opts.cpu_port, self.opts.ports.is_empty()) {
+            p.rt.add_ring_port(cpu, 0)
+                .map_err(|e| format!("attaching the controller port {cpu}: {e}"))?;
         }
         if !self.opts.ports.is_empty() {
             let stop = Arc::new(AtomicI32::new(0));

@@ -358,6 +358,15 @@ extern "C" {
     pub fn p4dp_runtime_stats_get(rt: *mut p4dp_runtime, st: *mut p4dp_rt_stats) -> c_int;
 
     pub fn p4dp_runtime_port_add(rt: *mut p4dp_runtime, port_no: u32, devargs: *const c_char) -> c_int;
+    pub fn p4dp_runtime_ring_port_add(rt: *mut p4dp_runtime, port_no: u32, qlen: u32) -> c_int;
+    pub fn p4dp_runtime_ring_port_send(rt: *mut p4dp_runtime, port_no: u32, data: *const u8, len: u32) -> c_int;
+    pub fn p4dp_runtime_ring_port_recv(
+        rt: *mut p4dp_runtime,
+        port_no: u32,
+        cb: p4dp_out_cb,
+        arg: *mut c_void,
+        max: u32,
+    ) -> c_int;
     pub fn p4dp_runtime_run(rt: *mut p4dp_runtime, params: *const p4dp_run_params) -> c_int;
     pub fn p4dp_runtime_port_stats_get(rt: *mut p4dp_runtime, port_no: u32, st: *mut p4dp_rt_port_stats) -> c_int;
 

@@ -82,6 +82,7 @@ pub mod errno {
     pub const ENODEV: i32 = 19;
     pub const EINVAL: i32 = 22;
     pub const ENOSPC: i32 = 28;
+    pub const ENOBUFS: i32 = 105;
     pub const EALREADY: i32 = 114;
 }
 

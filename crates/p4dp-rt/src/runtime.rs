@@ -959,6 +959,37 @@ impl Runtime {
         .map(|_| ())
     }
 
+    /// Attach a ring port: P4 port `port` whose packets are exchanged with the control plane
+    /// ([`Runtime::ring_port_send`], [`Runtime::ring_port_recv`]) instead of a device; each queue
+    /// holds `qlen` packets (0: 1024).
+    pub fn add_ring_port(&self, port: u32, qlen: u32) -> Result<()> {
+        // SAFETY: plain call on a valid runtime.
+        check("add ring port", unsafe {
+            ffi::p4dp_runtime_ring_port_add(self.p(), port, qlen)
+        })
+        .map(|_| ())
+    }
+
+    /// Queue a packet that the workers receive on ring port `port`. Errors: ENOBUFS (queue full
+    /// or no buffer), EAGAIN (before the first run), EINVAL (empty or too long), ENOENT.
+    pub fn ring_port_send(&self, port: u32, packet: &[u8]) -> Result<()> {
+        // SAFETY: packet is valid for the call (the runtime copies it).
+        check("ring port send", unsafe {
+            ffi::p4dp_runtime_ring_port_send(self.p(), port, packet.as_ptr(), len32(packet)?)
+        })
+        .map(|_| ())
+    }
+
+    /// Take up to `max` (0: all) packets the program sent to ring port `port`, oldest first.
+    pub fn ring_port_recv(&self, port: u32, max: u32) -> Result<Vec<Vec<u8>>> {
+        let mut out: Vec<(u32, Vec<u8>)> = Vec::new();
+        // SAFETY: the callback only pushes into `out`, valid for the call.
+        check("ring port receive", unsafe {
+            ffi::p4dp_runtime_ring_port_recv(self.p(), port, collect_output, &mut out as *mut _ as *mut c_void, max)
+        })?;
+        Ok(out.into_iter().map(|(_, d)| d).collect())
+    }
+
     /// Run workers on the ports until a stop condition holds (blocks the calling thread).
     pub fn run(&self, p: &RunParams) -> Result<()> {
         let ms = |d: Option<Duration>| d.map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1));

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use p4dp_p4runtime::{CompiledProgram, Compiler, DeviceConfig, DeviceOptions, PortSpec, Service};
 
@@ -27,7 +27,14 @@ pub struct P4RuntimeOpts {
     /// The P4Runtime device id of this switch.
     #[arg(long, default_value_t = 1)]
     pub device_id: u64,
+    /// The controller (CPU) port: packets the program sends to it go to the controller as
+    /// PacketIns; PacketOuts enter the program as received on it (0 to 510).
+    #[arg(long, default_value_t = DEFAULT_CPU_PORT, value_parser = clap::value_parser!(u32).range(0..511))]
+    pub cpu_port: u32,
 }
+
+/// The default controller port (the number v1model programs commonly define as CPU_PORT).
+pub const DEFAULT_CPU_PORT: u32 = 255;
 
 const DEFAULT_ADDR: &str = "127.0.0.1:9559";
 
@@ -41,6 +48,9 @@ pub struct ServeArgs {
     /// The P4Runtime device id of this switch.
     #[arg(long, default_value_t = 1)]
     pub device_id: u64,
+    /// The controller (CPU) port (see `p4dp run --cpu-port`).
+    #[arg(long, default_value_t = DEFAULT_CPU_PORT, value_parser = clap::value_parser!(u32).range(0..511))]
+    pub cpu_port: u32,
 }
 
 /// The device config of a program: its preprocessed source (docs/p4runtime.md).
@@ -137,10 +147,15 @@ fn device(
     ports: Vec<(u32, String)>,
     workers: u32,
     device_id: u64,
+    cpu_port: u32,
     scratch: &Path,
-) -> (DeviceOptions, Arc<CliCompiler>) {
+) -> Result<(DeviceOptions, Arc<CliCompiler>)> {
+    if ports.iter().any(|(p, _)| *p == cpu_port) {
+        bail!("port {cpu_port} is the controller port (--cpu-port): give the data port another number or choose another --cpu-port");
+    }
     let opts = DeviceOptions {
         device_id,
+        cpu_port: Some(cpu_port),
         ports: ports
             .into_iter()
             .map(|(port, devargs)| PortSpec { port, devargs })
@@ -151,7 +166,7 @@ fn device(
         dir: scratch.join("pipelines"),
         done: Mutex::new(HashMap::new()),
     });
-    (opts, compiler)
+    Ok((opts, compiler))
 }
 
 /// `p4dp serve`.
@@ -164,8 +179,8 @@ pub fn serve(a: ServeArgs) -> Result<ExitCode> {
     } else {
         a.sw.devargs(scratch.path())?.devargs
     };
+    let (opts, compiler) = device(ports, a.sw.workers, a.device_id, a.cpu_port, scratch.path())?;
     a.sw.init_eal()?;
-    let (opts, compiler) = device(ports, a.sw.workers, a.device_id, scratch.path());
     let svc = Service::new(opts, compiler);
     serve_until_stopped(svc, addr, a.sw.duration)?;
     Ok(ExitCode::SUCCESS)
@@ -176,7 +191,7 @@ pub fn run_with_p4runtime(a: &RunArgs, built: &Built, ports: Vec<(u32, String)>)
     let addr = parse_addr(a.p4rt.p4runtime.as_deref().unwrap_or(DEFAULT_ADDR))?;
     a.sw.init_eal()?;
     let scratch = compile::temp_dir("p4runtime")?;
-    let (opts, compiler) = device(ports, a.sw.workers, a.p4rt.device_id, scratch.path());
+    let (opts, compiler) = device(ports, a.sw.workers, a.p4rt.device_id, a.p4rt.cpu_port, scratch.path())?;
     let svc = Service::new(opts, compiler);
     let stem = built
         .so_path

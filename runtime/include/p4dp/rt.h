@@ -795,6 +795,55 @@ int p4dp_runtime_stats_get(struct p4dp_runtime *rt, struct p4dp_rt_stats *st);
  */
 int p4dp_runtime_port_add(struct p4dp_runtime *rt, uint32_t port_no, const char *devargs);
 
+/** Default queue length of a ring port (packets each way). */
+#define P4DP_RT_RING_PORT_QLEN 1024u
+
+/**
+ * Attach a ring port: a P4 port whose packets are exchanged with control threads instead of a
+ * device. Packets the program sends to @p port_no are queued for p4dp_runtime_ring_port_recv();
+ * packets given to p4dp_runtime_ring_port_send() are received by the workers as if they had
+ * arrived on @p port_no. Workers see an ordinary DPDK port (rte_eth_from_rings over two
+ * multi-producer/multi-consumer rings), so the fast path has no special case. A full queue
+ * drops: a transmit counts in the port's tx_errors, a send fails with -ENOBUFS.
+ *
+ * @param rt the runtime.
+ * @param port_no P4 port number, < P4DP_PORT_DROP.
+ * @param qlen packets each queue holds, 1..65536; 0 = P4DP_RT_RING_PORT_QLEN.
+ * @return 0; -EINVAL (NULL runtime, port_no or qlen out of range); -EEXIST (port_no in use);
+ *         -ENOSPC (P4DP_RT_MAX_PORTS reached); -EBUSY (running); -ENOMEM (rings or device).
+ * Context: control thread. Thread safety: runtime mutex.
+ */
+int p4dp_runtime_ring_port_add(struct p4dp_runtime *rt, uint32_t port_no, uint32_t qlen);
+
+/**
+ * Queue a packet on a ring port's input: a worker receives it on that port.
+ *
+ * @param rt the runtime.
+ * @param port_no a ring port (p4dp_runtime_ring_port_add).
+ * @param data the frame (copied).
+ * @param len bytes in @p data, 1 up to a packet buffer's data room (about 4 KiB).
+ * @return 0; -EINVAL (NULL or empty packet, too long); -ENOENT (not a ring port); -EAGAIN (no
+ *         packet buffers yet: the runtime creates its pool at its first p4dp_runtime_run());
+ *         -ENOBUFS (no free buffer, or the input queue is full: the packet is not sent).
+ * Context: control thread (any thread that is not a worker). Thread safety: any number of
+ * senders (multi-producer ring); lock-free.
+ */
+int p4dp_runtime_ring_port_send(struct p4dp_runtime *rt, uint32_t port_no, const uint8_t *data, uint32_t len);
+
+/**
+ * Deliver the packets the program sent to a ring port, oldest first, and remove them.
+ *
+ * @param rt the runtime.
+ * @param port_no a ring port.
+ * @param cb receives each packet (port_no, data valid only during the call).
+ * @param arg passed to @p cb.
+ * @param max most packets to deliver; 0 = all queued.
+ * @return number delivered; -EINVAL (NULL argument); -ENOENT (not a ring port); -ENOMEM.
+ * Context: control thread. Thread safety: lock-free (multi-consumer ring); with several
+ * receivers each packet goes to one of them.
+ */
+int p4dp_runtime_ring_port_recv(struct p4dp_runtime *rt, uint32_t port_no, p4dp_out_cb cb, void *arg, uint32_t max);
+
 struct p4dp_run_params {
 	uint32_t n_workers;     /**< 1..max_workers, at most the number of EAL worker lcores */
 	volatile int *stop;     /**< optional: stop when *stop becomes nonzero */
