@@ -62,7 +62,7 @@ control StreamIngress(inout headers_t h, inout meta_t m, inout standard_metadata
         support_timeout = true;
         size = 1024;
     }
-    // unknown sources are reported by a digest
+    // unknown sources are reported by a digest (PacketOuts too: their source port is 255)
     table smac {
         key = { h.eth.src : exact; }
         actions = { learn; NoAction; }
@@ -70,11 +70,11 @@ control StreamIngress(inout headers_t h, inout meta_t m, inout standard_metadata
         size = 1024;
     }
     apply {
+        smac.apply();
         if (h.pout.isValid()) {
             sm.egress_spec = h.pout.egress_port;
             h.pout.setInvalid();
         } else {
-            smac.apply();
             dmac.apply();
         }
     }

@@ -25,6 +25,7 @@ pub mod arbitration;
 pub mod batch;
 pub mod bytes;
 pub mod device_config;
+pub mod digest;
 pub mod externs;
 pub mod p4info;
 pub mod server;

@@ -320,6 +320,7 @@ pub(crate) fn apply(p: &Pipeline, pre: &mut Pre, u: &Update) -> Result<(), OpErr
         Some(E::MeterEntry(m)) => x::write_meter(rt, m, is_modify),
         Some(E::DirectCounterEntry(d)) => x::write_direct_counter(rt, d, is_modify),
         Some(E::DirectMeterEntry(d)) => x::write_direct_meter(rt, d, is_modify),
+        Some(E::DigestEntry(d)) => crate::stream::digests(p).write(d, op),
         Some(E::PacketReplicationEngineEntry(pe)) => match &pe.r#type {
             Some(packet_replication_engine_entry::Type::MulticastGroupEntry(g)) => pre.write_group(rt, g, op),
             Some(packet_replication_engine_entry::Type::CloneSessionEntry(c)) => pre.write_clone(rt, c, op),
@@ -396,6 +397,13 @@ fn read_entity(p: &Pipeline, pre: Option<&Pre>, e: &Entity, out: &mut Vec<Entity
             x::read_meter(rt, c, &mut v)?;
             out.extend(v.into_iter().map(|t| Entity {
                 entity: Some(E::MeterEntry(t)),
+            }));
+        }
+        Some(E::DigestEntry(d)) => {
+            let mut v = Vec::new();
+            crate::stream::digests(p).read(d, &mut v)?;
+            out.extend(v.into_iter().map(|t| Entity {
+                entity: Some(E::DigestEntry(t)),
             }));
         }
         Some(E::DirectCounterEntry(c)) => {
@@ -587,13 +595,8 @@ impl P4Runtime for Service {
                         }
                     }
                     Some(U::DigestAck(a)) => {
-                        let e = StreamError {
-                            canonical_code: Code::Unimplemented as i32,
-                            message: "digests are not supported by p4dp's P4Runtime server yet".into(),
-                            details: Some(stream_error::Details::DigestListAck(DigestListAckError {
-                                digest_list_ack: Some(a),
-                            })),
-                            ..Default::default()
+                        let Some(e) = crate::stream::digest_ack(&me, stream, a) else {
+                            continue;
                         };
                         let _ = tx
                             .send(Ok(StreamMessageResponse {

@@ -11,18 +11,20 @@
 //! metadata and which is removed from the payload. A program without such a header exchanges
 //! the bare frames.
 
-use std::sync::Weak;
-use std::time::Duration;
+use std::sync::{MutexGuard, Weak};
+use std::time::{Duration, Instant};
 
 use tonic::Code;
 
 use crate::bytes;
+use crate::digest::Digests;
 use crate::proto::p4::config::v1::P4Info;
 use crate::proto::p4::v1::{
-    stream_error, stream_message_response, PacketIn, PacketMetadata, PacketOut, PacketOutError, StreamError,
-    StreamMessageResponse,
+    stream_error, stream_message_response, DigestListAck, DigestListAckError, PacketIn, PacketMetadata, PacketOut,
+    PacketOutError, StreamError, StreamMessageResponse,
 };
 use crate::server::{Service, Shared, State};
+use crate::switch::Pipeline;
 use crate::tables::{err, invalid, OpError};
 
 /// Most frames taken from the controller port per poll (the lock is held meanwhile).
@@ -236,32 +238,76 @@ fn packet_out_locked(st: &State, stream: u64, p: &PacketOut) -> Result<(), OpErr
     pipe.rt.ring_port_send(cpu, &frame).map_err(send_error)
 }
 
-/// Delivers what the data plane has for the controllers (PacketIns); returns how many
-/// messages were handled.
+/// The digest state of a pipeline (its lock; a panic while holding it leaves plain data).
+pub(crate) fn digests(p: &Pipeline) -> MutexGuard<'_, Digests> {
+    p.digests.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Handles a DigestListAck from stream `stream`: None when accepted, else the StreamError
+/// (PERMISSION_DENIED from a non-primary, NOT_FOUND for an unknown digest, FAILED_PRECONDITION
+/// for one not configured or without a pipeline).
+pub(crate) fn digest_ack(svc: &Service, stream: u64, a: DigestListAck) -> Option<StreamError> {
+    let res = {
+        let st = svc.lock();
+        if !st.arb.is_primary_stream(stream) {
+            Err(err(
+                Code::PermissionDenied,
+                "only the primary controller may acknowledge digest lists",
+            ))
+        } else {
+            match st.dev.active.as_ref() {
+                Some(p) => digests(p).ack(&a),
+                None => Err(err(
+                    Code::FailedPrecondition,
+                    "no forwarding pipeline config has been committed",
+                )),
+            }
+        }
+    };
+    res.err().map(|e| StreamError {
+        canonical_code: e.code as i32,
+        message: e.msg,
+        details: Some(stream_error::Details::DigestListAck(DigestListAckError {
+            digest_list_ack: Some(a),
+        })),
+        ..Default::default()
+    })
+}
+
+/// Sends `m` to every primary without waiting: a controller that does not read its stream loses
+/// messages, the data plane and the other controllers never wait for it.
+fn deliver(to: &[crate::arbitration::StreamTx], m: StreamMessageResponse) {
+    for tx in to {
+        let _ = tx.try_send(Ok(m.clone()));
+    }
+}
+
+/// Delivers what the data plane has for the controllers (PacketIns, DigestLists); returns how
+/// many messages were handled.
 fn poll_once(s: &Shared) -> usize {
     let st = s.lock();
-    let (Some(pipe), Some(cpu)) = (st.dev.active.as_ref(), cpu_port(&st)) else {
+    let Some(pipe) = st.dev.active.as_ref() else {
         return 0;
     };
-    let frames = match pipe.rt.ring_port_recv(cpu, POLL_BATCH) {
-        Ok(f) => f,
-        Err(_) => return 0,
-    };
-    if frames.is_empty() {
-        return 0;
-    }
     let to = st.arb.primaries(s.device_id);
-    let n = frames.len();
+    let lists = digests(pipe).poll(&pipe.rt, Instant::now());
+    let mut n = lists.len();
+    for m in lists {
+        deliver(&to, m);
+    }
+    let Some(cpu) = cpu_port(&st) else {
+        return n;
+    };
+    let frames = pipe.rt.ring_port_recv(cpu, POLL_BATCH).unwrap_or_default();
+    n += frames.len();
     for f in frames {
         match packet_in_of(&pipe.packet_io, f) {
-            Ok(pi) => {
-                for tx in &to {
-                    // a controller that does not read its stream loses PacketIns, never blocks us
-                    let _ = tx.try_send(Ok(StreamMessageResponse {
-                        update: Some(stream_message_response::Update::Packet(pi.clone())),
-                    }));
-                }
-            }
+            Ok(pi) => deliver(
+                &to,
+                StreamMessageResponse {
+                    update: Some(stream_message_response::Update::Packet(pi)),
+                },
+            ),
             Err(e) => eprintln!("p4runtime: PacketIn dropped: {e}"),
         }
     }

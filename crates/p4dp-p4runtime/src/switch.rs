@@ -57,6 +57,8 @@ pub struct Pipeline {
     pub name: String,
     /// Packet I/O metadata (controller headers) of the program.
     pub packet_io: crate::stream::PacketIo,
+    /// Digest configurations and lists (the notification thread polls them).
+    pub digests: std::sync::Mutex<crate::digest::Digests>,
 }
 
 struct Runner {
@@ -106,6 +108,7 @@ impl Device {
         };
         let rt = Runtime::load(&compiled.so_path, opts).map_err(|e| format!("loading the program: {e}"))?;
         Ok(Pipeline {
+            digests: std::sync::Mutex::new(crate::digest::Digests::new(&p4info, rt.program())),
             rt: Arc::new(rt),
             packet_io: crate::stream::PacketIo::from_p4info(&p4info),
             p4info,

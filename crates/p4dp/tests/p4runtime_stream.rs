@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use p4dp_p4runtime::proto::p4::v1::*;
 use p4rt_common::*;
+use prost::Message;
 use tonic::Code;
 
 const SEC: Duration = Duration::from_secs(1);
@@ -123,5 +124,208 @@ async fn packet_out_needs_a_controller_port() {
         .await
         .expect("StreamError without a controller port");
     assert_eq!(Code::from(e.canonical_code), Code::FailedPrecondition, "{e:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn digest_entry(id: u32, cfg: Option<(i64, i32, i64)>) -> entity::Entity {
+    entity::Entity::DigestEntry(DigestEntry {
+        digest_id: id,
+        config: cfg.map(|(t, n, a)| digest_entry::Config {
+            max_timeout_ns: t,
+            max_list_size: n,
+            ack_timeout_ns: a,
+        }),
+    })
+}
+
+/// The code of the single update of a failed one-update Write.
+fn one_code(r: Result<(), tonic::Status>) -> Code {
+    let s = r.expect_err("the write fails");
+    assert_eq!(s.code(), Code::Unknown, "{s:?}");
+    let st = p4dp_p4runtime::proto::google::rpc::Status::decode(s.details()).expect("details");
+    assert_eq!(st.details.len(), 1);
+    Code::from(
+        Error::decode(st.details[0].value.as_slice())
+            .expect("p4.v1.Error")
+            .canonical_code,
+    )
+}
+
+/// The (src MAC, ingress port) pairs of a learn_t DigestList.
+fn learned(d: &DigestList) -> Vec<(Vec<u8>, Vec<u8>)> {
+    d.data
+        .iter()
+        .map(|x| match &x.data {
+            Some(p4_data::Data::Struct(s)) => match (&s.members[0].data, &s.members[1].data) {
+                (Some(p4_data::Data::Bitstring(a)), Some(p4_data::Data::Bitstring(b))) => (a.clone(), b.clone()),
+                other => panic!("members {other:?}"),
+            },
+            other => panic!("not a struct: {other:?}"),
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn digest_lists_with_timeouts_sizes_acks_and_deduplication() {
+    let dir = temp_dir("p4rt-digest");
+    let (info, dc) = build("stream", &dir);
+    p4dp_testutil::pcap::write(&dir.join("in0.pcap"), &[frame(UNKNOWN, HOST_A, 1)]);
+    let sw = start(&[
+        "--port".into(),
+        format!(
+            "0={}:{}",
+            dir.join("in0.pcap").display(),
+            dir.join("out0.pcap").display()
+        ),
+    ]);
+    let mut c = connect(&sw.addr).await;
+    let mut s = Stream::open(&mut c, 10, Code::Ok).await;
+    let mut backup = Stream::open(&mut c, 5, Code::AlreadyExists).await;
+    push(&mut c, 10, &info, &dc).await;
+    let learn = id_of(&info, "learn_t");
+    // each PacketOut is learned (smac misses): the digest carries its source MAC and port 255
+    let from = |mac: [u8; 6]| packet_out(frame(HOST_B, mac, 7), vec![md(1, &[0])]);
+    let port255 = vec![0xff];
+
+    // not configured: the input frame's digest was discarded, none arrives
+    assert!(s.digest(SEC).await.is_none(), "no DigestList before a DigestEntry");
+    // configuration errors
+    let ins = |cfg| update(update::Type::Insert, digest_entry(learn, cfg));
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![ins(None)]).await),
+        Code::InvalidArgument
+    );
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![ins(Some((-1, 0, 0)))]).await),
+        Code::InvalidArgument
+    );
+    assert_eq!(
+        one_code(
+            write(
+                &mut c,
+                10,
+                vec![update(update::Type::Modify, digest_entry(learn, Some((0, 1, 0))))]
+            )
+            .await
+        ),
+        Code::NotFound,
+        "MODIFY of a digest not configured"
+    );
+    assert_eq!(
+        one_code(
+            write(
+                &mut c,
+                10,
+                vec![update(update::Type::Insert, digest_entry(77, Some((0, 1, 0))))]
+            )
+            .await
+        ),
+        Code::NotFound,
+        "unknown digest id"
+    );
+    // lists after 300 ms, de-duplicated until acknowledged (ack timeout: one hour)
+    let hour = 3_600_000_000_000;
+    write(&mut c, 10, vec![ins(Some((300_000_000, 100, hour)))])
+        .await
+        .expect("INSERT");
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![ins(Some((0, 1, 0)))]).await),
+        Code::AlreadyExists
+    );
+    let got = read(&mut c, digest_entry(0, None)).await.expect("read");
+    assert_eq!(
+        got,
+        vec![digest_entry(learn, Some((300_000_000, 100, hour)))],
+        "read back as written"
+    );
+
+    let t0 = std::time::Instant::now();
+    s.send(from(HOST_A)).await;
+    s.send(from(HOST_A)).await;
+    s.send(from(HOST_B)).await;
+    let d = s.digest(10 * SEC).await.expect("a DigestList");
+    assert!(t0.elapsed() >= Duration::from_millis(250), "sent after max_timeout_ns");
+    assert_eq!(d.digest_id, learn);
+    let mut l = learned(&d);
+    l.sort();
+    assert_eq!(
+        l,
+        vec![
+            (HOST_A[..].to_vec(), port255.clone()),
+            (HOST_B[..].to_vec(), port255.clone())
+        ],
+        "the repeated data is reported once"
+    );
+    assert!(
+        backup.digest(SEC / 2).await.is_none(),
+        "DigestLists go to the primary only"
+    );
+    s.send(from(HOST_A)).await;
+    assert!(
+        s.digest(SEC).await.is_none(),
+        "data of an unacknowledged list is suppressed"
+    );
+    // acks: a backup's is refused, an unknown digest's is NOT_FOUND
+    let ack = |digest_id, list_id| stream_message_request::Update::DigestAck(DigestListAck { digest_id, list_id });
+    backup.send(ack(learn, d.list_id)).await;
+    let e = backup.stream_error(5 * SEC).await.expect("StreamError");
+    assert_eq!(Code::from(e.canonical_code), Code::PermissionDenied);
+    s.send(ack(999, d.list_id)).await;
+    let e = s.stream_error(5 * SEC).await.expect("StreamError");
+    assert_eq!(Code::from(e.canonical_code), Code::NotFound);
+    assert!(matches!(e.details, Some(stream_error::Details::DigestListAck(_))));
+    s.send(ack(learn, d.list_id)).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    s.send(from(HOST_A)).await;
+    let d2 = s.digest(10 * SEC).await.expect("reported again after the ack");
+    assert_eq!(learned(&d2), vec![(HOST_A[..].to_vec(), port255.clone())]);
+    assert!(d2.list_id > d.list_id);
+
+    // lists of one, sent without waiting for the (10 s) timeout; no de-duplication (ack timeout 0)
+    write(
+        &mut c,
+        10,
+        vec![update(
+            update::Type::Modify,
+            digest_entry(learn, Some((10_000_000_000, 1, 0))),
+        )],
+    )
+    .await
+    .expect("MODIFY");
+    let t0 = std::time::Instant::now();
+    for _ in 0..2 {
+        s.send(from(HOST_A)).await;
+    }
+    for i in 0..2 {
+        let d = s.digest(5 * SEC).await.unwrap_or_else(|| panic!("list {i} of one"));
+        assert_eq!(learned(&d), vec![(HOST_A[..].to_vec(), port255.clone())]);
+    }
+    assert!(
+        t0.elapsed() < Duration::from_secs(5),
+        "full lists do not wait for the timeout"
+    );
+
+    // DELETE: no more lists
+    write(
+        &mut c,
+        10,
+        vec![update(update::Type::Delete, digest_entry(learn, None))],
+    )
+    .await
+    .expect("DELETE");
+    assert_eq!(
+        one_code(
+            write(
+                &mut c,
+                10,
+                vec![update(update::Type::Delete, digest_entry(learn, None))]
+            )
+            .await
+        ),
+        Code::NotFound
+    );
+    s.send(from(HOST_B)).await;
+    assert!(s.digest(SEC).await.is_none(), "no DigestList after DELETE");
+    assert!(read(&mut c, digest_entry(0, None)).await.expect("read").is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
