@@ -2,7 +2,8 @@
 # P4Runtime with real clients: `p4dp serve` on two af_packet ports (veth pairs whose host ends
 # live in network namespaces), driven by p4runtime-shell and finsy (their venvs come from
 # scripts/p4runtime_venvs.sh). Frames sent into port 0 must reach port 1 exactly when the dmac
-# entry the controller wrote says so. Needs root and iproute2; SKIP where namespaces cannot be made.
+# entry the controller wrote says so; with stream.p4 finsy's PacketOuts must leave port 1 and the
+# frames sent into port 0 come back to it as PacketIns and a digest. Needs root and iproute2; SKIP where namespaces cannot be made.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 P4DP=${P4DP:-target/release/p4dp}
@@ -26,7 +27,7 @@ ip -n "$nsa" link set h0 up; ip -n "$nsb" link set h1 up
 "$P4DP" build tests/p4runtime/fwd.p4 -o "$work/out" >/dev/null 2>&1 || { echo "p4runtime clients: FAIL (build)"; exit 1; }
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 addr=127.0.0.1:$port
-"$P4DP" serve --iface "0=${tag}0" --iface "1=${tag}1" --p4runtime "$addr" --duration 150 >"$work/serve.log" 2>&1 &
+"$P4DP" serve --iface "0=${tag}0" --iface "1=${tag}1" --p4runtime "$addr" --duration 240 >"$work/serve.log" 2>&1 &
 pid=$!
 for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1',$port),0.2)" 2>/dev/null && break; sleep 0.2; done
 
@@ -72,6 +73,33 @@ step "$SHPY" shell_client.py insert 10
 step "$SHPY" shell_client.py modify 0
 step "$SHPY" shell_client.py delete 0
 step "$FYPY" finsy_client.py primary 10
+# packet I/O and digests (stream.p4): 10 PacketOuts to port 1 must arrive on its far side
+"$P4DP" build tests/p4runtime/stream.p4 -o "$work/out" >/dev/null 2>&1 || bad "build stream.p4"
+if "$FYPY" tests/p4runtime/finsy_stream.py "$addr" "$work/out" push >"$work/spush.log" 2>&1; then
+  ok "finsy_stream.py push"
+else
+  bad "finsy_stream.py push"; tail -5 "$work/spush.log"
+fi
+ip netns exec "$nsb" python3 - "$work/srx" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003)); s.bind(("h1", 0)); s.settimeout(0.2)
+open(sys.argv[1] + ".ready", "w").close()
+n, end = 0, time.time() + 30
+while time.time() < end and n < 10:
+    try: f = s.recv(2048)
+    except socket.timeout: continue
+    if f[:6] == bytes.fromhex("020000000001") and f[12:14] == b"\x88\xb6": n += 1
+open(sys.argv[1], "w").write(str(n))
+PY
+srx=$!
+for _ in $(seq 100); do [ -e "$work/srx.ready" ] && break; sleep 0.05; done
+if "$FYPY" tests/p4runtime/finsy_stream.py "$addr" "$work/out" io "$nsa" >"$work/sio.log" 2>&1; then
+  ok "finsy_stream.py io: packet-ins from port 0 and a digest received (acknowledged)"
+else
+  bad "finsy_stream.py io"; tail -5 "$work/sio.log"
+fi
+wait "$srx"; n=$(cat "$work/srx")
+if [ "$n" = 10 ]; then ok "finsy PacketOuts: $n/10 frames left port 1"; else bad "finsy PacketOuts: $n/10 frames left port 1"; fi
 kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
 grep -q "switch-over" "$work/serve.log" || bad "no switch-over reported"
 if [ "$fail" -ne 0 ]; then echo "--- p4dp serve log"; cat "$work/serve.log"; fi
