@@ -497,7 +497,10 @@ int p4dp_bdp_attach(uint32_t n_workers, uint32_t n_ports, const struct p4dp_bdp_
 	uint32_t seq = 0;
 	if ((rc = p4dp_bench_ports_find(np, ports, &seq)) != 0)
 		return rc;
-	struct p4dp_bdp *t = calloc(1, sizeof(*t));
+	/* cache-line aligned (its per-worker probes): calloc only guarantees 16 */
+	struct p4dp_bdp *t = aligned_alloc(_Alignof(struct p4dp_bdp), sizeof(*t));
+	if (t != NULL)
+		memset(t, 0, sizeof(*t));
 	if (t == NULL)
 		return rt_errc(-ENOMEM, "out of memory");
 	t->nw = n_workers;

@@ -4,8 +4,6 @@
 //! packets flowing through both tables (tests/p4runtime/atomic.p4 counts the packets that see
 //! the two tables disagree).
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use p4dp_p4runtime::proto::google::rpc;
@@ -19,62 +17,10 @@ use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 use tonic::Code;
 
-const DEVICE: u64 = 1;
+mod p4rt_common;
+use p4rt_common::{build, connect, id_of, push, start, temp_dir, Switch, DEVICE};
+
 const ELECTION: u64 = 10;
-
-struct Switch {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Switch {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-/// `p4dp build` of tests/p4runtime/NAME.p4: (P4Info, device config).
-fn build(name: &str, dir: &Path) -> (P4Info, Vec<u8>) {
-    let st = Command::new(env!("CARGO_BIN_EXE_p4dp"))
-        .arg("build")
-        .arg(root().join(format!("tests/p4runtime/{name}.p4")))
-        .arg("-o")
-        .arg(dir)
-        .stderr(Stdio::null())
-        .stdout(Stdio::null())
-        .status()
-        .expect("run p4dp build");
-    assert!(st.success(), "p4dp build failed");
-    let text = std::fs::read_to_string(dir.join(format!("{name}.p4info.txtpb"))).expect("p4info");
-    (
-        p4dp_p4runtime::p4info::parse_text(&text).expect("P4Info parses"),
-        std::fs::read(dir.join(format!("{name}.device.bin"))).expect("device config"),
-    )
-}
-
-fn start(extra: &[String]) -> Switch {
-    let addr = format!("127.0.0.1:{}", free_port());
-    let child = Command::new(env!("CARGO_BIN_EXE_p4dp"))
-        .args(["serve", "--p4runtime", &addr, "--duration", "300", "--mem", "256"])
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start p4dp serve");
-    Switch { child, addr }
-}
 
 /// Connects, becomes primary (the returned sender keeps the stream open) and pushes the pipeline.
 async fn primary_with(
@@ -82,15 +28,7 @@ async fn primary_with(
     info: &P4Info,
     dc: &[u8],
 ) -> (P4RuntimeClient<Channel>, mpsc::Sender<StreamMessageRequest>) {
-    let mut c = None;
-    for _ in 0..100 {
-        if let Ok(x) = P4RuntimeClient::connect(format!("http://{}", sw.addr)).await {
-            c = Some(x);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let mut c = c.expect("connect to p4dp serve");
+    let mut c = connect(&sw.addr).await;
     let (tx, rx) = mpsc::channel(8);
     tx.send(StreamMessageRequest {
         update: Some(stream_message_request::Update::Arbitration(MasterArbitrationUpdate {
@@ -109,33 +47,8 @@ async fn primary_with(
     let first = tokio::time::timeout(Duration::from_secs(10), inbound.next()).await;
     assert!(matches!(first, Ok(Some(Ok(_)))), "arbitration answered: {first:?}");
     tokio::spawn(async move { while inbound.next().await.is_some() {} });
-    c.set_forwarding_pipeline_config(SetForwardingPipelineConfigRequest {
-        device_id: DEVICE,
-        election_id: Some(Uint128 { high: 0, low: ELECTION }),
-        action: set_forwarding_pipeline_config_request::Action::VerifyAndCommit as i32,
-        config: Some(ForwardingPipelineConfig {
-            p4info: Some(info.clone()),
-            p4_device_config: dc.to_vec(),
-            cookie: None,
-        }),
-        ..Default::default()
-    })
-    .await
-    .expect("VERIFY_AND_COMMIT");
+    push(&mut c, ELECTION, info, dc).await;
     (c, tx)
-}
-
-fn id_of(info: &P4Info, name: &str) -> u32 {
-    info.tables
-        .iter()
-        .filter_map(|t| t.preamble.as_ref())
-        .chain(info.actions.iter().filter_map(|a| a.preamble.as_ref()))
-        .chain(info.counters.iter().filter_map(|a| a.preamble.as_ref()))
-        .chain(info.registers.iter().filter_map(|a| a.preamble.as_ref()))
-        .chain(info.meters.iter().filter_map(|a| a.preamble.as_ref()))
-        .find(|p| p.name == name)
-        .unwrap_or_else(|| panic!("no {name} in the P4Info"))
-        .id
 }
 
 fn exact(value: &[u8]) -> FieldMatch {
@@ -223,7 +136,7 @@ async fn rollback_on_error_leaves_every_entity_unchanged() {
     use entity::Entity as E;
     use update::Type::{Delete, Insert, Modify};
     use write_request::Atomicity::{ContinueOnError, DataplaneAtomic, RollbackOnError};
-    let dir = std::env::temp_dir().join(format!("p4dp-p4rt-rollback-{}", std::process::id()));
+    let dir = temp_dir("p4rt-rollback");
     let (info, dc) = build("fwd", &dir);
     let sw = start(&[]);
     let (mut c, _arb) = primary_with(&sw, &info, &dc).await;
@@ -515,7 +428,7 @@ async fn outcomes(c: &mut P4RuntimeClient<Channel>, id: u32) -> [i64; 3] {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dataplane_atomic_batches_are_never_seen_half_applied() {
     use update::Type::{Insert, Modify};
-    let dir = std::env::temp_dir().join(format!("p4dp-p4rt-atomic-{}", std::process::id()));
+    let dir = temp_dir("p4rt-atomic");
     let (info, dc) = build("atomic", &dir);
     // packets for 4 destinations, replayed without end
     let keys: [[u8; 6]; 4] = [

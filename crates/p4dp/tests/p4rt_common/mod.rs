@@ -210,7 +210,7 @@ pub async fn push(c: &mut P4RuntimeClient<Channel>, election: u64, info: &P4Info
 }
 
 /// The id of the P4Info object named `name` (tables, actions, digests, action profiles,
-/// counters, meters, controller headers).
+/// counters, registers, meters, controller headers).
 pub fn id_of(info: &P4Info, name: &str) -> u32 {
     let pre = info
         .tables
@@ -220,6 +220,7 @@ pub fn id_of(info: &P4Info, name: &str) -> u32 {
         .chain(info.digests.iter().filter_map(|a| a.preamble.as_ref()))
         .chain(info.action_profiles.iter().filter_map(|a| a.preamble.as_ref()))
         .chain(info.counters.iter().filter_map(|a| a.preamble.as_ref()))
+        .chain(info.registers.iter().filter_map(|a| a.preamble.as_ref()))
         .chain(info.direct_counters.iter().filter_map(|a| a.preamble.as_ref()))
         .chain(info.meters.iter().filter_map(|a| a.preamble.as_ref()))
         .chain(info.direct_meters.iter().filter_map(|a| a.preamble.as_ref()))
