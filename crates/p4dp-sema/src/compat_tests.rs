@@ -42,7 +42,11 @@ V1Switch(P(), VC(), MyIngress(), EG(), CC(), DP()) main;
     );
     let dir = std::env::temp_dir().join(format!("p4dp-sema-compat-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
-    let path = dir.join(name);
+    // tests run in parallel in one process: a file name of its own for each call, so that two
+    // tests naming the same file never remove each other's
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = dir.join(format!("{n}-{name}"));
     std::fs::write(&path, text).map_err(|e| e.to_string())?;
     let r = compile_file(&path, &include(), &[]);
     let _ = std::fs::remove_file(&path);
