@@ -21,6 +21,7 @@ use crate::CompileOpts;
 mod add_on_miss;
 mod gen;
 pub mod json;
+mod p4runtime_updates;
 mod svg;
 mod sweep;
 mod traffic;
@@ -50,16 +51,21 @@ pub enum Suite {
     /// packet size.
     // bench/sweep.rs
     ProgramShape,
+    /// The P4Runtime Write path from a gRPC client in another process while packets flow
+    /// through the tables written.
+    // bench/p4runtime_updates.rs
+    P4runtimeUpdates,
 }
 
 impl Suite {
     /// Every suite, in the order `--list` shows them.
-    pub const ALL: [Suite; 5] = [
+    pub const ALL: [Suite; 6] = [
         Suite::Overhead,
         Suite::DataplaneWrites,
         Suite::AddOnMiss,
         Suite::TableKinds,
         Suite::ProgramShape,
+        Suite::P4runtimeUpdates,
     ];
 
     /// The suite's name on the command line.
@@ -70,6 +76,7 @@ impl Suite {
             Suite::AddOnMiss => "add-on-miss",
             Suite::TableKinds => "table-kinds",
             Suite::ProgramShape => "program-shape",
+            Suite::P4runtimeUpdates => "p4runtime-updates",
         }
     }
 
@@ -97,6 +104,11 @@ impl Suite {
             Suite::ProgramShape => {
                 "cycles/packet per extra exact table (1..16 tables, target <= 15), key 1x16B vs 4x4B, action \
                  data 0..64 B, frames 64..1500 B, against the l2fwd floor, with SVG plots"
+            }
+            Suite::P4runtimeUpdates => {
+                "P4Runtime Writes over loopback gRPC from another process while packets flow: inserts/s with \
+                 batches of 1..1000, DATAPLANE_ATOMIC commit cost for 1..10000 updates, modify round trips and \
+                 packets that saw a default action or half a batch"
             }
         }
     }
@@ -780,10 +792,20 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
         Some(Suite::DataplaneWrites) => return crate::bench_dp::suite_dataplane_writes(&a),
         Some(Suite::AddOnMiss) => return add_on_miss::suite_add_on_miss(&a),
         Some(s @ (Suite::TableKinds | Suite::ProgramShape)) => return sweep::suite_sweep(&a, s),
+        Some(Suite::P4runtimeUpdates) => return p4runtime_updates::suite_p4runtime_updates(&a),
         Some(Suite::Overhead) | None => {}
     }
     let experiments: Vec<Experiment> = match (&a.suite, &a.program) {
-        (Some(Suite::DataplaneWrites | Suite::AddOnMiss | Suite::TableKinds | Suite::ProgramShape), _) => {
+        (
+            Some(
+                Suite::DataplaneWrites
+                | Suite::AddOnMiss
+                | Suite::TableKinds
+                | Suite::ProgramShape
+                | Suite::P4runtimeUpdates,
+            ),
+            _,
+        ) => {
             bail!(
                 "internal error: --suite {} is dispatched above",
                 a.suite.map_or("", Suite::name)

@@ -27,7 +27,8 @@ fn list_names_every_suite_with_what_it_measures() {
             "dataplane-writes",
             "add-on-miss",
             "table-kinds",
-            "program-shape"
+            "program-shape",
+            "p4runtime-updates"
         ],
         "{text}"
     );
@@ -49,7 +50,7 @@ fn only_the_listed_suites_are_accepted() {
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("possible values: overhead, dataplane-writes, add-on-miss, table-kinds, program-shape"),
+            err.contains("possible values: overhead, dataplane-writes, add-on-miss, table-kinds, program-shape, p4runtime-updates"),
             "{err}"
         );
     }

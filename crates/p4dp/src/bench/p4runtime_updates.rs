@@ -1,0 +1,452 @@
+//! `p4dp bench --suite p4runtime-updates`: the P4Runtime Write path, measured by a gRPC client
+//! (this process) against a switch in another process over loopback: `p4dp serve` running
+//! benches/p4runtime_updates.p4 on an endless pcap port, so packets keep flowing through the
+//! tables being written. Every figure is taken by the client: Write round trips, entries per
+//! second, and the switch's packet rate and per-packet outcomes read from the program's counter.
+//! Not measured here: d_all (Write sent -> first packet with the new entry) needs a timestamp
+//! from the data plane that P4 programs cannot take yet.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use p4dp_p4runtime::proto::p4::config::v1::P4Info;
+use p4dp_p4runtime::proto::p4::v1::p4_runtime_client::P4RuntimeClient;
+use p4dp_p4runtime::proto::p4::v1::*;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::StreamExt;
+use tonic::transport::Channel;
+
+use super::{BenchArgs, Suite};
+use crate::compile;
+
+const DEVICE: u64 = 1;
+const ELECTION: u64 = 1;
+/// Destinations of the flowing packets (keys of both tables).
+const FLOW_KEYS: u64 = 4;
+/// Keys of entries the benchmark inserts: never in the packets, so inserts do not change
+/// what packets do.
+const KEY_BASE: u64 = 0x1000_0000;
+
+/// The switch process; killed when dropped.
+struct Switch(Child);
+
+impl Drop for Switch {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+struct Client {
+    c: P4RuntimeClient<Channel>,
+    _arb: mpsc::Sender<StreamMessageRequest>,
+    tag: u32,
+    check: u32,
+    set_tag: u32,
+    expect: u32,
+    outcome: u32,
+}
+
+fn id_of(info: &P4Info, name: &str) -> Result<u32> {
+    info.tables
+        .iter()
+        .filter_map(|t| t.preamble.as_ref())
+        .chain(info.actions.iter().filter_map(|a| a.preamble.as_ref()))
+        .chain(info.counters.iter().filter_map(|a| a.preamble.as_ref()))
+        .find(|p| p.name == name)
+        .map(|p| p.id)
+        .ok_or_else(|| anyhow!("no {name} in the P4Info"))
+}
+
+fn entry(table: u32, key: u64, action: u32, v: u32) -> entity::Entity {
+    entity::Entity::TableEntry(TableEntry {
+        table_id: table,
+        r#match: vec![FieldMatch {
+            field_id: 1,
+            field_match_type: Some(field_match::FieldMatchType::Exact(field_match::Exact {
+                value: key.to_be_bytes()[2..].to_vec(),
+            })),
+        }],
+        action: Some(TableAction {
+            r#type: Some(table_action::Type::Action(Action {
+                action_id: action,
+                params: vec![action::Param {
+                    param_id: 1,
+                    value: v.to_be_bytes().to_vec(),
+                }],
+            })),
+        }),
+        ..Default::default()
+    })
+}
+
+fn up(t: update::Type, e: entity::Entity) -> Update {
+    Update {
+        r#type: t as i32,
+        entity: Some(Entity { entity: Some(e) }),
+    }
+}
+
+impl Client {
+    async fn write(&mut self, atomicity: write_request::Atomicity, updates: Vec<Update>) -> Result<Duration> {
+        let req = WriteRequest {
+            device_id: DEVICE,
+            election_id: Some(Uint128 { high: 0, low: ELECTION }),
+            updates,
+            atomicity: atomicity as i32,
+            ..Default::default()
+        };
+        let t = Instant::now();
+        self.c.write(req).await.map_err(|s| anyhow!("Write: {s}"))?;
+        Ok(t.elapsed())
+    }
+
+    /// The program's `outcome` counter: packets that missed, saw the tables disagree, agree.
+    async fn outcomes(&mut self) -> Result<[i64; 3]> {
+        let mut s = self
+            .c
+            .read(ReadRequest {
+                device_id: DEVICE,
+                entities: vec![Entity {
+                    entity: Some(entity::Entity::CounterEntry(CounterEntry {
+                        counter_id: self.outcome,
+                        ..Default::default()
+                    })),
+                }],
+                ..Default::default()
+            })
+            .await
+            .map_err(|s| anyhow!("Read: {s}"))?
+            .into_inner();
+        let mut out = [0i64; 3];
+        while let Some(r) = s.next().await {
+            for e in r.map_err(|s| anyhow!("Read: {s}"))?.entities {
+                if let Some(entity::Entity::CounterEntry(c)) = e.entity {
+                    let i = c.index.map_or(0, |i| i.index).clamp(0, 2) as usize;
+                    out[i] = c.data.map_or(0, |d| d.packet_count);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Both tables of every flowing key to `v`.
+    fn flow_updates(&self, t: update::Type, v: u32) -> Vec<Update> {
+        (0..FLOW_KEYS)
+            .flat_map(|k| {
+                [
+                    up(t, entry(self.tag, 0x0200_0000_0000 + k, self.set_tag, v)),
+                    up(t, entry(self.check, 0x0200_0000_0000 + k, self.expect, v)),
+                ]
+            })
+            .collect()
+    }
+
+    fn bulk(&self, t: update::Type, from: u64, n: u64, v: u32) -> Vec<Update> {
+        (from..from + n)
+            .map(|i| up(t, entry(self.tag, KEY_BASE + i, self.set_tag, v)))
+            .collect()
+    }
+}
+
+/// Builds the program, starts the switch with it on an endless pcap port and connects as primary.
+async fn setup(a: &BenchArgs, scratch: &Path) -> Result<(Switch, Client)> {
+    let exe = std::env::current_exe().context("locating the p4dp binary")?;
+    let prog = compile::home().join("benches/p4runtime_updates.p4");
+    let st = Command::new(&exe)
+        .arg("build")
+        .arg(&prog)
+        .arg("-o")
+        .arg(scratch)
+        .stdout(Stdio::null())
+        .status()
+        .context("running p4dp build")?;
+    if !st.success() {
+        bail!("p4dp build {} failed", prog.display());
+    }
+    let text = std::fs::read_to_string(scratch.join("p4runtime_updates.p4info.txtpb")).context("reading the P4Info")?;
+    let info = p4dp_p4runtime::p4info::parse_text(&text).map_err(|e| anyhow!("P4Info: {e}"))?;
+    let dc = std::fs::read(scratch.join("p4runtime_updates.device.bin")).context("reading the device config")?;
+    let frames: Vec<Vec<u8>> = (0..256u32)
+        .map(|i| {
+            let mut f = vec![0u8; 64];
+            f[..6].copy_from_slice(&(0x0200_0000_0000u64 + u64::from(i) % FLOW_KEYS).to_be_bytes()[2..]);
+            f[6..12].copy_from_slice(&[4, 0, 0, 0, 0, i as u8]);
+            f[12..14].copy_from_slice(&[0x88, 0xb5]);
+            f
+        })
+        .collect();
+    let pcap = scratch.join("flows.pcap");
+    write_pcap(&pcap, &frames)?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .context("finding a free port")?;
+    let addr = format!("127.0.0.1:{port}");
+    let mut cmd = Command::new(&exe);
+    cmd.args(["serve", "--p4runtime", &addr, "--workers", "1", "--mem"])
+        .arg(a.mem.unwrap_or(1024).to_string())
+        .arg("--vdev")
+        .arg(format!("0=net_pcap_p4rtb,rx_pcap={},infinite_rx=1", pcap.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    if let Some(e) = &a.eal {
+        cmd.arg("--eal").arg(e);
+    }
+    let sw = Switch(cmd.spawn().context("starting p4dp serve")?);
+    let mut c = None;
+    for _ in 0..200 {
+        if let Ok(x) = P4RuntimeClient::connect(format!("http://{addr}")).await {
+            c = Some(x);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut c = c.ok_or_else(|| anyhow!("cannot connect to the switch at {addr}"))?;
+    let (tx, rx) = mpsc::channel(4);
+    tx.send(StreamMessageRequest {
+        update: Some(stream_message_request::Update::Arbitration(MasterArbitrationUpdate {
+            device_id: DEVICE,
+            election_id: Some(Uint128 { high: 0, low: ELECTION }),
+            ..Default::default()
+        })),
+    })
+    .await
+    .map_err(|_| anyhow!("arbitration stream closed"))?;
+    let mut inbound = c
+        .stream_channel(ReceiverStream::new(rx))
+        .await
+        .map_err(|s| anyhow!("StreamChannel: {s}"))?
+        .into_inner();
+    inbound
+        .next()
+        .await
+        .ok_or_else(|| anyhow!("no arbitration answer"))?
+        .map_err(|s| anyhow!("arbitration: {s}"))?;
+    tokio::spawn(async move { while inbound.next().await.is_some() {} });
+    c.set_forwarding_pipeline_config(SetForwardingPipelineConfigRequest {
+        device_id: DEVICE,
+        election_id: Some(Uint128 { high: 0, low: ELECTION }),
+        action: set_forwarding_pipeline_config_request::Action::VerifyAndCommit as i32,
+        config: Some(ForwardingPipelineConfig {
+            p4info: Some(info.clone()),
+            p4_device_config: dc,
+            cookie: None,
+        }),
+        ..Default::default()
+    })
+    .await
+    .map_err(|s| anyhow!("SetForwardingPipelineConfig: {s}"))?;
+    let client = Client {
+        c,
+        _arb: tx,
+        tag: id_of(&info, "AtomicIngress.tag")?,
+        check: id_of(&info, "AtomicIngress.check")?,
+        set_tag: id_of(&info, "AtomicIngress.set_tag")?,
+        expect: id_of(&info, "AtomicIngress.expect")?,
+        outcome: id_of(&info, "AtomicIngress.outcome")?,
+    };
+    Ok((sw, client))
+}
+
+/// A pcap file (microsecond timestamps, Ethernet) of `frames`.
+fn write_pcap(path: &Path, frames: &[Vec<u8>]) -> Result<()> {
+    let mut b = Vec::new();
+    for v in [0xa1b2_c3d4u32, 0x0004_0002, 0, 0, 65535, 1] {
+        b.extend(v.to_le_bytes());
+    }
+    for (i, f) in frames.iter().enumerate() {
+        for v in [1u32, i as u32, f.len() as u32, f.len() as u32] {
+            b.extend(v.to_le_bytes());
+        }
+        b.extend(f);
+    }
+    std::fs::write(path, b).with_context(|| format!("writing {}", path.display()))
+}
+
+fn pct(sorted: &[Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p / 100.0).round() as usize;
+    sorted[i.min(sorted.len() - 1)].as_secs_f64() * 1e6
+}
+
+fn rtt_row(label: &str, mut v: Vec<Duration>) -> String {
+    v.sort();
+    format!(
+        "{label:<44} n {:>6}  median {:>8.1}  p99 {:>8.1}  p99.9 {:>8.1}  p99.99 {:>8.1}  max {:>8.1} us",
+        v.len(),
+        pct(&v, 50.0),
+        pct(&v, 99.0),
+        pct(&v, 99.9),
+        pct(&v, 99.99),
+        v.last().map_or(0.0, |d| d.as_secs_f64() * 1e6)
+    )
+}
+
+/// Packets per second through both tables (agreeing packets) over `d`.
+async fn rate(c: &mut Client, d: Duration) -> Result<f64> {
+    let a = c.outcomes().await?;
+    let t = Instant::now();
+    tokio::time::sleep(d).await;
+    let b = c.outcomes().await?;
+    Ok((b[2] - a[2]) as f64 / t.elapsed().as_secs_f64())
+}
+
+async fn run(a: &BenchArgs, scratch: &Path, text: &mut String) -> Result<()> {
+    use update::Type::{Delete, Insert, Modify};
+    use write_request::Atomicity::{ContinueOnError, DataplaneAtomic};
+    let (_sw, mut c) = setup(a, scratch).await?;
+    let first = c.flow_updates(Insert, 1);
+    c.write(DataplaneAtomic, first).await?;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let idle = rate(&mut c, Duration::from_secs(2)).await?;
+    let _ = writeln!(
+        text,
+        "switch: p4dp serve, 1 worker, an endless pcap port; packets through both tables at rest: {:.2} Mpps\n",
+        idle / 1e6
+    );
+
+    let _ = writeln!(
+        text,
+        "== Insert throughput (CONTINUE_ON_ERROR, new keys into `tag` while packets hit it) =="
+    );
+    for bs in [1u64, 10, 100, 1000] {
+        let n: u64 = if bs == 1 { 5000 } else { 50_000 };
+        let o0 = c.outcomes().await?;
+        let t = Instant::now();
+        for from in (0..n).step_by(bs as usize) {
+            let b = c.bulk(Insert, from, bs, 7);
+            c.write(ContinueOnError, b).await?;
+        }
+        let secs = t.elapsed().as_secs_f64();
+        let o1 = c.outcomes().await?;
+        let pps = (o1[2] - o0[2]) as f64 / secs;
+        let _ = writeln!(
+            text,
+            "batch {bs:>5}: {n:>6} inserts in {secs:>6.3} s = {:>9.0} entries/s; packets meanwhile {:.2} Mpps ({:+.1}% vs at rest)",
+            n as f64 / secs,
+            pps / 1e6,
+            (pps / idle - 1.0) * 100.0
+        );
+        for from in (0..n).step_by(1000) {
+            let b = c.bulk(Delete, from, 1000.min(n - from), 0);
+            c.write(ContinueOnError, b).await?;
+        }
+    }
+
+    let _ = writeln!(
+        text,
+        "\n== DATAPLANE_ATOMIC commit cost (modifies of entries not in the traffic; round trip per Write) =="
+    );
+    for from in (0..10_000u64).step_by(1000) {
+        let b = c.bulk(Insert, from, 1000, 1);
+        c.write(ContinueOnError, b).await?;
+    }
+    for bs in [1u64, 10, 100, 1000, 10_000] {
+        let reps = match bs {
+            1 | 10 => 500,
+            100 => 200,
+            1000 => 40,
+            _ => 8,
+        };
+        for mode in [ContinueOnError, DataplaneAtomic] {
+            let o0 = c.outcomes().await?;
+            let t = Instant::now();
+            let mut rtts = Vec::with_capacity(reps);
+            for r in 0..reps {
+                let b = c.bulk(Modify, 0, bs, r as u32 + 2);
+                rtts.push(c.write(mode, b).await?);
+            }
+            let secs = t.elapsed().as_secs_f64();
+            let o1 = c.outcomes().await?;
+            let pps = (o1[2] - o0[2]) as f64 / secs;
+            let mut row = rtt_row(&format!("batch {bs:>5} {}", mode.as_str_name()), rtts);
+            let _ = write!(
+                row,
+                "; {:.0} updates/s; packets {:.2} Mpps ({:+.1}%)",
+                (bs as f64 * reps as f64) / secs,
+                pps / 1e6,
+                (pps / idle - 1.0) * 100.0
+            );
+            let _ = writeln!(text, "{row}");
+        }
+    }
+
+    let _ = writeln!(
+        text,
+        "\n== Modifies of the flowing entries (both tables of 4 keys, 8 updates per Write) =="
+    );
+    for (label, mode, gap) in [
+        (
+            "DATAPLANE_ATOMIC at 100/s",
+            DataplaneAtomic,
+            Some(Duration::from_millis(10)),
+        ),
+        ("DATAPLANE_ATOMIC back to back", DataplaneAtomic, None),
+        ("CONTINUE_ON_ERROR back to back", ContinueOnError, None),
+    ] {
+        let o0 = c.outcomes().await?;
+        let mut rtts = Vec::new();
+        let t = Instant::now();
+        let mut v = 100u32;
+        while t.elapsed() < Duration::from_secs(5) {
+            let start = Instant::now();
+            let b = c.flow_updates(Modify, v);
+            rtts.push(c.write(mode, b).await?);
+            v += 1;
+            if let Some(g) = gap {
+                tokio::time::sleep(g.saturating_sub(start.elapsed())).await;
+            }
+        }
+        let o1 = c.outcomes().await?;
+        let _ = writeln!(
+            text,
+            "{}; packets during them: default action (miss) {}, tables disagree {}, consistent {}",
+            rtt_row(label, rtts),
+            o1[0] - o0[0],
+            o1[1] - o0[1],
+            o1[2] - o0[2]
+        );
+    }
+    Ok(())
+}
+
+fn uptime() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// `p4dp bench --suite p4runtime-updates`.
+pub fn suite_p4runtime_updates(a: &BenchArgs) -> Result<ExitCode> {
+    let out = a.out.clone().unwrap_or_else(|| Suite::P4runtimeUpdates.default_out());
+    if let Some(d) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    let scratch = compile::scratch_dir("bench-p4runtime-updates")?;
+    let mut text = String::new();
+    let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
+    let _ = writeln!(
+        text,
+        "p4dp bench --suite p4runtime-updates results\ncommand: {cmdline}\nload average at start: {}",
+        uptime()
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the client's runtime")?;
+    let r = rt.block_on(run(a, &scratch, &mut text));
+    let _ = writeln!(text, "load average at end: {}", uptime());
+    if let Err(e) = &r {
+        let _ = writeln!(text, "ERROR: {e:#}");
+    }
+    print!("{text}");
+    std::fs::write(&out, &text).with_context(|| format!("writing {}", out.display()))?;
+    r.map(|()| ExitCode::SUCCESS)
+}
