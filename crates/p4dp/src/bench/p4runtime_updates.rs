@@ -302,10 +302,14 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String) -> Result<()> {
     use update::Type::{Delete, Insert, Modify};
     use write_request::Atomicity::{ContinueOnError, DataplaneAtomic};
     let (_sw, mut c) = setup(a, scratch).await?;
+    // `--duration S` shortens the run: each modify window lasts S seconds (default 5) and the
+    // counts of the other experiments shrink in proportion (never below 2 Writes)
+    let window = Duration::from_secs_f64(a.duration.unwrap_or(5.0).max(0.1));
+    let scale = |n: u64| ((n as f64 * window.as_secs_f64() / 5.0) as u64).clamp(2, n);
     let first = c.flow_updates(Insert, 1);
     c.write(DataplaneAtomic, first).await?;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let idle = rate(&mut c, Duration::from_secs(2)).await?;
+    let idle = rate(&mut c, window.min(Duration::from_secs(2))).await?;
     let _ = writeln!(
         text,
         "switch: p4dp serve, 1 worker, an endless pcap port; packets through both tables at rest: {:.2} Mpps\n",
@@ -317,7 +321,7 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String) -> Result<()> {
         "== Insert throughput (CONTINUE_ON_ERROR, new keys into `tag` while packets hit it) =="
     );
     for bs in [1u64, 10, 100, 1000] {
-        let n: u64 = if bs == 1 { 5000 } else { 50_000 };
+        let n: u64 = scale(if bs == 1 { 5000 } else { 50_000 }).div_ceil(bs) * bs;
         let o0 = c.outcomes().await?;
         let t = Instant::now();
         for from in (0..n).step_by(bs as usize) {
@@ -349,12 +353,12 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String) -> Result<()> {
         c.write(ContinueOnError, b).await?;
     }
     for bs in [1u64, 10, 100, 1000, 10_000] {
-        let reps = match bs {
+        let reps = scale(match bs {
             1 | 10 => 500,
             100 => 200,
             1000 => 40,
             _ => 8,
-        };
+        }) as usize;
         for mode in [ContinueOnError, DataplaneAtomic] {
             let o0 = c.outcomes().await?;
             let t = Instant::now();
@@ -395,7 +399,7 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String) -> Result<()> {
         let mut rtts = Vec::new();
         let t = Instant::now();
         let mut v = 100u32;
-        while t.elapsed() < Duration::from_secs(5) {
+        while t.elapsed() < window {
             let start = Instant::now();
             let b = c.flow_updates(Modify, v);
             rtts.push(c.write(mode, b).await?);
