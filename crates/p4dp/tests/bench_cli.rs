@@ -88,3 +88,50 @@ fn a_program_that_drops_every_packet_is_named_with_the_missing_entries() {
     assert!(err.contains("its tables are empty: --entries N"), "{err}");
     assert!(err.contains("4096 of 4096 packets were lost before it"), "{err}");
 }
+
+/// The P4Runtime update suite, shortened, runs end to end (a client process against `p4dp
+/// serve`) and its DATAPLANE_ATOMIC modifies are never seen half-applied or missing by packets.
+/// Checks that the suite works, not its figures.
+#[test]
+fn the_p4runtime_update_suite_runs_and_its_atomic_modifies_are_never_seen_half_applied() {
+    let out_file = std::env::temp_dir().join(format!("p4dp-bench-p4rt-{}.txt", std::process::id()));
+    let out_arg = out_file.display().to_string();
+    let out = p4dp(&[
+        "bench",
+        "--suite",
+        "p4runtime-updates",
+        "--duration",
+        "0.2",
+        "--out",
+        &out_arg,
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&out_file).expect("the report file"), text);
+    let _ = std::fs::remove_file(&out_file);
+    for size in ["1", "10", "100", "1000", "10000"] {
+        for mode in ["CONTINUE_ON_ERROR", "DATAPLANE_ATOMIC"] {
+            assert!(
+                text.lines().any(|l| l.starts_with("batch")
+                    && l.split_whitespace().nth(1) == Some(size)
+                    && l.contains(mode)
+                    && l.contains("median")),
+                "no round trips for {size} {mode}:\n{text}"
+            );
+        }
+    }
+    let atomic: Vec<&str> = text.lines().filter(|l| l.starts_with("DATAPLANE_ATOMIC")).collect();
+    assert_eq!(atomic.len(), 2, "{text}");
+    for l in atomic {
+        assert!(
+            l.contains("default action (miss) 0, tables disagree 0, consistent "),
+            "{l}"
+        );
+        let consistent: u64 = l
+            .rsplit(' ')
+            .next()
+            .and_then(|v| v.parse().ok())
+            .expect("a packet count");
+        assert!(consistent > 0, "no packets flowed during the modifies: {l}");
+    }
+}
