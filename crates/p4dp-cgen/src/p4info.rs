@@ -167,11 +167,11 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
         {
             let bw = w.width(k.expr.ty).max(1);
             let mt = match &k.match_kind {
-                MatchKind::Exact => "match_type: EXACT".to_string(),
-                MatchKind::Lpm => "match_type: LPM".to_string(),
-                MatchKind::Ternary => "match_type: TERNARY".to_string(),
-                MatchKind::Range => "match_type: RANGE".to_string(),
-                MatchKind::Optional => "match_type: OPTIONAL".to_string(),
+                MatchKind::Key(KeyMatch::Exact) => "match_type: EXACT".to_string(),
+                MatchKind::Key(KeyMatch::Lpm) => "match_type: LPM".to_string(),
+                MatchKind::Key(KeyMatch::Ternary) => "match_type: TERNARY".to_string(),
+                MatchKind::Key(KeyMatch::Range) => "match_type: RANGE".to_string(),
+                MatchKind::Key(KeyMatch::Optional) => "match_type: OPTIONAL".to_string(),
                 other => format!("other_match_type: {}", q(other.as_str())),
             };
             let _ = writeln!(

@@ -19,11 +19,11 @@ pub const DEFAULT_TABLE_SIZE: u64 = p4dp_ir::DEFAULT_TABLE_SIZE;
 /// The runtime's `P4DP_MATCH_*` of a match kind it implements.
 pub(crate) fn match_kind_c(k: &MatchKind) -> Option<&'static str> {
     Some(match k {
-        MatchKind::Exact => "P4DP_MATCH_EXACT",
-        MatchKind::Lpm => "P4DP_MATCH_LPM",
-        MatchKind::Ternary => "P4DP_MATCH_TERNARY",
-        MatchKind::Range => "P4DP_MATCH_RANGE",
-        MatchKind::Optional => "P4DP_MATCH_OPTIONAL",
+        MatchKind::Key(KeyMatch::Exact) => "P4DP_MATCH_EXACT",
+        MatchKind::Key(KeyMatch::Lpm) => "P4DP_MATCH_LPM",
+        MatchKind::Key(KeyMatch::Ternary) => "P4DP_MATCH_TERNARY",
+        MatchKind::Key(KeyMatch::Range) => "P4DP_MATCH_RANGE",
+        MatchKind::Key(KeyMatch::Optional) => "P4DP_MATCH_OPTIONAL",
         MatchKind::Selector | MatchKind::Other(_) => return None,
     })
 }
@@ -335,7 +335,7 @@ impl Gen<'_> {
     ) -> R<EntryBufs> {
         let n = key_len as usize;
         let (mut val, mut mask, mut hi) = (vec![0u8; n], vec![0u8; n], vec![0u8; n]);
-        let has_range = keys.iter().any(|k| k.match_kind == MatchKind::Range);
+        let has_range = keys.iter().any(|k| k.match_kind == MatchKind::Key(KeyMatch::Range));
         if e.keys.len() != keys.len() {
             return unsupported(e.span, "entry with a wrong number of keys");
         }
@@ -361,21 +361,21 @@ impl Gen<'_> {
                 }
             };
             match (&k.match_kind, ks) {
-                (MatchKind::Range, KeySet::Range(lo, h)) => {
+                (MatchKind::Key(KeyMatch::Range), KeySet::Range(lo, h)) => {
                     put(&mut val, lo);
                     put(&mut hi, h);
                 }
-                (MatchKind::Range, KeySet::Value(v)) => {
+                (MatchKind::Key(KeyMatch::Range), KeySet::Value(v)) => {
                     put(&mut val, v);
                     put(&mut hi, v);
                 }
-                (MatchKind::Range, KeySet::Any) => put(&mut hi, &ones),
-                (_, KeySet::Any) if k.match_kind != MatchKind::Exact => {}
+                (MatchKind::Key(KeyMatch::Range), KeySet::Any) => put(&mut hi, &ones),
+                (_, KeySet::Any) if k.match_kind != MatchKind::Key(KeyMatch::Exact) => {}
                 (_, KeySet::Value(v)) => {
                     put(&mut val, v);
                     put(&mut mask, &ones);
                 }
-                (MatchKind::Ternary | MatchKind::Lpm, KeySet::Mask(v, m)) => {
+                (MatchKind::Key(KeyMatch::Ternary | KeyMatch::Lpm), KeySet::Mask(v, m)) => {
                     put(&mut val, &and(v, m));
                     put(&mut mask, m);
                 }

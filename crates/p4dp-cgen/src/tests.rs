@@ -297,7 +297,7 @@ fn simple_program() -> Program {
         owner: ig,
         keys: vec![TableKey {
             expr: fld(fld(ihv(), 0, eth), 0, b.b48),
-            match_kind: MatchKind::Exact,
+            match_kind: MatchKind::Key(KeyMatch::Exact),
             name: "hdr.eth.dst".into(),
             annotations: vec![],
         }],

@@ -757,15 +757,42 @@ pub struct TableKey {
     pub annotations: Vec<Annotation>,
 }
 
-/// How a table key matches: the match kinds of core.p4 and the architectures, or one the
-/// program declares itself (`match_kind { ... }`), which no back end knows.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum MatchKind {
+/// A match kind the runtime implements for one field of a table key (the ABI's
+/// `enum p4dp_match_kind`, P4Runtime's match types). The one definition for the IR, the
+/// runtime bindings (`p4dp_rt::MatchKind`) and the STF runner (`p4dp_stf::MatchKind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyMatch {
     Exact,
     Lpm,
     Ternary,
     Range,
     Optional,
+}
+
+impl KeyMatch {
+    /// The name P4 source spells it with.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyMatch::Exact => "exact",
+            KeyMatch::Lpm => "lpm",
+            KeyMatch::Ternary => "ternary",
+            KeyMatch::Range => "range",
+            KeyMatch::Optional => "optional",
+        }
+    }
+
+    /// Whether entries with keys of this kind need a priority (several may match one key).
+    pub fn needs_priority(self) -> bool {
+        matches!(self, KeyMatch::Ternary | KeyMatch::Range | KeyMatch::Optional)
+    }
+}
+
+/// How a table key matches: a match kind of core.p4 and the architectures, or one the program
+/// declares itself (`match_kind { ... }`), which no back end knows.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum MatchKind {
+    /// A match kind the runtime implements.
+    Key(KeyMatch),
     /// An action selector's key: hashed to pick a group member, not matched.
     Selector,
     Other(String),
@@ -775,11 +802,11 @@ impl MatchKind {
     /// The match kind named `name` in P4 source.
     pub fn from_name(name: &str) -> MatchKind {
         match name {
-            "exact" => MatchKind::Exact,
-            "lpm" => MatchKind::Lpm,
-            "ternary" => MatchKind::Ternary,
-            "range" => MatchKind::Range,
-            "optional" => MatchKind::Optional,
+            "exact" => MatchKind::Key(KeyMatch::Exact),
+            "lpm" => MatchKind::Key(KeyMatch::Lpm),
+            "ternary" => MatchKind::Key(KeyMatch::Ternary),
+            "range" => MatchKind::Key(KeyMatch::Range),
+            "optional" => MatchKind::Key(KeyMatch::Optional),
             "selector" => MatchKind::Selector,
             other => MatchKind::Other(other.to_string()),
         }
@@ -788,11 +815,7 @@ impl MatchKind {
     /// The name P4 source spells it with.
     pub fn as_str(&self) -> &str {
         match self {
-            MatchKind::Exact => "exact",
-            MatchKind::Lpm => "lpm",
-            MatchKind::Ternary => "ternary",
-            MatchKind::Range => "range",
-            MatchKind::Optional => "optional",
+            MatchKind::Key(k) => k.name(),
             MatchKind::Selector => "selector",
             MatchKind::Other(n) => n,
         }
@@ -800,7 +823,7 @@ impl MatchKind {
 
     /// Whether entries with keys of this kind need a priority (several may match one key).
     pub fn needs_priority(&self) -> bool {
-        matches!(self, MatchKind::Ternary | MatchKind::Range | MatchKind::Optional)
+        matches!(self, MatchKind::Key(k) if k.needs_priority())
     }
 }
 

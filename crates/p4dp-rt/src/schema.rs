@@ -7,26 +7,18 @@ use std::os::raw::c_char;
 use crate::ffi;
 
 /// Match kind of a key field (`enum p4dp_match_kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MatchKind {
-    Exact,
-    Lpm,
-    Ternary,
-    Range,
-    Optional,
-}
+pub use p4dp_ir::KeyMatch as MatchKind;
 
-impl MatchKind {
-    fn from_raw(k: u8) -> Option<MatchKind> {
-        Some(match k {
-            0 => MatchKind::Exact,
-            1 => MatchKind::Lpm,
-            2 => MatchKind::Ternary,
-            3 => MatchKind::Range,
-            4 => MatchKind::Optional,
-            _ => return None,
-        })
-    }
+/// The match kind of `enum p4dp_match_kind` value `k`.
+fn match_kind_from_raw(k: u8) -> Option<MatchKind> {
+    Some(match k {
+        0 => MatchKind::Exact,
+        1 => MatchKind::Lpm,
+        2 => MatchKind::Ternary,
+        3 => MatchKind::Range,
+        4 => MatchKind::Optional,
+        _ => return None,
+    })
 }
 
 /// Where an action may be used in a table (P4 `@tableonly` / `@defaultonly`).
@@ -227,7 +219,7 @@ pub(crate) unsafe fn from_raw(p: &ffi::p4dp_program) -> Program {
                     .map(|k| KeyInfo {
                         name: string(k.name),
                         id: k.id,
-                        match_kind: MatchKind::from_raw(k.match_kind).unwrap_or(MatchKind::Exact),
+                        match_kind: match_kind_from_raw(k.match_kind).unwrap_or(MatchKind::Exact),
                         bitwidth: k.bitwidth,
                     })
                     .collect(),

@@ -212,7 +212,11 @@ impl<'a> Sema<'a> {
                             a.span,
                             "bad storage",
                         );
-                    } else if table.keys.iter().any(|k| k.match_kind != ir::MatchKind::Exact) {
+                    } else if table
+                        .keys
+                        .iter()
+                        .any(|k| k.match_kind != ir::MatchKind::Key(ir::KeyMatch::Exact))
+                    {
                         self.report(Diagnostic::warning(
                             "E0412",
                             "`@storage` only affects tables whose keys are all `exact`",
@@ -225,7 +229,11 @@ impl<'a> Sema<'a> {
             }
         }
         if table.add_on_miss {
-            if let Some(k) = table.keys.iter().find(|k| k.match_kind != ir::MatchKind::Exact) {
+            if let Some(k) = table
+                .keys
+                .iter()
+                .find(|k| k.match_kind != ir::MatchKind::Key(ir::KeyMatch::Exact))
+            {
                 self.err(
                     "E0405",
                     format!(

@@ -9,26 +9,7 @@
 //! `hdr.x.$valid$`, kind [`MatchKind::Exact`], width 1.
 
 /// A match kind of a key field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MatchKind {
-    Exact,
-    Lpm,
-    Ternary,
-    Range,
-    Optional,
-}
-
-impl MatchKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            MatchKind::Exact => "exact",
-            MatchKind::Lpm => "lpm",
-            MatchKind::Ternary => "ternary",
-            MatchKind::Range => "range",
-            MatchKind::Optional => "optional",
-        }
-    }
-}
+pub use p4dp_ir::KeyMatch as MatchKind;
 
 /// One key field of a table, in key order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,12 +56,7 @@ impl TableSchema {
     /// True if any key's match kind requires entry priorities (ternary,
     /// range, optional), as in P4Runtime.
     pub fn keys_need_priority(keys: &[KeyFieldSchema]) -> bool {
-        keys.iter().any(|k| {
-            matches!(
-                k.match_kind,
-                MatchKind::Ternary | MatchKind::Range | MatchKind::Optional
-            )
-        })
+        keys.iter().any(|k| k.match_kind.needs_priority())
     }
 }
 

@@ -51,13 +51,7 @@ pub fn schema(rt: &Runtime) -> ProgramSchema {
             .iter()
             .map(|k| p4dp_stf::KeyFieldSchema {
                 name: stf_key_name(&k.name),
-                match_kind: match k.match_kind {
-                    p4dp_rt::MatchKind::Exact => p4dp_stf::MatchKind::Exact,
-                    p4dp_rt::MatchKind::Lpm => p4dp_stf::MatchKind::Lpm,
-                    p4dp_rt::MatchKind::Ternary => p4dp_stf::MatchKind::Ternary,
-                    p4dp_rt::MatchKind::Range => p4dp_stf::MatchKind::Range,
-                    p4dp_rt::MatchKind::Optional => p4dp_stf::MatchKind::Optional,
-                },
+                match_kind: k.match_kind,
                 width: k.bitwidth,
             })
             .collect();

@@ -171,7 +171,7 @@ fn staged_table(p: &Program) -> Option<TableId> {
     if t.owner != ig
         || t.keys.is_empty()
         || t.implementation.is_some()
-        || t.keys.iter().any(|k| k.match_kind != MatchKind::Exact)
+        || t.keys.iter().any(|k| k.match_kind != MatchKind::Key(KeyMatch::Exact))
     {
         return None;
     }
