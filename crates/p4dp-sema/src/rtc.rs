@@ -266,7 +266,12 @@ impl Sema<'_> {
                 }
             }
         };
-        if table.keys.is_empty() || table.keys.iter().any(|k| k.match_kind != MatchKind::Exact) {
+        if table.keys.is_empty()
+            || table
+                .keys
+                .iter()
+                .any(|k| k.match_kind != MatchKind::Key(ir::KeyMatch::Exact))
+        {
             return Some(
                 Diagnostic::error(
                     "E0420",
