@@ -130,6 +130,12 @@ fn plan<'a>(pipe: &Pipeline, u: &'a Update) -> Result<Planned<'a>, OpError> {
     match u.entity.as_ref().and_then(|e| e.entity.as_ref()) {
         None => Err(invalid("the update has no entity")),
         Some(E::TableEntry(t)) => {
+            if crate::actprof::of(pipe).one_shot_table(p, t.table_id) {
+                return Err(err(
+                    Code::Unimplemented,
+                    "entries with one-shot action sets cannot be rolled back: use CONTINUE_ON_ERROR",
+                ));
+            }
             let w = tables::prepare(p, t, op)?;
             if let TableWrite::Delete { table, .. } = &w {
                 if p.tables

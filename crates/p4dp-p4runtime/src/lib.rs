@@ -21,6 +21,7 @@ pub mod proto {
     pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/p4runtime_fds.bin"));
 }
 
+pub mod actprof;
 pub mod arbitration;
 pub mod batch;
 pub mod bytes;

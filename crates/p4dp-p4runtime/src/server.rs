@@ -314,13 +314,15 @@ pub(crate) fn apply(p: &Pipeline, pre: &mut Pre, u: &Update) -> Result<(), OpErr
     let rt = &*p.rt;
     match u.entity.as_ref().and_then(|e| e.entity.as_ref()) {
         None => Err(tables::invalid("the update has no entity")),
-        Some(E::TableEntry(t)) => tables::write(rt, t, op),
+        Some(E::TableEntry(t)) => crate::actprof::of(p).write_entry(rt, t, op),
         Some(E::CounterEntry(c)) => x::write_counter(rt, c, is_modify),
         Some(E::RegisterEntry(r)) => x::write_register(rt, r, is_modify),
         Some(E::MeterEntry(m)) => x::write_meter(rt, m, is_modify),
         Some(E::DirectCounterEntry(d)) => x::write_direct_counter(rt, d, is_modify),
         Some(E::DirectMeterEntry(d)) => x::write_direct_meter(rt, d, is_modify),
         Some(E::DigestEntry(d)) => crate::stream::digests(p).write(d, op),
+        Some(E::ActionProfileMember(m)) => crate::actprof::of(p).write_member(rt, m, op),
+        Some(E::ActionProfileGroup(g)) => crate::actprof::of(p).write_group(rt, g, op),
         Some(E::PacketReplicationEngineEntry(pe)) => match &pe.r#type {
             Some(packet_replication_engine_entry::Type::MulticastGroupEntry(g)) => pre.write_group(rt, g, op),
             Some(packet_replication_engine_entry::Type::CloneSessionEntry(c)) => pre.write_clone(rt, c, op),
@@ -374,6 +376,7 @@ fn read_entity(p: &Pipeline, pre: Option<&Pre>, e: &Entity, out: &mut Vec<Entity
                 }
                 tables::read(rt, t, te, &mut v)?;
             }
+            crate::actprof::of(p).restore_one_shots(prog, &mut v);
             out.extend(v.into_iter().map(|t| Entity {
                 entity: Some(E::TableEntry(t)),
             }));
@@ -397,6 +400,20 @@ fn read_entity(p: &Pipeline, pre: Option<&Pre>, e: &Entity, out: &mut Vec<Entity
             x::read_meter(rt, c, &mut v)?;
             out.extend(v.into_iter().map(|t| Entity {
                 entity: Some(E::MeterEntry(t)),
+            }));
+        }
+        Some(E::ActionProfileMember(m)) => {
+            let mut v = Vec::new();
+            crate::actprof::of(p).read_member(rt, m, &mut v)?;
+            out.extend(v.into_iter().map(|t| Entity {
+                entity: Some(E::ActionProfileMember(t)),
+            }));
+        }
+        Some(E::ActionProfileGroup(g)) => {
+            let mut v = Vec::new();
+            crate::actprof::of(p).read_group(rt, g, &mut v)?;
+            out.extend(v.into_iter().map(|t| Entity {
+                entity: Some(E::ActionProfileGroup(t)),
             }));
         }
         Some(E::DigestEntry(d)) => {

@@ -59,6 +59,8 @@ pub struct Pipeline {
     pub packet_io: crate::stream::PacketIo,
     /// Digest configurations and lists (the notification thread polls them).
     pub digests: std::sync::Mutex<crate::digest::Digests>,
+    /// Action profile member and group ids as written.
+    pub profiles: std::sync::Mutex<crate::actprof::Profiles>,
 }
 
 struct Runner {
@@ -108,6 +110,7 @@ impl Device {
         };
         let rt = Runtime::load(&compiled.so_path, opts).map_err(|e| format!("loading the program: {e}"))?;
         Ok(Pipeline {
+            profiles: Default::default(),
             digests: std::sync::Mutex::new(crate::digest::Digests::new(&p4info, rt.program())),
             rt: Arc::new(rt),
             packet_io: crate::stream::PacketIo::from_p4info(&p4info),

@@ -553,9 +553,11 @@ pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpErro
         }
         table_action::Type::ActionProfileMemberId(m) => indirect(ProfileRef::Member(*m)),
         table_action::Type::ActionProfileGroupId(g) => indirect(ProfileRef::Group(*g)),
+        // written through crate::actprof (hidden members and group); only the all-or-nothing
+        // batch modes, which have no undo for them, get here
         table_action::Type::ActionProfileActionSet(_) => Err(err(
             Code::Unimplemented,
-            "one-shot action selector programming is not supported yet",
+            "one-shot action sets cannot be rolled back: use CONTINUE_ON_ERROR",
         )),
     }
 }

@@ -1,0 +1,518 @@
+//! Action profile members and groups (ActionProfileMember, ActionProfileGroup): Write and Read;
+//! one-shot action sets (ActionProfileActionSet in a table entry of an action-selector table).
+//!
+//! The runtime keeps the members and groups (`p4dp_runtime_actprof_*`); the server keeps which
+//! ids exist per profile (for wildcard reads) and each group's `max_size` as written. A group
+//! MODIFY is applied member by member: a packet may see a group between the old and the new
+//! membership (each member it selects is complete).
+//!
+//! A one-shot action set becomes hidden members and a hidden group (ids the server picks; they
+//! never appear in member or group reads) that the entry refers to; reads give the set back as
+//! written. A selector holds either one-shot sets or members and groups written as such, never
+//! both (INVALID_ARGUMENT, as the specification requires).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::MutexGuard;
+
+use p4dp_rt::{ExternInfo, ExternKind, Program, Runtime};
+use tonic::Code;
+
+use p4dp_rt::ProfileRef;
+
+use crate::proto::p4::v1::{
+    action_profile_action, action_profile_action_set, action_profile_group, table_action, ActionProfileActionSet,
+    ActionProfileGroup, ActionProfileMember, TableAction, TableEntry,
+};
+use crate::switch::Pipeline;
+use crate::tables::{action_msg, action_of, err, invalid, match_of, rt_err, table_by_id, Op, OpError};
+
+/// The most weighted members a runtime group holds (rt.h P4DP_RT_ACTPROF_GROUP_MAX).
+const GROUP_MAX: u32 = 4096;
+
+/// The member and group ids of a pipeline's profiles (keyed by profile id).
+#[derive(Default)]
+pub struct Profiles {
+    members: BTreeMap<u32, BTreeSet<u32>>,
+    /// group id -> max_size as written
+    groups: BTreeMap<u32, BTreeMap<u32, i32>>,
+    /// one-shot sets: (profile id, hidden group id) -> the set as written, its hidden members
+    oneshots: BTreeMap<(u32, u32), (ActionProfileActionSet, Vec<u32>)>,
+    /// the last hidden id given out
+    next_hidden: u32,
+}
+
+/// The profile state of a pipeline (its lock; a panic while holding it leaves plain data).
+pub(crate) fn of(p: &Pipeline) -> MutexGuard<'_, Profiles> {
+    p.profiles.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn profile(p: &Program, id: u32) -> Result<&ExternInfo, OpError> {
+    p.externs
+        .iter()
+        .find(|x| x.id == id && matches!(x.kind, ExternKind::ActionProfile | ExternKind::ActionSelector))
+        .ok_or_else(|| err(Code::NotFound, format!("no action profile with id {id}")))
+}
+
+/// Profiles a read addresses: one by id, or all (id 0).
+fn profiles(p: &Program, id: u32) -> Result<Vec<&ExternInfo>, OpError> {
+    if id != 0 {
+        return Ok(vec![profile(p, id)?]);
+    }
+    Ok(p.externs
+        .iter()
+        .filter(|x| matches!(x.kind, ExternKind::ActionProfile | ExternKind::ActionSelector))
+        .collect())
+}
+
+impl Profiles {
+    pub fn write_member(&mut self, rt: &Runtime, m: &ActionProfileMember, op: Op) -> Result<(), OpError> {
+        let p = rt.program();
+        let x = profile(p, m.action_profile_id)?;
+        if m.member_id == 0 {
+            return Err(invalid("member id 0 is not allowed in a write"));
+        }
+        if op == Op::Insert && self.one_shot(x.id) {
+            return Err(invalid(format!(
+                "{} is programmed with one-shot action sets: members cannot be mixed in",
+                x.name
+            )));
+        }
+        let ids = self.members.entry(x.id).or_default();
+        // hidden one-shot members are not the controller's: they do not exist for it
+        if op != Op::Insert && !ids.contains(&m.member_id) {
+            return Err(err(Code::NotFound, format!("no member {} in {}", m.member_id, x.name)));
+        }
+        if let Op::Delete = op {
+            rt.actprof_member_delete(x.index, m.member_id).map_err(rt_err)?;
+            ids.remove(&m.member_id);
+            return Ok(());
+        }
+        let a = m
+            .action
+            .as_ref()
+            .ok_or_else(|| invalid(format!("member {} has no action", m.member_id)))?;
+        // the action must be one of every table the profile implements (the runtime checks all)
+        let t = p
+            .tables
+            .iter()
+            .find(|t| t.implementation == Some(x.index))
+            .ok_or_else(|| invalid(format!("action profile {} implements no table", x.name)))?;
+        let (action, params) = action_of(p, t, a, false)?;
+        if let Op::Insert = op {
+            rt.actprof_member_add(x.index, m.member_id, action, &params)
+                .map_err(rt_err)?;
+            ids.insert(m.member_id);
+        } else {
+            rt.actprof_member_modify(x.index, m.member_id, action, &params)
+                .map_err(rt_err)?;
+        }
+        Ok(())
+    }
+
+    pub fn read_member(
+        &self,
+        rt: &Runtime,
+        m: &ActionProfileMember,
+        out: &mut Vec<ActionProfileMember>,
+    ) -> Result<(), OpError> {
+        let p = rt.program();
+        for x in profiles(p, m.action_profile_id)? {
+            let Some(ids) = self.members.get(&x.id) else { continue };
+            for &id in ids {
+                if m.member_id != 0 && id != m.member_id {
+                    continue;
+                }
+                let (action, params) = rt.actprof_member_get(x.index, id).map_err(rt_err)?;
+                let ta = action_msg(p, action, &params);
+                let Some(crate::proto::p4::v1::table_action::Type::Action(a)) = ta.r#type else {
+                    continue;
+                };
+                out.push(ActionProfileMember {
+                    action_profile_id: x.id,
+                    member_id: id,
+                    action: Some(a),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    pub fn write_group(&mut self, rt: &Runtime, g: &ActionProfileGroup, op: Op) -> Result<(), OpError> {
+        let p = rt.program();
+        let x = profile(p, g.action_profile_id)?;
+        if !matches!(x.kind, ExternKind::ActionSelector) {
+            return Err(invalid(format!(
+                "action profile {} has no selector: it has no groups",
+                x.name
+            )));
+        }
+        if g.group_id == 0 {
+            return Err(invalid("group id 0 is not allowed in a write"));
+        }
+        if op == Op::Insert && self.one_shot(x.id) {
+            return Err(invalid(format!(
+                "{} is programmed with one-shot action sets: groups cannot be mixed in",
+                x.name
+            )));
+        }
+        let groups = self.groups.entry(x.id).or_default();
+        if let Op::Delete = op {
+            if !groups.contains_key(&g.group_id) {
+                return Err(err(Code::NotFound, format!("no group {}", g.group_id)));
+            }
+            rt.actprof_group_delete(x.index, g.group_id).map_err(rt_err)?;
+            groups.remove(&g.group_id);
+            return Ok(());
+        }
+        // validate the whole membership before changing anything
+        if g.max_size < 0 {
+            return Err(invalid(format!("group {}: negative max_size", g.group_id)));
+        }
+        let mut want: BTreeMap<u32, u32> = BTreeMap::new();
+        for m in &g.members {
+            if m.weight <= 0 {
+                return Err(invalid(format!(
+                    "group {}: member {} has weight {} (at least 1)",
+                    g.group_id, m.member_id, m.weight
+                )));
+            }
+            if watched_member(m.watch_kind.as_ref()) {
+                return Err(err(Code::Unimplemented, "watch ports are not supported by p4dp"));
+            }
+            if want.insert(m.member_id, m.weight as u32).is_some() {
+                return Err(invalid(format!(
+                    "group {}: member {} given twice",
+                    g.group_id, m.member_id
+                )));
+            }
+            if !self.members.get(&x.id).is_some_and(|s| s.contains(&m.member_id)) {
+                return Err(err(
+                    Code::NotFound,
+                    format!("group {}: no member {} in profile {}", g.group_id, m.member_id, x.name),
+                ));
+            }
+        }
+        // the P4Info gives no max_group_size (0), so any max_size is allowed up to what the
+        // runtime holds; beyond it RESOURCE_EXHAUSTED (rules on setting max_size)
+        if g.max_size as u64 > u64::from(GROUP_MAX) {
+            return Err(err(
+                Code::ResourceExhausted,
+                format!(
+                    "group {}: max_size {} is above the {} weighted members a p4dp group holds",
+                    g.group_id, g.max_size, GROUP_MAX
+                ),
+            ));
+        }
+        let total: u64 = want.values().map(|&w| w as u64).sum();
+        let limit = if g.max_size > 0 {
+            g.max_size as u64
+        } else {
+            u64::from(GROUP_MAX)
+        };
+        if total > limit {
+            return Err(err(
+                Code::ResourceExhausted,
+                format!("group {}: weights sum to {total}, at most {limit}", g.group_id),
+            ));
+        }
+        if let (Op::Modify, Some(&old)) = (&op, groups.get(&g.group_id)) {
+            if old != g.max_size {
+                return Err(invalid(format!(
+                    "group {}: max_size cannot be changed ({old} when created)",
+                    g.group_id
+                )));
+            }
+        }
+        let have: Vec<(u32, u32)> = match op {
+            Op::Insert => {
+                if groups.contains_key(&g.group_id) {
+                    return Err(err(Code::AlreadyExists, format!("group {} exists", g.group_id)));
+                }
+                rt.actprof_group_create(x.index, g.group_id).map_err(rt_err)?;
+                vec![]
+            }
+            _ => {
+                if !groups.contains_key(&g.group_id) {
+                    return Err(err(Code::NotFound, format!("no group {}", g.group_id)));
+                }
+                rt.actprof_group_members(x.index, g.group_id).map_err(rt_err)?
+            }
+        };
+        let res = (|| {
+            for &(m, w) in &have {
+                if want.get(&m) != Some(&w) {
+                    rt.actprof_group_remove_member(x.index, g.group_id, m)?;
+                }
+            }
+            for (&m, &w) in &want {
+                if !have.contains(&(m, w)) {
+                    rt.actprof_group_add_member(x.index, g.group_id, m, w)?;
+                }
+            }
+            Ok::<(), p4dp_rt::Error>(())
+        })();
+        if let Err(e) = res {
+            if let Op::Insert = op {
+                let _ = rt.actprof_group_delete(x.index, g.group_id);
+            }
+            return Err(rt_err(e));
+        }
+        groups.insert(g.group_id, g.max_size);
+        Ok(())
+    }
+
+    pub fn read_group(
+        &self,
+        rt: &Runtime,
+        g: &ActionProfileGroup,
+        out: &mut Vec<ActionProfileGroup>,
+    ) -> Result<(), OpError> {
+        let p = rt.program();
+        for x in profiles(p, g.action_profile_id)? {
+            let Some(groups) = self.groups.get(&x.id) else { continue };
+            for (&id, &max_size) in groups {
+                if g.group_id != 0 && id != g.group_id {
+                    continue;
+                }
+                let members = rt.actprof_group_members(x.index, id).map_err(rt_err)?;
+                out.push(ActionProfileGroup {
+                    action_profile_id: x.id,
+                    group_id: id,
+                    members: members
+                        .into_iter()
+                        .map(|(member_id, weight)| action_profile_group::Member {
+                            member_id,
+                            weight: weight as i32,
+                            ..Default::default()
+                        })
+                        .collect(),
+                    max_size,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The selector implementing table `table_id`, if any.
+fn selector_of(p: &Program, table_id: u32) -> Option<&ExternInfo> {
+    let t = p.tables.iter().find(|t| t.id == table_id)?;
+    let imp = t.implementation?;
+    p.externs
+        .iter()
+        .find(|x| x.index == imp && matches!(x.kind, ExternKind::ActionSelector))
+}
+
+/// The one-shot group an entry of an action-selector table holds now (None: no such entry, or
+/// it refers to something else).
+fn current_group(rt: &Runtime, e: &TableEntry) -> Option<u32> {
+    let p = rt.program();
+    let t = table_by_id(p, e.table_id).ok()?;
+    let m = match_of(t, &e.r#match).ok()?;
+    let x = rt.entry_get(t.index, &m, e.priority).ok()?;
+    match ProfileRef::of_entry(&x) {
+        Some(ProfileRef::Group(g)) => Some(g),
+        _ => None,
+    }
+}
+
+impl Profiles {
+    /// Does the profile hold members or groups written as such (not one-shot)?
+    fn explicit(&self, prof: u32) -> bool {
+        self.members.get(&prof).is_some_and(|s| !s.is_empty()) || self.groups.get(&prof).is_some_and(|s| !s.is_empty())
+    }
+
+    /// Does the profile hold one-shot action sets?
+    fn one_shot(&self, prof: u32) -> bool {
+        self.oneshots.range((prof, 0)..=(prof, u32::MAX)).next().is_some()
+    }
+
+    /// Is table `table_id` implemented by a selector programmed with one-shot action sets? (Its
+    /// entries cannot be written in the all-or-nothing batch modes.)
+    pub fn one_shot_table(&self, p: &Program, table_id: u32) -> bool {
+        selector_of(p, table_id).is_some_and(|x| self.one_shot(x.id))
+    }
+
+    fn fresh_id(&mut self) -> u32 {
+        self.next_hidden = self.next_hidden.checked_add(1).unwrap_or(1);
+        self.next_hidden
+    }
+
+    /// Removes a one-shot group and its members from the runtime and the records.
+    fn free_one_shot(&mut self, rt: &Runtime, x: &ExternInfo, group: u32) {
+        if let Some((_, members)) = self.oneshots.remove(&(x.id, group)) {
+            // the entry no longer refers to the group: these cannot fail but for a runtime bug
+            let _ = rt.actprof_group_delete(x.index, group);
+            for m in members {
+                let _ = rt.actprof_member_delete(x.index, m);
+            }
+        }
+    }
+
+    /// Creates the hidden group of a one-shot action set (validated first); returns its id.
+    fn make_one_shot(
+        &mut self,
+        rt: &Runtime,
+        x: &ExternInfo,
+        t: &p4dp_rt::TableInfo,
+        set: &ActionProfileActionSet,
+    ) -> Result<u32, OpError> {
+        use action_profile_action_set::{ActionSelectionMode as Mode, SizeSemantics as Size};
+        let p = rt.program();
+        if !matches!(
+            Mode::try_from(set.action_selection_mode),
+            Ok(Mode::DefaultModeDeterminedByActionSelector | Mode::Hash)
+        ) {
+            return Err(err(
+                Code::Unimplemented,
+                "p4dp's selectors pick members by the program's hash only (action_selection_mode)",
+            ));
+        }
+        if !matches!(
+            Size::try_from(set.size_semantics),
+            Ok(Size::DefaultSizeDeterminedByActionSelector | Size::SumOfWeights)
+        ) {
+            return Err(err(
+                Code::Unimplemented,
+                "p4dp's selector groups are sized by the sum of weights only (size_semantics)",
+            ));
+        }
+        if set.action_profile_actions.is_empty() {
+            return Err(invalid("an action profile action set needs at least one action"));
+        }
+        let mut actions = Vec::with_capacity(set.action_profile_actions.len());
+        for (i, a) in set.action_profile_actions.iter().enumerate() {
+            let act = a
+                .action
+                .as_ref()
+                .ok_or_else(|| invalid(format!("action set: action {i} is missing")))?;
+            if a.weight <= 0 {
+                return Err(invalid(format!(
+                    "action set: action {i} has weight {} (at least 1)",
+                    a.weight
+                )));
+            }
+            if watched(a.watch_kind.as_ref()) {
+                return Err(err(Code::Unimplemented, "watch ports are not supported by p4dp"));
+            }
+            let (action, params) = action_of(p, t, act, false)?;
+            actions.push((action, params, a.weight as u32));
+        }
+        let group = self.fresh_id();
+        rt.actprof_group_create(x.index, group).map_err(rt_err)?;
+        let mut members = Vec::with_capacity(actions.len());
+        let res = (|| {
+            for (action, params, weight) in &actions {
+                let m = self.fresh_id();
+                rt.actprof_member_add(x.index, m, *action, params)?;
+                members.push(m);
+                rt.actprof_group_add_member(x.index, group, m, *weight)?;
+            }
+            Ok::<(), p4dp_rt::Error>(())
+        })();
+        self.oneshots.insert((x.id, group), (set.clone(), members));
+        if let Err(e) = res {
+            self.free_one_shot(rt, x, group);
+            return Err(rt_err(e));
+        }
+        Ok(group)
+    }
+
+    /// Writes a table entry: entries of action-selector tables may carry one-shot action sets
+    /// (kept as hidden members and a hidden group, freed when the entry no longer uses them);
+    /// every other entry goes to [`crate::tables::write`] unchanged.
+    pub fn write_entry(&mut self, rt: &Runtime, e: &TableEntry, op: Op) -> Result<(), OpError> {
+        let p = rt.program();
+        let Some(x) = selector_of(p, e.table_id) else {
+            return crate::tables::write(rt, e, op);
+        };
+        let set = match e.action.as_ref().and_then(|a| a.r#type.as_ref()) {
+            Some(table_action::Type::ActionProfileActionSet(s)) if op != Op::Delete => Some(s),
+            Some(table_action::Type::ActionProfileMemberId(_) | table_action::Type::ActionProfileGroupId(_))
+                if op != Op::Delete && self.one_shot(x.id) =>
+            {
+                return Err(invalid(format!(
+                    "{} is programmed with one-shot action sets: member and group ids cannot be mixed in",
+                    x.name
+                )))
+            }
+            _ => None,
+        };
+        let old = if op == Op::Insert || e.is_default_action {
+            None
+        } else {
+            current_group(rt, e).filter(|g| self.oneshots.contains_key(&(x.id, *g)))
+        };
+        let Some(set) = set else {
+            crate::tables::write(rt, e, op)?;
+            if let Some(g) = old {
+                self.free_one_shot(rt, x, g);
+            }
+            return Ok(());
+        };
+        if self.explicit(x.id) {
+            return Err(invalid(format!(
+                "{} is programmed with members and groups: one-shot action sets cannot be mixed in",
+                x.name
+            )));
+        }
+        // everything of the entry but its action is validated before the group is made
+        let mut by_id = e.clone();
+        by_id.action = Some(TableAction {
+            r#type: Some(table_action::Type::ActionProfileGroupId(0)),
+        });
+        crate::tables::prepare(p, &by_id, op)?;
+        let t = table_by_id(p, e.table_id)?;
+        let group = self.make_one_shot(rt, x, t, set)?;
+        by_id.action = Some(TableAction {
+            r#type: Some(table_action::Type::ActionProfileGroupId(group)),
+        });
+        if let Err(er) = crate::tables::write(rt, &by_id, op) {
+            self.free_one_shot(rt, x, group);
+            return Err(er);
+        }
+        if let Some(g) = old {
+            self.free_one_shot(rt, x, g);
+        }
+        Ok(())
+    }
+
+    /// Replaces the hidden group ids of one-shot entries read back by the action sets as written.
+    pub fn restore_one_shots(&self, p: &Program, entries: &mut [TableEntry]) {
+        for te in entries {
+            let Some(x) = selector_of(p, te.table_id) else { continue };
+            let Some(table_action::Type::ActionProfileGroupId(g)) = te.action.as_ref().and_then(|a| a.r#type.as_ref())
+            else {
+                continue;
+            };
+            if let Some((set, _)) = self.oneshots.get(&(x.id, *g)) {
+                te.action = Some(TableAction {
+                    r#type: Some(table_action::Type::ActionProfileActionSet(set.clone())),
+                });
+            }
+        }
+    }
+}
+
+/// Does a watch setting of a one-shot action name a port? (Unset, an empty watch_port and the
+/// deprecated 0 do not.)
+fn watched(w: Option<&action_profile_action::WatchKind>) -> bool {
+    use action_profile_action::WatchKind as W;
+    #[allow(deprecated)]
+    match w {
+        None => false,
+        Some(W::WatchPort(v)) => !v.is_empty(),
+        Some(W::Watch(v)) => *v != 0,
+    }
+}
+
+/// The same for a group member.
+fn watched_member(w: Option<&action_profile_group::member::WatchKind>) -> bool {
+    use action_profile_group::member::WatchKind as W;
+    #[allow(deprecated)]
+    match w {
+        None => false,
+        Some(W::WatchPort(v)) => !v.is_empty(),
+        Some(W::Watch(v)) => *v != 0,
+    }
+}

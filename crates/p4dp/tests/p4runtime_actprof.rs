@@ -1,0 +1,371 @@
+//! P4Runtime action profile members and groups through raw tonic stubs against `p4dp serve` on
+//! pcap ports: writes and reads with their error codes, and where the packets go (PacketOuts
+//! enter the selector table from the controller port).
+
+mod p4rt_common;
+
+use std::time::Duration;
+
+use p4dp_p4runtime::proto::p4::v1::*;
+use p4rt_common::*;
+use prost::Message;
+use tonic::Code;
+
+const SEC: Duration = Duration::from_secs(1);
+const HOST_B: [u8; 6] = [0x02, 0, 0, 0, 0, 0x0b];
+const HOST_C: [u8; 6] = [0x02, 0, 0, 0, 0, 0x0c];
+
+fn member(prof: u32, id: u32, fwd: u32, port: u8) -> entity::Entity {
+    let Some(table_action::Type::Action(a)) = action(fwd, &[&[port]]).r#type else {
+        unreachable!()
+    };
+    entity::Entity::ActionProfileMember(ActionProfileMember {
+        action_profile_id: prof,
+        member_id: id,
+        action: Some(a),
+    })
+}
+
+fn group(prof: u32, id: u32, members: &[(u32, i32)], max_size: i32) -> entity::Entity {
+    entity::Entity::ActionProfileGroup(ActionProfileGroup {
+        action_profile_id: prof,
+        group_id: id,
+        members: members
+            .iter()
+            .map(|&(member_id, weight)| action_profile_group::Member {
+                member_id,
+                weight,
+                ..Default::default()
+            })
+            .collect(),
+        max_size,
+    })
+}
+
+fn entry(table: u32, dst: [u8; 6], t: table_action::Type) -> entity::Entity {
+    entity::Entity::TableEntry(TableEntry {
+        table_id: table,
+        r#match: vec![exact(1, &dst)],
+        action: Some(TableAction { r#type: Some(t) }),
+        ..Default::default()
+    })
+}
+
+fn one_code(r: Result<(), tonic::Status>) -> Code {
+    let s = r.expect_err("the write fails");
+    assert_eq!(s.code(), Code::Unknown, "{s:?}");
+    let st = p4dp_p4runtime::proto::google::rpc::Status::decode(s.details()).expect("details");
+    Code::from(
+        Error::decode(st.details[0].value.as_slice())
+            .expect("p4.v1.Error")
+            .canonical_code,
+    )
+}
+
+/// Sends `n` frames to `dst` (sources differ) as PacketOuts; returns how many more frames
+/// ports 1 and 2 wrote once all arrived.
+async fn send(s: &Stream, dir: &std::path::Path, dst: [u8; 6], n: u8) -> (usize, usize) {
+    let count = |p: u32| {
+        let f = dir.join(format!("out{p}.pcap"));
+        if std::fs::metadata(&f).is_ok_and(|m| m.len() >= 24) {
+            p4dp_testutil::pcap::read(&f).len()
+        } else {
+            0
+        }
+    };
+    let (b1, b2) = (count(1), count(2));
+    for i in 0..n {
+        let src = [0x02, 0, 0, 0, i, i.wrapping_mul(37)];
+        s.send(stream_message_request::Update::Packet(PacketOut {
+            payload: frame(dst, src, i),
+            metadata: vec![],
+        }))
+        .await;
+    }
+    let end = std::time::Instant::now() + 10 * SEC;
+    loop {
+        let (a1, a2) = (count(1) - b1, count(2) - b2);
+        if a1 + a2 >= n as usize || std::time::Instant::now() > end {
+            tokio::time::sleep(SEC / 5).await; // nothing more arrives
+            return (count(1) - b1, count(2) - b2);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn action_profile_members_and_groups() {
+    let dir = temp_dir("p4rt-actprof");
+    let (info, dc) = build("profile", &dir);
+    let out = |p: u32| format!("{p}=:{}", dir.join(format!("out{p}.pcap")).display());
+    let sw = start(&["--port".into(), out(1), "--port".into(), out(2)]);
+    let mut c = connect(&sw.addr).await;
+    let s = Stream::open(&mut c, 10, Code::Ok).await;
+    push(&mut c, 10, &info, &dc).await;
+    let prof = info.action_profiles[0].preamble.as_ref().expect("preamble").id;
+    let table = info.tables[0].preamble.as_ref().expect("preamble").id;
+    let fwd = id_of(&info, "ProfIngress.forward");
+    let ins = |e| update(update::Type::Insert, e);
+    let modi = |e| update(update::Type::Modify, e);
+    let del = |e| update(update::Type::Delete, e);
+
+    write(
+        &mut c,
+        10,
+        vec![ins(member(prof, 1, fwd, 1)), ins(member(prof, 2, fwd, 2))],
+    )
+    .await
+    .expect("members");
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![ins(member(prof, 1, fwd, 2))]).await),
+        Code::AlreadyExists
+    );
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![ins(member(77, 3, fwd, 2))]).await),
+        Code::NotFound
+    );
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![modi(member(prof, 9, fwd, 2))]).await),
+        Code::NotFound
+    );
+    // a value wider than the 9-bit port parameter
+    let mut wide = member(prof, 3, fwd, 0);
+    if let entity::Entity::ActionProfileMember(m) = &mut wide {
+        m.action.as_mut().expect("action").params[0].value = vec![0x02, 0x00];
+    }
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![ins(wide)]).await),
+        Code::InvalidArgument
+    );
+
+    // groups: unknown member NOT_FOUND, weights above max_size RESOURCE_EXHAUSTED, weight 0
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![ins(group(prof, 5, &[(9, 1)], 0))]).await),
+        Code::NotFound
+    );
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![ins(group(prof, 5, &[(1, 3), (2, 2)], 4))]).await),
+        Code::ResourceExhausted
+    );
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![ins(group(prof, 5, &[(1, 0)], 0))]).await),
+        Code::InvalidArgument
+    );
+    write(&mut c, 10, vec![ins(group(prof, 5, &[(1, 1), (2, 1)], 4))])
+        .await
+        .expect("group");
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![ins(group(prof, 5, &[(1, 1)], 4))]).await),
+        Code::AlreadyExists
+    );
+
+    // read back as written: wildcard and by id
+    let mut got = read(&mut c, any_member()).await.expect("read members");
+    got.sort_by_key(|e| match e {
+        entity::Entity::ActionProfileMember(m) => m.member_id,
+        _ => 0,
+    });
+    assert_eq!(got, vec![member(prof, 1, fwd, 1), member(prof, 2, fwd, 2)]);
+    let got = read(&mut c, group(prof, 5, &[], 0)).await.expect("read group");
+    assert_eq!(got, vec![group(prof, 5, &[(1, 1), (2, 1)], 4)]);
+
+    // packets: HOST_B -> member 1 (port 1); HOST_C -> group 5 (ports 1 and 2 by source hash)
+    write(
+        &mut c,
+        10,
+        vec![
+            ins(entry(table, HOST_B, table_action::Type::ActionProfileMemberId(1))),
+            ins(entry(table, HOST_C, table_action::Type::ActionProfileGroupId(5))),
+        ],
+    )
+    .await
+    .expect("entries");
+    assert_eq!(send(&s, &dir, HOST_B, 5).await, (5, 0), "member 1 forwards to port 1");
+    let (a, b) = send(&s, &dir, HOST_C, 20).await;
+    assert!(
+        a + b == 20 && a > 0 && b > 0,
+        "the group spreads flows over ports 1 and 2: {a} + {b}"
+    );
+    // in use: members and groups cannot be deleted
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![del(member(prof, 1, fwd, 1))]).await),
+        Code::FailedPrecondition
+    );
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![del(group(prof, 5, &[], 0))]).await),
+        Code::FailedPrecondition
+    );
+    // modify a member: HOST_B now leaves on port 2
+    write(&mut c, 10, vec![modi(member(prof, 1, fwd, 2))])
+        .await
+        .expect("modify member");
+    assert_eq!(send(&s, &dir, HOST_B, 5).await, (0, 5));
+    // modify the group to member 1 only (which now forwards to port 2); max_size is fixed
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![modi(group(prof, 5, &[(1, 1)], 8))]).await),
+        Code::InvalidArgument
+    );
+    write(&mut c, 10, vec![modi(group(prof, 5, &[(1, 1)], 4))])
+        .await
+        .expect("modify group");
+    assert_eq!(send(&s, &dir, HOST_C, 10).await, (0, 10));
+    assert_eq!(
+        read(&mut c, group(0, 0, &[], 0)).await.expect("read groups"),
+        vec![group(prof, 5, &[(1, 1)], 4)]
+    );
+    // deletes once unused
+    write(
+        &mut c,
+        10,
+        vec![
+            del(entry(table, HOST_B, table_action::Type::ActionProfileMemberId(1))),
+            del(entry(table, HOST_C, table_action::Type::ActionProfileGroupId(5))),
+            del(group(prof, 5, &[], 0)),
+            del(member(prof, 1, fwd, 1)),
+            del(member(prof, 2, fwd, 2)),
+        ],
+    )
+    .await
+    .expect("deletes");
+    assert!(read(&mut c, group(0, 0, &[], 0)).await.expect("read").is_empty());
+    assert!(read(&mut c, any_member()).await.expect("read").is_empty());
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![del(member(prof, 1, fwd, 1))]).await),
+        Code::NotFound
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A read of every member of every profile.
+fn any_member() -> entity::Entity {
+    entity::Entity::ActionProfileMember(ActionProfileMember::default())
+}
+
+fn action_set(fwd: u32, ports: &[(u8, i32)]) -> table_action::Type {
+    table_action::Type::ActionProfileActionSet(ActionProfileActionSet {
+        action_profile_actions: ports
+            .iter()
+            .map(|&(port, weight)| {
+                let Some(table_action::Type::Action(a)) = action(fwd, &[&[port]]).r#type else {
+                    unreachable!()
+                };
+                ActionProfileAction {
+                    action: Some(a),
+                    weight,
+                    watch_kind: None,
+                }
+            })
+            .collect(),
+        ..Default::default()
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_shot_action_sets() {
+    let dir = temp_dir("p4rt-oneshot");
+    let (info, dc) = build("profile", &dir);
+    let out = |p: u32| format!("{p}=:{}", dir.join(format!("out{p}.pcap")).display());
+    let sw = start(&["--port".into(), out(1), "--port".into(), out(2)]);
+    let mut c = connect(&sw.addr).await;
+    let s = Stream::open(&mut c, 10, Code::Ok).await;
+    push(&mut c, 10, &info, &dc).await;
+    let prof = info.action_profiles[0].preamble.as_ref().expect("preamble").id;
+    let table = info.tables[0].preamble.as_ref().expect("preamble").id;
+    let fwd = id_of(&info, "ProfIngress.forward");
+    let ins = |e| update(update::Type::Insert, e);
+    let modi = |e| update(update::Type::Modify, e);
+    let del = |e| update(update::Type::Delete, e);
+
+    // bad sets change nothing: weight 0, no action, a watch port, an empty set
+    let mut bad = vec![action_set(fwd, &[(1, 0)]), action_set(fwd, &[])];
+    let mut no_action = action_set(fwd, &[(1, 1)]);
+    if let table_action::Type::ActionProfileActionSet(s) = &mut no_action {
+        s.action_profile_actions[0].action = None;
+    }
+    bad.push(no_action);
+    for b in bad {
+        assert_eq!(
+            one_code(write(&mut c, 10, vec![ins(entry(table, HOST_B, b))]).await),
+            Code::InvalidArgument
+        );
+    }
+    let mut watched = action_set(fwd, &[(1, 1)]);
+    if let table_action::Type::ActionProfileActionSet(s) = &mut watched {
+        s.action_profile_actions[0].watch_kind = Some(action_profile_action::WatchKind::WatchPort(vec![1]));
+    }
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![ins(entry(table, HOST_B, watched))]).await),
+        Code::Unimplemented
+    );
+    assert!(read(&mut c, any_entry(table)).await.expect("read").is_empty());
+
+    let spread = action_set(fwd, &[(1, 1), (2, 3)]);
+    write(&mut c, 10, vec![ins(entry(table, HOST_C, spread.clone()))])
+        .await
+        .expect("one-shot insert");
+    // read back as written, not as the members and group it became
+    assert_eq!(
+        read(&mut c, any_entry(table)).await.expect("read"),
+        vec![entry(table, HOST_C, spread.clone())]
+    );
+    assert!(read(&mut c, any_member()).await.expect("read").is_empty());
+    assert!(read(&mut c, group(0, 0, &[], 0)).await.expect("read").is_empty());
+    let (a, b) = send(&s, &dir, HOST_C, 20).await;
+    assert!(
+        a + b == 20 && a > 0 && b > 0,
+        "the set spreads flows over ports 1 and 2: {a} + {b}"
+    );
+    // members and groups cannot be mixed into a selector programmed with one-shots
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![ins(member(prof, 1, fwd, 1))]).await),
+        Code::InvalidArgument
+    );
+    assert_eq!(
+        one_code(
+            write(
+                &mut c,
+                10,
+                vec![ins(entry(table, HOST_B, table_action::Type::ActionProfileGroupId(1)))]
+            )
+            .await
+        ),
+        Code::InvalidArgument
+    );
+    // the all-or-nothing modes cannot undo one-shots
+    let mut req = WriteRequest {
+        device_id: DEVICE,
+        election_id: eid(10),
+        updates: vec![del(entry(table, HOST_C, spread.clone()))],
+        atomicity: write_request::Atomicity::RollbackOnError as i32,
+        ..Default::default()
+    };
+    let st = c.write(req.clone()).await.expect_err("rollback mode refused");
+    assert_eq!(st.code(), Code::Unknown, "{st:?}");
+    req.atomicity = write_request::Atomicity::ContinueOnError as i32;
+    // modify: one action on port 2
+    let single = action_set(fwd, &[(2, 1)]);
+    write(&mut c, 10, vec![modi(entry(table, HOST_C, single.clone()))])
+        .await
+        .expect("one-shot modify");
+    assert_eq!(send(&s, &dir, HOST_C, 10).await, (0, 10));
+    assert_eq!(
+        read(&mut c, any_entry(table)).await.expect("read"),
+        vec![entry(table, HOST_C, single)]
+    );
+    c.write(req).await.expect("delete");
+    assert!(read(&mut c, any_entry(table)).await.expect("read").is_empty());
+    assert_eq!(send(&s, &dir, HOST_C, 5).await, (0, 0), "no entry: dropped");
+    // with no one-shot left, members may be written again
+    write(&mut c, 10, vec![ins(member(prof, 1, fwd, 1))])
+        .await
+        .expect("member after the one-shots are gone");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A read of every entry of `table`.
+fn any_entry(table: u32) -> entity::Entity {
+    entity::Entity::TableEntry(TableEntry {
+        table_id: table,
+        ..Default::default()
+    })
+}
