@@ -50,3 +50,13 @@ int p4dp_runtime_direct_meter_set(struct p4dp_runtime *rt, uint32_t table, const
 		return rc;
 	return p4dp_runtime_meter_set(rt, x, index, cfg);
 }
+
+int p4dp_runtime_direct_meter_get(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				  struct p4dp_meter_config *cfg)
+{
+	uint32_t x = 0, index = 0;
+	int rc = direct_ext(rt, table, 1, &x);
+	if (rc || (rc = rt_entry_index(rt, table, e, &index)))
+		return rc;
+	return p4dp_runtime_meter_get(rt, x, index, cfg);
+}

@@ -330,9 +330,14 @@ static void test_acl(struct p4dp_runtime *rt)
 	CHECK(c.n == 1 && c.keys[1].prefix_len == 0 && c.keys[3].value_len == 0);
 
 	/* direct meter, packets: cir 1/s burst 1, pir 2/s burst 2 */
-	struct p4dp_meter_config mc = { 1, 1, 2, 2 };
+	struct p4dp_meter_config mc = { 1, 1, 2, 2 }, got;
 	p4dp_runtime_time_set(rt, 1000000000ull);
+	CHECK(p4dp_runtime_direct_meter_get(rt, T_ACL, &ea, &got) == 0); /* unconfigured */
+	CHECK(got.cir == 0 && got.pir == 0);
 	CHECK(p4dp_runtime_direct_meter_set(rt, T_ACL, &ea, &mc) == 0);
+	CHECK(p4dp_runtime_direct_meter_get(rt, T_ACL, &ea, &got) == 1);
+	CHECK(got.cir == 1 && got.cburst == 1 && got.pir == 2 && got.pburst == 2);
+	CHECK_ERR(p4dp_runtime_direct_meter_get(rt, T_FWD, &ea, &got), -EINVAL, "no direct meter");
 	pkt[3] = 1;
 	CHECK(inject(rt, 0, pkt, 64, &o) == 1); /* green */
 	CHECK(inject(rt, 0, pkt, 64, &o) == 1); /* yellow */
@@ -344,6 +349,7 @@ static void test_acl(struct p4dp_runtime *rt)
 	CHECK_ERR(p4dp_runtime_direct_meter_set(rt, T_FWD, &ea, &mc), -EINVAL, "no direct meter");
 
 	CHECK(p4dp_runtime_table_clear(rt, T_ACL) == 0);
+	CHECK(p4dp_runtime_direct_meter_get(rt, T_ACL, &ea, &got) == -ENOENT); /* no such entry */
 	struct p4dp_rt_table_stats ts;
 	CHECK(p4dp_runtime_table_stats_get(rt, T_ACL, &ts) == 0 && ts.entries == 0);
 	CHECK(inject(rt, 0, pkt, 64, &o) == 0);

@@ -144,7 +144,7 @@ fn plan<'a>(pipe: &Pipeline, u: &'a Update) -> Result<Planned<'a>, OpError> {
                 {
                     return Err(err(
                         Code::Unimplemented,
-                        "deleting an entry of a table with a direct meter cannot be rolled back (its meter configuration cannot be read back): use CONTINUE_ON_ERROR",
+                        "deleting an entry of a table with a direct meter cannot be rolled back (the undo does not restore its meter configuration yet): use CONTINUE_ON_ERROR",
                     ));
                 }
             }

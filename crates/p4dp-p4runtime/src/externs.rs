@@ -147,18 +147,23 @@ pub fn read_meter(rt: &Runtime, e: &MeterEntry, out: &mut Vec<MeterEntry>) -> Re
             out.push(MeterEntry {
                 meter_id: x.id,
                 index: Some(Index { index: c as i64 }),
-                config: cfg.map(|m| crate::proto::p4::v1::MeterConfig {
-                    cir: m.cir as i64,
-                    cburst: m.cburst as i64,
-                    pir: m.pir as i64,
-                    pburst: m.pburst as i64,
-                    eburst: 0,
-                }),
+                config: cfg.map(meter_msg),
                 counter_data: None,
             });
         }
     }
     Ok(())
+}
+
+/// A runtime meter configuration as P4Runtime gives it.
+fn meter_msg(m: p4dp_rt::MeterConfig) -> crate::proto::p4::v1::MeterConfig {
+    crate::proto::p4::v1::MeterConfig {
+        cir: m.cir as i64,
+        cburst: m.cburst as i64,
+        pir: m.pir as i64,
+        pburst: m.pburst as i64,
+        eburst: 0,
+    }
 }
 
 pub fn write_direct_counter(rt: &Runtime, e: &DirectCounterEntry, is_modify: bool) -> Result<(), OpError> {
@@ -222,6 +227,38 @@ pub fn write_direct_meter(rt: &Runtime, e: &DirectMeterEntry, is_modify: bool) -
     let m = match_of(t, &te.r#match)?;
     let cfg = e.config.as_ref().map(meter_value).transpose()?;
     rt.direct_meter_set(t.index, &m, te.priority, cfg).map_err(rt_err)
+}
+
+/// Reads direct meter configurations: of one entry (a match given), of every entry of one table,
+/// or of every table with a direct meter (table_id 0). Unconfigured cells have no `config`.
+pub fn read_direct_meter(rt: &Runtime, e: &DirectMeterEntry, out: &mut Vec<DirectMeterEntry>) -> Result<(), OpError> {
+    let te = e.table_entry.clone().unwrap_or_default();
+    let p = rt.program();
+    let tables: Vec<&p4dp_rt::TableInfo> = if te.table_id == 0 {
+        p.tables.iter().filter(|t| t.direct_meter.is_some()).collect()
+    } else {
+        let t = table_by_id(p, te.table_id)?;
+        if t.direct_meter.is_none() {
+            return Err(invalid(format!("table {} has no direct meter", t.name)));
+        }
+        vec![t]
+    };
+    for t in tables {
+        let mut entries = Vec::new();
+        crate::tables::read(rt, t, &te, &mut entries)?;
+        for mut x in entries {
+            let m = match_of(t, &x.r#match)?;
+            let cfg = rt.direct_meter_get(t.index, &m, x.priority).map_err(rt_err)?;
+            x.counter_data = None;
+            x.is_const = false;
+            out.push(DirectMeterEntry {
+                table_entry: Some(x),
+                config: cfg.map(meter_msg),
+                counter_data: None,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The packet replication engine's entries as written (the runtime keeps them in its own form;

@@ -430,6 +430,13 @@ fn read_entity(p: &Pipeline, pre: Option<&Pre>, e: &Entity, out: &mut Vec<Entity
                 entity: Some(E::DirectCounterEntry(t)),
             }));
         }
+        Some(E::DirectMeterEntry(c)) => {
+            let mut v = Vec::new();
+            x::read_direct_meter(rt, c, &mut v)?;
+            out.extend(v.into_iter().map(|t| Entity {
+                entity: Some(E::DirectMeterEntry(t)),
+            }));
+        }
         Some(E::PacketReplicationEngineEntry(pe)) => {
             let pre = pre.ok_or_else(|| tables::err(Code::Internal, "no replication engine state"))?;
             let wrap = |t| Entity {

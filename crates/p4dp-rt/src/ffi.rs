@@ -312,6 +312,12 @@ extern "C" {
         e: *const p4dp_rt_entry,
         cfg: *const p4dp_meter_config,
     ) -> c_int;
+    pub fn p4dp_runtime_direct_meter_get(
+        rt: *mut p4dp_runtime,
+        table: u32,
+        e: *const p4dp_rt_entry,
+        cfg: *mut p4dp_meter_config,
+    ) -> c_int;
     pub fn p4dp_runtime_digest_poll(
         rt: *mut p4dp_runtime,
         ext: u32,

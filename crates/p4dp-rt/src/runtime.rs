@@ -784,6 +784,22 @@ impl Runtime {
         .map(|_| ())
     }
 
+    /// The configuration of an entry's direct meter cell (`None`: unconfigured).
+    pub fn direct_meter_get(&self, table: u32, matches: &[MatchField], priority: i32) -> Result<Option<MeterConfig>> {
+        let r = raw_entry(matches, priority, 0, &[])?;
+        let mut c = ffi::p4dp_meter_config::default();
+        // SAFETY: r and c are valid for the call.
+        let rc = check("direct meter get", unsafe {
+            ffi::p4dp_runtime_direct_meter_get(self.p(), table, &r.entry, &mut c)
+        })?;
+        Ok((rc == 1).then_some(MeterConfig {
+            cir: c.cir,
+            cburst: c.cburst,
+            pir: c.pir,
+            pburst: c.pburst,
+        }))
+    }
+
     /// Queued digest messages (worker, native-layout bytes), at most `max` (0 = all).
     pub fn digest_poll(&self, ext: u32, max: u32) -> Result<Vec<(u32, Vec<u8>)>> {
         let mut out: Vec<(u32, Vec<u8>)> = Vec::new();

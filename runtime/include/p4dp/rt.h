@@ -553,6 +553,20 @@ int p4dp_runtime_meter_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t index
  */
 int p4dp_runtime_direct_meter_set(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				  const struct p4dp_meter_config *cfg);
+/**
+ * Read the configuration of the direct meter cell of a table entry.
+ *
+ * @param rt the runtime.
+ * @param table table index; the table must have a direct meter.
+ * @param e the match of the entry.
+ * @param cfg receives the configuration (zeroed if unconfigured).
+ * @return 1 (configured), 0 (unconfigured); -EINVAL (no direct meter, bad match, NULL @p cfg);
+ *         -ENOENT (no such entry).
+ * Context: control thread. Thread safety: as meter_get; the entry must not be deleted by another
+ * control thread meanwhile (the P4Runtime server serializes its writes and reads).
+ */
+int p4dp_runtime_direct_meter_get(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				  struct p4dp_meter_config *cfg);
 
 /** Digest message callback: @p data is the program's digest struct in native layout (len bytes = the
  *  extern's bitwidth field); valid only during the call. */
