@@ -10,22 +10,9 @@ use p4dp_ir::*;
 
 use crate::{unsupported, Gen, Owner, R};
 
-/// Is `type_name` an action profile / selector extern (v1model, PSA, PNA spellings)?
-pub(crate) fn is_profile(type_name: &str) -> bool {
-    matches!(
-        type_name,
-        "action_profile" | "ActionProfile" | "action_selector" | "ActionSelector"
-    )
-}
-
-/// Is `type_name` an action selector?
-pub(crate) fn is_selector(type_name: &str) -> bool {
-    matches!(type_name, "action_selector" | "ActionSelector")
-}
-
 /// Declared size of a profile: `action_profile(size)`, `action_selector(algo, size, width)`.
 pub(crate) fn profile_size(x: &ExternInstance) -> u64 {
-    let arg = if is_selector(&x.type_name) {
+    let arg = if x.kind.is_action_selector() {
         x.ctor_args.get(1)
     } else {
         x.ctor_args.first()
@@ -56,7 +43,7 @@ impl<'a> Gen<'a> {
         let Some(x) = t.implementation else { return Ok(()) };
         let inst = &p.externs[x];
         let name = &t.fq_name;
-        if !is_profile(&inst.type_name) {
+        if !inst.kind.is_action_profile() {
             return unsupported(
                 t.span,
                 format!(
@@ -66,7 +53,7 @@ impl<'a> Gen<'a> {
             );
         }
         let has_sel = t.keys.iter().any(|k| k.match_kind == MatchKind::Selector);
-        if has_sel && !is_selector(&inst.type_name) {
+        if has_sel && !inst.kind.is_action_selector() {
             return unsupported(
                 t.span,
                 format!("table `{name}`: `selector` keys need an action selector implementation"),
@@ -144,7 +131,7 @@ impl<'a> Gen<'a> {
             "\n\tif (_hit) {{\n\t\tuint64_t _sh = 0; /* selector hash (groups only) */"
         );
         let sel: Vec<&TableKey> = t.keys.iter().filter(|k| k.match_kind == MatchKind::Selector).collect();
-        if is_selector(&inst.type_name) && !sel.is_empty() {
+        if inst.kind.is_action_selector() && !sel.is_empty() {
             let algo = self.selector_algo(inst)?;
             let mut bits = 0u32;
             for k in &sel {

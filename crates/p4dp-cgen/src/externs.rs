@@ -500,15 +500,15 @@ impl Gen<'_> {
             let v = g.expr(e)?;
             Ok(format!("((uint64_t)({v}) < {n}ull ? (uint32_t)({v}) : 0xffffffffu)"))
         };
-        match (inst.type_name.as_str(), method) {
-            ("counter", "count") => {
+        match (inst.kind, method) {
+            (ExternKind::V1Counter, "count") => {
                 let idx = idx_of(self, in_arg(c, 0)?)?;
                 let _ = writeln!(out, "{i}p4dp_counter_count(R->ctx, {ext}u, {idx}, {n}u, R->pkt->len);");
             }
-            ("direct_counter", "count") => {
+            (ExternKind::V1DirectCounter, "count") => {
                 let _ = writeln!(out, "{i}/* direct_counter.count(): counted when the table hits */");
             }
-            ("meter", "execute_meter") => {
+            (ExternKind::V1Meter, "execute_meter") => {
                 let idx = idx_of(self, in_arg(c, 0)?)?;
                 let r = in_arg(c, 1)?;
                 let v = self.color_value(
@@ -518,7 +518,7 @@ impl Gen<'_> {
                 )?;
                 out.push_str(&self.store(r, &v, level)?);
             }
-            ("direct_meter", "read") => {
+            (ExternKind::V1DirectMeter, "read") => {
                 let r = in_arg(c, 0)?;
                 let v = self.color_value(
                     &format!("(R->entry_hit ? p4dp_meter_execute(R->ctx, {ext}u, R->entry_index, R->pkt->len) : 0u)"),
@@ -527,7 +527,7 @@ impl Gen<'_> {
                 )?;
                 out.push_str(&self.store(r, &v, level)?);
             }
-            ("register", "read") | ("register", "write") => {
+            (ExternKind::V1Register, "read") | (ExternKind::V1Register, "write") => {
                 let cell_t = match inst.type_args.first() {
                     Some(t) => *t,
                     None => return unsupported(c.span, "register without a cell type"),
@@ -549,7 +549,7 @@ impl Gen<'_> {
                     let _ = writeln!(out, "{i}if ((uint64_t)({idx}) < {n}ull) {{\n{i}\t{ct} _v = {v};\n{i}\tmemcpy((uint8_t *)p4dp_register_cells(R->ctx, {ext}u) + (size_t)({idx}) * {cs}u, &_v, {cs}u);\n{i}}}");
                 }
             }
-            ("Checksum16", "get") => {
+            (ExternKind::V1Checksum16, "get") => {
                 let data = in_arg(c, 0)?;
                 let _ = writeln!(out, "{i}{{");
                 let mut inner = String::new();
@@ -562,9 +562,9 @@ impl Gen<'_> {
                 }
                 let _ = writeln!(out, "{i}}}");
             }
-            (tn, m) => {
+            (_, m) => {
                 if !self.pna_method(x, m, c, level, out)? {
-                    return unsupported(c.span, format!("method `{m}` of extern `{tn}`"));
+                    return unsupported(c.span, format!("method `{m}` of extern `{}`", inst.type_name));
                 }
             }
         }

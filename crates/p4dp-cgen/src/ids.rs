@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use p4dp_ir::{Annotation, AnnotationArg, Program, TypeId};
+use p4dp_ir::{Annotation, AnnotationArg, ExternKind, Program, TypeId};
 
 pub const PREFIX_ACTION: u32 = 0x01;
 pub const PREFIX_TABLE: u32 = 0x02;
@@ -56,16 +56,16 @@ pub fn id_annotation(anns: &[Annotation]) -> Option<u32> {
     })
 }
 
-/// The resource-type prefix of an extern instance's type name (0: no control-plane id).
-pub fn extern_prefix(type_name: &str) -> u32 {
-    match type_name {
-        "counter" | "Counter" => PREFIX_COUNTER,
-        "direct_counter" | "DirectCounter" => PREFIX_DIRECT_COUNTER,
-        "meter" | "Meter" => PREFIX_METER,
-        "direct_meter" | "DirectMeter" => PREFIX_DIRECT_METER,
-        "register" | "Register" => PREFIX_REGISTER,
-        "Digest" => PREFIX_DIGEST,
-        "action_profile" | "ActionProfile" | "action_selector" | "ActionSelector" => PREFIX_ACTION_PROFILE,
+/// The resource-type prefix of an extern instance of kind `kind` (0: no control-plane id).
+pub fn extern_prefix(kind: ExternKind) -> u32 {
+    match kind {
+        ExternKind::V1Counter | ExternKind::PnaCounter => PREFIX_COUNTER,
+        ExternKind::V1DirectCounter | ExternKind::PnaDirectCounter => PREFIX_DIRECT_COUNTER,
+        ExternKind::V1Meter | ExternKind::PnaMeter => PREFIX_METER,
+        ExternKind::V1DirectMeter | ExternKind::PnaDirectMeter => PREFIX_DIRECT_METER,
+        ExternKind::V1Register | ExternKind::PnaRegister => PREFIX_REGISTER,
+        ExternKind::PnaDigest => PREFIX_DIGEST,
+        k if k.is_action_profile() => PREFIX_ACTION_PROFILE,
         _ => 0,
     }
 }
@@ -181,7 +181,7 @@ pub fn assign_ids(p: &Program) -> Ids {
         items.push((PREFIX_TABLE, t.fq_name.clone(), id_annotation(&t.annotations)));
     }
     for (_, e) in p.externs.iter() {
-        let pre = extern_prefix(&e.type_name);
+        let pre = extern_prefix(e.kind);
         if pre != 0 {
             items.push((pre, e.fq_name.clone(), id_annotation(&e.annotations)));
         }
@@ -211,7 +211,7 @@ pub fn assign_ids(p: &Program) -> Ids {
         externs: p
             .externs
             .iter()
-            .map(|(_, e)| get(extern_prefix(&e.type_name), &e.fq_name))
+            .map(|(_, e)| get(extern_prefix(e.kind), &e.fq_name))
             .collect(),
         value_sets: p
             .value_sets

@@ -136,7 +136,7 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
     names.extend(
         p.externs
             .iter()
-            .filter(|(_, e)| crate::ids::extern_prefix(&e.type_name) != 0)
+            .filter(|(_, e)| crate::ids::extern_prefix(e.kind) != 0)
             .map(|(_, e)| e.fq_name.clone()),
     );
     names.extend(p.value_sets.iter().map(|(_, v)| v.fq_name.clone()));
@@ -259,8 +259,8 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
             .find(|(_, t)| t.direct_counter == Some(xid) || t.direct_meter == Some(xid))
             .map(|(t, _)| w.ids.tables[t.index()])
             .unwrap_or(0);
-        match x.type_name.as_str() {
-            "counter" | "Counter" => {
+        match x.kind {
+            ExternKind::V1Counter | ExternKind::PnaCounter => {
                 w.out.push_str("counters {\n");
                 w.preamble(id, &x.fq_name, &x.annotations);
                 let _ = writeln!(
@@ -269,7 +269,7 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
                     W::counter_unit(x.ctor_args.get(1))
                 );
             }
-            "direct_counter" | "DirectCounter" => {
+            ExternKind::V1DirectCounter | ExternKind::PnaDirectCounter => {
                 w.out.push_str("direct_counters {\n");
                 w.preamble(id, &x.fq_name, &x.annotations);
                 let _ = writeln!(
@@ -278,7 +278,7 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
                     W::counter_unit(x.ctor_args.first())
                 );
             }
-            "meter" | "Meter" => {
+            ExternKind::V1Meter | ExternKind::PnaMeter => {
                 w.out.push_str("meters {\n");
                 w.preamble(id, &x.fq_name, &x.annotations);
                 let unit = match x.ctor_args.get(1) {
@@ -287,7 +287,7 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
                 };
                 let _ = writeln!(w.out, "  spec {{\n    unit: {unit}\n  }}\n  size: {size}\n}}");
             }
-            "direct_meter" | "DirectMeter" => {
+            ExternKind::V1DirectMeter | ExternKind::PnaDirectMeter => {
                 w.out.push_str("direct_meters {\n");
                 w.preamble(id, &x.fq_name, &x.annotations);
                 let unit = match x.ctor_args.first() {
@@ -299,18 +299,18 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
                     "  spec {{\n    unit: {unit}\n  }}\n  direct_table_id: {table_of}\n}}"
                 );
             }
-            tn if crate::actprof::is_profile(tn) => {
+            k if k.is_action_profile() => {
                 w.out.push_str("action_profiles {\n");
                 w.preamble(id, &x.fq_name, &x.annotations);
                 for (tid, _) in p.tables.iter().filter(|(_, t)| t.implementation == Some(xid)) {
                     let _ = writeln!(w.out, "  table_ids: {}", w.ids.tables[tid.index()]);
                 }
-                if crate::actprof::is_selector(tn) {
+                if k.is_action_selector() {
                     w.out.push_str("  with_selector: true\n");
                 }
                 let _ = writeln!(w.out, "  size: {}\n}}", crate::actprof::profile_size(x));
             }
-            "register" | "Register" => {
+            ExternKind::V1Register | ExternKind::PnaRegister => {
                 w.out.push_str("registers {\n");
                 w.preamble(id, &x.fq_name, &x.annotations);
                 let spec = match x.type_args.first() {
@@ -333,7 +333,7 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
 
     // PNA Digest instances
     for (xid, x) in p.externs.iter() {
-        if x.type_name != "Digest" {
+        if x.kind != ExternKind::PnaDigest {
             continue;
         }
         w.out.push_str("digests {\n");

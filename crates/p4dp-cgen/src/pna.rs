@@ -203,26 +203,26 @@ impl Gen<'_> {
             }
             Ok(())
         };
-        match (inst.type_name.as_str(), method) {
-            ("Counter", "count") => {
+        match (inst.kind, method) {
+            (ExternKind::PnaCounter, "count") => {
                 let v = self.expr(arg(c, 0)?)?;
                 let _ = writeln!(out, "{i}p4dp_counter_count(R->ctx, {ext}u, ((uint64_t)({v}) < {n}ull ? (uint32_t)({v}) : 0xffffffffu), {n}u, R->pkt->len);");
             }
-            ("DirectCounter", "count") => {
+            (ExternKind::PnaDirectCounter, "count") => {
                 let _ = writeln!(out, "{i}/* DirectCounter.count(): counted when the table hits */");
             }
-            ("Meter", "execute") => {
+            (ExternKind::PnaMeter, "execute") => {
                 let v = self.expr(arg(c, 0)?)?;
                 let col = pna_color(&format!("p4dp_meter_execute(R->ctx, {ext}u, ((uint64_t)({v}) < {n}ull ? (uint32_t)({v}) : 0xffffffffu), R->pkt->len)"));
                 ret(self, &col, out)?;
             }
-            ("DirectMeter", "execute") => {
+            (ExternKind::PnaDirectMeter, "execute") => {
                 let col = pna_color(&format!(
                     "(R->entry_hit ? p4dp_meter_execute(R->ctx, {ext}u, R->entry_index, R->pkt->len) : 0u)"
                 ));
                 ret(self, &col, out)?;
             }
-            ("Register", "read") | ("Register", "write") => {
+            (ExternKind::PnaRegister, "read") | (ExternKind::PnaRegister, "write") => {
                 let Some(s) = inst.type_args.first().and_then(|t| self.scalar(*t)) else {
                     return unsupported(c.span, "Register of non-scalar cells");
                 };
@@ -240,7 +240,7 @@ impl Gen<'_> {
                     let _ = writeln!(out, "{i}if ((uint64_t)({idx}) < {n}ull) {{\n{i}\t{ct} _v = {v};\n{i}\tmemcpy((uint8_t *)p4dp_register_cells(R->ctx, {ext}u) + (size_t)({idx}) * {cs}u, &_v, {cs}u);\n{i}}}");
                 }
             }
-            ("Random", "read") => {
+            (ExternKind::PnaRandom, "read") => {
                 let lo = inst.ctor_args.first().and_then(crate::externs::const_u64).unwrap_or(0);
                 let hi = inst
                     .ctor_args
@@ -249,7 +249,7 @@ impl Gen<'_> {
                     .unwrap_or(u64::MAX);
                 ret(self, &format!("p4dp_rand_range(&R->ctx->rng, {lo}ull, {hi}ull)"), out)?;
             }
-            ("Hash", "get_hash") => {
+            (ExternKind::PnaHash, "get_hash") => {
                 let algo = match inst.ctor_args.first() {
                     Some(Value::Enum(k)) => match k {
                         0..=2 => "crc32",
@@ -285,7 +285,7 @@ impl Gen<'_> {
                 out.push_str(&inner);
                 let _ = writeln!(out, "{i}}}");
             }
-            ("InternetChecksum", m) => {
+            (ExternKind::PnaInternetChecksum, m) => {
                 let st = format!("R->xsum[{ext}]");
                 match m {
                     "clear" => {
@@ -314,7 +314,7 @@ impl Gen<'_> {
                     _ => return Ok(false),
                 }
             }
-            ("Digest", "pack") => {
+            (ExternKind::PnaDigest, "pack") => {
                 let data = arg(c, 0)?;
                 let x = self.expr(data)?;
                 let ct = self.ctype(data.ty, c.span)?;

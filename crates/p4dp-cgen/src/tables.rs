@@ -593,10 +593,10 @@ impl Gen<'_> {
                 _ => "0",
             };
             let cells = x.ctor_args.first().and_then(const_u64).unwrap_or(0);
-            let (kind, unit, n_cells, bw, cs, table) = match x.type_name.as_str() {
-                "counter" | "Counter" => ("P4DP_EXT_COUNTER", unit_of(x.ctor_args.get(1), false), cells, 0, 0, -1),
-                "meter" | "Meter" => ("P4DP_EXT_METER", unit_of(x.ctor_args.get(1), true), cells, 0, 0, -1),
-                "direct_counter" | "DirectCounter" => {
+            let (kind, unit, n_cells, bw, cs, table) = match x.kind {
+                ExternKind::V1Counter | ExternKind::PnaCounter => ("P4DP_EXT_COUNTER", unit_of(x.ctor_args.get(1), false), cells, 0, 0, -1),
+                ExternKind::V1Meter | ExternKind::PnaMeter => ("P4DP_EXT_METER", unit_of(x.ctor_args.get(1), true), cells, 0, 0, -1),
+                ExternKind::V1DirectCounter | ExternKind::PnaDirectCounter => {
                     let (t, n) = owner_table.unwrap_or((-1, 0));
                     (
                         "P4DP_EXT_DIRECT_COUNTER",
@@ -607,11 +607,11 @@ impl Gen<'_> {
                         t,
                     )
                 }
-                "direct_meter" | "DirectMeter" => {
+                ExternKind::V1DirectMeter | ExternKind::PnaDirectMeter => {
                     let (t, n) = owner_table.unwrap_or((-1, 0));
                     ("P4DP_EXT_DIRECT_METER", unit_of(x.ctor_args.first(), true), n, 0, 0, t)
                 }
-                "register" | "Register" => {
+                ExternKind::V1Register | ExternKind::PnaRegister => {
                     let w = x
                         .type_args
                         .first()
@@ -627,8 +627,8 @@ impl Gen<'_> {
                         -1,
                     )
                 }
-                "action_profile" | "ActionProfile" => ("P4DP_EXT_ACTION_PROFILE", "0", cells, 0, 0, -1),
-                "Digest" => {
+                ExternKind::V1ActionProfile | ExternKind::PnaActionProfile => ("P4DP_EXT_ACTION_PROFILE", "0", cells, 0, 0, -1),
+                ExternKind::PnaDigest => {
                     let len = match x.type_args.first() {
                         Some(t) => {
                             let fields = self.digest_fields(*t, x.span)?;
@@ -638,7 +638,7 @@ impl Gen<'_> {
                     };
                     ("P4DP_EXT_DIGEST", "0", 0, len, 0, -1)
                 }
-                "action_selector" | "ActionSelector" => (
+                ExternKind::V1ActionSelector | ExternKind::PnaActionSelector => (
                     "P4DP_EXT_ACTION_SELECTOR",
                     "0",
                     crate::actprof::profile_size(x),

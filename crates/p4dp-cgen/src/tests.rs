@@ -472,6 +472,7 @@ fn unsupported_is_an_error_with_span() {
     let mut p = simple_program();
     let x = p.externs.alloc(ExternInstance {
         type_name: "my_profile".into(),
+        kind: ExternKind::Other,
         name: "ap".into(),
         fq_name: "ingress.ap".into(),
         type_args: vec![],

@@ -33,8 +33,10 @@ use std::marker::PhantomData;
 pub use num_bigint::BigUint;
 
 pub mod analysis;
+mod extern_kind;
 pub mod print;
 pub mod validate;
+pub use extern_kind::ExternKind;
 pub use validate::{validate, ValidProgram, ValidationError};
 
 // ---------------------------------------------------------------------------------------------
@@ -897,7 +899,11 @@ pub struct ConstEntry {
 /// An extern object instance (`counter`, `register<bit<32>>`, `Hash<bit<16>>`, ...).
 #[derive(Debug, Clone)]
 pub struct ExternInstance {
+    /// The extern type's name as the source spells it (messages, the IR dump).
     pub type_name: String,
+    /// What the extern is, decided once by sema when it creates the instance; back ends and
+    /// analyses match on this, not on `type_name`.
+    pub kind: ExternKind,
     pub name: String,
     /// Control-plane name, e.g. `ingress.port_counter`.
     pub fq_name: String,

@@ -72,6 +72,7 @@ impl<'a> Sema<'a> {
             );
             return;
         };
+        self.arch = arch_of(&ph.name.name);
         let cands = vec![crate::overload::ast_params(&ph.params)];
         let Some((_, map)) = self.pick_overload(&ph.name.name, cands, &inst.args, inst.span) else {
             return;
@@ -85,7 +86,7 @@ impl<'a> Sema<'a> {
             }
         }
         self.p.package = Some(ir::Package {
-            arch: arch_of(&ph.name.name),
+            arch: self.arch.clone(),
             type_name: ph.name.name.clone(),
             blocks,
         });

@@ -565,6 +565,7 @@ impl<'a> Sema<'a> {
         let fq = control_plane_name(prefix, name, name_ann);
         Some(self.p.externs.alloc(ir::ExternInstance {
             type_name: xd.name.name.clone(),
+            kind: ir::ExternKind::of(&xd.name.name, &self.arch),
             name: name.to_string(),
             fq_name: fq,
             type_args,

@@ -333,6 +333,9 @@ pub(crate) struct Sema<'a> {
     /// E0413 was reported: one too-deep chain of declarations is reported once, not again from
     /// each way it is reached.
     pub nesting_reported: bool,
+    /// The architecture of `main`'s package ([`ir::Package::arch`]; empty until `elaborate` finds
+    /// it), which decides the kind of the extern types two architectures spell alike.
+    pub arch: String,
 }
 
 pub(crate) fn ispan(s: Span) -> ir::Span {
@@ -367,6 +370,7 @@ impl<'a> Sema<'a> {
             resolving: 0,
             type_depths: Vec::new(),
             nesting_reported: false,
+            arch: String::new(),
         }
     }
 

@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 
 use p4dp_ir as ir;
-use p4dp_ir::{AnnotationArg, BlockRef, CallTarget, ExternRef, MatchKind, Type};
+use p4dp_ir::{AnnotationArg, BlockRef, CallTarget, ExternKind, ExternRef, MatchKind, Type};
 use p4dp_syntax::{Diagnostic, FileId, Span};
 
 use crate::Sema;
@@ -144,12 +144,15 @@ impl Sema<'_> {
                 else {
                     return;
                 };
-                let ty = externs[*x].type_name.as_str();
-                let stops = ty == "Sleep"
-                    || (ty == "Queue" && method == "popWait")
-                    || (ty == "TableOperation" && method == "entryDel");
+                let x = &externs[*x];
+                let stops = match x.kind {
+                    ExternKind::RtcSleep => true,
+                    ExternKind::RtcQueue => method == "popWait",
+                    ExternKind::RtcTableOperation => method == "entryDel",
+                    _ => false,
+                };
                 if stops {
-                    bad.push((format!("{ty}.{method}"), call.span));
+                    bad.push((format!("{}.{method}", x.type_name), call.span));
                 }
             };
             ir::for_each_call(&ctl.body, &mut visit);
@@ -176,8 +179,8 @@ impl Sema<'_> {
         let mut errs: Vec<Diagnostic> = Vec::new();
         for (xid, x) in self.p.externs.iter() {
             let span = sspan(x.span);
-            match x.type_name.as_str() {
-                "Queue" => {
+            match x.kind {
+                ExternKind::RtcQueue => {
                     if let Some(&t) = x.type_args.first() {
                         if !serializable(&self.p.types, t, 0) {
                             errs.push(
@@ -195,7 +198,7 @@ impl Sema<'_> {
                         }
                     }
                 }
-                "TableOperation" | "Foreach" => {
+                ExternKind::RtcTableOperation | ExternKind::RtcForeach => {
                     if let Some(d) = self.rtc_binding(xid, x) {
                         errs.push(d);
                     }
@@ -211,7 +214,7 @@ impl Sema<'_> {
     /// The first binding error of a `TableOperation` or `Foreach` instance, if any.
     fn rtc_binding(&self, xid: ir::ExternId, x: &ir::ExternInstance) -> Option<Diagnostic> {
         let span = sspan(x.span);
-        let is_foreach = x.type_name == "Foreach";
+        let is_foreach = x.kind == ExternKind::RtcForeach;
         let methods = methods_of(x);
         if let Some(Err(())) = methods {
             return Some(

@@ -1,0 +1,141 @@
+//! What an extern object instance is ([`ExternKind`]), decided once by sema.
+
+/// The extern object types of the architectures p4dp supports (`p4include/v1model.p4`,
+/// `pna.p4`, `rtc.p4`), one variant each, and [`ExternKind::Other`] for any other (a type the
+/// program declares itself). Types of different architectures are different variants even where
+/// they do the same thing (v1model `register` and PNA `Register` take their index and value in a
+/// different order, `Counter` of rtc.p4 is not PNA's), so that each architecture's method
+/// translation matches its own; where one treatment serves both (control-plane objects, ids,
+/// the runtime's extern table) a back end matches both variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExternKind {
+    /// v1model `counter`.
+    V1Counter,
+    /// v1model `direct_counter`.
+    V1DirectCounter,
+    /// v1model `meter`.
+    V1Meter,
+    /// v1model `direct_meter`.
+    V1DirectMeter,
+    /// v1model `register`.
+    V1Register,
+    /// v1model `action_profile`.
+    V1ActionProfile,
+    /// v1model `action_selector`.
+    V1ActionSelector,
+    /// v1model's deprecated `Checksum16`.
+    V1Checksum16,
+    /// PNA `Counter`.
+    PnaCounter,
+    /// PNA `DirectCounter`.
+    PnaDirectCounter,
+    /// PNA `Meter`.
+    PnaMeter,
+    /// PNA `DirectMeter`.
+    PnaDirectMeter,
+    /// PNA `Register`.
+    PnaRegister,
+    /// PNA `ActionProfile`.
+    PnaActionProfile,
+    /// PNA `ActionSelector`.
+    PnaActionSelector,
+    /// PNA `Hash`.
+    PnaHash,
+    /// PNA `Checksum`.
+    PnaChecksum,
+    /// PNA `InternetChecksum`.
+    PnaInternetChecksum,
+    /// PNA `Random`.
+    PnaRandom,
+    /// PNA `Digest`.
+    PnaDigest,
+    /// rtc.p4 `Foreach`.
+    RtcForeach,
+    /// rtc.p4 `Sleep`.
+    RtcSleep,
+    /// rtc.p4 `Queue`.
+    RtcQueue,
+    /// rtc.p4 `TableOperation`.
+    RtcTableOperation,
+    /// rtc.p4 `Counter` (atomic cells with `count`, `get` and `set`).
+    RtcCounter,
+    /// rtc.p4 `Lock`.
+    RtcLock,
+    /// An extern type no architecture file declares.
+    Other,
+}
+
+impl ExternKind {
+    /// The kind of an instance of extern type `type_name` in a program of architecture `arch`
+    /// ([`crate::Package::arch`]). The names are the architecture files'; `arch` only decides between
+    /// the architectures that spell a type alike (`Counter`: rtc.p4's in an `rtc` program,
+    /// PNA's otherwise).
+    pub fn of(type_name: &str, arch: &str) -> ExternKind {
+        use ExternKind::*;
+        match type_name {
+            "counter" => V1Counter,
+            "direct_counter" => V1DirectCounter,
+            "meter" => V1Meter,
+            "direct_meter" => V1DirectMeter,
+            "register" => V1Register,
+            "action_profile" => V1ActionProfile,
+            "action_selector" => V1ActionSelector,
+            "Checksum16" => V1Checksum16,
+            "Counter" if arch == "rtc" => RtcCounter,
+            "Counter" => PnaCounter,
+            "DirectCounter" => PnaDirectCounter,
+            "Meter" => PnaMeter,
+            "DirectMeter" => PnaDirectMeter,
+            "Register" => PnaRegister,
+            "ActionProfile" => PnaActionProfile,
+            "ActionSelector" => PnaActionSelector,
+            "Hash" => PnaHash,
+            "Checksum" => PnaChecksum,
+            "InternetChecksum" => PnaInternetChecksum,
+            "Random" => PnaRandom,
+            "Digest" => PnaDigest,
+            "Foreach" => RtcForeach,
+            "Sleep" => RtcSleep,
+            "Queue" => RtcQueue,
+            "TableOperation" => RtcTableOperation,
+            "Lock" => RtcLock,
+            _ => Other,
+        }
+    }
+
+    /// An action profile or action selector (a table's `implementation`).
+    pub fn is_action_profile(self) -> bool {
+        matches!(
+            self,
+            ExternKind::V1ActionProfile
+                | ExternKind::PnaActionProfile
+                | ExternKind::V1ActionSelector
+                | ExternKind::PnaActionSelector
+        )
+    }
+
+    /// An action selector (an action profile whose groups pick a member by hash).
+    pub fn is_action_selector(self) -> bool {
+        matches!(self, ExternKind::V1ActionSelector | ExternKind::PnaActionSelector)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExternKind;
+
+    #[test]
+    fn extern_kind_by_name_and_architecture() {
+        assert_eq!(ExternKind::of("register", "v1model"), ExternKind::V1Register);
+        assert_eq!(ExternKind::of("Register", "pna"), ExternKind::PnaRegister);
+        // rtc.p4 and pna.p4 both declare `Counter`: the program's architecture decides
+        assert_eq!(ExternKind::of("Counter", "rtc"), ExternKind::RtcCounter);
+        assert_eq!(ExternKind::of("Counter", "pna"), ExternKind::PnaCounter);
+        assert_eq!(ExternKind::of("Queue", "rtc"), ExternKind::RtcQueue);
+        assert_eq!(ExternKind::of("my_extern", "v1model"), ExternKind::Other);
+        assert!(ExternKind::of("action_selector", "v1model").is_action_profile());
+        assert!(ExternKind::of("ActionSelector", "pna").is_action_selector());
+        assert!(!ExternKind::of("ActionProfile", "pna").is_action_selector());
+        assert!(!ExternKind::of("counter", "v1model").is_action_profile());
+    }
+}
