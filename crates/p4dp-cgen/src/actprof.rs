@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use p4dp_ir::*;
 
-use crate::{unsupported, Gen, Owner, R};
+use crate::{unsupported_as, Gen, Owner, UnsupportedKind, R};
 
 /// Declared size of a profile: `action_profile(size)`, `action_selector(algo, size, width)`.
 pub(crate) fn profile_size(x: &ExternInstance) -> u64 {
@@ -44,7 +44,8 @@ impl<'a> Gen<'a> {
         let inst = &p.externs[x];
         let name = &t.fq_name;
         if !inst.kind.is_action_profile() {
-            return unsupported(
+            return unsupported_as(
+                UnsupportedKind::Table,
                 t.span,
                 format!(
                     "table `{name}`: implementation `{}` is not an action profile or action selector",
@@ -54,19 +55,22 @@ impl<'a> Gen<'a> {
         }
         let has_sel = t.keys.iter().any(|k| k.match_kind == MatchKind::Selector);
         if has_sel && !inst.kind.is_action_selector() {
-            return unsupported(
+            return unsupported_as(
+                UnsupportedKind::Table,
                 t.span,
                 format!("table `{name}`: `selector` keys need an action selector implementation"),
             );
         }
         if !t.entries.is_empty() {
-            return unsupported(
+            return unsupported_as(
+                UnsupportedKind::Table,
                 t.span,
                 format!("table `{name}`: entries in a table implemented by an action profile"),
             );
         }
         if t.direct_counter.is_some() || t.direct_meter.is_some() {
-            return unsupported(
+            return unsupported_as(
+                UnsupportedKind::Table,
                 t.span,
                 format!("table `{name}`: direct counters/meters with an action profile implementation"),
             );
@@ -83,7 +87,7 @@ impl<'a> Gen<'a> {
                     .any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
             });
         if has_ref || t.entry_lock || t.idle_timeout.any() || !crate::dpwrite::table_flags(t).is_empty() {
-            return unsupported(t.span, format!("table `{name}`: data-plane writes, entry locks or idle timeouts with an action profile implementation"));
+            return unsupported_as(UnsupportedKind::Table, t.span, format!("table `{name}`: data-plane writes, entry locks or idle timeouts with an action profile implementation"));
         }
         Ok(())
     }
@@ -91,7 +95,8 @@ impl<'a> Gen<'a> {
     /// The selector's hash algorithm (the name `hash_value` understands).
     fn selector_algo(&self, inst: &ExternInstance) -> R<String> {
         let Some(Value::Enum(i)) = inst.ctor_args.first() else {
-            return unsupported(
+            return unsupported_as(
+                UnsupportedKind::Table,
                 inst.span,
                 format!("action selector `{}`: the algorithm must be a constant", inst.fq_name),
             );
@@ -101,7 +106,8 @@ impl<'a> Gen<'a> {
             _ => None,
         });
         let Some(m) = member else {
-            return unsupported(
+            return unsupported_as(
+                UnsupportedKind::Table,
                 inst.span,
                 format!("action selector `{}`: unknown hash algorithm", inst.fq_name),
             );

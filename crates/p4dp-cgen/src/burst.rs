@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 use p4dp_ir::*;
 
 use crate::ctype::native_layout;
-use crate::{unsupported, Gen, Owner, R};
+use crate::{unsupported_as, Gen, Owner, UnsupportedKind, R};
 
 /// Maximum packets per staged lookup (the runtime's burst size).
 const STAGE_MAX: u32 = 32;
@@ -72,7 +72,11 @@ impl Gen<'_> {
             .iter()
             .map(|k| match self.value_width(k.expr.ty) {
                 Some(w) => Ok(w),
-                None => unsupported(k.expr.span, format!("table key `{}` of a non-scalar type", k.name)),
+                None => unsupported_as(
+                    UnsupportedKind::Type,
+                    k.expr.span,
+                    format!("table key `{}` of a non-scalar type", k.name),
+                ),
             })
             .collect::<R<_>>()?;
         let (lay, key_len) = native_layout(&widths);
@@ -84,7 +88,11 @@ impl Gen<'_> {
         );
         for (k, (off, size)) in keys.iter().zip(&lay) {
             if crate::tables::match_kind_c(&k.match_kind).is_none() {
-                return unsupported(k.expr.span, format!("match kind `{}`", k.match_kind));
+                return unsupported_as(
+                    UnsupportedKind::Table,
+                    k.expr.span,
+                    format!("match kind `{}`", k.match_kind),
+                );
             }
             let ct = self.ctype(k.expr.ty, k.expr.span)?;
             let x = self.expr(&k.expr)?;
@@ -313,7 +321,13 @@ impl Gen<'_> {
                     )
                 })
                 .collect(),
-            _ => return unsupported(pr.span, "standard_metadata is not a struct"),
+            _ => {
+                return unsupported_as(
+                    UnsupportedKind::Architecture,
+                    pr.span,
+                    "standard_metadata is not a struct",
+                )
+            }
         };
         for (name, val) in [
             ("ingress_port", "pkt->in_port"),

@@ -12,7 +12,7 @@ use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 use p4dp_ir::*;
 
-use crate::{unsupported, Gen, R};
+use crate::{unsupported_as, Gen, UnsupportedKind, R};
 
 /// A fixed-width scalar (bool, bit, int, serializable enum).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,7 +157,8 @@ impl Gen<'_> {
             } else {
                 format!("{bytes} bytes")
             };
-            return unsupported(
+            return unsupported_as(
+                UnsupportedKind::Type,
                 span,
                 format!(
                     "a value of type `{}` takes {shown}; p4dp keeps values of at most {} MiB \
@@ -259,7 +260,11 @@ impl Gen<'_> {
                 n
             }
             Type::Extern { name, .. } => {
-                return unsupported(span, format!("a value of extern type `{name}` cannot be stored"))
+                return unsupported_as(
+                    UnsupportedKind::Type,
+                    span,
+                    format!("a value of extern type `{name}` cannot be stored"),
+                )
             }
         };
         Ok(name)
@@ -321,7 +326,7 @@ impl Gen<'_> {
                 if self.is_cint(t) {
                     return Ok(int_lit(bits, (*width).min(64)));
                 }
-                unsupported(span, "bit-string constant of a non-scalar type")
+                unsupported_as(UnsupportedKind::Type, span, "bit-string constant of a non-scalar type")
             }
             Value::Aggregate { valid, fields } => {
                 let ct = self.ctype(t, span)?;
@@ -394,7 +399,7 @@ impl Gen<'_> {
             }
             Type::Varbit(_) => "\treturn a.len == b.len && memcmp(a.b, b.b, sizeof a.b) == 0;\n".to_string(),
             Type::Bit(_) | Type::Int(_) => "\treturn memcmp(a.b, b.b, sizeof a.b) == 0;\n".to_string(),
-            _ => return unsupported(span, "equality on this type"),
+            _ => return unsupported_as(UnsupportedKind::Type, span, "equality on this type"),
         };
         let _ = writeln!(self.helpers_out, "static int {name}({ct} a, {ct} b)\n{{\n{body}}}\n");
         Ok(name)

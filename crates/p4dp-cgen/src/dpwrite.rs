@@ -13,7 +13,7 @@ use p4dp_ir::*;
 
 use crate::ctype::{native_layout, storage_size};
 use crate::stmt::ind;
-use crate::{unsupported, Gen, Owner, R};
+use crate::{unsupported_as, Gen, Owner, UnsupportedKind, R};
 
 /// The P4DP_TABLE_F_* flags of the data-plane write features of `t`.
 pub fn table_flags(t: &Table) -> Vec<&'static str> {
@@ -60,7 +60,7 @@ impl Gen<'_> {
             return Ok(n.clone());
         }
         let Some(w) = self.value_width(t) else {
-            return unsupported(span, "`@__ref` parameter of a non-scalar type");
+            return unsupported_as(UnsupportedKind::Type, span, "`@__ref` parameter of a non-scalar type");
         };
         let align = if w > 128 { 1 } else { storage_size(w).min(8) };
         let name = self.namer.fresh("ref_", ct);
@@ -106,7 +106,11 @@ impl Gen<'_> {
             "add_entry" => self.add_entry(c, level, out)?,
             "set_entry_expire_time" => {
                 let Some(Arg::In(e)) = c.args.first() else {
-                    return unsupported(c.span, "set_entry_expire_time without a profile");
+                    return unsupported_as(
+                        UnsupportedKind::ExternFunction,
+                        c.span,
+                        "set_entry_expire_time without a profile",
+                    );
                 };
                 let x = self.expr(e)?;
                 let _ = writeln!(
@@ -131,13 +135,21 @@ impl Gen<'_> {
         let (Some(Arg::In(name)), Some(Arg::In(params)), Some(Arg::In(prof))) =
             (c.args.first(), c.args.get(1), c.args.get(2))
         else {
-            return unsupported(c.span, "add_entry with other than 3 arguments");
+            return unsupported_as(
+                UnsupportedKind::ExternFunction,
+                c.span,
+                "add_entry with other than 3 arguments",
+            );
         };
         let ExprKind::Const(Value::String(fq)) = &name.kind else {
-            return unsupported(c.span, "add_entry with a non-constant action name");
+            return unsupported_as(
+                UnsupportedKind::ExternFunction,
+                c.span,
+                "add_entry with a non-constant action name",
+            );
         };
         let Owner::Control(cid) = self.owner else {
-            return unsupported(c.span, "add_entry outside a control");
+            return unsupported_as(UnsupportedKind::ExternFunction, c.span, "add_entry outside a control");
         };
         let Some(target) = p.controls[cid]
             .actions
@@ -145,14 +157,22 @@ impl Gen<'_> {
             .copied()
             .find(|a| &p.actions[*a].fq_name == fq)
         else {
-            return unsupported(c.span, format!("add_entry: no action `{fq}` in this control"));
+            return unsupported_as(
+                UnsupportedKind::ExternFunction,
+                c.span,
+                format!("add_entry: no action `{fq}` in this control"),
+            );
         };
         let dparams = self.data_params(target)?;
         let widths: Vec<u32> = dparams.iter().map(|(_, w)| *w).collect();
         let (lay, len) = native_layout(&widths);
         let fields = self.fields(params.ty);
         if fields.len() != lay.len() {
-            return unsupported(c.span, "add_entry: parameter struct does not match the action");
+            return unsupported_as(
+                UnsupportedKind::ExternFunction,
+                c.span,
+                "add_entry: parameter struct does not match the action",
+            );
         }
         let pct = self.ctype(params.ty, params.span)?;
         let px = self.expr(params)?;

@@ -6,7 +6,7 @@ use num_traits::ToPrimitive;
 use p4dp_ir::*;
 
 use crate::ctype::{mask_lit, opty, storage, wrap, Scalar};
-use crate::{unsupported, Gen, R};
+use crate::{unsupported, unsupported_as, Gen, UnsupportedKind, R};
 
 /// The constant result of an unsigned comparison `x op c` that holds for every `x`, if any.
 pub fn trivial_unsigned_cmp(op: BinOp, c: &Expr, w: u32) -> Option<u8> {
@@ -33,7 +33,7 @@ impl Gen<'_> {
             ExprKind::Const(v) => self.value(v, e.ty, e.span),
             ExprKind::Var(v) => {
                 if matches!(p.types.get(e.ty), Type::Extern { .. }) {
-                    return unsupported(e.span, "an extern object used as a value");
+                    return unsupported_as(UnsupportedKind::Type, e.span, "an extern object used as a value");
                 }
                 Ok(self.var_ref(self.owner, *v))
             }
@@ -114,8 +114,8 @@ impl Gen<'_> {
     pub fn need_narrow(&self, t: TypeId, span: Span) -> R<Scalar> {
         match self.scalar(t) {
             Some(s) if s.w <= 128 => Ok(s),
-            Some(s) => unsupported(span, format!("this operation on a {}-bit value (only copy, ==, !=, slices, concatenation, extract/emit and table keys are supported above 128 bits)", s.w)),
-            None => unsupported(span, "arithmetic on a non-scalar type"),
+            Some(s) => unsupported_as(UnsupportedKind::WideValue, span, format!("this operation on a {}-bit value (only copy, ==, !=, slices, concatenation, extract/emit and table keys are supported above 128 bits)", s.w)),
+            None => unsupported_as(UnsupportedKind::Type, span, "arithmetic on a non-scalar type"),
         }
     }
 
@@ -140,7 +140,7 @@ impl Gen<'_> {
     fn slice(&mut self, b: &Expr, hi: u32, lo: u32, e: &Expr) -> R<String> {
         let bs = match self.scalar(b.ty) {
             Some(s) => s,
-            None => return unsupported(e.span, "slice of a non-scalar"),
+            None => return unsupported_as(UnsupportedKind::Type, e.span, "slice of a non-scalar"),
         };
         let w = hi - lo + 1;
         let x = self.expr(b)?;
@@ -174,7 +174,7 @@ impl Gen<'_> {
     fn concat(&mut self, a: &Expr, b: &Expr, e: &Expr) -> R<String> {
         let (sa, sb) = match (self.scalar(a.ty), self.scalar(b.ty)) {
             (Some(x), Some(y)) => (x, y),
-            _ => return unsupported(e.span, "concatenation of non-scalars"),
+            _ => return unsupported_as(UnsupportedKind::Type, e.span, "concatenation of non-scalars"),
         };
         let w = sa.w + sb.w;
         let (xa, xb) = (self.expr(a)?, self.expr(b)?);
@@ -199,7 +199,7 @@ impl Gen<'_> {
     pub fn put_bits(&mut self, buf: &str, off: &str, val: &str, t: TypeId, span: Span) -> R<String> {
         let s = match self.scalar(t) {
             Some(s) => s,
-            None => return unsupported(span, "bit string of a non-scalar"),
+            None => return unsupported_as(UnsupportedKind::Type, span, "bit string of a non-scalar"),
         };
         if s.w == 0 {
             return Ok(String::new());
@@ -241,7 +241,7 @@ impl Gen<'_> {
                 if cf == ct {
                     return Ok(x);
                 }
-                return unsupported(span, "cast between these types");
+                return unsupported_as(UnsupportedKind::Type, span, "cast between these types");
             }
         };
         if ts.is_bool {
@@ -285,7 +285,11 @@ impl Gen<'_> {
         }
         // narrow -> wide: zero extension (sign extension is not supported)
         if fs.signed {
-            return unsupported(span, "sign-extending cast to more than 128 bits");
+            return unsupported_as(
+                UnsupportedKind::WideValue,
+                span,
+                "sign-extending cast to more than 128 bits",
+            );
         }
         let tt_c = self.ctype(to, span)?;
         let roff = ts.w.div_ceil(8) * 8 - fs.w;
@@ -314,7 +318,7 @@ impl Gen<'_> {
                 signed: false,
                 is_bool: false,
             },
-            None => return unsupported(e.span, format!("operator {op:?} on this type")),
+            None => return unsupported_as(UnsupportedKind::Type, e.span, format!("operator {op:?} on this type")),
         };
         let (x, y) = (self.expr(a)?, self.expr(b)?);
         let w = s.w;

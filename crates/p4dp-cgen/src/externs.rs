@@ -8,7 +8,7 @@ use p4dp_ir::*;
 
 use crate::ctype::{c_string, native_layout, storage, storage_size, wrap};
 use crate::stmt::ind;
-use crate::{unsupported, Gen, R};
+use crate::{unsupported, unsupported_as, Gen, UnsupportedKind, R};
 
 fn in_arg(c: &Call, i: usize) -> R<&Expr> {
     match c.args.get(i) {
@@ -25,11 +25,16 @@ fn enum_member(g: &Gen, e: &Expr) -> R<String> {
                 .get(*i as usize)
                 .cloned()
                 .ok_or_else(|| crate::CgenError::Unsupported {
+                    kind: crate::UnsupportedKind::Construct,
                     message: "bad enum member".into(),
                     span: e.span,
                 })
         }
-        _ => unsupported(e.span, "the algorithm/type argument must be a constant enum member"),
+        _ => unsupported_as(
+            UnsupportedKind::ExternFunction,
+            e.span,
+            "the algorithm/type argument must be a constant enum member",
+        ),
     }
 }
 
@@ -71,7 +76,13 @@ impl Gen<'_> {
             Type::Stack { elem, size } => self.max_bits(*elem, span)? * size,
             _ => match self.scalar(t) {
                 Some(s) => s.w,
-                None => return unsupported(span, "a value of this type has no bit-string form"),
+                None => {
+                    return unsupported_as(
+                        UnsupportedKind::Type,
+                        span,
+                        "a value of this type has no bit-string form",
+                    )
+                }
             },
         })
     }
@@ -95,7 +106,7 @@ impl Gen<'_> {
             }
             _ => {
                 let Some(s) = self.scalar(t) else {
-                    return unsupported(span, "extract/lookahead of this type");
+                    return unsupported_as(UnsupportedKind::Type, span, "extract/lookahead of this type");
                 };
                 if s.w == 0 {
                     return Ok(());
@@ -168,7 +179,7 @@ impl Gen<'_> {
             }
             _ => {
                 let Some(s) = self.scalar(t) else {
-                    return unsupported(span, "emit/serialize a value of this type");
+                    return unsupported_as(UnsupportedKind::Type, span, "emit/serialize a value of this type");
                 };
                 let put = self.put_bits("_b", "_o", lv, t, span)?;
                 if !put.is_empty() {
@@ -245,7 +256,8 @@ impl Gen<'_> {
             "identity" if !payload => format!("p4dp_identity64({buf}, {len})"),
             "random" => "p4dp_rand_next(&R->ctx->rng)".to_string(),
             _ => {
-                return unsupported(
+                return unsupported_as(
+                    UnsupportedKind::ExternFunction,
                     span,
                     format!("hash algorithm `{algo}`{}", if payload { " with payload" } else { "" }),
                 )
@@ -263,7 +275,11 @@ impl Gen<'_> {
                 }
             }
         }
-        unsupported(span, "mark_to_drop() without a standard_metadata parameter in scope")
+        unsupported_as(
+            UnsupportedKind::ExternFunction,
+            span,
+            "mark_to_drop() without a standard_metadata parameter in scope",
+        )
     }
 
     fn field_of(&self, t: TypeId, name: &str) -> Option<(String, TypeId)> {
@@ -340,7 +356,11 @@ impl Gen<'_> {
                         );
                         Ok(())
                     }
-                    _ => unsupported(c.span, format!("method `{method}` of `{tn}`")),
+                    _ => unsupported_as(
+                        UnsupportedKind::ExternMethod,
+                        c.span,
+                        format!("method `{method}` of `{tn}`"),
+                    ),
                 }
             }
             CallTarget::ExternMethod {
@@ -530,10 +550,10 @@ impl Gen<'_> {
             (ExternKind::V1Register, "read") | (ExternKind::V1Register, "write") => {
                 let cell_t = match inst.type_args.first() {
                     Some(t) => *t,
-                    None => return unsupported(c.span, "register without a cell type"),
+                    None => return unsupported_as(UnsupportedKind::Type, c.span, "register without a cell type"),
                 };
                 let Some(s) = self.scalar(cell_t) else {
-                    return unsupported(c.span, "registers of non-scalar cells");
+                    return unsupported_as(UnsupportedKind::Type, c.span, "registers of non-scalar cells");
                 };
                 let cs = storage_size(s.w);
                 let ct = self.ctype(cell_t, c.span)?;
@@ -564,7 +584,11 @@ impl Gen<'_> {
             }
             (_, m) => {
                 if !self.pna_method(x, m, c, level, out)? {
-                    return unsupported(c.span, format!("method `{m}` of extern `{}`", inst.type_name));
+                    return unsupported_as(
+                        UnsupportedKind::ExternMethod,
+                        c.span,
+                        format!("method `{m}` of extern `{}`", inst.type_name),
+                    );
                 }
             }
         }
@@ -575,7 +599,7 @@ impl Gen<'_> {
         match self.scalar(t) {
             Some(s) if s.w <= 64 => Ok(wrap(&format!("(uint64_t){v}"), s.w)),
             _ if self.is_cint(t) => Ok(format!("(uint32_t){v}")),
-            _ => unsupported(span, "meter result of this type"),
+            _ => unsupported_as(UnsupportedKind::Type, span, "meter result of this type"),
         }
     }
 
@@ -598,10 +622,14 @@ impl Gen<'_> {
                             None => return unsupported(c.span, "mark_to_drop"),
                         }
                     }
-                    _ => return unsupported(c.span, "mark_to_drop argument"),
+                    _ => return unsupported_as(UnsupportedKind::ExternFunction, c.span, "mark_to_drop argument"),
                 };
                 let Some((es, _)) = self.field_of(t, "egress_spec") else {
-                    return unsupported(c.span, "mark_to_drop: no egress_spec field");
+                    return unsupported_as(
+                        UnsupportedKind::ExternFunction,
+                        c.span,
+                        "mark_to_drop: no egress_spec field",
+                    );
                 };
                 let _ = writeln!(out, "{i}({lv}).{es} = 511;");
                 if let Some((mg, _)) = self.field_of(t, "mcast_grp") {
@@ -674,7 +702,7 @@ impl Gen<'_> {
             "digest" => {
                 let data = in_arg(c, 1)?;
                 let Some(&ext) = self.digest_ext.get(&c.type_args.first().copied().unwrap_or(data.ty)) else {
-                    return unsupported(c.span, "digest of an unknown type");
+                    return unsupported_as(UnsupportedKind::Type, c.span, "digest of an unknown type");
                 };
                 let x = self.expr(data)?;
                 let ct = self.ctype(data.ty, c.span)?;
@@ -701,7 +729,13 @@ impl Gen<'_> {
                         kind: ExprKind::Const(Value::String(s)),
                         ..
                     })) => s.clone(),
-                    _ => return unsupported(c.span, "log_msg needs a constant string"),
+                    _ => {
+                        return unsupported_as(
+                            UnsupportedKind::ExternFunction,
+                            c.span,
+                            "log_msg needs a constant string",
+                        )
+                    }
                 };
                 let mut vals = Vec::new();
                 if let Some(Arg::In(d)) = c.args.get(1) {
@@ -759,7 +793,13 @@ impl Gen<'_> {
                     },
                     // PNA `recirculate()`: only the flag matters.
                     None => "1u".to_string(),
-                    Some(_) => return unsupported(c.span, format!("`{name}`: unexpected argument")),
+                    Some(_) => {
+                        return unsupported_as(
+                            UnsupportedKind::ExternFunction,
+                            c.span,
+                            format!("`{name}`: unexpected argument"),
+                        )
+                    }
                 };
                 let flag = if name.starts_with("resubmit") {
                     "resubmit"
@@ -770,7 +810,11 @@ impl Gen<'_> {
             }
             _ => {
                 if !self.pna_function(name, c, level, out)? && !self.dp_function(name, c, level, out)? {
-                    return unsupported(c.span, format!("extern function `{name}`"));
+                    return unsupported_as(
+                        UnsupportedKind::ExternFunction,
+                        c.span,
+                        format!("extern function `{name}`"),
+                    );
                 }
             }
         }
@@ -789,12 +833,14 @@ impl Gen<'_> {
                     match self.scalar(ft) {
                         Some(s) => out.push((f, s.w)),
                         None if self.is_cint(ft) => out.push((f, 32)),
-                        None => return unsupported(span, "digest data with a non-scalar field"),
+                        None => {
+                            return unsupported_as(UnsupportedKind::Type, span, "digest data with a non-scalar field")
+                        }
                     }
                 }
                 Ok(out)
             }
-            _ => unsupported(span, "digest of this type"),
+            _ => unsupported_as(UnsupportedKind::Type, span, "digest of this type"),
         }
     }
 

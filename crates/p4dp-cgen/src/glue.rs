@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 use p4dp_ir::*;
 
 use crate::ctype::{mask_lit, opty, storage};
-use crate::{unsupported, Gen, Owner, R};
+use crate::{unsupported_as, Gen, Owner, UnsupportedKind, R};
 
 /// How a glue argument binds to a block parameter.
 pub(crate) enum Bind<'s> {
@@ -96,12 +96,13 @@ impl Gen<'_> {
 
     pub fn emit_glue(&mut self) -> R<String> {
         let Some(pkg) = self.p.package.clone() else {
-            return unsupported(Span::default(), "no `main` package");
+            return unsupported_as(UnsupportedKind::Architecture, Span::default(), "no `main` package");
         };
         match pkg.arch.as_str() {
             "v1model" => self.glue_v1model(&pkg),
             "pna" => self.glue_pna(&pkg),
-            a => unsupported(
+            a => unsupported_as(
+                UnsupportedKind::Architecture,
                 Span::default(),
                 format!("architecture `{a}` (the C back end supports v1model and pna)"),
             ),
@@ -110,7 +111,8 @@ impl Gen<'_> {
 
     fn blocks(&self, pkg: &Package, n: usize) -> R<Vec<BlockRef>> {
         if pkg.blocks.len() != n {
-            return unsupported(
+            return unsupported_as(
+                UnsupportedKind::Architecture,
                 Span::default(),
                 format!(
                     "package `{}` with {} blocks, expected {n}",
@@ -134,11 +136,19 @@ impl Gen<'_> {
             BlockRef::Control(dep),
         ) = (b[0], b[1], b[2], b[3], b[4], b[5])
         else {
-            return unsupported(Span::default(), "V1Switch blocks of unexpected kinds");
+            return unsupported_as(
+                UnsupportedKind::Architecture,
+                Span::default(),
+                "V1Switch blocks of unexpected kinds",
+            );
         };
         let pr = &p.parsers[prs];
         if pr.params.len() != 4 {
-            return unsupported(pr.span, "v1model parser with other than 4 parameters");
+            return unsupported_as(
+                UnsupportedKind::Architecture,
+                pr.span,
+                "v1model parser with other than 4 parameters",
+            );
         }
         let (ht, mt, st) = (
             pr.vars[pr.params[1]].ty,
@@ -161,7 +171,13 @@ impl Gen<'_> {
                     )
                 })
                 .collect(),
-            _ => return unsupported(pr.span, "standard_metadata is not a struct"),
+            _ => {
+                return unsupported_as(
+                    UnsupportedKind::Architecture,
+                    pr.span,
+                    "standard_metadata is not a struct",
+                )
+            }
         };
         let set = |who: &str, name: &str, val: &str| -> String {
             match sfields.iter().find(|(n, _, _)| n == name) {
@@ -183,7 +199,11 @@ impl Gen<'_> {
         let need = |name: &str| -> R<String> {
             match get("S->sm", name) {
                 Some(x) => Ok(x),
-                None => unsupported(pr.span, format!("standard_metadata_t has no field `{name}`")),
+                None => unsupported_as(
+                    UnsupportedKind::Architecture,
+                    pr.span,
+                    format!("standard_metadata_t has no field `{name}`"),
+                ),
             }
         };
         let egress_spec = need("egress_spec")?;
@@ -202,7 +222,8 @@ impl Gen<'_> {
         };
         let ctl_arity = |c: ControlId, n: usize| -> R<()> {
             if p.controls[c].params.len() != n {
-                return unsupported(
+                return unsupported_as(
+                    UnsupportedKind::Architecture,
                     p.controls[c].span,
                     format!(
                         "v1model control `{}` with {} parameters, expected {n}",

@@ -11,6 +11,21 @@
 //!
 //! Every action/control/function returns `int`: 0, or 1 when P4 `exit` ran (propagated to the
 //! top-level block after copy-out). Parsers return 0 (accept) or 1 (reject, error in `R->perr`).
+//!
+//! # Error codes
+//!
+//! What the back end cannot translate ([`capability_check`], which `p4dp check` and `p4dp build`
+//! both run) is reported with the code of its kind ([`UnsupportedKind`]):
+//!
+//! | code  | meaning |
+//! |-------|---------|
+//! | E0501 | an architecture other than v1model and pna, or a package or block whose signature is not the architecture's |
+//! | E0502 | a call of an extern function the back end does not implement (a program's own `extern` functions, rtc.p4's `lastRowIndex`, ...) |
+//! | E0503 | a method the back end does not implement for its extern object |
+//! | E0504 | an operation on a value wider than 128 bits other than copy, `==`, `!=`, slices, concatenation, extract/emit and table keys |
+//! | E0505 | a value of a type the back end cannot hold where it is: a non-scalar table key, action parameter, register cell or `@__ref` parameter, an extern object as a value, a value over 1 MiB |
+//! | E0506 | a table the back end cannot build: a match kind, an implementation combined with entries, direct resources or data-plane writes, an entry priority outside the runtime's 32 bits, an entry keyset |
+//! | E0507 | any other statement or expression form (`value_set` in `select`, `return` in a parser, ...) |
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -48,7 +63,11 @@ pub use p4info::generate_p4info;
 pub enum CgenError {
     /// The program uses a construct the back end does not support.
     #[error("unsupported: {message} (at file {}, bytes {}..{})", span.file, span.lo, span.hi)]
-    Unsupported { message: String, span: Span },
+    Unsupported {
+        kind: UnsupportedKind,
+        message: String,
+        span: Span,
+    },
     /// gcc failed; its stderr.
     #[error("gcc failed:\n{stderr}")]
     Compile { stderr: String },
@@ -56,18 +75,76 @@ pub enum CgenError {
     Io(#[from] std::io::Error),
 }
 
+/// The kinds of construct the back end cannot translate, each with its diagnostic code (the
+/// crate doc's table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnsupportedKind {
+    /// The architecture, or a package or block whose signature is not the architecture's.
+    Architecture,
+    /// An extern function the back end does not implement.
+    ExternFunction,
+    /// A method the back end does not implement for its extern object.
+    ExternMethod,
+    /// An operation on a value wider than 128 bits that only narrower values have.
+    WideValue,
+    /// A value of a type the back end cannot hold where it is.
+    Type,
+    /// A match kind, table property combination or table entry the back end cannot build.
+    Table,
+    /// Any other statement or expression form.
+    Construct,
+}
+
+impl UnsupportedKind {
+    /// The diagnostic code.
+    pub fn code(self) -> &'static str {
+        match self {
+            UnsupportedKind::Architecture => "E0501",
+            UnsupportedKind::ExternFunction => "E0502",
+            UnsupportedKind::ExternMethod => "E0503",
+            UnsupportedKind::WideValue => "E0504",
+            UnsupportedKind::Type => "E0505",
+            UnsupportedKind::Table => "E0506",
+            UnsupportedKind::Construct => "E0507",
+        }
+    }
+}
+
 /// A construct of the program the back end cannot translate (see [`capability_check`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unsupported {
+    pub kind: UnsupportedKind,
     pub message: String,
     /// Where it is; `Span::default()` when it is the program as a whole (e.g. its package).
     pub span: Span,
 }
 
+impl Unsupported {
+    /// The diagnostic `p4dp check` and `p4dp build` report: the kind's code, at the construct's
+    /// source location (none for the program as a whole).
+    pub fn diagnostic(&self) -> p4dp_syntax::Diagnostic {
+        let msg = format!("not supported by the p4dp back end: {}", self.message);
+        let code = self.kind.code();
+        if self.span == Span::default() {
+            p4dp_syntax::Diagnostic::error_nospan(code, msg)
+        } else {
+            let sp = p4dp_syntax::Span::new(p4dp_syntax::FileId(self.span.file), self.span.lo, self.span.hi);
+            p4dp_syntax::Diagnostic::error(code, msg, sp, "not supported")
+        }
+    }
+}
+
 pub(crate) type R<T> = Result<T, CgenError>;
 
+/// A statement or expression form the back end cannot translate ([`UnsupportedKind::Construct`]).
 pub(crate) fn unsupported<T>(span: Span, message: impl Into<String>) -> R<T> {
+    unsupported_as(UnsupportedKind::Construct, span, message)
+}
+
+/// A construct of kind `kind` the back end cannot translate.
+pub(crate) fn unsupported_as<T>(kind: UnsupportedKind, span: Span, message: impl Into<String>) -> R<T> {
     Err(CgenError::Unsupported {
+        kind,
         message: message.into(),
         span,
     })
@@ -213,8 +290,8 @@ impl<'a> Gen<'a> {
     /// with the next one; any other error is returned.
     pub(crate) fn skip(&mut self, r: R<()>) -> R<()> {
         match r {
-            Err(CgenError::Unsupported { message, span }) => {
-                self.skipped.push(Unsupported { message, span });
+            Err(CgenError::Unsupported { kind, message, span }) => {
+                self.skipped.push(Unsupported { kind, message, span });
                 Ok(())
             }
             r => r,
@@ -486,7 +563,7 @@ pub fn generate_c(p: &ValidProgram, opts: &CgenOptions) -> Result<String, CgenEr
 pub fn generate_c_with(p: &ValidProgram, info: &ProgramInfo, opts: &CgenOptions) -> Result<String, CgenError> {
     let (c, skipped) = translate(p, info, opts)?;
     match skipped.into_iter().next() {
-        Some(Unsupported { message, span }) => Err(CgenError::Unsupported { message, span }),
+        Some(Unsupported { kind, message, span }) => Err(CgenError::Unsupported { kind, message, span }),
         None => Ok(c),
     }
 }
@@ -498,8 +575,11 @@ pub fn generate_c_with(p: &ValidProgram, info: &ProgramInfo, opts: &CgenOptions)
 pub fn capability_check(p: &ValidProgram) -> Vec<Unsupported> {
     match translate(p, &p4dp_ir::analysis::analyze(p), &CgenOptions::default()) {
         Ok((_, skipped)) => skipped,
+        // a construct the translation could not skip (planning stops at the first)
+        Err(CgenError::Unsupported { kind, message, span }) => vec![Unsupported { kind, message, span }],
         // only the unsupported kind of error comes out of the translation
         Err(e) => vec![Unsupported {
+            kind: UnsupportedKind::Construct,
             message: e.to_string(),
             span: Span::default(),
         }],

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use p4dp_ir::*;
 
 use crate::namer::sanitize;
-use crate::{unsupported, Gen, Owner, R};
+use crate::{unsupported, unsupported_as, Gen, Owner, UnsupportedKind, R};
 
 impl Gen<'_> {
     fn state_label(&self, p: &Parser, t: Target) -> String {
@@ -31,14 +31,22 @@ impl Gen<'_> {
             }
             KeySet::Mask(v, m) => {
                 if !self.is_cint(kt) {
-                    return unsupported(span, "masked select on a value wider than 128 bits");
+                    return unsupported_as(
+                        UnsupportedKind::WideValue,
+                        span,
+                        "masked select on a value wider than 128 bits",
+                    );
                 }
                 let (v, m) = (self.value(v, kt, span)?, self.value(m, kt, span)?);
                 format!("((({k}) & ({m})) == (({v}) & ({m})))")
             }
             KeySet::Range(lo_v, hi_v) => {
                 if !self.is_cint(kt) {
-                    return unsupported(span, "range select on a value wider than 128 bits");
+                    return unsupported_as(
+                        UnsupportedKind::WideValue,
+                        span,
+                        "range select on a value wider than 128 bits",
+                    );
                 }
                 let (lo, hi) = (self.value(lo_v, kt, span)?, self.value(hi_v, kt, span)?);
                 if signed {

@@ -11,7 +11,7 @@ use p4dp_ir::*;
 use crate::ctype::{native_layout, storage, storage_size};
 use crate::glue::Bind;
 use crate::stmt::ind;
-use crate::{unsupported, Gen, Owner, R};
+use crate::{unsupported, unsupported_as, Gen, Owner, UnsupportedKind, R};
 
 fn arg(c: &Call, i: usize) -> R<&Expr> {
     match c.args.get(i) {
@@ -29,17 +29,29 @@ impl Gen<'_> {
     pub(crate) fn glue_pna(&mut self, pkg: &Package) -> R<String> {
         let p = self.p;
         if pkg.blocks.len() != 4 {
-            return unsupported(Span::default(), "PNA_NIC with other than 4 blocks");
+            return unsupported_as(
+                UnsupportedKind::Architecture,
+                Span::default(),
+                "PNA_NIC with other than 4 blocks",
+            );
         }
         let b: Vec<BlockRef> = pkg.blocks.iter().map(|(_, b)| *b).collect();
         let (BlockRef::Parser(mp), BlockRef::Control(pre), BlockRef::Control(mc), BlockRef::Control(md)) =
             (b[0], b[1], b[2], b[3])
         else {
-            return unsupported(Span::default(), "PNA_NIC blocks of unexpected kinds");
+            return unsupported_as(
+                UnsupportedKind::Architecture,
+                Span::default(),
+                "PNA_NIC blocks of unexpected kinds",
+            );
         };
         let (pr, prc, mcc, mdc) = (&p.parsers[mp], &p.controls[pre], &p.controls[mc], &p.controls[md]);
         if pr.params.len() != 4 || prc.params.len() != 4 || mcc.params.len() != 4 || mdc.params.len() != 4 {
-            return unsupported(pr.span, "PNA blocks with unexpected parameter lists");
+            return unsupported_as(
+                UnsupportedKind::Architecture,
+                pr.span,
+                "PNA blocks with unexpected parameter lists",
+            );
         }
         let pty = |o: &Arena<Var>, ps: &[VarId], i: usize| o[ps[i]].ty;
         let (mh, mm, pis) = (
@@ -224,7 +236,7 @@ impl Gen<'_> {
             }
             (ExternKind::PnaRegister, "read") | (ExternKind::PnaRegister, "write") => {
                 let Some(s) = inst.type_args.first().and_then(|t| self.scalar(*t)) else {
-                    return unsupported(c.span, "Register of non-scalar cells");
+                    return unsupported_as(UnsupportedKind::Type, c.span, "Register of non-scalar cells");
                 };
                 let ct = self.ctype(inst.type_args[0], c.span)?;
                 let cs = storage_size(s.w);
@@ -257,7 +269,13 @@ impl Gen<'_> {
                         5 => "csum16",
                         _ => "identity",
                     },
-                    _ => return unsupported(c.span, "Hash with a non-constant algorithm"),
+                    _ => {
+                        return unsupported_as(
+                            UnsupportedKind::ExternMethod,
+                            c.span,
+                            "Hash with a non-constant algorithm",
+                        )
+                    }
                 };
                 let (data, base, max) = if c.args.len() == 3 {
                     (arg(c, 1)?, Some(arg(c, 0)?), Some(arg(c, 2)?))

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use p4dp_ir::*;
 
 use crate::ctype::{mask_lit, opty, storage};
-use crate::{unsupported, Gen, Owner, R};
+use crate::{unsupported, unsupported_as, Gen, Owner, UnsupportedKind, R};
 
 /// Indentation.
 pub fn ind(n: usize) -> String {
@@ -54,7 +54,7 @@ impl Gen<'_> {
             Some(sw) => {
                 let bs = match self.scalar(base.ty) {
                     Some(s) => s,
-                    None => return unsupported(dst.span, "slice of a non-scalar"),
+                    None => return unsupported_as(UnsupportedKind::Type, dst.span, "slice of a non-scalar"),
                 };
                 let lv = self.expr(base)?;
                 if bs.w <= 128 {
@@ -139,7 +139,11 @@ impl Gen<'_> {
                 span,
             } => {
                 if !self.is_cint(expr.ty) {
-                    return unsupported(*span, "switch on a value wider than 128 bits");
+                    return unsupported_as(
+                        UnsupportedKind::WideValue,
+                        *span,
+                        "switch on a value wider than 128 bits",
+                    );
                 }
                 let ct = self.ctype(expr.ty, *span)?;
                 let t = self.fresh_tmp();

@@ -8,7 +8,7 @@ use p4dp_ir::*;
 
 use crate::ctype::{be_bytes, c_string, le_bytes, native_layout};
 use crate::externs::const_u64;
-use crate::{unsupported, Gen, Owner, R};
+use crate::{unsupported_as, Gen, Owner, UnsupportedKind, R};
 
 /// An entry's value, mask and (range tables) hi buffers in the native key layout.
 type EntryBufs = (Vec<u8>, Vec<u8>, Option<Vec<u8>>);
@@ -52,7 +52,11 @@ impl Gen<'_> {
         keys.iter()
             .map(|k| match self.value_width(k.expr.ty) {
                 Some(w) => Ok(w),
-                None => unsupported(k.expr.span, format!("table key `{}` of a non-scalar type", k.name)),
+                None => unsupported_as(
+                    UnsupportedKind::Type,
+                    k.expr.span,
+                    format!("table key `{}` of a non-scalar type", k.name),
+                ),
             })
             .collect()
     }
@@ -68,7 +72,8 @@ impl Gen<'_> {
                 match self.value_width(vars[*v].ty) {
                     Some(w) => out.push((*v, w)),
                     None => {
-                        return unsupported(
+                        return unsupported_as(
+                            UnsupportedKind::Type,
                             act.span,
                             format!(
                                 "action `{}`: parameter `{}` of a non-scalar type",
@@ -107,7 +112,8 @@ impl Gen<'_> {
         let params = self.data_params(a)?;
         let (lay, len) = self.data_layout(a)?;
         if data.len() != params.len() {
-            return unsupported(
+            return unsupported_as(
+                UnsupportedKind::Table,
                 span,
                 format!(
                     "action `{}` given {} data values for {} parameters",
@@ -157,7 +163,7 @@ impl Gen<'_> {
                         }
                         Some(vals) => {
                             let Some(val) = vals.get(di) else {
-                                return unsupported(act.span, "default action without data");
+                                return unsupported_as(UnsupportedKind::Table, act.span, "default action without data");
                             };
                             let vt = self.vars(o)[*v].ty;
                             let x = self.value(val, vt, act.span)?;
@@ -223,7 +229,11 @@ impl Gen<'_> {
         let (_, key_len) = native_layout(&widths);
         for k in &keys {
             if match_kind_c(&k.match_kind).is_none() {
-                return unsupported(k.expr.span, format!("match kind `{}`", k.match_kind));
+                return unsupported_as(
+                    UnsupportedKind::Table,
+                    k.expr.span,
+                    format!("match kind `{}`", k.match_kind),
+                );
             }
         }
         let (mut body, _) = self.key_code(&keys)?;
@@ -337,7 +347,7 @@ impl Gen<'_> {
         let (mut val, mut mask, mut hi) = (vec![0u8; n], vec![0u8; n], vec![0u8; n]);
         let has_range = keys.iter().any(|k| k.match_kind == MatchKind::Key(KeyMatch::Range));
         if e.keys.len() != keys.len() {
-            return unsupported(e.span, "entry with a wrong number of keys");
+            return unsupported_as(UnsupportedKind::Table, e.span, "entry with a wrong number of keys");
         }
         for (((k, ks), w), (off, size)) in keys.iter().zip(&e.keys).zip(widths).zip(lay) {
             let (o, s, w) = (*off as usize, *size, *w);
@@ -379,7 +389,13 @@ impl Gen<'_> {
                     put(&mut val, &and(v, m));
                     put(&mut mask, m);
                 }
-                (mk, _) => return unsupported(e.span, format!("this keyset for a `{mk}` key in a table entry")),
+                (mk, _) => {
+                    return unsupported_as(
+                        UnsupportedKind::Table,
+                        e.span,
+                        format!("this keyset for a `{mk}` key in a table entry"),
+                    )
+                }
             }
         }
         Ok((val, mask, if has_range { Some(hi) } else { None }))
@@ -455,7 +471,13 @@ impl Gen<'_> {
                 for (i, (key, ((off, size), w))) in keys.iter().zip(lay.iter().zip(&widths)).enumerate() {
                     let mk = match match_kind_c(&key.match_kind) {
                         Some(m) => m,
-                        None => return unsupported(key.expr.span, format!("match kind `{}`", key.match_kind)),
+                        None => {
+                            return unsupported_as(
+                                UnsupportedKind::Table,
+                                key.expr.span,
+                                format!("match kind `{}`", key.match_kind),
+                            )
+                        }
                     };
                     rows.push(format!(
                         "\t{{ {}, {}u, {mk}, {off}u, {size}u, {w}u }},",
@@ -531,7 +553,8 @@ impl Gen<'_> {
                 let prio = match e.priority.map(i32::try_from) {
                     Some(Ok(p)) => p,
                     Some(Err(_)) => {
-                        return unsupported(
+                        return unsupported_as(
+                            UnsupportedKind::Table,
                             e.span,
                             format!(
                                 "entry priority {} (the runtime's priorities are 32-bit signed)",
@@ -539,7 +562,7 @@ impl Gen<'_> {
                             ),
                         )
                     }
-                    None => return unsupported(e.span, "entry without a priority"),
+                    None => return unsupported_as(UnsupportedKind::Table, e.span, "entry without a priority"),
                 };
                 ent_rows.push(format!(
                     "\t{{ md_e{k}_{i}_v, md_e{k}_{i}_m, {hs}, {prio}, {}u, {ds} }},",
@@ -594,8 +617,12 @@ impl Gen<'_> {
             };
             let cells = x.ctor_args.first().and_then(const_u64).unwrap_or(0);
             let (kind, unit, n_cells, bw, cs, table) = match x.kind {
-                ExternKind::V1Counter | ExternKind::PnaCounter => ("P4DP_EXT_COUNTER", unit_of(x.ctor_args.get(1), false), cells, 0, 0, -1),
-                ExternKind::V1Meter | ExternKind::PnaMeter => ("P4DP_EXT_METER", unit_of(x.ctor_args.get(1), true), cells, 0, 0, -1),
+                ExternKind::V1Counter | ExternKind::PnaCounter => {
+                    ("P4DP_EXT_COUNTER", unit_of(x.ctor_args.get(1), false), cells, 0, 0, -1)
+                }
+                ExternKind::V1Meter | ExternKind::PnaMeter => {
+                    ("P4DP_EXT_METER", unit_of(x.ctor_args.get(1), true), cells, 0, 0, -1)
+                }
                 ExternKind::V1DirectCounter | ExternKind::PnaDirectCounter => {
                     let (t, n) = owner_table.unwrap_or((-1, 0));
                     (
@@ -627,7 +654,9 @@ impl Gen<'_> {
                         -1,
                     )
                 }
-                ExternKind::V1ActionProfile | ExternKind::PnaActionProfile => ("P4DP_EXT_ACTION_PROFILE", "0", cells, 0, 0, -1),
+                ExternKind::V1ActionProfile | ExternKind::PnaActionProfile => {
+                    ("P4DP_EXT_ACTION_PROFILE", "0", cells, 0, 0, -1)
+                }
                 ExternKind::PnaDigest => {
                     let len = match x.type_args.first() {
                         Some(t) => {

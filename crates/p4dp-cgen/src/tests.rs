@@ -483,7 +483,8 @@ fn unsupported_is_an_error_with_span() {
     p.tables[Id::new(0)].implementation = Some(x);
     let p = validate(p).unwrap();
     match generate_c(&p, &CgenOptions::default()) {
-        Err(CgenError::Unsupported { message, span }) => {
+        Err(CgenError::Unsupported { kind, message, span }) => {
+            assert_eq!(kind, crate::UnsupportedKind::Table);
             assert!(message.contains("implementation"), "{message}");
             assert_eq!(span, sp(13));
         }
@@ -514,7 +515,8 @@ fn arithmetic_on_wide_values_is_rejected() {
     });
     let p = validate(p).unwrap();
     match generate_c(&p, &CgenOptions::default()) {
-        Err(CgenError::Unsupported { message, span }) => {
+        Err(CgenError::Unsupported { kind, message, span }) => {
+            assert_eq!(kind, crate::UnsupportedKind::WideValue);
             assert!(message.contains("200-bit"), "{message}");
             assert_eq!(span, sp(40));
         }

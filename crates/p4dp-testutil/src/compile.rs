@@ -26,7 +26,7 @@ pub fn c_of(path: &Path) -> String {
 }
 
 /// The back end on a compiled program: its C, or the error rendered as `p4dp build` renders it
-/// (an unsupported construct as diagnostic E0501 at its source location).
+/// (an unsupported construct as the diagnostic of its kind at its source location).
 pub fn back(done: &Compiled, program_name: &str) -> Result<String, String> {
     let opts = p4dp_cgen::CgenOptions {
         program_name: program_name.into(),
@@ -45,10 +45,7 @@ pub fn rejection(path: &Path) -> Result<String, String> {
     };
     let unsupported = p4dp_cgen::capability_check(&done.program);
     if !unsupported.is_empty() {
-        let diags: Vec<_> = unsupported
-            .into_iter()
-            .map(|u| unsupported_diag(u.message, u.span))
-            .collect();
+        let diags: Vec<_> = unsupported.iter().map(p4dp_cgen::Unsupported::diagnostic).collect();
         return Ok(crate::relative_paths(&p4dp_syntax::render_all(&done.sm, &diags)));
     }
     match back(&done, &stem(path)) {
@@ -57,17 +54,6 @@ pub fn rejection(path: &Path) -> Result<String, String> {
             "{}: accepted by the front end and the back end",
             path.display()
         )),
-    }
-}
-
-/// A back-end limit as `p4dp` renders it: diagnostic E0501 at its source location.
-fn unsupported_diag(message: String, span: p4dp_ir::Span) -> p4dp_syntax::Diagnostic {
-    let msg = format!("not supported by the p4dp back end: {message}");
-    if span == p4dp_ir::Span::default() {
-        p4dp_syntax::Diagnostic::error_nospan("E0501", msg)
-    } else {
-        let sp = p4dp_syntax::Span::new(p4dp_syntax::FileId(span.file), span.lo, span.hi);
-        p4dp_syntax::Diagnostic::error("E0501", msg, sp, "not supported")
     }
 }
 
@@ -80,8 +66,9 @@ fn stem(path: &Path) -> String {
 /// Mirrors `p4dp build`'s rendering of a back-end error (crates/p4dp/src/compile.rs).
 fn render_cgen_error(sm: &p4dp_syntax::SourceMap, e: p4dp_cgen::CgenError) -> String {
     match e {
-        p4dp_cgen::CgenError::Unsupported { message, span } => {
-            crate::relative_paths(&p4dp_syntax::render_all(sm, &[unsupported_diag(message, span)]))
+        p4dp_cgen::CgenError::Unsupported { kind, message, span } => {
+            let d = p4dp_cgen::Unsupported { kind, message, span }.diagnostic();
+            crate::relative_paths(&p4dp_syntax::render_all(sm, &[d]))
         }
         other => format!("{other}\n"),
     }

@@ -132,13 +132,14 @@ pub struct Built {
 }
 
 /// The back end's capability check (`p4dp_cgen::capability_check`), run by `check` and `build`
-/// alike so they agree: every construct the back end cannot translate, as an E0501 error.
+/// alike so they agree: every construct the back end cannot translate, as an error with its
+/// kind's code (E0501-E0507, `p4dp_cgen::UnsupportedKind`).
 fn backend_check(c: &CompileOpts, sm: &p4dp_syntax::SourceMap, prog: &p4dp_ir::ValidProgram) -> Result<()> {
     let errs = p4dp_cgen::capability_check(prog);
     if errs.is_empty() {
         return Ok(());
     }
-    let diags: Vec<_> = errs.into_iter().map(unsupported_diag).collect();
+    let diags: Vec<_> = errs.iter().map(p4dp_cgen::Unsupported::diagnostic).collect();
     eprint!("{}", p4dp_syntax::render_all(sm, &diags));
     let n = diags.len();
     bail!(
@@ -148,22 +149,12 @@ fn backend_check(c: &CompileOpts, sm: &p4dp_syntax::SourceMap, prog: &p4dp_ir::V
     )
 }
 
-fn unsupported_diag(u: p4dp_cgen::Unsupported) -> p4dp_syntax::Diagnostic {
-    let msg = format!("not supported by the p4dp back end: {}", u.message);
-    if u.span == p4dp_ir::Span::default() {
-        p4dp_syntax::Diagnostic::error_nospan("E0501", msg)
-    } else {
-        let sp = p4dp_syntax::Span::new(p4dp_syntax::FileId(u.span.file), u.span.lo, u.span.hi);
-        p4dp_syntax::Diagnostic::error("E0501", msg, sp, "not supported")
-    }
-}
-
-/// Renders a back-end error: `Unsupported` like a front-end diagnostic (code E0501, with the
+/// Renders a back-end error: `Unsupported` like a front-end diagnostic (its kind's code, with the
 /// source location and line), the others as plain text.
 fn cgen_error(c: &CompileOpts, sm: &p4dp_syntax::SourceMap, e: p4dp_cgen::CgenError) -> anyhow::Error {
     match e {
-        p4dp_cgen::CgenError::Unsupported { message, span } => {
-            let d = unsupported_diag(p4dp_cgen::Unsupported { message, span });
+        p4dp_cgen::CgenError::Unsupported { kind, message, span } => {
+            let d = p4dp_cgen::Unsupported { kind, message, span }.diagnostic();
             eprint!("{}", p4dp_syntax::render_all(sm, &[d]));
             anyhow::anyhow!("{}: 1 error found", c.program.display())
         }

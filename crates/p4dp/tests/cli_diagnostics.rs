@@ -1,5 +1,5 @@
 //! The CLI renders every diagnostic with `file:line:col` and the source line: front-end warnings
-//! (p4c-compatibility W0101/W0301) and back-end (cgen) errors (E0501), which carry IR spans.
+//! (p4c-compatibility W0101/W0301) and back-end (cgen) errors (E0501-E0507), which carry IR spans.
 
 use std::path::{Path, PathBuf};
 
@@ -30,7 +30,7 @@ fn cgen_error_has_source_location() {
     let out = p.with_extension("out");
     let (ok, err) = p4dp(&["build", p.to_str().unwrap(), "-o", out.to_str().unwrap()]);
     assert!(!ok, "accepted:\n{err}");
-    assert!(err.contains("error[E0501]"), "{err}");
+    assert!(err.contains("error[E0503]"), "{err}");
     assert!(err.contains("method `twice` of extern `Doubler`"), "{err}");
     // Line 14 of the program (the apply body), and the source line itself.
     assert!(err.contains("cgen_err.p4:14:"), "{err}");
