@@ -505,6 +505,29 @@ impl Gen<'_> {
         Ok(())
     }
 
+    /// The C condition "index `v` (the translation of `e`) is below `n`", or `1` when every value
+    /// of `e`'s type is (an unsigned index narrower than the cell count: gcc's -Wtype-limits,
+    /// part of -Wextra, rejects a comparison that is always true).
+    /// Casts that widen an unsigned value are looked through (gcc sees through them too).
+    pub(crate) fn index_below(&self, e: &Expr, v: &str, n: u64) -> String {
+        let unsigned = |x: &Expr| self.scalar(x.ty).filter(|s| !s.signed);
+        let mut w = unsigned(e).map(|s| s.w);
+        let mut x = e;
+        while let (ExprKind::Cast(inner), Some(outer)) = (&x.kind, w) {
+            match unsigned(inner) {
+                Some(s) if s.w <= outer => {
+                    w = Some(s.w);
+                    x = inner;
+                }
+                _ => break,
+            }
+        }
+        match w {
+            Some(w) if w < 64 && (1u64 << w) <= n => "1".to_string(),
+            _ => format!("(uint64_t)({v}) < {n}ull"),
+        }
+    }
+
     /// Number of cells of an indexed extern instance (constructor argument `size`).
     fn n_cells(&self, x: ExternId) -> u64 {
         self.p.externs[x].ctor_args.first().and_then(const_u64).unwrap_or(0)
@@ -518,7 +541,7 @@ impl Gen<'_> {
         let n = self.n_cells(x);
         let idx_of = |g: &mut Self, e: &Expr| -> R<String> {
             let v = g.expr(e)?;
-            Ok(format!("((uint64_t)({v}) < {n}ull ? (uint32_t)({v}) : 0xffffffffu)"))
+            Ok(format!("({} ? (uint32_t)({v}) : 0xffffffffu)", g.index_below(e, &v, n)))
         };
         match (inst.kind, method) {
             (ExternKind::V1Counter, "count") => {
@@ -560,13 +583,15 @@ impl Gen<'_> {
                 if method == "read" {
                     let r = in_arg(c, 0)?;
                     let idx = self.expr(in_arg(c, 1)?)?;
-                    let _ = writeln!(out, "{i}{{\n{i}\t{ct} _v;\n{i}\tmemset(&_v, 0, sizeof _v);\n{i}\tif ((uint64_t)({idx}) < {n}ull)\n{i}\t\tmemcpy(&_v, (const uint8_t *)p4dp_register_cells(R->ctx, {ext}u) + (size_t)({idx}) * {cs}u, {cs}u);");
+                    let inr = self.index_below(in_arg(c, 1)?, &idx, n);
+                    let _ = writeln!(out, "{i}{{\n{i}\t{ct} _v;\n{i}\tmemset(&_v, 0, sizeof _v);\n{i}\tif ({inr})\n{i}\t\tmemcpy(&_v, (const uint8_t *)p4dp_register_cells(R->ctx, {ext}u) + (size_t)({idx}) * {cs}u, {cs}u);");
                     out.push_str(&self.store(r, "_v", level + 1)?);
                     let _ = writeln!(out, "{i}}}");
                 } else {
                     let idx = self.expr(in_arg(c, 0)?)?;
+                    let inr = self.index_below(in_arg(c, 0)?, &idx, n);
                     let v = self.expr(in_arg(c, 1)?)?;
-                    let _ = writeln!(out, "{i}if ((uint64_t)({idx}) < {n}ull) {{\n{i}\t{ct} _v = {v};\n{i}\tmemcpy((uint8_t *)p4dp_register_cells(R->ctx, {ext}u) + (size_t)({idx}) * {cs}u, &_v, {cs}u);\n{i}}}");
+                    let _ = writeln!(out, "{i}if ({inr}) {{\n{i}\t{ct} _v = {v};\n{i}\tmemcpy((uint8_t *)p4dp_register_cells(R->ctx, {ext}u) + (size_t)({idx}) * {cs}u, &_v, {cs}u);\n{i}}}");
                 }
             }
             (ExternKind::V1Checksum16, "get") => {

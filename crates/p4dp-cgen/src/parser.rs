@@ -143,7 +143,7 @@ impl Gen<'_> {
                 }
             }
         }
-        let _ = writeln!(self.funcs, "/* parser {} ({}) */\nstatic {inl}int {}(struct gst *R)\n{{\n{body}p_accept: __attribute__((unused));\n\treturn 0;\np_reject: __attribute__((unused));\n\treturn 1;\n}}\n", pr.path, pr.type_name, fr.func);
+        let _ = writeln!(self.funcs, "/* parser {} ({}) */\nstatic {inl}int {}(struct gst *R)\n{{\n\t(void)R;\n{body}p_accept: __attribute__((unused));\n\treturn 0;\np_reject: __attribute__((unused));\n\treturn 1;\n}}\n", pr.path, pr.type_name, fr.func);
         self.reject_label = None;
         Ok(())
     }

@@ -218,14 +218,18 @@ impl Gen<'_> {
         match (inst.kind, method) {
             (ExternKind::PnaCounter, "count") => {
                 let v = self.expr(arg(c, 0)?)?;
-                let _ = writeln!(out, "{i}p4dp_counter_count(R->ctx, {ext}u, ((uint64_t)({v}) < {n}ull ? (uint32_t)({v}) : 0xffffffffu), {n}u, R->pkt->len);");
+                let inr = self.index_below(arg(c, 0)?, &v, n);
+                let _ = writeln!(out, "{i}p4dp_counter_count(R->ctx, {ext}u, ({inr} ? (uint32_t)({v}) : 0xffffffffu), {n}u, R->pkt->len);");
             }
             (ExternKind::PnaDirectCounter, "count") => {
                 let _ = writeln!(out, "{i}/* DirectCounter.count(): counted when the table hits */");
             }
             (ExternKind::PnaMeter, "execute") => {
                 let v = self.expr(arg(c, 0)?)?;
-                let col = pna_color(&format!("p4dp_meter_execute(R->ctx, {ext}u, ((uint64_t)({v}) < {n}ull ? (uint32_t)({v}) : 0xffffffffu), R->pkt->len)"));
+                let inr = self.index_below(arg(c, 0)?, &v, n);
+                let col = pna_color(&format!(
+                    "p4dp_meter_execute(R->ctx, {ext}u, ({inr} ? (uint32_t)({v}) : 0xffffffffu), R->pkt->len)"
+                ));
                 ret(self, &col, out)?;
             }
             (ExternKind::PnaDirectMeter, "execute") => {
@@ -241,15 +245,16 @@ impl Gen<'_> {
                 let ct = self.ctype(inst.type_args[0], c.span)?;
                 let cs = storage_size(s.w);
                 let idx = self.expr(arg(c, 0)?)?;
+                let inr = self.index_below(arg(c, 0)?, &idx, n);
                 if method == "read" {
-                    let _ = writeln!(out, "{i}{{\n{i}\t{ct} _v;\n{i}\tmemset(&_v, 0, sizeof _v);\n{i}\tif ((uint64_t)({idx}) < {n}ull)\n{i}\t\tmemcpy(&_v, (const uint8_t *)p4dp_register_cells(R->ctx, {ext}u) + (size_t)({idx}) * {cs}u, {cs}u);");
+                    let _ = writeln!(out, "{i}{{\n{i}\t{ct} _v;\n{i}\tmemset(&_v, 0, sizeof _v);\n{i}\tif ({inr})\n{i}\t\tmemcpy(&_v, (const uint8_t *)p4dp_register_cells(R->ctx, {ext}u) + (size_t)({idx}) * {cs}u, {cs}u);");
                     let mut inner = String::new();
                     ret(self, "_v", &mut inner)?;
                     out.push_str(&inner.replace(&format!("\n{i}"), &format!("\n{i}\t")));
                     let _ = writeln!(out, "{i}}}");
                 } else {
                     let v = self.expr(arg(c, 1)?)?;
-                    let _ = writeln!(out, "{i}if ((uint64_t)({idx}) < {n}ull) {{\n{i}\t{ct} _v = {v};\n{i}\tmemcpy((uint8_t *)p4dp_register_cells(R->ctx, {ext}u) + (size_t)({idx}) * {cs}u, &_v, {cs}u);\n{i}}}");
+                    let _ = writeln!(out, "{i}if ({inr}) {{\n{i}\t{ct} _v = {v};\n{i}\tmemcpy((uint8_t *)p4dp_register_cells(R->ctx, {ext}u) + (size_t)({idx}) * {cs}u, &_v, {cs}u);\n{i}}}");
                 }
             }
             (ExternKind::PnaRandom, "read") => {
