@@ -298,6 +298,7 @@ static inline __attribute__((always_inline)) int ctl_deparser(struct gst *R)
 /* parser p (P) */
 static inline __attribute__((always_inline)) int prs_p(struct gst *R)
 {
+	(void)R;
 	goto s1_start;
 s0_parse_wide: __attribute__((unused));
 	{
