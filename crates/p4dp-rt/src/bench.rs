@@ -108,7 +108,7 @@ pub(crate) mod sys {
 
 /// A compiled program loaded for benchmarking: a runtime of its own, without ports.
 pub struct BenchTarget {
-    rt: NonNull<ffi::p4dp_runtime>,
+    pub(crate) rt: NonNull<ffi::p4dp_runtime>,
     program: Program,
     /// Not Send/Sync: benches must run on the EAL main lcore.
     _not_send: PhantomData<*mut ()>,
@@ -153,14 +153,7 @@ impl BenchTarget {
     /// of at most 64 bits), each running `action` (index into the program's actions) with
     /// `params` (big-endian bytes per parameter). Returns the number installed.
     pub fn table_fill(&mut self, table: u32, key_base: u64, n: u64, action: u32, params: &[Vec<u8>]) -> Result<u64> {
-        let raw: Vec<ffi::p4dp_rt_param> = params
-            .iter()
-            .map(|p| {
-                u32::try_from(p.len())
-                    .map(|len| ffi::p4dp_rt_param { value: p.as_ptr(), len })
-                    .map_err(|_| Error::Invalid("parameter too long".into()))
-            })
-            .collect::<Result<_>>()?;
+        let raw = raw_params(params)?;
         let n_params = u32::try_from(raw.len()).map_err(|_| Error::Invalid("too many parameters".into()))?;
         // SAFETY: raw and the byte vectors it points into live for the call.
         let rc =
@@ -214,6 +207,18 @@ impl Drop for BenchTarget {
     }
 }
 
+/// `params` in the runtime's form; the result points into `params`.
+pub(crate) fn raw_params(params: &[Vec<u8>]) -> Result<Vec<ffi::p4dp_rt_param>> {
+    params
+        .iter()
+        .map(|p| {
+            u32::try_from(p.len())
+                .map(|len| ffi::p4dp_rt_param { value: p.as_ptr(), len })
+                .map_err(|_| Error::Invalid("parameter too long".into()))
+        })
+        .collect()
+}
+
 /// What a bench's packets look like and how long it measures.
 #[derive(Debug, Clone)]
 pub struct BenchParams {
@@ -252,6 +257,8 @@ pub enum Kind {
     /// The "l2fwd floor": the floor plus a read and write of each packet's first cache line
     /// (Ethernet addresses swapped).
     L2fwd,
+    /// The floor plus DPDK rte_lpm bulk lookups ([`Bench::measure_rte_lpm`] only).
+    RteLpm,
 }
 
 /// One worker's figures.
@@ -330,6 +337,7 @@ impl<'a> Bench<'a> {
             Kind::Program => (2, 0),
             Kind::TableSingle(t) => (3, t),
             Kind::L2fwd => (4, 0),
+            Kind::RteLpm => return Err(Error::Invalid("rte_lpm loops are measured by measure_rte_lpm".into())),
         };
         // SAFETY: plain-data output struct; zero is valid.
         let mut r: sys::p4dp_bench_result = unsafe { std::mem::zeroed() };
@@ -337,27 +345,32 @@ impl<'a> Bench<'a> {
         check("bench measure", unsafe {
             sys::p4dp_bench_measure(self.b.as_ptr(), k, table, &mut r)
         })?;
-        let n = (r.n_workers.min(MAX_WORKERS)) as usize;
-        Ok(Measurement {
-            kind,
-            tsc_hz: r.tsc_hz,
-            window_cycles: r.window_cycles,
-            packets: r.packets,
-            mpps: r.mpps,
-            cycles_per_pkt: r.cycles_per_pkt,
-            hits: r.hits,
-            misses: r.misses,
-            lost_outside_window: r.lost,
-            lost_warmup: r.lost_before_window,
-            workers: r.w[..n]
-                .iter()
-                .map(|w| WorkerFigures {
-                    packets: w.packets,
-                    mpps: w.mpps,
-                    cycles_per_pkt: w.cycles_per_pkt,
-                })
-                .collect(),
-        })
+        Ok(measurement(kind, &r))
+    }
+}
+
+/// A measurement from the runtime's result.
+pub(crate) fn measurement(kind: Kind, r: &sys::p4dp_bench_result) -> Measurement {
+    let n = (r.n_workers.min(MAX_WORKERS)) as usize;
+    Measurement {
+        kind,
+        tsc_hz: r.tsc_hz,
+        window_cycles: r.window_cycles,
+        packets: r.packets,
+        mpps: r.mpps,
+        cycles_per_pkt: r.cycles_per_pkt,
+        hits: r.hits,
+        misses: r.misses,
+        lost_outside_window: r.lost,
+        lost_warmup: r.lost_before_window,
+        workers: r.w[..n]
+            .iter()
+            .map(|w| WorkerFigures {
+                packets: w.packets,
+                mpps: w.mpps,
+                cycles_per_pkt: w.cycles_per_pkt,
+            })
+            .collect(),
     }
 }
 

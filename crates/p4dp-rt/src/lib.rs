@@ -13,6 +13,7 @@ mod actprof;
 mod batch;
 pub mod bench;
 pub mod bench_dp;
+pub mod bench_lpm;
 pub mod bench_trace;
 mod ffi;
 pub mod inspect;

@@ -55,17 +55,22 @@ pub enum Suite {
     /// through the tables written.
     // bench/p4runtime_updates.rs
     P4runtimeUpdates,
+    /// Longest-prefix match: IPv4 routing tables of up to 1M prefixes with a realistic length mix
+    /// and random destinations, against DPDK rte_lpm and an exact table of the same size.
+    // crate::bench_lpm
+    Lpm,
 }
 
 impl Suite {
     /// Every suite, in the order `--list` shows them.
-    pub const ALL: [Suite; 6] = [
+    pub const ALL: [Suite; 7] = [
         Suite::Overhead,
         Suite::DataplaneWrites,
         Suite::AddOnMiss,
         Suite::TableKinds,
         Suite::ProgramShape,
         Suite::P4runtimeUpdates,
+        Suite::Lpm,
     ];
 
     /// The suite's name on the command line.
@@ -77,6 +82,7 @@ impl Suite {
             Suite::TableKinds => "table-kinds",
             Suite::ProgramShape => "program-shape",
             Suite::P4runtimeUpdates => "p4runtime-updates",
+            Suite::Lpm => "lpm",
         }
     }
 
@@ -109,6 +115,10 @@ impl Suite {
                 "P4Runtime Writes over loopback gRPC from another process while packets flow: inserts/s with \
                  batches of 1..1000, DATAPLANE_ATOMIC commit cost for 1..10000 updates, modify round trips and \
                  packets that saw a default action or half a batch"
+            }
+            Suite::Lpm => {
+                "IPv4 lpm tables of 100k and 1M prefixes (realistic length mix), random destinations: \
+                 benches/l3_lpm.p4 vs floor + DPDK rte_lpm bulk lookups (target <= 1.2x) and vs an exact table"
             }
         }
     }
@@ -234,6 +244,9 @@ pub struct BenchArgs {
     /// S > 0), or a pcap file replayed as the traffic.
     #[arg(long, value_name = "uniform|zipf:S|FILE.pcap")]
     pub traffic: Option<String>,
+    /// --suite lpm: the prefix counts to measure (each at most 1048576).
+    #[arg(long, value_delimiter = ',', default_value = "100000,1000000", value_name = "N,...")]
+    pub lpm_prefixes: Vec<u64>,
 }
 
 impl BenchArgs {
@@ -259,11 +272,11 @@ struct Experiment {
 }
 
 /// Medians over the repetitions of one loop.
-struct Figures {
-    mpps: f64,
-    cycles: f64,
-    cycles_min: f64,
-    cycles_max: f64,
+pub(crate) struct Figures {
+    pub(crate) mpps: f64,
+    pub(crate) cycles: f64,
+    pub(crate) cycles_min: f64,
+    pub(crate) cycles_max: f64,
     workers: Vec<f64>,
 }
 
@@ -294,7 +307,7 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-fn figures(ms: &[Measurement]) -> Figures {
+pub(crate) fn figures(ms: &[Measurement]) -> Figures {
     let mut c: Vec<f64> = ms.iter().map(|m| m.cycles_per_pkt).collect();
     let mut p: Vec<f64> = ms.iter().map(|m| m.mpps).collect();
     let nw = ms.first().map_or(0, |m| m.workers.len());
@@ -332,7 +345,7 @@ fn be_bytes(v: u64, bits: u32, what: &str) -> Result<Vec<u8>> {
 
 /// An Ethernet/IPv4/UDP frame of `len` bytes; the IPv4 destination (bytes 30..34) is where the
 /// bench writes the keys by default. The IPv4 checksum covers the template (destination 0).
-fn template(len: u32) -> Result<Vec<u8>> {
+pub(crate) fn template(len: u32) -> Result<Vec<u8>> {
     if !(42..=1500).contains(&len) {
         bail!("--pkt-len must be 42..1500 (Ethernet + IPv4 + UDP headers need 42 bytes)");
     }
@@ -368,7 +381,7 @@ fn cpus() -> u32 {
     *N.get_or_init(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as u32)
 }
 
-fn eal_args(mem: u32, workers: u32, extra: Option<&str>) -> Vec<String> {
+pub(crate) fn eal_args(mem: u32, workers: u32, extra: Option<&str>) -> Vec<String> {
     // Main lcore on CPU 0; worker i on CPU i mod ncpu (pinned, so every loop runs on the same core).
     let ncpu = cpus();
     let mut lc = String::from("--lcores=0@0");
@@ -418,7 +431,7 @@ fn pick_table<'p>(prog: &'p Program, name: Option<&str>) -> Result<&'p TableInfo
     }
 }
 
-fn build_so(a: &BenchArgs, program: &Path, out: &Path) -> Result<PathBuf> {
+pub(crate) fn build_so(a: &BenchArgs, program: &Path, out: &Path) -> Result<PathBuf> {
     let c = CompileOpts {
         program: program.to_path_buf(),
         include: a.include.clone(),
@@ -793,6 +806,7 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
         Some(Suite::AddOnMiss) => return add_on_miss::suite_add_on_miss(&a),
         Some(s @ (Suite::TableKinds | Suite::ProgramShape)) => return sweep::suite_sweep(&a, s),
         Some(Suite::P4runtimeUpdates) => return p4runtime_updates::suite_p4runtime_updates(&a),
+        Some(Suite::Lpm) => return crate::bench_lpm::suite_lpm(&a),
         Some(Suite::Overhead) | None => {}
     }
     let experiments: Vec<Experiment> = match (&a.suite, &a.program) {
@@ -802,7 +816,8 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
                 | Suite::AddOnMiss
                 | Suite::TableKinds
                 | Suite::ProgramShape
-                | Suite::P4runtimeUpdates,
+                | Suite::P4runtimeUpdates
+                | Suite::Lpm,
             ),
             _,
         ) => {

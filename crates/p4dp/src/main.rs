@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_dp;
+mod bench_lpm;
 mod compile;
 mod entries;
 mod portfiles;

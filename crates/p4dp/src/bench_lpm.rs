@@ -1,0 +1,446 @@
+//! `p4dp bench --suite lpm`: longest-prefix match on IPv4 routing tables. For each prefix count
+//! (`--lpm-prefixes`, default 100 000 and 1 000 000) it generates a prefix set with a realistic
+//! length mix and random destinations inside it (docs/bench.md, "Longest-prefix match"), and
+//! measures in the same run: the floor, the l2fwd floor, the floor plus DPDK's `rte_lpm`
+//! (DIR-24-8) bulk lookups of the same prefixes, the floor plus p4dp's own bulk lookups of the
+//! table, benches/l3_lpm.p4 with the prefixes installed, and benches/l3_exact.p4 with an exact
+//! table of the same size (its keys: the destinations). Target: the lpm program within 1.2x of
+//! floor + rte_lpm.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use p4dp_rt::bench::{Bench, BenchParams, BenchTarget, Kind, Measurement};
+use p4dp_rt::bench_lpm::RteLpm;
+use p4dp_rt::Dispatch;
+
+use crate::bench::json::{self, Json};
+use crate::bench::{build_so, common_settings, eal_args, figures, template, BenchArgs, Figures, Suite};
+use crate::bench_dp::save;
+use crate::compile;
+
+/// The target: lpm program cycles/packet <= TARGET x (floor + rte_lpm bulk lookup).
+const TARGET: f64 = 1.2;
+
+/// Share of each IPv4 prefix length, in prefixes per 100 000: the shape of the public BGP table
+/// (most /24, then /22, /23, /21, /20, /19, /16, ...; very few longer than /24, which the
+/// default-free zone filters). Approximate, see docs/bench.md for the source.
+const LEN_SHARE: [(u8, u32); 25] = [
+    (8, 2),
+    (9, 3),
+    (10, 8),
+    (11, 15),
+    (12, 40),
+    (13, 75),
+    (14, 130),
+    (15, 230),
+    (16, 1_300),
+    (17, 750),
+    (18, 1_300),
+    (19, 2_300),
+    (20, 3_900),
+    (21, 4_800),
+    (22, 11_500),
+    (23, 10_500),
+    (24, 62_900),
+    (25, 40),
+    (26, 40),
+    (27, 30),
+    (28, 25),
+    (29, 25),
+    (30, 20),
+    (31, 5),
+    (32, 60),
+];
+
+/// splitmix64: the generator of prefixes and destinations (deterministic per --seed).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// A generated routing table: distinct prefixes (address in host order, host bits zero).
+struct PrefixSet {
+    addr: Vec<u32>,
+    lens: Vec<u8>,
+}
+
+fn mask(len: u8) -> u32 {
+    if len == 0 {
+        0
+    } else {
+        u32::MAX << (32 - u32::from(len))
+    }
+}
+
+impl PrefixSet {
+    /// `n` distinct prefixes: lengths drawn from LEN_SHARE, addresses uniform over the unicast
+    /// space 1.0.0.0 .. 223.255.255.255.
+    fn generate(n: usize, rng: &mut Rng) -> Result<PrefixSet> {
+        let total: u64 = LEN_SHARE.iter().map(|&(_, s)| u64::from(s)).sum();
+        let mut seen = HashSet::with_capacity(n);
+        let (mut addr, mut lens) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut attempts = 0u64;
+        while addr.len() < n {
+            attempts += 1;
+            if attempts > 100 * n as u64 + 1000 {
+                bail!("cannot draw {n} distinct prefixes");
+            }
+            let mut r = rng.below(total);
+            let len = LEN_SHARE
+                .iter()
+                .find(|&&(_, s)| {
+                    let hit = r < u64::from(s);
+                    r = r.saturating_sub(u64::from(s));
+                    hit
+                })
+                .map_or(24, |&(l, _)| l);
+            let a = (0x0100_0000 + rng.below(0xe000_0000 - 0x0100_0000)) as u32 & mask(len);
+            if seen.insert((a, len)) {
+                addr.push(a);
+                lens.push(len);
+            }
+        }
+        Ok(PrefixSet { addr, lens })
+    }
+
+    /// `n` distinct destinations, each a random address inside a random prefix of the set.
+    fn destinations(&self, n: usize, rng: &mut Rng) -> Result<Vec<u64>> {
+        let mut seen = HashSet::with_capacity(n);
+        let mut out = Vec::with_capacity(n);
+        let mut attempts = 0u64;
+        while out.len() < n {
+            attempts += 1;
+            if attempts > 100 * n as u64 + 1000 {
+                bail!(
+                    "cannot draw {n} distinct destinations from {} prefixes",
+                    self.addr.len()
+                );
+            }
+            let i = rng.below(self.addr.len() as u64) as usize;
+            let d = self.addr[i] | (rng.next() as u32 & !mask(self.lens[i]));
+            if seen.insert(d) {
+                out.push(u64::from(d));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Prefixes per length, for the report.
+    fn histogram(&self) -> String {
+        let mut c = [0usize; 33];
+        for &l in &self.lens {
+            c[l as usize] += 1;
+        }
+        let n = self.lens.len().max(1) as f64;
+        (0..=32)
+            .filter(|&l| c[l] > 0)
+            .map(|l| format!("/{l} {:.1}%", 100.0 * c[l] as f64 / n))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The figures of one prefix count.
+struct Row {
+    prefixes: usize,
+    packets: usize,
+    floor: Figures,
+    l2fwd: Figures,
+    rte_lpm: Figures,
+    p4dp_lookup: Figures,
+    lpm_program: Figures,
+    exact_floor: Figures,
+    exact_lookup: Figures,
+    exact_program: Figures,
+    hist: String,
+    tsc_hz: f64,
+}
+
+/// Load `so`, install entries with `fill`, and return the target and the table's index.
+fn load(
+    a: &BenchArgs,
+    so: &Path,
+    table: &str,
+    fill: impl FnOnce(&mut BenchTarget, u32, u32) -> p4dp_rt::Result<u64>,
+) -> Result<(BenchTarget, u32)> {
+    let mut t = BenchTarget::load(so, a.workers).with_context(|| format!("loading {}", so.display()))?;
+    let prog = t.program();
+    let ti = prog
+        .table(table)
+        .with_context(|| format!("{}: no table {table}", so.display()))?
+        .index;
+    let act = prog
+        .action("BenchIngress.set_port")
+        .with_context(|| format!("{}: no action BenchIngress.set_port", so.display()))?
+        .index;
+    let n = fill(&mut t, ti, act).with_context(|| format!("installing the entries of {table}"))?;
+    eprintln!("bench: lpm: installed {n} entries in {table}");
+    Ok((t, ti))
+}
+
+fn params(a: &BenchArgs, packets: usize) -> Result<BenchParams> {
+    Ok(BenchParams {
+        workers: a.workers,
+        ports: a.ports,
+        packets: u32::try_from(packets).context("too many packets")?,
+        template: template(a.pkt_len)?,
+        key_offset: a.key_offset,
+        key_bytes: 4,
+        key_base: 0,
+        n_keys: packets as u64,
+        seed: a.seed,
+        warmup: Duration::from_secs_f64(a.warmup()),
+        duration: Duration::from_secs_f64(a.duration()),
+        dispatch: Dispatch::Auto,
+    })
+}
+
+/// A table-lookup loop whose every lookup must hit (the destinations lie inside the prefixes).
+fn all_hit(m: Measurement, what: &str) -> Result<Measurement> {
+    if m.misses > 0 {
+        bail!("{what} missed {} of {} lookups", m.misses, m.hits + m.misses);
+    }
+    Ok(m)
+}
+
+fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Result<Row> {
+    let mut rng = Rng(a.seed ^ (n as u64).wrapping_mul(0x9e37_79b9));
+    let set = PrefixSet::generate(n, &mut rng)?;
+    let packets = a.packets.map_or(n.min(1 << 20), |p| p as usize);
+    let dst = set.destinations(packets, &mut rng)?;
+    let keys: Vec<u64> = set.addr.iter().map(|&x| u64::from(x)).collect();
+    let port0 = vec![vec![0u8, 0]]; // set_port(0): bit<9>
+    let (mut fl, mut l2, mut rl, mut pl, mut pr) = (vec![], vec![], vec![], vec![], vec![]);
+    {
+        let (mut t, ti) = load(a, lpm_so, "BenchIngress.ipv4_lpm", |t, ti, act| {
+            t.table_fill_list(ti, &keys, Some(&set.lens), act, &port0)
+        })?;
+        let rte = RteLpm::new(&set.addr, &set.lens).context("building the rte_lpm")?;
+        {
+            let mut b = Bench::new(&mut t, &params(a, packets)?).context("creating the bench ports and packets")?;
+            b.set_keys(&dst)?;
+            for rep in 0..a.repeat {
+                eprintln!("bench: lpm {n}: repetition {}/{}", rep + 1, a.repeat);
+                fl.push(b.measure(Kind::Floor).context("floor loop")?);
+                l2.push(b.measure(Kind::L2fwd).context("l2fwd floor loop")?);
+                rl.push(all_hit(b.measure_rte_lpm(&rte)?, "floor + rte_lpm")?);
+                pl.push(all_hit(b.measure(Kind::Table(ti))?, "floor + p4dp lpm lookup")?);
+                pr.push(b.measure(Kind::Program).context("running benches/l3_lpm.p4")?);
+                let c = |v: &[Measurement]| v.last().map_or(0.0, |m| m.cycles_per_pkt);
+                eprintln!(
+                    "bench: lpm {n}:   cycles/pkt floor {:.1}, l2fwd {:.1}, rte_lpm {:.1}, p4dp lookup {:.1}, program {:.1}",
+                    c(&fl),
+                    c(&l2),
+                    c(&rl),
+                    c(&pl),
+                    c(&pr)
+                );
+            }
+        }
+        let (_, misses) = t.table_hits_misses(ti)?;
+        if misses > 0 {
+            bail!("benches/l3_lpm.p4 missed {misses} lookups");
+        }
+    }
+    let (mut xf, mut xl, mut xp) = (vec![], vec![], vec![]);
+    {
+        let (mut t, ti) = load(a, exact_so, "BenchIngress.ipv4_exact", |t, ti, act| {
+            t.table_fill_list(ti, &dst, None, act, &port0)
+        })?;
+        let mut b = Bench::new(&mut t, &params(a, packets)?).context("creating the bench ports and packets")?;
+        b.set_keys(&dst)?;
+        for rep in 0..a.repeat {
+            eprintln!("bench: lpm {n}: exact table, repetition {}/{}", rep + 1, a.repeat);
+            xf.push(b.measure(Kind::Floor).context("floor loop")?);
+            xl.push(all_hit(b.measure(Kind::Table(ti))?, "floor + rte_hash lookup")?);
+            xp.push(b.measure(Kind::Program).context("running benches/l3_exact.p4")?);
+        }
+    }
+    Ok(Row {
+        prefixes: n,
+        packets,
+        floor: figures(&fl),
+        l2fwd: figures(&l2),
+        rte_lpm: figures(&rl),
+        p4dp_lookup: figures(&pl),
+        lpm_program: figures(&pr),
+        exact_floor: figures(&xf),
+        exact_lookup: figures(&xl),
+        exact_program: figures(&xp),
+        hist: set.histogram(),
+        tsc_hz: fl.first().map_or(0.0, |m| m.tsc_hz as f64),
+    })
+}
+
+fn ratio(a: &Figures, b: &Figures) -> f64 {
+    a.cycles / b.cycles.max(f64::MIN_POSITIVE)
+}
+
+fn report(a: &BenchArgs, rows: &[Row], tsc_hz: f64, cmdline: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "p4dp bench --suite lpm results\ncommand: {cmdline}");
+    let _ = writeln!(
+        s,
+        "TSC {:.1} MHz, {} worker(s), {:.1} s window after {:.1} s warm-up, {} repetition(s), medians (min..max); seed {}\n",
+        tsc_hz / 1e6,
+        a.workers,
+        a.duration(),
+        a.warmup(),
+        a.repeat,
+        a.seed
+    );
+    let _ = writeln!(s, "{:>9} {:<34} {:>8} {:>22}", "prefixes", "loop", "Mpps", "cycles/pkt");
+    for r in rows {
+        let rows: [(&str, &Figures); 8] = [
+            ("floor (rx->tx)", &r.floor),
+            ("l2fwd floor (swap MACs)", &r.l2fwd),
+            ("floor + rte_lpm bulk lookup", &r.rte_lpm),
+            ("floor + p4dp lpm bulk lookup", &r.p4dp_lookup),
+            ("l3_lpm.p4 (p4dp lpm table)", &r.lpm_program),
+            ("exact: floor (rx->tx)", &r.exact_floor),
+            ("exact: floor + rte_hash bulk lookup", &r.exact_lookup),
+            ("l3_exact.p4 (exact, same size)", &r.exact_program),
+        ];
+        for (name, f) in rows {
+            let _ = writeln!(
+                s,
+                "{:>9} {:<34} {:>8.2} {:>8.1} ({:>5.1}..{:>5.1})",
+                r.prefixes, name, f.mpps, f.cycles, f.cycles_min, f.cycles_max
+            );
+        }
+        let judged = ratio(&r.lpm_program, &r.rte_lpm);
+        let _ = writeln!(
+            s,
+            "{:>9} l3_lpm / (floor + rte_lpm) = {:.2}x (target <= {TARGET:.2}x: {}); l3_lpm / l3_exact = {:.2}x; \
+             p4dp lookup / rte_lpm lookup = {:.2}x; l3_lpm / l2fwd floor = {:.2}x",
+            r.prefixes,
+            judged,
+            if judged <= TARGET { "PASS" } else { "MISS" },
+            ratio(&r.lpm_program, &r.exact_program),
+            ratio(&r.p4dp_lookup, &r.rte_lpm),
+            ratio(&r.lpm_program, &r.l2fwd),
+        );
+        let _ = writeln!(
+            s,
+            "{:>9} {} packets, destinations uniform over the prefixes; lengths: {}",
+            r.prefixes, r.packets, r.hist
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nfloor + rte_lpm: DPDK's DIR-24-8 rte_lpm holding the same prefixes, one rte_lpm_lookup_bulk per burst on the \
+         packets' destination addresses (host order) inside the floor loop; floor + p4dp lpm bulk lookup: the same \
+         with p4dp_table_lookup_bulk on the program's table. The exact rows are a second bench (same packets) on \
+         benches/l3_exact.p4 whose table holds the destinations themselves. Prefix sets: docs/bench.md."
+    );
+    s
+}
+
+fn fig_json(f: &Figures) -> Json {
+    Json::obj([
+        ("mpps", Json::Num(f.mpps)),
+        ("cycles_per_pkt", Json::Num(f.cycles)),
+        ("cycles_min", Json::Num(f.cycles_min)),
+        ("cycles_max", Json::Num(f.cycles_max)),
+    ])
+}
+
+fn report_json(a: &BenchArgs, rows: &[Row], tsc_hz: f64) -> Json {
+    let all_pass = rows.iter().all(|r| ratio(&r.lpm_program, &r.rte_lpm) <= TARGET);
+    let rs = rows
+        .iter()
+        .map(|r| {
+            let judged = ratio(&r.lpm_program, &r.rte_lpm);
+            Json::obj([
+                ("prefixes", Json::uint(r.prefixes as u64)),
+                ("packets", Json::uint(r.packets as u64)),
+                (
+                    "loops",
+                    Json::obj([
+                        ("floor", fig_json(&r.floor)),
+                        ("l2fwd_floor", fig_json(&r.l2fwd)),
+                        ("floor_rte_lpm", fig_json(&r.rte_lpm)),
+                        ("floor_p4dp_lpm_lookup", fig_json(&r.p4dp_lookup)),
+                        ("lpm_program", fig_json(&r.lpm_program)),
+                        ("exact_floor", fig_json(&r.exact_floor)),
+                        ("exact_floor_rte_hash", fig_json(&r.exact_lookup)),
+                        ("exact_program", fig_json(&r.exact_program)),
+                    ]),
+                ),
+                ("ratio_vs_rte_lpm", Json::Num(judged)),
+                ("ratio_vs_exact", Json::Num(ratio(&r.lpm_program, &r.exact_program))),
+                ("lookup_ratio_vs_rte_lpm", Json::Num(ratio(&r.p4dp_lookup, &r.rte_lpm))),
+                ("target", Json::Num(TARGET)),
+                ("pass", Json::Bool(judged <= TARGET)),
+            ])
+        })
+        .collect();
+    json::document(
+        Some(Suite::Lpm.name()),
+        tsc_hz,
+        common_settings(a),
+        Json::obj([("sizes", Json::Arr(rs))]),
+        Json::obj([("pass", Json::Bool(all_pass))]),
+    )
+}
+
+/// `p4dp bench --suite lpm`.
+pub fn suite_lpm(a: &BenchArgs) -> Result<ExitCode> {
+    let sizes = &a.lpm_prefixes;
+    if sizes.is_empty() || sizes.iter().any(|&n| n == 0 || n > 1 << 20) {
+        bail!("--lpm-prefixes: each count must be 1..=1048576 (the tables' size in benches/l3_lpm.p4)");
+    }
+    let max = sizes.iter().copied().max().unwrap_or(0) as u64;
+    let packets = a.packets.map_or(max.min(1 << 20), u64::from);
+    // packets ~600 B, an entry in all three structures ~400 B, rte_lpm's 64 MiB table, runtime pools
+    let need = 1024 + (packets * 600 + max * 400) / (1 << 20) + 160 * u64::from(a.workers);
+    let mem = a.mem.unwrap_or(need.next_power_of_two().clamp(2048, 16384) as u32);
+    let out = a.out.clone().unwrap_or_else(|| Suite::Lpm.default_out());
+    if let Some(d) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    p4dp_rt::Eal::init(&eal_args(mem, a.workers, a.eal.as_deref())).context("starting DPDK's EAL")?;
+    let scratch = compile::scratch_dir("bench-lpm")?;
+    let out_dir = a.build_dir.clone().unwrap_or_else(|| scratch.clone());
+    let dir = compile::home().join("benches");
+    let lpm_so = build_so(a, &dir.join("l3_lpm.p4"), &out_dir)?;
+    let exact_so = build_so(a, &dir.join("l3_exact.p4"), &out_dir)?;
+    let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
+    let mut rows = Vec::new();
+    let mut text = String::new();
+    for &n in sizes {
+        eprintln!("bench: lpm: {n} prefixes");
+        rows.push(measure_size(a, n as usize, &lpm_so, &exact_so).with_context(|| format!("{n} prefixes"))?);
+        text = report(a, &rows, rows[0].tsc_hz, &cmdline);
+        save(&out, &text)?;
+    }
+    let hz = rows.first().map_or(0.0, |r| r.tsc_hz);
+    let to_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if !to_stdout {
+        print!("{text}");
+    }
+    if let Some(j) = &a.json {
+        json::emit(j, &report_json(a, &rows, hz))?;
+    }
+    eprintln!("bench: results written to {}", out.display());
+    if a.build_dir.is_none() {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    Ok(ExitCode::SUCCESS)
+}
