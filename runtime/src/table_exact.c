@@ -31,6 +31,11 @@
  * Deletes: rte_hash in LF mode keeps the key position reserved after
  * rte_hash_del_key; position, slot index and memory are released together after
  * the grace period (exact_release_cb).
+ *
+ * Read index (p4dp/xindex.h, table_xindex.c): workers look keys of up to 16 bytes up in the
+ * table's own index, inline in the program, and ask rte_hash only for the keys the index had no
+ * room for. Every change of rte_hash's key -> entry map (insert, publish, delete, release) is
+ * mirrored into the index in the same insertion-spinlock section, so both always agree.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,6 +45,7 @@
 #include <rte_common.h>
 #include <rte_hash.h>
 #include <rte_malloc.h>
+#include <rte_prefetch.h>
 
 #include "hash.h"
 #include "p4dp/tsan.h"
@@ -60,6 +66,7 @@ TAILQ_HEAD(side_list, side);
 
 struct table_exact {
 	struct rte_hash *h;
+	struct table_xi *xi; /* the read index (p4dp/xindex.h), or NULL */
 	uint8_t *slots; /* static storage only */
 	size_t slots_bytes;
 	bool is_static;
@@ -170,16 +177,23 @@ static int table_exact_create(struct p4dp_table *t)
 		free(x);
 		return -ENOMEM;
 	}
+	if (table_xi_create(&x->xi, t->key_len, t->max_entries) != 0) {
+		rte_hash_free(x->h);
+		free(x);
+		return -ENOMEM;
+	}
 	if (x->is_static && t->max_entries > 0) {
 		x->slots_bytes = (size_t)t->max_entries * t->entry_size;
 		x->slots = rte_zmalloc_socket("p4dp_slots", x->slots_bytes, RTE_CACHE_LINE_SIZE, t->socket_id);
 		if (x->slots == NULL) {
+			table_xi_free(x->xi);
 			rte_hash_free(x->h);
 			free(x);
 			return -ENOMEM;
 		}
 	}
 	t->ex = x;
+	t->head.xi = x->xi != NULL ? &x->xi->pub : NULL;
 	return 0;
 }
 
@@ -206,6 +220,8 @@ static void table_exact_free(struct p4dp_table *t)
 		rte_free(entry_alloc_base(x, data));
 	rte_hash_free(x->h);
 	rte_free(x->slots);
+	t->head.xi = NULL;
+	table_xi_free(x->xi);
 	free(x);
 	t->ex = NULL;
 }
@@ -216,6 +232,7 @@ static void exact_release_cb(void *ctx, void *p, uint64_t arg)
 	struct p4dp_table *t = ctx;
 	table_wlock(t);
 	rte_hash_free_key_with_position(t->ex->h, (int32_t)(arg >> 32));
+	table_xi_release(t->ex->xi, (uint32_t)arg);
 	table_idx_release(t, (uint32_t)arg);
 	table_wunlock(t);
 	rte_free(p);
@@ -335,6 +352,7 @@ static int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t
 				} else {
 					rc = 0;
 					dyn = NULL;
+					table_xi_insert(x->xi, key, (uint32_t)idx, e);
 					/* release: pairs with p4dp_table_ins_gen's acquire load */
 					__atomic_store_n(&t->ins_gen, t->ins_gen + 1, __ATOMIC_RELEASE);
 					if (unseen)
@@ -372,6 +390,8 @@ static int publish(struct p4dp_table *t, const uint8_t *key, struct p4dp_entry *
 {
 	table_wlock(t); /* hash writers exclude each other (data-plane inserts) */
 	int rc = hash_add(t->ex->h, key, e);
+	if (rc >= 0)
+		table_xi_publish(t->ex->xi, e->index, e);
 	table_wunlock(t);
 	return rc;
 }
@@ -452,8 +472,10 @@ static int table_exact_delete(struct p4dp_table *t, const uint8_t *key)
 	 * period; the key is unreachable for lookups that start after this. */
 	table_wlock(t);
 	int32_t pos = rte_hash_del_key(x->h, key);
-	if (pos >= 0)
+	if (pos >= 0) {
+		table_xi_delete(x->xi, idx);
 		TABLE_SET_RELAXED(t->n_entries, t->n_entries - 1);
+	}
 	table_wunlock(t);
 	if (pos < 0)
 		return pos;
@@ -547,6 +569,14 @@ static int table_exact_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, voi
 
 const struct p4dp_entry *table_exact_lookup(struct p4dp_table *t, const void *key)
 {
+	const struct table_xi *xi = t->ex->xi;
+	if (xi != NULL) {
+		uint64_t k[2];
+		p4dp_xi_key(k, key, t->key_len);
+		const struct p4dp_entry *e = p4dp_xi_find(&xi->pub, k);
+		if (e != NULL || p4dp_xi_overflow(&xi->pub) == 0)
+			return e;
+	}
 	void *d;
 	/* rte_hash LF lookup: acquire loads of the bucket's key index and of
 	 * the data pointer pair with the writer's release stores. */
@@ -558,6 +588,31 @@ const struct p4dp_entry *table_exact_lookup(struct p4dp_table *t, const void *ke
 void table_exact_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
 			     const struct p4dp_entry **out)
 {
+	const struct table_xi *xi = t->ex->xi;
+	if (xi != NULL) {
+		/* perf: hash every key and prefetch its first bucket (both lines), then look them up,
+		 * so that the cache misses of a burst's lookups overlap */
+		uint64_t k[RTE_HASH_LOOKUP_BULK_MAX][2];
+		while (n > 0) {
+			uint32_t m = RTE_MIN(n, (uint32_t)RTE_HASH_LOOKUP_BULK_MAX);
+			for (uint32_t i = 0; i < m; i++) {
+				p4dp_xi_key(k[i], keys[i], t->key_len);
+				const struct p4dp_xi_bucket *b =
+					&xi->pub.b[p4dp_xi_bucket1(&xi->pub, p4dp_xi_hash1(&xi->pub, k[i]))];
+				rte_prefetch0(b->key);
+				rte_prefetch0(b->ent);
+			}
+			for (uint32_t i = 0; i < m; i++) {
+				out[i] = p4dp_xi_find(&xi->pub, k[i]);
+				if (out[i] == NULL && p4dp_xi_overflow(&xi->pub) != 0)
+					out[i] = table_exact_lookup(t, keys[i]);
+			}
+			keys += m;
+			out += m;
+			n -= m;
+		}
+		return;
+	}
 	struct rte_hash *h = t->ex->h;
 	while (n > 0) {
 		uint32_t k = RTE_MIN(n, (uint32_t)RTE_HASH_LOOKUP_BULK_MAX);

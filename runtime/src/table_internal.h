@@ -15,6 +15,7 @@
 
 #include "p4dp/rcu.h"
 #include "p4dp/table.h"
+#include "p4dp/xindex.h"
 
 enum table_kind {
 	TABLE_KIND_EXACT = 0,
@@ -68,6 +69,9 @@ extern const struct table_kind_ops table_keyless_ops;
 extern const struct table_kind_ops table_lpm_ops;
 
 struct p4dp_table {
+	/* first (p4dp/xindex.h): the read index of exact tables, reached by the program's inline
+	 * lookups (abi.h, p4dp_table_apply_exact); set at creation, never changed */
+	struct p4dp_table_head head;
 	/* read by workers on every lookup */
 	uint32_t kind;
 	uint32_t key_len;
@@ -186,6 +190,37 @@ void table_entry_carry_timer(struct p4dp_entry *to, const struct p4dp_entry *fro
  */
 int table_worker_lock(struct p4dp_table *t, uint8_t profile, uint64_t now_ns);
 void table_worker_unlock(struct p4dp_table *t, bool inserted);
+
+/* ---- the exact tables' read index, writer side (table_xindex.c; readers: p4dp/xindex.h) ---- */
+
+/* Largest table with a read index (its buckets take 64-128 bytes per entry). */
+#define TABLE_XI_MAX_ENTRIES (1u << 22)
+
+struct table_xi {
+	struct p4dp_xindex pub; /* what readers see (first: &x->pub is the table's head.xi) */
+	uint8_t *busy;          /* per slot: holds a key, or held one whose grace period runs */
+	uint32_t *slot_of;      /* per entry index: its slot, or none (overflow / free index) */
+	uint32_t key_len;
+	uint32_t max_entries;
+};
+
+/** A read index for keys of @p key_len bytes and @p max_entries entries in *out, or NULL in
+ *  *out when the table gets none (key longer than P4DP_XI_KEY_MAX, or over
+ *  TABLE_XI_MAX_ENTRIES entries). 0 or -ENOMEM. Control thread. */
+int table_xi_create(struct table_xi **out, uint32_t key_len, uint32_t max_entries);
+/** Free it (no reader may use it any more). NULL is ignored. */
+void table_xi_free(struct table_xi *x);
+/*
+ * Mirror one change of the table's rte_hash, right after it and under the insertion spinlock
+ * (so one writer at a time); each ignores x == NULL. insert: key @p key now maps to entry @p e
+ * of index @p idx (it gets a slot, or counts as overflow). publish: entry index @p idx's key now
+ * maps to version @p e. delete: its key was removed (the slot stays reserved). release: the
+ * delete's grace period has passed; the slot and the index are free again.
+ */
+void table_xi_insert(struct table_xi *x, const uint8_t *key, uint32_t idx, struct p4dp_entry *e);
+void table_xi_publish(struct table_xi *x, uint32_t idx, struct p4dp_entry *e);
+void table_xi_delete(struct table_xi *x, uint32_t idx);
+void table_xi_release(struct table_xi *x, uint32_t idx);
 
 /** Prefix length of lpm field @p f given the mask buffer @p mk (key layout), or -1 if the
  *  mask is not a prefix. */

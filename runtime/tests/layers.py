@@ -14,7 +14,7 @@ import sys
 # file -> layer; a file may call only files of a strictly lower layer.
 LAYERS = {
     "err": 0, "rcu": 0,
-    "conv": 1, "table_util": 1, "rtc_sync": 1,
+    "conv": 1, "table_util": 1, "table_xindex": 1, "rtc_sync": 1,
     "table_exact": 2, "table_lpm": 2, "table_tss": 2, "table_keyless": 2,
     "table_common": 3,
     "dpwrite": 4, "externs": 4, "pkt": 4, "port": 4,

@@ -16,8 +16,10 @@
 #include <rte_lcore.h>
 #include <rte_memory.h>
 
+#include "p4dp/abi.h"
 #include "p4dp/rcu.h"
 #include "p4dp/table.h"
+#include "p4dp/xindex.h"
 #include "hash.h"
 
 static unsigned n_pass, n_fail;
@@ -826,6 +828,113 @@ static void test_hash_unaligned(void)
 		n_pass++;
 }
 
+/* The exact tables' read index (p4dp/xindex.h): keys that all hash to one bucket fill it and
+ * then live in rte_hash alone (overflow); lookups (single, bulk, the program's inline
+ * p4dp_table_apply_exact) find every key either way, modifies and deletes reach both, and the
+ * overflow count follows. */
+static void test_xindex(int storage)
+{
+	case_fail = 0;
+	enum { NK = 10 };
+	struct p4dp_key_field f[1] = {F(P4DP_MATCH_EXACT, 0, 4, 32)};
+	struct p4dp_table_params p = {.name = "xindex", .key_len = 4, .n_fields = 1, .fields = f, .max_entries = 16,
+				      .data_len = 8, .storage = storage, .socket_id = SOCKET_ID_ANY};
+	struct p4dp_table *t = p4dp_table_create(&p, NULL);
+	CHECK(t != NULL, "create");
+	if (t == NULL)
+		goto out;
+	const struct p4dp_xindex *xi = ((const struct p4dp_table_head *)t)->xi;
+	CHECK(xi != NULL, "an exact table of 4-byte keys has a read index");
+	if (xi == NULL) {
+		p4dp_table_free(t);
+		goto out;
+	}
+	/* NK keys whose two buckets are both bucket 0, and one more that is not added */
+	uint32_t keys[NK + 1];
+	uint32_t n = 0;
+	for (uint32_t c = 1; n < NK + 1 && c < 1u << 24; c++) {
+		uint64_t k[2];
+		p4dp_xi_key(k, &c, 4);
+		const uint64_t h = p4dp_xi_hash1(xi, k);
+		if (p4dp_xi_bucket1(xi, h) == 0 && p4dp_xi_bucket2(xi, h) == 0)
+			keys[n++] = c;
+	}
+	CHECK(n == NK + 1, "found %u colliding keys", n);
+	if (n != NK + 1) {
+		p4dp_table_free(t);
+		goto out;
+	}
+	uint32_t k;
+	struct p4dp_match m = {.value = (const uint8_t *)&k};
+	for (uint32_t i = 0; i < NK; i++) {
+		k = keys[i];
+		uint64_t d = 100 + i;
+		CHECK(p4dp_table_entry_add(t, &m, i, &d) == 0, "add %u", i);
+	}
+	CHECK(p4dp_xi_overflow(xi) == NK - P4DP_XI_WAYS, "overflow %" PRIu64, p4dp_xi_overflow(xi));
+	struct p4dp_entry *def = NULL;
+	struct p4dp_ctx ctx = {.tables = &t, .defaults = &def};
+	uint32_t in_index = 0;
+	for (uint32_t i = 0; i < NK; i++) {
+		uint64_t kk[2];
+		p4dp_xi_key(kk, &keys[i], 4);
+		in_index += p4dp_xi_find(xi, kk) != NULL;
+		const struct p4dp_entry *e = p4dp_table_lookup(t, &keys[i]);
+		CHECK(e != NULL && e->action == i && *(const uint64_t *)e->data == 100 + i, "lookup %u", i);
+		int hit = 0;
+		CHECK(p4dp_table_apply_exact(&ctx, 0, &keys[i], 4, &hit) == e && hit, "inline lookup %u", i);
+	}
+	CHECK(in_index == P4DP_XI_WAYS, "in the index: %u", in_index);
+	int hit = 1;
+	CHECK(p4dp_table_lookup(t, &keys[NK]) == NULL, "absent key of the full bucket");
+	CHECK(p4dp_table_apply_exact(&ctx, 0, &keys[NK], 4, &hit) == NULL && !hit, "inline: absent key");
+	/* modify a key in the index and one in overflow */
+	for (uint32_t i = 0; i < NK; i += NK - 1) {
+		k = keys[i];
+		uint64_t d = 900 + i;
+		CHECK(p4dp_table_entry_modify(t, &m, 7, &d) == 0, "modify %u", i);
+		const struct p4dp_entry *e = p4dp_table_lookup(t, &keys[i]);
+		CHECK(e != NULL && e->action == 7 && *(const uint64_t *)e->data == 900 + i, "modified %u", i);
+		CHECK(p4dp_table_apply_exact(&ctx, 0, &keys[i], 4, &hit) == e && hit, "inline modified %u", i);
+	}
+	/* delete the overflow keys and one in the index, then add the absent key */
+	for (uint32_t i = P4DP_XI_WAYS - 1; i < NK; i++) {
+		k = keys[i];
+		CHECK(p4dp_table_entry_delete(t, &m) == 0, "delete %u", i);
+		CHECK(p4dp_table_lookup(t, &keys[i]) == NULL, "deleted %u", i);
+	}
+	CHECK(p4dp_xi_overflow(xi) == 0, "overflow after deletes %" PRIu64, p4dp_xi_overflow(xi));
+	k = keys[NK];
+	CHECK(p4dp_table_entry_add(t, &m, 5, NULL) == 0, "add after deletes");
+	const struct p4dp_entry *e = p4dp_table_lookup(t, &keys[NK]);
+	CHECK(e != NULL && e->action == 5, "added after deletes");
+	const void *kp[NK + 1];
+	const struct p4dp_entry *out[NK + 1];
+	for (uint32_t i = 0; i <= NK; i++)
+		kp[i] = &keys[i];
+	p4dp_table_lookup_bulk(t, kp, NK + 1, out);
+	for (uint32_t i = 0; i <= NK; i++)
+		CHECK(out[i] == p4dp_table_lookup(t, &keys[i]), "bulk %u", i);
+	for (uint32_t i = 0; i < P4DP_XI_WAYS - 1; i++)
+		CHECK(out[i] != NULL, "kept %u", i);
+	p4dp_table_free(t);
+	/* keys longer than the index takes: no index, lookups through rte_hash */
+	struct p4dp_key_field fw[1] = {F(P4DP_MATCH_EXACT, 0, 17, 136)};
+	struct p4dp_table_params pw = {.name = "xindex wide", .key_len = 17, .n_fields = 1, .fields = fw,
+				       .max_entries = 16, .data_len = 8, .storage = storage,
+				       .socket_id = SOCKET_ID_ANY};
+	t = p4dp_table_create(&pw, NULL);
+	CHECK(t != NULL && ((const struct p4dp_table_head *)t)->xi == NULL, "17-byte keys: no index");
+	p4dp_table_free(t);
+out:
+	printf("%-32s %s\n", storage == P4DP_STORAGE_STATIC ? "read index (static)" : "read index (dynamic)",
+	       case_fail ? "FAIL" : "ok");
+	if (case_fail)
+		n_fail++;
+	else
+		n_pass++;
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -861,6 +970,8 @@ int main(int argc, char **argv)
 	test_errors();
 	test_insert_seen(P4DP_STORAGE_STATIC);
 	test_insert_seen(P4DP_STORAGE_DYNAMIC);
+	test_xindex(P4DP_STORAGE_STATIC);
+	test_xindex(P4DP_STORAGE_DYNAMIC);
 	rte_eal_cleanup();
 	printf("%u passed, %u failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;

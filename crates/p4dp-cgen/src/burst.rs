@@ -137,8 +137,19 @@ impl Gen<'_> {
     }
 
     /// The lookup statement of table `tid`'s apply function: sets `e` and `_hit` from `key`.
+    /// perf: a table of exact keys looks up with `p4dp_table_apply_exact`, inline through the
+    /// runtime's read index (p4dp/xindex.h) when the table has one.
     pub(crate) fn lookup_code(&self, tid: TableId, key_len: u32) -> String {
         let ti = tid.index();
+        let exact = self.p.tables[tid]
+            .keys
+            .iter()
+            .all(|k| k.match_kind == MatchKind::Key(KeyMatch::Exact));
+        let apply = if exact && key_len > 0 {
+            format!("p4dp_table_apply_exact(R->ctx, {ti}u, key, {key_len}u, &_hit)")
+        } else {
+            format!("p4dp_table_apply(R->ctx, {ti}u, key, &_hit)")
+        };
         if self.info.stage.staged == Some(tid) {
             // add-on-miss: a staged entry marked stale (an earlier packet of the burst added or
             // found the key, stage_invalidate) is looked up again
@@ -154,10 +165,10 @@ impl Gen<'_> {
                 ("", "")
             };
             format!(
-                "\tint _hit = 0;\n\tconst struct p4dp_entry *e;\n\tif (R->st_key != NULL && {hit_only}memcmp(R->st_key, key, {key_len}u) == 0) {{\n\t\t/* staged by process_burst (burst.rs) */\n\t\t_hit = R->st_entry != NULL;\n\t\te = _hit ? R->st_entry : p4dp_table_default(R->ctx, {ti}u);{fresh}\n\t}} else {{\n\t\te = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);{stale}\n\t}}\n\tR->st_key = NULL;"
+                "\tint _hit = 0;\n\tconst struct p4dp_entry *e;\n\tif (R->st_key != NULL && {hit_only}memcmp(R->st_key, key, {key_len}u) == 0) {{\n\t\t/* staged by process_burst (burst.rs) */\n\t\t_hit = R->st_entry != NULL;\n\t\te = _hit ? R->st_entry : p4dp_table_default(R->ctx, {ti}u);{fresh}\n\t}} else {{\n\t\te = {apply};{stale}\n\t}}\n\tR->st_key = NULL;"
             )
         } else {
-            format!("\tint _hit = 0;\n\tconst struct p4dp_entry *e = p4dp_table_apply(R->ctx, {ti}u, key, &_hit);")
+            format!("\tint _hit = 0;\n\tconst struct p4dp_entry *e = {apply};")
         }
     }
 

@@ -26,12 +26,13 @@
 
 #include "p4dp/prim.h" /* p4dp_move_small (p4dp_pkt_finish_inline) */
 #include "p4dp/table.h"
+#include "p4dp/xindex.h" /* p4dp_table_apply_exact */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 6u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals */
+#define P4DP_ABI_VERSION 7u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h) */
 
 /** Egress port value meaning "drop" (v1model's 511, PNA drop_packet()). */
 #define P4DP_PORT_DROP 511u
@@ -269,6 +270,33 @@ static inline const struct p4dp_entry *p4dp_table_apply(const struct p4dp_ctx *c
 							const void *key, int *hit)
 {
 	const struct p4dp_entry *e = p4dp_table_lookup(ctx->tables[table], key);
+	*hit = e != NULL;
+	return e ? e : p4dp_table_default(ctx, table);
+}
+
+/**
+ * p4dp_table_apply() for a key of @p key_len bytes, a constant at the call site (perf: inlined,
+ * an exact table's lookup of a key of at most 16 bytes reads the table's read index, xindex.h,
+ * without a call; other tables and keys, and keys the index has no room for, call
+ * p4dp_table_lookup()). Same contract and result as p4dp_table_apply().
+ * Context: worker (or inject on the control thread). Thread safety: lock-free against
+ * control-plane and data-plane writers.
+ */
+static inline __attribute__((always_inline)) const struct p4dp_entry *
+p4dp_table_apply_exact(const struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t key_len, int *hit)
+{
+	struct p4dp_table *t = ctx->tables[table];
+	const struct p4dp_xindex *xi = ((const struct p4dp_table_head *)t)->xi;
+	const struct p4dp_entry *e;
+	if (__builtin_expect(xi != NULL && key_len <= P4DP_XI_KEY_MAX, 1)) {
+		uint64_t k[2];
+		p4dp_xi_key(k, key, key_len);
+		e = p4dp_xi_find(xi, k);
+		if (e == NULL && p4dp_xi_overflow(xi) != 0)
+			e = p4dp_table_lookup(t, key);
+	} else {
+		e = p4dp_table_lookup(t, key);
+	}
 	*hit = e != NULL;
 	return e ? e : p4dp_table_default(ctx, table);
 }

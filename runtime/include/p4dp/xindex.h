@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/**
+ * @file xindex.h
+ * The read index of exact tables: what a worker's lookup of an exact key of at most 16 bytes
+ * reads, inline in the program (abi.h, p4dp_table_apply_exact), so that a cache-resident
+ * lookup costs a multiply, one or two buckets and a compare instead of calls into rte_hash.
+ *
+ * The table's rte_hash stays the authority (writers search it, iterate it, and it holds the keys
+ * the index has no room for); every change of its key -> entry map is mirrored here by the same
+ * writer, in the same critical section (table_exact.c, under the insertion spinlock), so both
+ * always map a key to the same entry pointer.
+ *
+ * Layout: a power of two of buckets, each with P4DP_XI_WAYS slots (key zero-padded to 16 bytes,
+ * entry pointer). A key lives in one slot of bucket b1 or b2 (two multiplicative hashes of the
+ * key with a per-table random seed), or, when both are full, in rte_hash only ("overflow": the
+ * index counts those keys, and a lookup that misses here asks rte_hash while the count is not
+ * zero). Keys never move between slots.
+ *
+ * Concurrency (readers lock-free, one writer at a time): a writer fills a free slot's key, then
+ * stores its entry pointer with release order; a modify stores the new version's pointer with
+ * release order (a reader sees the old or the new complete version); a delete stores NULL and the
+ * slot's key bytes stay as they are until the RCU grace period of the delete has passed (only
+ * then is the slot free for another key). A reader loads the entry pointer with acquire order and
+ * only then reads the key bytes: if the pointer is not NULL, the slot has not been freed since
+ * the reader's read-side section began, so its key bytes are the ones published with it.
+ */
+#ifndef P4DP_XINDEX_H
+#define P4DP_XINDEX_H
+
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct p4dp_entry;
+
+/** Slots per bucket. */
+#define P4DP_XI_WAYS 4u
+/** Longest key (bytes) the index holds; longer keys are looked up in rte_hash alone. */
+#define P4DP_XI_KEY_MAX 16u
+
+/** One bucket: two cache lines (keys, then entry pointers). */
+struct p4dp_xi_bucket {
+	uint64_t key[P4DP_XI_WAYS][2];              /**< zero-padded keys; valid while ent != NULL */
+	struct p4dp_entry *ent[P4DP_XI_WAYS];       /**< NULL: empty (or deleted, not yet free) */
+	uint64_t _pad[8 - P4DP_XI_WAYS];
+} __attribute__((aligned(64)));
+
+/** The read index of one exact table (created with the table, fixed size). */
+struct p4dp_xindex {
+	struct p4dp_xi_bucket *b;
+	uint64_t mask;       /**< buckets - 1 */
+	uint64_t seed;       /**< random per table (control thread, at creation) */
+	/** Keys held by rte_hash alone. Written by the writer with release order after the key is
+	 *  in rte_hash; read with acquire order by a lookup that missed in the index. */
+	uint64_t n_overflow;
+};
+
+/**
+ * The first table's public head: struct p4dp_table begins with it, so inline code can reach the
+ * read index through an opaque table pointer.
+ */
+struct p4dp_table_head {
+	const struct p4dp_xindex *xi; /**< NULL: no index (not an exact table, key too long, too big) */
+};
+
+/** The two buckets of key @p k (zero-padded to 16 bytes). Pure. */
+static inline uint64_t p4dp_xi_hash1(const struct p4dp_xindex *xi, const uint64_t k[2])
+{
+	/* multiplicative hashing: the product's high half mixes every key bit */
+	uint64_t h = (k[0] ^ xi->seed) * 0x9e3779b97f4a7c15ull;
+	h ^= (k[1] + (h >> 29)) * 0xc2b2ae3d27d4eb4full;
+	return h;
+}
+
+static inline uint64_t p4dp_xi_bucket1(const struct p4dp_xindex *xi, uint64_t h)
+{
+	return (h >> 32) & xi->mask;
+}
+
+static inline uint64_t p4dp_xi_bucket2(const struct p4dp_xindex *xi, uint64_t h)
+{
+	uint64_t g = (h ^ (h >> 31) ^ xi->seed) * 0xbf58476d1ce4e5b9ull;
+	return (g >> 32) & xi->mask;
+}
+
+/** The entry of key @p k in bucket @p b, or NULL. Worker; see the file comment. */
+static inline struct p4dp_entry *p4dp_xi_in_bucket(const struct p4dp_xi_bucket *b, const uint64_t k[2])
+{
+	for (uint32_t w = 0; w < P4DP_XI_WAYS; w++) {
+		/* acquire: pairs with the writer's release store of the pointer, which followed the
+		 * key's stores; the key is read after it (file comment) */
+		struct p4dp_entry *e = __atomic_load_n(&b->ent[w], __ATOMIC_ACQUIRE);
+		if (e != NULL && ((b->key[w][0] ^ k[0]) | (b->key[w][1] ^ k[1])) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/**
+ * Look key @p k (zero-padded to 16 bytes) up in the index: the entry, or NULL if the index does
+ * not hold the key (then rte_hash may, if p4dp_xi_overflow() is not zero).
+ * Context: worker (RCU read side) or the table's writer. Thread safety: lock-free against the
+ * writer (file comment). The entry is valid until the worker's next quiescent state.
+ */
+static inline struct p4dp_entry *p4dp_xi_find(const struct p4dp_xindex *xi, const uint64_t k[2])
+{
+	const uint64_t h = p4dp_xi_hash1(xi, k);
+	struct p4dp_entry *e = p4dp_xi_in_bucket(&xi->b[p4dp_xi_bucket1(xi, h)], k);
+	if (__builtin_expect(e != NULL, 1))
+		return e;
+	return p4dp_xi_in_bucket(&xi->b[p4dp_xi_bucket2(xi, h)], k);
+}
+
+/** Keys held by rte_hash alone (acquire: see struct p4dp_xindex). Any thread. */
+static inline uint64_t p4dp_xi_overflow(const struct p4dp_xindex *xi)
+{
+	return __atomic_load_n(&xi->n_overflow, __ATOMIC_ACQUIRE);
+}
+
+/** Key @p key of @p len bytes (at most P4DP_XI_KEY_MAX) zero-padded into @p k. */
+static inline void p4dp_xi_key(uint64_t k[2], const void *key, uint32_t len)
+{
+	k[0] = 0;
+	k[1] = 0;
+	memcpy(k, key, len);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* P4DP_XINDEX_H */

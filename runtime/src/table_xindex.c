@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The writer's side of the exact tables' read index (p4dp/xindex.h says what the index is and
+ * why readers may trust it). table_exact.c calls these functions under the table's insertion
+ * spinlock, right after the rte_hash change they mirror, so at most one of them runs at a time
+ * per table; only the entry pointer and overflow stores are atomic (readers run concurrently).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_random.h>
+
+#include "table_internal.h"
+
+/* No slot: the key is in rte_hash alone (overflow), or the index is free. */
+#define XI_NONE UINT32_MAX
+
+int table_xi_create(struct table_xi **out, uint32_t key_len, uint32_t max_entries)
+{
+	*out = NULL;
+	if (key_len == 0 || key_len > P4DP_XI_KEY_MAX || max_entries == 0 || max_entries > TABLE_XI_MAX_ENTRIES)
+		return 0;
+	/* at most half the slots in use: two choices of 4 slots then overflow very rarely */
+	uint64_t nb = 2;
+	while (nb * P4DP_XI_WAYS < 2ull * max_entries)
+		nb <<= 1;
+	struct table_xi *x = calloc(1, sizeof(*x));
+	if (x == NULL)
+		return -ENOMEM;
+	void *b = NULL;
+	if (posix_memalign(&b, 64, nb * sizeof(struct p4dp_xi_bucket)) != 0)
+		b = NULL;
+	x->busy = calloc(nb, P4DP_XI_WAYS);
+	x->slot_of = malloc((size_t)max_entries * sizeof(*x->slot_of));
+	if (b == NULL || x->busy == NULL || x->slot_of == NULL) {
+		free(b);
+		free(x->busy);
+		free(x->slot_of);
+		free(x);
+		return -ENOMEM;
+	}
+	memset(b, 0, nb * sizeof(struct p4dp_xi_bucket));
+	for (uint32_t i = 0; i < max_entries; i++)
+		x->slot_of[i] = XI_NONE;
+	x->pub.b = b;
+	x->pub.mask = nb - 1;
+	x->pub.seed = rte_rand();
+	x->key_len = key_len;
+	x->max_entries = max_entries;
+	*out = x;
+	return 0;
+}
+
+void table_xi_free(struct table_xi *x)
+{
+	if (x == NULL)
+		return;
+	free(x->pub.b);
+	free(x->busy);
+	free(x->slot_of);
+	free(x);
+}
+
+/* A free slot of bucket @p bi, or XI_NONE. */
+static uint32_t free_slot(const struct table_xi *x, uint64_t bi)
+{
+	for (uint32_t w = 0; w < P4DP_XI_WAYS; w++)
+		if (!x->busy[bi * P4DP_XI_WAYS + w])
+			return (uint32_t)(bi * P4DP_XI_WAYS + w);
+	return XI_NONE;
+}
+
+void table_xi_insert(struct table_xi *x, const uint8_t *key, uint32_t idx, struct p4dp_entry *e)
+{
+	if (x == NULL)
+		return;
+	uint64_t k[2];
+	p4dp_xi_key(k, key, x->key_len);
+	const uint64_t h = p4dp_xi_hash1(&x->pub, k);
+	uint32_t s = free_slot(x, p4dp_xi_bucket1(&x->pub, h));
+	if (s == XI_NONE)
+		s = free_slot(x, p4dp_xi_bucket2(&x->pub, h));
+	x->slot_of[idx] = s;
+	if (s == XI_NONE) {
+		/* release: the key is already in rte_hash (pairs with p4dp_xi_overflow's acquire) */
+		__atomic_store_n(&x->pub.n_overflow, x->pub.n_overflow + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	struct p4dp_xi_bucket *b = &x->pub.b[s / P4DP_XI_WAYS];
+	const uint32_t w = s % P4DP_XI_WAYS;
+	x->busy[s] = 1;
+	/* The slot is free: no reader holds it (its last pointer was cleared a grace period ago),
+	 * and a reader that loads the pointer stored below reads these key bytes after it. */
+	b->key[w][0] = k[0];
+	b->key[w][1] = k[1];
+	/* release: the key bytes and the entry's contents are visible with the pointer */
+	__atomic_store_n(&b->ent[w], e, __ATOMIC_RELEASE);
+}
+
+void table_xi_publish(struct table_xi *x, uint32_t idx, struct p4dp_entry *e)
+{
+	if (x == NULL || x->slot_of[idx] == XI_NONE)
+		return;
+	const uint32_t s = x->slot_of[idx];
+	/* release: the new version's contents are visible with it (a reader sees the old complete
+	 * version or the new one) */
+	__atomic_store_n(&x->pub.b[s / P4DP_XI_WAYS].ent[s % P4DP_XI_WAYS], e, __ATOMIC_RELEASE);
+}
+
+void table_xi_delete(struct table_xi *x, uint32_t idx)
+{
+	if (x == NULL)
+		return;
+	const uint32_t s = x->slot_of[idx];
+	if (s == XI_NONE) {
+		/* release: as the increment; a reader that still sees the old count only asks rte_hash */
+		__atomic_store_n(&x->pub.n_overflow, x->pub.n_overflow - 1, __ATOMIC_RELEASE);
+		return;
+	}
+	/* relaxed would do for readers (NULL publishes nothing); release keeps the slot's key
+	 * stores of a later reuse after this store for readers that look at both */
+	__atomic_store_n(&x->pub.b[s / P4DP_XI_WAYS].ent[s % P4DP_XI_WAYS], NULL, __ATOMIC_RELEASE);
+}
+
+void table_xi_release(struct table_xi *x, uint32_t idx)
+{
+	if (x == NULL)
+		return;
+	const uint32_t s = x->slot_of[idx];
+	if (s != XI_NONE)
+		x->busy[s] = 0;
+	x->slot_of[idx] = XI_NONE;
+}
