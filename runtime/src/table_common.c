@@ -25,6 +25,8 @@
  * 22.11; ARCHITECTURE.md "Entry storage and memory model" derives it):
  *   E   = max(s, 64) hash entries,  B = pow2(E) / 8 buckets of 64 B (main + ext)
  *   hash = 2*B*64 + (E+1)*[8+k]_16 + 4*pow2(E+1) + 4*pow2(B+1)    (buckets, key store, rings)
+ *          + X*(128 + 4) + 4*s  for k <= 16 and s <= 2^22: the read index (table_xindex.c),
+ *            X = max(pow2(ceil(2s/4)), 2) buckets of 128 B, a busy byte per slot, a slot per entry
  *   idx  = 4*(s+1)                                                  (free slot-index stack)
  *   m_static(s)     = hash + idx + s*[24+A]_16                       (slot array)
  *   m_dynamic(n, s) = hash + idx + n*(64 + [24+A]_64)                (rte_malloc header + entry)
@@ -51,6 +53,12 @@ int p4dp_table_mem_predict(uint32_t size, uint32_t key_len, uint32_t data_len, u
 	uint64_t B = pow2_ceil(E) / 8;
 	uint64_t key_slot = RTE_ALIGN_CEIL(8u + (uint64_t)key_len, 16);
 	uint64_t hash = 2 * B * 64 + (E + 1) * key_slot + 4 * pow2_ceil(E + 1) + 4 * pow2_ceil(B + 1);
+	if (key_len <= P4DP_XI_KEY_MAX && s > 0 && s <= TABLE_XI_MAX_ENTRIES) {
+		/* the read index (table_xindex.c): buckets of 4 slots for twice the capacity, a busy
+		 * byte per slot, a slot number per entry index */
+		uint64_t nb = RTE_MAX(pow2_ceil((2 * s + P4DP_XI_WAYS - 1) / P4DP_XI_WAYS), 2u);
+		hash += nb * sizeof(struct p4dp_xi_bucket) + nb * P4DP_XI_WAYS + 4 * s;
+	}
 	uint64_t idx = 4 * (s + 1);
 	uint64_t hdr = sizeof(struct p4dp_entry);
 	uint64_t slot = RTE_ALIGN_CEIL(hdr + data_len, 16);
