@@ -393,7 +393,7 @@ static inline __attribute__((always_inline)) int tbl_ingress_t(struct gst *R, ui
 		_hit = R->st_entry != NULL;
 		e = _hit ? R->st_entry : p4dp_table_default(R->ctx, 0u);
 	} else {
-		e = p4dp_table_apply(R->ctx, 0u, key, &_hit);
+		e = p4dp_table_apply_exact(R->ctx, 0u, key, 8u, &_hit);
 	}
 	R->st_key = NULL;
 	int _rc = 0;
