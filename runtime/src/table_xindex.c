@@ -44,7 +44,9 @@ int table_xi_create(struct table_xi **out, uint32_t key_len, uint32_t max_entrie
 	for (uint32_t i = 0; i < max_entries; i++)
 		x->slot_of[i] = XI_NONE;
 	x->pub.b = b;
-	x->pub.mask = nb - 1;
+	x->pub.shift = 64;
+	for (uint64_t v = nb; v > 1; v >>= 1)
+		x->pub.shift--;
 	x->pub.seed = rte_rand();
 	x->key_len = key_len;
 	x->max_entries = max_entries;

@@ -51,7 +51,8 @@ struct p4dp_xi_bucket {
 /** The read index of one exact table (created with the table, fixed size). */
 struct p4dp_xindex {
 	struct p4dp_xi_bucket *b;
-	uint64_t mask;       /**< buckets - 1 */
+	uint32_t shift;      /**< 64 - log2(buckets): a bucket number is a hash's top bits */
+	uint32_t _pad;
 	uint64_t seed;       /**< random per table (control thread, at creation) */
 	/** Keys held by rte_hash alone. Written by the writer with release order after the key is
 	 *  in rte_hash; read with acquire order by a lookup that missed in the index. */
@@ -66,37 +67,41 @@ struct p4dp_table_head {
 	const struct p4dp_xindex *xi; /**< NULL: no index (not an exact table, key too long, too big) */
 };
 
-/** The two buckets of key @p k (zero-padded to 16 bytes). Pure. */
+/** The hash of key @p k (zero-padded to 16 bytes). Pure. perf: the two multiplies are
+ *  independent, and for keys of up to 8 bytes (k[1] a constant 0) the second one folds away. */
 static inline uint64_t p4dp_xi_hash1(const struct p4dp_xindex *xi, const uint64_t k[2])
 {
-	/* multiplicative hashing: the product's high half mixes every key bit */
-	uint64_t h = (k[0] ^ xi->seed) * 0x9e3779b97f4a7c15ull;
-	h ^= (k[1] + (h >> 29)) * 0xc2b2ae3d27d4eb4full;
-	return h;
+	/* multiplicative hashing: the product's top bits depend on every key bit */
+	return ((k[0] ^ xi->seed) * 0x9e3779b97f4a7c15ull) ^ (k[1] * 0xc2b2ae3d27d4eb4full);
 }
 
+/** The first bucket of hash @p h: its top bits. */
 static inline uint64_t p4dp_xi_bucket1(const struct p4dp_xindex *xi, uint64_t h)
 {
-	return (h >> 32) & xi->mask;
+	return h >> xi->shift;
 }
 
+/** The second bucket of hash @p h: the top bits of a second product. */
 static inline uint64_t p4dp_xi_bucket2(const struct p4dp_xindex *xi, uint64_t h)
 {
-	uint64_t g = (h ^ (h >> 31) ^ xi->seed) * 0xbf58476d1ce4e5b9ull;
-	return (g >> 32) & xi->mask;
+	return ((h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull) >> xi->shift;
 }
 
-/** The entry of key @p k in bucket @p b, or NULL. Worker; see the file comment. */
+/** The entry of key @p k in bucket @p b, or NULL. Worker; see the file comment. perf: without
+ *  a branch per slot (the slot that holds a key is data, a branch on it mispredicts). */
 static inline struct p4dp_entry *p4dp_xi_in_bucket(const struct p4dp_xi_bucket *b, const uint64_t k[2])
 {
+	uintptr_t r = 0;
+#pragma GCC unroll 4
 	for (uint32_t w = 0; w < P4DP_XI_WAYS; w++) {
 		/* acquire: pairs with the writer's release store of the pointer, which followed the
 		 * key's stores; the key is read after it (file comment) */
-		struct p4dp_entry *e = __atomic_load_n(&b->ent[w], __ATOMIC_ACQUIRE);
-		if (e != NULL && ((b->key[w][0] ^ k[0]) | (b->key[w][1] ^ k[1])) == 0)
-			return e;
+		const uintptr_t e = (uintptr_t)__atomic_load_n(&b->ent[w], __ATOMIC_ACQUIRE);
+		const uint64_t d = (b->key[w][0] ^ k[0]) | (b->key[w][1] ^ k[1]);
+		/* at most one live slot (e != 0) holds the key; a deleted slot holding it too adds 0 */
+		r |= e & -(uintptr_t)(d == 0);
 	}
-	return NULL;
+	return (struct p4dp_entry *)r;
 }
 
 /**
