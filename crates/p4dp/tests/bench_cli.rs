@@ -28,7 +28,8 @@ fn list_names_every_suite_with_what_it_measures() {
             "add-on-miss",
             "table-kinds",
             "program-shape",
-            "p4runtime-updates"
+            "p4runtime-updates",
+            "lpm"
         ],
         "{text}"
     );
@@ -50,7 +51,7 @@ fn only_the_listed_suites_are_accepted() {
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("possible values: overhead, dataplane-writes, add-on-miss, table-kinds, program-shape, p4runtime-updates"),
+            err.contains("possible values: overhead, dataplane-writes, add-on-miss, table-kinds, program-shape, p4runtime-updates, lpm"),
             "{err}"
         );
     }

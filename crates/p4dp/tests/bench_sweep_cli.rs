@@ -199,6 +199,12 @@ fn program_shape_reports_the_cost_per_extra_table() {
         .expect("16 tables point");
     assert_eq!(sixteen["entries"].as_u64(), Some(256));
     assert!(num(&doc["summary"]["cycles_per_extra_table"], "slope").is_finite());
+    // the quietest bursts' figure: every tables point has its burst latency, and their slope
+    assert!(num(&doc["summary"]["cycles_per_extra_table_quiet_bursts"], "quiet slope").is_finite());
+    for p in pts.iter().filter(|p| p["series"] == "tables") {
+        assert!(p["quiet_burst_cycles"].as_u64().is_some_and(|c| c > 0), "{p}");
+    }
+    assert!(text.contains("from the quietest bursts"), "{text}");
     for (plot, n) in [
         ("tables", 8),
         ("action-data", 5),
