@@ -5,7 +5,8 @@
  * clone sessions).
  *
  * Memory: indexed and direct counters are per-worker arrays (summed on read); registers and meters
- * are shared; digests are per-worker single-producer single-consumer rings.
+ * are shared; digests are per-worker single-producer single-consumer rings; the run-to-completion
+ * Counter, Lock and Queue (rtc.h) are one object each, shared by every worker and the background thread.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 #include <rte_malloc.h>
 
 #include "p4dp/rcu.h"
+#include "p4dp/rtc.h"
 #include "rt_internal.h"
 
 /* ------------------------------------------------------------ creation */
@@ -33,6 +35,15 @@ uint32_t rt_ext_cells(const struct p4dp_runtime *rt, uint32_t x)
 static bool ext_per_worker(uint8_t kind)
 {
 	return kind == P4DP_EXT_COUNTER || kind == P4DP_EXT_DIRECT_COUNTER || kind == P4DP_EXT_DIGEST;
+}
+
+/* A run-to-completion extern could not be created: its name in front of the creator's message
+ * (copied first: both live in the thread's one error buffer). */
+static int rtc_create_failed(const struct p4dp_extern_info *xi)
+{
+	char msg[256];
+	snprintf(msg, sizeof(msg), "%s", p4dp_runtime_error_get(NULL));
+	return rt_errc(-EINVAL, "extern '%s': %s", xi->name, msg);
 }
 
 int rt_externs_create(struct p4dp_runtime *rt)
@@ -83,6 +94,21 @@ int rt_externs_create(struct p4dp_runtime *rt)
 			shared = ms;
 			break;
 		}
+		case P4DP_EXT_RTC_COUNTER:
+			shared = p4dp_rtc_counter_create(n, rt->socket_id);
+			if (shared == NULL)
+				return rtc_create_failed(xi);
+			break;
+		case P4DP_EXT_RTC_LOCK:
+			shared = p4dp_rtc_lock_create(n, rt->socket_id);
+			if (shared == NULL)
+				return rtc_create_failed(xi);
+			break;
+		case P4DP_EXT_RTC_QUEUE:
+			shared = p4dp_rtc_queue_create(n, xi->cell_size, rt->socket_id);
+			if (shared == NULL)
+				return rtc_create_failed(xi);
+			break;
 		default:
 			break;
 		}
@@ -114,7 +140,10 @@ void rt_externs_free(struct p4dp_runtime *rt)
 			for (uint32_t i = 0; ms && i < ms->n_cells; i++)
 				rte_free(ms->cells[i].cfg);
 		}
-		rte_free(rt->ext[0][x]);
+		if (kind == P4DP_EXT_RTC_QUEUE)
+			p4dp_rtc_queue_free(rt->ext[0][x]);
+		else
+			rte_free(rt->ext[0][x]); /* the rtc Counter and Lock are one rte_malloc block each */
 		for (uint32_t w = 0; w < rt->max_workers; w++)
 			if (rt->ext[w])
 				rt->ext[w][x] = NULL;

@@ -126,6 +126,19 @@ impl Gen<'_> {
         Ok(true)
     }
 
+    /// Bytes of an action-data buffer handed to a data-plane insert. The runtime reads the
+    /// table's data_len bytes (the max over its actions): the buffer is sized for the largest
+    /// table of the program, zero-filled past the action's data.
+    pub(crate) fn data_buf_len(&self) -> R<u32> {
+        let mut buf_len = 0;
+        for (_, t) in self.p.tables.iter() {
+            for a in t.actions.iter().map(|ta| ta.action).chain([t.default_action.action]) {
+                buf_len = buf_len.max(self.data_layout(a)?.1);
+            }
+        }
+        Ok(buf_len)
+    }
+
     /// `add_entry<T>(action_name, params, profile)`: params (a struct whose fields are the
     /// action's directionless parameters, as sema checked) in the action's native data layout,
     /// inserted with the key the running table was looked up with.
@@ -179,14 +192,7 @@ impl Gen<'_> {
         let prof = self.expr(prof)?;
         let abi = self.abi_action_of[target.index()];
         let _ = writeln!(out, "{i}{{ /* add_entry(\"{}\") */", fq.replace("*/", "* /"));
-        // The runtime reads the table's data_len bytes (the max over its actions): size the
-        // buffer for the largest table of the program, zero-filled past this action's data.
-        let mut buf_len = len;
-        for (_, t) in p.tables.iter() {
-            for a in t.actions.iter().map(|ta| ta.action).chain([t.default_action.action]) {
-                buf_len = buf_len.max(self.data_layout(a)?.1);
-            }
-        }
+        let buf_len = self.data_buf_len()?.max(len);
         let _ = writeln!(
             out,
             "{i}\tuint8_t _d[{}] __attribute__((aligned(8)));\n{i}\tmemset(_d, 0, sizeof _d);",

@@ -10,7 +10,7 @@ use crate::ctype::{c_string, native_layout, storage, storage_size, wrap};
 use crate::stmt::ind;
 use crate::{unsupported, unsupported_as, Gen, UnsupportedKind, R};
 
-fn in_arg(c: &Call, i: usize) -> R<&Expr> {
+pub(crate) fn in_arg(c: &Call, i: usize) -> R<&Expr> {
     match c.args.get(i) {
         Some(Arg::In(e)) | Some(Arg::InOut(e)) | Some(Arg::Out(e)) => Ok(e),
         None => unsupported(c.span, format!("missing argument {}", i + 1)),
@@ -539,6 +539,10 @@ impl Gen<'_> {
         let inst = &p.externs[x];
         let ext = x.index();
         let n = self.n_cells(x);
+        // rtc.p4 has externs of its own (a Counter unlike PNA's): rtc.rs
+        if self.is_rtc() && self.rtc_method(x, method, c, level, out)? {
+            return Ok(());
+        }
         let idx_of = |g: &mut Self, e: &Expr| -> R<String> {
             let v = g.expr(e)?;
             Ok(format!("({} ? (uint32_t)({v}) : 0xffffffffu)", g.index_below(e, &v, n)))
@@ -631,6 +635,9 @@ impl Gen<'_> {
     fn extern_function(&mut self, name: &str, c: &Call, level: usize, out: &mut String) -> R<()> {
         let i = ind(level);
         let where_ = c_string(&format!("file {} bytes {}..{}", c.span.file, c.span.lo, c.span.hi));
+        if self.is_rtc() && self.rtc_function(name, c, level, out)? {
+            return Ok(());
+        }
         match name {
             "mark_to_drop" => {
                 let (lv, t) = match c.args.first() {

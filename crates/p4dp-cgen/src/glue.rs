@@ -101,10 +101,11 @@ impl Gen<'_> {
         match pkg.arch.as_str() {
             "v1model" => self.glue_v1model(&pkg),
             "pna" => self.glue_pna(&pkg),
+            "rtc" => self.glue_rtc(&pkg),
             a => unsupported_as(
                 UnsupportedKind::Architecture,
                 Span::default(),
-                format!("architecture `{a}` (the C back end supports v1model and pna)"),
+                format!("architecture `{a}` (the C back end supports v1model, pna and rtc)"),
             ),
         }
     }

@@ -50,6 +50,7 @@ pub mod namer;
 mod p4info;
 mod parser;
 mod pna;
+mod rtc;
 mod stmt;
 mod tables;
 #[cfg(test)]
@@ -659,6 +660,9 @@ fn translate(
             ""
         }
     );
+    if g.is_rtc() {
+        out.push_str("#include \"p4dp/rtc.h\"\n");
+    }
     out.push_str("/* ---- types ---- */\n");
     out.push_str(&g.types_out);
     if !g.v1st_def.is_empty() {

@@ -25,6 +25,14 @@ fn pna_color(v: &str) -> String {
     format!("({{ uint32_t _c = {v}; _c == 0u ? 1u : (_c == 1u ? 2u : 0u); }})")
 }
 
+/// Before the deparser (PNA, rtc.p4's foreground): it writes in place over the packet's parsed
+/// header bytes (emit_room, lib.rs); these architectures make no copies.
+pub(crate) const DEPARSE_IN_PLACE: &str = "\tR->emit_bits = 0;\n\tR->emit_overflow = 0;\n\tR->emit_base = pkt->data; /* perf: in place (emit_room, lib.rs); no copies */\n\tR->emit_cap = (R->payload_off <= pkt->len ? R->payload_off : pkt->len) * 8u;\n";
+
+/// After the deparser: the emitted headers followed by the payload become the packet, sent to
+/// `R->pna_port` (`send_to_port`).
+pub(crate) const DEPARSE_FINISH: &str = "\tif (R->emit_overflow) {\n\t\tp4dp_count_unsupported(ctx, \"deparser: headers exceed P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\tuint32_t poff = R->payload_off <= pkt->len ? R->payload_off : pkt->len;\n\tif (R->emit_bits & 7u) /* the bits after the last header in its last byte are 0 */\n\t\tR->emit_base[R->emit_bits / 8u] &= (uint8_t)(0xffu << (8u - (R->emit_bits & 7u)));\n\tif (p4dp_pkt_finish_inline(pkt, R->emit_base, (R->emit_bits + 7u) / 8u, poff, 0) == 0)\n\t\tpkt->out_port = R->pna_port;\n";
+
 impl Gen<'_> {
     pub(crate) fn glue_pna(&mut self, pkg: &Package) -> R<String> {
         let p = self.p;
@@ -159,7 +167,8 @@ impl Gen<'_> {
             "\t",
             false,
         ));
-        o.push_str("\tif (R->drop || R->pna_drop)\n\t\treturn;\n\tR->emit_bits = 0;\n\tR->emit_overflow = 0;\n\tR->emit_base = pkt->data; /* perf: in place (emit_room, lib.rs); PNA makes no copies */\n\tR->emit_cap = (R->payload_off <= pkt->len ? R->payload_off : pkt->len) * 8u;\n");
+        o.push_str("\tif (R->drop || R->pna_drop)\n\t\treturn;\n");
+        o.push_str(DEPARSE_IN_PLACE);
         o.push_str(&self.glue_call(
             Owner::Control(md),
             &mdc.params,
@@ -168,7 +177,8 @@ impl Gen<'_> {
             "\t",
             false,
         ));
-        o.push_str("\tif (R->emit_overflow) {\n\t\tp4dp_count_unsupported(ctx, \"deparser: headers exceed P4DP_EMIT_MAX\");\n\t\treturn;\n\t}\n\tuint32_t poff = R->payload_off <= pkt->len ? R->payload_off : pkt->len;\n\tif (R->emit_bits & 7u) /* the bits after the last header in its last byte are 0 */\n\t\tR->emit_base[R->emit_bits / 8u] &= (uint8_t)(0xffu << (8u - (R->emit_bits & 7u)));\n\tif (p4dp_pkt_finish_inline(pkt, R->emit_base, (R->emit_bits + 7u) / 8u, poff, 0) == 0)\n\t\tpkt->out_port = R->pna_port;\n\tif (R->recirculate)\n\t\tp4dp_count_unsupported(ctx, \"recirculate\");\n}\n");
+        o.push_str(DEPARSE_FINISH);
+        o.push_str("\tif (R->recirculate)\n\t\tp4dp_count_unsupported(ctx, \"recirculate\");\n}\n");
         Ok(o)
     }
 

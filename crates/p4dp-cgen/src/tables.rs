@@ -615,6 +615,15 @@ impl Gen<'_> {
                 Some(Value::Enum(2)) if !meter => "P4DP_UNIT_BOTH",
                 _ => "0",
             };
+            if let Some((kind, n, cs)) = self.rtc_extern_md(xid)? {
+                ext_rows.push(format!(
+                    "\t{{ {}, {}u, {kind}, 0, {}u, 0u, {cs}, -1 }},",
+                    c_string(&x.fq_name),
+                    self.ids.externs[xid.index()],
+                    n.min(u32::MAX as u64)
+                ));
+                continue;
+            }
             let cells = x.ctor_args.first().and_then(const_u64).unwrap_or(0);
             let (kind, unit, n_cells, bw, cs, table) = match x.kind {
                 ExternKind::V1Counter | ExternKind::PnaCounter => {

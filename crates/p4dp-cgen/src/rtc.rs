@@ -1,0 +1,436 @@
+//! The run-to-completion architecture (`p4include/rtc.p4`, docs/rtc.md): the foreground glue
+//! (`process`: ForegroundParser -> ForegroundIngress -> ForegroundDeparser) and the calls of
+//! rtc.p4's externs into the runtime's (`runtime/include/p4dp/rtc.h`).
+//!
+//! * `Counter`, `Lock`, `Queue<T>` declared anywhere are one runtime object each
+//!   (`P4DP_EXT_RTC_*`), created by the runtime and shared by every core: `R->ctx->ext[x]`.
+//! * `TableOperation` bound with `@tbl("t")`: the key argument (a struct of t's key fields in
+//!   order, or the field when t has one key) is packed into t's native key, the data argument
+//!   into the native data of the action at position `act` of t's `actions` list.
+//! * `lastRowIndex()` is `R->entry_index`: the row of the entry the packet's last table apply
+//!   hit, or its last `entryAdd`/`entryGet` wrote or found.
+//! * `send_to_port`/`drop_packet` are PNA's (pna.rs): the packet leaves only after `send_to_port`.
+//!
+//! Not generated yet (each a clear E0501): background pipelines (packages `RTC_BG1..3`),
+//! `Foreach`, `Sleep`, `Queue.popWait`, `TableOperation.entryDel`.
+
+use std::fmt::Write as _;
+
+use p4dp_ir::*;
+
+use crate::ctype::native_layout;
+use crate::externs::in_arg;
+use crate::glue::Bind;
+use crate::stmt::ind;
+use crate::{unsupported, Gen, Owner, R};
+
+/// Largest Queue message the runtime takes (p4dp_rtc_queue_create).
+const MAX_MESSAGE_BYTES: u64 = 1024;
+
+/// The table named by `@tbl("t")` / `@tbl(t)` of an extern instance (sema checked it exists).
+fn bound_table(p: &Program, x: &ExternInstance) -> Option<TableId> {
+    let a = x.annotations.iter().find(|a| a.name == "tbl")?;
+    let name = match a.args.as_slice() {
+        [AnnotationArg::String(s)] => s.clone(),
+        [AnnotationArg::Raw(s)] => s.trim().trim_matches('"').to_string(),
+        _ => return None,
+    };
+    p.tables
+        .iter()
+        .find(|(_, t)| t.name == name || t.fq_name == name)
+        .map(|(id, _)| id)
+}
+
+impl Gen<'_> {
+    /// Whether the program's package is one of rtc.p4's.
+    pub(crate) fn is_rtc(&self) -> bool {
+        self.p.package.as_ref().is_some_and(|k| k.arch == "rtc")
+    }
+
+    /// The C expression of extern instance `x`'s runtime object, as a `T *`.
+    fn rtc_obj(&self, x: ExternId, t: &str) -> String {
+        format!("((struct {t} *)R->ctx->ext[{}])", x.index())
+    }
+
+    /// `p4dp_extern_info` kind, cells and cell size of an rtc.p4 extern with runtime state
+    /// (`Counter`, `Lock`, `Queue<T>`); None for the others (`P4DP_EXT_OTHER`).
+    pub(crate) fn rtc_extern_md(&mut self, x: ExternId) -> R<Option<(&'static str, u64, String)>> {
+        if !self.is_rtc() {
+            return Ok(None);
+        }
+        let inst = &self.p.externs[x];
+        let n = inst.ctor_args.first().and_then(crate::externs::const_u64).unwrap_or(0);
+        Ok(match inst.type_name.as_str() {
+            "Counter" => Some(("P4DP_EXT_RTC_COUNTER", n, "0".into())),
+            "Lock" => Some(("P4DP_EXT_RTC_LOCK", n, "0".into())),
+            "Queue" => {
+                let (ct, _) = self.queue_message(x, inst.span)?;
+                Some((
+                    "P4DP_EXT_RTC_QUEUE",
+                    n,
+                    format!("(uint32_t)((sizeof({ct}) + 3u) & ~3u)"),
+                ))
+            }
+            _ => None,
+        })
+    }
+
+    /// The C type of a Queue's messages and the bytes of a message buffer (`sizeof` rounded up
+    /// to 4, as the runtime's cells are).
+    fn queue_message(&mut self, x: ExternId, span: Span) -> R<(String, String)> {
+        let Some(&t) = self.p.externs[x].type_args.first() else {
+            return unsupported(span, "Queue without a message type");
+        };
+        let ct = self.ctype(t, span)?;
+        if self.type_bytes.get(&t).copied().unwrap_or(u64::MAX) > MAX_MESSAGE_BYTES {
+            return unsupported(
+                span,
+                format!("Queue messages of more than {MAX_MESSAGE_BYTES} bytes (the runtime's limit)"),
+            );
+        }
+        let len = format!("((sizeof({ct}) + 3u) & ~3u)");
+        Ok((ct, len))
+    }
+
+    /// rtc.p4 extern functions (`getPktLength`, `lastRowIndex`); Ok(false) if not one.
+    pub(crate) fn rtc_function(&mut self, name: &str, c: &Call, level: usize, out: &mut String) -> R<bool> {
+        let v = match name {
+            "getPktLength" => "(uint32_t)R->pkt->len",
+            "lastRowIndex" => "R->entry_index",
+            _ => return Ok(false),
+        };
+        if let Some(r) = &c.ret {
+            out.push_str(&self.store(r, v, level)?);
+        }
+        Ok(true)
+    }
+
+    /// rtc.p4 extern methods; Ok(false) if `x` is no rtc.p4 extern with this method.
+    pub(crate) fn rtc_method(
+        &mut self,
+        x: ExternId,
+        method: &str,
+        c: &Call,
+        level: usize,
+        out: &mut String,
+    ) -> R<bool> {
+        let i = ind(level);
+        let tn = self.p.externs[x].type_name.clone();
+        let mut result: Option<String> = None;
+        match (tn.as_str(), method) {
+            ("Counter", "count") => {
+                let (idx, v) = (self.expr(in_arg(c, 0)?)?, self.expr(in_arg(c, 1)?)?);
+                let o = self.rtc_obj(x, "p4dp_rtc_counter");
+                let _ = writeln!(
+                    out,
+                    "{i}p4dp_rtc_counter_count({o}, (uint32_t)({idx}), (uint64_t)({v}));"
+                );
+            }
+            ("Counter", "get") => {
+                let idx = self.expr(in_arg(c, 0)?)?;
+                let o = self.rtc_obj(x, "p4dp_rtc_counter");
+                result = Some(format!("p4dp_rtc_counter_get({o}, (uint32_t)({idx}))"));
+            }
+            ("Counter", "set") => {
+                let (idx, v) = (self.expr(in_arg(c, 0)?)?, self.expr(in_arg(c, 1)?)?);
+                let o = self.rtc_obj(x, "p4dp_rtc_counter");
+                let _ = writeln!(out, "{i}p4dp_rtc_counter_set({o}, (uint32_t)({idx}), (uint64_t)({v}));");
+            }
+            ("Lock", "acquire") => {
+                let (idx, b) = (self.expr(in_arg(c, 0)?)?, self.expr(in_arg(c, 1)?)?);
+                let o = self.rtc_obj(x, "p4dp_rtc_lock");
+                result = Some(format!(
+                    "(uint8_t)p4dp_rtc_lock_acquire({o}, (uint32_t)({idx}), ({b}) != 0)"
+                ));
+            }
+            ("Lock", "release") => {
+                let idx = self.expr(in_arg(c, 0)?)?;
+                let o = self.rtc_obj(x, "p4dp_rtc_lock");
+                result = Some(format!("(uint8_t)p4dp_rtc_lock_release({o}, (uint32_t)({idx}))"));
+            }
+            ("Queue", "push") => {
+                let (ct, len) = self.queue_message(x, c.span)?;
+                let v = self.expr(in_arg(c, 0)?)?;
+                let o = self.rtc_obj(x, "p4dp_rtc_queue");
+                let _ = writeln!(
+                    out,
+                    "{i}{{\n{i}\tuint8_t _m[{len}] __attribute__((aligned(8)));\n{i}\tconst {ct} _v = {v};\n{i}\tmemset(_m, 0, sizeof _m);\n{i}\tmemcpy(_m, &_v, sizeof _v);\n{i}\tuint8_t _ok = (uint8_t)p4dp_rtc_queue_push({o}, _m);"
+                );
+                self.rtc_close(c, "_ok", level, out)?;
+            }
+            ("Queue", "pop") => {
+                let (ct, len) = self.queue_message(x, c.span)?;
+                let dst = in_arg(c, 0)?;
+                let o = self.rtc_obj(x, "p4dp_rtc_queue");
+                let _ = writeln!(
+                    out,
+                    "{i}{{\n{i}\tuint8_t _m[{len}] __attribute__((aligned(8)));\n{i}\tuint8_t _ok = (uint8_t)p4dp_rtc_queue_pop({o}, _m);\n{i}\tif (_ok) {{\n{i}\t\t{ct} _v;\n{i}\t\tmemcpy(&_v, _m, sizeof _v);"
+                );
+                out.push_str(&self.store(dst, "_v", level + 2)?);
+                let _ = writeln!(out, "{i}\t}}");
+                self.rtc_close(c, "_ok", level, out)?;
+            }
+            ("TableOperation", "entryAdd") => self.entry_add(x, c, level, out)?,
+            ("TableOperation", "entryGet") => self.entry_get(x, c, level, out)?,
+            ("Queue", "popWait") | ("TableOperation", "entryDel") | ("Sleep", _) | ("Foreach", _) => {
+                return unsupported(
+                    c.span,
+                    format!("`{tn}.{method}`: the C back end does not generate it yet (docs/rtc.md, status)"),
+                )
+            }
+            _ => return Ok(false),
+        }
+        if let (Some(v), Some(r)) = (result, &c.ret) {
+            out.push_str(&self.store(r, &v, level)?);
+        }
+        Ok(true)
+    }
+
+    /// Stores the block's `bool` result `ok` into the call's result, if it has one, and closes
+    /// the block the caller opened.
+    fn rtc_close(&mut self, c: &Call, ok: &str, level: usize, out: &mut String) -> R<()> {
+        match &c.ret {
+            Some(r) => out.push_str(&self.store(r, ok, level + 1)?),
+            None => {
+                let _ = writeln!(out, "{}\t(void){ok};", ind(level));
+            }
+        }
+        let _ = writeln!(out, "{}}}", ind(level));
+        Ok(())
+    }
+
+    /// The table a TableOperation is bound to, with the index into `p4dp_program.actions` of
+    /// each action of its `actions` list (`act` is a position in that list).
+    fn op_table(&self, x: ExternId, span: Span) -> R<(TableId, Vec<ActionId>)> {
+        let p = self.p;
+        let Some(t) = bound_table(p, &p.externs[x]) else {
+            return unsupported(span, format!("`{}` is bound to no table (`@tbl`)", p.externs[x].name));
+        };
+        Ok((t, p.tables[t].actions.iter().map(|ta| ta.action).collect()))
+    }
+
+    /// Scalar leaves of a key or data argument of type `t`: (C member path, width). A struct or
+    /// header gives its fields in order; a scalar gives itself (path "").
+    fn leaves(&self, t: TypeId, span: Span, what: &str) -> R<Vec<(String, u32)>> {
+        if let Some(w) = self.value_width(t) {
+            return Ok(vec![(String::new(), w)]);
+        }
+        let mut out = Vec::new();
+        for (f, ft) in self.fields(t) {
+            match self.value_width(ft) {
+                Some(w) => out.push((format!(".{f}"), w)),
+                None => return unsupported(span, format!("{what}: field `{f}` is not a bit string")),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Code packing the key argument `k` of a TableOperation on `t` into `uint8_t _k[]` (the
+    /// table's native key layout).
+    fn pack_key(&mut self, t: TableId, k: &Expr, level: usize, out: &mut String) -> R<()> {
+        let i = ind(level);
+        let keys = self.match_keys(t);
+        let widths: Vec<u32> = keys.iter().filter_map(|k| self.value_width(k.expr.ty)).collect();
+        let leaves = self.leaves(k.ty, k.span, "TableOperation key")?;
+        let lw: Vec<u32> = leaves.iter().map(|(_, w)| *w).collect();
+        if widths.len() != keys.len() || lw != widths {
+            return unsupported(
+                k.span,
+                format!(
+                    "TableOperation key: its fields ({lw:?} bits) are not the key fields of table `{}` ({widths:?} bits, in order)",
+                    self.p.tables[t].name
+                ),
+            );
+        }
+        let (lay, key_len) = native_layout(&widths);
+        let ct = self.ctype(k.ty, k.span)?;
+        let kx = self.expr(k)?;
+        let _ = writeln!(
+            out,
+            "{i}uint8_t _k[{}] __attribute__((aligned(16)));\n{i}memset(_k, 0, sizeof _k);\n{i}const {ct} _kv = {kx};",
+            key_len.max(1)
+        );
+        for ((f, _), (off, size)) in leaves.iter().zip(&lay) {
+            let _ = writeln!(out, "{i}memcpy(_k + {off}, &_kv{f}, {size});");
+        }
+        Ok(())
+    }
+
+    /// Whether data of `leaves` fits action `a`: an action without data takes anything (and
+    /// ignores it); otherwise the widths agree one to one. The action's layout when it does.
+    fn data_fit(&self, a: ActionId, leaves: &[(String, u32)]) -> R<Option<Vec<(u32, u32)>>> {
+        let params: Vec<u32> = self.data_params(a)?.iter().map(|(_, w)| *w).collect();
+        if params.is_empty() {
+            return Ok(Some(Vec::new()));
+        }
+        let lw: Vec<u32> = leaves.iter().map(|(_, w)| *w).collect();
+        Ok((lw == params).then(|| native_layout(&params).0))
+    }
+
+    /// `entryAdd(k, act, data)`: the data-plane insertion path, `false` on any failure (key
+    /// present, table full, an `act` out of range or whose action's parameters are not the
+    /// data's fields).
+    fn entry_add(&mut self, x: ExternId, c: &Call, level: usize, out: &mut String) -> R<()> {
+        let i = ind(level);
+        let (t, acts) = self.op_table(x, c.span)?;
+        let (k, act, data) = (in_arg(c, 0)?, in_arg(c, 1)?, in_arg(c, 2)?);
+        let _ = writeln!(
+            out,
+            "{i}{{ /* {}.entryAdd */",
+            self.p.externs[x].name.replace("*/", "* /")
+        );
+        self.pack_key(t, k, level + 1, out)?;
+        let leaves = self.leaves(data.ty, data.span, "TableOperation data")?;
+        let dct = self.ctype(data.ty, data.span)?;
+        let (dx, ax) = (self.expr(data)?, self.expr(act)?);
+        let buf = self.data_buf_len()?;
+        let _ = writeln!(
+            out,
+            "{i}\tuint8_t _d[{}] __attribute__((aligned(8)));\n{i}\tmemset(_d, 0, sizeof _d);\n{i}\tconst {dct} _dv = {dx};\n{i}\t(void)_dv;\n{i}\tint _r = -1; /* -1: no action at this position, or not of this data */\n{i}\tuint32_t _a = 0;\n{i}\tswitch ((uint32_t)({ax})) {{",
+            buf.max(1)
+        );
+        for (pos, a) in acts.iter().enumerate() {
+            let Some(lay) = self.data_fit(*a, &leaves)? else {
+                continue;
+            };
+            let _ = writeln!(
+                out,
+                "{i}\tcase {pos}u: /* {} */",
+                self.p.actions[*a].fq_name.replace("*/", "* /")
+            );
+            for ((f, _), (off, size)) in leaves.iter().zip(&lay) {
+                let _ = writeln!(out, "{i}\t\tmemcpy(_d + {off}, &_dv{f}, {size});");
+            }
+            let _ = writeln!(
+                out,
+                "{i}\t\t_a = {}u;\n{i}\t\t_r = 0;\n{i}\t\tbreak;",
+                self.abi_action_of[a.index()]
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{i}\tdefault:\n{i}\t\tbreak;\n{i}\t}}\n{i}\tif (_r == 0) {{\n{i}\t\tuint32_t _row = 0;\n{i}\t\t_r = p4dp_rtc_table_add(R->ctx, {}u, _k, _a, _d, &_row);\n{i}\t\tif (_r == 0)\n{i}\t\t\tR->entry_index = _row;\n{i}\t}}\n{i}\tuint8_t _ok = (uint8_t)(_r == 0);",
+            t.index()
+        );
+        self.rtc_close(c, "_ok", level, out)
+    }
+
+    /// `entryGet(k, out act, out data)`: a lock-free lookup; on success `act` is the position of
+    /// the entry's action in the table's `actions` list and `data` its data (when the action's
+    /// parameters are the data's fields; else `data` is zero).
+    fn entry_get(&mut self, x: ExternId, c: &Call, level: usize, out: &mut String) -> R<()> {
+        let i = ind(level);
+        let (t, acts) = self.op_table(x, c.span)?;
+        let (k, act, data) = (in_arg(c, 0)?, in_arg(c, 1)?, in_arg(c, 2)?);
+        let _ = writeln!(
+            out,
+            "{i}{{ /* {}.entryGet */",
+            self.p.externs[x].name.replace("*/", "* /")
+        );
+        self.pack_key(t, k, level + 1, out)?;
+        let leaves = self.leaves(data.ty, data.span, "TableOperation data")?;
+        let dct = self.ctype(data.ty, data.span)?;
+        let buf = self.data_buf_len()?;
+        let _ = writeln!(
+            out,
+            "{i}\tuint8_t _d[{}] __attribute__((aligned(8)));\n{i}\tuint32_t _ai = 0, _row = 0;\n{i}\tint _r = p4dp_rtc_table_get(R->ctx, {}u, _k, &_ai, _d, &_row);\n{i}\tif (_r == 0) {{\n{i}\t\t{dct} _dv;\n{i}\t\tmemset(&_dv, 0, sizeof _dv);\n{i}\t\tuint32_t _pos = 0;\n{i}\t\tR->entry_index = _row;\n{i}\t\tswitch (_ai) {{",
+            buf.max(1),
+            t.index()
+        );
+        let mut seen = Vec::new();
+        for (pos, a) in acts.iter().enumerate() {
+            let abi = self.abi_action_of[a.index()];
+            if seen.contains(&abi) {
+                continue;
+            }
+            seen.push(abi);
+            let _ = writeln!(
+                out,
+                "{i}\t\tcase {abi}u: /* {} */\n{i}\t\t\t_pos = {pos}u;",
+                self.p.actions[*a].fq_name.replace("*/", "* /")
+            );
+            if let Some(lay) = self.data_fit(*a, &leaves)? {
+                for ((f, _), (off, size)) in leaves.iter().zip(&lay) {
+                    let _ = writeln!(out, "{i}\t\t\tmemcpy(&_dv{f}, _d + {off}, {size});");
+                }
+            }
+            let _ = writeln!(out, "{i}\t\t\tbreak;");
+        }
+        let _ = writeln!(out, "{i}\t\tdefault:\n{i}\t\t\tbreak;\n{i}\t\t}}");
+        out.push_str(&self.store(act, "(uint8_t)_pos", level + 2)?);
+        out.push_str(&self.store(data, "_dv", level + 2)?);
+        let _ = writeln!(out, "{i}\t}}\n{i}\tuint8_t _ok = (uint8_t)(_r == 0);");
+        self.rtc_close(c, "_ok", level, out)
+    }
+
+    /// The glue of an rtc.p4 package: `process` runs the foreground pipeline on one packet.
+    pub(crate) fn glue_rtc(&mut self, pkg: &Package) -> R<String> {
+        let p = self.p;
+        if pkg.blocks.len() != 3 {
+            return unsupported(
+                Span::default(),
+                format!(
+                    "package `{}`: background pipelines are not generated yet (the C back end runs the foreground pipeline of package `RTC`)",
+                    pkg.type_name
+                ),
+            );
+        }
+        let b: Vec<BlockRef> = pkg.blocks.iter().map(|(_, b)| *b).collect();
+        let (BlockRef::Parser(fp), BlockRef::Control(fi), BlockRef::Control(fd)) = (b[0], b[1], b[2]) else {
+            return unsupported(Span::default(), "package `RTC` with blocks of unexpected kinds");
+        };
+        let (pr, ic, dc) = (&p.parsers[fp], &p.controls[fi], &p.controls[fd]);
+        if pr.params.len() != 4 || ic.params.len() != 3 || dc.params.len() != 3 {
+            return unsupported(pr.span, "rtc.p4 foreground blocks with unexpected parameter lists");
+        }
+        let pty = |i: usize| pr.vars[pr.params[i]].ty;
+        let mut o = String::from(
+            "/* rtc.p4: the foreground pipeline's headers, metadata and input metadata. */\nstruct rtcst {\n",
+        );
+        for (n, t) in [("h", pty(1)), ("m", pty(2)), ("istd", pty(3))] {
+            let ct = self.ctype(t, pr.span)?;
+            let _ = writeln!(o, "\t{ct} {n};");
+        }
+        o.push_str("};\n\n");
+        let mut istd = String::new();
+        for (f, val) in [("f_ingress_port", "pkt->in_port"), ("f_timestamp_ns", "ctx->now_ns")] {
+            if self.fields(pty(3)).iter().any(|(n, _)| n == f) {
+                let _ = writeln!(istd, "\tS->istd.{f} = {val};");
+            }
+        }
+        let _ = write!(
+            o,
+            "/* One packet through the foreground pipeline. A packet the parser rejects is dropped; so is one\n * the ingress did not send_to_port (or called drop_packet after it). */\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tgst_init(R, ctx, pkt);\n\tR->pna_drop = 1;\n\tR->pna_port = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tstruct rtcst S0, *S = &S0;\n\t*S = (struct rtcst){{}};\n{istd}\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n\tR->pkt_bits = pkt->len * 8u;\n\tint rej = 0;\n"
+        );
+        o.push_str(&self.glue_call(
+            Owner::Parser(fp),
+            &pr.params,
+            &[Bind::None, Bind::Lv("S->h"), Bind::Lv("S->m"), Bind::Lv("S->istd")],
+            Some("rej"),
+            "\t",
+            true,
+        ));
+        o.push_str("\tif (rej)\n\t\treturn;\n\tR->payload_off = (R->cur + 7u) / 8u;\n");
+        o.push_str(&self.glue_call(
+            Owner::Control(fi),
+            &ic.params,
+            &[Bind::Lv("S->h"), Bind::Lv("S->m"), Bind::Lv("S->istd")],
+            None,
+            "\t",
+            false,
+        ));
+        o.push_str("\tif (R->drop || R->pna_drop)\n\t\treturn;\n");
+        o.push_str(crate::pna::DEPARSE_IN_PLACE);
+        o.push_str(&self.glue_call(
+            Owner::Control(fd),
+            &dc.params,
+            &[Bind::None, Bind::Lv("S->h"), Bind::Lv("S->m")],
+            None,
+            "\t",
+            false,
+        ));
+        o.push_str(crate::pna::DEPARSE_FINISH);
+        o.push_str("}\n");
+        Ok(o)
+    }
+}
