@@ -21,6 +21,8 @@ struct rte_ring;
 
 /** Bytes of headroom/tailroom given to packets processed by p4dp_runtime_packet_inject(). */
 #define RT_INJECT_HEADROOM 512u
+/* background pipelines a program may have (rtc.p4 has packages with one to three) */
+#define P4DP_RT_MAX_BACKGROUND 8u
 #define RT_INJECT_TAILROOM (P4DP_EMIT_MAX + 512u)
 
 /** Packets a worker buffers per output port before a tx burst. */
@@ -192,6 +194,10 @@ struct p4dp_runtime {
 	/* simulated clock for inject(); the running workers use the TSC */
 	uint64_t now_ns;
 	bool use_sim_time;
+	/* rtc.p4 background pipelines run by p4dp_runtime_background_run (rtc_run.c): iterations so
+	 * far and the simulated time before which each sleeps (Sleep) */
+	uint64_t bg_iter[P4DP_RT_MAX_BACKGROUND];
+	uint64_t bg_wake[P4DP_RT_MAX_BACKGROUND];
 
 	/* multicast / clone (v1model PRE) */
 	struct rt_mcast_list **mc_lists; /* [P4DP_RT_MCAST_GROUPS], read by workers (acquire) */

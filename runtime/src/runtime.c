@@ -156,6 +156,12 @@ static int check_program(const struct p4dp_program *p)
 		    (ti->direct_meter >= 0 && (uint32_t)ti->direct_meter >= p->n_externs))
 			return rt_errc(-EINVAL, "table '%s': direct extern index out of range", ti->name);
 	}
+	if (p->n_background > P4DP_RT_MAX_BACKGROUND || (p->n_background > 0) != (p->background != NULL) ||
+	    (p->n_background > 0 && p->background_names == NULL))
+		return rt_errc(-EINVAL, "malformed background pipelines (%u)", p->n_background);
+	for (uint32_t b = 0; b < p->n_background; b++)
+		if (p->background_names[b] == NULL)
+			return rt_errc(-EINVAL, "background pipeline %u: no name", b);
 	for (uint32_t x = 0; x < p->n_externs; x++) {
 		const struct p4dp_extern_info *xi = &p->externs[x];
 		if (xi->name == NULL)
@@ -163,6 +169,8 @@ static int check_program(const struct p4dp_program *p)
 		if ((xi->kind == P4DP_EXT_DIRECT_COUNTER || xi->kind == P4DP_EXT_DIRECT_METER) &&
 		    (xi->table < 0 || (uint32_t)xi->table >= p->n_tables))
 			return rt_errc(-EINVAL, "extern '%s': direct extern without a valid table", xi->name);
+		if (xi->kind > P4DP_EXT_RTC_QUEUE)
+			return rt_errc(-EINVAL, "extern '%s': unknown kind %u", xi->name, xi->kind);
 		if (xi->kind == P4DP_EXT_REGISTER) {
 			rc = check_field_layout("register", xi->name, xi->bitwidth, 0, xi->cell_size, xi->cell_size);
 			if (rc)

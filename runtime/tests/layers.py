@@ -22,6 +22,7 @@ LAYERS = {
     "actprof": 6, "direct": 6, "batch": 6,
     "worker": 7,
     "runtime": 8,
+    "rtc_run": 9,
     "bench": 9, "bench_dp": 10, "bench_lpm": 10, "bench_trace": 11,
 }
 

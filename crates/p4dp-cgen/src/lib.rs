@@ -476,6 +476,7 @@ impl<'a> Gen<'a> {
              \tuint8_t *emit_base;  /* deparser output: the packet itself (in place) or ctx->emit_buf */\n\
              \tuint32_t payload_off; /* bytes of input consumed by the parser */\n\
              \tuint32_t pna_drop, pna_port; /* PNA forwarding decision */\n\
+             \tstruct p4dp_bg_env *bg; /* rtc.p4: the background iteration's environment (set by its glue; NULL in process) */\n\
              \tint32_t clone_type;  /* -1 none, 0 I2E, 1 E2E (gst_init) */\n\
              \tuint32_t clone_session;\n",
         );

@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 
 use p4dp_ir::*;
 
-use crate::ctype::native_layout;
+use crate::ctype::{c_string, native_layout};
 use crate::externs::in_arg;
 use crate::glue::Bind;
 use crate::stmt::ind;
@@ -172,7 +172,42 @@ impl Gen<'_> {
             }
             ("TableOperation", "entryAdd") => self.entry_add(x, c, level, out)?,
             ("TableOperation", "entryGet") => self.entry_get(x, c, level, out)?,
-            ("Queue", "popWait") | ("TableOperation", "entryDel") | ("Sleep", _) | ("Foreach", _) => {
+            ("Sleep", "us" | "ms") => {
+                let v = self.expr(in_arg(c, 0)?)?;
+                let mult = if method == "us" { "1000ull" } else { "1000000ull" };
+                let _ = writeln!(
+                    out,
+                    "{i}if (R->bg != NULL)\n{i}\tR->bg->sleep_ns = (uint64_t)({v}) * {mult};"
+                );
+            }
+            ("Queue", "popWait") => {
+                let (ct, len) = self.queue_message(x, c.span)?;
+                let dst = in_arg(c, 0)?;
+                let o = self.rtc_obj(x, "p4dp_rtc_queue");
+                let _ = writeln!(
+                    out,
+                    "{i}{{\n{i}\tuint8_t _m[{len}] __attribute__((aligned(8)));\n{i}\tuint8_t _ok = (uint8_t)p4dp_rtc_queue_pop_wait({o}, _m, R->bg != NULL ? R->bg->stop : NULL);\n{i}\tif (_ok) {{\n{i}\t\t{ct} _v;\n{i}\t\tmemcpy(&_v, _m, sizeof _v);"
+                );
+                out.push_str(&self.store(dst, "_v", level + 2)?);
+                let _ = writeln!(out, "{i}\t}}");
+                self.rtc_close(c, "_ok", level, out)?;
+            }
+            ("TableOperation", "entryDel") => {
+                let (t, _) = self.op_table(x, c.span)?;
+                let _ = writeln!(
+                    out,
+                    "{i}{{ /* {}.entryDel */",
+                    self.p.externs[x].name.replace("*/", "* /")
+                );
+                self.pack_key(t, in_arg(c, 0)?, level + 1, out)?;
+                let _ = writeln!(
+                    out,
+                    "{i}\tuint8_t _ok = (uint8_t)(p4dp_rtc_table_del(R->ctx, {}u, _k, R->bg != NULL ? R->bg->rcu : NULL, R->bg != NULL ? R->bg->rcu_thread : 0u) == 0);",
+                    t.index()
+                );
+                self.rtc_close(c, "_ok", level, out)?;
+            }
+            ("Foreach", _) => {
                 return unsupported(
                     c.span,
                     format!("`{tn}.{method}`: the C back end does not generate it yet (docs/rtc.md, status)"),
@@ -366,13 +401,10 @@ impl Gen<'_> {
     /// The glue of an rtc.p4 package: `process` runs the foreground pipeline on one packet.
     pub(crate) fn glue_rtc(&mut self, pkg: &Package) -> R<String> {
         let p = self.p;
-        if pkg.blocks.len() != 3 {
+        if pkg.blocks.len() < 3 || pkg.blocks.len() % 2 == 0 {
             return unsupported(
                 Span::default(),
-                format!(
-                    "package `{}`: background pipelines are not generated yet (the C back end runs the foreground pipeline of package `RTC`)",
-                    pkg.type_name
-                ),
+                format!("package `{}` with {} blocks", pkg.type_name, pkg.blocks.len()),
             );
         }
         let b: Vec<BlockRef> = pkg.blocks.iter().map(|(_, b)| *b).collect();
@@ -400,7 +432,7 @@ impl Gen<'_> {
         }
         let _ = write!(
             o,
-            "/* One packet through the foreground pipeline. A packet the parser rejects is dropped; so is one\n * the ingress did not send_to_port (or called drop_packet after it). */\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tgst_init(R, ctx, pkt);\n\tR->pna_drop = 1;\n\tR->pna_port = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tstruct rtcst S0, *S = &S0;\n\t*S = (struct rtcst){{}};\n{istd}\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n\tR->pkt_bits = pkt->len * 8u;\n\tint rej = 0;\n"
+            "/* One packet through the foreground pipeline. A packet the parser rejects is dropped; so is one\n * the ingress did not send_to_port (or called drop_packet after it). */\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tgst_init(R, ctx, pkt);\n\tR->bg = NULL;\n\tR->pna_drop = 1;\n\tR->pna_port = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tstruct rtcst S0, *S = &S0;\n\t*S = (struct rtcst){{}};\n{istd}\tR->cur = 0;\n\tR->perr = 0;\n\tR->steps = 0;\n\tR->pkt_bits = pkt->len * 8u;\n\tint rej = 0;\n"
         );
         o.push_str(&self.glue_call(
             Owner::Parser(fp),
@@ -431,6 +463,114 @@ impl Gen<'_> {
         ));
         o.push_str(crate::pna::DEPARSE_FINISH);
         o.push_str("}\n");
+        o.push_str(&self.glue_background(&b[3..])?);
         Ok(o)
+    }
+
+    /// The background pipelines (ingress, deparser pairs): one function per pipeline running one
+    /// iteration, and `background` (abi.h) choosing among them. Empty without any.
+    fn glue_background(&mut self, blocks: &[BlockRef]) -> R<String> {
+        let p = self.p;
+        if blocks.is_empty() {
+            return Ok(String::new());
+        }
+        let mut o = String::new();
+        let mut cases = String::new();
+        for (k, pair) in blocks.chunks(2).enumerate() {
+            let [BlockRef::Control(bi), BlockRef::Control(bd)] = *pair else {
+                return unsupported(
+                    Span::default(),
+                    "a background pipeline whose blocks are not two controls",
+                );
+            };
+            let (ic, dc) = (&p.controls[bi], &p.controls[bd]);
+            if ic.params.len() != 3 || dc.params.len() != 3 {
+                return unsupported(ic.span, "rtc.p4 background blocks with unexpected parameter lists");
+            }
+            let _ = writeln!(
+                o,
+                "\n/* background pipeline {k}: {} -> {} */\nstruct rtcbg{k} {{",
+                ic.path, dc.path
+            );
+            let mut bstd_t = None;
+            for (n, v) in ["h", "m", "bstd"].iter().zip(&ic.params) {
+                let t = ic.vars[*v].ty;
+                let ct = self.ctype(t, ic.span)?;
+                let _ = writeln!(o, "\t{ct} {n};");
+                bstd_t = Some(t);
+            }
+            o.push_str("};\n\n");
+            let mut bstd = String::new();
+            if let Some(t) = bstd_t {
+                for (f, val) in [
+                    ("f_timestamp_ns", "ctx->now_ns"),
+                    ("f_iteration", "(uint32_t)env->iteration"),
+                ] {
+                    if self.fields(t).iter().any(|(n, _)| n == f) {
+                        let _ = writeln!(bstd, "\tS->bstd.{f} = {val};");
+                    }
+                }
+            }
+            let _ = write!(
+                o,
+                "/* One iteration: every header invalid, the ingress, and the deparser if it called send_to_port. */\nstatic void rtc_bg{k}(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, struct p4dp_bg_env *env)\n{{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tgst_init(R, ctx, pkt);\n\tR->bg = env;\n\tR->pna_drop = 1;\n\tR->pna_port = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n\tR->payload_off = 0;\n\tstruct rtcbg{k} S0, *S = &S0;\n\t*S = (struct rtcbg{k}){{}};\n{bstd}"
+            );
+            o.push_str(&self.glue_call(
+                Owner::Control(bi),
+                &ic.params,
+                &[Bind::Lv("S->h"), Bind::Lv("S->m"), Bind::Lv("S->bstd")],
+                None,
+                "\t",
+                false,
+            ));
+            o.push_str("\tif (R->drop || R->pna_drop)\n\t\treturn;\n\tR->emit_bits = 0;\n\tR->emit_overflow = 0;\n\tR->emit_base = ctx->emit_buf; /* a new packet: nothing to write over */\n\tR->emit_cap = P4DP_EMIT_MAX * 8u;\n");
+            o.push_str(&self.glue_call(
+                Owner::Control(bd),
+                &dc.params,
+                &[Bind::None, Bind::Lv("S->h"), Bind::Lv("S->m")],
+                None,
+                "\t",
+                false,
+            ));
+            o.push_str(crate::pna::DEPARSE_FINISH);
+            o.push_str("}\n");
+            let _ = writeln!(cases, "\tcase {k}u:\n\t\trtc_bg{k}(ctx, pkt, env);\n\t\tbreak;");
+        }
+        let _ = write!(
+            o,
+            "\n/* abi.h p4dp_background_fn */\nstatic void background(struct p4dp_ctx *ctx, uint32_t pipeline, struct p4dp_pkt *pkt, struct p4dp_bg_env *env)\n{{\n\tswitch (pipeline) {{\n{cases}\tdefault:\n\t\tbreak;\n\t}}\n}}\n"
+        );
+        Ok(o)
+    }
+
+    /// The `p4dp_program` members of the background pipelines (declarations before the struct,
+    /// initializers in it); empty without any.
+    pub(crate) fn rtc_program_md(&self) -> (String, String) {
+        let Some(pkg) = self
+            .p
+            .package
+            .as_ref()
+            .filter(|k| k.arch == "rtc" && k.blocks.len() > 3)
+        else {
+            return (String::new(), String::new());
+        };
+        let names: Vec<String> = pkg.blocks[3..]
+            .iter()
+            .step_by(2)
+            .filter_map(|(_, b)| match b {
+                BlockRef::Control(c) => Some(format!("\t{},", c_string(&self.p.controls[*c].path))),
+                BlockRef::Parser(_) => None,
+            })
+            .collect();
+        (
+            format!(
+                "static const char *const md_background[] = {{\n{}\n}};\n",
+                names.join("\n")
+            ),
+            format!(
+                "\t.n_background = {}u,\n\t.background_names = md_background,\n\t.background = background,\n",
+                names.len()
+            ),
+        )
     }
 }

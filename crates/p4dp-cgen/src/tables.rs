@@ -720,8 +720,11 @@ impl Gen<'_> {
             "md_errors".into()
         };
         let arch = p.package.as_ref().map(|k| k.arch.clone()).unwrap_or_default();
-        let (timpl_decl, timpl_init) = self.table_impl_md();
+        let (timpl_decl, mut timpl_init) = self.table_impl_md();
         o.push_str(&timpl_decl);
+        let (bg_decl, bg_init) = self.rtc_program_md();
+        o.push_str(&bg_decl);
+        timpl_init.push_str(&bg_init);
         let _ = writeln!(
             o,
             "\nconst struct p4dp_program p4dp_program = {{\n\t.abi_version = P4DP_ABI_VERSION,\n\t.name = {},\n\t.arch = {},\n\t.n_tables = {}u,\n\t.tables = {tbls},\n\t.n_actions = {}u,\n\t.actions = {acts},\n\t.n_externs = {}u,\n\t.externs = {exts},\n\t.n_errors = {}u,\n\t.errors = {errs},\n\t.process = process,\n{}{timpl_init}{}}};",

@@ -109,6 +109,12 @@ impl Device {
             ..Default::default()
         };
         let rt = Runtime::load(&compiled.so_path, opts).map_err(|e| format!("loading the program: {e}"))?;
+        if !rt.program().background.is_empty() {
+            return Err(format!(
+                "the program has background pipelines ({}), which run only under `p4dp stf` so far",
+                rt.program().background.join(", ")
+            ));
+        }
         Ok(Pipeline {
             profiles: Default::default(),
             digests: std::sync::Mutex::new(crate::digest::Digests::new(&p4info, rt.program())),

@@ -90,6 +90,10 @@ pub struct p4dp_program {
     pub table_impl: *const i32,
     /// ABI 5: `process_mbufs` (the runtime's receive path), or NULL (ABI 6: its signature changed).
     pub process_mbufs: *const c_void,
+    /// ABI 7 (rtc.p4): background pipelines, their names and the iteration entry point.
+    pub n_background: u32,
+    pub background_names: *const *const c_char,
+    pub background: *const c_void,
 }
 
 pub const P4DP_TABLE_F_NEEDS_PRIORITY: u32 = 0x1;
@@ -358,6 +362,13 @@ extern "C" {
         arg: *mut c_void,
     ) -> c_int;
     pub fn p4dp_runtime_time_set(rt: *mut p4dp_runtime, ns: u64);
+    pub fn p4dp_runtime_background_run(
+        rt: *mut p4dp_runtime,
+        name: *const c_char,
+        n: u32,
+        cb: p4dp_out_cb,
+        arg: *mut c_void,
+    ) -> c_int;
     pub fn p4dp_runtime_packet_inject_burst_set(rt: *mut p4dp_runtime, on: c_int) -> c_int;
     pub fn p4dp_runtime_time_advance(rt: *mut p4dp_runtime, ns: u64);
     pub fn p4dp_runtime_time_get(rt: *const p4dp_runtime) -> u64;

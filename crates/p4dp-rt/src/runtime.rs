@@ -918,6 +918,27 @@ impl Runtime {
         Ok(out)
     }
 
+    /// Run background pipeline `name` (rtc.p4) `n` times at the simulated clock; returns every
+    /// packet it sent (port, bytes) in order (p4dp_runtime_background_run).
+    pub fn background_run(&self, name: &str, n: u32) -> Result<Vec<(u32, Vec<u8>)>> {
+        let _g = self.inject_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let cname = CString::new(name).map_err(|_| Error::NulByte {
+            what: "background pipeline name",
+        })?;
+        let mut out: Vec<(u32, Vec<u8>)> = Vec::new();
+        // SAFETY: cname lives for the call; the callback only pushes into `out`.
+        check("background_run", unsafe {
+            ffi::p4dp_runtime_background_run(
+                self.p(),
+                cname.as_ptr(),
+                n,
+                collect_output,
+                &mut out as *mut _ as *mut c_void,
+            )
+        })?;
+        Ok(out)
+    }
+
     /// Make [`Runtime::inject`] take the workers' path instead of `process`: the program's
     /// `process_mbufs` if it has one, else `process_burst` (a burst of one packet); programs with
     /// neither are unaffected.

@@ -144,6 +144,8 @@ pub struct Program {
     pub actions: Vec<ActionInfo>,
     pub externs: Vec<ExternInfo>,
     pub errors: Vec<String>,
+    /// rtc.p4: the background pipelines, by their ingress control's name.
+    pub background: Vec<String>,
 }
 
 impl Program {
@@ -267,6 +269,10 @@ pub(crate) unsafe fn from_raw(p: &ffi::p4dp_program) -> Program {
         })
         .collect();
     let errors = slice(p.errors, p.n_errors).iter().map(|&e| string(e)).collect();
+    let background = slice(p.background_names, p.n_background)
+        .iter()
+        .map(|&e| string(e))
+        .collect();
     Program {
         name: string(p.name),
         arch: string(p.arch),
@@ -274,5 +280,6 @@ pub(crate) unsafe fn from_raw(p: &ffi::p4dp_program) -> Program {
         actions,
         externs,
         errors,
+        background,
     }
 }

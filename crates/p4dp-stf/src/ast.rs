@@ -267,6 +267,12 @@ pub enum StmtKind {
     AdvanceTime {
         ns: u64,
     },
+    /// p4dp extension (rtc.p4): `background NAME [N]`, run background pipeline NAME N times
+    /// (default 1).
+    Background {
+        name: Name,
+        n: u32,
+    },
     /// p4dp extension (BMv2 CLI): `act_prof_create_member PROFILE ACTION(ARGS)`; members are
     /// numbered 0, 1, 2, ... per profile in statement order.
     ActProfCreateMember {

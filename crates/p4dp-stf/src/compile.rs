@@ -114,6 +114,11 @@ pub enum Op {
     AdvanceTime {
         ns: u64,
     },
+    /// Run background pipeline `name` `n` times; its packets are received like a packet's.
+    Background {
+        name: String,
+        n: u32,
+    },
     /// p4dp extension statements for action profiles (compile_ap.rs); ids are the script's
     /// per-profile handles.
     ActProfCreateMember {
@@ -768,6 +773,10 @@ impl<'a> Cx<'a> {
                 }
             }
             StmtKind::AdvanceTime { ns } => Op::AdvanceTime { ns: *ns },
+            StmtKind::Background { name, n } => Op::Background {
+                name: name.text.clone(),
+                n: *n,
+            },
             StmtKind::ActProfCreateMember { .. }
             | StmtKind::ActProfCreateGroup { .. }
             | StmtKind::ActProfAddMemberToGroup { .. }

@@ -18,6 +18,10 @@
 //! * `advance_time N(ns|us|ms|s)` advances the target's simulated clock by
 //!   the given duration ([`Target::advance_time`]), e.g. `advance_time 2s`.
 //!   Used to test idle timeouts and meters.
+//! * `background NAME [N]` (rtc.p4) runs background pipeline NAME (its ingress control's name)
+//!   N times, default 1 ([`Target::background`]); the packets it sends are expected like a
+//!   packet's outputs. Before each iteration the simulated clock moves to the end of the
+//!   pipeline's last `Sleep`, if that is later.
 //! * Range keys in `add`: `key:LO..HI` (inclusive), `key:V` (= `V..V`) or
 //!   `key:*` (any value).
 //! * Optional keys in `add`: `key:V` (exactly V) or `key:*` (wildcard).

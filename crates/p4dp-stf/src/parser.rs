@@ -40,6 +40,7 @@ const KEYWORDS: &[&str] = &[
     "meter_set_rates",
     "meter_array_set_rates",
     "advance_time",
+    "background",
     "act_prof_create_member",
     "act_prof_create_group",
     "act_prof_add_member_to_group",
@@ -532,6 +533,16 @@ impl<'a> P<'a> {
                 StmtKind::MeterArraySetRates { name, rates }
             }
             "advance_time" => self.advance_time()?,
+            "background" => {
+                let name = self.name("a background pipeline's name")?;
+                let n = if matches!(self.peek_tok(), Some(Tok::Num(_))) {
+                    let n = self.int("a number of iterations")?;
+                    u32::try_from(n.value).map_err(|_| perr(n.span, "too many iterations (at most 2^32 - 1)"))?
+                } else {
+                    1
+                };
+                StmtKind::Background { name, n }
+            }
             "act_prof_create_member" => StmtKind::ActProfCreateMember {
                 profile: self.name("an action profile name")?,
                 action: self.action_call()?,

@@ -651,6 +651,18 @@ fn counters_registers_meters() {
 }
 
 #[test]
+fn background() {
+    let bg = |line: &str| match one(line) {
+        StmtKind::Background { name, n } => (name.text, n),
+        k => panic!("{k:?}"),
+    };
+    assert_eq!(bg("background Reporter"), ("Reporter".to_string(), 1));
+    assert_eq!(bg("BACKGROUND ager 3"), ("ager".to_string(), 3));
+    assert!(err_head("background").contains("expected a background pipeline's name"));
+    assert!(err_head("background x 4294967296").contains("too many iterations"));
+}
+
+#[test]
 fn advance_time() {
     assert_eq!(one("advance_time 10ns"), StmtKind::AdvanceTime { ns: 10 });
     assert_eq!(one("advance_time 10 us"), StmtKind::AdvanceTime { ns: 10_000 });

@@ -358,6 +358,19 @@ impl<'t, T: Target> Run<'t, T> {
                 .meter_set_rates(name, *cells, rates)
                 .map_err(|e| terr("setting meter rates", e))?,
             Op::AdvanceTime { ns } => self.target.advance_time(*ns).map_err(|e| terr("advance_time", e))?,
+            Op::Background { name, n } => {
+                let out = self
+                    .target
+                    .background(name, *n)
+                    .map_err(|e| terr(&format!("running background pipeline `{name}`"), e))?;
+                for (p, d) in out {
+                    self.outcome.received.push(ReceivedPacket {
+                        port: p,
+                        data: d,
+                        from_line: line,
+                    });
+                }
+            }
             Op::ActProfCreateMember {
                 profile,
                 member,

@@ -171,6 +171,14 @@ pub trait Target {
     /// extension `advance_time`; idle timeouts and meters observe it).
     fn advance_time(&mut self, ns: u64) -> Result<(), TargetError>;
 
+    /// p4dp extension `background NAME N` (rtc.p4): run background pipeline `name` `n` times,
+    /// deterministically (Sleep advances the simulated clock), and return the packets it sent,
+    /// in order. Optional.
+    fn background(&mut self, name: &str, n: u32) -> Result<Vec<(Port, Vec<u8>)>, TargetError> {
+        let _ = (name, n);
+        Err(TargetError::Unsupported("background".into()))
+    }
+
     /// p4dp extension `act_prof_create_member`: create member `member` (the script's handle, used
     /// as the member id) of action profile `profile` running `action`. Optional.
     fn act_prof_create_member(&mut self, profile: &str, member: u32, action: &ActionCall) -> Result<(), TargetError> {

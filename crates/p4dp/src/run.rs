@@ -301,6 +301,14 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     };
     let rt =
         p4dp_rt::Runtime::load(&built.so_path, opts).with_context(|| format!("loading {}", built.so_path.display()))?;
+    let bg = &rt.program().background;
+    if !bg.is_empty() {
+        bail!(
+            "{}: background pipelines ({}) run only under `p4dp stf` (its `background NAME` command) so far; `p4dp run` does not start them yet",
+            a.c.program.display(),
+            bg.join(", ")
+        );
+    }
     if let Some(f) = &a.table_entries {
         let done = entries::apply_file(&rt, f)?;
         eprintln!(

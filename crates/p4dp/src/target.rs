@@ -351,6 +351,11 @@ impl Target for RtTarget<'_> {
         Ok(())
     }
 
+    fn background(&mut self, name: &str, n: u32) -> Result<Vec<(Port, Vec<u8>)>, TargetError> {
+        let out = self.rt.background_run(name, n).map_err(fail)?;
+        Ok(out)
+    }
+
     fn act_prof_create_member(&mut self, profile: &str, member: u32, action: &ActionCall) -> Result<(), TargetError> {
         let x = self.ext(profile)?;
         let a = self.rt.action_index(&action.name).map_err(fail)?;

@@ -137,6 +137,28 @@ struct p4dp_extern_info {
 /** The program's entry point: parse, run the pipeline, deparse. */
 struct p4dp_ctx;
 struct p4dp_pkt;
+struct p4dp_rcu;
+
+/** What a background pipeline's iteration gets from, and gives back to, the runtime (rtc.p4). */
+struct p4dp_bg_env {
+	const volatile int *stop;  /**< Queue.popWait waits until a message comes or *stop != 0; NULL: no wait */
+	struct p4dp_rcu *rcu;      /**< the calling thread's RCU domain (entryDel goes offline while it
+				    *   may wait for a table's mutex), or NULL: the caller is no RCU reader */
+	uint32_t rcu_thread;       /**< its thread id in @p rcu */
+	uint32_t _pad;
+	uint64_t iteration;        /**< iterations of this pipeline before this one */
+	uint64_t sleep_ns;         /**< out: the pipeline asked not to run again for this long (Sleep), 0: none */
+};
+/**
+ * Optional (rtc.p4 programs with background pipelines): run one iteration of background
+ * pipeline @p pipeline (0 .. n_background - 1): every header invalid, the ingress, then, if it
+ * called send_to_port, the deparser writes the packet at pkt->data (pkt->len 0 on entry, with
+ * headroom and tailroom as for process) and pkt->out_port is set; otherwise out_port stays
+ * P4DP_PORT_DROP. Context: the thread that runs background pipelines (never a worker while it
+ * processes packets: popWait and entryDel may wait).
+ */
+typedef void (*p4dp_background_fn)(struct p4dp_ctx *ctx, uint32_t pipeline, struct p4dp_pkt *pkt,
+				   struct p4dp_bg_env *env);
 typedef void (*p4dp_process_fn)(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt);
 /**
  * Optional (NULL if absent): process the @p n packets of one burst, with the same result as
@@ -197,6 +219,10 @@ struct p4dp_program {
 	const int32_t *table_impl;
 	/* appended (perf, ABI 5) */
 	p4dp_process_mbufs_fn process_mbufs;
+	/* appended (rtc.p4, ABI 7): background pipelines, by their ingress control's name */
+	uint32_t n_background;
+	const char *const *background_names;
+	p4dp_background_fn background; /**< NULL iff n_background == 0 */
 };
 
 /** The symbol a compiled program exports. */

@@ -742,6 +742,26 @@ int p4dp_runtime_packet_inject(struct p4dp_runtime *rt, uint32_t in_port, const 
 int p4dp_runtime_packet_inject_burst_set(struct p4dp_runtime *rt, int on);
 
 /**
+ * Run background pipeline @p name (rtc.p4: the name of its ingress control) @p n times,
+ * deterministically, on the calling thread with worker context 0, at the simulated clock
+ * (p4dp_runtime_time_set): before each iteration the clock is advanced to the time the
+ * pipeline's last Sleep asked it to wait for, if that is later. Queue.popWait does not wait (an
+ * empty queue is false at once: nothing else runs meanwhile). Every packet an iteration sends
+ * is passed to @p cb, in order.
+ *
+ * @param rt the runtime.
+ * @param name the pipeline.
+ * @param n iterations.
+ * @param cb receives each output packet.
+ * @param arg passed to @p cb.
+ * @return number of output packets; -ENOENT (no such background pipeline), -EINVAL (NULL
+ *         argument), -EBUSY (p4dp_runtime_run in progress), -ENOMEM.
+ * Context: control thread. Thread safety: not concurrent with inject() or another call of this.
+ */
+int p4dp_runtime_background_run(struct p4dp_runtime *rt, const char *name, uint32_t n, p4dp_out_cb cb,
+				 void *arg);
+
+/**
  * Set the simulated clock, seen as ctx->now_ns by inject(), and run the expiry scan at it
  * (p4dp_runtime_idle_scan) unless a run's wall clock is live.
  *

@@ -1,6 +1,6 @@
 // Per-flow monitoring with aging on the run-to-completion architecture (docs/rtc.md): the front end
-// accepts it; the C back end translates its foreground pipeline but not yet its background pipelines,
-// and lists what it cannot translate.
+// accepts it; the C back end translates its foreground and background pipelines but not yet the Foreach
+// sweep and its loop body, and lists what it cannot translate.
 // The foreground adds a flow record on a miss (TableOperation) and counts packets, bytes and the last
 // time in an atomic Counter at the entry's row; FIN/RST push the flow to a Queue. bg0 pops a flow, reports
 // it to port 9 and deletes it; bg1 sweeps the table (Foreach + Sleep) and queues flows idle for 1 s.
