@@ -11,8 +11,8 @@
 //!   hit, or its last `entryAdd`/`entryGet` wrote or found.
 //! * `send_to_port`/`drop_packet` are PNA's (pna.rs): the packet leaves only after `send_to_port`.
 //!
-//! Not generated yet (each a clear E0501): background pipelines (packages `RTC_BG1..3`),
-//! `Foreach`, `Sleep`, `Queue.popWait`, `TableOperation.entryDel`.
+//! Not generated yet (each a clear E0503):
+//! `Foreach`.
 
 use std::fmt::Write as _;
 
@@ -22,7 +22,7 @@ use crate::ctype::{c_string, native_layout};
 use crate::externs::in_arg;
 use crate::glue::Bind;
 use crate::stmt::ind;
-use crate::{unsupported, Gen, Owner, R};
+use crate::{unsupported_as, Gen, Owner, UnsupportedKind, R};
 
 /// Largest Queue message the runtime takes (p4dp_rtc_queue_create).
 const MAX_MESSAGE_BYTES: u64 = 1024;
@@ -60,10 +60,10 @@ impl Gen<'_> {
         }
         let inst = &self.p.externs[x];
         let n = inst.ctor_args.first().and_then(crate::externs::const_u64).unwrap_or(0);
-        Ok(match inst.type_name.as_str() {
-            "Counter" => Some(("P4DP_EXT_RTC_COUNTER", n, "0".into())),
-            "Lock" => Some(("P4DP_EXT_RTC_LOCK", n, "0".into())),
-            "Queue" => {
+        Ok(match inst.kind {
+            ExternKind::RtcCounter => Some(("P4DP_EXT_RTC_COUNTER", n, "0".into())),
+            ExternKind::RtcLock => Some(("P4DP_EXT_RTC_LOCK", n, "0".into())),
+            ExternKind::RtcQueue => {
                 let (ct, _) = self.queue_message(x, inst.span)?;
                 Some((
                     "P4DP_EXT_RTC_QUEUE",
@@ -79,11 +79,12 @@ impl Gen<'_> {
     /// to 4, as the runtime's cells are).
     fn queue_message(&mut self, x: ExternId, span: Span) -> R<(String, String)> {
         let Some(&t) = self.p.externs[x].type_args.first() else {
-            return unsupported(span, "Queue without a message type");
+            return unsupported_as(UnsupportedKind::Type, span, "Queue without a message type");
         };
         let ct = self.ctype(t, span)?;
         if self.type_bytes.get(&t).copied().unwrap_or(u64::MAX) > MAX_MESSAGE_BYTES {
-            return unsupported(
+            return unsupported_as(
+                UnsupportedKind::Type,
                 span,
                 format!("Queue messages of more than {MAX_MESSAGE_BYTES} bytes (the runtime's limit)"),
             );
@@ -115,10 +116,11 @@ impl Gen<'_> {
         out: &mut String,
     ) -> R<bool> {
         let i = ind(level);
+        let kind = self.p.externs[x].kind;
         let tn = self.p.externs[x].type_name.clone();
         let mut result: Option<String> = None;
-        match (tn.as_str(), method) {
-            ("Counter", "count") => {
+        match (kind, method) {
+            (ExternKind::RtcCounter, "count") => {
                 let (idx, v) = (self.expr(in_arg(c, 0)?)?, self.expr(in_arg(c, 1)?)?);
                 let o = self.rtc_obj(x, "p4dp_rtc_counter");
                 let _ = writeln!(
@@ -126,29 +128,29 @@ impl Gen<'_> {
                     "{i}p4dp_rtc_counter_count({o}, (uint32_t)({idx}), (uint64_t)({v}));"
                 );
             }
-            ("Counter", "get") => {
+            (ExternKind::RtcCounter, "get") => {
                 let idx = self.expr(in_arg(c, 0)?)?;
                 let o = self.rtc_obj(x, "p4dp_rtc_counter");
                 result = Some(format!("p4dp_rtc_counter_get({o}, (uint32_t)({idx}))"));
             }
-            ("Counter", "set") => {
+            (ExternKind::RtcCounter, "set") => {
                 let (idx, v) = (self.expr(in_arg(c, 0)?)?, self.expr(in_arg(c, 1)?)?);
                 let o = self.rtc_obj(x, "p4dp_rtc_counter");
                 let _ = writeln!(out, "{i}p4dp_rtc_counter_set({o}, (uint32_t)({idx}), (uint64_t)({v}));");
             }
-            ("Lock", "acquire") => {
+            (ExternKind::RtcLock, "acquire") => {
                 let (idx, b) = (self.expr(in_arg(c, 0)?)?, self.expr(in_arg(c, 1)?)?);
                 let o = self.rtc_obj(x, "p4dp_rtc_lock");
                 result = Some(format!(
                     "(uint8_t)p4dp_rtc_lock_acquire({o}, (uint32_t)({idx}), ({b}) != 0)"
                 ));
             }
-            ("Lock", "release") => {
+            (ExternKind::RtcLock, "release") => {
                 let idx = self.expr(in_arg(c, 0)?)?;
                 let o = self.rtc_obj(x, "p4dp_rtc_lock");
                 result = Some(format!("(uint8_t)p4dp_rtc_lock_release({o}, (uint32_t)({idx}))"));
             }
-            ("Queue", "push") => {
+            (ExternKind::RtcQueue, "push") => {
                 let (ct, len) = self.queue_message(x, c.span)?;
                 let v = self.expr(in_arg(c, 0)?)?;
                 let o = self.rtc_obj(x, "p4dp_rtc_queue");
@@ -158,7 +160,7 @@ impl Gen<'_> {
                 );
                 self.rtc_close(c, "_ok", level, out)?;
             }
-            ("Queue", "pop") => {
+            (ExternKind::RtcQueue, "pop") => {
                 let (ct, len) = self.queue_message(x, c.span)?;
                 let dst = in_arg(c, 0)?;
                 let o = self.rtc_obj(x, "p4dp_rtc_queue");
@@ -170,9 +172,9 @@ impl Gen<'_> {
                 let _ = writeln!(out, "{i}\t}}");
                 self.rtc_close(c, "_ok", level, out)?;
             }
-            ("TableOperation", "entryAdd") => self.entry_add(x, c, level, out)?,
-            ("TableOperation", "entryGet") => self.entry_get(x, c, level, out)?,
-            ("Sleep", "us" | "ms") => {
+            (ExternKind::RtcTableOperation, "entryAdd") => self.entry_add(x, c, level, out)?,
+            (ExternKind::RtcTableOperation, "entryGet") => self.entry_get(x, c, level, out)?,
+            (ExternKind::RtcSleep, "us" | "ms") => {
                 let v = self.expr(in_arg(c, 0)?)?;
                 let mult = if method == "us" { "1000ull" } else { "1000000ull" };
                 let _ = writeln!(
@@ -180,7 +182,7 @@ impl Gen<'_> {
                     "{i}if (R->bg != NULL)\n{i}\tR->bg->sleep_ns = (uint64_t)({v}) * {mult};"
                 );
             }
-            ("Queue", "popWait") => {
+            (ExternKind::RtcQueue, "popWait") => {
                 let (ct, len) = self.queue_message(x, c.span)?;
                 let dst = in_arg(c, 0)?;
                 let o = self.rtc_obj(x, "p4dp_rtc_queue");
@@ -192,7 +194,7 @@ impl Gen<'_> {
                 let _ = writeln!(out, "{i}\t}}");
                 self.rtc_close(c, "_ok", level, out)?;
             }
-            ("TableOperation", "entryDel") => {
+            (ExternKind::RtcTableOperation, "entryDel") => {
                 let (t, _) = self.op_table(x, c.span)?;
                 let _ = writeln!(
                     out,
@@ -207,8 +209,9 @@ impl Gen<'_> {
                 );
                 self.rtc_close(c, "_ok", level, out)?;
             }
-            ("Foreach", _) => {
-                return unsupported(
+            (ExternKind::RtcForeach, _) => {
+                return unsupported_as(
+                    UnsupportedKind::ExternMethod,
                     c.span,
                     format!("`{tn}.{method}`: the C back end does not generate it yet (docs/rtc.md, status)"),
                 )
@@ -239,7 +242,7 @@ impl Gen<'_> {
     fn op_table(&self, x: ExternId, span: Span) -> R<(TableId, Vec<ActionId>)> {
         let p = self.p;
         let Some(t) = bound_table(p, &p.externs[x]) else {
-            return unsupported(span, format!("`{}` is bound to no table (`@tbl`)", p.externs[x].name));
+            return unsupported_as(UnsupportedKind::ExternMethod, span, format!("`{}` is bound to no table (`@tbl`)", p.externs[x].name));
         };
         Ok((t, p.tables[t].actions.iter().map(|ta| ta.action).collect()))
     }
@@ -254,7 +257,7 @@ impl Gen<'_> {
         for (f, ft) in self.fields(t) {
             match self.value_width(ft) {
                 Some(w) => out.push((format!(".{f}"), w)),
-                None => return unsupported(span, format!("{what}: field `{f}` is not a bit string")),
+                None => return unsupported_as(UnsupportedKind::Type, span, format!("{what}: field `{f}` is not a bit string")),
             }
         }
         Ok(out)
@@ -269,7 +272,8 @@ impl Gen<'_> {
         let leaves = self.leaves(k.ty, k.span, "TableOperation key")?;
         let lw: Vec<u32> = leaves.iter().map(|(_, w)| *w).collect();
         if widths.len() != keys.len() || lw != widths {
-            return unsupported(
+            return unsupported_as(
+                UnsupportedKind::ExternMethod,
                 k.span,
                 format!(
                     "TableOperation key: its fields ({lw:?} bits) are not the key fields of table `{}` ({widths:?} bits, in order)",
@@ -402,18 +406,19 @@ impl Gen<'_> {
     pub(crate) fn glue_rtc(&mut self, pkg: &Package) -> R<String> {
         let p = self.p;
         if pkg.blocks.len() < 3 || pkg.blocks.len() % 2 == 0 {
-            return unsupported(
+            return unsupported_as(
+                UnsupportedKind::Architecture,
                 Span::default(),
                 format!("package `{}` with {} blocks", pkg.type_name, pkg.blocks.len()),
             );
         }
         let b: Vec<BlockRef> = pkg.blocks.iter().map(|(_, b)| *b).collect();
         let (BlockRef::Parser(fp), BlockRef::Control(fi), BlockRef::Control(fd)) = (b[0], b[1], b[2]) else {
-            return unsupported(Span::default(), "package `RTC` with blocks of unexpected kinds");
+            return unsupported_as(UnsupportedKind::Architecture, Span::default(), "package `RTC` with blocks of unexpected kinds");
         };
         let (pr, ic, dc) = (&p.parsers[fp], &p.controls[fi], &p.controls[fd]);
         if pr.params.len() != 4 || ic.params.len() != 3 || dc.params.len() != 3 {
-            return unsupported(pr.span, "rtc.p4 foreground blocks with unexpected parameter lists");
+            return unsupported_as(UnsupportedKind::Architecture, pr.span, "rtc.p4 foreground blocks with unexpected parameter lists");
         }
         let pty = |i: usize| pr.vars[pr.params[i]].ty;
         let mut o = String::from(
@@ -478,14 +483,15 @@ impl Gen<'_> {
         let mut cases = String::new();
         for (k, pair) in blocks.chunks(2).enumerate() {
             let [BlockRef::Control(bi), BlockRef::Control(bd)] = *pair else {
-                return unsupported(
+                return unsupported_as(
+                    UnsupportedKind::Architecture,
                     Span::default(),
                     "a background pipeline whose blocks are not two controls",
                 );
             };
             let (ic, dc) = (&p.controls[bi], &p.controls[bd]);
             if ic.params.len() != 3 || dc.params.len() != 3 {
-                return unsupported(ic.span, "rtc.p4 background blocks with unexpected parameter lists");
+                return unsupported_as(UnsupportedKind::Architecture, ic.span, "rtc.p4 background blocks with unexpected parameter lists");
             }
             let _ = writeln!(
                 o,
