@@ -242,7 +242,11 @@ impl Gen<'_> {
     fn op_table(&self, x: ExternId, span: Span) -> R<(TableId, Vec<ActionId>)> {
         let p = self.p;
         let Some(t) = bound_table(p, &p.externs[x]) else {
-            return unsupported_as(UnsupportedKind::ExternMethod, span, format!("`{}` is bound to no table (`@tbl`)", p.externs[x].name));
+            return unsupported_as(
+                UnsupportedKind::ExternMethod,
+                span,
+                format!("`{}` is bound to no table (`@tbl`)", p.externs[x].name),
+            );
         };
         Ok((t, p.tables[t].actions.iter().map(|ta| ta.action).collect()))
     }
@@ -257,7 +261,13 @@ impl Gen<'_> {
         for (f, ft) in self.fields(t) {
             match self.value_width(ft) {
                 Some(w) => out.push((format!(".{f}"), w)),
-                None => return unsupported_as(UnsupportedKind::Type, span, format!("{what}: field `{f}` is not a bit string")),
+                None => {
+                    return unsupported_as(
+                        UnsupportedKind::Type,
+                        span,
+                        format!("{what}: field `{f}` is not a bit string"),
+                    )
+                }
             }
         }
         Ok(out)
@@ -414,11 +424,19 @@ impl Gen<'_> {
         }
         let b: Vec<BlockRef> = pkg.blocks.iter().map(|(_, b)| *b).collect();
         let (BlockRef::Parser(fp), BlockRef::Control(fi), BlockRef::Control(fd)) = (b[0], b[1], b[2]) else {
-            return unsupported_as(UnsupportedKind::Architecture, Span::default(), "package `RTC` with blocks of unexpected kinds");
+            return unsupported_as(
+                UnsupportedKind::Architecture,
+                Span::default(),
+                "package `RTC` with blocks of unexpected kinds",
+            );
         };
         let (pr, ic, dc) = (&p.parsers[fp], &p.controls[fi], &p.controls[fd]);
         if pr.params.len() != 4 || ic.params.len() != 3 || dc.params.len() != 3 {
-            return unsupported_as(UnsupportedKind::Architecture, pr.span, "rtc.p4 foreground blocks with unexpected parameter lists");
+            return unsupported_as(
+                UnsupportedKind::Architecture,
+                pr.span,
+                "rtc.p4 foreground blocks with unexpected parameter lists",
+            );
         }
         let pty = |i: usize| pr.vars[pr.params[i]].ty;
         let mut o = String::from(
@@ -491,7 +509,11 @@ impl Gen<'_> {
             };
             let (ic, dc) = (&p.controls[bi], &p.controls[bd]);
             if ic.params.len() != 3 || dc.params.len() != 3 {
-                return unsupported_as(UnsupportedKind::Architecture, ic.span, "rtc.p4 background blocks with unexpected parameter lists");
+                return unsupported_as(
+                    UnsupportedKind::Architecture,
+                    ic.span,
+                    "rtc.p4 background blocks with unexpected parameter lists",
+                );
             }
             let _ = writeln!(
                 o,
