@@ -109,6 +109,7 @@ struct gst {
 	uint8_t *emit_base;  /* deparser output: the packet itself (in place) or ctx->emit_buf */
 	uint32_t payload_off; /* bytes of input consumed by the parser */
 	uint32_t pna_drop, pna_port; /* PNA forwarding decision */
+	struct p4dp_bg_env *bg; /* rtc.p4: the background iteration's environment (set by its glue; NULL in process) */
 	int32_t clone_type;  /* -1 none, 0 I2E, 1 E2E (gst_init) */
 	uint32_t clone_session;
 	uint16_t xsum[1]; /* InternetChecksum states, by extern index */
