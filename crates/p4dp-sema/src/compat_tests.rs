@@ -17,28 +17,13 @@ fn include() -> Vec<PathBuf> {
 /// Compiles a v1model program whose ingress has `locals` and `apply { body }`. Returns the
 /// rendered warnings on success, the rendered diagnostics on failure.
 fn compile(name: &str, top: &str, locals: &str, body: &str) -> Result<String, String> {
-    let text = format!(
-        r#"#include <core.p4>
-#include <v1model.p4>
-header h_t {{ bit<16> a; bit<16> b; bit<32> c; int<16> s; int<32> t; bit<8> n; }}
-struct headers_t {{ h_t h; }}
-struct meta_t {{ bit<32> y; }}
-{top}
-parser P(packet_in pk, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
-    state start {{ pk.extract(hdr.h); transition accept; }}
-}}
-control VC(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
-control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
-{locals}
-    apply {{
-{body}
-    }}
-}}
-control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ }} }}
-control CC(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
-control DP(packet_out pk, in headers_t hdr) {{ apply {{ pk.emit(hdr.h); }} }}
-V1Switch(P(), VC(), MyIngress(), EG(), CC(), DP()) main;
-"#
+    let text = crate::tests::v1_with(
+        "header h_t { bit<16> a; bit<16> b; bit<32> c; int<16> s; int<32> t; bit<8> n; }\n\
+         struct headers_t { h_t h; }\n\
+         struct meta_t { bit<32> y; }",
+        top,
+        locals,
+        body,
     );
     let dir = std::env::temp_dir().join(format!("p4dp-sema-compat-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);

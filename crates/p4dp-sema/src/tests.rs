@@ -105,12 +105,24 @@ fn p4include_files_analyze() {
 
 /// A v1model program whose ingress has `locals` and `apply { body }`; `top` goes before it.
 pub(crate) fn v1(top: &str, locals: &str, body: &str) -> String {
+    v1_with(
+        "header h_t { bit<8> a; bit<8> b; bit<16> c; bit<32> d; }\n\
+         struct headers_t { h_t h; h_t[3] s; }\n\
+         struct meta_t { bit<8> x; bit<32> y; int<8> z; bool f; }",
+        top,
+        locals,
+        body,
+    )
+}
+
+/// A v1model program with the declarations `types` (three lines: a header type `h_t`, the
+/// struct `headers_t` with a field `h` of it, and the struct `meta_t`), then `top`, then the
+/// blocks; its ingress `MyIngress` has `locals` and `apply { body }`. Lines 3-5 are `types`.
+pub(crate) fn v1_with(types: &str, top: &str, locals: &str, body: &str) -> String {
     format!(
         r#"#include <core.p4>
 #include <v1model.p4>
-header h_t {{ bit<8> a; bit<8> b; bit<16> c; bit<32> d; }}
-struct headers_t {{ h_t h; h_t[3] s; }}
-struct meta_t {{ bit<8> x; bit<32> y; int<8> z; bool f; }}
+{types}
 {top}
 parser P(packet_in pk, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
     state start {{ pk.extract(hdr.h); transition accept; }}
