@@ -92,10 +92,12 @@ void table_xi_insert(struct table_xi *x, const uint8_t *key, uint32_t idx, struc
 	struct p4dp_xi_bucket *b = &x->pub.b[s / P4DP_XI_WAYS];
 	const uint32_t w = s % P4DP_XI_WAYS;
 	x->busy[s] = 1;
-	/* The slot is free: no reader holds it (its last pointer was cleared a grace period ago),
-	 * and a reader that loads the pointer stored below reads these key bytes after it. */
-	b->key[w][0] = k[0];
-	b->key[w][1] = k[1];
+	/* The slot is free: no reader holds its entry (its last pointer was cleared a grace period
+	 * ago), but readers scanning the bucket read every slot's key words, so they are written
+	 * as atomics. relaxed: a reader uses them only after loading the pointer stored below with
+	 * acquire, which orders these stores before its reads (xindex.h). */
+	__atomic_store_n(&b->key[w][0], k[0], __ATOMIC_RELAXED);
+	__atomic_store_n(&b->key[w][1], k[1], __ATOMIC_RELAXED);
 	/* release: the key bytes and the entry's contents are visible with the pointer */
 	__atomic_store_n(&b->ent[w], e, __ATOMIC_RELEASE);
 }

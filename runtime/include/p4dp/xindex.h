@@ -22,7 +22,10 @@
  * slot's key bytes stay as they are until the RCU grace period of the delete has passed (only
  * then is the slot free for another key). A reader loads the entry pointer with acquire order and
  * only then reads the key bytes: if the pointer is not NULL, the slot has not been freed since
- * the reader's read-side section began, so its key bytes are the ones published with it.
+ * the reader's read-side section began, so its key bytes are the ones published with it. A
+ * reader scans every slot of a bucket, also a free one whose key the writer may be filling at
+ * that moment (its pointer is NULL, so the compare is masked out): the key words are therefore
+ * relaxed atomics on both sides (plain moves on x86), never plain reads racing plain writes.
  */
 #ifndef P4DP_XINDEX_H
 #define P4DP_XINDEX_H
@@ -97,7 +100,12 @@ static inline struct p4dp_entry *p4dp_xi_in_bucket(const struct p4dp_xi_bucket *
 		/* acquire: pairs with the writer's release store of the pointer, which followed the
 		 * key's stores; the key is read after it (file comment) */
 		const uintptr_t e = (uintptr_t)__atomic_load_n(&b->ent[w], __ATOMIC_ACQUIRE);
-		const uint64_t d = (b->key[w][0] ^ k[0]) | (b->key[w][1] ^ k[1]);
+		/* relaxed: the writer may be filling a free slot's key at the same time (its pointer is
+		 * then NULL and the compare is masked out); for a non-NULL pointer the acquire above
+		 * made the key stores before it visible. Plain moves on x86. */
+		const uint64_t k0 = __atomic_load_n(&b->key[w][0], __ATOMIC_RELAXED);
+		const uint64_t k1 = __atomic_load_n(&b->key[w][1], __ATOMIC_RELAXED);
+		const uint64_t d = (k0 ^ k[0]) | (k1 ^ k[1]);
 		/* at most one live slot (e != 0) holds the key; a deleted slot holding it too adds 0 */
 		r |= e & -(uintptr_t)(d == 0);
 	}
