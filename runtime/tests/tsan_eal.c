@@ -16,12 +16,25 @@
  * start), the trampoline releases a second one when the function has returned, and the wait
  * acquires it after the real wait returned (the join). That is exactly the ordering the EAL
  * provides; nothing else is ordered by it.
+ *
+ * The same goes for rte_malloc's heap: rte_free() zeroes the freed element (a memset TSan
+ * intercepts, attributed to the freeing thread) and a later rte_malloc() in another thread may
+ * return the same memory. The heap's spinlock orders the two, inside librte_eal, so TSan would
+ * report the new owner's first writes as racing with the old owner's free. The test binaries are
+ * also linked with --wrap for rte_free and the rte_malloc functions the runtime calls: each wrapper
+ * holds a pthread mutex (which TSan sees) around the real call, so every free is ordered before
+ * every later allocation, as the heap lock orders them; accesses to the new object itself are
+ * checked as before. (AnnotateNewMemory would be the narrower tool, but it is a no-op in GCC 12's
+ * TSan runtime.)
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 
 #include "p4dp/tsan.h"
 
@@ -72,4 +85,47 @@ int __wrap_rte_eal_wait_lcore(unsigned worker_id)
 	if (worker_id < RTE_MAX_LCORE)
 		P4DP_TSAN_ACQUIRE(&done_sync[worker_id]); /* mirrors the EAL's acquire load of the state */
 	return rc;
+}
+
+/* Held around every wrapped heap call: the heap lock, made visible. */
+static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void *__real_rte_malloc(const char *type, size_t size, unsigned align);
+void *__real_rte_malloc_socket(const char *type, size_t size, unsigned align, int socket);
+void *__real_rte_zmalloc_socket(const char *type, size_t size, unsigned align, int socket);
+void __real_rte_free(void *p);
+void *__wrap_rte_malloc(const char *type, size_t size, unsigned align);
+void *__wrap_rte_malloc_socket(const char *type, size_t size, unsigned align, int socket);
+void *__wrap_rte_zmalloc_socket(const char *type, size_t size, unsigned align, int socket);
+void __wrap_rte_free(void *p);
+
+void *__wrap_rte_malloc(const char *type, size_t size, unsigned align)
+{
+	pthread_mutex_lock(&heap_lock);
+	void *p = __real_rte_malloc(type, size, align);
+	pthread_mutex_unlock(&heap_lock);
+	return p;
+}
+
+void *__wrap_rte_malloc_socket(const char *type, size_t size, unsigned align, int socket)
+{
+	pthread_mutex_lock(&heap_lock);
+	void *p = __real_rte_malloc_socket(type, size, align, socket);
+	pthread_mutex_unlock(&heap_lock);
+	return p;
+}
+
+void *__wrap_rte_zmalloc_socket(const char *type, size_t size, unsigned align, int socket)
+{
+	pthread_mutex_lock(&heap_lock);
+	void *p = __real_rte_zmalloc_socket(type, size, align, socket);
+	pthread_mutex_unlock(&heap_lock);
+	return p;
+}
+
+void __wrap_rte_free(void *p)
+{
+	pthread_mutex_lock(&heap_lock);
+	__real_rte_free(p);
+	pthread_mutex_unlock(&heap_lock);
 }
