@@ -391,6 +391,38 @@ int p4dp_bench_ports_find(uint32_t np, uint16_t *ports, uint32_t *seq_out)
 	return 0;
 }
 
+int p4dp_bench_tap_counts(const char *who, uint32_t n_workers, uint32_t n_ports, uint32_t *np_out)
+{
+	uint32_t np = n_ports ? n_ports : n_workers;
+	if (n_workers < 1 || n_workers > P4DP_BENCH_MAX_WORKERS || np < n_workers || np > P4DP_RT_MAX_PORTS)
+		return rt_errc(-EINVAL, "%s: bad worker/port counts %u/%u", who, n_workers, n_ports);
+	*np_out = np;
+	return 0;
+}
+
+int p4dp_bench_tap_find(const char *who, const char *name, size_t size, int *off, uint32_t np, uint16_t *ports,
+			uint32_t *seq_out)
+{
+	if (*off < 0) {
+		struct rte_mbuf_dynfield desc = { .size = size, .align = 8 };
+		snprintf(desc.name, sizeof(desc.name), "%s", name);
+		*off = rte_mbuf_dynfield_register(&desc);
+		if (*off < 0)
+			return rt_errc(-ENOMEM, "%s: cannot register the mbuf stamp field: %s", who,
+				       rte_strerror(rte_errno));
+	}
+	return p4dp_bench_ports_find(np, ports, seq_out);
+}
+
+void *p4dp_bench_tap_zalloc(size_t align, size_t size)
+{
+	/* aligned_alloc wants a size that is a multiple of the alignment */
+	void *p = aligned_alloc(align, (size + align - 1) / align * align);
+	if (p != NULL)
+		memset(p, 0, size);
+	return p;
+}
+
 static void bdp_remove(struct p4dp_bdp *t)
 {
 	p4dp_bench_cbs_remove(&t->cbs);
@@ -479,28 +511,18 @@ int p4dp_bdp_attach(uint32_t n_workers, uint32_t n_ports, const struct p4dp_bdp_
 {
 	if (p == NULL || out == NULL)
 		return rt_errc(-EINVAL, "bench tap: NULL argument");
-	uint32_t np = n_ports ? n_ports : n_workers;
-	if (n_workers < 1 || n_workers > P4DP_BENCH_MAX_WORKERS || np < n_workers || np > P4DP_RT_MAX_PORTS)
-		return rt_errc(-EINVAL, "bench tap: bad worker/port counts %u/%u", n_workers, n_ports);
-	int rc = params_check(np, p);
-	if (rc != 0)
-		return rc;
-	if (bdp_stamp_off < 0) {
-		static const struct rte_mbuf_dynfield desc = {
-			.name = "p4dp_bench_dp_stamp", .size = sizeof(struct bdp_stamp), .align = 8};
-		bdp_stamp_off = rte_mbuf_dynfield_register(&desc);
-		if (bdp_stamp_off < 0)
-			return rt_errc(-ENOMEM, "bench tap: cannot register the mbuf stamp field: %s",
-				       rte_strerror(rte_errno));
-	}
+	uint32_t np;
+	int rc = p4dp_bench_tap_counts("bench tap", n_workers, n_ports, &np);
+	if (rc == 0)
+		rc = params_check(np, p);
 	uint16_t ports[P4DP_RT_MAX_PORTS];
 	uint32_t seq = 0;
-	if ((rc = p4dp_bench_ports_find(np, ports, &seq)) != 0)
+	if (rc == 0)
+		rc = p4dp_bench_tap_find("bench tap", "p4dp_bench_dp_stamp", sizeof(struct bdp_stamp), &bdp_stamp_off, np,
+					 ports, &seq);
+	if (rc != 0)
 		return rc;
-	/* cache-line aligned (its per-worker probes): calloc only guarantees 16 */
-	struct p4dp_bdp *t = aligned_alloc(_Alignof(struct p4dp_bdp), sizeof(*t));
-	if (t != NULL)
-		memset(t, 0, sizeof(*t));
+	struct p4dp_bdp *t = p4dp_bench_tap_zalloc(_Alignof(struct p4dp_bdp), sizeof(*t));
 	if (t == NULL)
 		return rt_errc(-ENOMEM, "out of memory");
 	t->nw = n_workers;

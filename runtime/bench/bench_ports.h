@@ -19,6 +19,28 @@
  */
 int p4dp_bench_ports_find(uint32_t np, uint16_t *ports, uint32_t *seq_out);
 
+/**
+ * The first checks of a tap's attach: 1 <= @p n_workers <= P4DP_BENCH_MAX_WORKERS and
+ * @p n_workers <= ports <= P4DP_RT_MAX_PORTS, where ports is @p n_ports or, when 0, @p n_workers
+ * (stored in @p np_out). @p who prefixes the error message.
+ * @return 0; -EINVAL. Context: control thread.
+ */
+int p4dp_bench_tap_counts(const char *who, uint32_t n_workers, uint32_t n_ports, uint32_t *np_out);
+
+/**
+ * Register the tap's mbuf stamp field (@p name, @p size bytes, 8-aligned) unless @p *off already
+ * holds its offset, then find the bench's @p np ports and sequence number
+ * (p4dp_bench_ports_find()). @p who prefixes the error message.
+ * @return 0; -ENOMEM (the field cannot be registered); the errors of p4dp_bench_ports_find().
+ *         Context: control thread (the EAL's dynfield lock covers the registration).
+ */
+int p4dp_bench_tap_find(const char *who, const char *name, size_t size, int *off, uint32_t np, uint16_t *ports,
+			uint32_t *seq_out);
+
+/** A zeroed tap object of @p size bytes aligned to @p align (its per-worker probes are
+ *  cache-line aligned; calloc only guarantees 16). NULL when out of memory; free() frees it. */
+void *p4dp_bench_tap_zalloc(size_t align, size_t size);
+
 /** The ethdev callbacks of a tap: an rx callback on rx queue 0 of each bench port and a tx
  *  callback on each tx queue (one per worker) of each port. Fill np, nw and port[] first. */
 struct p4dp_bench_cbs {

@@ -173,28 +173,18 @@ int p4dp_btr_attach(uint32_t n_workers, uint32_t n_ports, const struct p4dp_btr_
 {
 	if (p == NULL || out == NULL)
 		return rt_errc(-EINVAL, "trace tap: NULL argument");
-	uint32_t np = n_ports ? n_ports : n_workers;
-	if (n_workers < 1 || n_workers > P4DP_BENCH_MAX_WORKERS || np < n_workers || np > P4DP_RT_MAX_PORTS)
-		return rt_errc(-EINVAL, "trace tap: bad worker/port counts %u/%u", n_workers, n_ports);
-	int rc = params_check(p);
-	if (rc != 0)
-		return rc;
-	if (btr_stamp_off < 0) {
-		static const struct rte_mbuf_dynfield desc = {
-			.name = "p4dp_bench_trace_stamp", .size = sizeof(struct btr_stamp), .align = 8};
-		btr_stamp_off = rte_mbuf_dynfield_register(&desc);
-		if (btr_stamp_off < 0)
-			return rt_errc(-ENOMEM, "trace tap: cannot register the mbuf stamp field: %s",
-				       rte_strerror(rte_errno));
-	}
+	uint32_t np;
+	int rc = p4dp_bench_tap_counts("trace tap", n_workers, n_ports, &np);
+	if (rc == 0)
+		rc = params_check(p);
 	uint16_t ports[P4DP_RT_MAX_PORTS];
 	uint32_t seq = 0;
-	if ((rc = p4dp_bench_ports_find(np, ports, &seq)) != 0)
+	if (rc == 0)
+		rc = p4dp_bench_tap_find("trace tap", "p4dp_bench_trace_stamp", sizeof(struct btr_stamp), &btr_stamp_off,
+					 np, ports, &seq);
+	if (rc != 0)
 		return rc;
-	/* cache-line aligned (its per-worker probes): calloc only guarantees 16 */
-	struct p4dp_btr *t = aligned_alloc(_Alignof(struct p4dp_btr), sizeof(*t));
-	if (t != NULL)
-		memset(t, 0, sizeof(*t));
+	struct p4dp_btr *t = p4dp_bench_tap_zalloc(_Alignof(struct p4dp_btr), sizeof(*t));
 	if (t == NULL)
 		return rt_errc(-ENOMEM, "out of memory");
 	t->nw = n_workers;
