@@ -199,26 +199,14 @@ impl Parser {
 
     /// Declarations until `}` (not consumed), with recovery.
     pub(crate) fn decl_list(&mut self, ctx: DeclCtx) -> PResult<Vec<Decl>> {
-        let mut v = Vec::new();
-        while !self.at_p(Punct::RBrace) && !self.at_eof() {
-            let before = self.pos();
-            if self.eat_p(Punct::Semi) {
-                continue;
+        let v = self.items_until_rbrace(|p| {
+            if p.eat_p(Punct::Semi) {
+                Ok(None)
+            } else {
+                p.decl(ctx).map(Some)
             }
-            match self.decl(ctx) {
-                Ok(d) => v.push(d),
-                Err(Fail) => {
-                    if self.aborted {
-                        return Err(Fail);
-                    }
-                    self.recover();
-                }
-            }
-            if self.pos() == before {
-                self.bump();
-            }
-        }
-        Ok(v)
+        })?;
+        Ok(v.into_iter().flatten().collect())
     }
 
     fn struct_decl(&mut self, annotations: Vec<Annotation>, start: Span, k: Kw) -> PResult<Decl> {
@@ -452,33 +440,21 @@ impl Parser {
         self.expect_p(Punct::LBrace)?;
         let mut locals = Vec::new();
         let mut states = Vec::new();
-        while !self.at_p(Punct::RBrace) && !self.at_eof() {
-            let before = self.pos();
-            if self.eat_p(Punct::Semi) {
-                continue;
+        self.items_until_rbrace(|p| {
+            if p.eat_p(Punct::Semi) {
+                return Ok(());
             }
-            let r = (|| -> PResult<()> {
-                let s = self.span();
-                let snap = self.snapshot();
-                let ann = self.annotations()?;
-                if self.at_word("state") && self.nth_is_ident(1) {
-                    states.push(self.parser_state(ann, s)?);
-                } else {
-                    self.restore(snap);
-                    locals.push(self.decl(DeclCtx::Parser)?);
-                }
-                Ok(())
-            })();
-            if r.is_err() {
-                if self.aborted {
-                    return Err(Fail);
-                }
-                self.recover();
+            let s = p.span();
+            let snap = p.snapshot();
+            let ann = p.annotations()?;
+            if p.at_word("state") && p.nth_is_ident(1) {
+                states.push(p.parser_state(ann, s)?);
+            } else {
+                p.restore(snap);
+                locals.push(p.decl(DeclCtx::Parser)?);
             }
-            if self.pos() == before {
-                self.bump();
-            }
-        }
+            Ok(())
+        })?;
         self.expect_p(Punct::RBrace)?;
         Ok(Decl::Parser(ParserDecl {
             header,
@@ -499,49 +475,29 @@ impl Parser {
         let open = self.expect_p(Punct::LBrace)?;
         let mut locals = Vec::new();
         let mut apply = None;
-        while !self.at_p(Punct::RBrace) && !self.at_eof() {
-            let before = self.pos();
-            if self.eat_p(Punct::Semi) {
-                continue;
+        self.items_until_rbrace(|p| {
+            if p.eat_p(Punct::Semi) {
+                return Ok(());
             }
-            if self.at_word("apply") && self.nth_is_p(1, Punct::LBrace) {
-                self.bump();
-                match self.block(Vec::new()) {
-                    Ok(b) => {
-                        if apply.is_some() {
-                            let d = Diagnostic::error(
-                                "E0111",
-                                "a control has only one `apply` block",
-                                b.span,
-                                "second `apply` block",
-                            );
-                            self.report(d);
-                        } else {
-                            apply = Some(b);
-                        }
-                    }
-                    Err(Fail) => {
-                        if self.aborted {
-                            return Err(Fail);
-                        }
-                        self.recover();
-                    }
-                }
+            if !(p.at_word("apply") && p.nth_is_p(1, Punct::LBrace)) {
+                locals.push(p.decl(DeclCtx::Control)?);
+                return Ok(());
+            }
+            p.bump();
+            let b = p.block(Vec::new())?;
+            if apply.is_some() {
+                let d = Diagnostic::error(
+                    "E0111",
+                    "a control has only one `apply` block",
+                    b.span,
+                    "second `apply` block",
+                );
+                p.report(d);
             } else {
-                match self.decl(DeclCtx::Control) {
-                    Ok(d) => locals.push(d),
-                    Err(Fail) => {
-                        if self.aborted {
-                            return Err(Fail);
-                        }
-                        self.recover();
-                    }
-                }
+                apply = Some(b);
             }
-            if self.pos() == before {
-                self.bump();
-            }
-        }
+            Ok(())
+        })?;
         let close = self.expect_p(Punct::RBrace)?;
         let apply = match apply {
             Some(a) => a,

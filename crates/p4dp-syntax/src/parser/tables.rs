@@ -90,22 +90,7 @@ impl Parser {
     /// Run `item` for each element of a `{ ... }` list with recovery.
     fn braced_list<T>(&mut self, mut item: impl FnMut(&mut Parser) -> PResult<T>) -> PResult<Vec<T>> {
         self.expect_p(Punct::LBrace)?;
-        let mut v = Vec::new();
-        while !self.at_p(Punct::RBrace) && !self.at_eof() {
-            let before = self.pos();
-            match item(self) {
-                Ok(x) => v.push(x),
-                Err(Fail) => {
-                    if self.aborted {
-                        return Err(Fail);
-                    }
-                    self.recover();
-                }
-            }
-            if self.pos() == before {
-                self.bump();
-            }
-        }
+        let v = self.items_until_rbrace(&mut item)?;
         self.expect_p(Punct::RBrace)?;
         // Optional `;` after the list.
         self.eat_p(Punct::Semi);
