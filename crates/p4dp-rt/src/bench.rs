@@ -188,6 +188,16 @@ impl BenchTarget {
         .map(|_| ())
     }
 
+    /// Delete the entry of `table` (index) whose match fields and priority are `e`'s.
+    pub fn entry_delete(&mut self, table: u32, e: &crate::TableEntry) -> Result<()> {
+        let r = crate::runtime::raw_entry(&e.matches, e.priority, e.action, &e.params)?;
+        // SAFETY: r.entry points into r's vectors, valid for the call; live runtime.
+        check("table delete", unsafe {
+            ffi::p4dp_runtime_table_entry_delete(self.rt.as_ptr(), table, &r.entry)
+        })
+        .map(|_| ())
+    }
+
     /// Hits and misses of `table` counted by the program so far (all workers).
     pub fn table_hits_misses(&self, table: u32) -> Result<(u64, u64)> {
         // SAFETY: plain-data output struct, zero is a valid value.
@@ -259,6 +269,8 @@ pub enum Kind {
     L2fwd,
     /// The floor plus DPDK rte_lpm bulk lookups ([`Bench::measure_rte_lpm`] only).
     RteLpm,
+    /// The floor plus DPDK rte_acl classification ([`Bench::measure_rte_acl`] only).
+    RteAcl,
 }
 
 /// One worker's figures.
@@ -338,6 +350,7 @@ impl<'a> Bench<'a> {
             Kind::TableSingle(t) => (3, t),
             Kind::L2fwd => (4, 0),
             Kind::RteLpm => return Err(Error::Invalid("rte_lpm loops are measured by measure_rte_lpm".into())),
+            Kind::RteAcl => return Err(Error::Invalid("rte_acl loops are measured by measure_rte_acl".into())),
         };
         // SAFETY: plain-data output struct; zero is valid.
         let mut r: sys::p4dp_bench_result = unsafe { std::mem::zeroed() };

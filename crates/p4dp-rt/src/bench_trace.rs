@@ -159,9 +159,18 @@ impl<'t, 'a> TraceTap<'t, 'a> {
     /// Re-arm (trace from the start, histograms empty), run one measurement of `kind` and return
     /// it with the tap's counters and latencies.
     pub fn measure(&mut self, kind: Kind) -> Result<(Measurement, TraceCounters, Histogram)> {
+        self.measure_with(|b| b.measure(kind))
+    }
+
+    /// As [`TraceTap::measure`], with the measurement taken by `f` on the bench (a baseline
+    /// such as [`Bench::measure_rte_acl`]).
+    pub fn measure_with(
+        &mut self,
+        f: impl FnOnce(&mut Bench<'a>) -> Result<Measurement>,
+    ) -> Result<(Measurement, TraceCounters, Histogram)> {
         // SAFETY: live tap.
         check("trace tap arm", unsafe { sys::p4dp_btr_arm(self.t.as_ptr()) })?;
-        let m = self.bench.measure(kind)?;
+        let m = f(self.bench)?;
         let mut r = sys::p4dp_btr_result::default();
         // SAFETY: p4dp_hist is plain data; all zero is a valid (empty) value. Boxed: 30 KiB.
         let mut h: Box<sys::p4dp_hist> = unsafe { Box::new(std::mem::zeroed()) };

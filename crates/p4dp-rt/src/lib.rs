@@ -12,6 +12,7 @@
 mod actprof;
 mod batch;
 pub mod bench;
+pub mod bench_acl;
 pub mod bench_dp;
 pub mod bench_lpm;
 pub mod bench_trace;

@@ -18,6 +18,7 @@ use p4dp_rt::{Dispatch, MatchKind, Program, TableInfo};
 use crate::compile;
 use crate::CompileOpts;
 
+mod acl;
 mod add_on_miss;
 mod gen;
 pub mod json;

@@ -140,7 +140,22 @@ fn table_kinds_one_lap_writes_report_json_and_plots() {
             "{what}: percentiles not ordered {q:?}"
         );
         assert!(text.contains(what), "{what} not in the text report");
+        // ternary and range points carry the same rules in rte_acl, and the cost of a rule change
+        let acl = &p["rte_acl"];
+        if what.starts_with("ternary") || what.starts_with("range") {
+            let r = num(&acl["cycles_per_pkt"], what);
+            assert!(r > 0.0, "{what}: {acl}");
+            assert!((num(&acl["ratio"], what) - c / r).abs() < 1e-6, "{what}: {acl}");
+            assert!(num(&acl["rebuild_ms"], what) > 0.0, "{what}: {acl}");
+            for k in ["insert_us_p50", "insert_us_max", "delete_us_p50", "delete_us_max"] {
+                assert!(num(&acl[k], what) > 0.0, "{what}: {k} in {acl}");
+            }
+            assert!(num(&acl["insert_us_p50"], what) <= num(&acl["insert_us_max"], what));
+        } else {
+            assert!(acl.is_null(), "{what}: {acl}");
+        }
     }
+    assert!(text.contains("vs rte_acl"), "no rte_acl comparison in the report:\n{text}");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
     let plots: Vec<&str> = doc["results"]["plots"]
         .as_array()

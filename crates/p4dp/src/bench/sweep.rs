@@ -14,9 +14,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use p4dp_rt::bench::{Bench, BenchParams, BenchTarget, Kind};
+use p4dp_rt::bench_acl::RteAcl;
 use p4dp_rt::bench_trace::{Histogram, Trace, TraceTap};
 use p4dp_rt::{Dispatch, TableEntry};
 
+use super::acl::{self, AclFigures};
 use super::gen::{self, ProgSpec, Rng, Rule, TableKind, L4, REC_OFFSET, REC_SIZE};
 use super::json::{self, Json};
 use super::svg::{Plot, Scale, Series};
@@ -60,6 +62,8 @@ struct Point {
     /// rx → tx latency (TSC cycles; every packet of a burst has its burst's time).
     quiet_burst: u64,
     skipped: u64,
+    /// Ternary and range points: the same rules in rte_acl, and the cost of a rule change.
+    acl: Option<AclFigures>,
 }
 
 impl Point {
@@ -181,12 +185,13 @@ fn pcap_or(ctx: &Ctx, t: Trace) -> Trace {
 }
 
 /// Compile `spec`'s program, install entries with `install`, and measure the l2fwd floor and the
-/// program `--repeat` times with `trace` as the traffic.
+/// program `--repeat` times with `trace` as the traffic (and floor + `rte_acl` when given).
 fn run_point(
     ctx: &mut Ctx,
     spec: &Spec,
     install: &mut dyn FnMut(&mut BenchTarget, u32) -> Result<u64>,
     trace: &Trace,
+    rte_acl: Option<&RteAcl>,
 ) -> Result<Point> {
     let a = ctx.a;
     let name = spec.label.replace([' ', '^', '/'], "_");
@@ -227,6 +232,7 @@ fn run_point(
     let mut l2_p50 = Vec::new();
     let mut quiet_burst = u64::MAX;
     let mut skipped = 0;
+    let mut acl_cp = Vec::new();
     {
         let mut bench = Bench::new(&mut target, &bp).context("creating the bench ports and packets")?;
         // configures the ports, which the tap needs
@@ -247,6 +253,11 @@ fn run_point(
             mpps.push(m.mpps);
             skipped += cnt.skipped;
             last = Some((h, cnt.recorded));
+            if let Some(x) = rte_acl {
+                let (m, _, _) = retry_empty("rte_acl", || Ok(tap.measure_with(|b| b.measure_rte_acl(x))?))
+                    .context("floor + rte_acl")?;
+                acl_cp.push(m.cycles_per_pkt);
+            }
         }
     }
     let (mut hits, mut misses) = (0, 0);
@@ -281,6 +292,11 @@ fn run_point(
         l2fwd_p50: median(&mut l2_p50) as u64,
         quiet_burst: if quiet_burst == u64::MAX { 0 } else { quiet_burst },
         skipped,
+        acl: rte_acl.map(|x| AclFigures {
+            rte_acl: median(&mut acl_cp),
+            rebuild: x.build_time(),
+            ..AclFigures::default()
+        }),
     })
 }
 
@@ -371,7 +387,32 @@ fn suite_table_kinds(ctx: &mut Ctx) -> Result<Vec<Point>> {
                 prog: ProgSpec::kind(kind, n),
                 pkt_len: a.pkt_len,
             };
-            let p = run_point(ctx, &spec, &mut |t, i| install_rules(t, i, kind, &rules), &trace)?;
+            let rte_acl = if acl::compared(kind) {
+                ctx.progress.step(&format!("{}: building rte_acl", spec.label));
+                let nr = rules.len() as i32;
+                let ar: Vec<_> = rules
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| acl::acl_rule(r, nr - i as i32))
+                    .collect();
+                Some(RteAcl::new(&ar).context("building the rte_acl baseline")?)
+            } else {
+                None
+            };
+            let mut updates = None;
+            let mut install = |t: &mut BenchTarget, i: u32| -> Result<u64> {
+                let k = install_rules(t, i, kind, &rules)?;
+                if rte_acl.is_some() {
+                    let (action, params) = (fwd_action(t)?, fwd_params(t)?);
+                    updates = Some(acl::time_updates(t, i, kind, &rules, action, &params)?);
+                }
+                Ok(k)
+            };
+            let mut p = run_point(ctx, &spec, &mut install, &trace, rte_acl.as_ref())?;
+            if let (Some(f), Some((ins, del))) = (p.acl.as_mut(), updates) {
+                f.insert = ins;
+                f.delete = del;
+            }
             points.push(p);
             ctx.progress.done += 1;
         }
@@ -400,6 +441,7 @@ fn suite_program_shape(ctx: &mut Ctx) -> Result<Vec<Point>> {
             &spec,
             &mut |t, i| install_rules(t, i, TableKind::Exact, &rules),
             trace,
+            None,
         )?;
         points.push(p);
         ctx.progress.done += 1;
@@ -481,7 +523,7 @@ fn suite_program_shape(ctx: &mut Ctx) -> Result<Vec<Point>> {
             }
             Ok(keys.len() as u64)
         };
-        let p = run_point(ctx, &spec, &mut install, &seg_trace)?;
+        let p = run_point(ctx, &spec, &mut install, &seg_trace, None)?;
         points.push(p);
         ctx.progress.done += 1;
     }
@@ -640,6 +682,7 @@ fn report(ctx: &Ctx, suite: Suite, points: &[Point], cmdline: &str) -> String {
             }
         }
     }
+    acl_report(&mut s, points);
     let skipped: u64 = points.iter().map(|p| p.skipped).sum();
     if skipped > 0 {
         let _ = writeln!(
@@ -655,6 +698,53 @@ fn report(ctx: &Ctx, suite: Suite, points: &[Point], cmdline: &str) -> String {
          cycles (rx burst to tx burst, last repetition, log-linear histogram, < 1% error)"
     );
     s
+}
+
+/// The rte_acl comparison of the ternary and range points, if any.
+fn acl_report(s: &mut String, points: &[Point]) {
+    let rows: Vec<(&Point, &AclFigures)> = points.iter().filter_map(|p| p.acl.as_ref().map(|f| (p, f))).collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n{:<22} {:>9} {:>11} {:>13} {:>7} {:>19} {:>19} {:>12}",
+        "vs rte_acl",
+        "rules",
+        "program c/p",
+        "rte_acl c/p",
+        "ratio",
+        "insert us p50/max",
+        "delete us p50/max",
+        "rebuild ms"
+    );
+    for (p, f) in &rows {
+        let _ = writeln!(
+            s,
+            "{:<22} {:>9} {:>11.1} {:>13.1} {:>6.2}x {:>9.1}/{:<9.1} {:>9.1}/{:<9.1} {:>12.2}",
+            p.label,
+            p.installed,
+            p.program,
+            f.rte_acl,
+            p.program / f.rte_acl,
+            f.insert.median_us,
+            f.insert.max_us,
+            f.delete.median_us,
+            f.delete.max_us,
+            f.rebuild.as_secs_f64() * 1e3
+        );
+    }
+    let _ = writeln!(
+        s,
+        "rte_acl c/p: the floor with the same trace tap plus one rte_acl_classify per burst of the same rules; ratio: \
+         program / rte_acl (target <= {:.0}x for ternary tables of 10k rules); insert/delete: one rule through the \
+         control API, deleted from the full table and inserted again, up to {} of each, no traffic running (target < \
+         {:.0} us); rebuild: rte_acl adding \
+         every rule and building its context, what it needs to change one rule",
+        acl::RATIO_TARGET,
+        acl::UPDATES,
+        acl::UPDATE_TARGET_US
+    );
 }
 
 fn point_json(p: &Point, tsc_hz: f64) -> Json {
@@ -685,6 +775,21 @@ fn point_json(p: &Point, tsc_hz: f64) -> Json {
         ),
         ("l2fwd_latency_p50_cycles", Json::uint(p.l2fwd_p50)),
         ("quiet_burst_cycles", Json::uint(p.quiet_burst)),
+        (
+            "rte_acl",
+            match &p.acl {
+                None => Json::Null,
+                Some(f) => Json::obj([
+                    ("cycles_per_pkt", Json::Num(f.rte_acl)),
+                    ("ratio", Json::Num(p.program / f.rte_acl)),
+                    ("rebuild_ms", Json::Num(f.rebuild.as_secs_f64() * 1e3)),
+                    ("insert_us_p50", Json::Num(f.insert.median_us)),
+                    ("insert_us_max", Json::Num(f.insert.max_us)),
+                    ("delete_us_p50", Json::Num(f.delete.median_us)),
+                    ("delete_us_max", Json::Num(f.delete.max_us)),
+                ]),
+            },
+        ),
     ])
 }
 
