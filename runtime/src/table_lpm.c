@@ -10,10 +10,13 @@
  * bits), so one structure answers "longest prefix" and "exact fields equal" together; every
  * entry of such a table has a length >= E.
  *
- * Structure: a multibit trie with a 16-bit first stride (8 bits when the key has only 8) and
- * 8-bit strides below it, with controlled prefix expansion as in DIR-24-8 (Gupta, Lin and
- * McKeown, "Routing Lookups in Hardware at Memory Access Speeds") and DPDK's rte_lpm, but with
- * a smaller first level (512 KiB, cache-resident, instead of 64 MiB). Each node is an array of
+ * Structure: a multibit trie with a 16- or 24-bit first stride (8 bits when the key has only 8)
+ * and 8-bit strides below it, with controlled prefix expansion as in DIR-24-8 (Gupta, Lin and
+ * McKeown, "Routing Lookups in Hardware at Memory Access Speeds") and DPDK's rte_lpm. The first
+ * level (root_choose): 24 bits, a flat array of 2^24 slots (128 MiB) indexed by the key's top
+ * 24 bits, for keys of 24..32 bits in tables declared for at least LPM_ROOT24_MIN_ENTRIES
+ * entries (a /1../24 lookup reads one slot, /25../32 two); 16 bits (512 KiB, cache-resident)
+ * otherwise, or when the 24-bit level cannot be allocated. Each node is an array of
  * 64-bit slots: a slot holds either the entry pointer of the longest prefix covering all keys
  * that reach it (NULL: none), or a child node pointer with bit 0 set. An IPv4 lookup reads at
  * most three slots (/0-/16: one, /17-/24: two, /25-/32: three), an IPv6 one at most 15. Each
@@ -55,6 +58,14 @@
 #define LPM_BITS_MAX 248u
 #define LPM_BYTES_MAX (LPM_BITS_MAX / 8)
 #define LPM_ROOT_BITS 16u
+/** The DIR-24-8 first level: 2^24 slots of 8 bytes (128 MiB) plus their depth bytes (16 MiB). */
+#define LPM_ROOT24_BITS 24u
+/** perf: the smallest declared table size that gets the 24-bit first level. At 100,000 IPv4
+ * prefixes of the realistic mix (--suite lpm), a /17../24 lookup on the 16-bit level reads a
+ * second-level node that is nearly always a cache and TLB miss, then the entry; the 24-bit level
+ * makes that one miss in its array (docs/PERFORMANCE.md). Smaller tables keep the 16-bit level:
+ * with few prefixes its nodes stay in the cache, and each table would otherwise take 144 MiB. */
+#define LPM_ROOT24_MIN_ENTRIES (1u << 16)
 #define LPM_STRIDE 8u
 #define LPM_CHILD 1ull /* slot bit 0: child node */
 /** Keys a bulk lookup walks in lockstep (one prefetch per key and level). */
@@ -80,7 +91,7 @@ struct lpm_rule {
 struct table_lpm {
 	/* read by lookups */
 	struct lpm_node *root; /* release/acquire (replaced by clear) */
-	uint32_t root_bits;    /* 8 or 16 */
+	uint32_t root_bits;    /* 8, 16 or 24 */
 	uint32_t bits;         /* W: key bits */
 	uint32_t pad_bits;     /* W rounded up to bytes */
 	uint32_t n_order;      /* fields in bit-string order */
@@ -120,7 +131,10 @@ static inline uint32_t level_index(const struct table_lpm *s, const uint8_t *kb,
 {
 	if (level > 0)
 		return kb[s->root_bits / 8 + level - 1];
-	return s->root_bits == 16 ? (uint32_t)kb[0] << 8 | kb[1] : kb[0];
+	uint32_t i = 0;
+	for (uint32_t b = 0; b < s->root_bits / 8; b++)
+		i = i << 8 | kb[b];
+	return i;
 }
 
 static inline uint8_t *node_depth(const struct lpm_node *n, uint32_t stride)
@@ -716,7 +730,7 @@ static int lpm_clear(struct p4dp_table *t)
 	struct table_lpm *s = t->lpm;
 	struct lpm_node *root = node_new(t, 0, 0, 0);
 	if (root == NULL)
-		return -ENOMEM;
+		return -ENOMEM; /* nothing changed (a 24-bit root needs another 144 MiB for a moment) */
 	struct lpm_node *old = s->root;
 	/* Release: the empty root is written before readers can load it; readers still walking
 	 * the old trie finish on it, freed after the grace period. */
@@ -743,14 +757,23 @@ static int lpm_create(struct p4dp_table *t)
 	s->order[s->n_order++] = (uint16_t)s->lpm_idx;
 	s->bits = s->exact_bits + t->fields[s->lpm_idx].bitwidth;
 	s->pad_bits = RTE_ALIGN_CEIL(s->bits, 8);
-	s->root_bits = RTE_MIN(LPM_ROOT_BITS, s->pad_bits);
-	s->n_levels = 1 + (s->pad_bits - s->root_bits) / LPM_STRIDE;
 	s->narrow = s->bits <= 64;
 	s->single = s->narrow && s->n_order == 1;
 	s->n_buckets = 64;
 	s->bucket = calloc(s->n_buckets, sizeof(*s->bucket));
 	t->lpm = s;
-	s->root = node_new(t, 0, 0, 0);
+	s->root = NULL;
+	/* The first level (see the top of this file): 24 bits for large tables of IPv4-width keys,
+	 * falling back to 16 when its 144 MiB are not available. */
+	if (s->pad_bits >= LPM_ROOT24_BITS && s->pad_bits <= 32 && t->max_entries >= LPM_ROOT24_MIN_ENTRIES) {
+		s->root_bits = LPM_ROOT24_BITS;
+		s->root = node_new(t, 0, 0, 0);
+	}
+	if (s->root == NULL) {
+		s->root_bits = RTE_MIN(LPM_ROOT_BITS, s->pad_bits);
+		s->root = node_new(t, 0, 0, 0);
+	}
+	s->n_levels = 1 + (s->pad_bits - s->root_bits) / LPM_STRIDE;
 	if (s->bucket == NULL || s->root == NULL) {
 		free(s->bucket);
 		rte_free(s->root);

@@ -9,8 +9,13 @@
  *    entry); reads (foreach, get) are compared with the reference; deleting everything gives the
  *    trie's nodes back (heap usage returns to the empty table's).
  *    Shapes: IPv4 (one 32-bit field), a 20-bit field, exact 16 + lpm 24 (narrow path), IPv6
- *    (128 bits), exact 8 + lpm 128 (wide path), a 130-bit big-endian field.
- *  - Concurrent (also under ThreadSanitizer: make tsan): a reader looks up keys inside a /16
+ *    (128 bits), exact 8 + lpm 128 (wide path), a 130-bit big-endian field; and, declared large
+ *    enough for the 24-bit first level (DIR-24-8), IPv4 with prefixes nesting near the top and
+ *    near /24, and exact 8 + lpm 24. Each checks which first level it got (by its heap use).
+ *  - The 24-bit first level's edges: /0, /32, /24 and /23 around the level boundary, prefixes
+ *    longer than it, a delete giving the covered range back to the covering prefix, the lowest
+ *    and highest addresses, modifies.
+ *  - Concurrent (also under ThreadSanitizer: make tsan), with both first levels: a reader looks up keys inside a /16
  *    while the writer modifies that /16 and adds and deletes longer prefixes inside it (which
  *    creates and folds trie nodes); a /8 covers everything. The reader must never miss, never
  *    see a torn entry, and every entry it gets must be a prefix that covers its key.
@@ -64,16 +69,23 @@ struct shape {
 	int has_exact;
 	struct p4dp_key_field ex, lpm;
 	uint32_t dom_bits; /* prefixes and keys vary only in the top dom_bits of the lpm field */
+	uint32_t size;     /* declared entries (0: REF_MAX); large IPv4-width tables get 24 bits */
 };
 
 static const struct shape shapes[] = {
-	{"ipv4 /32", 4, 0, {0}, F(P4DP_MATCH_LPM, 0, 4, 32), 12},
-	{"lpm 20", 4, 0, {0}, F(P4DP_MATCH_LPM, 0, 4, 20), 10},
-	{"exact 16 + lpm 24", 8, 1, F(P4DP_MATCH_EXACT, 4, 2, 16), F(P4DP_MATCH_LPM, 0, 4, 24), 12},
-	{"ipv6 /128", 16, 0, {0}, F(P4DP_MATCH_LPM, 0, 16, 128), 12},
-	{"exact 8 + lpm 128", 24, 1, F(P4DP_MATCH_EXACT, 16, 1, 8), F(P4DP_MATCH_LPM, 0, 16, 128), 12},
-	{"lpm 130 (big-endian)", 17, 0, {0}, F(P4DP_MATCH_LPM, 0, 17, 130), 11},
+	{"ipv4 /32", 4, 0, {0}, F(P4DP_MATCH_LPM, 0, 4, 32), 12, 0},
+	{"lpm 20", 4, 0, {0}, F(P4DP_MATCH_LPM, 0, 4, 20), 10, 0},
+	{"exact 16 + lpm 24", 8, 1, F(P4DP_MATCH_EXACT, 4, 2, 16), F(P4DP_MATCH_LPM, 0, 4, 24), 12, 0},
+	{"ipv6 /128", 16, 0, {0}, F(P4DP_MATCH_LPM, 0, 16, 128), 12, 0},
+	{"exact 8 + lpm 128", 24, 1, F(P4DP_MATCH_EXACT, 16, 1, 8), F(P4DP_MATCH_LPM, 0, 16, 128), 12, 0},
+	{"lpm 130 (big-endian)", 17, 0, {0}, F(P4DP_MATCH_LPM, 0, 17, 130), 11, 0},
+	{"ipv4 /32, 24-bit level", 4, 0, {0}, F(P4DP_MATCH_LPM, 0, 4, 32), 12, 1u << 17},
+	{"ipv4 /32, 24-bit, deep", 4, 0, {0}, F(P4DP_MATCH_LPM, 0, 4, 32), 27, 1u << 17},
+	{"exact 8 + lpm 24, 24-bit", 8, 1, F(P4DP_MATCH_EXACT, 4, 1, 8), F(P4DP_MATCH_LPM, 0, 4, 24), 12, 1u << 16},
 };
+
+/* The 24-bit first level's slots alone (2^24 of 8 bytes). */
+#define ROOT24_BYTES ((size_t)8 << 24)
 
 /* Bit b (0 = least significant) of a field in a key buffer (independent of the library). */
 static uint32_t byte_of(const struct p4dp_key_field *f, uint32_t b)
@@ -165,6 +177,8 @@ static uint32_t rand_plen(const struct shape *s)
 		return w;
 	case 2:
 		return rndn(w + 1);
+	case 3: /* around the 24-bit level's boundary */
+		return w >= 26 ? 22 + rndn(5) : rndn(w + 1);
 	default:
 		return rndn(s->dom_bits + 1);
 	}
@@ -244,6 +258,8 @@ static size_t heap_used(void)
 	return used;
 }
 
+static size_t heap_used(void);
+
 static void run_random(const struct shape *s, uint32_t nops)
 {
 	case_fail = 0;
@@ -254,7 +270,9 @@ static void run_random(const struct shape *s, uint32_t nops)
 		f[nf++] = s->ex;
 	f[nf++] = s->lpm;
 	struct p4dp_table_params p = {.name = s->name, .key_len = s->key_len, .n_fields = nf, .fields = f,
-				      .max_entries = REF_MAX, .data_len = DLEN, .socket_id = SOCKET_ID_ANY};
+				      .max_entries = s->size ? s->size : REF_MAX, .data_len = DLEN,
+				      .socket_id = SOCKET_ID_ANY};
+	size_t before = heap_used();
 	struct p4dp_table *t = p4dp_table_create(&p, NULL);
 	if (t == NULL) {
 		printf("%-26s FAIL (create: %s)\n", s->name, strerror(errno));
@@ -265,6 +283,10 @@ static void run_random(const struct shape *s, uint32_t nops)
 	p4dp_table_stats_get(t, &st);
 	CHECK(st.kind == 3, "%s: kind %u, want the lpm trie (3)", s->name, st.kind);
 	size_t empty = heap_used();
+	uint32_t kbits = s->lpm.bitwidth + (s->has_exact ? s->ex.bitwidth : 0);
+	int want24 = p.max_entries >= (1u << 16) && kbits > 16 && kbits <= 32;
+	CHECK((empty - before >= ROOT24_BYTES) == want24, "%s: table of %u entries took %zu bytes, want %s", s->name,
+	      p.max_entries, empty - before, want24 ? "the 24-bit first level" : "the 16-bit one");
 	uint32_t live = 0, adds = 0, dels = 0, mods = 0;
 	for (uint32_t op = 0; op < nops; op++) {
 		uint8_t v[KMAX], m[KMAX];
@@ -447,11 +469,12 @@ static int del4(struct p4dp_table *t, uint32_t pfx, uint32_t len)
 	return p4dp_table_entry_delete(t, &pm);
 }
 
-static void test_concurrent(uint32_t n_ops)
+/* @p size: declared entries (1 << 17: the 24-bit first level, 1 << 15: the 16-bit one). */
+static void test_concurrent(uint32_t n_ops, uint32_t size)
 {
 	struct p4dp_key_field f = F(P4DP_MATCH_LPM, 0, 4, 32);
 	struct p4dp_table_params p = {.name = "lpm concurrent", .key_len = 4, .n_fields = 1, .fields = &f,
-				      .max_entries = 1u << 17, .data_len = 16, .socket_id = SOCKET_ID_ANY};
+				      .max_entries = size, .data_len = 16, .socket_id = SOCKET_ID_ANY};
 	struct p4dp_rcu *rcu = p4dp_rcu_create(1, SOCKET_ID_ANY);
 	struct p4dp_table *t = rcu ? p4dp_table_create(&p, rcu) : NULL;
 	const uint32_t net8 = 0x0a000000u, net16 = 0x0a010000u;
@@ -490,13 +513,82 @@ static void test_concurrent(uint32_t n_ops)
 	struct p4dp_table_stats st;
 	p4dp_table_stats_get(t, &st);
 	int ok = r.misses == 0 && r.torn == 0 && r.wrong == 0 && wfail == 0 && r.lookups > 0;
-	printf("%-26s %s (%u steps, %" PRIu64 " lookups, %" PRIu64 " misses, %" PRIu64 " torn, %" PRIu64
+	printf("concurrent reader, %u: %s (%u steps, %" PRIu64 " lookups, %" PRIu64 " misses, %" PRIu64 " torn, %" PRIu64
 	       " not covering, %" PRIu64 " writer failures, %" PRIu64 " entries)\n",
-	       "concurrent reader", ok ? "ok" : "FAIL", n_ops, r.lookups, r.misses, r.torn, r.wrong, wfail,
+	       size, ok ? "ok" : "FAIL", n_ops, r.lookups, r.misses, r.torn, r.wrong, wfail,
 	       st.entries);
 	ok ? n_pass++ : n_fail++;
 	p4dp_table_free(t);
 	p4dp_rcu_free(rcu);
+}
+
+/* ------------------------------------------------------------ the 24-bit first level's edges */
+
+/* An IPv4 table's answer for @p addr: its action, 0 on a miss; the bulk lookup must agree. */
+static uint32_t act4(struct p4dp_table *t, uint32_t addr)
+{
+	const void *kp[1] = {&addr};
+	const struct p4dp_entry *b[1];
+	p4dp_table_lookup_bulk(t, kp, 1, b);
+	const struct p4dp_entry *e = p4dp_table_lookup(t, &addr);
+	CHECK(e == b[0], "0x%08x: single and bulk lookups disagree", addr);
+	return e ? e->action : 0;
+}
+
+static void test_root24_edges(void)
+{
+	case_fail = 0;
+	struct p4dp_key_field f = F(P4DP_MATCH_LPM, 0, 4, 32);
+	struct p4dp_table_params p = {.name = "lpm edges", .key_len = 4, .n_fields = 1, .fields = &f,
+				      .max_entries = 1u << 20, .data_len = 16, .socket_id = SOCKET_ID_ANY};
+	size_t before = heap_used();
+	struct p4dp_table *t = p4dp_table_create(&p, NULL);
+	if (t == NULL) {
+		printf("%-26s FAIL (create: %s)\n", "24-bit level edges", strerror(errno));
+		n_fail++;
+		return;
+	}
+	size_t empty = heap_used();
+	CHECK(empty - before >= ROOT24_BYTES, "took %zu bytes: not the 24-bit level", empty - before);
+	const uint32_t net = 0x0a000000u; /* 10.0.0.0 */
+	CHECK(act4(t, 0) == 0 && act4(t, ~0u) == 0, "empty table hits");
+	CHECK(add4(t, 0, 0, 1, 0) == 0, "add /0");
+	CHECK(act4(t, 0) == 1 && act4(t, ~0u) == 1 && act4(t, net) == 1, "/0 covers everything");
+	CHECK(add4(t, net, 24, 2, 0) == 0, "add /24");
+	CHECK(act4(t, net) == 2 && act4(t, net | 0xff) == 2, "/24: both ends");
+	CHECK(act4(t, net - 1) == 1 && act4(t, net + 0x100) == 1, "/24: the neighbours stay /0");
+	CHECK(add4(t, net | 0x80, 25, 3, 0) == 0, "add /25 below the /24");
+	CHECK(act4(t, net | 0x80) == 3 && act4(t, net | 0xff) == 3 && act4(t, net | 0x7f) == 2, "/25 in the /24");
+	CHECK(add4(t, net | 200, 32, 4, 0) == 0, "add /32");
+	CHECK(act4(t, net | 200) == 4 && act4(t, net | 199) == 3 && act4(t, net | 201) == 3, "/32 in the /25");
+	CHECK(add4(t, net, 23, 5, 0) == 0, "add /23 over the /24");
+	CHECK(act4(t, net | 0x100) == 5 && act4(t, net | 0x1ff) == 5 && act4(t, net | 5) == 2, "/23 under the /24");
+	CHECK(act4(t, net + 0x200) == 1, "past the /23");
+	CHECK(add4(t, net, 24, 6, 1) == 0, "modify /24");
+	CHECK(act4(t, net | 5) == 6 && act4(t, net | 0x80) == 3 && act4(t, net | 200) == 4, "modify keeps longer ones");
+	CHECK(del4(t, net, 24) == 0, "delete /24");
+	CHECK(act4(t, net | 5) == 5 && act4(t, net | 0x80) == 3 && act4(t, net | 200) == 4,
+	      "delete /24: its range goes back to the /23, longer prefixes stay");
+	CHECK(del4(t, net | 0x80, 25) == 0, "delete /25");
+	CHECK(act4(t, net | 0x80) == 5 && act4(t, net | 200) == 4, "delete /25: the /23 covers it, the /32 stays");
+	CHECK(del4(t, net, 23) == 0, "delete /23");
+	CHECK(act4(t, net | 5) == 1 && act4(t, net | 0x100) == 1 && act4(t, net | 200) == 4, "delete /23: /0 again");
+	CHECK(add4(t, 0, 32, 7, 0) == 0 && add4(t, ~0u, 32, 8, 0) == 0, "add the lowest and highest /32");
+	CHECK(act4(t, 0) == 7 && act4(t, 1) == 1 && act4(t, ~0u) == 8 && act4(t, ~0u - 1) == 1, "lowest, highest");
+	CHECK(add4(t, 0xff000000u, 8, 9, 0) == 0, "add /8");
+	CHECK(act4(t, ~0u) == 8 && act4(t, ~0u - 1) == 9 && act4(t, 0xff000000u) == 9, "/8 under the highest /32");
+	CHECK(add4(t, net, 24, 6, 0) == 0 && add4(t, net, 24, 6, 0) == -EEXIST, "add twice");
+	CHECK(del4(t, net, 25) == -ENOENT, "delete an absent /25");
+	CHECK(del4(t, 0, 0) == 0, "delete /0");
+	CHECK(act4(t, 0x01020304u) == 0 && act4(t, net | 5) == 6 && act4(t, net | 200) == 4, "no /0: misses");
+	const uint32_t left[][2] = {{net | 200, 32}, {0, 32}, {~0u, 32}, {0xff000000u, 8}, {net, 24}};
+	for (uint32_t i = 0; i < 5; i++)
+		CHECK(del4(t, left[i][0], left[i][1]) == 0, "final delete %u", i);
+	CHECK(act4(t, net | 200) == 0 && act4(t, ~0u) == 0 && act4(t, 0) == 0, "empty again");
+	CHECK(heap_used() == empty, "heap %zu bytes after deleting everything, %zu when empty", heap_used(), empty);
+	p4dp_table_free(t);
+	printf("%-26s %s\n", "24-bit level edges", case_fail ? "FAIL" : "ok");
+	case_fail ? n_fail++ : n_pass++;
 }
 
 int main(int argc, char **argv)
@@ -517,7 +609,9 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
 		run_random(&shapes[i], 5000 / P4DP_TEST_TSAN_DIV / P4DP_TEST_TSAN_DIV);
 	test_kind_choice();
-	test_concurrent(40000 / P4DP_TEST_TSAN_DIV);
+	test_root24_edges();
+	test_concurrent(40000 / P4DP_TEST_TSAN_DIV, 1u << 17);
+	test_concurrent(40000 / P4DP_TEST_TSAN_DIV, 1u << 15);
 	rte_eal_cleanup();
 	printf("%u passed, %u failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;
