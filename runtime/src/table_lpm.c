@@ -13,13 +13,15 @@
  * Structure: a multibit trie with a 16- or 24-bit first stride (8 bits when the key has only 8)
  * and 8-bit strides below it, with controlled prefix expansion as in DIR-24-8 (Gupta, Lin and
  * McKeown, "Routing Lookups in Hardware at Memory Access Speeds") and DPDK's rte_lpm. The first
- * level (root_choose): 24 bits, a flat array of 2^24 slots (128 MiB) indexed by the key's top
- * 24 bits, for keys of 24..32 bits in tables declared for at least LPM_ROOT24_MIN_ENTRIES
- * entries (a /1../24 lookup reads one slot, /25../32 two); 16 bits (512 KiB, cache-resident)
- * otherwise, or when the 24-bit level cannot be allocated. Each node is an array of
+ * level (lpm_create): 24 bits, a flat array of 2^24 slots (128 MiB, in a mapping of its own
+ * advised for transparent huge pages: node_map) indexed by the key's top 24 bits, for keys of
+ * 24..32 bits in tables declared for at least LPM_ROOT24_MIN_ENTRIES entries (a /0../24 lookup
+ * reads one slot, /25../32 two); 16 bits (512 KiB, cache-resident) otherwise, or when the
+ * mapping fails. Each node is an array of
  * 64-bit slots: a slot holds either the entry pointer of the longest prefix covering all keys
- * that reach it (NULL: none), or a child node pointer with bit 0 set. An IPv4 lookup reads at
- * most three slots (/0-/16: one, /17-/24: two, /25-/32: three), an IPv6 one at most 15. Each
+ * that reach it (NULL: none), or a child node pointer with bit 0 set. With the 16-bit level an
+ * IPv4 lookup reads at most three slots (/0-/16: one, /17-/24: two, /25-/32: three), an IPv6 one
+ * at most 15. Each
  * slot also has a control-only depth byte: 0 when no entry covers it, else the covering
  * entry's length + 1; for a child slot, the longest entry covering the whole child. Invariant:
  * every slot of a child has a depth >= its parent slot's depth; a node with no entry ending in
@@ -64,8 +66,9 @@
 /** perf: the smallest declared table size that gets the 24-bit first level. At 100,000 IPv4
  * prefixes of the realistic mix (--suite lpm), a /17../24 lookup on the 16-bit level reads a
  * second-level node that is nearly always a cache and TLB miss, then the entry; the 24-bit level
- * makes that one miss in its array (docs/PERFORMANCE.md). Smaller tables keep the 16-bit level:
- * with few prefixes its nodes stay in the cache, and each table would otherwise take 144 MiB. */
+ * on huge pages makes that one cache miss in its array (measured: ARCHITECTURE.md,
+ * docs/PERFORMANCE.md). Smaller tables keep the 16-bit level: with few prefixes its nodes stay in
+ * the cache, and each table would otherwise map 144 MiB. */
 #define LPM_ROOT24_MIN_ENTRIES (1u << 16)
 #define LPM_STRIDE 8u
 #define LPM_CHILD 1ull /* slot bit 0: child node */
