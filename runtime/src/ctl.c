@@ -915,6 +915,62 @@ int p4dp_runtime_idle_scan(struct p4dp_runtime *rt)
 	return rt_idle_scan(rt, rt_now_ns(rt));
 }
 
+static int check_idle_entry(struct p4dp_runtime *rt, uint32_t table, const void *out)
+{
+	int rc = check_table(rt, table);
+	if (rc)
+		return rc;
+	const struct p4dp_table_info *ti = &rt->prog->tables[table];
+	if (!(ti->flags & (P4DP_TABLE_F_IDLE_NOTIFY | P4DP_TABLE_F_IDLE_AUTO_DELETE)))
+		return rt_errc(-EINVAL, "table '%s' has no idle timeout", ti->name);
+	if (out == NULL)
+		return rt_errc(-EINVAL, "table '%s': NULL argument", ti->name);
+	return 0;
+}
+
+int p4dp_runtime_table_entry_ttl_set(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				     uint64_t ttl_ns)
+{
+	int rc = check_idle_entry(rt, table, e);
+	if (rc || (rc = check_mutable(rt, table)))
+		return rc;
+	struct match_buf *b = malloc(sizeof(*b));
+	if (b == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
+	rc = build_match(rt, table, e, b);
+	if (rc == 0)
+		rc = table_rc(&rt->prog->tables[table],
+			      p4dp_table_entry_ttl_set(rt->tables[table], &b->m, ttl_ns, rt_now_ns(rt)), 0);
+	free(b);
+	return rc;
+}
+
+int p4dp_runtime_table_entry_idle_get(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				      struct p4dp_rt_idle *out)
+{
+	int rc = check_idle_entry(rt, table, out);
+	if (rc || (rc = check_idle_entry(rt, table, e)))
+		return rc;
+	struct match_buf *b = malloc(sizeof(*b));
+	if (b == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
+	struct p4dp_table_idle st;
+	rc = build_match(rt, table, e, b);
+	if (rc == 0)
+		rc = table_rc(&rt->prog->tables[table], p4dp_table_entry_idle_get(rt->tables[table], &b->m, &st), 0);
+	free(b);
+	if (rc == 0) {
+		/* the clock is read after the last-hit time: a worker's newer hit may still make
+		 * it later than now (both come from one clock), which is no time since the hit */
+		uint64_t now = rt_now_ns(rt);
+		out->ttl_ns = st.ttl_ns;
+		out->since_hit_ns = now > st.last_hit_ns ? now - st.last_hit_ns : 0;
+		out->own_ttl = (uint32_t)st.own_ttl;
+		out->_pad = 0;
+	}
+	return rc;
+}
+
 /* Convert a queued note to control-plane form and pass it on (read_ctx machinery). */
 struct idle_emit {
 	p4dp_rt_idle_cb cb;

@@ -214,6 +214,7 @@ fail:
 	free(t->fields);
 	free(t->width_mask);
 	free(t->free_idx);
+	free(t->ttl);
 	pthread_mutex_destroy(&t->lock);
 	rte_free(t);
 	errno = -rc;
@@ -232,6 +233,7 @@ void p4dp_table_free(struct p4dp_table *t)
 	free(t->fields);
 	free(t->width_mask);
 	free(t->free_idx);
+	free(t->ttl);
 	rte_free(t);
 }
 
@@ -423,16 +425,74 @@ int p4dp_table_expire_profile_get(struct p4dp_table *t, uint32_t profile, uint64
 }
 
 /* Has @p e expired at @p now? Relaxed loads: workers store the timer fields
- * concurrently; a stale value only moves the expiry to the next scan. */
+ * concurrently; a stale value only moves the expiry to the next scan. Entries with their own
+ * TTL count from the later of the last hit and the timer's restart (t->ttl: table mutex held).
+ * *idle is the time since the last hit. */
 static bool entry_expired(const struct p4dp_table *t, const struct p4dp_entry *e, uint64_t now, uint64_t *idle)
 {
-	uint8_t prof = __atomic_load_n(&e->expire_profile, __ATOMIC_RELAXED);
-	uint64_t d = t->expire_ns[prof % P4DP_EXPIRE_PROFILES];
 	uint64_t last = __atomic_load_n(&e->last_hit_ns, __ATOMIC_RELAXED);
-	if (d == 0 || now < last)
+	uint64_t d, from = last;
+	if (e->flags & P4DP_ENTRY_F_IDLE_TTL) {
+		const struct table_ttl *s = &t->ttl[e->index];
+		d = s->ttl_ns;
+		if (s->restart_ns > from)
+			from = s->restart_ns;
+	} else {
+		uint8_t prof = __atomic_load_n(&e->expire_profile, __ATOMIC_RELAXED);
+		d = t->expire_ns[prof % P4DP_EXPIRE_PROFILES];
+	}
+	if (d == 0 || now < from)
 		return false;
 	*idle = now - last;
-	return *idle >= d;
+	return now - from >= d;
+}
+
+int p4dp_table_entry_ttl_set(struct p4dp_table *t, const struct p4dp_match *m, uint64_t ttl_ns, uint64_t now_ns)
+{
+	if (t == NULL || m == NULL || !t->ops->expires)
+		return -EINVAL;
+	const struct p4dp_entry *e = NULL;
+	pthread_mutex_lock(&t->lock);
+	int rc = 0;
+	if (t->ttl == NULL && (t->ttl = calloc(t->max_entries ? t->max_entries : 1, sizeof(*t->ttl))) == NULL)
+		rc = -ENOMEM;
+	if (rc == 0 && (rc = t->ops->find(t, m, &e)) == 0 && e == NULL)
+		rc = -ENOENT;
+	if (rc == 0) {
+		t->ttl[e->index] = (struct table_ttl){ttl_ns, now_ns};
+		/* flags: control-thread-only field (workers never read it), under the mutex */
+		struct p4dp_entry *me = (struct p4dp_entry *)(uintptr_t)e;
+		me->flags = (uint16_t)((me->flags | P4DP_ENTRY_F_IDLE_TTL) & ~P4DP_ENTRY_F_IDLE_NOTIFIED);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int p4dp_table_entry_idle_get(struct p4dp_table *t, const struct p4dp_match *m, struct p4dp_table_idle *out)
+{
+	if (t == NULL || m == NULL || out == NULL)
+		return -EINVAL;
+	const struct p4dp_entry *e = NULL;
+	pthread_mutex_lock(&t->lock);
+	int rc = t->ops->find(t, m, &e);
+	if (rc == 0 && e == NULL)
+		rc = -ENOENT;
+	if (rc == 0) {
+		/* relaxed: workers store it concurrently (p4dp_entry_touch); a value up to one
+		 * burst old is as good as any, and 64-bit aligned loads are not torn */
+		out->last_hit_ns = __atomic_load_n(&e->last_hit_ns, __ATOMIC_RELAXED);
+		out->own_ttl = (e->flags & P4DP_ENTRY_F_IDLE_TTL) != 0;
+		if (out->own_ttl) {
+			out->ttl_ns = t->ttl[e->index].ttl_ns;
+			out->restart_ns = t->ttl[e->index].restart_ns;
+		} else {
+			uint8_t prof = __atomic_load_n(&e->expire_profile, __ATOMIC_RELAXED);
+			out->ttl_ns = t->ops->expires ? t->expire_ns[prof % P4DP_EXPIRE_PROFILES] : 0;
+			out->restart_ns = 0;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
 }
 
 struct exp_walk {
@@ -454,7 +514,8 @@ static int exp_collect_cb(void *arg, const struct p4dp_match *m, const struct p4
 		me->flags = (uint16_t)(me->flags & ~P4DP_ENTRY_F_IDLE_NOTIFIED); /* hit again: re-arm */
 		return 0;
 	}
-	if (!w->auto_delete && (e->flags & P4DP_ENTRY_F_IDLE_NOTIFIED))
+	/* own TTL: the report restarts the timer instead (below), so no flag holds it back */
+	if (!w->auto_delete && (e->flags & P4DP_ENTRY_F_IDLE_NOTIFIED) && !(e->flags & P4DP_ENTRY_F_IDLE_TTL))
 		return 0;
 	if (w->n == w->cap) {
 		size_t nc = w->cap ? 2 * w->cap : 64;
@@ -511,6 +572,8 @@ int p4dp_table_expire_scan(struct p4dp_table *t, uint64_t now_ns, int auto_delet
 				t->st_deletes++;
 				t->st_expired++;
 			}
+		} else if (e->flags & P4DP_ENTRY_F_IDLE_TTL) {
+			t->ttl[e->index].restart_ns = now_ns; /* reported: the next report one TTL later */
 		} else {
 			struct p4dp_entry *me = (struct p4dp_entry *)(uintptr_t)e;
 			me->flags = (uint16_t)(me->flags | P4DP_ENTRY_F_IDLE_NOTIFIED);

@@ -120,6 +120,13 @@ struct p4dp_table {
 	uint64_t (*clock)(void *arg);
 	void *clock_arg;
 	uint64_t expire_ns[P4DP_EXPIRE_PROFILES];
+	/* Per-entry idle timeouts by slot index (entries with P4DP_ENTRY_F_IDLE_TTL), allocated
+	 * at the first p4dp_table_entry_ttl_set; read and written only under `lock` by control
+	 * threads (workers never touch it, so it needs no atomics). */
+	struct table_ttl {
+		uint64_t ttl_ns;     /* 0 = never expires */
+		uint64_t restart_ns; /* the timer's last restart: TTL set or expiry reported */
+	} *ttl;
 
 	uint64_t n_entries;
 	uint64_t st_inserts, st_deletes, st_modifies, st_full;

@@ -612,6 +612,7 @@ static int table_tss_modify(struct p4dp_table *t, const struct tss_match *m, uin
 	struct p4dp_entry *e = table_entry_new(t, action, data, old->index, P4DP_ENTRY_F_DYNAMIC);
 	if (e == NULL)
 		return -ENOMEM;
+	table_entry_carry_timer(e, old); /* a modify is no hit: keep the last-hit time and TTL */
 	/* Release: the complete new version is visible before its pointer; a
 	 * reader gets the old or the new entry, never a mix. */
 	__atomic_store_n(&n->entry, e, __ATOMIC_RELEASE);

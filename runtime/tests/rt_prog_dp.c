@@ -11,6 +11,8 @@
  *     hit: touch; miss: add_entry(profile 1); outcomes in `outcomes`.
  *  3  mod: apply `mod` with key [1]; `checks` cell 0 = default action taken, 1 = torn (a != b),
  *     2 = consistent hit.
+ *  4  idle: apply `idle` (idle timeout with notifications, control-plane entries) with key [1];
+ *     hit: touch.
  * `outcomes` cells: 0 ok, 1 -EEXIST, 2 -ENOSPC, 3 other.
  * process_burst runs command 2 as generated code does for a staged add-on-miss table (cgen
  * burst.rs): the burst's `aom` keys are looked up in bulk after loading the table's insert
@@ -26,7 +28,7 @@
 #include "p4dp/abi.h"
 
 enum { A_NOP, A_COUNT, A_PAIR };
-enum { T_SHARED, T_FLOWS, T_AOM, T_MOD };
+enum { T_SHARED, T_FLOWS, T_AOM, T_MOD, T_IDLE };
 enum { X_OUTCOMES, X_CHECKS };
 
 static const struct p4dp_param_info p_count[] = { { "c", 1, 64, 0, 8 } };
@@ -51,6 +53,8 @@ static const struct p4dp_table_info tables[] = {
 		    P4DP_TABLE_F_ADD_ON_MISS | P4DP_TABLE_F_IDLE_NOTIFY | P4DP_TABLE_F_IDLE_AUTO_DELETE, 2, 1, k16, 2,
 		    a_count, NULL, A_NOP, NULL, 0, NULL, 256, 8, -1, -1, 0 },
 	[T_MOD] = { "ingress.mod", 14, 0, 1, 1, k8, 2, a_pair, NULL, A_NOP, NULL, 0, NULL, 64, 16, -1, -1, 0 },
+	[T_IDLE] = { "ingress.idle", 15, P4DP_TABLE_F_IDLE_NOTIFY, 1, 1, k8, 2, a_count, NULL, A_NOP, NULL, 0, NULL,
+		     64, 8, -1, -1, 0 },
 };
 static const struct p4dp_extern_info externs[] = {
 	[X_OUTCOMES] = { "ingress.outcomes", 21, P4DP_EXT_COUNTER, P4DP_UNIT_PACKETS, 4, 0, 0, -1 },
@@ -120,6 +124,13 @@ static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 		p4dp_counter_count(ctx, X_CHECKS, cell, 4, 0);
 		break;
 	}
+	case 4:
+		key[0] = d[1];
+		e = p4dp_table_apply(ctx, T_IDLE, key, &hit);
+		p4dp_table_count(ctx, T_IDLE, hit);
+		if (hit)
+			p4dp_entry_touch(ctx, e);
+		break;
 	default:
 		break;
 	}
@@ -171,7 +182,7 @@ const struct p4dp_program p4dp_program = {
 	.abi_version = P4DP_ABI_VERSION,
 	.name = "dp",
 	.arch = "pna",
-	.n_tables = 4,
+	.n_tables = 5,
 	.tables = tables,
 	.n_actions = 3,
 	.actions = actions,

@@ -9,7 +9,12 @@
  *      -ENOSPC seen by the program counted by the table, no leak after reclaim;
  *  (d) 100k control-plane modifies while packets flow: zero default actions, zero torn pairs;
  *  (e) idle timeout under the simulated clock: exact expiry, notifications, auto delete;
- *  (f) storage model predictions.
+ *  (f) storage model predictions;
+ *  (g) per-entry idle timeouts (P4Runtime TTLs) under the simulated clock: expiry after the TTL,
+ *      a new report every TTL an entry stays idle, a hit restarting the timer, time since the
+ *      last hit, TTL kept by a modify and gone with a delete, profile entries unchanged; then
+ *      with 2 workers hitting an entry while a control thread sets TTLs, reads the idle state
+ *      and polls notifications (for ThreadSanitizer).
  * Under ThreadSanitizer (make tsan) the packet, round and modify counts are divided by
  * P4DP_TEST_TSAN_DIV (tsan_test.h).
  * Last line: 'N passed, N failed'.
@@ -30,7 +35,7 @@
 
 #include "check.h"
 
-enum { T_SHARED, T_FLOWS, T_AOM, T_MOD };
+enum { T_SHARED, T_FLOWS, T_AOM, T_MOD, T_IDLE };
 enum { A_NOP, A_COUNT, A_PAIR };
 enum { X_OUTCOMES, X_CHECKS };
 
@@ -370,8 +375,8 @@ static int idle_cb(void *arg, uint32_t table, const struct p4dp_rt_entry *e, uin
 	g->n++;
 	g->table = table;
 	g->idle = idle;
-	if (e->n_keys == 1 && e->keys[0].value_len == 2)
-		memcpy(g->key, e->keys[0].value, 2);
+	if (e->n_keys == 1 && e->keys[0].value_len <= 2)
+		memcpy(g->key, e->keys[0].value, e->keys[0].value_len);
 	return 0;
 }
 
@@ -404,6 +409,196 @@ static void test_idle(void)
 	CHECK(p4dp_runtime_idle_poll(rt, idle_cb, &g, 0) == 1);
 	CHECK(g.n == 1 && g.table == T_AOM && g.key[0] == 0x12 && g.key[1] == 0x34 && g.idle == 1000);
 	CHECK(p4dp_runtime_idle_poll(rt, idle_cb, &g, 0) == 0);
+	p4dp_runtime_free(rt);
+}
+
+/* ---------------------------------------------------------------- (g) */
+static struct p4dp_rt_entry idle_entry(struct p4dp_rt_key *k, const uint8_t *kv, struct p4dp_rt_param *pc)
+{
+	return entry1(k, kv, 1, A_COUNT, pc, 1);
+}
+
+/* idle state of T_IDLE's entry *kv: 0 and *out, or the error */
+static int idle_of(struct p4dp_runtime *rt, uint8_t kv, struct p4dp_rt_idle *out)
+{
+	struct p4dp_rt_key k;
+	uint8_t zero[8] = { 0 };
+	struct p4dp_rt_param pc = { zero, 8 };
+	struct p4dp_rt_entry e = idle_entry(&k, &kv, &pc);
+	return p4dp_runtime_table_entry_idle_get(rt, T_IDLE, &e, out);
+}
+
+static int ttl_of(struct p4dp_runtime *rt, uint32_t table, uint8_t kv, uint64_t ttl)
+{
+	struct p4dp_rt_key k;
+	uint8_t zero[8] = { 0 };
+	struct p4dp_rt_param pc = { zero, 8 };
+	struct p4dp_rt_entry e = idle_entry(&k, &kv, &pc);
+	return p4dp_runtime_table_entry_ttl_set(rt, table, &e, ttl);
+}
+
+static void hit_idle(struct p4dp_runtime *rt, uint8_t kv)
+{
+	uint8_t pkt[64] = { 4, kv };
+	CHECK(p4dp_runtime_packet_inject(rt, 0, pkt, 64, out_cb, NULL) == 0);
+}
+
+/* notifications queued now: count, and the key and idle time of the last */
+static uint32_t idle_notes(struct p4dp_runtime *rt, uint8_t *key, uint64_t *idle)
+{
+	struct idle_got g = { 0, 0, { 0, 0 }, 0 };
+	int n = p4dp_runtime_idle_poll(rt, idle_cb, &g, 0);
+	CHECK(n >= 0 && (uint32_t)n == g.n);
+	*key = g.key[0];
+	*idle = g.idle;
+	return g.n;
+}
+
+static void test_ttl(void)
+{
+	printf("(g) per-entry idle timeouts with the simulated clock\n");
+	struct p4dp_runtime *rt = mkrt();
+	CHECK(rt != NULL);
+	if (!rt)
+		return;
+	uint8_t zero[8] = { 0 }, kv = 9, kp = 10, key = 0;
+	uint64_t idle = 0;
+	struct p4dp_rt_key k;
+	struct p4dp_rt_param pc = { zero, 8 };
+	struct p4dp_rt_idle st;
+	p4dp_runtime_time_set(rt, 1000);
+	struct p4dp_rt_entry e = idle_entry(&k, &kv, &pc);
+	CHECK(p4dp_runtime_table_entry_add(rt, T_IDLE, &e) == 0);
+	/* before a TTL: the expire profile's (0: 10 s), inserted now */
+	CHECK(idle_of(rt, kv, &st) == 0 && st.own_ttl == 0 && st.ttl_ns == 10000000000ull && st.since_hit_ns == 0);
+	CHECK(ttl_of(rt, T_IDLE, kv, 500) == 0);
+	CHECK(idle_of(rt, kv, &st) == 0 && st.own_ttl == 1 && st.ttl_ns == 500 && st.since_hit_ns == 0);
+	/* errors: a table without idle timeout, a missing entry */
+	CHECK(ttl_of(rt, T_MOD, kv, 500) == -EINVAL);
+	CHECK(ttl_of(rt, T_IDLE, 77, 500) == -ENOENT && idle_of(rt, 77, &st) == -ENOENT);
+	p4dp_runtime_time_advance(rt, 499);
+	CHECK(idle_notes(rt, &key, &idle) == 0);
+	CHECK(idle_of(rt, kv, &st) == 0 && st.since_hit_ns == 499);
+	p4dp_runtime_time_advance(rt, 1); /* t=1500: idle 500 = the TTL */
+	CHECK(idle_notes(rt, &key, &idle) == 1 && key == kv && idle == 500);
+	/* reported: the timer restarts, the time since the last hit does not */
+	p4dp_runtime_time_advance(rt, 499);
+	CHECK(idle_notes(rt, &key, &idle) == 0);
+	CHECK(idle_of(rt, kv, &st) == 0 && st.since_hit_ns == 999);
+	p4dp_runtime_time_advance(rt, 1); /* t=2000: one TTL after the report */
+	CHECK(idle_notes(rt, &key, &idle) == 1 && key == kv && idle == 1000);
+	p4dp_runtime_time_advance(rt, 100);
+	hit_idle(rt, kv); /* t=2100 */
+	CHECK(idle_of(rt, kv, &st) == 0 && st.since_hit_ns == 0);
+	p4dp_runtime_time_advance(rt, 499);
+	CHECK(idle_notes(rt, &key, &idle) == 0);
+	p4dp_runtime_time_advance(rt, 1); /* t=2600: one TTL after the hit */
+	CHECK(idle_notes(rt, &key, &idle) == 1 && idle == 500);
+	/* a modify keeps the TTL and the last-hit time */
+	p4dp_runtime_time_advance(rt, 10);
+	uint8_t one[8] = { 1 };
+	struct p4dp_rt_param p1 = { one, 8 };
+	struct p4dp_rt_entry em = idle_entry(&k, &kv, &p1);
+	CHECK(p4dp_runtime_table_entry_modify(rt, T_IDLE, &em) == 0);
+	CHECK(idle_of(rt, kv, &st) == 0 && st.own_ttl == 1 && st.ttl_ns == 500 && st.since_hit_ns == 510);
+	/* TTL 0: never expires, the time since the hit still counts */
+	CHECK(ttl_of(rt, T_IDLE, kv, 0) == 0);
+	p4dp_runtime_time_advance(rt, 100000);
+	CHECK(idle_notes(rt, &key, &idle) == 0);
+	CHECK(idle_of(rt, kv, &st) == 0 && st.own_ttl == 1 && st.ttl_ns == 0 && st.since_hit_ns == 100510);
+	/* the TTL goes with the delete: the same key added again has the profile's */
+	CHECK(p4dp_runtime_table_entry_delete(rt, T_IDLE, &e) == 0);
+	CHECK(p4dp_runtime_table_entry_add(rt, T_IDLE, &e) == 0);
+	CHECK(idle_of(rt, kv, &st) == 0 && st.own_ttl == 0 && st.since_hit_ns == 0);
+	/* profile entries: reported once per idle period, as before */
+	CHECK(p4dp_runtime_table_expire_profile_set(rt, T_IDLE, 0, 300) == 0);
+	struct p4dp_rt_entry ep = idle_entry(&k, &kp, &pc);
+	CHECK(p4dp_runtime_table_entry_add(rt, T_IDLE, &ep) == 0);
+	CHECK(ttl_of(rt, T_IDLE, kv, 0) == 0); /* kv: no reports */
+	p4dp_runtime_time_advance(rt, 300);
+	CHECK(idle_notes(rt, &key, &idle) == 1 && key == kp && idle == 300);
+	p4dp_runtime_time_advance(rt, 1000);
+	CHECK(idle_notes(rt, &key, &idle) == 0);
+	p4dp_runtime_free(rt);
+}
+
+struct ttl_arg {
+	struct p4dp_runtime *rt;
+	volatile int stop;
+	uint32_t rounds;
+	uint64_t notes_hit, notes_idle, bad, since_hit, since_idle;
+};
+
+static void *ttl_control(void *arg)
+{
+	struct ttl_arg *c = arg;
+	usleep(50000);
+	for (uint32_t i = 0; i < c->rounds; i++) {
+		/* kv 9 is hit by every packet: a 10 s TTL never expires; kv 10 is never hit: 1 ms */
+		if (ttl_of(c->rt, T_IDLE, 9, 10000000000ull) != 0 || (i == 0 && ttl_of(c->rt, T_IDLE, 10, 1000000) != 0))
+			c->bad++;
+		struct p4dp_rt_idle st;
+		if (idle_of(c->rt, 9, &st) != 0 || st.ttl_ns != 10000000000ull)
+			c->bad++;
+		c->since_hit = st.since_hit_ns;
+		if (idle_of(c->rt, 10, &st) != 0 || st.ttl_ns != 1000000)
+			c->bad++;
+		c->since_idle = st.since_hit_ns;
+		uint8_t key = 0;
+		uint64_t idle = 0;
+		uint32_t n = idle_notes(c->rt, &key, &idle);
+		if (n > 0 && key == 9)
+			c->notes_hit += n;
+		else
+			c->notes_idle += n;
+		usleep(2000);
+	}
+	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void mk_idle(uint8_t *p, uint32_t i)
+{
+	p[0] = 4;
+	p[1] = 9;
+	uint32_t flow = i % 1024;
+	memcpy(p + 2, &flow, 4);
+}
+
+static void test_ttl_workers(void)
+{
+	printf("(g) per-entry idle timeouts while 2 workers hit an entry\n");
+	char pcap[PATH_MAX + 32];
+	snprintf(pcap, sizeof(pcap), "%s/dp_idle.pcap", g_dir);
+	CHECK(write_pcap(pcap, 4096, mk_idle) == 0);
+	struct p4dp_runtime *rt = mkrt();
+	CHECK(rt != NULL);
+	if (!rt)
+		return;
+	CHECK(add_port(rt, pcap, 1) == 0);
+	uint8_t zero[8] = { 0 }, k9 = 9, k10 = 10;
+	struct p4dp_rt_key k;
+	struct p4dp_rt_param pc = { zero, 8 };
+	struct p4dp_rt_entry e9 = idle_entry(&k, &k9, &pc);
+	CHECK(p4dp_runtime_table_entry_add(rt, T_IDLE, &e9) == 0);
+	struct p4dp_rt_key k2;
+	struct p4dp_rt_entry e10 = idle_entry(&k2, &k10, &pc);
+	CHECK(p4dp_runtime_table_entry_add(rt, T_IDLE, &e10) == 0);
+	struct ttl_arg c = { .rt = rt, .rounds = 100 };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, ttl_control, &c) == 0);
+	struct p4dp_run_params rp = { .n_workers = 2, .stop = (volatile int *)&c.stop, .duration_ms = 120000,
+				      .flow_key_off = 2, .flow_key_len = 4 };
+	CHECK(p4dp_runtime_run(rt, &rp) == 0);
+	pthread_join(th, NULL);
+	printf("  reports: hit entry %" PRIu64 ", idle entry %" PRIu64 ", errors %" PRIu64 "; last reads: time since"
+	       " the last hit %" PRIu64 " ns (hit entry), %" PRIu64 " ns (idle entry)\n", c.notes_hit, c.notes_idle,
+	       c.bad, c.since_hit, c.since_idle);
+	/* the idle entry is reported (about every 10 ms scan), the hit one never; the idle entry's
+	 * time since its insert covers at least the 100 rounds' 2 ms sleeps */
+	CHECK(c.bad == 0 && c.notes_hit == 0 && c.notes_idle > 0);
+	CHECK(c.since_idle >= 200000000ull && c.since_idle > c.since_hit);
+	check_both_workers(rt, "idle");
 	p4dp_runtime_free(rt);
 }
 
@@ -448,10 +643,12 @@ int main(int argc, char **argv)
 					       : 100000 / P4DP_TEST_TSAN_DIV;
 	test_model();
 	test_idle();
+	test_ttl();
 	test_shared();
 	test_flows();
 	test_insert_delete();
 	test_modify_storm(n_mod);
+	test_ttl_workers();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", g_dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", g_dir);

@@ -251,7 +251,7 @@ fn apply_table(rt: &Runtime, w: &TableWrite, undo: &mut Vec<Undo>) -> Result<(),
     let old = table_undo(rt, w)?;
     w.apply_entry(rt)?;
     undo.extend(old.map(Undo::Table));
-    w.apply_counter(rt)
+    w.apply_extras(rt)
 }
 
 /// The write that restores what `w` changes (None: `w` will fail without changing anything).
@@ -308,16 +308,19 @@ fn table_undo(rt: &Runtime, w: &TableWrite) -> Result<Option<TableWrite>, OpErro
         Err(e) if e.errno() == Some(p4dp_rt::errno::ENOENT) => return Ok(None),
         Err(e) => return Err(rt_err(e)),
     };
-    let has_counter = rt
-        .program()
-        .tables
-        .iter()
-        .any(|t| t.index == table && t.direct_counter.is_some());
-    let counter = if has_counter {
+    let info = rt.program().tables.iter().find(|t| t.index == table);
+    let counter = if info.is_some_and(|t| t.direct_counter.is_some()) {
         Some(rt.direct_counter_read(table, matches, priority).map_err(rt_err)?)
     } else {
         None
     };
+    let ttl = if info.is_some_and(|t| t.idle_notify) {
+        let i = rt.entry_idle_get(table, matches, priority).map_err(rt_err)?;
+        i.own_ttl.then_some(i.ttl_ns)
+    } else {
+        None
+    };
+    let extras = tables::Extras { counter, ttl };
     Ok(Some(match ProfileRef::of_entry(&old) {
         Some(r) => TableWrite::Indirect {
             table,
@@ -325,13 +328,13 @@ fn table_undo(rt: &Runtime, w: &TableWrite) -> Result<Option<TableWrite>, OpErro
             priority: old.priority,
             r,
             insert,
-            counter,
+            extras,
         },
         None => TableWrite::Direct {
             table,
             entry: old,
             insert,
-            counter,
+            extras,
         },
     }))
 }

@@ -282,8 +282,8 @@ fn deliver(to: &[crate::arbitration::StreamTx], m: StreamMessageResponse) {
     }
 }
 
-/// Delivers what the data plane has for the controllers (PacketIns, DigestLists); returns how
-/// many messages were handled.
+/// Delivers what the data plane has for the controllers (PacketIns, DigestLists, idle-timeout
+/// notifications); returns how many messages were handled.
 fn poll_once(s: &Shared) -> usize {
     let st = s.lock();
     let Some(pipe) = st.dev.active.as_ref() else {
@@ -293,6 +293,11 @@ fn poll_once(s: &Shared) -> usize {
     let lists = digests(pipe).poll(&pipe.rt, Instant::now());
     let mut n = lists.len();
     for m in lists {
+        deliver(&to, m);
+    }
+    let idle = crate::idle::poll(&pipe.rt);
+    n += idle.len();
+    for m in idle {
         deliver(&to, m);
     }
     let Some(cpu) = cpu_port(&st) else {

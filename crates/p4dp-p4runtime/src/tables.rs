@@ -7,7 +7,8 @@ use tonic::Code;
 
 use crate::bytes::{canonical, fit, is_zero, ones};
 use crate::proto::p4::v1::{
-    action, field_match, table_action, Action, CounterData, FieldMatch, MeterConfig, TableAction, TableEntry,
+    action, field_match, table_action, table_entry, Action, CounterData, FieldMatch, MeterConfig, TableAction,
+    TableEntry,
 };
 
 /// An error of one update or read, with its canonical code.
@@ -343,21 +344,21 @@ pub enum Op {
 /// anything is written.
 #[derive(Clone, Debug)]
 pub enum TableWrite {
-    /// Add (`insert`) or modify an entry with a direct action; then set its direct counter.
+    /// Add (`insert`) or modify an entry with a direct action; then set its extras.
     Direct {
         table: u32,
         entry: p4dp_rt::TableEntry,
         insert: bool,
-        counter: Option<p4dp_rt::CounterValue>,
+        extras: Extras,
     },
-    /// Add or modify an entry of an action-profile table; then set its direct counter.
+    /// Add or modify an entry of an action-profile table; then set its extras.
     Indirect {
         table: u32,
         matches: Vec<MatchField>,
         priority: i32,
         r: ProfileRef,
         insert: bool,
-        counter: Option<p4dp_rt::CounterValue>,
+        extras: Extras,
     },
     Delete {
         table: u32,
@@ -374,11 +375,21 @@ pub enum TableWrite {
     },
 }
 
+/// What an insert or modify sets besides the entry itself, after writing it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Extras {
+    /// The direct counter's value (`counter_data`).
+    pub counter: Option<p4dp_rt::CounterValue>,
+    /// The entry's idle timeout (`idle_timeout_ns`; tables with NOTIFY_CONTROL only, where every
+    /// insert and modify sets it, 0 included).
+    pub ttl: Option<u64>,
+}
+
 impl TableWrite {
-    /// Writes it to the runtime: [`TableWrite::apply_entry`], then [`TableWrite::apply_counter`].
+    /// Writes it to the runtime: [`TableWrite::apply_entry`], then [`TableWrite::apply_extras`].
     pub fn apply(&self, rt: &Runtime) -> Result<(), OpError> {
         self.apply_entry(rt)?;
-        self.apply_counter(rt)
+        self.apply_extras(rt)
     }
 
     /// Writes the entry (or default entry); on error nothing was written.
@@ -418,33 +429,57 @@ impl TableWrite {
         .map_err(rt_err)
     }
 
-    /// Sets the written entry's direct counter, if the update gave one.
-    pub fn apply_counter(&self, rt: &Runtime) -> Result<(), OpError> {
-        match self.counter() {
-            Some((table, m, prio, c)) => rt.direct_counter_write(table, m, prio, c).map_err(rt_err),
-            None => Ok(()),
+    /// Sets the written entry's extras: its idle timeout and direct counter, as the update gave.
+    pub fn apply_extras(&self, rt: &Runtime) -> Result<(), OpError> {
+        let Some((table, m, prio, x)) = self.extras() else {
+            return Ok(());
+        };
+        if let Some(ttl) = x.ttl {
+            rt.entry_ttl_set(table, m, prio, ttl).map_err(rt_err)?;
         }
+        if let Some(c) = x.counter {
+            rt.direct_counter_write(table, m, prio, c).map_err(rt_err)?;
+        }
+        Ok(())
     }
 
-    /// The direct counter value this write sets after adding or modifying the entry.
-    fn counter(&self) -> Option<(u32, &[MatchField], i32, p4dp_rt::CounterValue)> {
+    /// The entry an insert or modify writes and what it sets after it.
+    fn extras(&self) -> Option<(u32, &[MatchField], i32, &Extras)> {
         match self {
             TableWrite::Direct {
-                table,
-                entry,
-                counter: Some(c),
-                ..
-            } => Some((*table, &entry.matches, entry.priority, *c)),
+                table, entry, extras, ..
+            } => Some((*table, &entry.matches, entry.priority, extras)),
             TableWrite::Indirect {
                 table,
                 matches,
                 priority,
-                counter: Some(c),
+                extras,
                 ..
-            } => Some((*table, matches, *priority, *c)),
+            } => Some((*table, matches, *priority, extras)),
             _ => None,
         }
     }
+}
+
+/// Checks `idle_timeout_ns` and `time_since_last_hit` of a written entry (the specification's
+/// rules) and gives the TTL to set: Some for every insert/modify of a NOTIFY_CONTROL table.
+fn idle_of(t: &TableInfo, e: &TableEntry) -> Result<Option<u64>, OpError> {
+    if e.time_since_last_hit.is_some() {
+        return Err(invalid("time_since_last_hit must not be set in a write"));
+    }
+    if e.idle_timeout_ns < 0 {
+        return Err(invalid("idle_timeout_ns must not be negative"));
+    }
+    if !t.idle_notify {
+        if e.idle_timeout_ns != 0 {
+            return Err(invalid(format!(
+                "table {} does not support idle timeout (idle_timeout_ns must be 0)",
+                t.name
+            )));
+        }
+        return Ok(None);
+    }
+    Ok(Some(e.idle_timeout_ns as u64))
 }
 
 /// Applies one table-entry update. Everything is validated before the runtime is called.
@@ -479,12 +514,7 @@ pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpErro
             "table entry metadata is not supported by p4dp yet",
         ));
     }
-    if e.idle_timeout_ns != 0 {
-        return Err(err(
-            Code::Unimplemented,
-            "idle_timeout_ns is not supported by p4dp's P4Runtime server yet",
-        ));
-    }
+    let ttl = idle_of(t, e)?;
     if e.meter_config.is_some() || e.meter_counter_data.is_some() {
         return Err(err(
             Code::Unimplemented,
@@ -498,6 +528,7 @@ pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpErro
         (Some(c), Some(_), Op::Insert | Op::Modify) => Some(counter_value(c)?),
         _ => None,
     };
+    let extras = Extras { counter, ttl };
     let insert = match op {
         Op::Delete => {
             return Ok(TableWrite::Delete {
@@ -527,7 +558,7 @@ pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpErro
             priority: e.priority,
             r,
             insert,
-            counter,
+            extras: extras.clone(),
         })
     };
     match act {
@@ -548,7 +579,7 @@ pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpErro
                     params,
                 },
                 insert,
-                counter,
+                extras,
             })
         }
         table_action::Type::ActionProfileMemberId(m) => indirect(ProfileRef::Member(*m)),
@@ -588,6 +619,11 @@ fn prepare_default(p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result
     if !e.r#match.is_empty() || e.priority != 0 {
         return Err(invalid("a default entry has no match and priority 0"));
     }
+    if e.idle_timeout_ns != 0 || e.time_since_last_hit.is_some() {
+        return Err(invalid(
+            "a default entry has no idle timeout (idle_timeout_ns 0, no time_since_last_hit)",
+        ));
+    }
     if t.const_default_action {
         return Err(err(
             Code::PermissionDenied,
@@ -616,6 +652,18 @@ fn prepare_default(p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result
 pub fn read(rt: &Runtime, t: &TableInfo, e: &TableEntry, out: &mut Vec<TableEntry>) -> Result<(), OpError> {
     let p = rt.program();
     let want_counter = e.counter_data.is_some() && t.direct_counter.is_some();
+    let want_hit = e.time_since_last_hit.is_some();
+    if want_hit && (!t.idle_notify || e.is_default_action) {
+        return Err(invalid(format!(
+            "time_since_last_hit: table {} {}",
+            t.name,
+            if e.is_default_action {
+                "has no idle timeout for its default entry"
+            } else {
+                "does not support idle timeout"
+            }
+        )));
+    }
     if e.is_default_action {
         let (a, params) = rt.default_get(t.index).map_err(rt_err)?;
         out.push(TableEntry {
@@ -649,6 +697,11 @@ pub fn read(rt: &Runtime, t: &TableInfo, e: &TableEntry, out: &mut Vec<TableEntr
         } else {
             None
         };
+        let idle = if t.idle_notify {
+            Some(rt.entry_idle_get(t.index, &x.matches, x.priority).map_err(rt_err)?)
+        } else {
+            None
+        };
         out.push(TableEntry {
             table_id: t.id,
             r#match: fields_of(t, &x.matches),
@@ -656,10 +709,20 @@ pub fn read(rt: &Runtime, t: &TableInfo, e: &TableEntry, out: &mut Vec<TableEntr
             action: Some(action_msg(p, x.action, &x.params)),
             counter_data,
             is_const: t.const_entries,
+            // the TTL as written (entries the program or data plane installed have none: 0)
+            idle_timeout_ns: idle.filter(|i| i.own_ttl).map_or(0, |i| ttl_i64(i.ttl_ns)),
+            time_since_last_hit: idle.filter(|_| want_hit).map(|i| table_entry::IdleTimeout {
+                elapsed_ns: ttl_i64(i.since_hit_ns),
+            }),
             ..Default::default()
         });
     }
     Ok(())
+}
+
+/// A duration as the protos' int64 (the runtime's come from int64 values or a clock in ns).
+pub fn ttl_i64(ns: u64) -> i64 {
+    ns.min(i64::MAX as u64) as i64
 }
 
 /// A meter configuration in runtime form.

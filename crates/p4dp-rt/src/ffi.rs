@@ -99,6 +99,7 @@ pub struct p4dp_program {
 pub const P4DP_TABLE_F_NEEDS_PRIORITY: u32 = 0x1;
 pub const P4DP_TABLE_F_DEFAULT_CONST: u32 = 0x2;
 pub const P4DP_TABLE_F_ENTRIES_CONST: u32 = 0x4;
+pub const P4DP_TABLE_F_IDLE_NOTIFY: u32 = 0x10;
 
 /// Opaque runtime.
 #[repr(C)]
@@ -229,6 +230,15 @@ pub struct p4dp_table_mem {
     pub slot_bytes: u32,
     pub dyn_entry_bytes: u32,
     pub choice: c_int,
+}
+
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+pub struct p4dp_rt_idle {
+    pub ttl_ns: u64,
+    pub since_hit_ns: u64,
+    pub own_ttl: u32,
+    pub _pad: u32,
 }
 
 pub type p4dp_rt_idle_cb =
@@ -394,6 +404,18 @@ extern "C" {
         table: u32,
         profile: u32,
         ns: *mut u64,
+    ) -> c_int;
+    pub fn p4dp_runtime_table_entry_ttl_set(
+        rt: *mut p4dp_runtime,
+        table: u32,
+        e: *const p4dp_rt_entry,
+        ttl_ns: u64,
+    ) -> c_int;
+    pub fn p4dp_runtime_table_entry_idle_get(
+        rt: *mut p4dp_runtime,
+        table: u32,
+        e: *const p4dp_rt_entry,
+        out: *mut p4dp_rt_idle,
     ) -> c_int;
     pub fn p4dp_runtime_idle_scan(rt: *mut p4dp_runtime) -> c_int;
     pub fn p4dp_runtime_idle_poll(rt: *mut p4dp_runtime, cb: p4dp_rt_idle_cb, arg: *mut c_void, max: u32) -> c_int;

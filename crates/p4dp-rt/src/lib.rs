@@ -17,6 +17,7 @@ pub mod bench_dp;
 pub mod bench_lpm;
 pub mod bench_trace;
 mod ffi;
+mod idle;
 pub mod inspect;
 mod runtime;
 mod schema;
@@ -30,6 +31,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use actprof::{ProfileRef, REF_GROUP_ACTION, REF_MEMBER_ACTION};
 pub use batch::BatchTimes;
+pub use idle::EntryIdle;
 pub use runtime::{
     table_mem_predict, CounterValue, Dispatch, IdleNotification, LogLevel, MatchField, MeterConfig, PortStats,
     RunParams, Runtime, RuntimeOptions, Stats, TableEntry, TableMem, TableStats, WorkerStats,

@@ -111,6 +111,9 @@ pub struct TableInfo {
     pub needs_priority: bool,
     pub const_default_action: bool,
     pub const_entries: bool,
+    /// Idle timeout with notifications to the control plane (v1model `support_timeout`, PNA
+    /// `pna_idle_timeout = NOTIFY_CONTROL`; P4Info `idle_timeout_behavior: NOTIFY_CONTROL`).
+    pub idle_notify: bool,
     /// Number of entries the program installs at load time.
     pub initial_entries: u32,
     /// Index into [`Program::externs`].
@@ -242,6 +245,7 @@ pub(crate) unsafe fn from_raw(p: &ffi::p4dp_program) -> Program {
                 needs_priority: t.flags & ffi::P4DP_TABLE_F_NEEDS_PRIORITY != 0,
                 const_default_action: t.flags & ffi::P4DP_TABLE_F_DEFAULT_CONST != 0,
                 const_entries: t.flags & ffi::P4DP_TABLE_F_ENTRIES_CONST != 0,
+                idle_notify: t.flags & ffi::P4DP_TABLE_F_IDLE_NOTIFY != 0,
                 initial_entries: t.n_entries,
                 direct_counter: opt_index(t.direct_counter),
                 direct_meter: opt_index(t.direct_meter),

@@ -361,6 +361,49 @@ int p4dp_runtime_table_expire_profile_get(struct p4dp_runtime *rt, uint32_t tabl
  */
 int p4dp_runtime_idle_scan(struct p4dp_runtime *rt);
 
+/**
+ * Give an entry its own idle timeout (P4Runtime TableEntry.idle_timeout_ns) in place of its
+ * expire-time profile. The entry then expires when @p ttl_ns is nonzero and it has not been
+ * hit for @p ttl_ns since the later of its last hit and the restart of its timer. Setting the
+ * TTL restarts the timer; so does every expiry the scan reports (P4Runtime's rule: an entry
+ * that stays idle is reported again one TTL later; on _IDLE_AUTO_DELETE tables it is deleted
+ * instead). The TTL is kept by modifies and goes with the entry's delete; an entry without
+ * one keeps its profile (control-plane entries: profile 0). The data-plane hit path is not
+ * involved: the TTL lives in a per-slot array of the table that only control threads touch.
+ *
+ * @param rt the runtime.
+ * @param table table index; the table must have P4DP_TABLE_F_IDLE_NOTIFY or _IDLE_AUTO_DELETE.
+ * @param e the match of the entry (action and parameters ignored).
+ * @param ttl_ns the TTL in ns; 0 = the entry never expires.
+ * @return 0; -EINVAL (table, no idle timeout, const entries, match); -ENOENT; -ENOMEM.
+ * Context: control thread. Thread safety: the table's mutex; safe against running workers.
+ */
+int p4dp_runtime_table_entry_ttl_set(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				     uint64_t ttl_ns);
+
+/** Idle-timeout state of an entry (p4dp_runtime_table_entry_idle_get). */
+struct p4dp_rt_idle {
+	uint64_t ttl_ns;       /**< its own TTL, or else its expire profile's duration; 0 = never expires */
+	uint64_t since_hit_ns; /**< time since its last hit (or its insert), at the call */
+	uint32_t own_ttl;      /**< 1: the TTL was set by p4dp_runtime_table_entry_ttl_set */
+	uint32_t _pad;
+};
+
+/**
+ * Read an entry's idle timeout and the time since its last hit (P4Runtime
+ * time_since_last_hit). The last-hit time is what workers last stored: it may lag a hit that is
+ * being processed by up to one burst.
+ *
+ * @param rt the runtime.
+ * @param table table index; the table must have P4DP_TABLE_F_IDLE_NOTIFY or _IDLE_AUTO_DELETE.
+ * @param e the match of the entry.
+ * @param out receives the state.
+ * @return 0; -EINVAL; -ENOENT.
+ * Context: control thread. Thread safety: the table's mutex; safe against running workers.
+ */
+int p4dp_runtime_table_entry_idle_get(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				      struct p4dp_rt_idle *out);
+
 /** An idle-timeout notification: @p e is the expired entry in control-plane form (match, action,
  *  parameters), @p time_ns the (simulated or run) time of the scan that found it, @p idle_ns how
  *  long it had been idle. Valid only during the call. Return nonzero to stop polling. */
@@ -370,7 +413,8 @@ typedef int (*p4dp_rt_idle_cb)(void *arg, uint32_t table, const struct p4dp_rt_e
 /**
  * Deliver queued idle-timeout notifications, oldest first, and remove them. Tables with
  * P4DP_TABLE_F_IDLE_NOTIFY queue one notification per entry and idle period (an entry hit again
- * is reported again when it next expires); with _IDLE_AUTO_DELETE the entry is also deleted.
+ * is reported again when it next expires; an entry with its own TTL every TTL it stays idle,
+ * see p4dp_runtime_table_entry_ttl_set); with _IDLE_AUTO_DELETE the entry is also deleted.
  *
  * @param rt the runtime.
  * @param cb receives each notification (see p4dp_rt_idle_cb); nonzero stops the poll.

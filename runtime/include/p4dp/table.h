@@ -92,6 +92,8 @@ struct p4dp_table_params {
                                      a transient new version of a modified static entry) */
 #define P4DP_ENTRY_F_IDLE_NOTIFIED 0x2u /* idle expiry already reported (control thread only) */
 #define P4DP_ENTRY_F_DP_ADDED 0x4u      /* inserted from the data plane (p4dp_table_dp_insert) */
+#define P4DP_ENTRY_F_IDLE_TTL 0x8u      /* idle timeout from the entry's own TTL, not its expire
+                                           profile (p4dp_table_entry_ttl_set; control thread only) */
 
 /** Number of expire-time profiles per table (PNA ExpireTimeProfileId_t values 0..N-1). */
 #define P4DP_EXPIRE_PROFILES 8u
@@ -342,6 +344,36 @@ int p4dp_table_dp_insert_seen(struct p4dp_table *t, const void *key, uint32_t ac
 int p4dp_table_expire_profile_set(struct p4dp_table *t, uint32_t profile, uint64_t ns);
 int p4dp_table_expire_profile_get(struct p4dp_table *t, uint32_t profile, uint64_t *ns);
 
+/**
+ * Give entry @p m its own idle timeout (a P4Runtime TTL) instead of its expire-time profile:
+ * from now on it expires when @p ttl_ns is nonzero and it has not been hit for ttl_ns since
+ * the later of its last hit and its timer's restart. Setting the TTL restarts the timer at
+ * @p now_ns; so does every expiry the scan reports (p4dp_table_expire_scan): an entry still
+ * idle is reported again one TTL later, an entry hit meanwhile one TTL after its last hit.
+ * The TTL stays with the entry across modifies (its slot index does not change) and goes with
+ * its delete. The last-hit time is not changed (time since the last hit stays true).
+ * Context: control thread (table mutex; the TTL lives in a per-slot array that only
+ * control threads touch, under that mutex, so workers' hit path is unchanged).
+ * @return 0; -ENOENT (no such entry); -EINVAL (keyless table, NULL); -ENOMEM.
+ */
+int p4dp_table_entry_ttl_set(struct p4dp_table *t, const struct p4dp_match *m, uint64_t ttl_ns,
+			     uint64_t now_ns);
+
+/** Idle-timeout state of one entry (p4dp_table_entry_idle_get). */
+struct p4dp_table_idle {
+	uint64_t ttl_ns;      /* its own TTL (own_ttl) or its expire profile's duration; 0 = never */
+	uint64_t last_hit_ns; /* time of its last hit (or of its insert) */
+	uint64_t restart_ns;  /* own_ttl: when its timer last restarted (TTL set or notification) */
+	int own_ttl;          /* nonzero: set by p4dp_table_entry_ttl_set */
+};
+
+/**
+ * Read the idle-timeout state of entry @p m. The last-hit time is a relaxed load of what the
+ * workers store (p4dp_entry_touch): it may be up to one burst old, never torn.
+ * Context: control thread (table mutex). @return 0; -ENOENT; -EINVAL.
+ */
+int p4dp_table_entry_idle_get(struct p4dp_table *t, const struct p4dp_match *m, struct p4dp_table_idle *out);
+
 /** Expiry callback: @p m and @p e describe the expired entry (valid during the call only);
  *  @p idle_ns is how long it has been idle. Must not call table write functions. */
 typedef void (*p4dp_table_expire_cb)(void *arg, const struct p4dp_match *m, const struct p4dp_entry *e,
@@ -350,8 +382,9 @@ typedef void (*p4dp_table_expire_cb)(void *arg, const struct p4dp_match *m, cons
 /**
  * Expiry scan at time @p now_ns: an entry has expired when its profile's duration d is
  * nonzero and now_ns - last_hit_ns >= d. Each expired entry is reported to @p cb (if not
- * NULL) once per idle period (an entry hit again is reported again when it next expires),
- * and deleted if @p auto_delete (re-checked just before the delete; deletion goes through
+ * NULL) once per idle period (an entry hit again is reported again when it next expires;
+ * entries with their own TTL are reported again every TTL they stay idle, see
+ * p4dp_table_entry_ttl_set), and deleted if @p auto_delete (re-checked just before the delete; deletion goes through
  * the normal delete path, so its memory is reclaimed after a grace period).
  * Context: control thread (takes the table mutex; exact tables: the walk holds the
  * insertion spinlock). @return number of expired entries found, or -ENOMEM / -EINVAL.
