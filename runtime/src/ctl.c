@@ -792,6 +792,7 @@ int p4dp_runtime_table_stats_get(struct p4dp_runtime *rt, uint32_t table, struct
 	st->dp_busy = ts.dp_busy;
 	st->expired = ts.expired;
 	st->idle_notified = ts.idle_notified;
+	st->meta_entries = ts.meta_entries;
 	uint32_t nt = rt->prog->n_tables;
 	for (uint32_t w = 0; w < rt->max_workers; w++) {
 		/* relaxed: single-writer counters (one worker each); a recent untorn value is enough */
@@ -968,6 +969,47 @@ int p4dp_runtime_table_entry_idle_get(struct p4dp_runtime *rt, uint32_t table, c
 		out->own_ttl = (uint32_t)st.own_ttl;
 		out->_pad = 0;
 	}
+	return rc;
+}
+
+/* ------------------------------------------------------------ entry metadata */
+
+int p4dp_runtime_table_entry_meta_set(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				      const void *meta, uint32_t len)
+{
+	int rc = check_table(rt, table);
+	if (rc || (rc = check_mutable(rt, table)))
+		return rc;
+	const struct p4dp_table_info *ti = &rt->prog->tables[table];
+	if (len > P4DP_ENTRY_META_MAX || (len > 0 && meta == NULL))
+		return rt_errc(-EINVAL, "table '%s': metadata of %u bytes (at most %u, not NULL)", ti->name, len,
+			       P4DP_ENTRY_META_MAX);
+	struct match_buf *b = malloc(sizeof(*b));
+	if (b == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
+	rc = build_match(rt, table, e, b);
+	if (rc == 0)
+		rc = table_rc(ti, p4dp_table_entry_meta_set(rt->tables[table], &b->m, meta, len), 0);
+	free(b);
+	return rc;
+}
+
+int p4dp_runtime_table_entry_meta_get(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				      void *buf, uint32_t cap, uint32_t *len)
+{
+	int rc = check_table(rt, table);
+	if (rc)
+		return rc;
+	const struct p4dp_table_info *ti = &rt->prog->tables[table];
+	if (len == NULL || (cap > 0 && buf == NULL))
+		return rt_errc(-EINVAL, "table '%s': NULL argument", ti->name);
+	struct match_buf *b = malloc(sizeof(*b));
+	if (b == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
+	rc = build_match(rt, table, e, b);
+	if (rc == 0)
+		rc = table_rc(ti, p4dp_table_entry_meta_get(rt->tables[table], &b->m, buf, cap, len), 0);
+	free(b);
 	return rc;
 }
 

@@ -215,6 +215,7 @@ fail:
 	free(t->width_mask);
 	free(t->free_idx);
 	free(t->ttl);
+	free(t->meta);
 	pthread_mutex_destroy(&t->lock);
 	rte_free(t);
 	errno = -rc;
@@ -234,6 +235,9 @@ void p4dp_table_free(struct p4dp_table *t)
 	free(t->width_mask);
 	free(t->free_idx);
 	free(t->ttl);
+	for (uint32_t i = 0; t->meta != NULL && i < t->max_entries; i++)
+		free(t->meta[i].bytes);
+	free(t->meta);
 	rte_free(t);
 }
 
@@ -271,13 +275,27 @@ int p4dp_table_entry_modify(struct p4dp_table *t, const struct p4dp_match *m, ui
 	return rc;
 }
 
+/* Delete under the mutex, freeing the entry's metadata (looked up first only if the table has
+ * any: deletes of tables without metadata cost what they did). */
+static int delete_locked(struct p4dp_table *t, const struct p4dp_match *m)
+{
+	const struct p4dp_entry *e = NULL;
+	int64_t meta_idx = -1;
+	if (t->meta != NULL && t->ops->find(t, m, &e) == 0 && e != NULL && (e->flags & P4DP_ENTRY_F_META))
+		meta_idx = e->index;
+	int rc = t->ops->del(t, m);
+	if (rc == 0 && meta_idx >= 0)
+		table_meta_release(t, (uint32_t)meta_idx);
+	return rc;
+}
+
 int p4dp_table_entry_delete(struct p4dp_table *t, const struct p4dp_match *m)
 {
 	if (t == NULL)
 		return -EINVAL;
 	pthread_mutex_lock(&t->lock);
 	maintain_locked(t);
-	int rc = t->ops->del(t, m);
+	int rc = delete_locked(t, m);
 	if (rc == 0)
 		t->st_deletes++;
 	pthread_mutex_unlock(&t->lock);
@@ -315,6 +333,8 @@ int p4dp_table_clear(struct p4dp_table *t)
 	uint64_t before = t->n_entries;
 	int rc = t->ops->clear(t);
 	t->st_deletes += before - t->n_entries;
+	for (uint32_t i = 0; rc == 0 && t->meta != NULL && i < t->max_entries; i++)
+		table_meta_release(t, i);
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }
@@ -362,6 +382,7 @@ int p4dp_table_stats_get(struct p4dp_table *t, struct p4dp_table_stats *st)
 	table_wunlock(t);
 	st->expired = t->st_expired;
 	st->idle_notified = t->st_notified;
+	st->meta_entries = t->n_meta;
 	st->pending_reclaim = p4dp_rcu_dq_pending(t->dq);
 	st->kind = t->kind;
 	st->storage = (uint32_t)t->storage;
@@ -468,6 +489,70 @@ int p4dp_table_entry_ttl_set(struct p4dp_table *t, const struct p4dp_match *m, u
 	return rc;
 }
 
+void table_meta_release(struct p4dp_table *t, uint32_t idx)
+{
+	if (t->meta == NULL || idx >= t->max_entries)
+		return;
+	if (t->meta[idx].bytes != NULL)
+		t->n_meta--;
+	free(t->meta[idx].bytes);
+	t->meta[idx] = (struct table_meta){NULL, 0};
+}
+
+int p4dp_table_entry_meta_set(struct p4dp_table *t, const struct p4dp_match *m, const void *meta, uint32_t len)
+{
+	if (t == NULL || m == NULL || (len > 0 && meta == NULL) || len > P4DP_ENTRY_META_MAX)
+		return -EINVAL;
+	uint8_t *copy = NULL;
+	if (len > 0 && (copy = malloc(len)) == NULL)
+		return -ENOMEM;
+	if (len > 0)
+		memcpy(copy, meta, len);
+	const struct p4dp_entry *e = NULL;
+	pthread_mutex_lock(&t->lock);
+	int rc = 0;
+	/* the array is made by the first metadata; removing none from a table without it is free */
+	if (len > 0 && t->meta == NULL && (t->meta = calloc(t->max_entries ? t->max_entries : 1, sizeof(*t->meta))) == NULL)
+		rc = -ENOMEM;
+	if (rc == 0 && (rc = t->ops->find(t, m, &e)) == 0 && e == NULL)
+		rc = -ENOENT;
+	if (rc == 0 && t->meta != NULL) {
+		table_meta_release(t, e->index);
+		t->meta[e->index] = (struct table_meta){copy, len};
+		t->n_meta += copy != NULL;
+		copy = NULL;
+		/* flags: control-thread-only field (workers never read it), under the mutex */
+		struct p4dp_entry *me = (struct p4dp_entry *)(uintptr_t)e;
+		me->flags = (uint16_t)(len > 0 ? me->flags | P4DP_ENTRY_F_META : me->flags & ~P4DP_ENTRY_F_META);
+	}
+	pthread_mutex_unlock(&t->lock);
+	free(copy);
+	return rc;
+}
+
+int p4dp_table_entry_meta_get(struct p4dp_table *t, const struct p4dp_match *m, void *buf, uint32_t cap,
+			      uint32_t *len)
+{
+	if (t == NULL || m == NULL || len == NULL || (cap > 0 && buf == NULL))
+		return -EINVAL;
+	const struct p4dp_entry *e = NULL;
+	pthread_mutex_lock(&t->lock);
+	int rc = t->ops->find(t, m, &e);
+	if (rc == 0 && e == NULL)
+		rc = -ENOENT;
+	if (rc == 0) {
+		*len = 0;
+		if ((e->flags & P4DP_ENTRY_F_META) && t->meta != NULL) {
+			const struct table_meta *s = &t->meta[e->index];
+			*len = s->len;
+			if (cap > 0)
+				memcpy(buf, s->bytes, s->len < cap ? s->len : cap);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
 int p4dp_table_entry_idle_get(struct p4dp_table *t, const struct p4dp_match *m, struct p4dp_table_idle *out)
 {
 	if (t == NULL || m == NULL || out == NULL)
@@ -567,7 +652,7 @@ int p4dp_table_expire_scan(struct p4dp_table *t, uint64_t now_ns, int auto_delet
 			t->st_notified++;
 		}
 		if (auto_delete) {
-			int rc = t->ops->del(t, &m);
+			int rc = delete_locked(t, &m);
 			if (rc == 0) {
 				t->st_deletes++;
 				t->st_expired++;

@@ -127,6 +127,14 @@ struct p4dp_table {
 		uint64_t ttl_ns;     /* 0 = never expires */
 		uint64_t restart_ns; /* the timer's last restart: TTL set or expiry reported */
 	} *ttl;
+	/* Control-plane metadata by slot index (entries with P4DP_ENTRY_F_META), allocated at the
+	 * first p4dp_table_entry_meta_set; only under `lock`, by control threads. A slot's bytes
+	 * are freed when its entry is deleted (table_meta_release). */
+	struct table_meta {
+		uint8_t *bytes;
+		uint32_t len;
+	} *meta;
+	uint64_t n_meta; /* slots with metadata (under `lock`) */
 
 	uint64_t n_entries;
 	uint64_t st_inserts, st_deletes, st_modifies, st_full;
@@ -183,6 +191,9 @@ void table_defer_free(struct p4dp_table *t, void *p);
 void table_defer(struct p4dp_table *t, p4dp_rcu_reclaim_fn fn, void *p, uint64_t arg);
 /** table_defer callback: rte_free the entry @p p and release slot index @p idx. */
 void table_entry_idx_reclaim(void *ctx, void *p, uint64_t idx);
+
+/** Free the metadata of slot @p idx (table mutex held; nothing if none). */
+void table_meta_release(struct p4dp_table *t, uint32_t idx);
 
 /** Copy the idle-timeout state of the version @p from into its new version @p to (relaxed
  *  loads: workers may be touching @p from right now). */

@@ -68,7 +68,7 @@ void table_entry_carry_timer(struct p4dp_entry *to, const struct p4dp_entry *fro
 {
 	to->expire_profile = __atomic_load_n(&from->expire_profile, __ATOMIC_RELAXED);
 	to->last_hit_ns = __atomic_load_n(&from->last_hit_ns, __ATOMIC_RELAXED);
-	to->flags = (uint16_t)(to->flags | (from->flags & (P4DP_ENTRY_F_DP_ADDED | P4DP_ENTRY_F_IDLE_TTL)));
+	to->flags = (uint16_t)(to->flags | (from->flags & (P4DP_ENTRY_F_DP_ADDED | P4DP_ENTRY_F_IDLE_TTL | P4DP_ENTRY_F_META)));
 }
 
 int64_t table_idx_alloc(struct p4dp_table *t)

@@ -14,7 +14,8 @@
  *      a new report every TTL an entry stays idle, a hit restarting the timer, time since the
  *      last hit, TTL kept by a modify and gone with a delete, profile entries unchanged; then
  *      with 2 workers hitting an entry while a control thread sets TTLs, reads the idle state
- *      and polls notifications (for ThreadSanitizer).
+ *      and polls notifications (for ThreadSanitizer); control-plane metadata of entries: read back
+ *      as written, kept by a modify, gone with a delete, a clear and an idle-timeout auto delete.
  * Under ThreadSanitizer (make tsan) the packet, round and modify counts are divided by
  * P4DP_TEST_TSAN_DIV (tsan_test.h).
  * Last line: 'N passed, N failed'.
@@ -522,6 +523,76 @@ static void test_ttl(void)
 	p4dp_runtime_free(rt);
 }
 
+static int meta_of(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e, char *buf,
+		   uint32_t cap, uint32_t *len)
+{
+	return p4dp_runtime_table_entry_meta_get(rt, table, e, buf, cap, len);
+}
+
+static void test_meta(void)
+{
+	printf("(g) control-plane metadata of entries\n");
+	struct p4dp_runtime *rt = mkrt();
+	CHECK(rt != NULL);
+	if (!rt)
+		return;
+	uint8_t zero[8] = { 0 }, one[8] = { 1 }, kv = 9;
+	struct p4dp_rt_key k;
+	struct p4dp_rt_param pc = { zero, 8 }, p1 = { one, 8 };
+	struct p4dp_rt_entry e = idle_entry(&k, &kv, &pc), em = idle_entry(&k, &kv, &p1);
+	char buf[16];
+	uint32_t len = 99;
+	CHECK(p4dp_runtime_table_entry_add(rt, T_IDLE, &e) == 0);
+	CHECK(meta_of(rt, T_IDLE, &e, buf, sizeof(buf), &len) == 0 && len == 0);
+	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_IDLE, &e, "cookie", 6) == 0);
+	struct p4dp_rt_table_stats ts;
+	CHECK(p4dp_runtime_table_stats_get(rt, T_IDLE, &ts) == 0 && ts.meta_entries == 1);
+	CHECK(meta_of(rt, T_IDLE, &e, buf, sizeof(buf), &len) == 0 && len == 6 && memcmp(buf, "cookie", 6) == 0);
+	/* a short buffer gets the length */
+	CHECK(meta_of(rt, T_IDLE, &e, buf, 2, &len) == 0 && len == 6 && memcmp(buf, "co", 2) == 0);
+	CHECK(p4dp_runtime_table_entry_modify(rt, T_IDLE, &em) == 0);
+	CHECK(meta_of(rt, T_IDLE, &e, buf, sizeof(buf), &len) == 0 && len == 6 && memcmp(buf, "cookie", 6) == 0);
+	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_IDLE, &e, "x", 1) == 0);
+	CHECK(meta_of(rt, T_IDLE, &e, buf, sizeof(buf), &len) == 0 && len == 1 && buf[0] == 'x');
+	/* errors */
+	uint8_t none = 77;
+	struct p4dp_rt_key k2;
+	struct p4dp_rt_entry missing = idle_entry(&k2, &none, &pc);
+	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_IDLE, &missing, "x", 1) == -ENOENT);
+	CHECK(meta_of(rt, T_IDLE, &missing, buf, sizeof(buf), &len) == -ENOENT);
+	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_IDLE, &e, buf, P4DP_ENTRY_META_MAX + 1) == -EINVAL);
+	CHECK(meta_of(rt, T_IDLE, &e, buf, sizeof(buf), &len) == 0 && len == 1);
+	/* gone with the delete and the clear: the same key added again has none */
+	CHECK(p4dp_runtime_table_entry_delete(rt, T_IDLE, &e) == 0);
+	CHECK(p4dp_runtime_table_stats_get(rt, T_IDLE, &ts) == 0 && ts.meta_entries == 0);
+	CHECK(p4dp_runtime_table_entry_add(rt, T_IDLE, &e) == 0);
+	CHECK(meta_of(rt, T_IDLE, &e, buf, sizeof(buf), &len) == 0 && len == 0);
+	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_IDLE, &e, "y", 1) == 0);
+	CHECK(p4dp_runtime_table_clear(rt, T_IDLE) == 0);
+	CHECK(p4dp_runtime_table_entry_add(rt, T_IDLE, &e) == 0);
+	CHECK(meta_of(rt, T_IDLE, &e, buf, sizeof(buf), &len) == 0 && len == 0);
+	/* removed by length 0 */
+	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_IDLE, &e, "z", 1) == 0);
+	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_IDLE, &e, NULL, 0) == 0);
+	CHECK(meta_of(rt, T_IDLE, &e, buf, sizeof(buf), &len) == 0 && len == 0);
+	/* and with an idle-timeout auto delete (a data-plane entry of `aom`, profile 1) */
+	CHECK(p4dp_runtime_table_expire_profile_set(rt, T_AOM, 1, 1000) == 0);
+	uint8_t pkt[64] = { 0 };
+	mk_aom(pkt, 0);
+	pkt[6] = 0x34, pkt[7] = 0x12;
+	uint8_t k16[2] = { 0x12, 0x34 };
+	struct p4dp_rt_key k3;
+	struct p4dp_rt_entry ea = entry1(&k3, k16, 2, A_COUNT, &pc, 1);
+	p4dp_runtime_time_set(rt, 5000);
+	CHECK(p4dp_runtime_packet_inject(rt, 0, pkt, 64, out_cb, NULL) == 0);
+	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_AOM, &ea, "aged", 4) == 0);
+	p4dp_runtime_time_advance(rt, 1000);
+	CHECK(meta_of(rt, T_AOM, &ea, buf, sizeof(buf), &len) == -ENOENT);
+	CHECK(p4dp_runtime_packet_inject(rt, 0, pkt, 64, out_cb, NULL) == 0);
+	CHECK(meta_of(rt, T_AOM, &ea, buf, sizeof(buf), &len) == 0 && len == 0);
+	p4dp_runtime_free(rt);
+}
+
 struct ttl_arg {
 	struct p4dp_runtime *rt;
 	volatile int stop;
@@ -644,6 +715,7 @@ int main(int argc, char **argv)
 	test_model();
 	test_idle();
 	test_ttl();
+	test_meta();
 	test_shared();
 	test_flows();
 	test_insert_delete();

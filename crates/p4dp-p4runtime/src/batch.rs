@@ -136,19 +136,7 @@ fn plan<'a>(pipe: &Pipeline, u: &'a Update) -> Result<Planned<'a>, OpError> {
                     "entries with one-shot action sets cannot be rolled back: use CONTINUE_ON_ERROR",
                 ));
             }
-            let w = tables::prepare(p, t, op)?;
-            if let TableWrite::Delete { table, .. } = &w {
-                if p.tables
-                    .iter()
-                    .any(|ti| ti.index == *table && ti.direct_meter.is_some())
-                {
-                    return Err(err(
-                        Code::Unimplemented,
-                        "deleting an entry of a table with a direct meter cannot be rolled back (the undo does not restore its meter configuration yet): use CONTINUE_ON_ERROR",
-                    ));
-                }
-            }
-            Ok(Planned::Table(w))
+            Ok(Planned::Table(tables::prepare(p, t, op)?))
         }
         Some(
             E::CounterEntry(_)
@@ -308,19 +296,8 @@ fn table_undo(rt: &Runtime, w: &TableWrite) -> Result<Option<TableWrite>, OpErro
         Err(e) if e.errno() == Some(p4dp_rt::errno::ENOENT) => return Ok(None),
         Err(e) => return Err(rt_err(e)),
     };
-    let info = rt.program().tables.iter().find(|t| t.index == table);
-    let counter = if info.is_some_and(|t| t.direct_counter.is_some()) {
-        Some(rt.direct_counter_read(table, matches, priority).map_err(rt_err)?)
-    } else {
-        None
-    };
-    let ttl = if info.is_some_and(|t| t.idle_notify) {
-        let i = rt.entry_idle_get(table, matches, priority).map_err(rt_err)?;
-        i.own_ttl.then_some(i.ttl_ns)
-    } else {
-        None
-    };
-    let extras = tables::Extras { counter, ttl };
+    let info = tables::table_by_index(rt.program(), table)?;
+    let extras = tables::Extras::current(rt, info, matches, priority)?;
     Ok(Some(match ProfileRef::of_entry(&old) {
         Some(r) => TableWrite::Indirect {
             table,

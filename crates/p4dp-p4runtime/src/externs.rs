@@ -147,7 +147,7 @@ pub fn read_meter(rt: &Runtime, e: &MeterEntry, out: &mut Vec<MeterEntry>) -> Re
             out.push(MeterEntry {
                 meter_id: x.id,
                 index: Some(Index { index: c as i64 }),
-                config: cfg.map(meter_msg),
+                config: cfg.map(crate::extras::meter_msg),
                 counter_data: None,
             });
         }
@@ -156,16 +156,6 @@ pub fn read_meter(rt: &Runtime, e: &MeterEntry, out: &mut Vec<MeterEntry>) -> Re
 }
 
 /// A runtime meter configuration as P4Runtime gives it.
-fn meter_msg(m: p4dp_rt::MeterConfig) -> crate::proto::p4::v1::MeterConfig {
-    crate::proto::p4::v1::MeterConfig {
-        cir: m.cir as i64,
-        cburst: m.cburst as i64,
-        pir: m.pir as i64,
-        pburst: m.pburst as i64,
-        eburst: 0,
-    }
-}
-
 pub fn write_direct_counter(rt: &Runtime, e: &DirectCounterEntry, is_modify: bool) -> Result<(), OpError> {
     modify_only(is_modify, "direct counter")?;
     let te = e
@@ -253,7 +243,7 @@ pub fn read_direct_meter(rt: &Runtime, e: &DirectMeterEntry, out: &mut Vec<Direc
             x.is_const = false;
             out.push(DirectMeterEntry {
                 table_entry: Some(x),
-                config: cfg.map(meter_msg),
+                config: cfg.map(crate::extras::meter_msg),
                 counter_data: None,
             });
         }

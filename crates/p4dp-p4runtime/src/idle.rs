@@ -6,13 +6,15 @@
 //! hit for its TTL; the scan restarts the entry's timer, so an entry that stays idle is queued
 //! again one TTL later (the specification's reset rule) and one hit again is queued one TTL after
 //! its last hit. The notification thread takes the queue and sends one
-//! `IdleTimeoutNotification` per table and poll (never an empty one) to the primaries.
+//! `IdleTimeoutNotification` per table and poll (never an empty one) to the primaries, each entry
+//! with its match, priority, `idle_timeout_ns`, `controller_metadata` and `metadata`.
 
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use p4dp_rt::Runtime;
 
+use crate::extras::decode_meta;
 use crate::proto::p4::v1::{stream_message_response, IdleTimeoutNotification, StreamMessageResponse, TableEntry};
 use crate::tables::{fields_of, ttl_i64};
 
@@ -20,6 +22,8 @@ use crate::tables::{fields_of, ttl_i64};
 /// of their own (installed by the program, never written with `idle_timeout_ns`) have
 /// `idle_timeout_ns` 0, which means "never expires", and entries deleted since the scan are gone:
 /// neither is reported.
+// controller_metadata: deprecated by the specification in favour of metadata, still served
+#[allow(deprecated)]
 pub(crate) fn poll(rt: &Runtime) -> Vec<StreamMessageResponse> {
     let notes = match rt.idle_poll(0) {
         Ok(v) => v,
@@ -44,11 +48,17 @@ pub(crate) fn poll(rt: &Runtime) -> Vec<StreamMessageResponse> {
         if !idle.own_ttl || idle.ttl_ns == 0 {
             continue;
         }
+        let (controller_metadata, metadata) = rt
+            .entry_meta_get(t.index, m, prio)
+            .map(|b| decode_meta(&b))
+            .unwrap_or_default();
         by_table.entry(t.id).or_default().push(TableEntry {
             table_id: t.id,
             r#match: fields_of(t, m),
             priority: prio,
             idle_timeout_ns: ttl_i64(idle.ttl_ns),
+            controller_metadata,
+            metadata,
             ..Default::default()
         });
     }

@@ -28,6 +28,7 @@ pub mod bytes;
 pub mod device_config;
 pub mod digest;
 pub mod externs;
+pub mod extras;
 mod idle;
 pub mod p4info;
 pub mod server;

@@ -6,6 +6,8 @@ use p4dp_rt::{ActionScope, MatchField, MatchKind, ProfileRef, Program, Runtime, 
 use tonic::Code;
 
 use crate::bytes::{canonical, fit, is_zero, ones};
+use crate::extras;
+pub use crate::extras::Extras;
 use crate::proto::p4::v1::{
     action, field_match, table_action, table_entry, Action, CounterData, FieldMatch, MeterConfig, TableAction,
     TableEntry,
@@ -38,6 +40,14 @@ pub fn rt_err(e: p4dp_rt::Error) -> OpError {
         _ => Code::Internal,
     };
     err(code, e.to_string())
+}
+
+/// The table with runtime index `index`.
+pub fn table_by_index(p: &Program, index: u32) -> Result<&TableInfo, OpError> {
+    p.tables
+        .iter()
+        .find(|t| t.index == index)
+        .ok_or_else(|| err(Code::Internal, format!("no table with index {index}")))
 }
 
 pub fn table_by_id(p: &Program, id: u32) -> Result<&TableInfo, OpError> {
@@ -375,16 +385,6 @@ pub enum TableWrite {
     },
 }
 
-/// What an insert or modify sets besides the entry itself, after writing it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Extras {
-    /// The direct counter's value (`counter_data`).
-    pub counter: Option<p4dp_rt::CounterValue>,
-    /// The entry's idle timeout (`idle_timeout_ns`; tables with NOTIFY_CONTROL only, where every
-    /// insert and modify sets it, 0 included).
-    pub ttl: Option<u64>,
-}
-
 impl TableWrite {
     /// Writes it to the runtime: [`TableWrite::apply_entry`], then [`TableWrite::apply_extras`].
     pub fn apply(&self, rt: &Runtime) -> Result<(), OpError> {
@@ -429,18 +429,13 @@ impl TableWrite {
         .map_err(rt_err)
     }
 
-    /// Sets the written entry's extras: its idle timeout and direct counter, as the update gave.
+    /// Sets the written entry's extras (idle timeout, direct meter and counter, metadata) as the
+    /// update gave them.
     pub fn apply_extras(&self, rt: &Runtime) -> Result<(), OpError> {
-        let Some((table, m, prio, x)) = self.extras() else {
-            return Ok(());
-        };
-        if let Some(ttl) = x.ttl {
-            rt.entry_ttl_set(table, m, prio, ttl).map_err(rt_err)?;
+        match self.extras() {
+            Some((table, m, prio, x)) => x.apply(rt, table, m, prio),
+            None => Ok(()),
         }
-        if let Some(c) = x.counter {
-            rt.direct_counter_write(table, m, prio, c).map_err(rt_err)?;
-        }
-        Ok(())
     }
 
     /// The entry an insert or modify writes and what it sets after it.
@@ -459,27 +454,6 @@ impl TableWrite {
             _ => None,
         }
     }
-}
-
-/// Checks `idle_timeout_ns` and `time_since_last_hit` of a written entry (the specification's
-/// rules) and gives the TTL to set: Some for every insert/modify of a NOTIFY_CONTROL table.
-fn idle_of(t: &TableInfo, e: &TableEntry) -> Result<Option<u64>, OpError> {
-    if e.time_since_last_hit.is_some() {
-        return Err(invalid("time_since_last_hit must not be set in a write"));
-    }
-    if e.idle_timeout_ns < 0 {
-        return Err(invalid("idle_timeout_ns must not be negative"));
-    }
-    if !t.idle_notify {
-        if e.idle_timeout_ns != 0 {
-            return Err(invalid(format!(
-                "table {} does not support idle timeout (idle_timeout_ns must be 0)",
-                t.name
-            )));
-        }
-        return Ok(None);
-    }
-    Ok(Some(e.idle_timeout_ns as u64))
 }
 
 /// Applies one table-entry update. Everything is validated before the runtime is called.
@@ -508,27 +482,9 @@ pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpErro
             t.name
         )));
     }
-    if !e.metadata.is_empty() {
-        return Err(err(
-            Code::Unimplemented,
-            "table entry metadata is not supported by p4dp yet",
-        ));
-    }
-    let ttl = idle_of(t, e)?;
-    if e.meter_config.is_some() || e.meter_counter_data.is_some() {
-        return Err(err(
-            Code::Unimplemented,
-            "direct meter configuration in table entries is not supported yet",
-        ));
-    }
+    let extras = Extras::of(t, e, op)?;
     let matches = match_of(t, &e.r#match)?;
     check_priority(t, e.priority)?;
-    let counter = match (&e.counter_data, t.direct_counter, &op) {
-        (Some(_), None, _) => return Err(invalid(format!("table {} has no direct counter", t.name))),
-        (Some(c), Some(_), Op::Insert | Op::Modify) => Some(counter_value(c)?),
-        _ => None,
-    };
-    let extras = Extras { counter, ttl };
     let insert = match op {
         Op::Delete => {
             return Ok(TableWrite::Delete {
@@ -610,6 +566,8 @@ pub fn counter_data(v: p4dp_rt::CounterValue) -> CounterData {
     }
 }
 
+// controller_metadata: deprecated by the specification in favour of metadata, still served
+#[allow(deprecated)]
 fn prepare_default(p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result<TableWrite, OpError> {
     if !matches!(op, Op::Modify) {
         return Err(invalid(
@@ -622,6 +580,12 @@ fn prepare_default(p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result
     if e.idle_timeout_ns != 0 || e.time_since_last_hit.is_some() {
         return Err(invalid(
             "a default entry has no idle timeout (idle_timeout_ns 0, no time_since_last_hit)",
+        ));
+    }
+    if !e.metadata.is_empty() || e.controller_metadata != 0 || e.meter_config.is_some() || e.counter_data.is_some() {
+        return Err(err(
+            Code::Unimplemented,
+            "metadata and direct resources of default entries are not supported",
         ));
     }
     if t.const_default_action {
@@ -649,10 +613,14 @@ fn prepare_default(p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result
 
 /// Reads entries of one table (`e.table_id` != 0) as `e` selects: the default entry
 /// (`is_default_action`), one entry (a match given), or all entries.
+// controller_metadata: deprecated by the specification in favour of metadata, still served
+#[allow(deprecated)]
 pub fn read(rt: &Runtime, t: &TableInfo, e: &TableEntry, out: &mut Vec<TableEntry>) -> Result<(), OpError> {
     let p = rt.program();
     let want_counter = e.counter_data.is_some() && t.direct_counter.is_some();
     let want_hit = e.time_since_last_hit.is_some();
+    let want_meter = e.meter_config.is_some() && t.direct_meter.is_some();
+    let has_meta = rt.table_stats(t.index).map_err(rt_err)?.meta_entries > 0;
     if want_hit && (!t.idle_notify || e.is_default_action) {
         return Err(invalid(format!(
             "time_since_last_hit: table {} {}",
@@ -702,8 +670,28 @@ pub fn read(rt: &Runtime, t: &TableInfo, e: &TableEntry, out: &mut Vec<TableEntr
         } else {
             None
         };
+        let (controller_metadata, metadata) = if has_meta {
+            extras::decode_meta(&rt.entry_meta_get(t.index, &x.matches, x.priority).map_err(rt_err)?)
+        } else {
+            (0, Vec::new())
+        };
+        if (!e.metadata.is_empty() && e.metadata != metadata)
+            || (e.controller_metadata != 0 && e.controller_metadata != controller_metadata)
+        {
+            continue; // the read's filters
+        }
+        let meter_config = if want_meter {
+            rt.direct_meter_get(t.index, &x.matches, x.priority)
+                .map_err(rt_err)?
+                .map(extras::meter_msg)
+        } else {
+            None
+        };
         out.push(TableEntry {
             table_id: t.id,
+            controller_metadata,
+            metadata,
+            meter_config,
             r#match: fields_of(t, &x.matches),
             priority: x.priority,
             action: Some(action_msg(p, x.action, &x.params)),

@@ -164,6 +164,7 @@ pub struct p4dp_rt_table_stats {
     pub dp_busy: u64,
     pub expired: u64,
     pub idle_notified: u64,
+    pub meta_entries: u64,
 }
 
 #[repr(C)]
@@ -416,6 +417,21 @@ extern "C" {
         table: u32,
         e: *const p4dp_rt_entry,
         out: *mut p4dp_rt_idle,
+    ) -> c_int;
+    pub fn p4dp_runtime_table_entry_meta_set(
+        rt: *mut p4dp_runtime,
+        table: u32,
+        e: *const p4dp_rt_entry,
+        meta: *const c_void,
+        len: u32,
+    ) -> c_int;
+    pub fn p4dp_runtime_table_entry_meta_get(
+        rt: *mut p4dp_runtime,
+        table: u32,
+        e: *const p4dp_rt_entry,
+        buf: *mut c_void,
+        cap: u32,
+        len: *mut u32,
     ) -> c_int;
     pub fn p4dp_runtime_idle_scan(rt: *mut p4dp_runtime) -> c_int;
     pub fn p4dp_runtime_idle_poll(rt: *mut p4dp_runtime, cb: p4dp_rt_idle_cb, arg: *mut c_void, max: u32) -> c_int;

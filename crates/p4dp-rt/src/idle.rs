@@ -1,5 +1,8 @@
-//! Per-entry idle timeouts (rt.h "Idle timeout"): an entry's own TTL (P4Runtime
-//! `idle_timeout_ns`) and the time since its last hit (`time_since_last_hit`).
+//! Per-entry control-plane state kept beside the tables (rt.h "Idle timeout"): an entry's own TTL
+//! (P4Runtime `idle_timeout_ns`), the time since its last hit (`time_since_last_hit`) and its
+//! opaque metadata (`metadata`).
+
+use std::os::raw::c_void;
 
 use crate::ffi;
 use crate::runtime::raw_entry;
@@ -43,5 +46,42 @@ impl Runtime {
             since_hit_ns: st.since_hit_ns,
             own_ttl: st.own_ttl != 0,
         })
+    }
+
+    /// Attaches opaque bytes to the entry `matches`/`priority` (empty: removes them); they stay
+    /// with it across modifies and go with its delete.
+    pub fn entry_meta_set(&self, table: u32, matches: &[MatchField], priority: i32, meta: &[u8]) -> Result<()> {
+        let r = raw_entry(matches, priority, 0, &[])?;
+        let len = u32::try_from(meta.len()).map_err(|_| crate::Error::Invalid("metadata too long".into()))?;
+        // SAFETY: r and meta are valid for the call.
+        check("entry metadata set", unsafe {
+            ffi::p4dp_runtime_table_entry_meta_set(self.p(), table, &r.entry, meta.as_ptr() as *const c_void, len)
+        })
+        .map(|_| ())
+    }
+
+    /// The opaque bytes of the entry `matches`/`priority` (empty: none).
+    pub fn entry_meta_get(&self, table: u32, matches: &[MatchField], priority: i32) -> Result<Vec<u8>> {
+        let r = raw_entry(matches, priority, 0, &[])?;
+        let mut buf = vec![0u8; 64];
+        loop {
+            let mut len = 0u32;
+            // SAFETY: r and buf (buf.len() bytes) are valid for the call.
+            check("entry metadata get", unsafe {
+                ffi::p4dp_runtime_table_entry_meta_get(
+                    self.p(),
+                    table,
+                    &r.entry,
+                    buf.as_mut_ptr() as *mut c_void,
+                    buf.len() as u32,
+                    &mut len,
+                )
+            })?;
+            if len as usize <= buf.len() {
+                buf.truncate(len as usize);
+                return Ok(buf);
+            }
+            buf.resize(len as usize, 0);
+        }
     }
 }

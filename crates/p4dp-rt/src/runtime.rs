@@ -111,6 +111,8 @@ pub struct TableStats {
     pub expired: u64,
     /// Expired entries reported by the expiry scan.
     pub idle_notified: u64,
+    /// Entries with control-plane metadata ([`Runtime::entry_meta_set`]).
+    pub meta_entries: u64,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -630,6 +632,7 @@ impl Runtime {
             dp_busy: s.dp_busy,
             expired: s.expired,
             idle_notified: s.idle_notified,
+            meta_entries: s.meta_entries,
         })
     }
 

@@ -2,7 +2,9 @@
 //! `tests/p4runtime/idle.p4`: an entry with `idle_timeout_ns` and no traffic is reported to the
 //! primary (not to a backup) in IdleTimeoutNotifications, again one TTL after each report while it
 //! stays idle; its `time_since_last_hit` grows until a packet hits it, which resets it; entries
-//! with TTL 0 are never reported; the specification's errors.
+//! with TTL 0 are never reported; the specification's errors. Then the other extras of a table
+//! entry: `metadata`, `controller_metadata`, `meter_config` and `counter_data` read back as written,
+//! rejected and rolled-back updates leaving them unchanged, a modify's rules, none after a delete.
 
 mod p4rt_common;
 
@@ -212,4 +214,172 @@ async fn idle_entries_are_reported_and_hits_reset_their_timer() {
     .expect("delete");
     while s.idle_notification(Duration::from_millis(50)).await.is_some() {}
     assert!(s.idle_notification(3 * TTL).await.is_none(), "nothing after the delete");
+}
+
+fn meter_cfg(cir: i64) -> MeterConfig {
+    MeterConfig {
+        cir,
+        cburst: 100,
+        pir: 2 * cir,
+        pburst: 200,
+        eburst: 0,
+    }
+}
+
+/// Reads the entry `mac` of `table` asking for its direct meter and counter.
+async fn read_full(
+    c: &mut p4dp_p4runtime::proto::p4::v1::p4_runtime_client::P4RuntimeClient<tonic::transport::Channel>,
+    table: u32,
+    mac: [u8; 6],
+) -> Vec<TableEntry> {
+    let mut q = entry(table, mac);
+    q.meter_config = Some(MeterConfig::default());
+    q.counter_data = Some(CounterData::default());
+    read(c, entity::Entity::TableEntry(q))
+        .await
+        .expect("read")
+        .into_iter()
+        .filter_map(|e| match e {
+            entity::Entity::TableEntry(t) => Some(t),
+            _ => None,
+        })
+        .collect()
+}
+
+async fn write_mode(
+    c: &mut p4dp_p4runtime::proto::p4::v1::p4_runtime_client::P4RuntimeClient<tonic::transport::Channel>,
+    atomicity: write_request::Atomicity,
+    updates: Vec<Update>,
+) -> Result<(), tonic::Status> {
+    c.write(WriteRequest {
+        device_id: DEVICE,
+        election_id: eid(10),
+        updates,
+        atomicity: atomicity as i32,
+        ..Default::default()
+    })
+    .await
+    .map(|_| ())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[allow(deprecated)] // controller_metadata
+async fn entry_metadata_meter_and_counter_read_back_as_written() {
+    let dir = temp_dir("p4rt-extras");
+    let (info, dc) = build("idle", &dir);
+    let hosts = id_of(&info, "IdleIngress.hosts");
+    let plain = id_of(&info, "IdleIngress.plain");
+    let forward = id_of(&info, "IdleIngress.forward");
+    let tag = id_of(&info, "IdleIngress.tag");
+    let sw = start(&[]);
+    let mut c = connect(&sw.addr).await;
+    let _s = Stream::open(&mut c, 10, Code::Ok).await;
+    push(&mut c, 10, &info, &dc).await;
+    let ins = |e| update(update::Type::Insert, entity::Entity::TableEntry(e));
+    let modi = |e| update(update::Type::Modify, entity::Entity::TableEntry(e));
+    let del = |e| update(update::Type::Delete, entity::Entity::TableEntry(e));
+
+    let mut a = entry(hosts, IDLE_HOST);
+    a.action = Some(action(forward, &[&[1]]));
+    a.metadata = vec![0, 1, b'a', b'b', b'c'];
+    a.controller_metadata = 42;
+    a.meter_config = Some(meter_cfg(1000));
+    a.counter_data = Some(CounterData {
+        packet_count: 5,
+        byte_count: 500,
+    });
+    let mut b = entry(hosts, BUSY_HOST);
+    b.action = Some(action(forward, &[&[2]]));
+    b.metadata = b"other".to_vec();
+    write(&mut c, 10, vec![ins(a.clone()), ins(b.clone())])
+        .await
+        .expect("insert");
+    assert_eq!(
+        read_full(&mut c, hosts, IDLE_HOST).await,
+        vec![a.clone()],
+        "read back as written"
+    );
+    // without asking: no meter or counter, the metadata always
+    match read(&mut c, entity::Entity::TableEntry(entry(hosts, IDLE_HOST)))
+        .await
+        .expect("read")
+        .as_slice()
+    {
+        [entity::Entity::TableEntry(t)] => {
+            assert_eq!((t.meter_config, t.counter_data), (None, None));
+            assert_eq!((&t.metadata, t.controller_metadata), (&a.metadata, 42));
+        }
+        other => panic!("one entry: {other:?}"),
+    }
+    // a wildcard read filtered by metadata
+    let mut q = TableEntry {
+        table_id: hosts,
+        metadata: b"other".to_vec(),
+        ..Default::default()
+    };
+    let got = read(&mut c, entity::Entity::TableEntry(q.clone())).await.expect("read");
+    assert_eq!(got.len(), 1, "{got:?}");
+    q.metadata.clear();
+    assert_eq!(
+        read(&mut c, entity::Entity::TableEntry(q)).await.expect("read").len(),
+        2
+    );
+
+    // rejected updates change nothing
+    let mut bad = a.clone();
+    bad.metadata = b"new".to_vec();
+    bad.meter_config = Some(meter_cfg(-1));
+    assert!(write(&mut c, 10, vec![modi(bad)]).await.is_err());
+    let mut bad = entry(plain, SRC);
+    bad.action = Some(action(tag, &[&[1]]));
+    bad.meter_config = Some(meter_cfg(1));
+    assert!(write(&mut c, 10, vec![ins(bad)]).await.is_err());
+    let mut bad = a.clone();
+    bad.meter_counter_data = Some(MeterCounterData::default());
+    let st = write_mode(&mut c, write_request::Atomicity::RollbackOnError, vec![modi(bad)])
+        .await
+        .expect_err("no per-color counters");
+    assert_eq!(st.code(), Code::Unknown, "{st:?}");
+    // all-or-nothing batches: a modify and a delete undone when a later update fails
+    for atomicity in [
+        write_request::Atomicity::RollbackOnError,
+        write_request::Atomicity::DataplaneAtomic,
+    ] {
+        let mut m = a.clone();
+        m.metadata = b"rolled back".to_vec();
+        m.meter_config = Some(meter_cfg(7));
+        let st = write_mode(&mut c, atomicity, vec![modi(m), ins(b.clone())])
+            .await
+            .expect_err("the insert of an existing entry fails");
+        assert_eq!(st.code(), Code::Unknown, "{st:?}");
+        let st = write_mode(&mut c, atomicity, vec![del(entry(hosts, IDLE_HOST)), ins(b.clone())])
+            .await
+            .expect_err("the insert of an existing entry fails");
+        assert_eq!(st.code(), Code::Unknown, "{st:?}");
+        assert_eq!(
+            read_full(&mut c, hosts, IDLE_HOST).await,
+            vec![a.clone()],
+            "{atomicity:?}"
+        );
+    }
+
+    // a modify without meter_config restores the default meter; the counter is kept
+    let mut m = a.clone();
+    m.metadata = b"modified".to_vec();
+    m.controller_metadata = 0;
+    m.meter_config = None;
+    m.counter_data = None;
+    write(&mut c, 10, vec![modi(m.clone())]).await.expect("modify");
+    let mut want = m.clone();
+    want.counter_data = a.counter_data;
+    assert_eq!(read_full(&mut c, hosts, IDLE_HOST).await, vec![want]);
+    // gone with the delete: inserted again without them, it has none
+    write(&mut c, 10, vec![del(entry(hosts, IDLE_HOST))])
+        .await
+        .expect("delete");
+    let mut again = entry(hosts, IDLE_HOST);
+    again.action = Some(action(forward, &[&[1]]));
+    write(&mut c, 10, vec![ins(again.clone())]).await.expect("insert again");
+    again.counter_data = Some(CounterData::default());
+    assert_eq!(read_full(&mut c, hosts, IDLE_HOST).await, vec![again]);
 }

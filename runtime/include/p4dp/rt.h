@@ -306,6 +306,7 @@ struct p4dp_rt_table_stats {
 	uint64_t dp_busy;      /**< data-plane inserts given up (writer busy / slots in a grace period) */
 	uint64_t expired;      /**< entries deleted by idle timeout (also in deletes) */
 	uint64_t idle_notified; /**< idle-timeout notifications queued */
+	uint64_t meta_entries;  /**< entries with control-plane metadata (p4dp_runtime_table_entry_meta_set) */
 };
 
 /**
@@ -403,6 +404,37 @@ struct p4dp_rt_idle {
  */
 int p4dp_runtime_table_entry_idle_get(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				      struct p4dp_rt_idle *out);
+
+/**
+ * Attach opaque control-plane bytes to an entry (P4Runtime `metadata`), replacing what it had.
+ * They are kept by modifies and freed with the entry's delete (also a clear or an idle-timeout
+ * auto delete); workers never see them.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param e the match of the entry (action and parameters ignored).
+ * @param meta the bytes; @p len 0 removes them.
+ * @param len their length, at most P4DP_ENTRY_META_MAX (table.h: 65536).
+ * @return 0; -EINVAL (table, const entries, match, length); -ENOENT; -ENOMEM.
+ * Context: control thread. Thread safety: the table's mutex; safe against running workers.
+ */
+int p4dp_runtime_table_entry_meta_set(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				      const void *meta, uint32_t len);
+
+/**
+ * Read the control-plane bytes of an entry.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param e the match of the entry.
+ * @param buf receives up to @p cap bytes (may be NULL when @p cap is 0).
+ * @param cap size of @p buf.
+ * @param len receives their full length (0: none; more than @p cap: call again with a larger buffer).
+ * @return 0; -EINVAL; -ENOENT.
+ * Context: control thread. Thread safety: the table's mutex.
+ */
+int p4dp_runtime_table_entry_meta_get(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+				      void *buf, uint32_t cap, uint32_t *len);
 
 /** An idle-timeout notification: @p e is the expired entry in control-plane form (match, action,
  *  parameters), @p time_ns the (simulated or run) time of the scan that found it, @p idle_ns how

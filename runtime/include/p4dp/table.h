@@ -94,6 +94,10 @@ struct p4dp_table_params {
 #define P4DP_ENTRY_F_DP_ADDED 0x4u      /* inserted from the data plane (p4dp_table_dp_insert) */
 #define P4DP_ENTRY_F_IDLE_TTL 0x8u      /* idle timeout from the entry's own TTL, not its expire
                                            profile (p4dp_table_entry_ttl_set; control thread only) */
+#define P4DP_ENTRY_F_META 0x10u         /* has control-plane metadata (p4dp_table_entry_meta_set) */
+
+/** Most bytes of control-plane metadata per entry (p4dp_table_entry_meta_set). */
+#define P4DP_ENTRY_META_MAX 65536u
 
 /** Number of expire-time profiles per table (PNA ExpireTimeProfileId_t values 0..N-1). */
 #define P4DP_EXPIRE_PROFILES 8u
@@ -160,6 +164,7 @@ struct p4dp_table_stats {
 	uint64_t idle_notified; /* idle-timeout notifications produced */
 	uint64_t free_slots;  /* slot indices free now (entries + free_slots + pending_slots == capacity) */
 	uint64_t pending_slots; /* slot indices of deleted entries waiting for a grace period */
+	uint64_t meta_entries;  /* entries with control-plane metadata (p4dp_table_entry_meta_set) */
 };
 
 /**
@@ -373,6 +378,24 @@ struct p4dp_table_idle {
  * Context: control thread (table mutex). @return 0; -ENOENT; -EINVAL.
  */
 int p4dp_table_entry_idle_get(struct p4dp_table *t, const struct p4dp_match *m, struct p4dp_table_idle *out);
+
+/**
+ * Attach opaque control-plane bytes to entry @p m (P4Runtime `metadata`), replacing what it had;
+ * @p len 0 removes them. They stay with the entry across modifies and are freed with its delete
+ * (also a clear or an idle-timeout auto delete). Kept beside the table by slot index, like the
+ * TTL: workers never see them.
+ * Context: control thread (table mutex).
+ * @return 0; -ENOENT; -EINVAL (NULL, @p len > P4DP_ENTRY_META_MAX); -ENOMEM.
+ */
+int p4dp_table_entry_meta_set(struct p4dp_table *t, const struct p4dp_match *m, const void *meta, uint32_t len);
+
+/**
+ * Copy the control-plane bytes of entry @p m into @p buf (up to @p cap bytes); *@p len receives
+ * their full length (0: none).
+ * Context: control thread (table mutex). @return 0; -ENOENT; -EINVAL.
+ */
+int p4dp_table_entry_meta_get(struct p4dp_table *t, const struct p4dp_match *m, void *buf, uint32_t cap,
+			      uint32_t *len);
 
 /** Expiry callback: @p m and @p e describe the expired entry (valid during the call only);
  *  @p idle_ns is how long it has been idle. Must not call table write functions. */

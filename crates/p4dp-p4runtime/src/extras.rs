@@ -1,0 +1,186 @@
+//! What a table entry carries besides its match and action: its idle timeout
+//! (`idle_timeout_ns`), the configuration of its direct meter (`meter_config`), the value of its
+//! direct counter (`counter_data`) and the controller's opaque `metadata` and
+//! `controller_metadata`, with the specification's rules for inserts, modifies and reads.
+//! All of it is kept by the runtime beside the entry (metadata: `p4dp_runtime_table_entry_meta_set`),
+//! so it goes with the entry's delete, whoever deletes it.
+
+use p4dp_rt::{MatchField, Runtime, TableInfo};
+use tonic::Code;
+
+use crate::proto::p4::v1::TableEntry;
+use crate::tables::{counter_value, err, invalid, meter_value, rt_err, Op, OpError};
+
+/// Most bytes of `metadata` per entry (with 9 bytes of `controller_metadata`, the runtime's
+/// limit of 65536).
+pub const METADATA_MAX: usize = 65536 - 9;
+
+/// What an insert or modify sets besides the entry itself, after writing it. `None` leaves a
+/// part as the write of the entry left it (an insert: the defaults).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Extras {
+    /// The direct counter's value (`counter_data`; a modify without it keeps the value).
+    pub counter: Option<p4dp_rt::CounterValue>,
+    /// The entry's idle timeout (`idle_timeout_ns`; NOTIFY_CONTROL tables only, where every
+    /// insert and modify sets it, 0 included).
+    pub ttl: Option<u64>,
+    /// The direct meter's configuration (`meter_config`; Some(None) is the default, which a
+    /// modify without it restores).
+    pub meter: Option<Option<p4dp_rt::MeterConfig>>,
+    /// `controller_metadata` and `metadata` encoded ([`encode_meta`]; a modify always sets them,
+    /// empty = none).
+    pub metadata: Option<Vec<u8>>,
+}
+
+impl Extras {
+    /// Validates the extras of a written entry (not a default entry) and gives what to set.
+    // controller_metadata: deprecated by the specification in favour of metadata, still served
+    #[allow(deprecated)]
+    pub fn of(t: &TableInfo, e: &TableEntry, op: Op) -> Result<Extras, OpError> {
+        if e.time_since_last_hit.is_some() {
+            return Err(invalid("time_since_last_hit must not be set in a write"));
+        }
+        if e.idle_timeout_ns < 0 {
+            return Err(invalid("idle_timeout_ns must not be negative"));
+        }
+        if !t.idle_notify && e.idle_timeout_ns != 0 {
+            return Err(invalid(format!(
+                "table {} does not support idle timeout (idle_timeout_ns must be 0)",
+                t.name
+            )));
+        }
+        if e.meter_config.is_some() && t.direct_meter.is_none() {
+            return Err(invalid(format!("table {} has no direct meter", t.name)));
+        }
+        if e.counter_data.is_some() && t.direct_counter.is_none() {
+            return Err(invalid(format!("table {} has no direct counter", t.name)));
+        }
+        if e.meter_counter_data.is_some() {
+            return Err(err(
+                Code::Unimplemented,
+                "meter_counter_data: p4dp's meters have no per-color counters",
+            ));
+        }
+        if e.metadata.len() > METADATA_MAX {
+            return Err(invalid(format!(
+                "metadata of {} bytes (at most {METADATA_MAX})",
+                e.metadata.len()
+            )));
+        }
+        let meter = e.meter_config.as_ref().map(meter_value).transpose()?;
+        let counter = e.counter_data.as_ref().map(counter_value).transpose()?;
+        let meta = encode_meta(e.controller_metadata, &e.metadata);
+        Ok(match op {
+            Op::Delete => Extras::default(),
+            Op::Insert => Extras {
+                counter,
+                ttl: t.idle_notify.then_some(e.idle_timeout_ns as u64),
+                meter: meter.map(Some),
+                metadata: (!meta.is_empty()).then_some(meta),
+            },
+            Op::Modify => Extras {
+                counter,
+                ttl: t.idle_notify.then_some(e.idle_timeout_ns as u64),
+                meter: t.direct_meter.is_some().then_some(meter),
+                metadata: Some(meta),
+            },
+        })
+    }
+
+    /// What `rt` holds now for the entry `m`/`prio` of `t`, as extras that restore it.
+    pub fn current(rt: &Runtime, t: &TableInfo, m: &[MatchField], prio: i32) -> Result<Extras, OpError> {
+        let counter = match t.direct_counter {
+            Some(_) => Some(rt.direct_counter_read(t.index, m, prio).map_err(rt_err)?),
+            None => None,
+        };
+        let meter = match t.direct_meter {
+            Some(_) => Some(rt.direct_meter_get(t.index, m, prio).map_err(rt_err)?),
+            None => None,
+        };
+        let ttl = if t.idle_notify {
+            let i = rt.entry_idle_get(t.index, m, prio).map_err(rt_err)?;
+            i.own_ttl.then_some(i.ttl_ns)
+        } else {
+            None
+        };
+        let metadata = Some(rt.entry_meta_get(t.index, m, prio).map_err(rt_err)?);
+        Ok(Extras {
+            counter,
+            ttl,
+            meter,
+            metadata,
+        })
+    }
+
+    /// Sets them on the entry `m`/`prio` of table `table`, which was just written.
+    pub fn apply(&self, rt: &Runtime, table: u32, m: &[MatchField], prio: i32) -> Result<(), OpError> {
+        if let Some(ttl) = self.ttl {
+            rt.entry_ttl_set(table, m, prio, ttl).map_err(rt_err)?;
+        }
+        if let Some(cfg) = self.meter {
+            rt.direct_meter_set(table, m, prio, cfg).map_err(rt_err)?;
+        }
+        if let Some(c) = self.counter {
+            rt.direct_counter_write(table, m, prio, c).map_err(rt_err)?;
+        }
+        if let Some(meta) = &self.metadata {
+            rt.entry_meta_set(table, m, prio, meta).map_err(rt_err)?;
+        }
+        Ok(())
+    }
+}
+
+/// The runtime's bytes for `controller_metadata` and `metadata`: nothing when both are unset,
+/// else a tag byte (1: a cookie follows), the cookie (8 bytes, big-endian) if set, then `metadata`.
+pub fn encode_meta(cookie: u64, metadata: &[u8]) -> Vec<u8> {
+    if cookie == 0 && metadata.is_empty() {
+        return Vec::new();
+    }
+    let mut v = Vec::with_capacity(9 + metadata.len());
+    if cookie != 0 {
+        v.push(1);
+        v.extend_from_slice(&cookie.to_be_bytes());
+    } else {
+        v.push(0);
+    }
+    v.extend_from_slice(metadata);
+    v
+}
+
+/// The inverse of [`encode_meta`]: (`controller_metadata`, `metadata`).
+pub fn decode_meta(b: &[u8]) -> (u64, Vec<u8>) {
+    match b {
+        [1, rest @ ..] if rest.len() >= 8 => {
+            let mut c = [0u8; 8];
+            c.copy_from_slice(&rest[..8]);
+            (u64::from_be_bytes(c), rest[8..].to_vec())
+        }
+        [0, rest @ ..] => (0, rest.to_vec()),
+        _ => (0, Vec::new()),
+    }
+}
+
+/// A meter configuration as the protos have it.
+pub fn meter_msg(m: p4dp_rt::MeterConfig) -> crate::proto::p4::v1::MeterConfig {
+    crate::proto::p4::v1::MeterConfig {
+        cir: m.cir as i64,
+        cburst: m.cburst as i64,
+        pir: m.pir as i64,
+        pburst: m.pburst as i64,
+        eburst: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_round_trips() {
+        for (c, m) in [(0u64, &b""[..]), (0, b"abc"), (7, b""), (u64::MAX, b"\x01\x00")] {
+            let b = encode_meta(c, m);
+            assert_eq!(b.is_empty(), c == 0 && m.is_empty());
+            assert_eq!(decode_meta(&b), (c, m.to_vec()));
+        }
+    }
+}
