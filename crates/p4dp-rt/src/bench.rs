@@ -306,6 +306,8 @@ pub struct Measurement {
 /// Bench ports and packets on a [`BenchTarget`].
 pub struct Bench<'a> {
     pub(crate) b: NonNull<sys::p4dp_bench>,
+    /// The target's runtime, for its statistics.
+    rt: NonNull<ffi::p4dp_runtime>,
     _target: PhantomData<&'a mut BenchTarget>,
 }
 
@@ -337,8 +339,20 @@ impl<'a> Bench<'a> {
         let b = NonNull::new(b).ok_or_else(|| Error::Invalid("bench_create returned NULL".into()))?;
         Ok(Bench {
             b,
+            rt: target.rt,
             _target: PhantomData,
         })
+    }
+
+    /// Packets the target's program has processed so far (the runtime's `packets` statistic,
+    /// all workers; the floor loops do not run the program and do not count).
+    pub fn runtime_packets(&self) -> Result<u64> {
+        let mut st = ffi::p4dp_rt_stats::default();
+        // SAFETY: the target's runtime lives as long as the bench borrows it; valid output.
+        check("stats", unsafe {
+            ffi::p4dp_runtime_stats_get(self.rt.as_ptr(), &mut st)
+        })?;
+        Ok(st.packets)
     }
 
     /// Run one measurement (blocks for about warm-up + duration).

@@ -156,6 +156,11 @@ impl<'t, 'a> TraceTap<'t, 'a> {
         Ok(TraceTap { bench, t })
     }
 
+    /// Packets the program has processed so far ([`Bench::runtime_packets`]).
+    pub fn runtime_packets(&self) -> Result<u64> {
+        self.bench.runtime_packets()
+    }
+
     /// Re-arm (trace from the start, histograms empty), run one measurement of `kind` and return
     /// it with the tap's counters and latencies.
     pub fn measure(&mut self, kind: Kind) -> Result<(Measurement, TraceCounters, Histogram)> {

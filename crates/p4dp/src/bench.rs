@@ -20,12 +20,12 @@ use crate::CompileOpts;
 
 mod acl;
 mod add_on_miss;
-mod gen;
+pub(crate) mod gen;
 pub mod json;
 mod p4runtime_updates;
 mod svg;
-mod sweep;
-mod traffic;
+pub(crate) mod sweep;
+pub(crate) mod traffic;
 use json::Json;
 
 /// The predefined suites (`p4dp bench --list`). Each is named after what it measures.
@@ -296,7 +296,7 @@ struct ExperimentResult {
     tsc_hz: f64,
 }
 
-fn median(v: &mut [f64]) -> f64 {
+pub(crate) fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
     if n == 0 {
@@ -377,7 +377,7 @@ pub(crate) fn template(len: u32) -> Result<Vec<u8>> {
 }
 
 /// CPUs available to the process (read before the EAL pins the main thread to CPU 0).
-fn cpus() -> u32 {
+pub(crate) fn cpus() -> u32 {
     static N: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     *N.get_or_init(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as u32)
 }
@@ -777,7 +777,7 @@ pub fn common_settings(a: &BenchArgs) -> Json {
     ])
 }
 
-fn default_mem(packets: u32, entries: u64, workers: u32) -> u32 {
+pub(crate) fn default_mem(packets: u32, entries: u64, workers: u32) -> u32 {
     // packets: ~600 B each (mbuf + headroom + data); entries: ~160 B (hash key slot, bucket share,
     // entry); runtime pool and tables: ~160 MiB per worker; rounded up generously.
     let mib = 256 + (packets as u64 * 600 + entries * 160) / (1 << 20) + 160 * workers as u64;

@@ -5,6 +5,7 @@ mod bench_dp;
 mod bench_lpm;
 mod compile;
 mod entries;
+mod model;
 mod portfiles;
 mod run;
 mod serve;
@@ -85,6 +86,10 @@ enum Command {
     },
     /// Measure packet-processing performance with an in-process traffic source.
     Bench(bench::BenchArgs),
+    /// Measure this machine once and write the profile `p4dp model` uses (docs/model.md).
+    Calibrate(model::CalibrateArgs),
+    /// Predict a program's cycles/packet, packet rate, latency and table memory (docs/model.md).
+    Model(model::ModelArgs),
     /// Run a switch with no program: a P4Runtime server waits for SetForwardingPipelineConfig.
     Serve(serve::ServeArgs),
 }
@@ -114,6 +119,8 @@ fn main() -> ExitCode {
         Command::Stf { c, stf, verbose, burst } => stf::run_stf(&c, &stf, verbose, burst),
         Command::Bench(a) => bench::bench(a),
         Command::Serve(a) => serve::serve(a),
+        Command::Calibrate(a) => model::calibrate::calibrate(a),
+        Command::Model(a) => model::predict::model(a),
     };
     // A stop request decides the exit status (128 + the signal number) whatever the command
     // made of it: its output so far was printed; an error it caused (gcc ended, say) is not news.

@@ -155,7 +155,10 @@ fn table_kinds_one_lap_writes_report_json_and_plots() {
             assert!(acl.is_null(), "{what}: {acl}");
         }
     }
-    assert!(text.contains("vs rte_acl"), "no rte_acl comparison in the report:\n{text}");
+    assert!(
+        text.contains("vs rte_acl"),
+        "no rte_acl comparison in the report:\n{text}"
+    );
     assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
     let plots: Vec<&str> = doc["results"]["plots"]
         .as_array()

@@ -138,6 +138,15 @@ pub struct TableSpec {
     pub size: u64,
 }
 
+/// Extern calls the action `fwd` makes besides forwarding (`p4dp calibrate`'s primitives).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Externs {
+    /// `c.count(port)` on a v1model `counter` of 1,024 cells.
+    pub counter: bool,
+    /// `r.read(v, port); r.write(port, v + 1)` on a v1model `register<bit<32>>` of 1,024 cells.
+    pub register: bool,
+}
+
 /// A generated program: tables applied in order, each with the action `fwd`.
 #[derive(Clone, Debug)]
 pub struct ProgSpec {
@@ -146,6 +155,9 @@ pub struct ProgSpec {
     /// Bytes of action data besides the port (a multiple of 8): `fwd` takes that many extra
     /// bytes as 64-bit parameters and folds each into the Ethernet source address.
     pub data_bytes: u32,
+    pub externs: Externs,
+    /// 4-byte headers parsed (and deparsed) after the L4 header (`p4dp calibrate`'s parse cost).
+    pub extra_headers: u32,
 }
 
 impl ProgSpec {
@@ -162,6 +174,8 @@ impl ProgSpec {
                 size,
             }],
             data_bytes: 0,
+            externs: Externs::default(),
+            extra_headers: 0,
         }
     }
 
@@ -175,6 +189,8 @@ impl ProgSpec {
             l4: L4::Ports,
             tables: vec![t; n as usize],
             data_bytes,
+            externs: Externs::default(),
+            extra_headers: 0,
         }
     }
 
@@ -190,6 +206,8 @@ impl ProgSpec {
             l4,
             tables: vec![TableSpec { key, size }],
             data_bytes: 0,
+            externs: Externs::default(),
+            extra_headers: 0,
         }
     }
 
@@ -213,15 +231,26 @@ impl ProgSpec {
         };
         let l4_field = if self.l4 == L4::Ports { "l4" } else { "seg" };
         s.push_str(l4_hdr);
+        let mut extra_decl = String::new();
+        let mut extra_parse = String::new();
+        let mut extra_emit = String::new();
+        if self.extra_headers > 0 {
+            s.push_str("header x_t { bit<32> v; }\n");
+        }
+        for i in 0..self.extra_headers {
+            let _ = write!(extra_decl, " x_t x{i};");
+            let _ = write!(extra_parse, " pkt.extract(hdr.x{i});");
+            let _ = write!(extra_emit, " pkt.emit(hdr.x{i});");
+        }
         let _ = writeln!(
             s,
-            "struct headers_t {{ ethernet_t ethernet; ipv4_t ipv4; {l4_name} }}\nstruct meta_t {{ }}\n"
+            "struct headers_t {{ ethernet_t ethernet; ipv4_t ipv4; {l4_name}{extra_decl} }}\nstruct meta_t {{ }}\n"
         );
         let _ = writeln!(
             s,
             "parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{\n\
              \x20   state start {{ pkt.extract(hdr.ethernet); transition select(hdr.ethernet.etherType) {{ 0x0800: ipv4; default: accept; }} }}\n\
-             \x20   state ipv4 {{ pkt.extract(hdr.ipv4); pkt.extract(hdr.{l4_field}); transition accept; }}\n}}\n\
+             \x20   state ipv4 {{ pkt.extract(hdr.ipv4); pkt.extract(hdr.{l4_field});{extra_parse} transition accept; }}\n}}\n\
              control V(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}\n\
              control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{"
         );
@@ -231,6 +260,14 @@ impl ProgSpec {
         for i in 0..extra {
             let _ = write!(params, ", bit<64> d{i}");
             let _ = write!(body, " hdr.ethernet.srcAddr = hdr.ethernet.srcAddr ^ d{i}[47:0];");
+        }
+        if self.externs.counter {
+            s.push_str("    counter(1024, CounterType.packets) c;\n");
+            body.push_str(" c.count((bit<32>)port);");
+        }
+        if self.externs.register {
+            s.push_str("    register<bit<32>>(1024) r;\n");
+            body.push_str(" bit<32> v; r.read(v, (bit<32>)port); r.write((bit<32>)port, v + 1);");
         }
         let _ = writeln!(s, "    action fwd({params}) {{ {body} }}");
         let zeros = ", 0".repeat(extra as usize);
@@ -252,7 +289,7 @@ impl ProgSpec {
             "        }} else {{ sm.egress_spec = 0; }}\n    }}\n}}\n\
              control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ }} }}\n\
              control C(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}\n\
-             control D(packet_out pkt, in headers_t hdr) {{ apply {{ pkt.emit(hdr.ethernet); pkt.emit(hdr.ipv4); pkt.emit(hdr.{l4_field}); }} }}\n\
+             control D(packet_out pkt, in headers_t hdr) {{ apply {{ pkt.emit(hdr.ethernet); pkt.emit(hdr.ipv4); pkt.emit(hdr.{l4_field});{extra_emit} }} }}\n\
              V1Switch(P(), V(), I(), E(), C(), D()) main;"
         );
         s

@@ -37,27 +37,31 @@ const TRACE_MAX: u64 = 1 << 22;
 /// Latency percentiles reported and plotted.
 const QUANTILES: [f64; 10] = [0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999, 0.99999];
 
-/// The figures of one point of a sweep.
-struct Point {
+/// The figures of one point of a sweep (also `p4dp calibrate`'s and `p4dp model --check`'s).
+pub(crate) struct Point {
     /// The line of the plot it belongs to (a match kind, or an experiment of program-shape).
-    series: String,
+    pub series: String,
     /// Its x value (entries, tables, bytes, ...).
-    x: f64,
-    label: String,
+    pub x: f64,
+    pub label: String,
     installed: u64,
-    hits: u64,
-    misses: u64,
+    pub hits: u64,
+    pub misses: u64,
+    /// Per table (index order): (hits, misses) counted by the program over every window.
+    pub table_counts: Vec<(u64, u64)>,
+    /// Packets the program processed over every window (the runtime's count).
+    pub packets: u64,
     /// Medians over the repetitions, cycles/packet.
-    l2fwd: f64,
-    program: f64,
+    pub l2fwd: f64,
+    pub program: f64,
     program_min: f64,
     program_max: f64,
-    mpps: f64,
+    pub mpps: f64,
     /// Program latency (TSC cycles) at QUANTILES, then the maximum; from the last repetition.
-    lat: Vec<u64>,
+    pub lat: Vec<u64>,
     lat_count: u64,
     /// The l2fwd floor's median latency with the same tap.
-    l2fwd_p50: u64,
+    pub l2fwd_p50: u64,
     /// The program's quietest bursts: the lowest, over the repetitions, 5th percentile of its
     /// rx → tx latency (TSC cycles; every packet of a burst has its burst's time).
     quiet_burst: u64,
@@ -67,22 +71,22 @@ struct Point {
 }
 
 impl Point {
-    fn overhead(&self) -> f64 {
+    pub fn overhead(&self) -> f64 {
         self.program - self.l2fwd
     }
 }
 
 /// What one point runs.
-struct Spec {
-    series: String,
-    x: f64,
-    label: String,
-    prog: ProgSpec,
-    pkt_len: u32,
+pub(crate) struct Spec {
+    pub series: String,
+    pub x: f64,
+    pub label: String,
+    pub prog: ProgSpec,
+    pub pkt_len: u32,
 }
 
 /// The run's settings and state shared by all points.
-struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     a: &'a BenchArgs,
     out_dir: PathBuf,
     warmup: f64,
@@ -90,8 +94,48 @@ struct Ctx<'a> {
     traffic: Traffic,
     /// The pcap trace (--traffic FILE.pcap), read once.
     pcap: Option<Trace>,
-    tsc_hz: f64,
+    pub tsc_hz: f64,
     progress: Progress,
+}
+
+impl<'a> Ctx<'a> {
+    /// Settings for measuring points outside a sweep (`p4dp calibrate`, `p4dp model --check`):
+    /// `a`'s workers, packets, repetitions and seed, the given windows and popularity, compiled
+    /// programs kept in `out_dir`; `total` points announced on the progress line.
+    pub fn new(
+        a: &'a BenchArgs,
+        out_dir: PathBuf,
+        traffic: Traffic,
+        warmup: f64,
+        duration: f64,
+        total: usize,
+    ) -> Ctx<'a> {
+        Ctx {
+            a,
+            out_dir,
+            warmup,
+            duration,
+            traffic,
+            pcap: None,
+            tsc_hz: 0.0,
+            progress: Progress {
+                total,
+                done: 0,
+                start: Instant::now(),
+                tty: std::io::stderr().is_terminal(),
+            },
+        }
+    }
+
+    /// One more point is done (the progress line's count).
+    pub fn point_done(&mut self) {
+        self.progress.done += 1;
+    }
+
+    /// Ends the progress line.
+    pub fn finish(&self) {
+        self.progress.finish();
+    }
 }
 
 /// A progress line on stderr: rewritten in place on a terminal, one line per step otherwise.
@@ -149,7 +193,7 @@ fn csum(tmpl: &[u8]) -> [u8; 2] {
 }
 
 /// A trace of records hitting `rules` of a `kind` table with the run's popularity.
-fn rule_trace(ctx: &Ctx, kind: TableKind, rules: &[Rule], tmpl: &[u8], seed: u64) -> Trace {
+pub(crate) fn rule_trace(ctx: &Ctx, kind: TableKind, rules: &[Rule], tmpl: &[u8], seed: u64) -> Trace {
     let w = gen::widths(kind);
     let mut rng = Rng::new(seed ^ 0x7eaf);
     let pop = Popularity::new(&ctx.traffic, rules.len() as u64, &mut rng);
@@ -163,7 +207,7 @@ fn rule_trace(ctx: &Ctx, kind: TableKind, rules: &[Rule], tmpl: &[u8], seed: u64
     overlay(ctx, records)
 }
 
-fn overlay(ctx: &Ctx, records: Vec<u8>) -> Trace {
+pub(crate) fn overlay(ctx: &Ctx, records: Vec<u8>) -> Trace {
     Trace {
         records,
         rec_size: REC_SIZE,
@@ -186,14 +230,13 @@ fn pcap_or(ctx: &Ctx, t: Trace) -> Trace {
 
 /// Compile `spec`'s program, install entries with `install`, and measure the l2fwd floor and the
 /// program `--repeat` times with `trace` as the traffic (and floor + `rte_acl` when given).
-fn run_point(
+pub(crate) fn run_point(
     ctx: &mut Ctx,
     spec: &Spec,
     install: &mut dyn FnMut(&mut BenchTarget, u32) -> Result<u64>,
     trace: &Trace,
     rte_acl: Option<&RteAcl>,
 ) -> Result<Point> {
-    let a = ctx.a;
     let name = spec.label.replace([' ', '^', '/'], "_");
     ctx.progress.step(&format!("{}: compiling", spec.label));
     let src = ctx.out_dir.join(format!("{name}.p4"));
@@ -206,10 +249,26 @@ fn run_point(
     let so = compile::build(&c, &ctx.out_dir.join(&name), false)
         .with_context(|| format!("compiling the generated {}", src.display()))?
         .so_path;
+    measure_so(ctx, spec, &so, spec.prog.tables.len() as u32, install, trace, rte_acl)
+}
+
+/// Load the compiled `so` (with `n_tables` tables), install entries with `install`, and measure
+/// the l2fwd floor and the program `--repeat` times with `trace` as the traffic; `spec` gives the
+/// point's name, series and packet length (its program is not used).
+pub(crate) fn measure_so(
+    ctx: &mut Ctx,
+    spec: &Spec,
+    so: &Path,
+    n_tables: u32,
+    install: &mut dyn FnMut(&mut BenchTarget, u32) -> Result<u64>,
+    trace: &Trace,
+    rte_acl: Option<&RteAcl>,
+) -> Result<Point> {
+    let a = ctx.a;
     let mut target = BenchTarget::load(&so, a.workers).with_context(|| format!("loading {}", so.display()))?;
     ctx.progress.step(&format!("{}: installing entries", spec.label));
     let mut installed = 0;
-    for t in 0..spec.prog.tables.len() as u32 {
+    for t in 0..n_tables {
         installed = install(&mut target, t)?;
     }
     let tmpl = template(spec.pkt_len)?;
@@ -233,6 +292,7 @@ fn run_point(
     let mut quiet_burst = u64::MAX;
     let mut skipped = 0;
     let mut acl_cp = Vec::new();
+    let mut packets = 0;
     {
         let mut bench = Bench::new(&mut target, &bp).context("creating the bench ports and packets")?;
         // configures the ports, which the tap needs
@@ -246,8 +306,10 @@ fn run_point(
                 retry_empty("l2fwd floor loop", || Ok(tap.measure(Kind::L2fwd)?)).context("l2fwd floor loop")?;
             l2.push(m.cycles_per_pkt);
             l2_p50.push(h.quantile(0.5) as f64);
+            let before = tap.runtime_packets()?;
             let (m, cnt, h) =
                 retry_empty("program", || Ok(tap.measure(Kind::Program)?)).context("running the program")?;
+            packets += tap.runtime_packets()?.saturating_sub(before);
             pr.push(m.cycles_per_pkt);
             quiet_burst = quiet_burst.min(h.quantile(QUIET_QUANTILE));
             mpps.push(m.mpps);
@@ -261,10 +323,12 @@ fn run_point(
         }
     }
     let (mut hits, mut misses) = (0, 0);
-    for t in 0..spec.prog.tables.len() as u32 {
+    let mut table_counts = Vec::new();
+    for t in 0..n_tables {
         let (h, m) = target.table_hits_misses(t)?;
         hits += h;
         misses += m;
+        table_counts.push((h, m));
     }
     let (lat, lat_count) = match &last {
         Some((h, n)) => {
@@ -282,6 +346,8 @@ fn run_point(
         installed,
         hits,
         misses,
+        table_counts,
+        packets,
         l2fwd: median(&mut l2),
         program,
         program_min: pr.first().copied().unwrap_or(0.0),
@@ -301,7 +367,7 @@ fn run_point(
 }
 
 /// Install `rules` in table `t` of a `kind` program; returns how many were installed.
-fn install_rules(target: &mut BenchTarget, t: u32, kind: TableKind, rules: &[Rule]) -> Result<u64> {
+pub(crate) fn install_rules(target: &mut BenchTarget, t: u32, kind: TableKind, rules: &[Rule]) -> Result<u64> {
     let n = rules.len();
     let (action, params) = (fwd_action(target)?, fwd_params(target)?);
     for (i, r) in rules.iter().enumerate() {

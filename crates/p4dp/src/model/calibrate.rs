@@ -1,0 +1,460 @@
+//! `p4dp calibrate`: measures this machine with the bench sweeps' machinery (generated programs,
+//! the trace tap, per-point l2fwd floors; crate::bench::sweep) and writes the profile `p4dp
+//! model` costs programs with (docs/model.md).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use p4dp_rt::bench::BenchTarget;
+
+use super::predict::footprint_bytes;
+use super::profile::{fit_penalties, Caches, KindCost, Machine, Profile, SizePoint};
+use super::{bench_args, CalibrateArgs};
+use crate::bench::gen::{self, Externs, ProgSpec, TableKind};
+use crate::bench::sweep::{install_rules, rule_trace, run_point, Ctx, Point, Spec};
+use crate::bench::traffic::Traffic;
+use crate::bench::{cpus, default_mem, eal_args, template};
+
+/// One cache size from sysfs (`/sys/devices/system/cpu/cpu0/cache/index*`): the data or unified
+/// cache of `level`, in bytes.
+fn sysfs_cache(level: u32) -> Option<u64> {
+    let base = Path::new("/sys/devices/system/cpu/cpu0/cache");
+    for e in std::fs::read_dir(base).ok()?.flatten() {
+        let p = e.path();
+        let read = |f: &str| std::fs::read_to_string(p.join(f)).ok().map(|s| s.trim().to_string());
+        // entries that are not cache indexes (uevent) have no level
+        let (Some(l), Some(t), Some(sz)) = (read("level"), read("type"), read("size")) else {
+            continue;
+        };
+        if l.parse::<u32>().ok() == Some(level) && t != "Instruction" {
+            return parse_size(&sz);
+        }
+    }
+    None
+}
+
+/// sysfs' cache size: `32K`, `512K`, `32768K`, `8M`.
+pub fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (n, mult) = match s.chars().last()? {
+        'K' | 'k' => (&s[..s.len() - 1], 1u64 << 10),
+        'M' | 'm' => (&s[..s.len() - 1], 1 << 20),
+        'G' | 'g' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    n.parse::<u64>().ok().map(|v| v * mult)
+}
+
+/// The machine's caches; levels sysfs does not give take common sizes (and say so).
+pub fn caches() -> Caches {
+    let l1d = sysfs_cache(1);
+    let l2 = sysfs_cache(2);
+    let llc = sysfs_cache(3);
+    if l1d.is_none() || l2.is_none() || llc.is_none() {
+        eprintln!("calibrate: sysfs gives no size for some cache levels; assuming 32 KiB / 1 MiB / 32 MiB for those");
+    }
+    let l1d = l1d.unwrap_or(32 << 10);
+    let l2 = l2.unwrap_or(1 << 20).max(l1d);
+    let llc = llc.unwrap_or(32 << 20).max(l2);
+    Caches { l1d, l2, llc }
+}
+
+fn first_line(path: &str) -> String {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|s| s.lines().next().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// `/proc/loadavg`'s one-minute load.
+pub fn load_avg() -> f64 {
+    first_line("/proc/loadavg")
+        .split_whitespace()
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0.0)
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The measurement plan: sizes per kind, windows and repetitions.
+struct Plan {
+    sizes: Vec<(TableKind, Vec<u32>)>,
+    chain: Vec<u32>,
+    repeat: u32,
+    warmup: f64,
+    duration: f64,
+}
+
+fn plan(quick: bool) -> Plan {
+    if quick {
+        Plan {
+            sizes: vec![
+                (TableKind::Exact, vec![4, 16]),
+                (TableKind::Lpm, vec![4]),
+                (TableKind::Ternary, vec![4]),
+            ],
+            chain: vec![1, 3],
+            repeat: 1,
+            warmup: 0.05,
+            duration: 0.1,
+        }
+    } else {
+        Plan {
+            sizes: vec![
+                (TableKind::Exact, vec![2, 8, 12, 15, 18, 20]),
+                (TableKind::Lpm, vec![2, 8, 12, 16, 18]),
+                (TableKind::Ternary, vec![2, 6, 8, 10]),
+                (TableKind::Range, vec![2, 6, 8, 10]),
+                (TableKind::Optional, vec![2, 6, 8, 10]),
+            ],
+            chain: vec![1, 2, 4, 8],
+            repeat: 3,
+            warmup: 0.2,
+            duration: 0.5,
+        }
+    }
+}
+
+/// Bytes of the generated programs' key of `kind` (native layout: each field in 1, 2, 4 bytes).
+fn key_len(kind: TableKind) -> u32 {
+    gen::widths(kind)
+        .iter()
+        .map(|w| w.div_ceil(8).next_power_of_two())
+        .sum()
+}
+
+/// Action data of the generated `fwd(bit<9> port)`.
+const FWD_DATA: u32 = 2;
+/// Entries of the tables in the shape measurements (cache-resident).
+const SHAPE_ENTRIES: u64 = 256;
+
+fn measure(ctx: &mut Ctx, label: &str, prog: ProgSpec, kind: TableKind, n: u64) -> Result<Point> {
+    let rules = gen::rules(kind, n, 7 + n);
+    let tmpl = template(60)?;
+    let trace = rule_trace(ctx, kind, &rules, &tmpl, 11 + n);
+    let spec = Spec {
+        series: kind.name().into(),
+        x: n as f64,
+        label: label.into(),
+        prog,
+        pkt_len: 60,
+    };
+    let tables = spec.prog.tables.len();
+    let p = run_point(
+        ctx,
+        &spec,
+        &mut |t: &mut BenchTarget, i| {
+            if i as usize >= tables {
+                return Ok(0);
+            }
+            install_rules(t, i, kind, &rules)
+        },
+        &trace,
+        None,
+    )?;
+    ctx.point_done();
+    Ok(p)
+}
+
+fn slope(xy: &[(f64, f64)]) -> f64 {
+    let n = xy.len() as f64;
+    if xy.len() < 2 {
+        return 0.0;
+    }
+    let mx = xy.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = xy.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = xy.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = xy.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    if sxx == 0.0 {
+        0.0
+    } else {
+        sxy / sxx
+    }
+}
+
+/// Least-squares (intercept, slope) of y over x.
+pub fn line(xy: &[(f64, f64)]) -> (f64, f64) {
+    let b = slope(xy);
+    let n = xy.len().max(1) as f64;
+    let mx = xy.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = xy.iter().map(|p| p.1).sum::<f64>() / n;
+    (my - b * mx, b)
+}
+
+pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
+    let pl = plan(a.quick);
+    let load_before = load_avg();
+    let workers = if cpus() >= 2 { 2 } else { 1 };
+    let top = pl.sizes.iter().flat_map(|(_, s)| s.iter()).max().copied().unwrap_or(4);
+    let mem = (default_mem(4096, 1 << top, workers) * 2).min(16384);
+    p4dp_rt::Eal::init(&eal_args(mem, workers, a.eal.as_deref())).context("starting DPDK's EAL")?;
+    let scratch = crate::compile::temp_dir("calibrate")?;
+    let out_dir = a.build_dir.clone().unwrap_or_else(|| scratch.path().to_path_buf());
+    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let common = |w: u32| -> Result<crate::bench::BenchArgs> {
+        bench_args(&[
+            "--workers".into(),
+            w.to_string(),
+            "--repeat".into(),
+            pl.repeat.to_string(),
+        ])
+    };
+    let a1 = common(1)?;
+    let total = 2 + pl.sizes.iter().map(|(_, s)| s.len()).sum::<usize>() + pl.chain.len() + 3 + 1;
+    let mut ctx = Ctx::new(&a1, out_dir.clone(), Traffic::Uniform, pl.warmup, pl.duration, total);
+    let mut all: Vec<Point> = Vec::new();
+
+    // base program (3 headers, no table) and the same with 4 more headers
+    let base = measure(
+        &mut ctx,
+        "no table",
+        ProgSpec::exact_chain(0, 1, 0),
+        TableKind::Exact,
+        16,
+    )?;
+    let mut more = ProgSpec::exact_chain(0, 1, 0);
+    more.extra_headers = 4;
+    let more_h = measure(&mut ctx, "no table, 7 headers", more, TableKind::Exact, 16)?;
+    let base_ovh = base.overhead();
+    let per_header = (more_h.overhead() - base_ovh) / 4.0;
+
+    let mut kinds = Vec::new();
+    for (kind, sizes) in &pl.sizes {
+        let mut points = Vec::new();
+        for &l in sizes {
+            let n = 1u64 << l;
+            let p = measure(
+                &mut ctx,
+                &format!("{} 2^{l}", kind.name()),
+                ProgSpec::kind(*kind, n),
+                *kind,
+                n,
+            )?;
+            points.push(SizePoint {
+                entries: n,
+                footprint_bytes: footprint_bytes(kind.name(), n, key_len(*kind), FWD_DATA),
+                cycles: (p.overhead() - base_ovh).max(0.0),
+            });
+            all.push(p);
+        }
+        kinds.push(KindCost {
+            kind: kind.name().into(),
+            points,
+        });
+    }
+
+    let mut chain = Vec::new();
+    for &n in &pl.chain {
+        let p = measure(
+            &mut ctx,
+            &format!("{n} exact tables"),
+            ProgSpec::exact_chain(n, SHAPE_ENTRIES, 0),
+            TableKind::Exact,
+            SHAPE_ENTRIES,
+        )?;
+        chain.push((f64::from(n), p.overhead()));
+        all.push(p);
+    }
+    let apply = slope(&chain).max(0.0);
+    let one_table = chain.first().map_or(0.0, |c| c.1);
+
+    let data = measure(
+        &mut ctx,
+        "action data +32B",
+        ProgSpec::exact_chain(1, SHAPE_ENTRIES, 32),
+        TableKind::Exact,
+        SHAPE_ENTRIES,
+    )?;
+    let per_byte = ((data.overhead() - one_table) / 32.0).max(0.0);
+    let mut with = |ctx: &mut Ctx, label: &str, e: Externs| -> Result<f64> {
+        let mut s = ProgSpec::exact_chain(1, SHAPE_ENTRIES, 0);
+        s.externs = e;
+        let p = measure(ctx, label, s, TableKind::Exact, SHAPE_ENTRIES)?;
+        let d = (p.overhead() - one_table).max(0.0);
+        all.push(p);
+        Ok(d)
+    };
+    let counter = with(
+        &mut ctx,
+        "counter",
+        Externs {
+            counter: true,
+            register: false,
+        },
+    )?;
+    let register = with(
+        &mut ctx,
+        "register",
+        Externs {
+            counter: false,
+            register: true,
+        },
+    )?;
+    all.push(data);
+    ctx.finish();
+    let tsc_hz = ctx.tsc_hz;
+
+    // the same one-table program with two workers: the core cycles/packet it costs each
+    let mut worker_ratio = vec![(1, 1.0)];
+    if workers == 2 {
+        let a2 = common(2)?;
+        let mut ctx2 = Ctx::new(&a2, out_dir.clone(), Traffic::Uniform, pl.warmup, pl.duration, 1);
+        let p2 = measure(
+            &mut ctx2,
+            "1 exact table, 2 workers",
+            ProgSpec::exact_chain(1, SHAPE_ENTRIES, 0),
+            TableKind::Exact,
+            SHAPE_ENTRIES,
+        )?;
+        ctx2.finish();
+        let one = all
+            .iter()
+            .find(|p| p.label == "1 exact tables")
+            .map_or(0.0, |p| p.program);
+        if one > 0.0 && p2.program > 0.0 {
+            worker_ratio.push((2, p2.program / one));
+        }
+    }
+
+    // median latency against cycles/packet, over every point's program and l2fwd loop
+    let mut lat: Vec<(f64, f64)> = all
+        .iter()
+        .filter(|p| !p.lat.is_empty())
+        .map(|p| (p.program, p.lat[0] as f64))
+        .collect();
+    lat.extend(all.iter().map(|p| (p.l2fwd, p.l2fwd_p50 as f64)));
+    let (lat_base, lat_per) = line(&lat);
+
+    let mut floors: Vec<f64> = all.iter().map(|p| p.l2fwd).collect();
+    let caches = caches();
+    let exact = kinds
+        .iter()
+        .find(|k| k.kind == "exact")
+        .map(|k| k.points.clone())
+        .unwrap_or_default();
+    let prof = Profile {
+        machine: Machine {
+            cpu_model: cpu_model(),
+            cpus: cpus(),
+            tsc_hz,
+            hostname: first_line("/proc/sys/kernel/hostname"),
+            kernel: first_line("/proc/sys/kernel/osrelease"),
+            measured_at: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            load_before,
+            load_after: load_avg(),
+        },
+        quick: a.quick,
+        miss_penalty: fit_penalties(&caches, &exact),
+        caches,
+        floor_cycles: crate::bench::median(&mut floors),
+        base_cycles: base_ovh,
+        base_headers: 3,
+        parse_cycles_per_header: per_header,
+        table_apply_cycles: apply,
+        action_data_cycles_per_byte: per_byte,
+        counter_cycles: counter,
+        register_cycles: register,
+        kinds,
+        latency_base: lat_base,
+        latency_per_cycle: lat_per.max(0.0),
+        worker_ratio,
+    };
+    if let Some(d) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    std::fs::write(&a.out, prof.to_json().render()).with_context(|| format!("writing {}", a.out.display()))?;
+    print!("{}", summary(&prof));
+    eprintln!("calibrate: profile written to {}", a.out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What the profile says, for the terminal.
+pub fn summary(p: &Profile) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "machine: {} ({} CPUs, TSC {:.2} GHz), load {:.1} → {:.1}{}",
+        p.machine.cpu_model,
+        p.machine.cpus,
+        p.machine.tsc_hz / 1e9,
+        p.machine.load_before,
+        p.machine.load_after,
+        if p.quick { ", quick" } else { "" }
+    );
+    let _ = writeln!(
+        s,
+        "caches: L1d {} KiB, L2 {} KiB, LLC {} KiB",
+        p.caches.l1d >> 10,
+        p.caches.l2 >> 10,
+        p.caches.llc >> 10
+    );
+    let _ = writeln!(
+        s,
+        "floor {:.1}, base program {:.1} ({} headers, {:.1} per header), extra table {:.1}, action data {:.2}/byte, counter {:.1}, register {:.1} cycles/packet",
+        p.floor_cycles,
+        p.base_cycles,
+        p.base_headers,
+        p.parse_cycles_per_header,
+        p.table_apply_cycles,
+        p.action_data_cycles_per_byte,
+        p.counter_cycles,
+        p.register_cycles
+    );
+    for k in &p.kinds {
+        let pts: Vec<String> = k
+            .points
+            .iter()
+            .map(|q| format!("2^{}: {:.1}", q.entries.trailing_zeros(), q.cycles))
+            .collect();
+        let _ = writeln!(s, "{:<9} {}", k.kind, pts.join(", "));
+    }
+    let _ = writeln!(
+        s,
+        "miss penalties L1/L2/LLC: {:.1} / {:.1} / {:.1}; latency p50 ≈ {:.0} + {:.1} × cycles/packet; 2 workers: {}",
+        p.miss_penalty[0],
+        p.miss_penalty[1],
+        p.miss_penalty[2],
+        p.latency_base,
+        p.latency_per_cycle,
+        p.worker_ratio
+            .iter()
+            .find(|w| w.0 == 2)
+            .map_or("not measured".to_string(), |w| format!("{:.2}x core cycles", w.1))
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sysfs_sizes() {
+        assert_eq!(parse_size("32K"), Some(32 << 10));
+        assert_eq!(parse_size("32768K\n"), Some(32 << 20));
+        assert_eq!(parse_size("8M"), Some(8 << 20));
+        assert_eq!(parse_size("512"), Some(512));
+        assert_eq!(parse_size("x"), None);
+    }
+
+    #[test]
+    fn fitted_line() {
+        let (a, b) = line(&[(1.0, 3.0), (2.0, 5.0), (3.0, 7.0)]);
+        assert!((a - 1.0).abs() < 1e-12 && (b - 2.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,344 @@
+//! Costing a program's per-packet paths with a machine profile: the prediction `p4dp model`
+//! prints and `p4dp model --check` judges (docs/model.md, "Method").
+
+use std::fmt::Write as _;
+
+use super::profile::{lookup_cost, regime, Popularity, Profile};
+use super::ModelError;
+use crate::bench::json::Json;
+
+/// What one table does per packet, found by running the program (applications and hits from the
+/// runtime's counters) and from its layout (entries, memory).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableUse {
+    pub name: String,
+    /// The profile's kind whose costs apply: exact, lpm, ternary, range, optional, or keyless.
+    pub kind: String,
+    pub entries: u64,
+    /// Bytes per entry the lookups touch (footprint / entries).
+    pub bytes_per_entry: f64,
+    /// Memory of the table at its capacity as the runtime lays it out, and how.
+    pub memory_bytes: u64,
+    pub storage: String,
+    /// Applications per packet and the share of them that hit.
+    pub applies: f64,
+    pub hit_ratio: f64,
+    /// Action data bytes beyond a port parameter, of the actions run (hit and miss weighted).
+    pub extra_data_bytes: f64,
+    /// Counter and register (read + write) operations per application.
+    pub counters: f64,
+    pub registers: f64,
+}
+
+/// A program's paths: what the model costs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProgramUse {
+    /// Headers the parser extracts per packet.
+    pub headers: u32,
+    pub tables: Vec<TableUse>,
+    pub workers: u32,
+    pub popularity: Popularity,
+}
+
+/// One table's share of the prediction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableCost {
+    pub name: String,
+    /// Cycles/packet this table adds (applications × cost of one).
+    pub cycles: f64,
+    pub lookup: f64,
+    pub action: f64,
+    /// Where most lookups are served from.
+    pub regime: &'static str,
+    /// The largest part of its cost, in words.
+    pub dominant: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prediction {
+    /// Cycles/packet of one worker (core cycles: with several workers, each worker's).
+    pub cycles: f64,
+    pub floor: f64,
+    pub parse: f64,
+    pub tables: Vec<TableCost>,
+    pub mpps_per_worker: f64,
+    pub mpps_total: f64,
+    pub latency_p50_cycles: f64,
+    pub latency_p50_us: f64,
+}
+
+/// Costs `u` with `p`. Errors: a table kind the profile has no figures for.
+pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
+    let parse = p.base_cycles + (f64::from(u.headers) - f64::from(p.base_headers)) * p.parse_cycles_per_header;
+    let mut tables = Vec::new();
+    let mut sum = 0.0;
+    for t in &u.tables {
+        // an empty table finds nothing to search: the cost of applying it, as a keyless one
+        let (lookup, misses) = if t.kind == "keyless" || t.entries == 0 {
+            (p.table_apply_cycles, [0.0; 3])
+        } else {
+            let k = p
+                .kind(&t.kind)
+                .ok_or_else(|| ModelError::NoKind(t.kind.clone(), t.name.clone()))?;
+            lookup_cost(p, k, t.entries.max(1), t.bytes_per_entry, u.popularity)
+        };
+        let data = t.extra_data_bytes * p.action_data_cycles_per_byte;
+        let ext = t.counters * p.counter_cycles + t.registers * p.register_cycles;
+        let action = data + ext;
+        let one = lookup + action;
+        let cycles = t.applies * one;
+        let reg = regime(&misses);
+        let dominant = if t.applies == 0.0 {
+            "not applied".to_string()
+        } else if t.kind != "keyless" && t.entries == 0 {
+            "no entries: applying it and its default action".to_string()
+        } else if ext > lookup && ext >= data {
+            "extern calls in its actions".to_string()
+        } else if data > lookup {
+            "action data".to_string()
+        } else if reg == "L1" {
+            format!("{} lookup, cache-resident", t.kind)
+        } else {
+            format!("{} lookup, memory in {reg}", t.kind)
+        };
+        sum += cycles;
+        tables.push(TableCost {
+            name: t.name.clone(),
+            cycles,
+            lookup,
+            action,
+            regime: reg,
+            dominant,
+        });
+    }
+    let one_worker = p.floor_cycles + parse + sum;
+    let cycles = one_worker * p.worker_factor(u.workers.max(1));
+    let mpps_per_worker = p.machine.tsc_hz / cycles / 1e6;
+    let latency = p.latency_base + p.latency_per_cycle * cycles;
+    Ok(Prediction {
+        cycles,
+        floor: p.floor_cycles,
+        parse,
+        tables,
+        mpps_per_worker,
+        mpps_total: mpps_per_worker * f64::from(u.workers.max(1)),
+        latency_p50_cycles: latency.max(0.0),
+        latency_p50_us: latency.max(0.0) / p.machine.tsc_hz * 1e6,
+    })
+}
+
+fn human(bytes: u64) -> String {
+    if bytes >= 10 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else if bytes >= 10 << 10 {
+        format!("{} KiB", bytes >> 10)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+/// The text report: the figures, then per table what it costs and what dominates.
+pub fn report(p: &Profile, u: &ProgramUse, r: &Prediction) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "prediction ({} worker{}, profile of {} on {}{})",
+        u.workers,
+        if u.workers == 1 { "" } else { "s" },
+        p.machine.hostname,
+        p.machine.cpu_model,
+        if p.quick { ", quick calibration" } else { "" }
+    );
+    let _ = writeln!(s, "  cycles/packet:        {:.1}", r.cycles);
+    let _ = writeln!(s, "  Mpps per worker:      {:.2}", r.mpps_per_worker);
+    let _ = writeln!(s, "  Mpps total:           {:.2}", r.mpps_total);
+    let _ = writeln!(
+        s,
+        "  median latency:       {:.0} cycles ({:.2} us, rx burst to tx burst)",
+        r.latency_p50_cycles, r.latency_p50_us
+    );
+    let _ = writeln!(s, "where the cycles go (per packet, one worker):");
+    let _ = writeln!(s, "  {:<28} {:>9}", "rx/tx floor", format!("{:.1}", r.floor));
+    let _ = writeln!(
+        s,
+        "  {:<28} {:>9}",
+        format!(
+            "parse/deparse ({} header{})",
+            u.headers,
+            if u.headers == 1 { "" } else { "s" }
+        ),
+        format!("{:.1}", r.parse)
+    );
+    for (t, c) in u.tables.iter().zip(&r.tables) {
+        let _ = writeln!(
+            s,
+            "  {:<28} {:>9}  {:.2} applies/pkt, {:.0}% hit; lookup {:.1} + action {:.1}; {}",
+            format!("table {}", t.name),
+            format!("{:.1}", c.cycles),
+            t.applies,
+            t.hit_ratio * 100.0,
+            c.lookup,
+            c.action,
+            c.dominant
+        );
+    }
+    let _ = writeln!(s, "table memory:");
+    for t in &u.tables {
+        let _ = writeln!(
+            s,
+            "  {:<28} {:>8} entries  {:<20} {}",
+            t.name,
+            t.entries,
+            t.storage,
+            if t.kind == "keyless" {
+                "-".to_string()
+            } else {
+                human(t.memory_bytes)
+            }
+        );
+    }
+    if let Some(top) = r.tables.iter().max_by(|a, b| a.cycles.total_cmp(&b.cycles)) {
+        if top.cycles > r.floor {
+            let _ = writeln!(s, "dominant: table {} ({})", top.name, top.dominant);
+        } else {
+            let _ = writeln!(
+                s,
+                "dominant: the rx/tx floor and parsing (no table costs more than the floor)"
+            );
+        }
+    } else {
+        let _ = writeln!(s, "dominant: the rx/tx floor and parsing (no tables)");
+    }
+    s
+}
+
+/// The prediction as JSON (`p4dp model --json`).
+pub fn to_json(u: &ProgramUse, r: &Prediction) -> Json {
+    Json::obj([
+        ("cycles_per_pkt", Json::Num(r.cycles)),
+        ("mpps_per_worker", Json::Num(r.mpps_per_worker)),
+        ("mpps_total", Json::Num(r.mpps_total)),
+        ("latency_p50_cycles", Json::Num(r.latency_p50_cycles)),
+        ("latency_p50_us", Json::Num(r.latency_p50_us)),
+        ("workers", Json::uint(u64::from(u.workers))),
+        ("floor_cycles", Json::Num(r.floor)),
+        ("parse_cycles", Json::Num(r.parse)),
+        (
+            "tables",
+            Json::Arr(
+                u.tables
+                    .iter()
+                    .zip(&r.tables)
+                    .map(|(t, c)| {
+                        Json::obj([
+                            ("name", Json::str(t.name.clone())),
+                            ("kind", Json::str(t.kind.clone())),
+                            ("entries", Json::uint(t.entries)),
+                            ("storage", Json::str(t.storage.clone())),
+                            ("memory_bytes", Json::uint(t.memory_bytes)),
+                            ("applies_per_pkt", Json::Num(t.applies)),
+                            ("hit_ratio", Json::Num(t.hit_ratio)),
+                            ("cycles_per_pkt", Json::Num(c.cycles)),
+                            ("lookup_cycles", Json::Num(c.lookup)),
+                            ("action_cycles", Json::Num(c.action)),
+                            ("regime", Json::str(c.regime)),
+                            ("dominant", Json::str(c.dominant.clone())),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::profile::tests::sample;
+
+    fn table(kind: &str, entries: u64, applies: f64) -> TableUse {
+        TableUse {
+            name: "t".into(),
+            kind: kind.into(),
+            entries,
+            bytes_per_entry: 64.0,
+            memory_bytes: entries * 64,
+            storage: "static".into(),
+            applies,
+            hit_ratio: 1.0,
+            extra_data_bytes: 0.0,
+            counters: 0.0,
+            registers: 0.0,
+        }
+    }
+
+    #[test]
+    fn cycles_add_up_from_the_profile() {
+        let p = sample();
+        let u = ProgramUse {
+            headers: 3,
+            tables: vec![table("exact", 16, 1.0), table("exact", 16, 1.0)],
+            workers: 1,
+            popularity: Popularity::Uniform,
+        };
+        let r = predict(&p, &u).unwrap();
+        // floor 60 + base 40 + 2 × 30
+        assert!((r.cycles - 160.0).abs() < 1e-9, "{}", r.cycles);
+        assert!((r.mpps_per_worker - 2.0e9 / 160.0 / 1e6).abs() < 1e-9);
+        assert!((r.latency_p50_cycles - (100.0 + 32.0 * 160.0)).abs() < 1e-9);
+        assert_eq!(r.tables[0].regime, "L1");
+    }
+
+    #[test]
+    fn headers_actions_externs_and_workers_are_costed() {
+        let p = sample();
+        let mut t = table("exact", 16, 2.0);
+        t.extra_data_bytes = 8.0;
+        t.counters = 1.0;
+        t.registers = 1.0;
+        let u = ProgramUse {
+            headers: 5,
+            tables: vec![t],
+            workers: 2,
+            popularity: Popularity::Uniform,
+        };
+        let r = predict(&p, &u).unwrap();
+        // (60 + 40 + 2·5 + 2 × (30 + 8·0.5 + 10 + 12)) × 1.2
+        let want = (60.0 + 40.0 + 10.0 + 2.0 * 56.0) * 1.2;
+        assert!((r.cycles - want).abs() < 1e-9, "{} vs {want}", r.cycles);
+        assert!((r.mpps_total - 2.0 * r.mpps_per_worker).abs() < 1e-12);
+        // lookup 30 > externs 22 > data 4
+        assert_eq!(r.tables[0].dominant, "exact lookup, cache-resident");
+    }
+
+    #[test]
+    fn a_kind_without_figures_is_an_error() {
+        let p = sample();
+        let u = ProgramUse {
+            headers: 3,
+            tables: vec![table("ternary", 16, 1.0)],
+            workers: 1,
+            popularity: Popularity::Uniform,
+        };
+        let e = predict(&p, &u).unwrap_err().to_string();
+        assert!(e.contains("ternary"), "{e}");
+    }
+
+    #[test]
+    fn the_report_names_every_table_and_the_dominant_one() {
+        let p = sample();
+        let mut big = table("exact", 1 << 20, 1.0);
+        big.name = "big".into();
+        let u = ProgramUse {
+            headers: 3,
+            tables: vec![table("exact", 16, 1.0), big],
+            workers: 1,
+            popularity: Popularity::Uniform,
+        };
+        let r = predict(&p, &u).unwrap();
+        let s = report(&p, &u, &r);
+        assert!(s.contains("table big"), "{s}");
+        assert!(s.contains("dominant: table big (exact lookup, memory in DRAM)"), "{s}");
+        assert!(s.contains("cycles/packet:"), "{s}");
+    }
+}

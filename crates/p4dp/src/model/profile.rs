@@ -1,0 +1,638 @@
+//! The machine profile `p4dp calibrate` writes and `p4dp model` reads (docs/model.md), and the
+//! arithmetic that turns a profile and a program's per-packet paths into cycles/packet: lookup
+//! costs interpolated over the calibrated table sizes, corrected for the traffic's popularity by
+//! a cache model (Che's approximation of an LRU cache per level).
+
+use serde_json::Value;
+
+use super::ModelError;
+use crate::bench::json::Json;
+
+/// Version of the profile's layout; bumped when a field changes meaning or goes away.
+pub const FORMAT: u64 = 1;
+
+/// The machine a profile was measured on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Machine {
+    pub cpu_model: String,
+    pub cpus: u32,
+    pub tsc_hz: f64,
+    pub hostname: String,
+    pub kernel: String,
+    /// Seconds since the Unix epoch at the end of the calibration.
+    pub measured_at: u64,
+    /// `/proc/loadavg`'s one-minute figure before and after.
+    pub load_before: f64,
+    pub load_after: f64,
+}
+
+/// Data cache sizes in bytes (sysfs), innermost first.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Caches {
+    pub l1d: u64,
+    pub l2: u64,
+    pub llc: u64,
+}
+
+impl Caches {
+    pub fn levels(&self) -> [u64; 3] {
+        [self.l1d, self.l2, self.llc]
+    }
+}
+
+/// One calibrated table size: the cost of applying one table of `entries` entries (uniform
+/// traffic, all hits) over the program without tables, and the memory its lookups touch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SizePoint {
+    pub entries: u64,
+    pub footprint_bytes: u64,
+    pub cycles: f64,
+}
+
+/// The calibrated sizes of one match kind (exact, lpm, ternary, range, optional).
+#[derive(Clone, Debug, PartialEq)]
+pub struct KindCost {
+    pub kind: String,
+    /// Ascending by entries.
+    pub points: Vec<SizePoint>,
+}
+
+/// Everything `p4dp model` needs to know about a machine. Cycles are TSC cycles per packet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    pub machine: Machine,
+    pub quick: bool,
+    pub caches: Caches,
+    /// The l2fwd floor with the trace tap (rx, tx, the packet loop; no program).
+    pub floor_cycles: f64,
+    /// The generated program without tables (Ethernet, IPv4, 2 ports parsed and deparsed) over
+    /// the floor.
+    pub base_cycles: f64,
+    /// Headers the base program parses.
+    pub base_headers: u32,
+    /// Each parsed header more or less: half the difference between the base program and one
+    /// that parses Ethernet only.
+    pub parse_cycles_per_header: f64,
+    /// Cost of one more application of a cache-resident exact table (slope over 1..N tables).
+    pub table_apply_cycles: f64,
+    /// Each byte of action data beyond the port parameter.
+    pub action_data_cycles_per_byte: f64,
+    /// One `counter.count` in the action.
+    pub counter_cycles: f64,
+    /// One register read plus write in the action.
+    pub register_cycles: f64,
+    pub kinds: Vec<KindCost>,
+    /// Extra cycles of a lookup whose data misses L1, L2, the LLC (fitted on the exact sizes).
+    pub miss_penalty: [f64; 3],
+    /// Median rx → tx latency ≈ latency_base + latency_per_cycle × cycles/packet.
+    pub latency_base: f64,
+    pub latency_per_cycle: f64,
+    /// (workers, cycles/packet with that many workers / with one), ascending.
+    pub worker_ratio: Vec<(u32, f64)>,
+}
+
+fn num(v: &Value, path: &str) -> Result<f64, ModelError> {
+    let mut cur = v;
+    for k in path.split('.') {
+        cur = cur
+            .get(k)
+            .ok_or_else(|| ModelError::Profile(format!("missing field `{path}`")))?;
+    }
+    cur.as_f64()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| ModelError::Profile(format!("field `{path}` is not a number")))
+}
+
+fn text(v: &Value, path: &str) -> String {
+    let mut cur = v;
+    for k in path.split('.') {
+        match cur.get(k) {
+            Some(c) => cur = c,
+            None => return String::new(),
+        }
+    }
+    cur.as_str().unwrap_or_default().to_string()
+}
+
+fn nonneg(x: f64, what: &str) -> Result<f64, ModelError> {
+    if x < 0.0 {
+        return Err(ModelError::Profile(format!("field `{what}` is negative ({x})")));
+    }
+    Ok(x)
+}
+
+impl Profile {
+    /// Parses a profile document; every field the model uses must be present and sane.
+    pub fn parse(s: &str) -> Result<Profile, ModelError> {
+        let v: Value = serde_json::from_str(s).map_err(|e| ModelError::Profile(format!("not JSON: {e}")))?;
+        match v.get("p4dp_profile").and_then(Value::as_u64) {
+            Some(FORMAT) => {}
+            Some(f) => {
+                return Err(ModelError::Profile(format!(
+                    "format {f}, this p4dp reads format {FORMAT}"
+                )))
+            }
+            None => {
+                return Err(ModelError::Profile(
+                    "not a p4dp profile (no `p4dp_profile` field)".into(),
+                ))
+            }
+        }
+        let tsc_hz = num(&v, "machine.tsc_hz")?;
+        if tsc_hz < 1e6 {
+            return Err(ModelError::Profile(format!(
+                "machine.tsc_hz {tsc_hz} is not a clock rate"
+            )));
+        }
+        let caches = Caches {
+            l1d: num(&v, "caches.l1d_bytes")? as u64,
+            l2: num(&v, "caches.l2_bytes")? as u64,
+            llc: num(&v, "caches.llc_bytes")? as u64,
+        };
+        if caches.l1d == 0 || caches.l2 < caches.l1d || caches.llc < caches.l2 {
+            return Err(ModelError::Profile("caches: need 0 < l1d <= l2 <= llc".into()));
+        }
+        let mut kinds = Vec::new();
+        let ks = v
+            .get("kinds")
+            .and_then(Value::as_object)
+            .ok_or_else(|| ModelError::Profile("missing object `kinds`".into()))?;
+        for (k, pts) in ks {
+            let arr = pts
+                .as_array()
+                .ok_or_else(|| ModelError::Profile(format!("kinds.{k} is not an array")))?;
+            let mut points = Vec::new();
+            for p in arr {
+                let entries = num(p, "entries")?;
+                if entries < 1.0 {
+                    return Err(ModelError::Profile(format!("kinds.{k}: a point has {entries} entries")));
+                }
+                points.push(SizePoint {
+                    entries: entries as u64,
+                    footprint_bytes: num(p, "footprint_bytes")? as u64,
+                    cycles: num(p, "cycles")?,
+                });
+            }
+            if points.is_empty() {
+                return Err(ModelError::Profile(format!("kinds.{k} has no points")));
+            }
+            points.sort_by_key(|p| p.entries);
+            kinds.push(KindCost {
+                kind: k.clone(),
+                points,
+            });
+        }
+        let pen = v
+            .get("miss_penalty_cycles")
+            .and_then(Value::as_array)
+            .filter(|a| a.len() == 3)
+            .ok_or_else(|| ModelError::Profile("`miss_penalty_cycles` must be an array of 3 numbers".into()))?;
+        let mut miss_penalty = [0.0; 3];
+        for (i, x) in pen.iter().enumerate() {
+            miss_penalty[i] = x
+                .as_f64()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| ModelError::Profile("`miss_penalty_cycles` must hold numbers".into()))?;
+        }
+        let mut worker_ratio = vec![(1, 1.0)];
+        if let Some(a) = v.get("worker_ratio").and_then(Value::as_array) {
+            for w in a {
+                let n = num(w, "workers")? as u32;
+                let r = num(w, "cycles_ratio")?;
+                if n > 1 && r > 0.0 {
+                    worker_ratio.push((n, r));
+                }
+            }
+        }
+        worker_ratio.sort_by_key(|w| w.0);
+        Ok(Profile {
+            machine: Machine {
+                cpu_model: text(&v, "machine.cpu_model"),
+                cpus: num(&v, "machine.cpus")? as u32,
+                tsc_hz,
+                hostname: text(&v, "machine.hostname"),
+                kernel: text(&v, "machine.kernel"),
+                measured_at: num(&v, "machine.measured_at")? as u64,
+                load_before: num(&v, "machine.load_before").unwrap_or(0.0),
+                load_after: num(&v, "machine.load_after").unwrap_or(0.0),
+            },
+            quick: v.get("quick").and_then(Value::as_bool).unwrap_or(false),
+            caches,
+            floor_cycles: nonneg(num(&v, "floor_cycles")?, "floor_cycles")?,
+            base_cycles: num(&v, "base_cycles")?,
+            base_headers: num(&v, "base_headers")? as u32,
+            parse_cycles_per_header: num(&v, "parse_cycles_per_header")?,
+            table_apply_cycles: num(&v, "table_apply_cycles")?,
+            action_data_cycles_per_byte: num(&v, "action_data_cycles_per_byte")?,
+            counter_cycles: num(&v, "counter_cycles")?,
+            register_cycles: num(&v, "register_cycles")?,
+            kinds,
+            miss_penalty,
+            latency_base: num(&v, "latency.base_cycles")?,
+            latency_per_cycle: num(&v, "latency.per_cycle")?,
+            worker_ratio,
+        })
+    }
+
+    /// The document `parse` reads.
+    pub fn to_json(&self) -> Json {
+        let m = &self.machine;
+        Json::obj([
+            ("p4dp_profile", Json::uint(FORMAT)),
+            (
+                "machine",
+                Json::obj([
+                    ("cpu_model", Json::str(m.cpu_model.clone())),
+                    ("cpus", Json::uint(u64::from(m.cpus))),
+                    ("tsc_hz", Json::Num(m.tsc_hz)),
+                    ("hostname", Json::str(m.hostname.clone())),
+                    ("kernel", Json::str(m.kernel.clone())),
+                    ("measured_at", Json::uint(m.measured_at)),
+                    ("load_before", Json::Num(m.load_before)),
+                    ("load_after", Json::Num(m.load_after)),
+                ]),
+            ),
+            ("quick", Json::Bool(self.quick)),
+            (
+                "caches",
+                Json::obj([
+                    ("l1d_bytes", Json::uint(self.caches.l1d)),
+                    ("l2_bytes", Json::uint(self.caches.l2)),
+                    ("llc_bytes", Json::uint(self.caches.llc)),
+                ]),
+            ),
+            ("floor_cycles", Json::Num(self.floor_cycles)),
+            ("base_cycles", Json::Num(self.base_cycles)),
+            ("base_headers", Json::uint(u64::from(self.base_headers))),
+            ("parse_cycles_per_header", Json::Num(self.parse_cycles_per_header)),
+            ("table_apply_cycles", Json::Num(self.table_apply_cycles)),
+            (
+                "action_data_cycles_per_byte",
+                Json::Num(self.action_data_cycles_per_byte),
+            ),
+            ("counter_cycles", Json::Num(self.counter_cycles)),
+            ("register_cycles", Json::Num(self.register_cycles)),
+            (
+                "kinds",
+                Json::obj(self.kinds.iter().map(|k| {
+                    (
+                        k.kind.clone(),
+                        Json::Arr(
+                            k.points
+                                .iter()
+                                .map(|p| {
+                                    Json::obj([
+                                        ("entries", Json::uint(p.entries)),
+                                        ("footprint_bytes", Json::uint(p.footprint_bytes)),
+                                        ("cycles", Json::Num(p.cycles)),
+                                    ])
+                                })
+                                .collect(),
+                        ),
+                    )
+                })),
+            ),
+            (
+                "miss_penalty_cycles",
+                Json::Arr(self.miss_penalty.iter().map(|&x| Json::Num(x)).collect()),
+            ),
+            (
+                "latency",
+                Json::obj([
+                    ("base_cycles", Json::Num(self.latency_base)),
+                    ("per_cycle", Json::Num(self.latency_per_cycle)),
+                ]),
+            ),
+            (
+                "worker_ratio",
+                Json::Arr(
+                    self.worker_ratio
+                        .iter()
+                        .filter(|w| w.0 > 1)
+                        .map(|&(n, r)| {
+                            Json::obj([("workers", Json::uint(u64::from(n))), ("cycles_ratio", Json::Num(r))])
+                        })
+                        .collect(),
+                ),
+            ),
+        ])
+    }
+
+    pub fn kind(&self, kind: &str) -> Option<&KindCost> {
+        self.kinds.iter().find(|k| k.kind == kind)
+    }
+
+    /// Core cycles/packet with `workers` workers relative to one (the largest measured count
+    /// stands for more workers).
+    pub fn worker_factor(&self, workers: u32) -> f64 {
+        let mut r = 1.0;
+        for &(n, f) in &self.worker_ratio {
+            if n <= workers {
+                r = f;
+            }
+        }
+        r
+    }
+}
+
+/// Key popularity of the traffic over a table's entries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Popularity {
+    Uniform,
+    /// Rank k with probability ∝ 1/k^s.
+    Zipf(f64),
+}
+
+/// Groups of ranks with (count, probability of each rank in the group): exact for the first
+/// ranks, geometric groups after, so that tables of 2^24 entries cost a few thousand terms.
+fn rank_groups(n: u64, pop: Popularity) -> Vec<(f64, f64)> {
+    match pop {
+        Popularity::Uniform => vec![(n as f64, 1.0 / n as f64)],
+        Popularity::Zipf(s) => {
+            let mut groups = Vec::new();
+            let mut r = 1u64;
+            while r <= n {
+                let end = if r < 1024 {
+                    r
+                } else {
+                    (((r as f64) * 1.02) as u64).min(n)
+                };
+                let cnt = (end - r + 1) as f64;
+                // the mean of k^-s over the group, by its midpoint
+                let mid = (r as f64 + end as f64) / 2.0;
+                groups.push((cnt, mid.powf(-s)));
+                r = end + 1;
+            }
+            let z: f64 = groups.iter().map(|(c, p)| c * p).sum();
+            groups.iter().map(|&(c, p)| (c, p / z)).collect()
+        }
+    }
+}
+
+/// The share of lookups that miss an LRU cache holding `cap` of `n` entries, by Che's
+/// approximation: entry r stays cached with probability 1 - exp(-p_r·T), T chosen so that the
+/// cache holds `cap` entries on average. Uniform popularity gives 1 - cap/n.
+pub fn miss_ratio(n: u64, cap: f64, pop: Popularity) -> f64 {
+    if n == 0 || cap >= n as f64 {
+        return 0.0;
+    }
+    if cap <= 0.0 {
+        return 1.0;
+    }
+    if pop == Popularity::Uniform {
+        return 1.0 - cap / n as f64;
+    }
+    let g = rank_groups(n, pop);
+    let held = |t: f64| -> f64 { g.iter().map(|&(c, p)| c * (1.0 - (-p * t).exp())).sum() };
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    while held(hi) < cap && hi < 1e30 {
+        hi *= 2.0;
+    }
+    for _ in 0..100 {
+        let mid = (lo + hi) / 2.0;
+        if held(mid) < cap {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let t = (lo + hi) / 2.0;
+    g.iter()
+        .map(|&(c, p)| c * p * (-p * t).exp())
+        .sum::<f64>()
+        .clamp(0.0, 1.0)
+}
+
+/// Miss ratio per cache level (L1, L2, LLC) for `n` entries of `bytes_per_entry` each.
+pub fn level_misses(caches: &Caches, n: u64, bytes_per_entry: f64, pop: Popularity) -> [f64; 3] {
+    let mut m = [0.0; 3];
+    for (i, c) in caches.levels().iter().enumerate() {
+        m[i] = miss_ratio(n, *c as f64 / bytes_per_entry.max(1.0), pop);
+    }
+    m
+}
+
+/// Fits the per-level miss penalties from uniform-traffic points (ascending entries, cycles):
+/// the smallest point is the all-cached cost; each larger point assigns what the penalties known
+/// so far leave unexplained to the levels it newly misses (miss ratio ≥ 0.25), in proportion to
+/// their miss ratios. Penalties are never negative; a level no point reaches keeps 0.
+pub fn fit_penalties(caches: &Caches, points: &[SizePoint]) -> [f64; 3] {
+    let mut pen = [0.0; 3];
+    let mut known = [false; 3];
+    let Some(first) = points.first() else { return pen };
+    let c0 = first.cycles;
+    for p in points.iter().skip(1) {
+        let bpe = p.footprint_bytes as f64 / p.entries as f64;
+        let m = level_misses(caches, p.entries, bpe, Popularity::Uniform);
+        let explained: f64 = (0..3).filter(|&l| known[l]).map(|l| m[l] * pen[l]).sum();
+        let newly: Vec<usize> = (0..3).filter(|&l| !known[l] && m[l] >= 0.25).collect();
+        let share: f64 = newly.iter().map(|&l| m[l]).sum();
+        if share > 0.0 {
+            let r = (p.cycles - c0 - explained).max(0.0) / share;
+            for l in newly {
+                pen[l] = r;
+                known[l] = true;
+            }
+        }
+    }
+    pen
+}
+
+/// Lookup cost of a table of `n` entries under uniform traffic: linear in log2(entries) between
+/// the calibrated points, held constant beyond the smallest and the largest.
+pub fn interpolate(points: &[SizePoint], n: u64) -> f64 {
+    let x = (n.max(1) as f64).log2();
+    let xs: Vec<f64> = points.iter().map(|p| (p.entries as f64).log2()).collect();
+    match points.len() {
+        0 => 0.0,
+        _ if x <= xs[0] => points[0].cycles,
+        l if x >= xs[l - 1] => points[l - 1].cycles,
+        _ => {
+            let i = xs.iter().position(|&v| v >= x).unwrap_or(xs.len() - 1).max(1);
+            let f = (x - xs[i - 1]) / (xs[i] - xs[i - 1]).max(1e-9);
+            points[i - 1].cycles + f * (points[i].cycles - points[i - 1].cycles)
+        }
+    }
+}
+
+/// The cost of one lookup of `kind` in a table of `n` entries of `bytes_per_entry`, with the
+/// traffic's popularity: the uniform cost at that size, less the cache misses the popularity
+/// saves (uniform misses minus the popularity's, per level, times the level's penalty); never
+/// below the kind's smallest calibrated cost. Returns (cycles, per-level miss ratios).
+pub fn lookup_cost(p: &Profile, kind: &KindCost, n: u64, bytes_per_entry: f64, pop: Popularity) -> (f64, [f64; 3]) {
+    let uni = interpolate(&kind.points, n);
+    let mu = level_misses(&p.caches, n, bytes_per_entry, Popularity::Uniform);
+    let mp = level_misses(&p.caches, n, bytes_per_entry, pop);
+    let saved: f64 = (0..3).map(|l| (mu[l] - mp[l]).max(0.0) * p.miss_penalty[l]).sum();
+    let floor = kind.points.first().map_or(0.0, |q| q.cycles);
+    ((uni - saved).max(floor.min(uni)), mp)
+}
+
+/// The cache level most lookups are served from, by the miss ratios: "L1", "L2", "LLC", "DRAM".
+pub fn regime(m: &[f64; 3]) -> &'static str {
+    if m[0] < 0.5 {
+        "L1"
+    } else if m[1] < 0.5 {
+        "L2"
+    } else if m[2] < 0.5 {
+        "LLC"
+    } else {
+        "DRAM"
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub fn sample() -> Profile {
+        Profile {
+            machine: Machine {
+                cpu_model: "test cpu".into(),
+                cpus: 2,
+                tsc_hz: 2.0e9,
+                hostname: "h".into(),
+                kernel: "k".into(),
+                measured_at: 1,
+                load_before: 0.5,
+                load_after: 0.7,
+            },
+            quick: true,
+            caches: Caches {
+                l1d: 32 << 10,
+                l2: 1 << 20,
+                llc: 16 << 20,
+            },
+            floor_cycles: 60.0,
+            base_cycles: 40.0,
+            base_headers: 3,
+            parse_cycles_per_header: 5.0,
+            table_apply_cycles: 30.0,
+            action_data_cycles_per_byte: 0.5,
+            counter_cycles: 10.0,
+            register_cycles: 12.0,
+            kinds: vec![KindCost {
+                kind: "exact".into(),
+                points: vec![
+                    SizePoint {
+                        entries: 16,
+                        footprint_bytes: 16 * 64,
+                        cycles: 30.0,
+                    },
+                    SizePoint {
+                        entries: 1 << 20,
+                        footprint_bytes: 64 << 20,
+                        cycles: 330.0,
+                    },
+                ],
+            }],
+            miss_penalty: [10.0, 40.0, 250.0],
+            latency_base: 100.0,
+            latency_per_cycle: 32.0,
+            worker_ratio: vec![(1, 1.0), (2, 1.2)],
+        }
+    }
+
+    #[test]
+    fn profile_round_trips_through_json() {
+        let p = sample();
+        let back = Profile::parse(&p.to_json().render()).expect("parses");
+        assert_eq!(back, p);
+    }
+
+    #[test]
+    fn bad_profiles_are_refused_with_the_field() {
+        let good = sample().to_json().render();
+        let e = Profile::parse("{").unwrap_err().to_string();
+        assert!(e.contains("not JSON"), "{e}");
+        let e = Profile::parse(&good.replace("\"floor_cycles\"", "\"floor\""))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("floor_cycles"), "{e}");
+        let e = Profile::parse(&good.replace("\"p4dp_profile\":1", "\"p4dp_profile\":9"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("format 9"), "{e}");
+        let e = Profile::parse(&good.replace("\"l2_bytes\":1048576", "\"l2_bytes\":1"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("l1d <= l2"), "{e}");
+        let e = Profile::parse("{\"a\":1}").unwrap_err().to_string();
+        assert!(e.contains("not a p4dp profile"), "{e}");
+    }
+
+    #[test]
+    fn che_approximation_matches_uniform_and_favours_skew() {
+        assert!((miss_ratio(1000, 250.0, Popularity::Uniform) - 0.75).abs() < 1e-12);
+        assert_eq!(miss_ratio(100, 200.0, Popularity::Zipf(1.0)), 0.0);
+        assert_eq!(miss_ratio(100, 0.0, Popularity::Zipf(1.0)), 1.0);
+        // a tiny exponent is nearly uniform
+        let near = miss_ratio(4000, 1000.0, Popularity::Zipf(1e-6));
+        assert!((near - 0.75).abs() < 0.01, "{near}");
+        // skew keeps the popular entries cached: fewer misses, more with a larger exponent
+        let z1 = miss_ratio(1 << 20, 4096.0, Popularity::Zipf(1.0));
+        let z2 = miss_ratio(1 << 20, 4096.0, Popularity::Zipf(1.5));
+        assert!(z1 < 0.5 && z2 < z1, "{z1} {z2}");
+    }
+
+    #[test]
+    fn interpolation_is_linear_in_log2_and_clamped() {
+        let pts = sample().kinds[0].points.clone();
+        assert_eq!(interpolate(&pts, 1), 30.0);
+        assert_eq!(interpolate(&pts, 1 << 24), 330.0);
+        // 2^12 is halfway between 2^4 and 2^20 in log2
+        assert!((interpolate(&pts, 1 << 12) - 180.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn penalties_explain_the_larger_points() {
+        let c = sample().caches;
+        let pts = [
+            SizePoint {
+                entries: 16,
+                footprint_bytes: 1024,
+                cycles: 20.0,
+            },
+            SizePoint {
+                entries: 4096,
+                footprint_bytes: 4096 * 64,
+                cycles: 30.0,
+            },
+            SizePoint {
+                entries: 1 << 22,
+                footprint_bytes: 64 << 22,
+                cycles: 400.0,
+            },
+        ];
+        let pen = fit_penalties(&c, &pts);
+        // the 256 KiB point misses only L1 (7/8 of its lookups): 10 cycles / 0.875
+        assert!((pen[0] - 10.0 / 0.875).abs() < 1e-6, "{pen:?}");
+        assert!(pen[1] > 0.0 && pen[2] > 0.0);
+        // the largest point is reproduced by the penalties it fitted
+        let m = level_misses(&c, 1 << 22, 64.0, Popularity::Uniform);
+        let y = 20.0 + (0..3).map(|l| m[l] * pen[l]).sum::<f64>();
+        assert!((y - 400.0).abs() < 1e-6, "{y}");
+    }
+
+    #[test]
+    fn skewed_traffic_costs_less_than_uniform_in_dram_only() {
+        let p = sample();
+        let k = &p.kinds[0];
+        let (u, mu) = lookup_cost(&p, k, 1 << 20, 64.0, Popularity::Uniform);
+        let (z, mz) = lookup_cost(&p, k, 1 << 20, 64.0, Popularity::Zipf(1.2));
+        assert_eq!(u, 330.0);
+        assert_eq!(regime(&mu), "DRAM");
+        assert!(z < u && z >= 30.0, "{z}");
+        assert_ne!(regime(&mz), "DRAM");
+        let (s, _) = lookup_cost(&p, k, 16, 64.0, Popularity::Zipf(1.2));
+        assert_eq!(s, 30.0);
+    }
+
+    #[test]
+    fn worker_factor_steps() {
+        let p = sample();
+        assert_eq!(p.worker_factor(1), 1.0);
+        assert_eq!(p.worker_factor(2), 1.2);
+        assert_eq!(p.worker_factor(8), 1.2);
+    }
+}
