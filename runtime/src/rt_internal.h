@@ -225,6 +225,7 @@ struct p4dp_runtime {
 	pthread_mutex_t batch_lock; /* one batch at a time (error-checking: a nested batch is -EDEADLK) */
 	int dispatching;  /* software dispatch: workers still able to hand packets to others (atomic) */
 	uint32_t run_workers;
+	uint32_t run_background; /* background threads of the current run: workers[run_workers ..] (rtc_bg.c) */
 	uint64_t tsc_hz;
 	uint64_t tsc0, ns0;   /* wall clock of a run: relaxed atomics (read by other control threads) */
 	int clock_live;       /* 1 while tsc0/ns0 are valid (release store after setting them) */
@@ -311,6 +312,10 @@ bool rt_clock_due(bool saturated, uint32_t since);
 /** Run the expiry scan of every idle-timeout table at @p now (control thread). */
 int rt_idle_scan(struct p4dp_runtime *rt, uint64_t now);
 void rt_idle_free(struct p4dp_runtime *rt);
+/** rtc_bg.c: the EAL lcore function of background thread @p arg (a struct rt_worker *, slot
+ *  run_workers + i of rt->workers): runs its share of the program's background pipelines until
+ *  stop_workers (see the file comment there). */
+int rt_bg_main(void *arg);
 /** Software dispatch: owner worker of a frame (flow hash). */
 uint32_t rt_flow_owner(const struct p4dp_runtime *rt, const uint8_t *d, uint32_t len, uint32_t n_workers,
 		       uint32_t self);

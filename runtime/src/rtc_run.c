@@ -30,7 +30,7 @@ static void bg_iteration(struct p4dp_runtime *rt, uint32_t b, uint8_t *buf, stru
 		.priv = NULL,
 	};
 	struct p4dp_bg_env env = {
-		.stop = NULL, /* deterministic: popWait on an empty queue is false at once */
+		.wait = NULL, /* deterministic: popWait on an empty queue is false at once */
 		.rcu = NULL,  /* the control thread is no RCU reader; no worker runs (rt->running is 0) */
 		.rcu_thread = 0,
 		.iteration = rt->bg_iter[b],

@@ -13,6 +13,7 @@
 #include <rte_pause.h>
 
 #include "err.h"
+#include "p4dp/abi.h"
 #include "p4dp/rtc.h"
 
 /*
@@ -144,15 +145,13 @@ bool p4dp_rtc_queue_pop(struct p4dp_rtc_queue *q, void *msg)
 	}
 }
 
-bool p4dp_rtc_queue_pop_wait(struct p4dp_rtc_queue *q, void *msg, const volatile int *stop)
+bool p4dp_rtc_queue_pop_wait(struct p4dp_rtc_queue *q, void *msg, struct p4dp_bg_env *env)
 {
 	for (;;) {
 		if (p4dp_rtc_queue_pop(q, msg))
 			return true;
-		/* relaxed: a stop flag orders nothing */
-		if (stop == NULL || __atomic_load_n(stop, __ATOMIC_RELAXED))
+		if (env == NULL || env->wait == NULL || env->wait(env) != 0)
 			return false;
-		rte_pause();
 	}
 }
 

@@ -529,7 +529,9 @@ static bool ports_rss_capable(struct p4dp_runtime *rt, uint32_t nw)
 	return true;
 }
 
-static int ports_start(struct p4dp_runtime *rt, uint32_t nw, bool rss)
+/* @p nw workers poll the ports; @p ntx_users threads send (the workers, then the background
+ * threads): each gets a tx queue of its own where the device has enough. */
+static int ports_start(struct p4dp_runtime *rt, uint32_t nw, uint32_t ntx_users, bool rss)
 {
 	for (uint32_t s = 0; s < P4DP_RT_MAX_PORTS; s++) {
 		struct rt_port *p = &rt->ports[s];
@@ -542,7 +544,7 @@ static int ports_start(struct p4dp_runtime *rt, uint32_t nw, bool rss)
 				       strerror(-rc));
 		if (info.max_rx_queues < 1 || info.max_tx_queues < 1)
 			return rt_errc(-EIO, "port %u (%s): device has no rx or tx queue", p->port_no, p->name);
-		uint16_t ntx = (uint16_t)(nw < info.max_tx_queues ? nw : info.max_tx_queues);
+		uint16_t ntx = (uint16_t)(ntx_users < info.max_tx_queues ? ntx_users : info.max_tx_queues);
 		struct rte_eth_conf conf;
 		memset(&conf, 0, sizeof(conf));
 		uint16_t nrx = rss ? (uint16_t)nw : 1;
@@ -574,9 +576,9 @@ static int ports_start(struct p4dp_runtime *rt, uint32_t nw, bool rss)
 					       q, strerror(-rc));
 		}
 		p->n_txq = ntx;
-		if (ntx < nw)
+		if (ntx < ntx_users)
 			rt->any_txring = true;
-		if (ntx < nw && p->txring == NULL) {
+		if (ntx < ntx_users && p->txring == NULL) {
 			char rn[RTE_RING_NAMESIZE];
 			snprintf(rn, sizeof(rn), "p4dp_tx%u_%p", s, (void *)rt);
 			p->txring = rte_ring_create(rn, RT_TXRING, rt->socket_id, RING_F_SC_DEQ);
@@ -685,9 +687,16 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	uint32_t nw = params->n_workers;
 	if (nw == 0 || nw > rt->max_workers)
 		return rt_errc(-EINVAL, "run: n_workers %u not in 1..%u (max_workers)", nw, rt->max_workers);
-	if (nw > rte_lcore_count() - 1)
-		return rt_errc(-EINVAL, "run: %u workers need %u EAL worker lcores, the EAL has %u (use --lcores)", nw,
-			       nw, rte_lcore_count() - 1);
+	uint32_t nb = params->n_background;
+	if (nb > rt->prog->n_background)
+		return rt_errc(-EINVAL, "run: %u background threads for %u background pipelines", nb,
+			       rt->prog->n_background);
+	if (nw + nb > rt->max_workers)
+		return rt_errc(-EINVAL, "run: %u workers and %u background threads need max_workers >= %u (it is %u)",
+			       nw, nb, nw + nb, rt->max_workers);
+	if (nw + nb > rte_lcore_count() - 1)
+		return rt_errc(-EINVAL, "run: %u workers and %u background threads need %u EAL worker lcores, the EAL has %u (use --lcores)",
+			       nw, nb, nw + nb, rte_lcore_count() - 1);
 	if (params->stop == NULL && params->duration_ms == 0 && !params->until_input_done)
 		return rt_errc(-EINVAL, "run: no stop condition (stop flag, duration or until_input_done)");
 	int zero = 0;
@@ -729,7 +738,7 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 			rc = rt_errc(-ENOMEM, "run: cannot create the dispatch ring of worker %u", i);
 	}
 	if (rc == 0)
-		rc = ports_start(rt, nw, rss);
+		rc = ports_start(rt, nw, nw + nb, rss);
 	pthread_mutex_unlock(&rt->lock);
 	if (rc != 0) {
 		ports_stop(rt);
@@ -739,6 +748,7 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	}
 
 	rt->run_workers = nw;
+	rt->run_background = nb; /* read by the background threads, launched below */
 	/* relaxed: published by the release store of clock_live below */
 	__atomic_store_n(&rt->tsc0, rte_rdtsc(), __ATOMIC_RELAXED);
 	__atomic_store_n(&rt->ns0, __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
@@ -753,14 +763,15 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	unsigned lc;
 	RTE_LCORE_FOREACH_WORKER(lc)
 	{
-		if (launched == nw)
+		if (launched == nw + nb)
 			break;
 		struct rt_worker *w = &rt->workers[launched];
 		memset(w->txb, 0, sizeof(*w->txb) * P4DP_RT_MAX_PORTS);
 		w->txmask = 0;
 		w->tsc_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / rt->tsc_hz);
 		w->lcore = (int)lc;
-		if (rte_eal_remote_launch(worker_main, w, lc) != 0) {
+		/* the workers, then the background threads of rtc.p4 programs (rtc_bg.c) */
+		if (rte_eal_remote_launch(launched < nw ? worker_main : rt_bg_main, w, lc) != 0) {
 			rc = rt_errc(-EBUSY, "run: lcore %u is busy", lc);
 			break;
 		}
@@ -772,6 +783,7 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	uint64_t t0 = mono_ms(), last_maint = t0, last_idle = t0;
 	struct input_watch iw = {.all_change = t0};
 	uint32_t idle_ms = params->idle_ms ? params->idle_ms : 200;
+	uint64_t input_done_at = 0; /* with background threads: when the input was done (0: not yet) */
 	while (rc == 0) {
 		uint64_t now = mono_ms();
 		/* acquire pairs with the release store of whoever sets *stop (another thread) */
@@ -779,8 +791,13 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 			break;
 		if (params->duration_ms && now - t0 >= params->duration_ms)
 			break;
-		if (params->until_input_done && input_done(rt, &iw, idle_ms, now))
-			break;
+		if (params->until_input_done && input_done(rt, &iw, idle_ms, now)) {
+			/* background pipelines get idle_ms more to react to the last packets */
+			if (nb == 0 || (input_done_at != 0 && now - input_done_at >= idle_ms))
+				break;
+			if (input_done_at == 0)
+				input_done_at = now;
+		}
 		if (now - last_idle >= 10) {
 			/* idle-timeout sweep on the control thread (entries' last-hit times are the
 			 * workers' run clock, which rt_now_ns also reads) */

@@ -188,7 +188,7 @@ impl Gen<'_> {
                 let o = self.rtc_obj(x, "p4dp_rtc_queue");
                 let _ = writeln!(
                     out,
-                    "{i}{{\n{i}\tuint8_t _m[{len}] __attribute__((aligned(8)));\n{i}\tuint8_t _ok = (uint8_t)p4dp_rtc_queue_pop_wait({o}, _m, R->bg != NULL ? R->bg->stop : NULL);\n{i}\tif (_ok) {{\n{i}\t\t{ct} _v;\n{i}\t\tmemcpy(&_v, _m, sizeof _v);"
+                    "{i}{{\n{i}\tuint8_t _m[{len}] __attribute__((aligned(8)));\n{i}\tuint8_t _ok = (uint8_t)p4dp_rtc_queue_pop_wait({o}, _m, R->bg);\n{i}\tif (_ok) {{\n{i}\t\t{ct} _v;\n{i}\t\tmemcpy(&_v, _m, sizeof _v);"
                 );
                 out.push_str(&self.store(dst, "_v", level + 2)?);
                 let _ = writeln!(out, "{i}\t}}");

@@ -208,6 +208,7 @@ pub struct p4dp_run_params {
     pub dispatch: u32,
     pub flow_key_off: u32,
     pub flow_key_len: u32,
+    pub n_background: u32,
 }
 
 #[repr(C)]

@@ -155,6 +155,9 @@ pub struct RunParams<'a> {
     pub dispatch: Dispatch,
     /// Software-dispatch flow key: frame bytes `[offset, offset + len)`; `None`: the IP 5-tuple.
     pub flow_key: Option<(u32, u32)>,
+    /// rtc.p4: background threads running the program's background pipelines (0: they do not
+    /// run); they need `n_workers + n_background` worker contexts (max workers) and EAL lcores.
+    pub n_background: u32,
 }
 
 /// How [`Runtime::run`] spreads flows over workers (rt.h `enum p4dp_rt_dispatch`).
@@ -1042,6 +1045,7 @@ impl Runtime {
             dispatch: dispatch_raw(p.dispatch),
             flow_key_off: p.flow_key.map_or(0, |k| k.0),
             flow_key_len: p.flow_key.map_or(0, |k| k.1),
+            n_background: p.n_background,
         };
         // SAFETY: raw (and the stop flag it points to) outlive the call.
         check("run", unsafe { ffi::p4dp_runtime_run(self.p(), &raw) }).map(|_| ())

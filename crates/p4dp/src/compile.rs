@@ -129,6 +129,8 @@ pub struct Built {
     pub p4info_path: PathBuf,
     /// The P4Runtime device config (docs/p4runtime.md).
     pub device_path: PathBuf,
+    /// rtc.p4: how many background pipelines the program has (0 for other architectures).
+    pub background: u32,
 }
 
 /// The back end's capability check (`p4dp_cgen::capability_check`), run by `check` and `build`
@@ -199,11 +201,18 @@ pub fn build(c: &CompileOpts, out: &Path, show_ir: bool) -> Result<Built> {
     let device_path = out.join(format!("{stem}.device.bin"));
     std::fs::write(&device_path, crate::serve::device_config(c, &stem)?)
         .with_context(|| format!("writing {}", device_path.display()))?;
+    let background = prog
+        .program()
+        .package
+        .as_ref()
+        .filter(|k| k.arch == "rtc")
+        .map_or(0, |k| k.blocks.len().saturating_sub(3) / 2);
     Ok(Built {
         c_path,
         so_path,
         p4info_path,
         device_path,
+        background: u32::try_from(background).unwrap_or(u32::MAX),
     })
 }
 

@@ -78,8 +78,19 @@ impl SwitchOpts {
 
     /// Starts DPDK's EAL for these workers and this much memory.
     pub(crate) fn init_eal(&self) -> Result<()> {
-        p4dp_rt::Eal::init(&eal_args_workers(self.mem, self.workers, self.eal.as_deref()))
-            .context("starting DPDK's EAL (see the EAL's message above; `--eal` adds EAL arguments)")
+        self.init_eal_with(&[])
+    }
+
+    /// Starts DPDK's EAL for these workers, the background threads `background` (see
+    /// [`background_threads`]) and this much memory.
+    pub(crate) fn init_eal_with(&self, background: &[Option<usize>]) -> Result<()> {
+        p4dp_rt::Eal::init(&eal_args_workers(
+            self.mem,
+            self.workers,
+            background,
+            self.eal.as_deref(),
+        ))
+        .context("starting DPDK's EAL (see the EAL's message above; `--eal` adds EAL arguments)")
     }
 }
 
@@ -98,8 +109,97 @@ pub struct RunArgs {
     /// Where to keep the compiled program (default: a temporary directory).
     #[arg(long)]
     pub build_dir: Option<PathBuf>,
+    /// rtc.p4 background pipelines: the CPUs their threads are pinned to, one thread per CPU
+    /// (`1`, `2,3`, `2-3`), at most one per pipeline; a thread with several pipelines runs them
+    /// in turn. Default: one thread per pipeline as far as the CPUs the workers leave allow (at
+    /// least one thread), not pinned (like the workers). See docs/rtc.md.
+    #[arg(long = "background-cores", value_name = "LIST", value_parser = parse_cpu_list)]
+    pub background_cores: Option<CpuList>,
     #[command(flatten)]
     pub p4rt: crate::serve::P4RuntimeOpts,
+}
+
+/// CPUs given as a list (`--background-cores`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuList(pub Vec<usize>);
+
+/// The largest CPU number a list may name (DPDK's CPU sets end there).
+const MAX_CPU: usize = 1023;
+
+/// `--background-cores`: CPU numbers and ranges separated by commas (`0,2-3`), each CPU once.
+pub fn parse_cpu_list(s: &str) -> Result<CpuList, String> {
+    let mut v = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        let num = |x: &str| -> Result<usize, String> {
+            let n: usize = x
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{x}` in `{s}` is not a CPU number"))?;
+            if n > MAX_CPU {
+                return Err(format!("CPU {n} in `{s}`: CPU numbers go up to {MAX_CPU}"));
+            }
+            Ok(n)
+        };
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (num(a)?, num(b)?),
+            None => {
+                let n = num(part)?;
+                (n, n)
+            }
+        };
+        if a > b {
+            return Err(format!("`{part}` in `{s}`: a range goes from low to high"));
+        }
+        for c in a..=b {
+            if v.contains(&c) {
+                return Err(format!("CPU {c} is named twice in `{s}`"));
+            }
+            v.push(c);
+        }
+    }
+    Ok(CpuList(v))
+}
+
+/// The background threads of a run of a program with `pipelines` background pipelines on a
+/// machine with `cpus` CPUs, `workers` of them taken by workers: the CPU each thread is pinned to
+/// (`--background-cores`), or `None` for a thread that floats over every CPU (the default: one
+/// thread per pipeline as far as the CPUs left allow, at least one).
+pub(crate) fn background_threads(
+    pipelines: u32,
+    workers: u32,
+    cpus: usize,
+    cores: Option<&CpuList>,
+) -> Result<Vec<Option<usize>>> {
+    let pipelines = pipelines as usize;
+    match cores {
+        _ if pipelines == 0 => {
+            if cores.is_some() {
+                bail!("--background-cores: the program has no background pipelines");
+            }
+            Ok(Vec::new())
+        }
+        Some(CpuList(list)) => {
+            if list.len() > pipelines {
+                bail!(
+                    "--background-cores names {} CPUs for {pipelines} background pipeline{}: one thread per pipeline at most",
+                    list.len(),
+                    if pipelines == 1 { "" } else { "s" }
+                );
+            }
+            if let Some(c) = list.iter().find(|c| **c >= cpus) {
+                bail!(
+                    "--background-cores: CPU {c} does not exist (this machine has CPUs 0-{})",
+                    cpus - 1
+                );
+            }
+            Ok(list.iter().map(|c| Some(*c)).collect())
+        }
+        None => {
+            let spare = cpus.saturating_sub(workers as usize).max(1);
+            Ok(vec![None; pipelines.min(spare)])
+        }
+    }
 }
 
 fn split_port(spec: &str) -> Result<(u32, &str)> {
@@ -260,13 +360,23 @@ const PCAP_EMPTY: &[u8] = &[
     0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0,
 ];
 
-pub fn eal_args_workers(mem: u32, workers: u32, extra: Option<&str>) -> Vec<String> {
+/// EAL arguments: lcore 0 (the control thread) on CPU 0, the workers' lcores 1..=workers
+/// floating over every CPU, then one lcore per background thread, pinned where it says so.
+pub fn eal_args_workers(mem: u32, workers: u32, background: &[Option<usize>], extra: Option<&str>) -> Vec<String> {
+    let all = format!(
+        "(0-{})",
+        std::thread::available_parallelism().map(|n| n.get() - 1).unwrap_or(0)
+    );
     let mut lc = String::from("--lcores=0@0");
     for w in 1..=workers {
-        lc.push_str(&format!(
-            ",{w}@(0-{})",
-            std::thread::available_parallelism().map(|n| n.get() - 1).unwrap_or(0)
-        ));
+        lc.push_str(&format!(",{w}@{all}"));
+    }
+    for (i, cpu) in background.iter().enumerate() {
+        let l = workers as usize + 1 + i;
+        match cpu {
+            Some(c) => lc.push_str(&format!(",{l}@{c}")),
+            None => lc.push_str(&format!(",{l}@{all}")),
+        }
     }
     let mut v: Vec<String> = vec![
         "--no-huge".into(),
@@ -292,21 +402,38 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let built = compile::build(&a.c, &out, false)?;
     stop::check()?;
     if a.p4rt.p4runtime.is_some() {
+        if a.background_cores.is_some() {
+            bail!("--background-cores: background pipelines do not run under --p4runtime yet");
+        }
         return crate::serve::run_with_p4runtime(&a, &built, ports.devargs);
     }
-    a.sw.init_eal()?;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let bg_threads = background_threads(built.background, a.sw.workers, cpus, a.background_cores.as_ref())?;
+    let n_bg = u32::try_from(bg_threads.len()).unwrap_or(u32::MAX);
+    if a.sw.workers.saturating_add(n_bg) > MAX_WORKERS {
+        bail!(
+            "{} workers and {n_bg} background threads: at most {MAX_WORKERS} lcores in all",
+            a.sw.workers
+        );
+    }
+    a.sw.init_eal_with(&bg_threads)?;
     let opts = p4dp_rt::RuntimeOptions {
-        max_workers: a.sw.workers,
+        max_workers: a.sw.workers + n_bg,
         ..Default::default()
     };
     let rt =
         p4dp_rt::Runtime::load(&built.so_path, opts).with_context(|| format!("loading {}", built.so_path.display()))?;
-    let bg = &rt.program().background;
-    if !bg.is_empty() {
-        bail!(
-            "{}: background pipelines ({}) run only under `p4dp stf` (its `background NAME` command) so far; `p4dp run` does not start them yet",
-            a.c.program.display(),
-            bg.join(", ")
+    if n_bg > 0 {
+        let pinned: Vec<String> = bg_threads.iter().flatten().map(|c| c.to_string()).collect();
+        eprintln!(
+            "background pipelines {} on {n_bg} thread{}{}",
+            rt.program().background.join(", "),
+            if n_bg == 1 { "" } else { "s" },
+            if pinned.is_empty() {
+                String::new()
+            } else {
+                format!(" (CPU {})", pinned.join(", "))
+            }
         );
     }
     if let Some(f) = &a.table_entries {
@@ -342,6 +469,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         stop: Some(stop::flag()),
         duration: a.sw.duration.map(Duration::from_secs_f64),
         until_input_done,
+        n_background: n_bg,
         ..Default::default()
     };
     rt.run(&params).context("running the workers")?;
@@ -482,6 +610,31 @@ mod tests {
         for bad in ["nan", "inf", "-inf", "-1", "0", "1e30", "31536001", "x", ""] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn cpu_lists_and_background_threads() {
+        assert_eq!(parse_cpu_list("1"), Ok(CpuList(vec![1])));
+        assert_eq!(parse_cpu_list("0, 2-4"), Ok(CpuList(vec![0, 2, 3, 4])));
+        for bad in ["", "x", "1,1", "3-2", "1-", "2000", "-1"] {
+            assert!(parse_cpu_list(bad).is_err(), "{bad}");
+        }
+        // the default: a thread per pipeline while CPUs are left, at least one
+        assert_eq!(background_threads(3, 1, 2, None).unwrap(), vec![None]);
+        assert_eq!(background_threads(3, 1, 8, None).unwrap(), vec![None; 3]);
+        assert_eq!(background_threads(2, 4, 4, None).unwrap(), vec![None]);
+        assert!(background_threads(0, 1, 2, None).unwrap().is_empty());
+        let l = CpuList(vec![1, 0]);
+        assert_eq!(background_threads(2, 1, 2, Some(&l)).unwrap(), vec![Some(1), Some(0)]);
+        assert!(background_threads(1, 1, 2, Some(&l)).is_err()); // more threads than pipelines
+        assert!(background_threads(2, 1, 1, Some(&l)).is_err()); // CPU 1 does not exist
+        assert!(background_threads(0, 1, 2, Some(&l)).is_err()); // no background pipelines
+        let a = eal_args_workers(64, 1, &[Some(1), None], None);
+        let lc = a.iter().find(|s| s.starts_with("--lcores=")).unwrap();
+        assert!(
+            lc.starts_with("--lcores=0@0,1@(0-") && lc.contains(",2@1,3@(0-"),
+            "{lc}"
+        );
     }
 
     #[test]

@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 8u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point */
+#define P4DP_ABI_VERSION 9u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env */
 
 /** Egress port value meaning "drop" (v1model's 511, PNA drop_packet()). */
 #define P4DP_PORT_DROP 511u
@@ -141,7 +141,12 @@ struct p4dp_rcu;
 
 /** What a background pipeline's iteration gets from, and gives back to, the runtime (rtc.p4). */
 struct p4dp_bg_env {
-	const volatile int *stop;  /**< Queue.popWait waits until a message comes or *stop != 0; NULL: no wait */
+	/** Queue.popWait found its queue empty: wait a little (the runtime's thread reports RCU
+	 *  quiescence, parks for a data-plane atomic batch, pauses) and return 0 to look again, or
+	 *  nonzero to give up (the run stops, or another pipeline sharing the thread is due: popWait
+	 *  is then false). NULL: never wait (the deterministic STF runner). */
+	int (*wait)(struct p4dp_bg_env *env);
+	void *wait_arg;            /**< the runtime's, for @p wait */
 	struct p4dp_rcu *rcu;      /**< the calling thread's RCU domain (entryDel goes offline while it
 				    *   may wait for a table's mutex), or NULL: the caller is no RCU reader */
 	uint32_t rcu_thread;       /**< its thread id in @p rcu */

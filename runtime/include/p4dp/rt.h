@@ -966,6 +966,11 @@ struct p4dp_run_params {
 	uint32_t flow_key_len;  /**< ... ; len 0 = the IPv4/IPv6 5-tuple (addresses, protocol, TCP/UDP/
 				     SCTP ports); frames without that key (non-IP, too short) stay on the
 				     worker that polled them, in port order */
+	uint32_t n_background;  /**< rtc.p4: background threads, 0 .. the program's background pipelines
+				     (0: they do not run). They take the EAL worker lcores and the worker
+				     contexts after the workers' (n_workers + n_background <= max_workers);
+				     thread i runs pipelines i, i + n_background, ... round robin, each
+				     iteration as soon as its last Sleep allows (docs/rtc.md) */
 };
 
 /** How packets are spread over workers (flows stay on one worker, so flow-local state needs no lock). */
@@ -997,10 +1002,14 @@ enum p4dp_rt_dispatch {
  * one worker. Each worker transmits on its own tx queue where the device has enough, otherwise
  * through a lock-free ring drained by worker 0.
  * Packets are processed at wall-clock time (ctx->now_ns from the TSC).
+ * Background threads (n_background, rtc.p4) loop over their pipelines until the stop, on the run
+ * clock; when the run ends by until_input_done they get idle_ms more after the input is done, to
+ * react to its last packets. Their packets leave like the workers' (own tx queue, else the ring).
  *
  * @param rt the runtime, with ports (p4dp_runtime_port_add).
  * @param params workers, stop conditions and dispatch (see struct p4dp_run_params).
- * @return 0; -EINVAL (no ports, bad n_workers or dispatch mode, no stop condition); -EBUSY
+ * @return 0; -EINVAL (no ports, bad n_workers, n_background or dispatch mode, too few lcores, no
+ *         stop condition); -EBUSY
  *         (already running); -ENOMEM (mbuf pool, dispatch rings); -EIO (port configuration
  *         failed, RSS required but unavailable; the message has the details).
  * Context: control thread (blocks until the run ends). Thread safety: one run per runtime

@@ -30,6 +30,7 @@ extern "C" {
 
 struct p4dp_ctx;
 struct p4dp_rcu;
+struct p4dp_bg_env;
 
 /* ---- Queue<T> ------------------------------------------------------------------------------ */
 
@@ -66,13 +67,15 @@ bool p4dp_rtc_queue_push(struct p4dp_rtc_queue *q, const void *msg);
 bool p4dp_rtc_queue_pop(struct p4dp_rtc_queue *q, void *msg);
 
 /**
- * Queue.popWait: as p4dp_rtc_queue_pop, but while the queue is empty wait (spinning with
- * rte_pause) until a message arrives or *@p stop becomes nonzero (then false). @p stop NULL:
- * do not wait (the deterministic STF runner, where nothing can arrive while a pipeline runs).
- * Context: the background thread, never a worker (workers must not wait). Thread safety: as pop;
- * *stop is read with relaxed loads (a stop flag orders nothing).
+ * Queue.popWait: as p4dp_rtc_queue_pop, but while the queue is empty call @p env->wait (abi.h
+ * struct p4dp_bg_env: the background thread's wait, which reports RCU quiescence, parks for a
+ * data-plane atomic batch and pauses) until a message arrives or it returns nonzero (then
+ * false: the run stops, or another pipeline sharing the thread is due). @p env NULL or its wait
+ * NULL: do not wait (the deterministic STF runner, where nothing can arrive while a pipeline runs).
+ * Context: the background thread, never a worker (workers must not wait); the caller holds no
+ * table entry across the call (the wait reports quiescence). Thread safety: as pop.
  */
-bool p4dp_rtc_queue_pop_wait(struct p4dp_rtc_queue *q, void *msg, const volatile int *stop);
+bool p4dp_rtc_queue_pop_wait(struct p4dp_rtc_queue *q, void *msg, struct p4dp_bg_env *env);
 
 /** Messages queued now (a snapshot). Context: any thread. */
 uint32_t p4dp_rtc_queue_count(const struct p4dp_rtc_queue *q);

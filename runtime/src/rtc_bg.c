@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Background threads of a run (rtc.p4 background pipelines under p4dp_runtime_run).
+ *
+ * p4dp_runtime_run (worker.c) launches params->n_background of them on the EAL lcores after the
+ * workers'; thread i uses worker context run_workers + i (its own RCU thread id, bias slot, batch
+ * park state, statistics and emit buffer) and runs the pipelines b with b % n_background == i,
+ * so with one thread per pipeline each loops on a core of its own, and with fewer they share.
+ *
+ * Scheduling on a thread: round robin over its pipelines, one iteration at a time; a pipeline
+ * whose last iteration called Sleep is not due until that iteration's start plus the sleep (the
+ * run clock, rt_now_ns). When none is due the thread gives its core away: it goes offline (RCU,
+ * biased locks, batch barrier) and sleeps until the earliest one is due (at most 1 ms at a time,
+ * to see the stop), spinning instead for waits under BG_SPIN_NS. Queue.popWait on an empty queue
+ * waits through bg_wait, which ends the wait when another pipeline of the thread is due (so a
+ * pipeline blocked on its queue never starves its neighbours) or the run stops.
+ *
+ * Like a worker the thread reports RCU quiescence between iterations, and also while popWait
+ * waits (the generated code holds no table entry across popWait, as across entryDel); it parks
+ * for data-plane atomic batches at the same points. The packet an iteration builds is copied to
+ * an mbuf and sent on the thread's own tx queue of the port when the device has one, else
+ * through the port's ring, which worker 0 drains (as for workers beyond the tx queues).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+
+#include "p4dp/dpwrite.h"
+#include "p4dp/rcu.h"
+#include "rt_internal.h"
+
+/* Waits shorter than this are spun (a sleep's wake-up costs tens of microseconds). */
+#define BG_SPIN_NS 20000u
+/* The longest single sleep of an idle thread: how late it may see the stop. */
+#define BG_SLEEP_MAX_NS 1000000u
+/* popWait: spins between short sleeps while the queue stays empty (a waiting thread leaves the
+ * CPU to others now and then: on a small machine it shares one with a worker). */
+#define BG_WAIT_SPINS 4096u
+#define BG_WAIT_SLEEP_NS 20000u
+
+/* One background thread's schedule. */
+struct bg_thread {
+	struct rt_worker *w;
+	uint32_t n;                            /* pipelines it runs */
+	uint32_t pipe[P4DP_RT_MAX_BACKGROUND]; /* their numbers */
+	uint64_t wake[P4DP_RT_MAX_BACKGROUND]; /* run clock before which pipe[j] sleeps */
+	uint32_t cur;                          /* index in pipe[] of the iteration running */
+	uint32_t spins;                        /* popWait spins since the last sleep */
+};
+
+static bool bg_stopping(const struct p4dp_runtime *rt)
+{
+	/* acquire pairs with the control thread's release store of stop_workers */
+	return __atomic_load_n(&rt->stop_workers, __ATOMIC_ACQUIRE) != 0;
+}
+
+static void bg_nap(uint64_t ns)
+{
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)ns};
+	nanosleep(&ts, NULL);
+}
+
+/* Nothing is due for @p ns: give the core away. Offline for RCU, biased locks and the batch
+ * barrier while asleep, so no grace period, revocation or batch waits for a sleeping thread. */
+static void bg_idle(struct rt_worker *w, uint64_t ns)
+{
+	struct p4dp_runtime *rt = w->rt;
+	if (ns < BG_SPIN_NS) {
+		rte_pause();
+		return;
+	}
+	p4dp_rcu_thread_offline(rt->rcu, w->id);
+	p4dp_bias_offline(rt->bias, w->id);
+	rt_batch_offline(w);
+	bg_nap(ns < BG_SLEEP_MAX_NS ? ns : BG_SLEEP_MAX_NS);
+	p4dp_rcu_thread_online(rt->rcu, w->id);
+	p4dp_bias_online(rt->bias, w->id);
+	rt_batch_online(w, NULL); /* parks here if a batch runs */
+}
+
+/* p4dp_bg_env.wait: popWait found its queue empty. Nonzero ends the wait (popWait is false). */
+static int bg_wait(struct p4dp_bg_env *env)
+{
+	struct bg_thread *t = env->wait_arg;
+	struct rt_worker *w = t->w;
+	struct p4dp_runtime *rt = w->rt;
+	if (bg_stopping(rt))
+		return 1;
+	if (t->n > 1) {
+		uint64_t now = rt_now_ns(rt);
+		for (uint32_t j = 0; j < t->n; j++)
+			if (j != t->cur && t->wake[j] <= now)
+				return 1; /* time-sharing: a neighbour is due */
+	}
+	if (rt_batch_requested(rt))
+		rt_batch_park(w, NULL);
+	/* the iteration holds no table entry across popWait (rtc.h): a quiescent state */
+	p4dp_rcu_quiescent(rt->rcu, w->id);
+	p4dp_bias_ack(rt->bias, w->id);
+	if (++t->spins % BG_WAIT_SPINS == 0) {
+		p4dp_rcu_thread_offline(rt->rcu, w->id);
+		bg_nap(BG_WAIT_SLEEP_NS);
+		p4dp_rcu_thread_online(rt->rcu, w->id);
+	} else {
+		rte_pause();
+	}
+	return 0;
+}
+
+/* Send the @p len bytes at @p data, an iteration's packet, to P4 port @p port. */
+static void bg_send(struct rt_worker *w, uint32_t port, const uint8_t *data, uint32_t len)
+{
+	struct p4dp_runtime *rt = w->rt;
+	int slot = port < P4DP_PORT_DROP ? rt->port_slot[port] : -1;
+	if (slot < 0) {
+		RT_STAT_ADD(w->st.no_port, 1);
+		return;
+	}
+	struct rte_mbuf *m = rte_pktmbuf_alloc(rt->pool);
+	uint8_t *d = m != NULL && len <= UINT16_MAX ? (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len) : NULL;
+	if (d == NULL) {
+		rte_pktmbuf_free(m); /* NULL: no-op */
+		RT_STAT_ADD(w->st.copy_errors, 1);
+		return;
+	}
+	memcpy(d, data, len);
+	struct rt_port *p = &rt->ports[slot];
+	struct rt_port_wstats *ps = &w->pst[slot];
+	if (w->id < p->n_txq) {
+		if (rte_eth_tx_burst(p->dpdk_port, (uint16_t)w->id, &m, 1) == 1) {
+			RT_STAT_ADD(ps->tx_packets, 1);
+			RT_STAT_ADD(ps->tx_bytes, len);
+			return;
+		}
+	} else if (rte_ring_mp_enqueue(p->txring, m) == 0) {
+		return; /* worker 0 sends it and counts it */
+	}
+	rte_pktmbuf_free(m);
+	RT_STAT_ADD(ps->tx_errors, 1);
+}
+
+/* One iteration of pipeline t->pipe[t->cur], started at @p now; @p buf holds its packet. */
+static void bg_iteration(struct bg_thread *t, uint8_t *buf, uint64_t now)
+{
+	struct rt_worker *w = t->w;
+	struct p4dp_runtime *rt = w->rt;
+	const uint32_t b = t->pipe[t->cur];
+	struct p4dp_pkt pkt = {
+		.data = buf + RT_INJECT_HEADROOM,
+		.len = 0,
+		.headroom = RT_INJECT_HEADROOM,
+		.tailroom = RT_INJECT_TAILROOM,
+		.in_port = P4DP_PORT_DROP,
+		.out_port = P4DP_PORT_DROP,
+		.priv = NULL,
+	};
+	struct p4dp_bg_env env = {
+		.wait = bg_wait,
+		.wait_arg = t,
+		.rcu = rt->rcu,
+		.rcu_thread = w->id,
+		/* this thread is the pipeline's only runner during the run; the EAL launch and join
+		 * order it with the control thread's accesses (p4dp_runtime_background_run) */
+		.iteration = rt->bg_iter[b],
+		.sleep_ns = 0,
+	};
+	w->ctx.now_ns = now;
+	w->drop_pkt = false;
+	t->spins = 0;
+	rt->prog->background(&w->ctx, b, &pkt, &env);
+	rt->bg_iter[b]++;
+	if (env.sleep_ns != 0)
+		t->wake[t->cur] = now + env.sleep_ns;
+	if (pkt.data == NULL)
+		RT_STAT_ADD(w->st.finish_errors, 1);
+	else if (!w->drop_pkt && pkt.out_port != P4DP_PORT_DROP)
+		bg_send(w, pkt.out_port, pkt.data, pkt.len);
+}
+
+int rt_bg_main(void *arg)
+{
+	struct rt_worker *w = arg;
+	struct p4dp_runtime *rt = w->rt;
+	const struct p4dp_program *prog = rt->prog;
+	struct bg_thread t = {.w = w};
+	const uint32_t nt = rt->run_background, self = w->id - rt->run_workers;
+	for (uint32_t b = self; b < prog->n_background && t.n < P4DP_RT_MAX_BACKGROUND; b += nt)
+		t.pipe[t.n++] = b;
+	uint8_t *buf = malloc(RT_INJECT_HEADROOM + RT_INJECT_TAILROOM);
+	if (buf == NULL) {
+		rt_log(rt, 0, "background thread %u: out of memory; its pipelines do not run", self);
+		return -ENOMEM;
+	}
+	p4dp_rcu_register(rt->rcu, w->id);
+	p4dp_bias_online(rt->bias, w->id);
+	rt_batch_online(w, NULL);
+	uint32_t next = 0;
+	while (!bg_stopping(rt)) {
+		if (rt_batch_requested(rt))
+			rt_batch_park(w, NULL); /* between iterations: no entry held, no action running */
+		const uint64_t now = rt_now_ns(rt);
+		uint32_t due = UINT32_MAX;
+		uint64_t earliest = UINT64_MAX;
+		for (uint32_t k = 0; k < t.n; k++) {
+			const uint32_t j = (next + k) % t.n;
+			if (t.wake[j] <= now) {
+				due = j;
+				break;
+			}
+			if (t.wake[j] < earliest)
+				earliest = t.wake[j];
+		}
+		if (due == UINT32_MAX) {
+			bg_idle(w, earliest - now);
+			continue;
+		}
+		next = (due + 1) % t.n; /* round robin: the others first next time */
+		t.cur = due;
+		bg_iteration(&t, buf, now);
+		p4dp_rcu_quiescent(rt->rcu, w->id);
+		p4dp_bias_ack(rt->bias, w->id); /* between iterations: no action runs */
+		RT_STAT_ADD(w->loops, 1);
+	}
+	rt_batch_offline(w);
+	p4dp_bias_offline(rt->bias, w->id);
+	p4dp_rcu_unregister(rt->rcu, w->id);
+	free(buf);
+	return 0;
+}

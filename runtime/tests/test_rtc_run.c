@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Background pipelines under p4dp_runtime_run (src/rtc_bg.c) with the hand-written program
+ * tests/rt_prog_bg.c (built to a .so at start; run from runtime/ or set P4DP_RT_SRC): one worker
+ * pushes the key of each packet of a finite input to a Queue; background pipeline `adder` pops keys (popWait) and adds
+ * them to a table the worker reads, sending each added key to a ring port; `deleter` deletes one
+ * key every 200 us (Sleep). Meanwhile the control thread runs data-plane atomic batches (which
+ * park the background threads, also inside popWait). Checks, with both pipelines on one
+ * background thread and on two: the run stops cleanly; both pipelines ran (on one thread the
+ * adder's popWait gave way to the deleter); the worker never saw an entry with wrong data; every
+ * add sent exactly one packet, and each packet holds its key's data; the batches all ran. Bad
+ * background thread counts are refused. Under ThreadSanitizer (make tsan) nothing may be
+ * reported. Last line: 'N passed, N failed'.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "p4dp/rt.h"
+#include "p4dp/rtc.h"
+#include "rt_internal.h" /* the program's rtc Counter, which the control API does not read */
+#include "tsan_test.h"
+
+#include "check.h"
+
+#define CHECK_ERR(expr, code, substr)                                                                    \
+	do {                                                                                             \
+		int rc_ = (expr);                                                                        \
+		CHECK(rc_ == (code));                                                                    \
+		CHECK(strstr(p4dp_runtime_error_get(NULL), (substr)) != NULL);                          \
+	} while (0)
+
+#define N_KEYS 64u
+#define N_PACKETS 1024u
+#define MIN_WORK (2u * N_KEYS) /* deleter iterations after the input is done */
+enum { X_QUEUE, X_CHECKS };
+
+static char g_so[PATH_MAX], g_dir[256];
+static int g_id;
+
+static void put32(FILE *f, uint32_t v) { fwrite(&v, 4, 1, f); }
+
+/* @p n packets of 64 bytes, key i % N_KEYS in bytes [0..4). */
+static int write_pcap(const char *path, uint32_t n)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	put32(f, 0xa1b2c3d4u);
+	uint16_t ver[2] = { 2, 4 };
+	fwrite(ver, 2, 2, f);
+	put32(f, 0), put32(f, 0), put32(f, 65535), put32(f, 1);
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t pkt[64] = { 0 };
+		uint32_t k = i % N_KEYS;
+		memcpy(pkt, &k, 4);
+		put32(f, 1), put32(f, i), put32(f, 64), put32(f, 64);
+		fwrite(pkt, 1, 64, f);
+	}
+	fclose(f);
+	return 0;
+}
+
+static uint64_t cell(struct p4dp_runtime *rt, uint32_t i)
+{
+	/* a relaxed load (p4dp_rtc_counter_get): a count, read during the run by the controller */
+	return p4dp_rtc_counter_get(rt->ext[0][X_CHECKS], i);
+}
+
+static int nop_batch(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+struct ctl {
+	struct p4dp_runtime *rt;
+	volatile int stop;
+	uint32_t n_batches, ok;
+};
+
+/* Once the worker has processed the whole input (and the adder has emptied the queue, so it
+ * waits in popWait from then on): the batches, then the stop once the deleter has run MIN_WORK
+ * more iterations, enough to delete every key it added (each wait bounded by 20 s, which only a
+ * hung run reaches: the checks then fail).
+ * With both pipelines on one thread the deleter runs only because the adder's wait gives way. */
+static void *controller(void *arg)
+{
+	struct ctl *c = arg;
+	for (int i = 0; i < 20000 && cell(c->rt, 0) < N_PACKETS; i++)
+		usleep(1000);
+	for (uint32_t i = 0; i < c->n_batches; i++) {
+		if (p4dp_runtime_batch_run(c->rt, nop_batch, NULL, NULL) == 0)
+			c->ok++;
+		usleep(2000);
+	}
+	uint64_t runs = cell(c->rt, 2);
+	for (int i = 0; i < 20000 && cell(c->rt, 2) < runs + MIN_WORK; i++)
+		usleep(1000);
+	/* release: pairs with the run's acquire load of the stop flag */
+	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+struct outs {
+	uint64_t n, bad;
+};
+
+static void out_cb(void *arg, uint32_t port, const uint8_t *data, uint32_t len)
+{
+	struct outs *o = arg;
+	uint32_t k, v;
+	o->n++;
+	if (port != 1 || len != 8) {
+		o->bad++;
+		return;
+	}
+	memcpy(&k, data, 4);
+	memcpy(&v, data + 4, 4);
+	if (k >= N_KEYS || v != k * 3u)
+		o->bad++;
+}
+
+static void run_bg(const char *pcap, uint32_t nb)
+{
+	struct p4dp_runtime_params pp = { .program_path = g_so, .max_workers = 1 + nb, .n_mbufs = 65536 };
+	struct p4dp_runtime *rt = NULL;
+	CHECK(p4dp_runtime_create(&pp, &rt) == 0);
+	if (rt == NULL)
+		return;
+	char dev[3 * PATH_MAX];
+	snprintf(dev, sizeof(dev), "net_pcap_bg%d,rx_pcap=%s,tx_pcap=/dev/null", g_id++, pcap);
+	CHECK(p4dp_runtime_port_add(rt, 0, dev) == 0);
+	CHECK(p4dp_runtime_ring_port_add(rt, 1, 65536) == 0);
+	struct p4dp_run_params bad = { .n_workers = 1, .duration_ms = 10, .n_background = 3 };
+	CHECK_ERR(p4dp_runtime_run(rt, &bad), -EINVAL, "background pipelines");
+	bad.n_background = nb;
+	bad.n_workers = 2;
+	CHECK_ERR(p4dp_runtime_run(rt, &bad), -EINVAL, "max_workers");
+
+	struct ctl c = { .rt = rt, .n_batches = 50 / P4DP_TEST_TSAN_DIV };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, controller, &c) == 0);
+	/* the duration only bounds a hung test: the controller stops the run */
+	struct p4dp_run_params rp = { .n_workers = 1, .stop = (volatile int *)&c.stop, .duration_ms = 600000,
+				      .n_background = nb };
+	CHECK(p4dp_runtime_run(rt, &rp) == 0);
+	pthread_join(th, NULL);
+	uint64_t pkts = cell(rt, 0), adds = cell(rt, 1), runs = cell(rt, 2), wrong = cell(rt, 3), dels = cell(rt, 4);
+	struct outs o = { 0, 0 };
+	while (p4dp_runtime_ring_port_recv(rt, 1, out_cb, &o, 0) > 0)
+		;
+	struct p4dp_rt_port_stats ps;
+	CHECK(p4dp_runtime_port_stats_get(rt, 1, &ps) == 0);
+	struct p4dp_rt_worker_stats ws[3];
+	for (uint32_t i = 0; i <= nb; i++)
+		CHECK(p4dp_runtime_worker_stats_get(rt, i, &ws[i]) == 0);
+	printf("  loops: worker %" PRIu64 ", background %" PRIu64 " %" PRIu64 "\n", ws[0].loops, ws[1].loops, nb > 1 ? ws[2].loops : 0);
+	printf("  %u background thread(s): %" PRIu64 " packets, %" PRIu64 " adds, %" PRIu64 " deletes (%" PRIu64 " deleter iterations), %" PRIu64
+	       " sent (%" PRIu64 " lost), %u batches\n",
+	       nb, pkts, adds, dels, runs, ps.tx_packets, ps.tx_errors, c.ok);
+	/* both pipelines ran (on one thread the adder's popWait gives way to the deleter) */
+	CHECK(pkts == N_PACKETS);
+	CHECK(adds >= N_KEYS); /* each key's first packet adds it */
+	CHECK(runs >= MIN_WORK && dels == adds); /* the deleter went on while the adder waited */
+	struct p4dp_rt_table_stats ts;
+	CHECK(p4dp_runtime_table_stats_get(rt, 0, &ts) == 0 && ts.entries == 0);
+	CHECK(wrong == 0); /* the worker never saw an entry with wrong data */
+	CHECK(ps.tx_packets + ps.tx_errors == adds); /* one packet per add */
+	CHECK(o.n == ps.tx_packets && o.bad == 0);
+	CHECK(c.ok == c.n_batches);
+	p4dp_runtime_free(rt);
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	const char *src = getenv("P4DP_RT_SRC") ? getenv("P4DP_RT_SRC") : ".";
+	snprintf(g_dir, sizeof(g_dir), "/tmp/p4dp_rtc_run_%d", (int)getpid());
+	char cmd[4 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s", g_dir);
+	if (system(cmd) != 0)
+		return 1;
+	snprintf(g_so, sizeof(g_so), "%s/rt_prog_bg.so", g_dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cc -shared -fPIC " P4DP_TEST_PROG_CFLAGS " -Wall -Wextra -Werror -I%s/include -o %s %s/tests/rt_prog_bg.c",
+		 src, g_so, src);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "cannot build the test program: %s\n", cmd);
+		printf("0 passed, 1 failed\n");
+		return 1;
+	}
+	char *eal[] = { argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "--no-telemetry",
+			"--lcores=0@0,1@(0-1),2@(0-1),3@(0-1)", "--log-level=error", NULL };
+	if (p4dp_eal_init(9, eal) != 0) {
+		printf("EAL: %s\n0 passed, 1 failed\n", p4dp_runtime_error_get(NULL));
+		return 1;
+	}
+	char pcap[PATH_MAX + 32];
+	snprintf(pcap, sizeof(pcap), "%s/keys.pcap", g_dir);
+	CHECK(write_pcap(pcap, N_PACKETS) == 0);
+	run_bg(pcap, 1);
+	run_bg(pcap, 2);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", g_dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", g_dir);
+	printf("%u passed, %u failed\n", n_pass, n_fail);
+	return n_fail ? 1 : 0;
+}
