@@ -312,6 +312,21 @@ bool rt_clock_due(bool saturated, uint32_t since);
 /** Run the expiry scan of every idle-timeout table at @p now (control thread). */
 int rt_idle_scan(struct p4dp_runtime *rt, uint64_t now);
 void rt_idle_free(struct p4dp_runtime *rt);
+/** The packet a background iteration builds in @p buf (RT_INJECT_HEADROOM + RT_INJECT_TAILROOM
+ *  bytes): empty, with the headroom and tailroom of an injected packet, going nowhere yet. */
+static inline struct p4dp_pkt rt_bg_pkt(uint8_t *buf)
+{
+	return (struct p4dp_pkt){
+		.data = buf + RT_INJECT_HEADROOM,
+		.len = 0,
+		.headroom = RT_INJECT_HEADROOM,
+		.tailroom = RT_INJECT_TAILROOM,
+		.in_port = P4DP_PORT_DROP,
+		.out_port = P4DP_PORT_DROP,
+		.priv = NULL,
+	};
+}
+
 /** rtc_bg.c: the EAL lcore function of background thread @p arg (a struct rt_worker *, slot
  *  run_workers + i of rt->workers): runs its share of the program's background pipelines until
  *  stop_workers (see the file comment there). */

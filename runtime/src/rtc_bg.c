@@ -151,15 +151,7 @@ static void bg_iteration(struct bg_thread *t, uint8_t *buf, uint64_t now)
 	struct rt_worker *w = t->w;
 	struct p4dp_runtime *rt = w->rt;
 	const uint32_t b = t->pipe[t->cur];
-	struct p4dp_pkt pkt = {
-		.data = buf + RT_INJECT_HEADROOM,
-		.len = 0,
-		.headroom = RT_INJECT_HEADROOM,
-		.tailroom = RT_INJECT_TAILROOM,
-		.in_port = P4DP_PORT_DROP,
-		.out_port = P4DP_PORT_DROP,
-		.priv = NULL,
-	};
+	struct p4dp_pkt pkt = rt_bg_pkt(buf);
 	struct p4dp_bg_env env = {
 		.wait = bg_wait,
 		.wait_arg = t,

@@ -20,15 +20,7 @@ static void bg_iteration(struct p4dp_runtime *rt, uint32_t b, uint8_t *buf, stru
 		p4dp_runtime_time_set(rt, rt->bg_wake[b]);
 		now = rt->bg_wake[b];
 	}
-	struct p4dp_pkt pkt = {
-		.data = buf + RT_INJECT_HEADROOM,
-		.len = 0,
-		.headroom = RT_INJECT_HEADROOM,
-		.tailroom = RT_INJECT_TAILROOM,
-		.in_port = P4DP_PORT_DROP,
-		.out_port = P4DP_PORT_DROP,
-		.priv = NULL,
-	};
+	struct p4dp_pkt pkt = rt_bg_pkt(buf);
 	struct p4dp_bg_env env = {
 		.wait = NULL, /* deterministic: popWait on an empty queue is false at once */
 		.rcu = NULL,  /* the control thread is no RCU reader; no worker runs (rt->running is 0) */

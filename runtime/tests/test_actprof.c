@@ -18,13 +18,6 @@
 
 #include "check.h"
 
-#define CHECK_ERR(expr, code, substr)                                                                    \
-	do {                                                                                             \
-		int rc_ = (expr);                                                                        \
-		CHECK(rc_ == (code));                                                                    \
-		CHECK(strstr(p4dp_runtime_error_get(NULL), (substr)) != NULL);                          \
-	} while (0)
-
 enum { A_SET, A_DROP, A_DEF_ONLY };
 enum { T_PROF, T_SEL, T_PLAIN };
 enum { X_PROF, X_SEL };

@@ -19,13 +19,6 @@
 
 #include "check.h"
 
-#define CHECK_ERR(expr, code, substr)                                                                    \
-	do {                                                                                             \
-		int rc_ = (expr);                                                                        \
-		CHECK(rc_ == (code));                                                                    \
-		CHECK(strstr(p4dp_runtime_error_get(NULL), (substr)) != NULL);                          \
-	} while (0)
-
 enum { T_FWD, T_ACL, T_CONST, T_WIDE };
 enum { A_SET_PORT, A_DROP, A_DEF_ONLY, A_TBL_ONLY, A_SET_WIDE };
 enum { X_PKT_COUNTER, X_REG, X_METER, X_FWD_COUNTER, X_DIGEST, X_ACL_METER };

@@ -28,13 +28,6 @@
 
 #include "check.h"
 
-#define CHECK_ERR(expr, code, substr)                                                                    \
-	do {                                                                                             \
-		int rc_ = (expr);                                                                        \
-		CHECK(rc_ == (code));                                                                    \
-		CHECK(strstr(p4dp_runtime_error_get(NULL), (substr)) != NULL);                          \
-	} while (0)
-
 #define N_KEYS 64u
 #define N_PACKETS 1024u
 #define MIN_WORK (2u * N_KEYS) /* deleter iterations after the input is done */
