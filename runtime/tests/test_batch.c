@@ -257,27 +257,9 @@ static void test_no_run(const char *pcap)
 int main(int argc, char **argv)
 {
 	(void)argc;
-	const char *src = getenv("P4DP_RT_SRC") ? getenv("P4DP_RT_SRC") : ".";
-	snprintf(g_dir, sizeof(g_dir), "/tmp/p4dp_batch_%d", (int)getpid());
-	char cmd[4 * PATH_MAX];
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s", g_dir);
-	if (system(cmd) != 0)
+	if (test_prog_build("batch", "rt_prog_batch", g_dir, sizeof(g_dir), g_so, sizeof(g_so)) != 0 ||
+	    test_eal_init(argv[0], "0@0,1@(0-1),2@(0-1)") != 0)
 		return 1;
-	snprintf(g_so, sizeof(g_so), "%s/rt_prog_batch.so", g_dir);
-	snprintf(cmd, sizeof(cmd),
-		 "cc -shared -fPIC " P4DP_TEST_PROG_CFLAGS " -Wall -Wextra -Werror -I%s/include -o %s %s/tests/rt_prog_batch.c",
-		 src, g_so, src);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "cannot build the test program: %s\n", cmd);
-		printf("0 passed, 1 failed\n");
-		return 1;
-	}
-	char *eal[] = { argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "--no-telemetry",
-			"--lcores=0@0,1@(0-1),2@(0-1)", "--log-level=error", NULL };
-	if (p4dp_eal_init(9, eal) != 0) {
-		printf("EAL: %s\n0 passed, 1 failed\n", p4dp_runtime_error_get(NULL));
-		return 1;
-	}
 	char pcap[PATH_MAX + 32];
 	snprintf(pcap, sizeof(pcap), "%s/batch.pcap", g_dir);
 	CHECK(write_pcap(pcap, 4096) == 0);
@@ -291,9 +273,5 @@ int main(int argc, char **argv)
 	uint64_t torn = run_batches(pcap, 2, n, 0);
 	printf("  %s\n", torn > 0 ? "half-applied batches seen: the check of (b) detects them"
 				  : "no half-applied batch happened to be seen this time");
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", g_dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", g_dir);
-	printf("%u passed, %u failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return test_finish(g_dir, n_pass, n_fail);
 }

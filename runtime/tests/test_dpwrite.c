@@ -690,26 +690,9 @@ static void test_model(void)
 int main(int argc, char **argv)
 {
 	(void)argc;
-	const char *src = getenv("P4DP_RT_SRC") ? getenv("P4DP_RT_SRC") : ".";
-	snprintf(g_dir, sizeof(g_dir), "/tmp/p4dp_dpw_%d", (int)getpid());
-	char cmd[4 * PATH_MAX];
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s", g_dir);
-	if (system(cmd) != 0)
+	if (test_prog_build("dpw", "rt_prog_dp", g_dir, sizeof(g_dir), g_so, sizeof(g_so)) != 0 ||
+	    test_eal_init(argv[0], "0@0,1@(0-1),2@(0-1)") != 0)
 		return 1;
-	snprintf(g_so, sizeof(g_so), "%s/rt_prog_dp.so", g_dir);
-	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC " P4DP_TEST_PROG_CFLAGS " -Wall -Wextra -Werror -I%s/include -o %s %s/tests/rt_prog_dp.c",
-		 src, g_so, src);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "cannot build the test program: %s\n", cmd);
-		printf("0 passed, 1 failed\n");
-		return 1;
-	}
-	char *eal[] = { argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "--no-telemetry",
-			"--lcores=0@0,1@(0-1),2@(0-1)", "--log-level=error", NULL };
-	if (p4dp_eal_init(9, eal) != 0) {
-		printf("EAL: %s\n0 passed, 1 failed\n", p4dp_runtime_error_get(NULL));
-		return 1;
-	}
 	uint32_t n_mod = getenv("P4DP_TEST_MODIFIES") ? (uint32_t)atoi(getenv("P4DP_TEST_MODIFIES"))
 					       : 100000 / P4DP_TEST_TSAN_DIV;
 	test_model();
@@ -721,9 +704,5 @@ int main(int argc, char **argv)
 	test_insert_delete();
 	test_modify_storm(n_mod);
 	test_ttl_workers();
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", g_dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", g_dir);
-	printf("%u passed, %u failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return test_finish(g_dir, n_pass, n_fail);
 }

@@ -173,35 +173,13 @@ static void run_bg(const char *pcap, uint32_t nb)
 int main(int argc, char **argv)
 {
 	(void)argc;
-	const char *src = getenv("P4DP_RT_SRC") ? getenv("P4DP_RT_SRC") : ".";
-	snprintf(g_dir, sizeof(g_dir), "/tmp/p4dp_rtc_run_%d", (int)getpid());
-	char cmd[4 * PATH_MAX];
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s", g_dir);
-	if (system(cmd) != 0)
+	if (test_prog_build("rtc_run", "rt_prog_bg", g_dir, sizeof(g_dir), g_so, sizeof(g_so)) != 0 ||
+	    test_eal_init(argv[0], "0@0,1@(0-1),2@(0-1),3@(0-1)") != 0)
 		return 1;
-	snprintf(g_so, sizeof(g_so), "%s/rt_prog_bg.so", g_dir);
-	snprintf(cmd, sizeof(cmd),
-		 "cc -shared -fPIC " P4DP_TEST_PROG_CFLAGS " -Wall -Wextra -Werror -I%s/include -o %s %s/tests/rt_prog_bg.c",
-		 src, g_so, src);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "cannot build the test program: %s\n", cmd);
-		printf("0 passed, 1 failed\n");
-		return 1;
-	}
-	char *eal[] = { argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "--no-telemetry",
-			"--lcores=0@0,1@(0-1),2@(0-1),3@(0-1)", "--log-level=error", NULL };
-	if (p4dp_eal_init(9, eal) != 0) {
-		printf("EAL: %s\n0 passed, 1 failed\n", p4dp_runtime_error_get(NULL));
-		return 1;
-	}
 	char pcap[PATH_MAX + 32];
 	snprintf(pcap, sizeof(pcap), "%s/keys.pcap", g_dir);
 	CHECK(write_pcap(pcap, N_PACKETS) == 0);
 	run_bg(pcap, 1);
 	run_bg(pcap, 2);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", g_dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", g_dir);
-	printf("%u passed, %u failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return test_finish(g_dir, n_pass, n_fail);
 }
