@@ -78,6 +78,24 @@ fn errno_of<T: std::fmt::Debug>(r: Result<T>) -> (i32, String) {
     }
 }
 
+/// The hand-written ABI version is the one abi.h defines (programs compiled against the header
+/// are refused by `inspect` when the two differ).
+#[test]
+fn abi_version_matches_the_header() {
+    let h = std::fs::read_to_string(crate::include_dir().join("p4dp/abi.h")).expect("abi.h");
+    let v: u32 = h
+        .lines()
+        .find_map(|l| l.strip_prefix("#define P4DP_ABI_VERSION "))
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|d| d.parse().ok())
+        .expect("#define P4DP_ABI_VERSION in abi.h");
+    assert_eq!(
+        ffi::P4DP_ABI_VERSION,
+        v,
+        "crates/p4dp-rt/src/ffi.rs is out of date with abi.h"
+    );
+}
+
 #[test]
 fn eal_twice_is_an_error() {
     setup();
