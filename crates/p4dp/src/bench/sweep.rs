@@ -318,6 +318,16 @@ pub(crate) fn measure_so(
             if let Some(x) = rte_acl {
                 let (m, _, _) = retry_empty("rte_acl", || Ok(tap.measure_with(|b| b.measure_rte_acl(x))?))
                     .context("floor + rte_acl")?;
+                // generated traffic matches a rule of every packet: a miss means the baseline
+                // holds other rules than the table (a pcap trace need not match)
+                if ctx.pcap.is_none() && m.misses > 0 {
+                    bail!(
+                        "{}: rte_acl matched no rule for {} of {} packets",
+                        spec.label,
+                        m.misses,
+                        m.hits + m.misses
+                    );
+                }
                 acl_cp.push(m.cycles_per_pkt);
             }
         }
