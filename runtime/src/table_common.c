@@ -451,6 +451,8 @@ int p4dp_table_expire_profile_get(struct p4dp_table *t, uint32_t profile, uint64
  * *idle is the time since the last hit. */
 static bool entry_expired(const struct p4dp_table *t, const struct p4dp_entry *e, uint64_t now, uint64_t *idle)
 {
+	/* relaxed: a worker's hit stores a time and nothing else with it (p4dp_entry_touch); a stale
+	 * value only moves this expiry decision to the next scan */
 	uint64_t last = __atomic_load_n(&e->last_hit_ns, __ATOMIC_RELAXED);
 	uint64_t d, from = last;
 	if (e->flags & P4DP_ENTRY_F_IDLE_TTL) {
@@ -459,6 +461,7 @@ static bool entry_expired(const struct p4dp_table *t, const struct p4dp_entry *e
 		if (s->restart_ns > from)
 			from = s->restart_ns;
 	} else {
+		/* relaxed: the profile index is self-contained (set_expire publishes nothing with it) */
 		uint8_t prof = __atomic_load_n(&e->expire_profile, __ATOMIC_RELAXED);
 		d = t->expire_ns[prof % P4DP_EXPIRE_PROFILES];
 	}
@@ -565,6 +568,7 @@ int p4dp_table_entry_idle_get(struct p4dp_table *t, const struct p4dp_match *m, 
 	if (rc == 0) {
 		/* relaxed: workers store it concurrently (p4dp_entry_touch); a value up to one
 		 * burst old is as good as any, and 64-bit aligned loads are not torn */
+		/* relaxed, both: self-contained words a report may read one hit late (see entry_expired) */
 		out->last_hit_ns = __atomic_load_n(&e->last_hit_ns, __ATOMIC_RELAXED);
 		out->own_ttl = (e->flags & P4DP_ENTRY_F_IDLE_TTL) != 0;
 		if (out->own_ttl) {

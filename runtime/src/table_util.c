@@ -66,6 +66,8 @@ void table_worker_unlock(struct p4dp_table *t, bool inserted)
 
 void table_entry_carry_timer(struct p4dp_entry *to, const struct p4dp_entry *from)
 {
+	/* relaxed: self-contained words; a hit that lands on the old entry after this copy is lost,
+	 * which only makes the new entry look idle one hit earlier */
 	to->expire_profile = __atomic_load_n(&from->expire_profile, __ATOMIC_RELAXED);
 	to->last_hit_ns = __atomic_load_n(&from->last_hit_ns, __ATOMIC_RELAXED);
 	to->flags = (uint16_t)(to->flags | (from->flags & (P4DP_ENTRY_F_DP_ADDED | P4DP_ENTRY_F_IDLE_TTL | P4DP_ENTRY_F_META)));

@@ -126,7 +126,7 @@ int p4dp_rcu_dq_defer(struct p4dp_rcu_dq *dq, p4dp_rcu_reclaim_fn fn, void *ctx,
  */
 unsigned p4dp_rcu_dq_reclaim(struct p4dp_rcu_dq *dq, bool wait);
 
-/** Number of items still waiting in @p dq. */
+/** Number of items still waiting in @p dq. Context: control thread, owner of @p dq. */
 unsigned p4dp_rcu_dq_pending(const struct p4dp_rcu_dq *dq);
 
 /** Reclaim everything (waiting) and free the queue. Context: control thread, owner. */
