@@ -6,27 +6,10 @@
 //! `P4DP_FUZZ_SEED` changes the seed. A panicking/hanging input is written to
 //! the system temp directory and its path is reported.
 
+use p4dp_testutil::rng::Rng;
 use p4dp_testutil::{p4_files, repo_root};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
 
 const FRAGMENTS: &[&str] = &[
     "{",
@@ -218,7 +201,7 @@ fn mutated_inputs_never_panic_or_hang() {
         })
         .expect("spawn worker");
 
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let start = Instant::now();
     let mut n = 0usize;
     while start.elapsed() < Duration::from_secs(secs) {

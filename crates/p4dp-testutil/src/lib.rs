@@ -9,12 +9,14 @@
 //! - [`parallel`]: running independent jobs on a bounded number of threads.
 //! - [`process`]: running a command with a time limit and a log file.
 //! - [`cli`]: running a built binary on a small program written for one test.
+//! - [`rng`]: the fuzz tests' seeded random generator.
 
 pub mod cli;
 pub mod compile;
 pub mod parallel;
 pub mod pcap;
 pub mod process;
+pub mod rng;
 pub mod snapshot;
 
 use std::path::{Path, PathBuf};

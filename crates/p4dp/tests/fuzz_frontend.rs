@@ -9,6 +9,7 @@
 //! never hang. Ignored by default: `scripts/fuzz.sh` runs it for `P4DP_FUZZ_SECS`
 //! seconds (default 20) with a seed from `P4DP_FUZZ_SEED` (printed, so a failure can be replayed).
 
+use p4dp_testutil::rng::Rng;
 use std::fmt::Write as _;
 use std::panic;
 use std::path::{Path, PathBuf};
@@ -19,24 +20,6 @@ const CLI_STACK: usize = 8 << 20;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545F4914F6CDD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
 }
 
 const SNIPPETS: &[&str] = &[
@@ -329,7 +312,7 @@ fn fuzz_loop() {
     assert!(!inputs.is_empty(), "no corpus programs found");
     let prelude = prelude();
     assert!(!prelude.is_empty(), "cannot preprocess core.p4 and v1model.p4");
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let deadline = Instant::now() + Duration::from_secs(secs);
     let mut n = 0u64;
     let crash_dir = repo().join("build/fuzz-crashes");

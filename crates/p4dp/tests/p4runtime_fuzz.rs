@@ -23,32 +23,29 @@ use std::time::{Duration, Instant};
 use p4dp_p4runtime::proto::p4::config::v1::P4Info;
 use p4dp_p4runtime::proto::p4::v1::p4_runtime_client::P4RuntimeClient;
 use p4dp_p4runtime::proto::p4::v1::*;
+use p4dp_testutil::rng::Rng;
 use p4rt_common::*;
 use prost::Message;
 use tonic::transport::Channel;
 use tonic::Code;
 
-/// splitmix64 (Steele, Lea and Flood): a small seeded generator.
-struct Gen(u64);
+/// The seeded generator (splitmix64) with the request fuzzer's own draws.
+struct Gen(Rng);
+
+impl std::ops::Deref for Gen {
+    type Target = Rng;
+    fn deref(&self) -> &Rng {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Gen {
+    fn deref_mut(&mut self) -> &mut Rng {
+        &mut self.0
+    }
+}
 
 impl Gen {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn upto(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next() % n
-        }
-    }
-    fn chance(&mut self, in_n: u64) -> bool {
-        self.upto(in_n) == 0
-    }
     /// One of `ids`, or (one time in `wild`) any id.
     fn id(&mut self, ids: &[u32], wild: u64) -> u32 {
         if ids.is_empty() || self.chance(wild) {
@@ -370,7 +367,7 @@ async fn random_and_mutated_requests_neither_crash_nor_half_apply() {
     let _s = Stream::open(&mut c, 10, Code::Ok).await;
     push(&mut c, 10, &info, &dc).await;
 
-    let mut g = Gen(seed);
+    let mut g = Gen(Rng::new(seed));
     let mut before = state(&mut c).await;
     let end = Instant::now() + Duration::from_secs(secs);
     let (mut writes, mut applied, mut rejected, mut reads) = (0u64, 0u64, 0u64, 0u64);
