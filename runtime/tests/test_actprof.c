@@ -226,39 +226,18 @@ static void test_groups(struct p4dp_runtime *rt)
 int main(int argc, char **argv)
 {
 	(void)argc;
-	const char *src = getenv("P4DP_RT_SRC") ? getenv("P4DP_RT_SRC") : ".";
-	char exe[PATH_MAX], dir[PATH_MAX], so[PATH_MAX + 64], cmd[4 * PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0) {
-		fprintf(stderr, "cannot find own path\n");
+	char dir[PATH_MAX], so[PATH_MAX + 64];
+	if (test_prog_build("actprof", "rt_prog_ap", dir, sizeof(dir), so, sizeof(so)) != 0 ||
+	    test_eal_init(argv[0], "0@0,1@(0-1)") != 0)
 		return 1;
-	}
-	exe[n] = '\0';
-	snprintf(dir, sizeof(dir), "%s", exe);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(so, sizeof(so), "%s/rt_prog_ap.so", dir);
-	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC " P4DP_TEST_PROG_CFLAGS " -Wall -Wextra -Werror -I%s/include -o %s %s/tests/rt_prog_ap.c",
-		 src, so, src);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "cannot build the test program: %s\n", cmd);
-		return 1;
-	}
-	char *eal[] = { argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "--no-telemetry",
-			"--lcores=0@0,1@(0-1)", "--log-level=error", NULL };
-	CHECK(p4dp_eal_init(9, eal) == 0);
 	struct p4dp_runtime *rt = NULL;
 	struct p4dp_runtime_params pp = { .program_path = so, .max_workers = 1 };
 	int rc = p4dp_runtime_create(&pp, &rt);
 	CHECK(rc == 0);
-	if (rc != 0) {
-		printf("%u passed, %u failed\n", n_pass, n_fail);
-		return 1;
-	}
+	if (rc != 0)
+		return test_finish(dir, n_pass, n_fail);
 	test_members(rt);
 	test_groups(rt);
 	p4dp_runtime_free(rt);
-	printf("%u passed, %u failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return test_finish(dir, n_pass, n_fail);
 }

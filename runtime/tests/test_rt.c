@@ -713,35 +713,19 @@ static void test_ring_port(const char *so)
 int main(int argc, char **argv)
 {
 	(void)argc;
-	const char *src = getenv("P4DP_RT_SRC") ? getenv("P4DP_RT_SRC") : ".";
-	char exe[PATH_MAX], dir[PATH_MAX], so[PATH_MAX + 64], cmd[4 * PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0) {
-		fprintf(stderr, "cannot find own path\n");
+	char dir[PATH_MAX], so[PATH_MAX + 64];
+	if (test_prog_build("rt", "rt_prog_tiny", dir, sizeof(dir), so, sizeof(so)) != 0)
 		return 1;
-	}
-	exe[n] = '\0';
-	snprintf(dir, sizeof(dir), "%s", exe);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(so, sizeof(so), "%s/rt_prog_tiny.so", dir);
-	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC " P4DP_TEST_PROG_CFLAGS " -Wall -Wextra -Werror -I%s/include -o %s %s/tests/rt_prog_tiny.c",
-		 src, so, src);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "cannot build the test program: %s\n", cmd);
-		return 1;
-	}
 	if (dlsym(RTLD_DEFAULT, "p4dp_pkt_finish") == NULL)
 		fprintf(stderr, "warning: this binary does not export p4dp_* symbols (link with -rdynamic); "
 				"loading the program will fail\n");
 
 	/* (--in-memory is rejected together with --no-huge by DPDK 22.11: "not compatible with legacy-mem") */
-	char *eal[] = { argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "--no-telemetry",
-			"--lcores=0@0,1@(0-1),2@(0-1)", "--log-level=error", NULL };
 	test_clock_policy();
-	CHECK(p4dp_eal_init(9, eal) == 0);
-	CHECK_ERR(p4dp_eal_init(9, eal), -EALREADY, "already");
+	if (test_eal_init(argv[0], "0@0,1@(0-1),2@(0-1)") != 0)
+		return test_finish(dir, n_pass, n_fail + 1);
+	char *again[] = { argv[0], "--no-huge", "--no-pci", NULL };
+	CHECK_ERR(p4dp_eal_init(3, again), -EALREADY, "already");
 
 	struct p4dp_runtime *rt = NULL;
 	struct p4dp_runtime_params bad = { .program_path = "/nonexistent/prog.so" };
@@ -753,10 +737,8 @@ int main(int argc, char **argv)
 					  .log_fn = log_cb };
 	int rc = p4dp_runtime_create(&pp, &rt);
 	CHECK(rc == 0);
-	if (rc != 0) {
-		printf("%u passed, %u failed\n", n_pass, n_fail);
-		return 1;
-	}
+	if (rc != 0)
+		return test_finish(dir, n_pass, n_fail);
 	const struct p4dp_program *prog = p4dp_runtime_program_get(rt);
 	CHECK(prog && prog->n_tables == 4 && strcmp(prog->tables[T_ACL].name, "ingress.acl") == 0);
 
@@ -773,7 +755,5 @@ int main(int argc, char **argv)
 	test_ports(so, dir, 1, 1);
 	test_ports(so, dir, 2, 2);
 	test_ring_port(so);
-
-	printf("%u passed, %u failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return test_finish(dir, n_pass, n_fail);
 }
