@@ -3,7 +3,7 @@
  * p4dp tables (table.h): memory model, parameter checks, creation, and the public entry points.
  * Control-path operations dispatch through the table's kind (struct table_kind_ops:
  * table_exact.c for all-exact keys on rte_hash, table_lpm.c for one lpm field with exact
- * fields (a multibit trie), table_tss.c for tuple-space search of the other keys, table_keyless.c); the kinds never call back into this file (their shared helpers are in
+ * fields (a multibit trie), table_tm.c for a merged tuple space (TupleMerge) of the other keys, table_keyless.c); the kinds never call back into this file (their shared helpers are in
  * table_util.c). The lookups, on every packet, call each kind's lookup directly (a switch on
  * t->kind, no indirect call).
  */
@@ -201,7 +201,7 @@ struct p4dp_table *p4dp_table_create(const struct p4dp_table_params *p, struct p
 		t->ops = &table_lpm_ops;
 		t->storage = P4DP_STORAGE_DYNAMIC;
 	} else {
-		t->ops = &table_tss_ops;
+		t->ops = &table_tm_ops;
 		t->storage = P4DP_STORAGE_DYNAMIC;
 	}
 	t->kind = t->ops->kind;
@@ -687,7 +687,7 @@ const struct p4dp_entry *p4dp_table_lookup(struct p4dp_table *t, const void *key
 	case TABLE_KIND_LPM:
 		return table_lpm_lookup(t, key);
 	default:
-		return table_tss_lookup(t, key);
+		return table_tm_lookup(t, key);
 	}
 }
 
@@ -708,8 +708,7 @@ void p4dp_table_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint3
 		table_lpm_lookup_bulk(t, keys, n, out);
 		return;
 	default:
-		for (uint32_t i = 0; i < n; i++)
-			out[i] = table_tss_lookup(t, keys[i]);
+		table_tm_lookup_bulk(t, keys, n, out);
 		return;
 	}
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Private declarations of the table layer (table_common.c, the kinds table_exact.c, table_lpm.c,
- * table_tss.c, table_keyless.c, and their helpers table_util.c). Only these files include it.
+ * table_tm.c, table_keyless.c, and their helpers table_util.c). Only these files include it.
  * Layers, each calling only those below it: table_common.c -> the kinds -> table_util.c -> rcu.c.
  */
 #ifndef P4DP_TABLE_INTERNAL_H
@@ -20,12 +20,12 @@
 enum table_kind {
 	TABLE_KIND_EXACT = 0,
 	TABLE_KIND_KEYLESS = 1,
-	TABLE_KIND_TSS = 2,
+	TABLE_KIND_TM = 2, /* merged tuple space (table_tm.c) */
 	TABLE_KIND_LPM = 3,
 };
 
 struct table_exact;
-struct table_tss;
+struct table_tm;
 struct table_lpm;
 struct p4dp_table;
 
@@ -64,7 +64,7 @@ struct table_kind_ops {
 };
 
 extern const struct table_kind_ops table_exact_ops;
-extern const struct table_kind_ops table_tss_ops;
+extern const struct table_kind_ops table_tm_ops;
 extern const struct table_kind_ops table_keyless_ops;
 extern const struct table_kind_ops table_lpm_ops;
 
@@ -76,7 +76,7 @@ struct p4dp_table {
 	uint32_t kind;
 	uint32_t key_len;
 	struct table_exact *ex;
-	struct table_tss *tss;
+	struct table_tm *tm;
 	struct table_lpm *lpm;
 	/* keyless table: the one entry or NULL. Written with release by the writer,
 	 * read with acquire by readers (see table_common.c). */
@@ -113,7 +113,7 @@ struct p4dp_table {
 	 * before a lookup that misses lets a later insert of that key skip the existence check
 	 * while it is unchanged (p4dp_table_dp_insert_seen). */
 	uint64_t ins_gen;
-	bool in_worker;        /* tuple space: a worker holds `lock` (no grace-period waits) */
+	bool in_worker;        /* merged tuple space: a worker holds `lock` (no grace-period waits) */
 	uint8_t worker_profile; /* with in_worker: timer state of the entry being inserted */
 	uint64_t worker_now;
 	bool dp_writes;        /* data plane may write entries: never fold side versions back */
@@ -258,7 +258,9 @@ int table_field_cmp(const struct p4dp_key_field *f, const uint8_t *a, const uint
 const struct p4dp_entry *table_exact_lookup(struct p4dp_table *t, const void *key);
 void table_exact_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
 			     const struct p4dp_entry **out);
-const struct p4dp_entry *table_tss_lookup(struct p4dp_table *t, const void *key);
+const struct p4dp_entry *table_tm_lookup(struct p4dp_table *t, const void *key);
+void table_tm_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
+			  const struct p4dp_entry **out);
 const struct p4dp_entry *table_lpm_lookup(struct p4dp_table *t, const void *key);
 void table_lpm_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
 			   const struct p4dp_entry **out);
@@ -266,10 +268,10 @@ void table_lpm_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32
  *  few enough bits)? */
 bool table_lpm_accepts(const struct p4dp_key_field *fields, uint32_t n_fields);
 
-/* ---- tuple space search (table_tss.c) ---- */
+/* ---- merged tuple space (table_tm.c) ---- */
 /* A normalized match: mask (key_len, range fields 0), value (= value & mask, range
  * fields hold lo), hi (range fields), prio (effective priority). */
-struct tss_match {
+struct tm_match {
 	const uint8_t *value;
 	const uint8_t *mask;
 	const uint8_t *hi;

@@ -2,7 +2,7 @@
 /*
  * Longest-prefix-match tables: one lpm field plus any number of exact fields, at most
  * LPM_BITS_MAX key bits in all (table_lpm_accepts). Other tables with an lpm field (several lpm
- * fields, ternary/range/optional fields, wider keys) stay with tuple-space search (table_tss.c).
+ * fields, ternary/range/optional fields, wider keys) go to the merged tuple space (table_tm.c).
  *
  * Key bits. A key is read as one bit string: the exact fields in field order, then the lpm
  * field, each most significant bit first, zero-padded to whole bytes. An entry with prefix

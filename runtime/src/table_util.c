@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Helpers shared by the table kinds (table_exact.c, table_lpm.c, table_tss.c, table_keyless.c): the
+ * Helpers shared by the table kinds (table_exact.c, table_lpm.c, table_tm.c, table_keyless.c): the
  * slot-index allocator, entry allocation and filling, workers' inserts under the table mutex, deferred reclamation through the table's RCU defer
  * queue, field comparison. The lowest table layer: it calls only rcu.c and DPDK, never a kind or
  * table_common.c.

@@ -15,7 +15,7 @@ import sys
 LAYERS = {
     "err": 0, "rcu": 0,
     "conv": 1, "table_util": 1, "table_xindex": 1, "rtc_sync": 1,
-    "table_exact": 2, "table_lpm": 2, "table_tss": 2, "table_keyless": 2,
+    "table_exact": 2, "table_lpm": 2, "table_tm": 2, "table_keyless": 2,
     "table_common": 3,
     "dpwrite": 4, "externs": 4, "pkt": 4, "port": 4,
     "ctl": 5, "rtc_table": 5,

@@ -15,8 +15,8 @@
  * (one indirection) or in one allocation each (dynamic). Tables of one lpm field
  * plus exact fields (at most 248 key bits) are multibit tries (16-bit first
  * stride, then 8-bit strides; table_lpm.c). All other tables (several lpm
- * fields, ternary, range, optional, possibly mixed with exact) use tuple-space
- * search with priorities and incremental insert/delete.
+ * fields, ternary, range, optional, possibly mixed with exact) use a merged
+ * tuple space (TupleMerge; table_tm.c) with priorities and incremental insert/delete.
  *
  * Concurrency. Readers (workers: p4dp_table_lookup*) never block and take no
  * lock. Writers (control threads: everything else) are serialized per table by
@@ -153,9 +153,9 @@ struct p4dp_table_stats {
 	uint64_t modifies;    /* successful modifies */
 	uint64_t table_full;  /* adds rejected with -ENOSPC */
 	uint64_t pending_reclaim; /* items waiting for an RCU grace period */
-	uint64_t tuples;      /* tuple-space tables: number of tuples; 0 otherwise */
+	uint64_t tuples;      /* merged tuple space (kind 2): number of hash tables (tabs); 0 otherwise */
 	uint64_t displaced;   /* static exact tables: entries whose live version is outside the array */
-	uint32_t kind;        /* 0 = exact, 1 = keyless, 2 = tuple space, 3 = lpm trie */
+	uint32_t kind;        /* 0 = exact, 1 = keyless, 2 = merged tuple space, 3 = lpm trie */
 	uint32_t storage;     /* enum p4dp_table_storage actually used */
 	uint64_t dp_inserts;  /* successful data-plane inserts (also counted in inserts) */
 	uint64_t dp_busy;     /* data-plane inserts given up: tuple-space writer lock busy, or only
