@@ -266,6 +266,13 @@ int rt_emit_action(struct p4dp_runtime *rt, uint32_t table, uint32_t action, con
 int rt_actprof_create(struct p4dp_runtime *rt);
 void rt_actprof_free(struct p4dp_runtime *rt);
 
+/* rtc_table.c */
+struct p4dp_rtc_sweep;
+/** p4dp_rtc_sweep_create for table @p table of @p prog whose table objects are @p tables (the
+ *  runtime creating a Foreach extern before any context exists). NULL on error (message set). */
+struct p4dp_rtc_sweep *rt_rtc_sweep_create(const struct p4dp_program *prog, struct p4dp_table *const *tables,
+					   uint32_t table, int socket_id);
+
 /* externs.c */
 int rt_externs_create(struct p4dp_runtime *rt);
 void rt_externs_free(struct p4dp_runtime *rt);

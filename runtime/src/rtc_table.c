@@ -14,19 +14,25 @@
 #include "p4dp/abi.h"
 #include "p4dp/rcu.h"
 #include "p4dp/rtc.h"
+#include "rt_internal.h"
 
 /* Exact tables only: TableOperation and Foreach address an entry by its whole key. */
-static int exact_table(const struct p4dp_ctx *ctx, uint32_t table)
+static int exact_table_of(const struct p4dp_program *prog, uint32_t table)
 {
-	if (ctx == NULL || table >= ctx->prog->n_tables)
+	if (prog == NULL || table >= prog->n_tables)
 		return rt_errc(-EINVAL, "no table %u", table);
-	const struct p4dp_table_info *ti = &ctx->prog->tables[table];
+	const struct p4dp_table_info *ti = &prog->tables[table];
 	if (ti->n_keys == 0)
 		return rt_errc(-EINVAL, "table %s has no key", ti->name);
 	for (uint32_t i = 0; i < ti->n_keys; i++)
 		if (ti->keys[i].match_kind != P4DP_MATCH_EXACT)
 			return rt_errc(-EINVAL, "table %s: TableOperation and Foreach need exact keys", ti->name);
 	return 0;
+}
+
+static int exact_table(const struct p4dp_ctx *ctx, uint32_t table)
+{
+	return ctx == NULL ? rt_errc(-EINVAL, "no context") : exact_table_of(ctx->prog, table);
 }
 
 int p4dp_rtc_table_add(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t action,
@@ -90,9 +96,19 @@ struct p4dp_rtc_sweep {
 
 struct p4dp_rtc_sweep *p4dp_rtc_sweep_create(struct p4dp_ctx *ctx, uint32_t table, int socket_id)
 {
-	if (exact_table(ctx, table) != 0)
+	if (ctx == NULL) {
+		rt_err("Foreach: no context");
 		return NULL;
-	struct p4dp_table *t = ctx->tables[table];
+	}
+	return rt_rtc_sweep_create(ctx->prog, ctx->tables, table, socket_id);
+}
+
+struct p4dp_rtc_sweep *rt_rtc_sweep_create(const struct p4dp_program *prog, struct p4dp_table *const *tables,
+					   uint32_t table, int socket_id)
+{
+	if (exact_table_of(prog, table) != 0)
+		return NULL;
+	struct p4dp_table *t = tables[table];
 	uint32_t kl = p4dp_table_key_len(t), cap = p4dp_table_max_entries(t);
 	size_t bytes = sizeof(struct p4dp_rtc_sweep) + (size_t)kl * cap;
 	struct p4dp_rtc_sweep *s = rte_zmalloc_socket("p4dp_rtc_sweep", bytes, 64, socket_id);

@@ -169,8 +169,10 @@ static int check_program(const struct p4dp_program *p)
 		if ((xi->kind == P4DP_EXT_DIRECT_COUNTER || xi->kind == P4DP_EXT_DIRECT_METER) &&
 		    (xi->table < 0 || (uint32_t)xi->table >= p->n_tables))
 			return rt_errc(-EINVAL, "extern '%s': direct extern without a valid table", xi->name);
-		if (xi->kind > P4DP_EXT_RTC_QUEUE)
+		if (xi->kind > P4DP_EXT_RTC_FOREACH)
 			return rt_errc(-EINVAL, "extern '%s': unknown kind %u", xi->name, xi->kind);
+		if (xi->kind == P4DP_EXT_RTC_FOREACH && (xi->table < 0 || (uint32_t)xi->table >= p->n_tables))
+			return rt_errc(-EINVAL, "extern '%s': Foreach without a valid table", xi->name);
 		if (xi->kind == P4DP_EXT_REGISTER) {
 			rc = check_field_layout("register", xi->name, xi->bitwidth, 0, xi->cell_size, xi->cell_size);
 			if (rc)

@@ -213,6 +213,9 @@ pub(crate) struct Gen<'a> {
     /// In a parser: the label rejecting the current parser.
     pub reject_label: Option<String>,
     pub tmp: u32,
+    /// While an rtc.p4 Foreach loop body is emitted: how many `for` loops of the body enclose the
+    /// statement (a `break;`/`continue;` outside all of them ends the Foreach loop; rtc.rs).
+    pub(crate) foreach_body: Option<u32>,
     /// Whether the glue got a `process_burst` (burst.rs).
     pub has_burst: bool,
     /// Whether the glue got a `process_mbufs` (burst.rs; defined only under `P4DP_DPDK`).
@@ -331,6 +334,7 @@ impl<'a> Gen<'a> {
             owner: Owner::Control(Id::new(0)),
             reject_label: None,
             tmp: 0,
+            foreach_body: None,
             has_burst: false,
             has_mbufs: false,
             v1st_def: String::new(),

@@ -10,9 +10,12 @@
 //! * `lastRowIndex()` is `R->entry_index`: the row of the entry the packet's last table apply
 //!   hit, or its last `entryAdd`/`entryGet` wrote or found.
 //! * `send_to_port`/`drop_packet` are PNA's (pna.rs): the packet leaves only after `send_to_port`.
-//!
-//! Not generated yet (each a clear E0503):
-//! `Foreach`.
+//! * `Foreach` bound with `@tbl("t")`: a sweep object of the runtime (`P4DP_EXT_RTC_FOREACH`,
+//!   rtc.h `p4dp_rtc_sweep_*`) snapshots t's keys; for each entry still installed whose row is in
+//!   `[start, end)` the loop body bound to the entry's action gets the key and the action data.
+//!   Without `@tbl` it is a C `for` over `[start, end)` calling the `index` body. A loop body
+//!   is an action function like any other; a `break;`/`continue;` outside every `for` of the
+//!   body returns [`FOREACH_BREAK`]/[`FOREACH_CONTINUE`] from it (stmt.rs), `exit` returns 1.
 
 use std::fmt::Write as _;
 
@@ -26,6 +29,36 @@ use crate::{unsupported_as, Gen, Owner, UnsupportedKind, R};
 
 /// Largest Queue message the runtime takes (p4dp_rtc_queue_create).
 const MAX_MESSAGE_BYTES: u64 = 1024;
+/// What a Foreach loop body's action function returns for `break;` and `continue;` (0 is its
+/// normal end, 1 an `exit`).
+pub(crate) const FOREACH_BREAK: u32 = 2;
+pub(crate) const FOREACH_CONTINUE: u32 = 3;
+
+/// `@methods(k="v", ...)` of an extern instance (sema checked its form): the (key, body) pairs.
+fn methods(x: &ExternInstance) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let Some(a) = x.annotations.iter().find(|a| a.name == "methods") else {
+        return out;
+    };
+    for arg in &a.args {
+        match arg {
+            AnnotationArg::Kv(k, v) => {
+                if let AnnotationArg::String(v) | AnnotationArg::Raw(v) = v.as_ref() {
+                    out.push((k.clone(), v.trim().trim_matches('"').to_string()));
+                }
+            }
+            AnnotationArg::Raw(text) => {
+                for pair in text.split(',') {
+                    if let Some((k, v)) = pair.split_once('=') {
+                        out.push((k.trim().to_string(), v.trim().trim_matches('"').to_string()));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
 
 /// The table named by `@tbl("t")` / `@tbl(t)` of an extern instance (sema checked it exists).
 fn bound_table(p: &Program, x: &ExternInstance) -> Option<TableId> {
@@ -54,22 +87,27 @@ impl Gen<'_> {
 
     /// `p4dp_extern_info` kind, cells and cell size of an rtc.p4 extern with runtime state
     /// (`Counter`, `Lock`, `Queue<T>`); None for the others (`P4DP_EXT_OTHER`).
-    pub(crate) fn rtc_extern_md(&mut self, x: ExternId) -> R<Option<(&'static str, u64, String)>> {
+    /// Also the table of a Foreach's sweep (-1 for the others).
+    pub(crate) fn rtc_extern_md(&mut self, x: ExternId) -> R<Option<(&'static str, u64, String, i64)>> {
         if !self.is_rtc() {
             return Ok(None);
         }
         let inst = &self.p.externs[x];
         let n = inst.ctor_args.first().and_then(crate::externs::const_u64).unwrap_or(0);
         Ok(match inst.kind {
-            ExternKind::RtcCounter => Some(("P4DP_EXT_RTC_COUNTER", n, "0".into())),
-            ExternKind::RtcLock => Some(("P4DP_EXT_RTC_LOCK", n, "0".into())),
+            ExternKind::RtcCounter => Some(("P4DP_EXT_RTC_COUNTER", n, "0".into(), -1)),
+            ExternKind::RtcLock => Some(("P4DP_EXT_RTC_LOCK", n, "0".into(), -1)),
             ExternKind::RtcQueue => {
                 let (ct, _) = self.queue_message(x, inst.span)?;
                 Some((
                     "P4DP_EXT_RTC_QUEUE",
                     n,
                     format!("(uint32_t)((sizeof({ct}) + 3u) & ~3u)"),
+                    -1,
                 ))
+            }
+            ExternKind::RtcForeach => {
+                bound_table(self.p, inst).map(|t| ("P4DP_EXT_RTC_FOREACH", 0, "0".into(), t.index() as i64))
             }
             _ => None,
         })
@@ -209,11 +247,12 @@ impl Gen<'_> {
                 );
                 self.rtc_close(c, "_ok", level, out)?;
             }
+            (ExternKind::RtcForeach, "apply") => self.foreach_apply(x, c, level, out)?,
             (ExternKind::RtcForeach, _) => {
                 return unsupported_as(
                     UnsupportedKind::ExternMethod,
                     c.span,
-                    format!("`{tn}.{method}`: the C back end does not generate it yet (docs/rtc.md, status)"),
+                    format!("`{tn}.{method}`: no such Foreach method"),
                 )
             }
             _ => return Ok(false),
@@ -222,6 +261,187 @@ impl Gen<'_> {
             out.push_str(&self.store(r, &v, level)?);
         }
         Ok(true)
+    }
+
+    /// `Foreach.apply()` / `apply(start, end)`: the table sweep or the range loop (module doc).
+    fn foreach_apply(&mut self, x: ExternId, c: &Call, level: usize, out: &mut String) -> R<()> {
+        let i = ind(level);
+        let inst = &self.p.externs[x];
+        let range = match c.args.len() {
+            0 => None,
+            2 => Some((self.expr(in_arg(c, 0)?)?, self.expr(in_arg(c, 1)?)?)),
+            n => {
+                return unsupported_as(
+                    UnsupportedKind::ExternMethod,
+                    c.span,
+                    format!("`Foreach.apply` with {n} arguments"),
+                )
+            }
+        };
+        let _ = writeln!(out, "{i}{{ /* {}.apply */", inst.name.replace("*/", "* /"));
+        // what the loop does with the body's return code
+        let leave = match self.owner {
+            Owner::Control(_) => "return _fr;",
+            _ => "break;",
+        };
+        let after_body =
+            format!("{i}\t\tif (_fr == {FOREACH_BREAK})\n{i}\t\t\tbreak;\n{i}\t\tif (_fr == 1)\n{i}\t\t\t{leave}\n");
+        let Some(t) = bound_table(self.p, inst) else {
+            // a range loop: @methods(index="body")
+            let Some((lo, hi)) = range else {
+                return unsupported_as(
+                    UnsupportedKind::ExternMethod,
+                    c.span,
+                    format!(
+                        "range loop `{}`: `apply()` needs `apply(start, end)` (it has no table)",
+                        inst.name
+                    ),
+                );
+            };
+            let body = self.loop_body(x, "index", c.span)?;
+            let Some(&v) = self.p.actions[body].params.first() else {
+                return unsupported_as(
+                    UnsupportedKind::ExternMethod,
+                    self.p.actions[body].span,
+                    "a range loop body takes the index as its parameter",
+                );
+            };
+            let owner = Owner::Control(self.p.actions[body].owner);
+            let slot = self.var_ref(owner, v);
+            let vt = self.vars(owner)[v].ty;
+            let ct = self.ctype(vt, c.span)?;
+            let _ = write!(
+                out,
+                "{i}\tconst uint32_t _lo = (uint32_t)({lo}), _hi = (uint32_t)({hi});\n{i}\tfor (uint32_t _ix = _lo; _ix < _hi; _ix++) {{\n{i}\t\t{slot} = ({ct})_ix;\n{i}\t\tconst int _fr = {}(R);\n{after_body}{i}\t}}\n{i}}}\n",
+                self.act_fns[body.index()]
+            );
+            return Ok(());
+        };
+        let keys = self.match_keys(t);
+        let widths: Vec<u32> = keys.iter().filter_map(|k| self.value_width(k.expr.ty)).collect();
+        let (key_lay, key_len) = native_layout(&widths);
+        let all = range.is_none();
+        let (lo, hi) = range.unwrap_or_else(|| ("0u".into(), "UINT32_MAX".into()));
+        let _ = writeln!(
+            out,
+            "{i}\tstruct p4dp_rtc_sweep *_sw = (struct p4dp_rtc_sweep *)R->ctx->ext[{}];\n{i}\tconst uint32_t _lo = (uint32_t)({lo}), _hi = (uint32_t)({hi});\n{i}\tconst int _all = {};\n{i}\tuint8_t _k[{}] __attribute__((aligned(16)));\n{i}\tconst struct p4dp_entry *_e;\n{i}\t(void)p4dp_rtc_sweep_begin(_sw, R->bg != NULL ? R->bg->rcu : NULL, R->bg != NULL ? R->bg->rcu_thread : 0u);\n{i}\twhile ((_e = p4dp_rtc_sweep_next(_sw, _k)) != NULL) {{\n{i}\t\tif (!_all && (_e->index < _lo || _e->index >= _hi))\n{i}\t\t\tcontinue;\n{i}\t\tint _fr = 0;\n{i}\t\tR->entry_index = _e->index;\n{i}\t\tswitch (_e->action) {{",
+            x.index(),
+            u8::from(all),
+            key_len.max(1)
+        );
+        let mut seen = Vec::new();
+        for (act, body_name) in methods(inst) {
+            let Some(ta) = self.p.tables[t]
+                .actions
+                .iter()
+                .find(|ta| self.p.actions[ta.action].name == act)
+            else {
+                continue;
+            };
+            let a = ta.action;
+            let abi = self.abi_action_of[a.index()];
+            if seen.contains(&abi) {
+                continue;
+            }
+            seen.push(abi);
+            let body = self.named_body(x, &body_name, c.span)?;
+            let owner = Owner::Control(self.p.actions[body].owner);
+            let params = self.p.actions[body].params.clone();
+            let Some((&kv, data_vars)) = params.split_first() else {
+                return unsupported_as(
+                    UnsupportedKind::ExternMethod,
+                    self.p.actions[body].span,
+                    format!("loop body `{body_name}` takes no key parameter"),
+                );
+            };
+            let _ = writeln!(out, "{i}\t\tcase {abi}u: /* {act} -> {body_name} */",);
+            // the key, field by field from the table's native key
+            let kt = self.vars(owner)[kv].ty;
+            let kleaves = self.leaves(kt, self.p.actions[body].span, "Foreach loop body key")?;
+            let lw: Vec<u32> = kleaves.iter().map(|(_, w)| *w).collect();
+            if lw != widths {
+                return unsupported_as(
+                    UnsupportedKind::ExternMethod,
+                    self.p.actions[body].span,
+                    format!(
+                        "loop body `{body_name}`: its key parameter's fields ({lw:?} bits) are not the key fields of table `{}` ({widths:?} bits, in order)",
+                        self.p.tables[t].name
+                    ),
+                );
+            }
+            let kslot = self.var_ref(owner, kv);
+            for ((f, _), (off, size)) in kleaves.iter().zip(&key_lay) {
+                let _ = writeln!(out, "{i}\t\t\tmemcpy(&({kslot}){f}, _k + {off}, {size});");
+            }
+            // the action data: the remaining parameters' fields are the action's parameters
+            if !data_vars.is_empty() {
+                let mut dleaves = Vec::new();
+                for v in data_vars {
+                    let slot = self.var_ref(owner, *v);
+                    let vt = self.vars(owner)[*v].ty;
+                    for (f, w) in self.leaves(vt, self.p.actions[body].span, "Foreach loop body data")? {
+                        dleaves.push((format!("({slot}){f}"), w));
+                    }
+                }
+                let (dlay, _) = self.data_layout(a)?;
+                let dw: Vec<u32> = self.data_params(a)?.iter().map(|(_, w)| *w).collect();
+                let got: Vec<u32> = dleaves.iter().map(|(_, w)| *w).collect();
+                if got != dw {
+                    return unsupported_as(
+                        UnsupportedKind::ExternMethod,
+                        self.p.actions[body].span,
+                        format!(
+                            "loop body `{body_name}`: its data parameters ({got:?} bits) are not the parameters of action `{act}` ({dw:?} bits, in order)"
+                        ),
+                    );
+                }
+                for ((lv, _), (off, size)) in dleaves.iter().zip(&dlay) {
+                    let _ = writeln!(out, "{i}\t\t\tmemcpy(&{lv}, _e->data + {off}, {size});");
+                }
+            }
+            let _ = writeln!(
+                out,
+                "{i}\t\t\t_fr = {}(R);\n{i}\t\t\tbreak;",
+                self.act_fns[body.index()]
+            );
+        }
+        let _ = write!(
+            out,
+            "{i}\t\tdefault:\n{i}\t\t\tbreak;\n{i}\t\t}}\n{after_body}{i}\t}}\n{i}}}\n"
+        );
+        Ok(())
+    }
+
+    /// The loop body a Foreach's `@methods` binds to `key`.
+    fn loop_body(&self, x: ExternId, key: &str, span: Span) -> R<ActionId> {
+        let inst = &self.p.externs[x];
+        match methods(inst).into_iter().find(|(k, _)| k == key) {
+            Some((_, body)) => self.named_body(x, &body, span),
+            None => unsupported_as(
+                UnsupportedKind::ExternMethod,
+                span,
+                format!("`{}` names no `{key}` loop body in `@methods`", inst.name),
+            ),
+        }
+    }
+
+    /// The loop-body action `name` of the control that declares Foreach `x`.
+    fn named_body(&self, x: ExternId, name: &str, span: Span) -> R<ActionId> {
+        let p = self.p;
+        let found = p
+            .controls
+            .iter()
+            .filter(|(_, c)| c.externs.contains(&x))
+            .flat_map(|(_, c)| c.actions.iter())
+            .find(|&&a| p.actions[a].name == name && p.actions[a].loop_body);
+        match found {
+            Some(&a) => Ok(a),
+            None => unsupported_as(
+                UnsupportedKind::ExternMethod,
+                span,
+                format!("`{}`: no loop body `{name}`", p.externs[x].name),
+            ),
+        }
     }
 
     /// Stores the block's `bool` result `ok` into the call's result, if it has one, and closes

@@ -262,11 +262,25 @@ impl Gen<'_> {
                     self.block(update, level + 2, out)?;
                     let _ = writeln!(out, "{i}\t}}");
                 }
+                if let Some(d) = self.foreach_body.as_mut() {
+                    *d += 1;
+                }
                 self.block(pre, level + 1, out)?;
                 let c = self.expr(cond)?;
                 let _ = writeln!(out, "{i}\tif (!({c}))\n{i}\t\tbreak;");
-                self.block(body, level + 1, out)?;
+                let r = self.block(body, level + 1, out);
+                if let Some(d) = self.foreach_body.as_mut() {
+                    *d -= 1;
+                }
+                r?;
                 let _ = writeln!(out, "{i}}}");
+            }
+            // Outside every `for` of a Foreach loop body they end the Foreach loop (rtc.rs).
+            Stmt::Break { .. } if self.foreach_body == Some(0) => {
+                let _ = writeln!(out, "{i}return {};", crate::rtc::FOREACH_BREAK);
+            }
+            Stmt::Continue { .. } if self.foreach_body == Some(0) => {
+                let _ = writeln!(out, "{i}return {};", crate::rtc::FOREACH_CONTINUE);
             }
             Stmt::Break { .. } => {
                 let _ = writeln!(out, "{i}break;");
@@ -491,7 +505,10 @@ impl Gen<'_> {
                 "__attribute__((unused)) static inline __attribute__((always_inline)) int {name}(struct gst *R);"
             );
             let mut body = String::new();
-            self.block(&a.body, 1, &mut body)?;
+            self.foreach_body = a.loop_body.then_some(0);
+            let r = self.block(&a.body, 1, &mut body);
+            self.foreach_body = None;
+            r?;
             let _ = writeln!(
                 self.funcs,
                 "/* action {} */\n__attribute__((unused)) static inline __attribute__((always_inline)) int {name}(struct gst *R)\n{{\n\t(void)R;\n{body}\treturn 0;\n}}\n",

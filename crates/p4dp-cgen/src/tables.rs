@@ -67,6 +67,10 @@ impl Gen<'_> {
         let act = &p.actions[a];
         let vars = &p.controls[act.owner].vars;
         let mut out = Vec::new();
+        if act.loop_body {
+            // a Foreach loop body is no control-plane action: the loop fills its parameters
+            return Ok(out);
+        }
         for v in &act.params {
             if let VarKind::ActionParam(_, Direction::None) = vars[*v].kind {
                 match self.value_width(vars[*v].ty) {
@@ -615,9 +619,9 @@ impl Gen<'_> {
                 Some(Value::Enum(2)) if !meter => "P4DP_UNIT_BOTH",
                 _ => "0",
             };
-            if let Some((kind, n, cs)) = self.rtc_extern_md(xid)? {
+            if let Some((kind, n, cs, table)) = self.rtc_extern_md(xid)? {
                 ext_rows.push(format!(
-                    "\t{{ {}, {}u, {kind}, 0, {}u, 0u, {cs}, -1 }},",
+                    "\t{{ {}, {}u, {kind}, 0, {}u, 0u, {cs}, {table} }},",
                     c_string(&x.fq_name),
                     self.ids.externs[xid.index()],
                     n.min(u32::MAX as u64)

@@ -274,6 +274,7 @@ fn simple_program() -> Program {
             span: sp(8),
         }],
         annotations: vec![],
+        loop_body: false,
         span: sp(9),
     });
     let drop = b.p.actions.alloc(Action {
@@ -289,6 +290,7 @@ fn simple_program() -> Program {
             span: sp(10),
         })],
         annotations: vec![],
+        loop_body: false,
         span: sp(11),
     });
     let t = b.p.tables.alloc(Table {

@@ -453,11 +453,13 @@ pub enum Stmt {
         update: Block,
         span: Span,
     },
-    /// Leave the innermost enclosing [`Stmt::Loop`] (allowed in its `body` and `update`).
+    /// Leave the innermost enclosing [`Stmt::Loop`] (allowed in its `body` and `update`), or, outside
+    /// any, the `Foreach` loop whose loop body ([`Action::loop_body`]) this is.
     Break {
         span: Span,
     },
-    /// Go on with the `update` of the innermost enclosing [`Stmt::Loop`] (allowed in its `body`).
+    /// Go on with the `update` of the innermost enclosing [`Stmt::Loop`] (allowed in its `body`), or,
+    /// outside any, end this iteration of the `Foreach` loop whose loop body this is.
     Continue {
         span: Span,
     },
@@ -707,6 +709,9 @@ pub struct Action {
     pub params: Vec<VarId>,
     pub body: Block,
     pub annotations: Vec<Annotation>,
+    /// A loop body of an rtc.p4 `Foreach` (named by its `@methods`): `break`/`continue` outside
+    /// any `for` loop of the body leave the Foreach loop / its iteration.
+    pub loop_body: bool,
     pub span: Span,
 }
 

@@ -287,7 +287,10 @@ pub fn validate(p: Program) -> Result<ValidProgram, Vec<ValidationError>> {
         };
         cx.block(&c.body);
         for a in &c.actions {
+            // a Foreach loop body is itself the body of a loop: `break`/`continue` may leave it
+            cx.loops = u32::from(p.actions[*a].loop_body);
             cx.block(&p.actions[*a].body);
+            cx.loops = 0;
         }
         for t in &c.tables {
             for k in &p.tables[*t].keys {

@@ -5,7 +5,7 @@
 
 use std::os::raw::{c_char, c_int, c_void};
 
-pub const P4DP_ABI_VERSION: u32 = 9;
+pub const P4DP_ABI_VERSION: u32 = 10;
 pub const P4DP_PORT_DROP: u32 = 511;
 pub const P4DP_RT_KEY_DONT_CARE: u32 = 0xff;
 

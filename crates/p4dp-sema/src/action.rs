@@ -14,6 +14,7 @@ impl<'a> Sema<'a> {
     pub(crate) fn lower_action(&mut self, ad: &'a ast::ActionDecl, prefix: &str) -> Option<ir::ActionId> {
         let cid = self.cx.control()?;
         let fq = control_plane_name(prefix, &ad.name.name, name_annotation(&ad.annotations).as_deref());
+        let loop_body = self.cx.loop_bodies.contains(&ad.name.name);
         let aid = self.p.actions.alloc(ir::Action {
             name: ad.name.name.clone(),
             fq_name: fq,
@@ -21,6 +22,7 @@ impl<'a> Sema<'a> {
             params: Vec::new(),
             body: Vec::new(),
             annotations: self.annotations(&ad.annotations),
+            loop_body,
             span: ispan(ad.span),
         });
         self.cx.actions.push(aid);
@@ -59,7 +61,10 @@ impl<'a> Sema<'a> {
             self.declare(&p.name, Binding::Var(v));
         }
         let prev = self.cx.action.replace(aid);
+        // a Foreach loop body is the body of a loop: `break;`/`continue;` leave the Foreach
+        let loops = std::mem::replace(&mut self.cx.loops, u32::from(loop_body));
         let body = self.block(&ad.body);
+        self.cx.loops = loops;
         self.cx.action = prev;
         self.pop_scope();
         let a = &mut self.p.actions[aid];

@@ -56,6 +56,7 @@ impl<'a> Sema<'a> {
             self.declare(id, b);
         }
         let params = self.block_params(&cd.header.params);
+        self.cx.loop_bodies = self.foreach_loop_bodies(&cd.locals);
         let mut body = Vec::new();
         for d in &cd.locals {
             self.control_local(d, &mut body);

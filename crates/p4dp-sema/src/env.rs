@@ -62,6 +62,9 @@ pub(crate) struct Owner {
     pub ntmp: u32,
     /// Nesting depth of `for` loops being lowered (`break`/`continue` need one).
     pub loops: u32,
+    /// Actions of this control that an rtc.p4 `Foreach` names as loop bodies (`@methods`):
+    /// `break`/`continue` in them leave the Foreach loop / its iteration.
+    pub loop_bodies: std::collections::HashSet<String>,
     /// Compiler temporaries (written once, so never need a snapshot).
     pub temps: std::collections::HashSet<ir::VarId>,
 }
@@ -87,6 +90,7 @@ impl Owner {
             states: HashMap::new(),
             ntmp: 0,
             loops: 0,
+            loop_bodies: std::collections::HashSet::new(),
             temps: std::collections::HashSet::new(),
         }
     }

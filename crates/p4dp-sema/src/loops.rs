@@ -62,7 +62,14 @@ impl<'a> Sema<'a> {
         let brk = matches!(s.kind, ast::StmtKind::Break);
         if self.cx.loops == 0 {
             let what = if brk { "break" } else { "continue" };
-            self.err("E0402", format!("`{what}` outside a loop"), s.span, "not in a loop");
+            let mut d =
+                p4dp_syntax::Diagnostic::error("E0402", format!("`{what}` outside a loop"), s.span, "not in a loop");
+            if self.cx.action.is_some() {
+                d = d.with_help(
+                    "in rtc.p4 programs `break;` and `continue;` may end a Foreach loop body: an action its `@methods` names",
+                );
+            }
+            self.report(d);
             return;
         }
         let span = ispan(s.span);

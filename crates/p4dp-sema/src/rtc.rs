@@ -12,11 +12,11 @@
 //! * `Queue<T>` carries serializable messages: `T` is a `bit<W>`, `int<W>`, `bool`, serializable
 //!   enum, or a header or struct of them (E0422).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use p4dp_ir as ir;
 use p4dp_ir::{AnnotationArg, BlockRef, CallTarget, ExternKind, ExternRef, MatchKind, Type};
-use p4dp_syntax::{Diagnostic, FileId, Span};
+use p4dp_syntax::{ast, Diagnostic, FileId, Span};
 
 use crate::Sema;
 
@@ -25,6 +25,8 @@ const TBL: &str = "tbl";
 const METHODS: &str = "methods";
 /// The `@methods` key naming a range loop's body.
 const INDEX_KEY: &str = "index";
+/// rtc.p4's loop extern.
+const FOREACH: &str = "Foreach";
 
 fn sspan(s: ir::Span) -> Span {
     Span::new(FileId(s.file), s.lo, s.hi)
@@ -51,7 +53,12 @@ fn tbl_of(x: &ir::ExternInstance) -> Option<Option<String>> {
 /// `@methods(k="v", ...)` (kept as raw text: `k = "v"` is no expression) or the structured
 /// `@methods[k="v", ...]`: the pairs, or `Err` if an argument is not `key = name`.
 fn methods_of(x: &ir::ExternInstance) -> Option<Result<Vec<(String, String)>, ()>> {
-    let a = x.annotations.iter().find(|a| a.name == METHODS)?;
+    methods_in(&x.annotations)
+}
+
+/// [`methods_of`] over an annotation list.
+fn methods_in(annotations: &[ir::Annotation]) -> Option<Result<Vec<(String, String)>, ()>> {
+    let a = annotations.iter().find(|a| a.name == METHODS)?;
     let mut out = Vec::new();
     for arg in &a.args {
         match arg {
@@ -90,7 +97,25 @@ fn serializable(types: &ir::TypeTable, t: ir::TypeId, depth: u32) -> bool {
     }
 }
 
-impl Sema<'_> {
+impl<'a> Sema<'a> {
+    /// The loop bodies that the `Foreach` instances among a control's local declarations name
+    /// with `@methods` (read before the control's actions are lowered, so that `break;` and
+    /// `continue;` in them are known to end the Foreach loop).
+    pub(crate) fn foreach_loop_bodies(&self, locals: &'a [ast::Decl]) -> HashSet<String> {
+        let mut out = HashSet::new();
+        for d in locals {
+            let ast::Decl::Instantiation(i) = d else { continue };
+            let ast::TypeKind::Named(n) = &i.ty.kind else { continue };
+            if n.name.name != FOREACH {
+                continue;
+            }
+            if let Some(Ok(pairs)) = methods_in(&self.annotations(&i.annotations)) {
+                out.extend(pairs.into_iter().map(|(_, body)| body));
+            }
+        }
+        out
+    }
+
     pub(crate) fn check_rtc(&mut self) {
         let Some(pkg) = &self.p.package else { return };
         if pkg.arch != "rtc" {
@@ -125,6 +150,71 @@ impl Sema<'_> {
         }
         self.check_rtc_foreground(&background);
         self.check_rtc_bindings();
+        self.check_rtc_loop_bodies();
+    }
+
+    /// E0423: a Foreach loop body runs only as the Foreach's body: it is not called directly, not
+    /// listed by a table, and does not apply its own Foreach (which would restart the loop).
+    fn check_rtc_loop_bodies(&mut self) {
+        let mut errs: Vec<Diagnostic> = Vec::new();
+        for (_, c) in self.p.controls.iter() {
+            let mut visit = |call: &ir::Call, inside: Option<ir::ActionId>| match &call.target {
+                CallTarget::Action(a) if self.p.actions[*a].loop_body => errs.push(
+                    Diagnostic::error(
+                        "E0423",
+                        format!(
+                            "`{}` is a Foreach loop body: it runs only as the loop's body",
+                            self.p.actions[*a].name
+                        ),
+                        sspan(call.span),
+                        "called directly",
+                    )
+                    .with_help("move the shared code into another action and call that one"),
+                ),
+                CallTarget::ExternMethod {
+                    obj: ExternRef::Instance(x),
+                    ..
+                } if self.p.externs[*x].kind == ExternKind::RtcForeach => {
+                    let Some(a) = inside else { return };
+                    let own = matches!(methods_of(&self.p.externs[*x]), Some(Ok(m)) if m.iter().any(|(_, b)| *b == self.p.actions[a].name));
+                    if own {
+                        errs.push(Diagnostic::error(
+                            "E0423",
+                            format!(
+                                "loop body `{}` applies its own Foreach `{}`",
+                                self.p.actions[a].name, self.p.externs[*x].name
+                            ),
+                            sspan(call.span),
+                            "the loop would restart inside itself",
+                        ));
+                    }
+                }
+                _ => {}
+            };
+            ir::for_each_call(&c.body, &mut |call| visit(call, None));
+            for &a in &c.actions {
+                let inside = self.p.actions[a].loop_body.then_some(a);
+                ir::for_each_call(&self.p.actions[a].body, &mut |call| visit(call, inside));
+            }
+        }
+        for (_, t) in self.p.tables.iter() {
+            for ta in &t.actions {
+                if self.p.actions[ta.action].loop_body {
+                    errs.push(Diagnostic::error(
+                        "E0423",
+                        format!(
+                            "table `{}` lists `{}`, a Foreach loop body",
+                            t.name, self.p.actions[ta.action].name
+                        ),
+                        sspan(t.span),
+                        "a loop body is no table action",
+                    ));
+                }
+            }
+        }
+        for d in errs {
+            self.report(d);
+        }
     }
 
     /// E0421: `Sleep`, `popWait` and `entryDel` in a foreground control (apply block or actions).
@@ -147,6 +237,8 @@ impl Sema<'_> {
                 let x = &externs[*x];
                 let stops = match x.kind {
                     ExternKind::RtcSleep => true,
+                    // a table sweep snapshots the keys under the table's writer mutex
+                    ExternKind::RtcForeach => tbl_of(x).is_some(),
                     ExternKind::RtcQueue => method == "popWait",
                     ExternKind::RtcTableOperation => method == "entryDel",
                     _ => false,

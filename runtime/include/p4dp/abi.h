@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 9u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env */
+#define P4DP_ABI_VERSION 10u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach) */
 
 /** Egress port value meaning "drop" (v1model's 511, PNA drop_packet()). */
 #define P4DP_PORT_DROP 511u
@@ -119,6 +119,7 @@ enum p4dp_extern_kind {
 	P4DP_EXT_RTC_COUNTER,  /**< atomic Counter: n_cells 64-bit cells (struct p4dp_rtc_counter) */
 	P4DP_EXT_RTC_LOCK,     /**< Lock: n_cells test-and-set locks (struct p4dp_rtc_lock) */
 	P4DP_EXT_RTC_QUEUE,    /**< Queue<T>: n_cells = depth, cell_size = message bytes (struct p4dp_rtc_queue) */
+	P4DP_EXT_RTC_FOREACH,  /**< Foreach bound to exact table `table` (struct p4dp_rtc_sweep); a range loop has no object */
 };
 
 enum p4dp_counter_unit { P4DP_UNIT_PACKETS = 1, P4DP_UNIT_BYTES = 2, P4DP_UNIT_BOTH = 3 };

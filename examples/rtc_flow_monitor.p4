@@ -1,11 +1,23 @@
-// Per-flow monitoring with aging on the run-to-completion architecture (docs/rtc.md): the front end
-// accepts it; the C back end translates its foreground and background pipelines but not yet the Foreach
-// sweep and its loop body, and lists what it cannot translate.
-// The foreground adds a flow record on a miss (TableOperation) and counts packets, bytes and the last
-// time in an atomic Counter at the entry's row; FIN/RST push the flow to a Queue. bg0 pops a flow, reports
-// it to port 9 and deletes it; bg1 sweeps the table (Foreach + Sleep) and queues flows idle for 1 s.
+// Accurate per-flow monitoring with aging on the run-to-completion architecture (rtc.p4, docs/rtc.md),
+// after the use case of Zheng et al., "When P4 Meets Run-to-completion Architecture" (section 7.1,
+// appendix A).
+//
+// Foreground (every worker): a TCP packet whose flow misses FlowTable adds the flow's record
+// (TableOperation.entryAdd); the record's row indexes three cells of an atomic Counter: packets, bytes
+// and the time of the flow's last packet. A FIN or RST pushes the flow to a Queue. Packets leave on port 1.
+// Reporter (background): pops a flow, reads its record (entryGet gives the row), deletes the entry and
+// sends a report with the flow's packet and byte counts to the collector on port 9.
+// Ager (background, every 100 ms): sweeps FlowTable (Foreach) and queues the flows idle for more than
+// 1 s, which Reporter then reports and deletes like finished ones. A flow is reported once: a second
+// message for a flow already deleted finds no record and sends nothing.
+// A new record's cells are reset by the core that added it: packets of one flow go to one worker
+// (flow dispatch), so no other core counts into the row meanwhile.
 #include <core.p4>
 #include <rtc.p4>
+
+const bit<8> TCP_FIN = 0x01;
+const bit<8> TCP_RST = 0x04;
+const bit<64> IDLE_NS = 1000000000;
 
 header ethernet_t { bit<48> dst; bit<48> src; bit<16> etherType; }
 header ipv4_t {
@@ -26,6 +38,7 @@ struct FlowInfo { bit<32> src; bit<32> dst; bit<16> sport; bit<16> dport; }
 struct FlowData { bit<8> unused; }
 
 Queue<FlowInfo>(4096) queue;
+// per row: packets, bytes, last packet's time
 Counter(3072) cnt;
 
 parser FgParser(packet_in pkt, out headers_t hdr, inout meta_t meta, in rtc_input_metadata_t istd) {
@@ -55,15 +68,28 @@ control FgIngress(inout headers_t hdr, inout meta_t meta, in rtc_input_metadata_
         send_to_port(1);
         if (hdr.tcp.isValid()) {
             FlowInfo k = { hdr.ipv4.srcAddr, hdr.ipv4.dstAddr, hdr.tcp.srcPort, hdr.tcp.dstPort };
-            if (!FlowTable.apply().hit) {
-                tbl_op.entryAdd(k, 0, (FlowData){ unused = 0 });
+            bool known = FlowTable.apply().hit;
+            if (!known) {
+                if (tbl_op.entryAdd(k, 0, (FlowData){ unused = 0 })) {
+                    bit<32> fresh = lastRowIndex();
+                    cnt.set(fresh * 3, 0);
+                    cnt.set(fresh * 3 + 1, 0);
+                    known = true;
+                } else {
+                    // the table is full (or another core added the flow a moment ago)
+                    bit<8> a;
+                    FlowData d;
+                    known = tbl_op.entryGet(k, a, d);
+                }
             }
-            bit<32> row = lastRowIndex();
-            cnt.count(row * 3, 1);
-            cnt.count(row * 3 + 1, getPktLength());
-            cnt.set(row * 3 + 2, istd.timestamp_ns);
-            if (hdr.tcp.flags & 0x05 != 0) {
-                queue.push(k);
+            if (known) {
+                bit<32> row = lastRowIndex();
+                cnt.count(row * 3, 1);
+                cnt.count(row * 3 + 1, getPktLength());
+                cnt.set(row * 3 + 2, istd.timestamp_ns);
+                if ((hdr.tcp.flags & (TCP_FIN | TCP_RST)) != 0) {
+                    queue.push(k);
+                }
             }
         }
     }
@@ -81,11 +107,12 @@ control Reporter(inout bg_headers_t hdr, inout meta_t meta, in rtc_background_me
     TableOperation() tbl_op;
     apply {
         FlowInfo flow;
-        if (queue.pop(flow)) {
+        if (queue.popWait(flow)) {
             bit<8> action_id;
             FlowData action_data;
             if (tbl_op.entryGet(flow, action_id, action_data)) {
                 bit<32> row = lastRowIndex();
+                tbl_op.entryDel(flow);
                 hdr.ethernet.setValid();
                 hdr.ethernet.etherType = 0x88b5;
                 hdr.report.setValid();
@@ -95,7 +122,6 @@ control Reporter(inout bg_headers_t hdr, inout meta_t meta, in rtc_background_me
                 hdr.report.dport = flow.dport;
                 hdr.report.packets = cnt.get(row * 3);
                 hdr.report.bytes = cnt.get(row * 3 + 1);
-                tbl_op.entryDel(flow);
                 send_to_port(9);
             }
         }
@@ -104,8 +130,9 @@ control Reporter(inout bg_headers_t hdr, inout meta_t meta, in rtc_background_me
 
 control Ager(inout bg_headers_t hdr, inout meta_t meta, in rtc_background_metadata_t bstd) {
     action __for_flow_rec(FlowInfo k, FlowData d) {
-        bit<32> row = lastRowIndex();
-        if (bstd.timestamp_ns - cnt.get(row * 3 + 2) > 1000000000) {
+        bit<64> last = cnt.get(lastRowIndex() * 3 + 2);
+        // a packet counted after this iteration's clock reading is no sign of idleness
+        if (last < bstd.timestamp_ns && bstd.timestamp_ns - last > IDLE_NS) {
             queue.push(k);
         }
     }
