@@ -109,11 +109,6 @@ int rt_externs_create(struct p4dp_runtime *rt)
 			if (shared == NULL)
 				return rtc_create_failed(xi);
 			break;
-		case P4DP_EXT_RTC_FOREACH:
-			shared = rt_rtc_sweep_create(rt->prog, rt->tables, (uint32_t)xi->table, rt->socket_id);
-			if (shared == NULL)
-				return rtc_create_failed(xi);
-			break;
 		default:
 			break;
 		}
@@ -147,8 +142,6 @@ void rt_externs_free(struct p4dp_runtime *rt)
 		}
 		if (kind == P4DP_EXT_RTC_QUEUE)
 			p4dp_rtc_queue_free(rt->ext[0][x]);
-		else if (kind == P4DP_EXT_RTC_FOREACH)
-			p4dp_rtc_sweep_free(rt->ext[0][x]);
 		else
 			rte_free(rt->ext[0][x]); /* the rtc Counter and Lock are one rte_malloc block each */
 		for (uint32_t w = 0; w < rt->max_workers; w++)

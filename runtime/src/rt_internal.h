@@ -267,11 +267,11 @@ int rt_actprof_create(struct p4dp_runtime *rt);
 void rt_actprof_free(struct p4dp_runtime *rt);
 
 /* rtc_table.c */
-struct p4dp_rtc_sweep;
-/** p4dp_rtc_sweep_create for table @p table of @p prog whose table objects are @p tables (the
- *  runtime creating a Foreach extern before any context exists). NULL on error (message set). */
-struct p4dp_rtc_sweep *rt_rtc_sweep_create(const struct p4dp_program *prog, struct p4dp_table *const *tables,
-					   uint32_t table, int socket_id);
+/** Create the sweep of every Foreach extern (P4DP_EXT_RTC_FOREACH) and point every worker's
+ *  ext slot at it; after rt_externs_create. 0 or -errno (message set). */
+int rt_rtc_sweeps_create(struct p4dp_runtime *rt);
+/** Free them and clear the ext slots; before rt_externs_free (NULL slots are skipped). */
+void rt_rtc_sweeps_free(struct p4dp_runtime *rt);
 
 /* externs.c */
 int rt_externs_create(struct p4dp_runtime *rt);

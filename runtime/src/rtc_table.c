@@ -5,6 +5,7 @@
  * table's delete path) and the snapshot sweep behind Foreach bound to a table.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,17 +95,20 @@ struct p4dp_rtc_sweep {
 	uint8_t keys[];
 };
 
+static struct p4dp_rtc_sweep *sweep_create(const struct p4dp_program *prog, struct p4dp_table *const *tables,
+					    uint32_t table, int socket_id);
+
 struct p4dp_rtc_sweep *p4dp_rtc_sweep_create(struct p4dp_ctx *ctx, uint32_t table, int socket_id)
 {
 	if (ctx == NULL) {
 		rt_err("Foreach: no context");
 		return NULL;
 	}
-	return rt_rtc_sweep_create(ctx->prog, ctx->tables, table, socket_id);
+	return sweep_create(ctx->prog, ctx->tables, table, socket_id);
 }
 
-struct p4dp_rtc_sweep *rt_rtc_sweep_create(const struct p4dp_program *prog, struct p4dp_table *const *tables,
-					   uint32_t table, int socket_id)
+static struct p4dp_rtc_sweep *sweep_create(const struct p4dp_program *prog, struct p4dp_table *const *tables,
+					    uint32_t table, int socket_id)
 {
 	if (exact_table_of(prog, table) != 0)
 		return NULL;
@@ -125,6 +129,40 @@ struct p4dp_rtc_sweep *rt_rtc_sweep_create(const struct p4dp_program *prog, stru
 void p4dp_rtc_sweep_free(struct p4dp_rtc_sweep *s)
 {
 	rte_free(s);
+}
+
+int rt_rtc_sweeps_create(struct p4dp_runtime *rt)
+{
+	const struct p4dp_program *p = rt->prog;
+	for (uint32_t x = 0; x < p->n_externs; x++) {
+		const struct p4dp_extern_info *xi = &p->externs[x];
+		if (xi->kind != P4DP_EXT_RTC_FOREACH)
+			continue;
+		/* the program check refused a Foreach without a valid table */
+		struct p4dp_rtc_sweep *s = sweep_create(p, rt->tables, (uint32_t)xi->table, rt->socket_id);
+		if (s == NULL) {
+			char msg[256];
+			snprintf(msg, sizeof(msg), "%s", p4dp_runtime_error_get(NULL));
+			return rt_errc(-EINVAL, "extern '%s': %s", xi->name, msg);
+		}
+		for (uint32_t w = 0; w < rt->max_workers; w++)
+			rt->ext[w][x] = s;
+	}
+	return 0;
+}
+
+void rt_rtc_sweeps_free(struct p4dp_runtime *rt)
+{
+	if (rt->ext == NULL || rt->prog == NULL || rt->ext[0] == NULL)
+		return;
+	for (uint32_t x = 0; x < rt->prog->n_externs; x++) {
+		if (rt->prog->externs[x].kind != P4DP_EXT_RTC_FOREACH)
+			continue;
+		p4dp_rtc_sweep_free(rt->ext[0][x]);
+		for (uint32_t w = 0; w < rt->max_workers; w++)
+			if (rt->ext[w])
+				rt->ext[w][x] = NULL;
+	}
 }
 
 static int snapshot_key(void *arg, const struct p4dp_match *m, const struct p4dp_entry *e)

@@ -291,6 +291,9 @@ int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_ru
 	rc = rt_externs_create(rt);
 	if (rc)
 		goto fail;
+	rc = rt_rtc_sweeps_create(rt);
+	if (rc)
+		goto fail;
 	rc = rt_actprof_create(rt);
 	if (rc)
 		goto fail;
@@ -326,6 +329,7 @@ void p4dp_runtime_free(struct p4dp_runtime *rt)
 	rt_tables_free(rt);
 	rt_idle_free(rt);
 	rt_actprof_free(rt); /* before rt_externs_free: clears the profiles' ext pointers */
+	rt_rtc_sweeps_free(rt); /* the same for the Foreach sweeps */
 	rt_externs_free(rt);
 	if (rt->rcu)
 		p4dp_rcu_free(rt->rcu);

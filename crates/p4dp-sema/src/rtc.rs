@@ -6,9 +6,13 @@
 //!   actions of `t` and loop-body actions of the Foreach's control), or, without `@tbl`, to a
 //!   range-loop body with `@methods(index="body")` (E0420);
 //! * `TableOperation` is bound with `@tbl("t")` to a table with exact keys only (E0420);
-//! * `Sleep`, `Queue.popWait` and `TableOperation.entryDel` are used only in background pipelines
-//!   (E0421): a foreground core must never stop processing packets (entryDel takes the table's
-//!   writer mutex, which a control-plane writer may hold across an RCU grace period);
+//! * `Sleep`, `Queue.popWait`, `TableOperation.entryDel` and a `Foreach` bound to a table are used
+//!   only in background pipelines (E0421): a foreground core must never stop processing packets
+//!   (entryDel and a sweep's snapshot take the table's writer mutex, which a control-plane writer
+//!   may hold across an RCU grace period);
+//! * a Foreach loop body (an action its `@methods` names; `break;`/`continue;` end the loop or the
+//!   iteration in it, see [`Sema::foreach_loop_bodies`]) runs only as the loop's body: it is not
+//!   called, not listed by a table and does not apply its own Foreach (E0423);
 //! * `Queue<T>` carries serializable messages: `T` is a `bit<W>`, `int<W>`, `bool`, serializable
 //!   enum, or a header or struct of them (E0422).
 
