@@ -15,13 +15,14 @@
  * McKeown, "Routing Lookups in Hardware at Memory Access Speeds") and DPDK's rte_lpm. The first
  * level (lpm_create): 24 bits, a flat array of 2^24 slots (128 MiB, in a mapping of its own
  * advised for transparent huge pages: node_map) indexed by the key's top 24 bits, for keys of
- * 24..32 bits in tables declared for at least LPM_ROOT24_MIN_ENTRIES entries (a /0../24 lookup
- * reads one slot, /25../32 two); 16 bits (512 KiB, cache-resident) otherwise, or when the
- * mapping fails. Each node is an array of
+ * 24 bits or more in tables declared for at least LPM_ROOT24_MIN_ENTRIES entries (an IPv4
+ * /0../24 lookup reads one slot, /25../32 two; an IPv6 /48 four, as DPDK's rte_lpm6 with its
+ * 24-bit first table); 16 bits (512 KiB, cache-resident) otherwise, or when the mapping fails.
+ * Each node is an array of
  * 64-bit slots: a slot holds either the entry pointer of the longest prefix covering all keys
  * that reach it (NULL: none), or a child node pointer with bit 0 set. With the 16-bit level an
  * IPv4 lookup reads at most three slots (/0-/16: one, /17-/24: two, /25-/32: three), an IPv6 one
- * at most 15. Each
+ * at most 15 (14 with the 24-bit level). Each
  * slot also has a control-only depth byte: 0 when no entry covers it, else the covering
  * entry's length + 1; for a child slot, the longest entry covering the whole child. Invariant:
  * every slot of a child has a depth >= its parent slot's depth; a node with no entry ending in
@@ -50,6 +51,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
@@ -102,6 +104,7 @@ struct table_lpm {
 	uint32_t n_order;      /* fields in bit-string order */
 	bool narrow;           /* W <= 64: the key bits fit one uint64_t */
 	bool single;           /* narrow with the lpm field alone */
+	bool wide_single;      /* the lpm field alone, 65..128 bits (IPv6) */
 	uint16_t order[P4DP_TABLE_FIELDS_MAX];
 	/* control */
 	uint32_t exact_bits;
@@ -210,6 +213,26 @@ static inline uint64_t key_bits64(const struct p4dp_table *t, const struct table
 /* The key bits of any table as big-endian bytes (pad_bits / 8 of them). */
 static void key_bits(const struct p4dp_table *t, const struct table_lpm *s, const uint8_t *key, uint8_t *kb)
 {
+	if (s->wide_single) {
+		/* perf: one 65..128-bit field (little-endian in the key) is its byte-reversed value,
+		 * left-aligned; two byte swaps instead of a bit-by-bit copy */
+		const struct p4dp_key_field *f = &t->fields[s->order[0]];
+		uint64_t lo, hi;
+		memcpy(&lo, key + f->offset, 8);
+		memcpy(&hi, key + f->offset + 8, 8);
+		uint32_t sh = 128 - f->bitwidth; /* 0..63 */
+		if (sh > 0) {
+			hi = hi << sh | lo >> (64 - sh);
+			lo <<= sh;
+		}
+		uint8_t be[16];
+		hi = rte_cpu_to_be_64(hi);
+		lo = rte_cpu_to_be_64(lo);
+		memcpy(be, &hi, 8);
+		memcpy(be + 8, &lo, 8);
+		memcpy(kb, be, s->pad_bits / 8);
+		return;
+	}
 	memset(kb, 0, s->pad_bits / 8);
 	uint32_t pos = 0;
 	for (uint32_t i = 0; i < s->n_order; i++) {
@@ -803,13 +826,14 @@ static int lpm_create(struct p4dp_table *t)
 	s->pad_bits = RTE_ALIGN_CEIL(s->bits, 8);
 	s->narrow = s->bits <= 64;
 	s->single = s->narrow && s->n_order == 1;
+	s->wide_single = !s->narrow && s->n_order == 1 && s->bits <= 128;
 	s->n_buckets = 64;
 	s->bucket = calloc(s->n_buckets, sizeof(*s->bucket));
 	t->lpm = s;
 	s->root = NULL;
-	/* The first level (see the top of this file): 24 bits for large tables of IPv4-width keys,
-	 * falling back to 16 when its 144 MiB are not available. */
-	if (s->pad_bits >= LPM_ROOT24_BITS && s->pad_bits <= 32 && t->max_entries >= LPM_ROOT24_MIN_ENTRIES) {
+	/* The first level (see the top of this file): 24 bits for large tables of keys of 24 bits
+	 * or more, falling back to 16 when its 144 MiB are not available. */
+	if (s->pad_bits >= LPM_ROOT24_BITS && t->max_entries >= LPM_ROOT24_MIN_ENTRIES) {
 		s->root_bits = LPM_ROOT24_BITS;
 		s->root = node_new(t, 0, 0, 0);
 	}

@@ -11,10 +11,13 @@
  *    Shapes: IPv4 (one 32-bit field), a 20-bit field, exact 16 + lpm 24 (narrow path), IPv6
  *    (128 bits), exact 8 + lpm 128 (wide path), a 130-bit big-endian field; and, declared large
  *    enough for the 24-bit first level (DIR-24-8), IPv4 with prefixes nesting near the top and
- *    near /24, and exact 8 + lpm 24. Each checks which first level it got (by its heap use).
+ *    near /24, exact 8 + lpm 24, IPv6 and a 100-bit field. Each checks which first level it got (by its heap use).
  *  - The 24-bit first level's edges: /0, /32, /24 and /23 around the level boundary, prefixes
  *    longer than it, a delete giving the covered range back to the covering prefix, the lowest
  *    and highest addresses, modifies.
+ *  - IPv6 (128-bit keys), with either first level: ::/0, /128s (lowest, highest, inside a /64),
+ *    /63, /64 and /65 at the /64 boundary, three prefixes nested around the first level's
+ *    boundary, modifies, and deletes giving ranges back to the covering prefix.
  *  - Concurrent (also under ThreadSanitizer: make tsan), with both first levels: a reader looks up keys inside a /16
  *    while the writer modifies that /16 and adds and deletes longer prefixes inside it (which
  *    creates and folds trie nodes); a /8 covers everything. The reader must never miss, never
@@ -82,6 +85,8 @@ static const struct shape shapes[] = {
 	{"ipv4 /32, 24-bit level", 4, 0, {0}, F(P4DP_MATCH_LPM, 0, 4, 32), 12, 1u << 17},
 	{"ipv4 /32, 24-bit, deep", 4, 0, {0}, F(P4DP_MATCH_LPM, 0, 4, 32), 27, 1u << 17},
 	{"exact 8 + lpm 24, 24-bit", 8, 1, F(P4DP_MATCH_EXACT, 4, 1, 8), F(P4DP_MATCH_LPM, 0, 4, 24), 12, 1u << 16},
+	{"ipv6 /128, 24-bit level", 16, 0, {0}, F(P4DP_MATCH_LPM, 0, 16, 128), 20, 1u << 17},
+	{"lpm 100, 24-bit level", 16, 0, {0}, F(P4DP_MATCH_LPM, 0, 16, 100), 14, 1u << 17},
 };
 
 /* The 24-bit first level's slots alone (2^24 of 8 bytes). */
@@ -299,7 +304,7 @@ static void run_random(const struct shape *s, uint32_t nops)
 	CHECK(st.kind == 3, "%s: kind %u, want the lpm trie (3)", s->name, st.kind);
 	size_t empty = heap_used();
 	uint32_t kbits = s->lpm.bitwidth + (s->has_exact ? s->ex.bitwidth : 0);
-	int want24 = p.max_entries >= (1u << 16) && kbits > 16 && kbits <= 32;
+	int want24 = p.max_entries >= (1u << 16) && kbits > 16;
 	CHECK((grown >= ROOT24_BYTES) == want24, "%s: table of %u entries mapped %zu bytes, want %s", s->name,
 	      p.max_entries, grown, want24 ? "the 24-bit first level" : "the 16-bit one");
 	uint32_t live = 0, adds = 0, dels = 0, mods = 0;
@@ -606,6 +611,110 @@ static void test_root24_edges(void)
 	case_fail ? n_fail++ : n_pass++;
 }
 
+/* ------------------------------------------------------------ wide keys' edges */
+
+/* An IPv6 key (little-endian 128-bit layout) of the address whose top 64 bits are @p hi and
+ * low 64 bits @p lo. */
+static void key6(uint8_t *k, uint64_t hi, uint64_t lo)
+{
+	memcpy(k, &lo, 8);
+	memcpy(k + 8, &hi, 8);
+}
+
+static int op6(struct p4dp_table *t, uint64_t hi, uint64_t lo, uint32_t len, uint32_t tag, int what)
+{
+	uint8_t v[16], m[16];
+	key6(v, hi, lo);
+	uint64_t mh = len == 0 ? 0 : len >= 64 ? ~0ull : ~0ull << (64 - len);
+	uint64_t ml = len <= 64 ? 0 : len == 128 ? ~0ull : ~0ull << (128 - len);
+	key6(m, mh, ml);
+	struct p4dp_match mt = {.value = v, .mask = m, .hi = NULL, .priority = 0};
+	uint32_t d[DLEN / 4] = {tag, len, 0, 0};
+	return what == 2 ? p4dp_table_entry_delete(t, &mt)
+	       : what == 1 ? p4dp_table_entry_modify(t, &mt, tag, d)
+			   : p4dp_table_entry_add(t, &mt, tag, d);
+}
+
+/* The table's answer for address @p hi:@p lo: its action, 0 on a miss; the bulk lookup agrees. */
+static uint32_t act6(struct p4dp_table *t, uint64_t hi, uint64_t lo)
+{
+	uint8_t k[16];
+	key6(k, hi, lo);
+	const void *kp[1] = {k};
+	const struct p4dp_entry *b[1];
+	p4dp_table_lookup_bulk(t, kp, 1, b);
+	const struct p4dp_entry *e = p4dp_table_lookup(t, k);
+	CHECK(e == b[0], "%016" PRIx64 ":%016" PRIx64 ": single and bulk lookups disagree", hi, lo);
+	return e ? e->action : 0;
+}
+
+/* /0, /128, the /64 boundary, the first level's boundary (/23../25 with @p size large enough for
+ * the 24-bit level, /15../17 otherwise), and the covering prefix restored by deletes. */
+static void test_wide_edges(uint32_t size)
+{
+	case_fail = 0;
+	char name[40];
+	snprintf(name, sizeof(name), "ipv6 edges (%s level)", size >= (1u << 16) ? "24-bit" : "16-bit");
+	struct p4dp_key_field f = F(P4DP_MATCH_LPM, 0, 16, 128);
+	struct p4dp_table_params p = {.name = name, .key_len = 16, .n_fields = 1, .fields = &f,
+				      .max_entries = size, .data_len = DLEN, .socket_id = SOCKET_ID_ANY};
+	struct p4dp_table *t = p4dp_table_create(&p, NULL);
+	if (t == NULL) {
+		printf("%-26s FAIL (create: %s)\n", name, strerror(errno));
+		n_fail++;
+		return;
+	}
+	size_t empty = heap_used();
+	const uint64_t net = 0x20010db800000000ull; /* 2001:db8::/32 */
+	const uint32_t rb = size >= (1u << 16) ? 24 : 16; /* the first level's bits */
+	CHECK(act6(t, 0, 0) == 0 && act6(t, ~0ull, ~0ull) == 0, "empty table hits");
+	CHECK(op6(t, 0, 0, 0, 1, 0) == 0, "add ::/0");
+	CHECK(act6(t, 0, 0) == 1 && act6(t, ~0ull, ~0ull) == 1 && act6(t, net, 1) == 1, "/0 covers everything");
+	CHECK(op6(t, net, 0, 64, 2, 0) == 0, "add a /64");
+	CHECK(act6(t, net, 0) == 2 && act6(t, net, ~0ull) == 2, "/64: both ends");
+	CHECK(act6(t, net - 1, ~0ull) == 1 && act6(t, net + 1, 0) == 1, "/64: the neighbours stay /0");
+	CHECK(op6(t, net, 1ull << 63, 65, 3, 0) == 0, "add a /65 in the /64");
+	CHECK(act6(t, net, 1ull << 63) == 3 && act6(t, net, ~0ull) == 3 && act6(t, net, (1ull << 63) - 1) == 2,
+	      "/65: upper half of the /64");
+	CHECK(op6(t, net, 0, 63, 4, 0) == 0, "add the /63 over the /64");
+	CHECK(act6(t, net | 1, 5) == 4 && act6(t, net, 5) == 2 && act6(t, net + 2, 0) == 1, "/63 around the /64");
+	CHECK(op6(t, net, 77, 128, 5, 0) == 0, "add a /128");
+	CHECK(act6(t, net, 77) == 5 && act6(t, net, 76) == 2 && act6(t, net, 78) == 2, "/128 in the /64");
+	CHECK(op6(t, ~0ull, ~0ull, 128, 6, 0) == 0 && op6(t, 0, 0, 128, 7, 0) == 0, "add the highest and lowest /128");
+	CHECK(act6(t, ~0ull, ~0ull) == 6 && act6(t, ~0ull, ~0ull - 1) == 1 && act6(t, 0, 0) == 7 && act6(t, 0, 1) == 1,
+	      "highest, lowest");
+	/* around the first level's boundary: /rb-1, /rb, /rb+1 nested at the same address */
+	const uint64_t top = 0x2a00000000000000ull;
+	CHECK(op6(t, top, 0, rb - 1, 8, 0) == 0 && op6(t, top, 0, rb, 9, 0) == 0 && op6(t, top, 0, rb + 1, 10, 0) == 0,
+	      "add /%u, /%u, /%u", rb - 1, rb, rb + 1);
+	CHECK(act6(t, top, 0) == 10 && act6(t, top | 1ull << (63 - rb), 0) == 9 &&
+		      act6(t, top | 1ull << (64 - rb), 0) == 8 && act6(t, top | 1ull << (65 - rb), 0) == 1,
+	      "/%u, /%u, /%u nested", rb - 1, rb, rb + 1);
+	CHECK(op6(t, top, 0, rb, 11, 1) == 0, "modify /%u", rb);
+	CHECK(act6(t, top | 1ull << (63 - rb), 0) == 11 && act6(t, top, 0) == 10, "modify keeps the longer one");
+	CHECK(op6(t, top, 0, rb, 0, 2) == 0, "delete /%u", rb);
+	CHECK(act6(t, top | 1ull << (63 - rb), 0) == 8 && act6(t, top, 0) == 10, "delete /%u: the /%u covers again", rb,
+	      rb - 1);
+	/* covering prefixes restored: delete the /64 under the /63 and /65 */
+	CHECK(op6(t, net, 0, 64, 0, 2) == 0, "delete the /64");
+	CHECK(act6(t, net, 5) == 4 && act6(t, net, 1ull << 63) == 3 && act6(t, net, 77) == 5,
+	      "delete the /64: the /63 covers it, the /65 and /128 stay");
+	CHECK(op6(t, net, 0, 63, 0, 2) == 0, "delete the /63");
+	CHECK(act6(t, net, 5) == 1 && act6(t, net, 77) == 5 && act6(t, net, 1ull << 63) == 3, "delete the /63: /0 again");
+	CHECK(op6(t, net, 1ull << 63, 65, 0, 2) == 0 && act6(t, net, 1ull << 63) == 1, "delete the /65");
+	CHECK(op6(t, net, 0, 64, 0, 2) == -ENOENT && op6(t, net, 77, 128, 5, 0) == -EEXIST, "absent, duplicate");
+	CHECK(op6(t, 0, 0, 0, 0, 2) == 0, "delete ::/0");
+	CHECK(act6(t, net, 5) == 0 && act6(t, net, 77) == 5 && act6(t, top, 0) == 10, "no /0: misses");
+	CHECK(op6(t, net, 77, 128, 0, 2) == 0 && op6(t, ~0ull, ~0ull, 128, 0, 2) == 0 && op6(t, 0, 0, 128, 0, 2) == 0 &&
+		      op6(t, top, 0, rb - 1, 0, 2) == 0 && op6(t, top, 0, rb + 1, 0, 2) == 0,
+	      "final deletes");
+	CHECK(act6(t, net, 77) == 0 && act6(t, top, 0) == 0 && act6(t, 0, 0) == 0, "empty again");
+	CHECK(heap_used() == empty, "heap %zu bytes after deleting everything, %zu when empty", heap_used(), empty);
+	p4dp_table_free(t);
+	printf("%-26s %s\n", name, case_fail ? "FAIL" : "ok");
+	case_fail ? n_fail++ : n_pass++;
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -625,6 +734,8 @@ int main(int argc, char **argv)
 		run_random(&shapes[i], 5000 / P4DP_TEST_TSAN_DIV / P4DP_TEST_TSAN_DIV);
 	test_kind_choice();
 	test_root24_edges();
+	test_wide_edges(1u << 17);
+	test_wide_edges(1u << 10);
 	test_concurrent(40000 / P4DP_TEST_TSAN_DIV, 1u << 17);
 	test_concurrent(40000 / P4DP_TEST_TSAN_DIV, 1u << 15);
 	rte_eal_cleanup();
