@@ -271,6 +271,11 @@ pub enum Kind {
     RteLpm,
     /// The floor plus DPDK rte_acl classification ([`Bench::measure_rte_acl`] only).
     RteAcl,
+    /// The floor plus DPDK rte_lpm6 bulk lookups ([`Bench::measure_rte_lpm6`] only).
+    RteLpm6,
+    /// The floor plus bulk lookups of 16-byte keys on a table of one 128-bit key field
+    /// ([`Bench::measure_table128`] only).
+    Table128(u32),
 }
 
 /// One worker's figures.
@@ -307,7 +312,7 @@ pub struct Measurement {
 pub struct Bench<'a> {
     pub(crate) b: NonNull<sys::p4dp_bench>,
     /// The target's runtime, for its statistics.
-    rt: NonNull<ffi::p4dp_runtime>,
+    pub(crate) rt: NonNull<ffi::p4dp_runtime>,
     _target: PhantomData<&'a mut BenchTarget>,
 }
 
@@ -365,6 +370,12 @@ impl<'a> Bench<'a> {
             Kind::L2fwd => (4, 0),
             Kind::RteLpm => return Err(Error::Invalid("rte_lpm loops are measured by measure_rte_lpm".into())),
             Kind::RteAcl => return Err(Error::Invalid("rte_acl loops are measured by measure_rte_acl".into())),
+            Kind::RteLpm6 => return Err(Error::Invalid("rte_lpm6 loops are measured by measure_rte_lpm6".into())),
+            Kind::Table128(_) => {
+                return Err(Error::Invalid(
+                    "128-bit table loops are measured by measure_table128".into(),
+                ))
+            }
         };
         // SAFETY: plain-data output struct; zero is valid.
         let mut r: sys::p4dp_bench_result = unsafe { std::mem::zeroed() };

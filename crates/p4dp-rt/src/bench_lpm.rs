@@ -1,6 +1,7 @@
 //! The pieces of the longest-prefix-match benchmark (`runtime/include/p4dp/bench_lpm.h`, and the
 //! list functions of `bench.h`): installing a list of keys or prefixes in a table, giving a
-//! bench's packets a list of keys, and DPDK's `rte_lpm` holding the same prefixes as the baseline.
+//! bench's packets a list of keys, and DPDK's `rte_lpm` (IPv4) or `rte_lpm6` (IPv6) holding the
+//! same prefixes as the baseline.
 //! Like the rest of [`crate::bench`], everything runs on the EAL main lcore.
 
 use std::marker::PhantomData;
@@ -18,6 +19,11 @@ mod sys {
 
     #[repr(C)]
     pub struct p4dp_bench_rte_lpm {
+        _opaque: [u8; 0],
+    }
+
+    #[repr(C)]
+    pub struct p4dp_bench_rte_lpm6 {
         _opaque: [u8; 0],
     }
 
@@ -46,6 +52,46 @@ mod sys {
             res: *mut p4dp_bench_result,
         ) -> c_int;
         pub fn p4dp_bench_rte_lpm_free(l: *mut p4dp_bench_rte_lpm);
+        pub fn p4dp_bench_rte_lpm6_create(
+            addr: *const u8,
+            lens: *const u8,
+            n: u64,
+            tbl8s: u32,
+            socket_id: c_int,
+            out: *mut *mut p4dp_bench_rte_lpm6,
+        ) -> c_int;
+        pub fn p4dp_bench_rte_lpm6_measure(
+            b: *mut p4dp_bench,
+            l: *mut p4dp_bench_rte_lpm6,
+            res: *mut p4dp_bench_result,
+        ) -> c_int;
+        pub fn p4dp_bench_rte_lpm6_free(l: *mut p4dp_bench_rte_lpm6);
+        pub fn p4dp_bench_table_fill_list128(
+            rt: *mut p4dp_runtime,
+            table: u32,
+            keys: *const u8,
+            lens: *const u8,
+            n: u64,
+            action: u32,
+            n_params: u32,
+            params: *const p4dp_rt_param,
+        ) -> i64;
+        pub fn p4dp_bench_table128_measure(
+            b: *mut p4dp_bench,
+            rt: *mut p4dp_runtime,
+            table: u32,
+            res: *mut p4dp_bench_result,
+        ) -> c_int;
+        pub fn p4dp_bench_lpm6_agree(
+            rt: *mut p4dp_runtime,
+            table: u32,
+            l: *const p4dp_bench_rte_lpm6,
+            addr: *const u8,
+            lens: *const u8,
+            n_prefixes: u64,
+            dst: *const u8,
+            n_dst: u64,
+        ) -> c_int;
     }
 }
 
@@ -88,6 +134,114 @@ impl BenchTarget {
             });
         }
         Ok(rc as u64)
+    }
+
+    /// Install one entry per 128-bit key in `table` (one exact or lpm key field of 128 bits):
+    /// key `keys[i]` (big-endian bytes), for an lpm field prefix length `lens[i]` (`None`: /128),
+    /// each running `action` with `params`. Returns the number installed.
+    pub fn table_fill_list128(
+        &mut self,
+        table: u32,
+        keys: &[[u8; 16]],
+        lens: Option<&[u8]>,
+        action: u32,
+        params: &[Vec<u8>],
+    ) -> Result<u64> {
+        if lens.is_some_and(|l| l.len() != keys.len()) {
+            return Err(Error::Invalid("one prefix length per key needed".into()));
+        }
+        let raw = raw_params(params)?;
+        let n_params = u32::try_from(raw.len()).map_err(|_| Error::Invalid("too many parameters".into()))?;
+        // SAFETY: keys (16 bytes each), lens (keys.len() elements) and raw live for the call.
+        let rc = unsafe {
+            sys::p4dp_bench_table_fill_list128(
+                self.rt.as_ptr(),
+                table,
+                keys.as_ptr().cast(),
+                lens.map_or(std::ptr::null(), <[u8]>::as_ptr),
+                keys.len() as u64,
+                action,
+                n_params,
+                raw.as_ptr(),
+            )
+        };
+        if rc < 0 {
+            return Err(Error::Runtime {
+                op: "table fill",
+                errno: -(rc as i32),
+                msg: last_error(),
+            });
+        }
+        Ok(rc as u64)
+    }
+
+    /// Check that lpm `table` (one 128-bit lpm field, filled with the prefixes `addr`/`lens`)
+    /// and `l` (built from the same list) choose the same prefix for every destination in `dst`.
+    pub fn lpm6_agree(
+        &mut self,
+        table: u32,
+        l: &RteLpm6,
+        addr: &[[u8; 16]],
+        lens: &[u8],
+        dst: &[[u8; 16]],
+    ) -> Result<()> {
+        if addr.len() != lens.len() {
+            return Err(Error::Invalid("one prefix length per address needed".into()));
+        }
+        // SAFETY: live runtime and rte_lpm6; the slices live for the call with the lengths given.
+        check("lpm6 agreement", unsafe {
+            sys::p4dp_bench_lpm6_agree(
+                self.rt.as_ptr(),
+                table,
+                l.l.as_ptr(),
+                addr.as_ptr().cast(),
+                lens.as_ptr(),
+                addr.len() as u64,
+                dst.as_ptr().cast(),
+                dst.len() as u64,
+            )
+        })
+        .map(|_| ())
+    }
+}
+
+/// DPDK's `rte_lpm6` holding a set of IPv6 prefixes, for [`Bench::measure_rte_lpm6`].
+pub struct RteLpm6 {
+    l: NonNull<sys::p4dp_bench_rte_lpm6>,
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl RteLpm6 {
+    /// An `rte_lpm6` of the prefixes `addr[i]/lens[i]` (big-endian, lengths 1..=128, host bits
+    /// zero) with `tbl8s` tbl8 groups.
+    pub fn new(addr: &[[u8; 16]], lens: &[u8], tbl8s: u32) -> Result<RteLpm6> {
+        if addr.len() != lens.len() {
+            return Err(Error::Invalid("one prefix length per address needed".into()));
+        }
+        let mut l = std::ptr::null_mut();
+        // SAFETY: both slices have addr.len() elements (16 bytes each for addr) and live for the call.
+        check("rte_lpm6 create", unsafe {
+            sys::p4dp_bench_rte_lpm6_create(
+                addr.as_ptr().cast(),
+                lens.as_ptr(),
+                addr.len() as u64,
+                tbl8s,
+                -1,
+                &mut l,
+            )
+        })?;
+        let l = NonNull::new(l).ok_or_else(|| Error::Invalid("rte_lpm6_create returned NULL".into()))?;
+        Ok(RteLpm6 {
+            l,
+            _not_send: PhantomData,
+        })
+    }
+}
+
+impl Drop for RteLpm6 {
+    fn drop(&mut self) {
+        // SAFETY: live, freed once.
+        unsafe { sys::p4dp_bench_rte_lpm6_free(self.l.as_ptr()) }
     }
 }
 
@@ -143,5 +297,28 @@ impl Bench<'_> {
             sys::p4dp_bench_rte_lpm_measure(self.b.as_ptr(), l.l.as_ptr(), &mut r)
         })?;
         Ok(measurement(Kind::RteLpm, &r))
+    }
+
+    /// The floor plus one `rte_lpm6_lookup_bulk_func` per burst of the packets' 16-byte keys in `l`.
+    pub fn measure_rte_lpm6(&mut self, l: &RteLpm6) -> Result<Measurement> {
+        // SAFETY: plain-data output struct; zero is valid.
+        let mut r: crate::bench::sys::p4dp_bench_result = unsafe { std::mem::zeroed() };
+        // SAFETY: live bench and rte_lpm6, valid output pointer.
+        check("bench measure rte_lpm6", unsafe {
+            sys::p4dp_bench_rte_lpm6_measure(self.b.as_ptr(), l.l.as_ptr(), &mut r)
+        })?;
+        Ok(measurement(Kind::RteLpm6, &r))
+    }
+
+    /// The floor plus one `p4dp_table_lookup_bulk` per burst of the packets' 16-byte keys on
+    /// `table` (one 128-bit key field) of the bench's target.
+    pub fn measure_table128(&mut self, table: u32) -> Result<Measurement> {
+        // SAFETY: plain-data output struct; zero is valid.
+        let mut r: crate::bench::sys::p4dp_bench_result = unsafe { std::mem::zeroed() };
+        // SAFETY: live bench and its own runtime, valid output pointer.
+        check("bench measure 128-bit table", unsafe {
+            sys::p4dp_bench_table128_measure(self.b.as_ptr(), self.rt.as_ptr(), table, &mut r)
+        })?;
+        Ok(measurement(Kind::Table128(table), &r))
     }
 }

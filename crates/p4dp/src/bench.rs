@@ -60,11 +60,15 @@ pub enum Suite {
     /// and random destinations, against DPDK rte_lpm and an exact table of the same size.
     // crate::bench_lpm
     Lpm,
+    /// Longest-prefix match: IPv6 routing tables of 10k and 100k prefixes with a realistic
+    /// length mix and random destinations, against DPDK rte_lpm6 and an exact table of the same size.
+    // crate::bench_lpm6
+    Lpm6,
 }
 
 impl Suite {
     /// Every suite, in the order `--list` shows them.
-    pub const ALL: [Suite; 7] = [
+    pub const ALL: [Suite; 8] = [
         Suite::Overhead,
         Suite::DataplaneWrites,
         Suite::AddOnMiss,
@@ -72,6 +76,7 @@ impl Suite {
         Suite::ProgramShape,
         Suite::P4runtimeUpdates,
         Suite::Lpm,
+        Suite::Lpm6,
     ];
 
     /// The suite's name on the command line.
@@ -84,6 +89,7 @@ impl Suite {
             Suite::ProgramShape => "program-shape",
             Suite::P4runtimeUpdates => "p4runtime-updates",
             Suite::Lpm => "lpm",
+            Suite::Lpm6 => "lpm6",
         }
     }
 
@@ -120,6 +126,11 @@ impl Suite {
             Suite::Lpm => {
                 "IPv4 lpm tables of 100k and 1M prefixes (realistic length mix), random destinations: \
                  benches/l3_lpm.p4 vs floor + DPDK rte_lpm bulk lookups (target <= 1.2x) and vs an exact table"
+            }
+            Suite::Lpm6 => {
+                "IPv6 lpm tables of 10k and 100k prefixes (realistic length mix, most /48), random destinations: \
+                 benches/l3_lpm6.p4 vs floor + DPDK rte_lpm6 bulk lookups (target <= 1.2x) and vs an exact table \
+                 of 128-bit keys"
             }
         }
     }
@@ -248,6 +259,9 @@ pub struct BenchArgs {
     /// --suite lpm: the prefix counts to measure (each at most 1048576).
     #[arg(long, value_delimiter = ',', default_value = "100000,1000000", value_name = "N,...")]
     pub lpm_prefixes: Vec<u64>,
+    /// --suite lpm6: the IPv6 prefix counts to measure (each at most 1048576).
+    #[arg(long, value_delimiter = ',', default_value = "10000,100000", value_name = "N,...")]
+    pub lpm6_prefixes: Vec<u64>,
 }
 
 impl BenchArgs {
@@ -808,6 +822,7 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
         Some(s @ (Suite::TableKinds | Suite::ProgramShape)) => return sweep::suite_sweep(&a, s),
         Some(Suite::P4runtimeUpdates) => return p4runtime_updates::suite_p4runtime_updates(&a),
         Some(Suite::Lpm) => return crate::bench_lpm::suite_lpm(&a),
+        Some(Suite::Lpm6) => return crate::bench_lpm6::suite_lpm6(&a),
         Some(Suite::Overhead) | None => {}
     }
     let experiments: Vec<Experiment> = match (&a.suite, &a.program) {
@@ -818,7 +833,8 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
                 | Suite::TableKinds
                 | Suite::ProgramShape
                 | Suite::P4runtimeUpdates
-                | Suite::Lpm,
+                | Suite::Lpm
+                | Suite::Lpm6,
             ),
             _,
         ) => {

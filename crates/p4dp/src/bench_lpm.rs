@@ -58,10 +58,10 @@ const LEN_SHARE: [(u8, u32); 25] = [
 ];
 
 /// splitmix64: the generator of prefixes and destinations (deterministic per --seed).
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -69,7 +69,7 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
     }
 }
@@ -173,7 +173,7 @@ struct Row {
 }
 
 /// Load `so`, install entries with `fill`, and return the target and the table's index.
-fn load(
+pub(crate) fn load(
     a: &BenchArgs,
     so: &Path,
     table: &str,
@@ -212,7 +212,7 @@ fn params(a: &BenchArgs, packets: usize) -> Result<BenchParams> {
 }
 
 /// A table-lookup loop whose every lookup must hit (the destinations lie inside the prefixes).
-fn all_hit(m: Measurement, what: &str) -> Result<Measurement> {
+pub(crate) fn all_hit(m: Measurement, what: &str) -> Result<Measurement> {
     if m.misses > 0 {
         bail!("{what} missed {} of {} lookups", m.misses, m.hits + m.misses);
     }
@@ -288,7 +288,7 @@ fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Resu
     })
 }
 
-fn ratio(a: &Figures, b: &Figures) -> f64 {
+pub(crate) fn ratio(a: &Figures, b: &Figures) -> f64 {
     a.cycles / b.cycles.max(f64::MIN_POSITIVE)
 }
 
@@ -352,7 +352,7 @@ fn report(a: &BenchArgs, rows: &[Row], tsc_hz: f64, cmdline: &str) -> String {
     s
 }
 
-fn fig_json(f: &Figures) -> Json {
+pub(crate) fn fig_json(f: &Figures) -> Json {
     Json::obj([
         ("mpps", Json::Num(f.mpps)),
         ("cycles_per_pkt", Json::Num(f.cycles)),

@@ -3,6 +3,7 @@
 mod bench;
 mod bench_dp;
 mod bench_lpm;
+mod bench_lpm6;
 mod compile;
 mod entries;
 mod model;

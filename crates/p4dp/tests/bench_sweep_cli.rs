@@ -327,3 +327,56 @@ fn traffic_is_refused_where_it_would_be_ignored() {
         "{err}"
     );
 }
+
+#[test]
+fn lpm6_suite_compares_rte_lpm6_and_an_exact_table() {
+    let d = scratch("lpm6");
+    let (out, json) = (d.join("lpm6.txt"), d.join("lpm6.json"));
+    let o = sweep(&[
+        "--suite",
+        "lpm6",
+        "--lpm6-prefixes",
+        "2000",
+        "--packets",
+        "1024",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--json",
+        json.to_str().expect("utf-8"),
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("p4dp and rte_lpm6 agree on 1024 destinations"),
+        "{stderr}"
+    );
+    let doc = read_json(&json);
+    assert_eq!(doc["suite"], "lpm6", "{doc}");
+    let sizes = doc["results"]["sizes"].as_array().expect("sizes");
+    assert_eq!(sizes.len(), 1);
+    let s = &sizes[0];
+    assert_eq!(s["prefixes"], 2000);
+    assert_eq!(s["agreement_checked"], 1024);
+    for l in [
+        "floor",
+        "l2fwd_floor",
+        "floor_rte_lpm6",
+        "floor_p4dp_lpm_lookup",
+        "lpm_program",
+        "exact_floor",
+        "exact_floor_p4dp_lookup",
+        "exact_program",
+    ] {
+        assert!(num(&s["loops"][l]["cycles_per_pkt"], l) > 0.0, "{l}: {s}");
+    }
+    for r in ["ratio_vs_rte_lpm6", "ratio_vs_exact", "lookup_ratio_vs_rte_lpm6"] {
+        assert!(num(&s[r], r) > 0.0, "{r}: {s}");
+    }
+    let text = std::fs::read_to_string(&out).expect("report");
+    assert!(text.contains("l3_lpm6 / (floor + rte_lpm6)"), "{text}");
+    assert!(text.contains("/48 "), "{text}");
+    let bad = p4dp(&["--suite", "lpm6", "--lpm6-prefixes", "0"]);
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("--lpm6-prefixes: each count must be"), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -1,0 +1,496 @@
+//! `p4dp bench --suite lpm6`: longest-prefix match on IPv6 routing tables. For each prefix count
+//! (`--lpm6-prefixes`, default 10 000 and 100 000) it generates a prefix set with a realistic
+//! length mix (docs/bench.md, "IPv6 prefix sets") and random destinations inside it, and
+//! measures in the same run: the floor, the l2fwd floor, the floor plus DPDK's `rte_lpm6` bulk
+//! lookups of the same prefixes, the floor plus p4dp's own bulk lookups of the table,
+//! benches/l3_lpm6.p4 with the prefixes installed, and benches/l3_exact6.p4 with an exact table
+//! of 128-bit keys of the same size (its keys: the destinations). Before measuring, p4dp's table
+//! and rte_lpm6 must choose the same prefix for every sampled destination.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use p4dp_rt::bench::{Bench, BenchParams, Kind, Measurement};
+use p4dp_rt::bench_lpm::RteLpm6;
+use p4dp_rt::Dispatch;
+
+use crate::bench::json::{self, Json};
+use crate::bench::{build_so, common_settings, eal_args, figures, BenchArgs, Figures, Suite};
+use crate::bench_dp::save;
+use crate::bench_lpm::{all_hit, fig_json, load, ratio, Rng};
+use crate::compile;
+
+/// The target, as for IPv4: lpm program cycles/packet <= TARGET x (floor + rte_lpm6 bulk lookup).
+const TARGET: f64 = 1.2;
+
+/// Share of each IPv6 prefix length, in prefixes per 10 000: the shape of the public BGP IPv6
+/// table (most /48, then /32, /44, /40, /29, /46, /36, ...; few longer than /48, almost none
+/// longer than /64). Approximate, see docs/bench.md for the sources.
+const LEN_SHARE: [(u8, u32); 27] = [
+    (20, 3),
+    (24, 8),
+    (28, 20),
+    (29, 380),
+    (30, 40),
+    (31, 30),
+    (32, 1_250),
+    (33, 70),
+    (34, 80),
+    (35, 50),
+    (36, 270),
+    (37, 50),
+    (38, 80),
+    (39, 60),
+    (40, 600),
+    (41, 70),
+    (42, 210),
+    (43, 80),
+    (44, 780),
+    (45, 170),
+    (46, 330),
+    (47, 260),
+    (48, 4_700),
+    (52, 30),
+    (56, 220),
+    (60, 20),
+    (64, 140),
+];
+
+/// The interface identifier (low 64 bits) of every destination: the template's.
+const IID: u64 = 1;
+
+/// Ethernet + IPv6 + UDP header bytes; the IPv6 destination is bytes 38..54.
+const HDRS: u32 = 62;
+const DST_OFFSET: u32 = 38;
+
+fn mask(len: u8) -> u64 {
+    if len == 0 {
+        0
+    } else {
+        u64::MAX << (64 - u32::from(len))
+    }
+}
+
+fn addr16(hi: u64) -> [u8; 16] {
+    let mut a = [0u8; 16];
+    a[..8].copy_from_slice(&hi.to_be_bytes());
+    a
+}
+
+/// A generated IPv6 routing table: distinct prefixes (top 64 bits of the address, host bits
+/// zero; LEN_SHARE's lengths are at most /64, so destinations vary in the top 64 bits only).
+struct PrefixSet {
+    hi: Vec<u64>,
+    lens: Vec<u8>,
+}
+
+impl PrefixSet {
+    /// `n` distinct prefixes: lengths drawn from LEN_SHARE. As in the BGP table, most prefixes
+    /// are more specifics of a provider's allocation: a pool of n/8 random /32s (from 2000::/3)
+    /// stands for the allocations; a prefix of /29../64 takes a random allocation's bits down
+    /// to its length (/29../31 its covering block) and random bits below /32; shorter ones are
+    /// random in 2000::/3.
+    fn generate(n: usize, rng: &mut Rng) -> Result<PrefixSet> {
+        let total: u64 = LEN_SHARE.iter().map(|&(_, s)| u64::from(s)).sum();
+        let pool: Vec<u64> = (0..(n / 8).max(16))
+            .map(|_| (0x2000_0000 | (rng.next() & 0x1fff_ffff)) << 32)
+            .collect();
+        let mut seen = HashSet::with_capacity(n);
+        let (mut hi, mut lens) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut attempts = 0u64;
+        while hi.len() < n {
+            attempts += 1;
+            if attempts > 100 * n as u64 + 1000 {
+                bail!("cannot draw {n} distinct IPv6 prefixes");
+            }
+            let mut r = rng.below(total);
+            let len = LEN_SHARE
+                .iter()
+                .find(|&&(_, s)| {
+                    let hit = r < u64::from(s);
+                    r = r.saturating_sub(u64::from(s));
+                    hit
+                })
+                .map_or(48, |&(l, _)| l);
+            let a = if len >= 29 {
+                pool[rng.below(pool.len() as u64) as usize] | (rng.next() & !mask(32))
+            } else {
+                (0x2000_0000_0000_0000 | (rng.next() & 0x1fff_ffff_ffff_ffff)) & mask(len)
+            } & mask(len);
+            if seen.insert((a, len)) {
+                hi.push(a);
+                lens.push(len);
+            }
+        }
+        Ok(PrefixSet { hi, lens })
+    }
+
+    /// `n` distinct destinations (top 64 bits), each a random address inside a random prefix.
+    fn destinations(&self, n: usize, rng: &mut Rng) -> Result<Vec<u64>> {
+        let mut seen = HashSet::with_capacity(n);
+        let mut out = Vec::with_capacity(n);
+        let mut attempts = 0u64;
+        while out.len() < n {
+            attempts += 1;
+            if attempts > 100 * n as u64 + 1000 {
+                bail!("cannot draw {n} distinct destinations from {} prefixes", self.hi.len());
+            }
+            let i = rng.below(self.hi.len() as u64) as usize;
+            let d = self.hi[i] | (rng.next() & !mask(self.lens[i]));
+            if seen.insert(d) {
+                out.push(d);
+            }
+        }
+        Ok(out)
+    }
+
+    /// rte_lpm6's tbl8 groups for the set: one per distinct 8-bit step below /24 that a prefix
+    /// continues past (the prefix's first `b` bits, b = 24, 32, ... < its length).
+    fn tbl8s(&self) -> u32 {
+        let mut steps = HashSet::new();
+        for (&a, &l) in self.hi.iter().zip(&self.lens) {
+            let mut b = 24u8;
+            while b < l {
+                steps.insert((a & mask(b), b));
+                b += 8;
+            }
+        }
+        u32::try_from(steps.len() + steps.len() / 16 + 64).unwrap_or(u32::MAX)
+    }
+
+    fn histogram(&self) -> String {
+        let mut c = [0usize; 129];
+        for &l in &self.lens {
+            c[l as usize] += 1;
+        }
+        let n = self.lens.len().max(1) as f64;
+        (0..=128)
+            .filter(|&l| c[l] > 0 && 100.0 * c[l] as f64 / n >= 0.5)
+            .map(|l| format!("/{l} {:.1}%", 100.0 * c[l] as f64 / n))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// An Ethernet/IPv6/UDP frame of `len` bytes; the IPv6 destination's top 64 bits (bytes 38..46)
+/// are where the bench writes the keys, its low 64 bits are IID.
+fn template6(len: u32) -> Result<Vec<u8>> {
+    if !(HDRS..=1500).contains(&len) {
+        bail!("--pkt-len must be {HDRS}..1500 for --suite lpm6 (Ethernet + IPv6 + UDP headers)");
+    }
+    let mut p = vec![0u8; len as usize];
+    p[0..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x02]);
+    p[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x01]);
+    p[12..14].copy_from_slice(&[0x86, 0xdd]);
+    let payload = (len - 54) as u16;
+    p[14] = 0x60;
+    p[18..20].copy_from_slice(&payload.to_be_bytes());
+    p[20] = 17;
+    p[21] = 64;
+    p[22..30].copy_from_slice(&0x2001_0db8_0000_0000u64.to_be_bytes());
+    p[30..38].copy_from_slice(&1u64.to_be_bytes());
+    p[46..54].copy_from_slice(&IID.to_be_bytes());
+    p[54..56].copy_from_slice(&1234u16.to_be_bytes());
+    p[56..58].copy_from_slice(&5678u16.to_be_bytes());
+    p[58..60].copy_from_slice(&payload.to_be_bytes());
+    Ok(p)
+}
+
+fn params(a: &BenchArgs, packets: usize) -> Result<BenchParams> {
+    Ok(BenchParams {
+        workers: a.workers,
+        ports: a.ports,
+        packets: u32::try_from(packets).context("too many packets")?,
+        template: template6(a.pkt_len.max(HDRS))?,
+        key_offset: DST_OFFSET,
+        key_bytes: 8,
+        key_base: 0,
+        n_keys: packets as u64,
+        seed: a.seed,
+        warmup: Duration::from_secs_f64(a.warmup()),
+        duration: Duration::from_secs_f64(a.duration()),
+        dispatch: Dispatch::Auto,
+    })
+}
+
+/// The figures of one prefix count.
+struct Row {
+    prefixes: usize,
+    packets: usize,
+    checked: usize,
+    floor: Figures,
+    l2fwd: Figures,
+    rte_lpm6: Figures,
+    p4dp_lookup: Figures,
+    lpm_program: Figures,
+    exact_floor: Figures,
+    exact_lookup: Figures,
+    exact_program: Figures,
+    hist: String,
+    tsc_hz: f64,
+}
+
+/// Destinations checked for agreement between p4dp and rte_lpm6 (evenly spaced).
+const CHECKED_MAX: usize = 1 << 16;
+
+fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Result<Row> {
+    let mut rng = Rng(a.seed ^ (n as u64).wrapping_mul(0x9e37_79b9) ^ 0x6);
+    let set = PrefixSet::generate(n, &mut rng)?;
+    let packets = a.packets.map_or(n.min(1 << 20), |p| p as usize);
+    let dst = set.destinations(packets, &mut rng)?;
+    let addr: Vec<[u8; 16]> = set.hi.iter().map(|&h| addr16(h)).collect();
+    let full = |d: u64| {
+        let mut x = addr16(d);
+        x[8..].copy_from_slice(&IID.to_be_bytes());
+        x
+    };
+    let step = packets.div_ceil(CHECKED_MAX).max(1);
+    let sample: Vec<[u8; 16]> = dst.iter().step_by(step).map(|&d| full(d)).collect();
+    let port0 = vec![vec![0u8, 0]]; // set_port(0): bit<9>
+    let (mut fl, mut l2, mut rl, mut pl, mut pr) = (vec![], vec![], vec![], vec![], vec![]);
+    {
+        let (mut t, ti) = load(a, lpm_so, "BenchIngress.ipv6_lpm", |t, ti, act| {
+            t.table_fill_list128(ti, &addr, Some(&set.lens), act, &port0)
+        })?;
+        let rte = RteLpm6::new(&addr, &set.lens, set.tbl8s()).context("building the rte_lpm6")?;
+        t.lpm6_agree(ti, &rte, &addr, &set.lens, &sample)
+            .context("checking that p4dp's lpm table and rte_lpm6 choose the same prefixes")?;
+        eprintln!(
+            "bench: lpm6 {n}: p4dp and rte_lpm6 agree on {} destinations",
+            sample.len()
+        );
+        {
+            let mut b = Bench::new(&mut t, &params(a, packets)?).context("creating the bench ports and packets")?;
+            b.set_keys(&dst)?;
+            for rep in 0..a.repeat {
+                eprintln!("bench: lpm6 {n}: repetition {}/{}", rep + 1, a.repeat);
+                fl.push(b.measure(Kind::Floor).context("floor loop")?);
+                l2.push(b.measure(Kind::L2fwd).context("l2fwd floor loop")?);
+                rl.push(all_hit(b.measure_rte_lpm6(&rte)?, "floor + rte_lpm6")?);
+                pl.push(all_hit(b.measure_table128(ti)?, "floor + p4dp lpm lookup")?);
+                pr.push(b.measure(Kind::Program).context("running benches/l3_lpm6.p4")?);
+                let c = |v: &[Measurement]| v.last().map_or(0.0, |m| m.cycles_per_pkt);
+                eprintln!(
+                    "bench: lpm6 {n}:   cycles/pkt floor {:.1}, l2fwd {:.1}, rte_lpm6 {:.1}, p4dp lookup {:.1}, program {:.1}",
+                    c(&fl),
+                    c(&l2),
+                    c(&rl),
+                    c(&pl),
+                    c(&pr)
+                );
+            }
+        }
+        let (_, misses) = t.table_hits_misses(ti)?;
+        if misses > 0 {
+            bail!("benches/l3_lpm6.p4 missed {misses} lookups");
+        }
+    }
+    let (mut xf, mut xl, mut xp) = (vec![], vec![], vec![]);
+    {
+        let keys: Vec<[u8; 16]> = dst.iter().map(|&d| full(d)).collect();
+        let (mut t, ti) = load(a, exact_so, "BenchIngress.ipv6_exact", |t, ti, act| {
+            t.table_fill_list128(ti, &keys, None, act, &port0)
+        })?;
+        let mut b = Bench::new(&mut t, &params(a, packets)?).context("creating the bench ports and packets")?;
+        b.set_keys(&dst)?;
+        for rep in 0..a.repeat {
+            eprintln!("bench: lpm6 {n}: exact table, repetition {}/{}", rep + 1, a.repeat);
+            xf.push(b.measure(Kind::Floor).context("floor loop")?);
+            xl.push(all_hit(b.measure_table128(ti)?, "floor + exact lookup")?);
+            xp.push(b.measure(Kind::Program).context("running benches/l3_exact6.p4")?);
+        }
+    }
+    Ok(Row {
+        prefixes: n,
+        packets,
+        checked: sample.len(),
+        floor: figures(&fl),
+        l2fwd: figures(&l2),
+        rte_lpm6: figures(&rl),
+        p4dp_lookup: figures(&pl),
+        lpm_program: figures(&pr),
+        exact_floor: figures(&xf),
+        exact_lookup: figures(&xl),
+        exact_program: figures(&xp),
+        hist: set.histogram(),
+        tsc_hz: fl.first().map_or(0.0, |m| m.tsc_hz as f64),
+    })
+}
+
+fn report(a: &BenchArgs, rows: &[Row], tsc_hz: f64, cmdline: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "p4dp bench --suite lpm6 results\ncommand: {cmdline}");
+    let _ = writeln!(
+        s,
+        "TSC {:.1} MHz, {} worker(s), {:.1} s window after {:.1} s warm-up, {} repetition(s), medians (min..max); seed {}\n",
+        tsc_hz / 1e6,
+        a.workers,
+        a.duration(),
+        a.warmup(),
+        a.repeat,
+        a.seed
+    );
+    let _ = writeln!(s, "{:>9} {:<36} {:>8} {:>22}", "prefixes", "loop", "Mpps", "cycles/pkt");
+    for r in rows {
+        let rows: [(&str, &Figures); 8] = [
+            ("floor (rx->tx)", &r.floor),
+            ("l2fwd floor (swap MACs)", &r.l2fwd),
+            ("floor + rte_lpm6 bulk lookup", &r.rte_lpm6),
+            ("floor + p4dp lpm bulk lookup", &r.p4dp_lookup),
+            ("l3_lpm6.p4 (p4dp lpm table)", &r.lpm_program),
+            ("exact: floor (rx->tx)", &r.exact_floor),
+            ("exact: floor + p4dp exact lookup", &r.exact_lookup),
+            ("l3_exact6.p4 (exact, same size)", &r.exact_program),
+        ];
+        for (name, f) in rows {
+            let _ = writeln!(
+                s,
+                "{:>9} {:<36} {:>8.2} {:>8.1} ({:>5.1}..{:>5.1})",
+                r.prefixes, name, f.mpps, f.cycles, f.cycles_min, f.cycles_max
+            );
+        }
+        let judged = ratio(&r.lpm_program, &r.rte_lpm6);
+        let _ = writeln!(
+            s,
+            "{:>9} l3_lpm6 / (floor + rte_lpm6) = {:.2}x (target <= {TARGET:.2}x: {}); l3_lpm6 / l3_exact6 = {:.2}x; \
+             p4dp lookup / rte_lpm6 lookup = {:.2}x; l3_lpm6 / l2fwd floor = {:.2}x",
+            r.prefixes,
+            judged,
+            if judged <= TARGET { "PASS" } else { "MISS" },
+            ratio(&r.lpm_program, &r.exact_program),
+            ratio(&r.p4dp_lookup, &r.rte_lpm6),
+            ratio(&r.lpm_program, &r.l2fwd),
+        );
+        let _ = writeln!(
+            s,
+            "{:>9} {} packets, destinations uniform over the prefixes; p4dp and rte_lpm6 agreed on all {} checked; \
+             lengths (>= 0.5%): {}",
+            r.prefixes, r.packets, r.checked, r.hist
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nfloor + rte_lpm6: DPDK's rte_lpm6 holding the same prefixes, one rte_lpm6_lookup_bulk_func per burst on the \
+         packets' destination addresses inside the floor loop; floor + p4dp lpm bulk lookup: the same with \
+         p4dp_table_lookup_bulk on the program's table. The exact rows are a second bench (same packets) on \
+         benches/l3_exact6.p4 whose table holds the destinations themselves. Prefix sets: docs/bench.md."
+    );
+    s
+}
+
+fn report_json(a: &BenchArgs, rows: &[Row], tsc_hz: f64) -> Json {
+    let all_pass = rows.iter().all(|r| ratio(&r.lpm_program, &r.rte_lpm6) <= TARGET);
+    let rs = rows
+        .iter()
+        .map(|r| {
+            let judged = ratio(&r.lpm_program, &r.rte_lpm6);
+            Json::obj([
+                ("prefixes", Json::uint(r.prefixes as u64)),
+                ("packets", Json::uint(r.packets as u64)),
+                ("agreement_checked", Json::uint(r.checked as u64)),
+                (
+                    "loops",
+                    Json::obj([
+                        ("floor", fig_json(&r.floor)),
+                        ("l2fwd_floor", fig_json(&r.l2fwd)),
+                        ("floor_rte_lpm6", fig_json(&r.rte_lpm6)),
+                        ("floor_p4dp_lpm_lookup", fig_json(&r.p4dp_lookup)),
+                        ("lpm_program", fig_json(&r.lpm_program)),
+                        ("exact_floor", fig_json(&r.exact_floor)),
+                        ("exact_floor_p4dp_lookup", fig_json(&r.exact_lookup)),
+                        ("exact_program", fig_json(&r.exact_program)),
+                    ]),
+                ),
+                ("ratio_vs_rte_lpm6", Json::Num(judged)),
+                ("ratio_vs_exact", Json::Num(ratio(&r.lpm_program, &r.exact_program))),
+                (
+                    "lookup_ratio_vs_rte_lpm6",
+                    Json::Num(ratio(&r.p4dp_lookup, &r.rte_lpm6)),
+                ),
+                ("target", Json::Num(TARGET)),
+                ("pass", Json::Bool(judged <= TARGET)),
+            ])
+        })
+        .collect();
+    json::document(
+        Some(Suite::Lpm6.name()),
+        tsc_hz,
+        common_settings(a),
+        Json::obj([("sizes", Json::Arr(rs))]),
+        Json::obj([("pass", Json::Bool(all_pass))]),
+    )
+}
+
+/// `p4dp bench --suite lpm6`.
+pub fn suite_lpm6(a: &BenchArgs) -> Result<ExitCode> {
+    let sizes = &a.lpm6_prefixes;
+    if sizes.is_empty() || sizes.iter().any(|&n| n == 0 || n > 1 << 20) {
+        bail!("--lpm6-prefixes: each count must be 1..=1048576 (the tables' size in benches/l3_lpm6.p4)");
+    }
+    let max = sizes.iter().copied().max().unwrap_or(0) as u64;
+    let packets = a.packets.map_or(max.min(1 << 20), u64::from);
+    // packets ~600 B; per prefix about one 2.3 KiB trie node, one 1 KiB rte_lpm6 tbl8 and the
+    // entries; rte_lpm6's 64 MiB first table, runtime pools
+    let need = 1024 + (packets * 600 + max * 4096) / (1 << 20) + 160 * u64::from(a.workers);
+    let mem = a.mem.unwrap_or(need.next_power_of_two().clamp(2048, 16384) as u32);
+    let out = a.out.clone().unwrap_or_else(|| Suite::Lpm6.default_out());
+    if let Some(d) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    p4dp_rt::Eal::init(&eal_args(mem, a.workers, a.eal.as_deref())).context("starting DPDK's EAL")?;
+    let scratch = compile::scratch_dir("bench-lpm6")?;
+    let out_dir = a.build_dir.clone().unwrap_or_else(|| scratch.clone());
+    let dir = compile::home().join("benches");
+    let lpm_so = build_so(a, &dir.join("l3_lpm6.p4"), &out_dir)?;
+    let exact_so = build_so(a, &dir.join("l3_exact6.p4"), &out_dir)?;
+    let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
+    let mut rows = Vec::new();
+    let mut text = String::new();
+    for &n in sizes {
+        eprintln!("bench: lpm6: {n} prefixes");
+        rows.push(measure_size(a, n as usize, &lpm_so, &exact_so).with_context(|| format!("{n} prefixes"))?);
+        text = report(a, &rows, rows[0].tsc_hz, &cmdline);
+        save(&out, &text)?;
+    }
+    let hz = rows.first().map_or(0.0, |r| r.tsc_hz);
+    let to_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if !to_stdout {
+        print!("{text}");
+    }
+    if let Some(j) = &a.json {
+        json::emit(j, &report_json(a, &rows, hz))?;
+    }
+    eprintln!("bench: results written to {}", out.display());
+    if a.build_dir.is_none() {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_sets_are_distinct_clustered_and_shaped() {
+        let mut rng = Rng(7);
+        let set = PrefixSet::generate(20_000, &mut rng).unwrap();
+        let uniq: HashSet<_> = set.hi.iter().zip(&set.lens).collect();
+        assert_eq!(uniq.len(), 20_000);
+        for (&a, &l) in set.hi.iter().zip(&set.lens) {
+            assert_eq!(a & !mask(l), 0, "host bits of {a:#x}/{l}");
+            assert_eq!(a >> 61, 1, "{a:#x} outside 2000::/3");
+        }
+        let share = |len: u8| set.lens.iter().filter(|&&l| l == len).count() as f64 / 20_000.0;
+        assert!((0.44..0.50).contains(&share(48)), "/48 share {}", share(48));
+        assert!((0.11..0.14).contains(&share(32)), "/32 share {}", share(32));
+        // more specifics share their allocation's bits: far fewer tbl8 steps than 3 per /48
+        assert!(set.tbl8s() < 45_000, "{} tbl8s", set.tbl8s());
+        let dst = set.destinations(5_000, &mut rng).unwrap();
+        assert_eq!(dst.iter().collect::<HashSet<_>>().len(), 5_000);
+    }
+}
