@@ -1,9 +1,15 @@
 // p4dp bench: an L3 program with one longest-prefix-match table on the IPv6 destination, sized
 // for 2^20 prefixes. Used by `p4dp bench --suite lpm6` with up to 1 000 000 prefixes of a
 // realistic length mix (most /48, then /32, /44, /40, ...), hit by random destinations, against
-// the floor plus DPDK rte_lpm6 bulk lookups of the same prefixes.
+// the floor plus DPDK rte_lpm6 bulk lookups of the same prefixes. LPM6_TABLE_SIZE (default 2^20)
+// can be set with `--define LPM6_TABLE_SIZE=N`: below 65536 the table gets the 16-bit first level
+// instead of the 24-bit one (ARCHITECTURE.md, "Longest-prefix-match tables").
 #include <core.p4>
 #include <v1model.p4>
+
+#ifndef LPM6_TABLE_SIZE
+#define LPM6_TABLE_SIZE 1048576
+#endif
 
 header ethernet_t {
     bit<48> dstAddr;
@@ -58,7 +64,7 @@ control BenchIngress(inout headers_t hdr, inout meta_t meta, inout standard_meta
         key = { hdr.ipv6.dstAddr : lpm; }
         actions = { set_port; drop; }
         default_action = drop();
-        size = 1048576;
+        size = LPM6_TABLE_SIZE;
     }
     apply {
         if (hdr.ipv6.isValid()) {

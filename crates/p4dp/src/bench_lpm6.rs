@@ -53,7 +53,7 @@ const LEN_SHARE: [(u8, u32); 27] = [
     (45, 170),
     (46, 330),
     (47, 260),
-    (48, 4_700),
+    (48, 4_699),
     (52, 30),
     (56, 220),
     (60, 20),
@@ -90,43 +90,60 @@ struct PrefixSet {
 
 impl PrefixSet {
     /// `n` distinct prefixes: lengths drawn from LEN_SHARE. As in the BGP table, most prefixes
-    /// are more specifics of a provider's allocation: a pool of n/8 random /32s (from 2000::/3)
-    /// stands for the allocations; a prefix of /29../64 takes a random allocation's bits down
-    /// to its length (/29../31 its covering block) and random bits below /32; shorter ones are
-    /// random in 2000::/3.
+    /// are more specifics of a provider's allocation: the prefixes of /29../32 drawn stand for
+    /// the allocations (random under 2000::/3, as the shorter ones); a longer prefix takes a
+    /// random allocation's bits and random bits from the allocation's length down to its own.
+    /// An address drawn twice is drawn again (the lengths stay as drawn).
     fn generate(n: usize, rng: &mut Rng) -> Result<PrefixSet> {
         let total: u64 = LEN_SHARE.iter().map(|&(_, s)| u64::from(s)).sum();
-        let pool: Vec<u64> = (0..(n / 8).max(16))
-            .map(|_| (0x2000_0000 | (rng.next() & 0x1fff_ffff)) << 32)
+        let mut lens: Vec<u8> = (0..n)
+            .map(|_| {
+                let mut r = rng.below(total);
+                LEN_SHARE
+                    .iter()
+                    .find(|&&(_, s)| {
+                        let hit = r < u64::from(s);
+                        r = r.saturating_sub(u64::from(s));
+                        hit
+                    })
+                    .map_or(48, |&(l, _)| l)
+            })
             .collect();
+        lens.sort_unstable(); // allocations first
         let mut seen = HashSet::with_capacity(n);
-        let (mut hi, mut lens) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        let mut attempts = 0u64;
-        while hi.len() < n {
-            attempts += 1;
-            if attempts > 100 * n as u64 + 1000 {
-                bail!("cannot draw {n} distinct IPv6 prefixes");
-            }
-            let mut r = rng.below(total);
-            let len = LEN_SHARE
-                .iter()
-                .find(|&&(_, s)| {
-                    let hit = r < u64::from(s);
-                    r = r.saturating_sub(u64::from(s));
-                    hit
-                })
-                .map_or(48, |&(l, _)| l);
-            let a = if len >= 29 {
-                pool[rng.below(pool.len() as u64) as usize] | (rng.next() & !mask(32))
-            } else {
-                (0x2000_0000_0000_0000 | (rng.next() & 0x1fff_ffff_ffff_ffff)) & mask(len)
-            } & mask(len);
-            if seen.insert((a, len)) {
-                hi.push(a);
-                lens.push(len);
+        let mut hi = Vec::with_capacity(n);
+        let mut alloc: Vec<(u64, u8)> = Vec::new();
+        for &len in &lens {
+            let mut attempts = 0u32;
+            loop {
+                attempts += 1;
+                if attempts > 10_000 {
+                    bail!("cannot draw {n} distinct IPv6 prefixes (/{len})");
+                }
+                let a = if len > 32 && !alloc.is_empty() {
+                    let (p, pl) = alloc[rng.below(alloc.len() as u64) as usize];
+                    p | (rng.next() & !mask(pl))
+                } else {
+                    0x2000_0000_0000_0000 | (rng.next() & 0x1fff_ffff_ffff_ffff)
+                } & mask(len);
+                if seen.insert((a, len)) {
+                    hi.push(a);
+                    if (29..=32).contains(&len) {
+                        alloc.push((a, len));
+                    }
+                    break;
+                }
             }
         }
-        Ok(PrefixSet { hi, lens })
+        // the order of the list is the order of installation: mix the lengths
+        let mut order: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            order.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        Ok(PrefixSet {
+            hi: order.iter().map(|&i| hi[i]).collect(),
+            lens: order.iter().map(|&i| lens[i]).collect(),
+        })
     }
 
     /// `n` distinct destinations (top 64 bits), each a random address inside a random prefix.
