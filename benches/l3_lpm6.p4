@@ -2,7 +2,7 @@
 // for 2^20 prefixes. Used by `p4dp bench --suite lpm6` with up to 1 000 000 prefixes of a
 // realistic length mix (most /48, then /32, /44, /40, ...), hit by random destinations, against
 // the floor plus DPDK rte_lpm6 bulk lookups of the same prefixes. LPM6_TABLE_SIZE (default 2^20)
-// can be set with `--define LPM6_TABLE_SIZE=N`: below 65536 the table gets the 16-bit first level
+// can be set with `-D LPM6_TABLE_SIZE=N`: below 65536 the table gets the 16-bit first level
 // instead of the 24-bit one (ARCHITECTURE.md, "Longest-prefix-match tables").
 #include <core.p4>
 #include <v1model.p4>
