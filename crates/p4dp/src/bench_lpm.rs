@@ -292,9 +292,10 @@ pub(crate) fn ratio(a: &Figures, b: &Figures) -> f64 {
     a.cycles / b.cycles.max(f64::MIN_POSITIVE)
 }
 
-fn report(a: &BenchArgs, rows: &[Row], tsc_hz: f64, cmdline: &str) -> String {
+/// The head of an lpm suite's report: the command, the run's settings and the column titles.
+pub(crate) fn report_head(a: &BenchArgs, suite: Suite, tsc_hz: f64, cmdline: &str) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "p4dp bench --suite lpm results\ncommand: {cmdline}");
+    let _ = writeln!(s, "p4dp bench --suite {} results\ncommand: {cmdline}", suite.name());
     let _ = writeln!(
         s,
         "TSC {:.1} MHz, {} worker(s), {:.1} s window after {:.1} s warm-up, {} repetition(s), medians (min..max); seed {}\n",
@@ -305,7 +306,23 @@ fn report(a: &BenchArgs, rows: &[Row], tsc_hz: f64, cmdline: &str) -> String {
         a.repeat,
         a.seed
     );
-    let _ = writeln!(s, "{:>9} {:<34} {:>8} {:>22}", "prefixes", "loop", "Mpps", "cycles/pkt");
+    let _ = writeln!(s, "{:>9} {:<36} {:>8} {:>22}", "prefixes", "loop", "Mpps", "cycles/pkt");
+    s
+}
+
+/// The report lines of one prefix count's loops.
+pub(crate) fn report_loops(s: &mut String, prefixes: usize, loops: &[(&str, &Figures)]) {
+    for (name, f) in loops {
+        let _ = writeln!(
+            s,
+            "{:>9} {:<36} {:>8.2} {:>8.1} ({:>5.1}..{:>5.1})",
+            prefixes, name, f.mpps, f.cycles, f.cycles_min, f.cycles_max
+        );
+    }
+}
+
+fn report(a: &BenchArgs, rows: &[Row], tsc_hz: f64, cmdline: &str) -> String {
+    let mut s = report_head(a, Suite::Lpm, tsc_hz, cmdline);
     for r in rows {
         let rows: [(&str, &Figures); 8] = [
             ("floor (rx->tx)", &r.floor),
@@ -317,13 +334,7 @@ fn report(a: &BenchArgs, rows: &[Row], tsc_hz: f64, cmdline: &str) -> String {
             ("exact: floor + rte_hash bulk lookup", &r.exact_lookup),
             ("l3_exact.p4 (exact, same size)", &r.exact_program),
         ];
-        for (name, f) in rows {
-            let _ = writeln!(
-                s,
-                "{:>9} {:<34} {:>8.2} {:>8.1} ({:>5.1}..{:>5.1})",
-                r.prefixes, name, f.mpps, f.cycles, f.cycles_min, f.cycles_max
-            );
-        }
+        report_loops(&mut s, r.prefixes, &rows);
         let judged = ratio(&r.lpm_program, &r.rte_lpm);
         let _ = writeln!(
             s,
@@ -400,47 +411,86 @@ fn report_json(a: &BenchArgs, rows: &[Row], tsc_hz: f64) -> Json {
     )
 }
 
-/// `p4dp bench --suite lpm`.
-pub fn suite_lpm(a: &BenchArgs) -> Result<ExitCode> {
-    let sizes = &a.lpm_prefixes;
+/// One longest-prefix-match suite (IPv4 here, IPv6 in bench_lpm6.rs): per prefix count, the
+/// figures `R` of `measure(args, count, lpm program, exact program)`, written as text after each
+/// count and as JSON at the end.
+pub(crate) struct LpmSuite<R> {
+    pub suite: Suite,
+    /// The option giving the counts, for errors.
+    pub flag: &'static str,
+    /// Memory of the structures per prefix (bytes), for the EAL's default --mem.
+    pub bytes_per_prefix: u64,
+    /// benches/ programs: the lpm one and the exact one.
+    pub programs: [&'static str; 2],
+    pub measure: fn(&BenchArgs, usize, &Path, &Path) -> Result<R>,
+    pub report: fn(&BenchArgs, &[R], f64, &str) -> String,
+    pub report_json: fn(&BenchArgs, &[R], f64) -> Json,
+    pub tsc_hz: fn(&R) -> f64,
+}
+
+/// Run `suite` for each count of `sizes` (each 1..=2^20, the programs' table size).
+pub(crate) fn run_lpm_suite<R>(a: &BenchArgs, sizes: &[u64], suite: &LpmSuite<R>) -> Result<ExitCode> {
     if sizes.is_empty() || sizes.iter().any(|&n| n == 0 || n > 1 << 20) {
-        bail!("--lpm-prefixes: each count must be 1..=1048576 (the tables' size in benches/l3_lpm.p4)");
+        bail!(
+            "{}: each count must be 1..=1048576 (the tables' size in benches/{})",
+            suite.flag,
+            suite.programs[0]
+        );
     }
-    let max = sizes.iter().copied().max().unwrap_or(0) as u64;
+    let max = sizes.iter().copied().max().unwrap_or(0);
     let packets = a.packets.map_or(max.min(1 << 20), u64::from);
-    // packets ~600 B, an entry in all three structures ~400 B, rte_lpm's 64 MiB table, runtime pools
-    let need = 1024 + (packets * 600 + max * 400) / (1 << 20) + 160 * u64::from(a.workers);
+    // packets ~600 B, the prefixes' structures, the baseline's first table, runtime pools
+    let need = 1024 + (packets * 600 + max * suite.bytes_per_prefix) / (1 << 20) + 160 * u64::from(a.workers);
     let mem = a.mem.unwrap_or(need.next_power_of_two().clamp(2048, 16384) as u32);
-    let out = a.out.clone().unwrap_or_else(|| Suite::Lpm.default_out());
+    let out = a.out.clone().unwrap_or_else(|| suite.suite.default_out());
     if let Some(d) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
     }
     p4dp_rt::Eal::init(&eal_args(mem, a.workers, a.eal.as_deref())).context("starting DPDK's EAL")?;
-    let scratch = compile::scratch_dir("bench-lpm")?;
+    let scratch = compile::scratch_dir(&format!("bench-{}", suite.suite.name()))?;
     let out_dir = a.build_dir.clone().unwrap_or_else(|| scratch.clone());
     let dir = compile::home().join("benches");
-    let lpm_so = build_so(a, &dir.join("l3_lpm.p4"), &out_dir)?;
-    let exact_so = build_so(a, &dir.join("l3_exact.p4"), &out_dir)?;
+    let lpm_so = build_so(a, &dir.join(suite.programs[0]), &out_dir)?;
+    let exact_so = build_so(a, &dir.join(suite.programs[1]), &out_dir)?;
     let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
     let mut rows = Vec::new();
     let mut text = String::new();
     for &n in sizes {
-        eprintln!("bench: lpm: {n} prefixes");
-        rows.push(measure_size(a, n as usize, &lpm_so, &exact_so).with_context(|| format!("{n} prefixes"))?);
-        text = report(a, &rows, rows[0].tsc_hz, &cmdline);
+        eprintln!("bench: {}: {n} prefixes", suite.suite.name());
+        rows.push((suite.measure)(a, n as usize, &lpm_so, &exact_so).with_context(|| format!("{n} prefixes"))?);
+        text = (suite.report)(a, &rows, (suite.tsc_hz)(&rows[0]), &cmdline);
         save(&out, &text)?;
     }
-    let hz = rows.first().map_or(0.0, |r| r.tsc_hz);
+    let hz = rows.first().map_or(0.0, |r| (suite.tsc_hz)(r));
     let to_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if !to_stdout {
         print!("{text}");
     }
     if let Some(j) = &a.json {
-        json::emit(j, &report_json(a, &rows, hz))?;
+        json::emit(j, &(suite.report_json)(a, &rows, hz))?;
     }
     eprintln!("bench: results written to {}", out.display());
     if a.build_dir.is_none() {
         let _ = std::fs::remove_dir_all(&scratch);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `p4dp bench --suite lpm`.
+pub fn suite_lpm(a: &BenchArgs) -> Result<ExitCode> {
+    // an entry in all three structures ~400 B (rte_lpm's 64 MiB table within the 1 GiB)
+    run_lpm_suite(
+        a,
+        &a.lpm_prefixes,
+        &LpmSuite {
+            suite: Suite::Lpm,
+            flag: "--lpm-prefixes",
+            bytes_per_prefix: 400,
+            programs: ["l3_lpm.p4", "l3_exact.p4"],
+            measure: measure_size,
+            report,
+            report_json,
+            tsc_hz: |r: &Row| r.tsc_hz,
+        },
+    )
 }

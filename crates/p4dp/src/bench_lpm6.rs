@@ -19,10 +19,8 @@ use p4dp_rt::bench_lpm::RteLpm6;
 use p4dp_rt::Dispatch;
 
 use crate::bench::json::{self, Json};
-use crate::bench::{build_so, common_settings, eal_args, figures, BenchArgs, Figures, Suite};
-use crate::bench_dp::save;
-use crate::bench_lpm::{all_hit, fig_json, load, ratio, Rng};
-use crate::compile;
+use crate::bench::{common_settings, figures, BenchArgs, Figures, Suite};
+use crate::bench_lpm::{all_hit, fig_json, load, ratio, report_head, report_loops, run_lpm_suite, LpmSuite, Rng};
 
 /// The target, as for IPv4: lpm program cycles/packet <= TARGET x (floor + rte_lpm6 bulk lookup).
 const TARGET: f64 = 1.2;
@@ -339,19 +337,7 @@ fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Resu
 }
 
 fn report(a: &BenchArgs, rows: &[Row], tsc_hz: f64, cmdline: &str) -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "p4dp bench --suite lpm6 results\ncommand: {cmdline}");
-    let _ = writeln!(
-        s,
-        "TSC {:.1} MHz, {} worker(s), {:.1} s window after {:.1} s warm-up, {} repetition(s), medians (min..max); seed {}\n",
-        tsc_hz / 1e6,
-        a.workers,
-        a.duration(),
-        a.warmup(),
-        a.repeat,
-        a.seed
-    );
-    let _ = writeln!(s, "{:>9} {:<36} {:>8} {:>22}", "prefixes", "loop", "Mpps", "cycles/pkt");
+    let mut s = report_head(a, Suite::Lpm6, tsc_hz, cmdline);
     for r in rows {
         let rows: [(&str, &Figures); 8] = [
             ("floor (rx->tx)", &r.floor),
@@ -363,13 +349,7 @@ fn report(a: &BenchArgs, rows: &[Row], tsc_hz: f64, cmdline: &str) -> String {
             ("exact: floor + p4dp exact lookup", &r.exact_lookup),
             ("l3_exact6.p4 (exact, same size)", &r.exact_program),
         ];
-        for (name, f) in rows {
-            let _ = writeln!(
-                s,
-                "{:>9} {:<36} {:>8.2} {:>8.1} ({:>5.1}..{:>5.1})",
-                r.prefixes, name, f.mpps, f.cycles, f.cycles_min, f.cycles_max
-            );
-        }
+        report_loops(&mut s, r.prefixes, &rows);
         let judged = ratio(&r.lpm_program, &r.rte_lpm6);
         let _ = writeln!(
             s,
@@ -444,48 +424,21 @@ fn report_json(a: &BenchArgs, rows: &[Row], tsc_hz: f64) -> Json {
 
 /// `p4dp bench --suite lpm6`.
 pub fn suite_lpm6(a: &BenchArgs) -> Result<ExitCode> {
-    let sizes = &a.lpm6_prefixes;
-    if sizes.is_empty() || sizes.iter().any(|&n| n == 0 || n > 1 << 20) {
-        bail!("--lpm6-prefixes: each count must be 1..=1048576 (the tables' size in benches/l3_lpm6.p4)");
-    }
-    let max = sizes.iter().copied().max().unwrap_or(0) as u64;
-    let packets = a.packets.map_or(max.min(1 << 20), u64::from);
-    // packets ~600 B; per prefix about one 2.3 KiB trie node, one 1 KiB rte_lpm6 tbl8 and the
-    // entries; rte_lpm6's 64 MiB first table, runtime pools
-    let need = 1024 + (packets * 600 + max * 4096) / (1 << 20) + 160 * u64::from(a.workers);
-    let mem = a.mem.unwrap_or(need.next_power_of_two().clamp(2048, 16384) as u32);
-    let out = a.out.clone().unwrap_or_else(|| Suite::Lpm6.default_out());
-    if let Some(d) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
-    }
-    p4dp_rt::Eal::init(&eal_args(mem, a.workers, a.eal.as_deref())).context("starting DPDK's EAL")?;
-    let scratch = compile::scratch_dir("bench-lpm6")?;
-    let out_dir = a.build_dir.clone().unwrap_or_else(|| scratch.clone());
-    let dir = compile::home().join("benches");
-    let lpm_so = build_so(a, &dir.join("l3_lpm6.p4"), &out_dir)?;
-    let exact_so = build_so(a, &dir.join("l3_exact6.p4"), &out_dir)?;
-    let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
-    let mut rows = Vec::new();
-    let mut text = String::new();
-    for &n in sizes {
-        eprintln!("bench: lpm6: {n} prefixes");
-        rows.push(measure_size(a, n as usize, &lpm_so, &exact_so).with_context(|| format!("{n} prefixes"))?);
-        text = report(a, &rows, rows[0].tsc_hz, &cmdline);
-        save(&out, &text)?;
-    }
-    let hz = rows.first().map_or(0.0, |r| r.tsc_hz);
-    let to_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
-    if !to_stdout {
-        print!("{text}");
-    }
-    if let Some(j) = &a.json {
-        json::emit(j, &report_json(a, &rows, hz))?;
-    }
-    eprintln!("bench: results written to {}", out.display());
-    if a.build_dir.is_none() {
-        let _ = std::fs::remove_dir_all(&scratch);
-    }
-    Ok(ExitCode::SUCCESS)
+    // per prefix about one 2.3 KiB trie node, one 1 KiB rte_lpm6 tbl8 group and the entries
+    run_lpm_suite(
+        a,
+        &a.lpm6_prefixes,
+        &LpmSuite {
+            suite: Suite::Lpm6,
+            flag: "--lpm6-prefixes",
+            bytes_per_prefix: 4096,
+            programs: ["l3_lpm6.p4", "l3_exact6.p4"],
+            measure: measure_size,
+            report,
+            report_json,
+            tsc_hz: |r: &Row| r.tsc_hz,
+        },
+    )
 }
 
 #[cfg(test)]
