@@ -15,6 +15,7 @@ pub mod bench;
 pub mod bench_acl;
 pub mod bench_dp;
 pub mod bench_lpm;
+pub mod bench_rtc;
 pub mod bench_trace;
 mod ffi;
 mod idle;

@@ -23,6 +23,7 @@ mod add_on_miss;
 pub(crate) mod gen;
 pub mod json;
 mod p4runtime_updates;
+mod rtc;
 mod svg;
 pub(crate) mod sweep;
 pub(crate) mod traffic;
@@ -64,6 +65,10 @@ pub enum Suite {
     /// length mix and random destinations, against DPDK rte_lpm6 and an exact table of the same size.
     // crate::bench_lpm6
     Lpm6,
+    /// What the run-to-completion architecture's primitives cost: Queue push + pop, Lock,
+    /// TableOperation entryAdd against hits, and the foreground beside a table sweep.
+    // bench/rtc.rs
+    RtcCosts,
 }
 
 impl Suite {
@@ -77,6 +82,7 @@ impl Suite {
         Suite::P4runtimeUpdates,
         Suite::Lpm,
         Suite::Lpm6,
+        Suite::RtcCosts,
     ];
 
     /// The suite's name on the command line.
@@ -90,6 +96,7 @@ impl Suite {
             Suite::P4runtimeUpdates => "p4runtime-updates",
             Suite::Lpm => "lpm",
             Suite::Lpm6 => "lpm6",
+            Suite::RtcCosts => "rtc-costs",
         }
     }
 
@@ -131,6 +138,10 @@ impl Suite {
                 "IPv6 lpm tables of 10k and 100k prefixes (realistic length mix, most /48), random destinations: \
                  benches/l3_lpm6.p4 vs floor + DPDK rte_lpm6 bulk lookups (target <= 1.2x) and vs an exact table \
                  of 128-bit keys"
+            Suite::RtcCosts => {
+                "rtc.p4 primitives: Queue push + pop vs rte_ring (target <= 50 cycles), Lock vs rte_spinlock, \
+                 TableOperation entryAdd vs hits (target <= 2x), the foreground beside a sweep of its 2^20-entry \
+                 table (target <= 1.1x)"
             }
         }
     }
@@ -233,7 +244,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 0)]
     pub min_log2: u32,
     /// --suite dataplane-writes: largest table, log2 of the entries (at most 22, default 22);
-    /// table-kinds: largest table (default 12, at most 24).
+    /// table-kinds: largest table (default 12, at most 24); rtc-costs: the swept table and the
+    /// entryAdd inserts (default 20, 4..22).
     #[arg(long)]
     pub max_log2: Option<u32>,
     /// --suite add-on-miss: the longest measurement window of each run in seconds (default 30;
@@ -823,6 +835,7 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
         Some(Suite::P4runtimeUpdates) => return p4runtime_updates::suite_p4runtime_updates(&a),
         Some(Suite::Lpm) => return crate::bench_lpm::suite_lpm(&a),
         Some(Suite::Lpm6) => return crate::bench_lpm6::suite_lpm6(&a),
+        Some(Suite::RtcCosts) => return rtc::suite_rtc_costs(&a),
         Some(Suite::Overhead) | None => {}
     }
     let experiments: Vec<Experiment> = match (&a.suite, &a.program) {
@@ -834,7 +847,8 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
                 | Suite::ProgramShape
                 | Suite::P4runtimeUpdates
                 | Suite::Lpm
-                | Suite::Lpm6,
+                | Suite::Lpm6
+                | Suite::RtcCosts,
             ),
             _,
         ) => {

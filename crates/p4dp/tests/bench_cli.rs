@@ -30,7 +30,8 @@ fn list_names_every_suite_with_what_it_measures() {
             "program-shape",
             "p4runtime-updates",
             "lpm",
-            "lpm6"
+            "lpm6",
+            "rtc-costs"
         ],
         "{text}"
     );
@@ -52,7 +53,7 @@ fn only_the_listed_suites_are_accepted() {
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("possible values: overhead, dataplane-writes, add-on-miss, table-kinds, program-shape, p4runtime-updates, lpm, lpm6"),
+            err.contains("possible values: overhead, dataplane-writes, add-on-miss, table-kinds, program-shape, p4runtime-updates, lpm, lpm6, rtc-costs"),
             "{err}"
         );
     }
