@@ -23,7 +23,7 @@ LAYERS = {
     "rtc_bg": 7,
     "worker": 8, "runtime": 8,
     "rtc_run": 9,
-    "bench": 9, "bench_dp": 10, "bench_lpm": 10, "bench_acl": 10, "bench_trace": 11,
+    "bench": 9, "bench_dp": 10, "bench_lpm": 10, "bench_acl": 10, "bench_rtc": 10, "bench_trace": 11,
 }
 
 
