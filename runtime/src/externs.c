@@ -793,3 +793,64 @@ void p4dp_count_unsupported(struct p4dp_ctx *ctx, const char *what)
 	if (__atomic_exchange_n(&rt->unsupported_logged, 1, __ATOMIC_RELAXED) == 0)
 		rt_log(rt, 1, "unsupported operation at run time: %s (counted; logged once)", what ? what : "?");
 }
+
+/* ------------------------------------------------------------ rtc.p4 Counter, Queue, Lock */
+
+int p4dp_runtime_rtc_counter_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, uint64_t *value)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_RTC_COUNTER, P4DP_EXT_RTC_COUNTER, "rtc Counter");
+	if (rc)
+		return rc;
+	const struct p4dp_rtc_counter *c = rt->ext[0][ext];
+	if (index >= c->n)
+		return rt_errc(-EINVAL, "Counter '%s': index %u out of range (%u cells)", rt->prog->externs[ext].name,
+			       index, c->n);
+	if (value == NULL)
+		return rt_errc(-EINVAL, "NULL output");
+	*value = p4dp_rtc_counter_get(c, index); /* a relaxed atomic load: see rtc.h */
+	return 0;
+}
+
+int p4dp_runtime_rtc_counter_set(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, uint64_t value)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_RTC_COUNTER, P4DP_EXT_RTC_COUNTER, "rtc Counter");
+	if (rc)
+		return rc;
+	struct p4dp_rtc_counter *c = rt->ext[0][ext];
+	if (index >= c->n)
+		return rt_errc(-EINVAL, "Counter '%s': index %u out of range (%u cells)", rt->prog->externs[ext].name,
+			       index, c->n);
+	p4dp_rtc_counter_set(c, index, value); /* a relaxed atomic store: see rtc.h */
+	return 0;
+}
+
+int p4dp_runtime_rtc_queue_stats_get(struct p4dp_runtime *rt, uint32_t ext, struct p4dp_rt_rtc_queue_stats *out)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_RTC_QUEUE, P4DP_EXT_RTC_QUEUE, "rtc Queue");
+	if (rc)
+		return rc;
+	if (out == NULL)
+		return rt_errc(-EINVAL, "NULL output");
+	const struct p4dp_rtc_queue *q = rt->ext[0][ext];
+	out->depth = p4dp_rtc_queue_depth(q);
+	out->elem_size = p4dp_rtc_queue_elem_size(q);
+	out->queued = p4dp_rtc_queue_count(q);
+	out->full_drops = p4dp_rtc_queue_full_count(q);
+	return 0;
+}
+
+int p4dp_runtime_rtc_lock_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, uint32_t *held)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_RTC_LOCK, P4DP_EXT_RTC_LOCK, "rtc Lock");
+	if (rc)
+		return rc;
+	const struct p4dp_rtc_lock *l = rt->ext[0][ext];
+	if (index >= l->n)
+		return rt_errc(-EINVAL, "Lock '%s': index %u out of range (%u locks)", rt->prog->externs[ext].name,
+			       index, l->n);
+	if (held == NULL)
+		return rt_errc(-EINVAL, "NULL output");
+	/* relaxed: a snapshot for display; nothing the holder wrote is read through it */
+	*held = __atomic_load_n(&l->words[index], __ATOMIC_RELAXED) != 0u ? 1u : 0u;
+	return 0;
+}

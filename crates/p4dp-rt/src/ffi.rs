@@ -168,6 +168,16 @@ pub struct p4dp_rt_table_stats {
 }
 
 #[repr(C)]
+#[derive(Debug, Default, Clone, Copy)]
+pub struct p4dp_rt_rtc_queue_stats {
+    pub depth: u32,
+    pub elem_size: u32,
+    pub queued: u32,
+    pub _pad: u32,
+    pub full_drops: u64,
+}
+
+#[repr(C)]
 #[derive(Default, Clone, Copy)]
 pub struct p4dp_counter_cell {
     pub packets: u64,
@@ -297,6 +307,14 @@ extern "C" {
     pub fn p4dp_runtime_extern_find(rt: *const p4dp_runtime, name: *const c_char, ext: *mut u32) -> c_int;
     pub fn p4dp_runtime_counter_read(rt: *mut p4dp_runtime, ext: u32, index: u32, out: *mut p4dp_counter_cell)
         -> c_int;
+    pub fn p4dp_runtime_rtc_counter_get(rt: *mut p4dp_runtime, ext: u32, index: u32, value: *mut u64) -> c_int;
+    pub fn p4dp_runtime_rtc_counter_set(rt: *mut p4dp_runtime, ext: u32, index: u32, value: u64) -> c_int;
+    pub fn p4dp_runtime_rtc_queue_stats_get(
+        rt: *mut p4dp_runtime,
+        ext: u32,
+        out: *mut p4dp_rt_rtc_queue_stats,
+    ) -> c_int;
+    pub fn p4dp_runtime_rtc_lock_get(rt: *mut p4dp_runtime, ext: u32, index: u32, held: *mut u32) -> c_int;
     pub fn p4dp_runtime_counter_write(
         rt: *mut p4dp_runtime,
         ext: u32,

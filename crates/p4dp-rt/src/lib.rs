@@ -35,7 +35,7 @@ pub use batch::BatchTimes;
 pub use idle::EntryIdle;
 pub use runtime::{
     table_mem_predict, CounterValue, Dispatch, IdleNotification, LogLevel, MatchField, MeterConfig, PortStats,
-    RunParams, Runtime, RuntimeOptions, Stats, TableEntry, TableMem, TableStats, WorkerStats,
+    RtcQueueStats, RunParams, Runtime, RuntimeOptions, Stats, TableEntry, TableMem, TableStats, WorkerStats,
 };
 pub use schema::{
     ActionInfo, ActionScope, ExternInfo, ExternKind, KeyInfo, MatchKind, ParamInfo, Program, TableAction, TableInfo,

@@ -78,6 +78,19 @@ pub struct TableEntry {
     pub params: Vec<Vec<u8>>,
 }
 
+/// The state of an rtc.p4 `Queue` ([`Runtime::rtc_queue_stats`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RtcQueueStats {
+    /// Messages it holds.
+    pub depth: u32,
+    /// Bytes per message.
+    pub elem_size: u32,
+    /// Messages queued now (a snapshot).
+    pub queued: u32,
+    /// Pushes refused because it was full.
+    pub full_drops: u64,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CounterValue {
     pub packets: u64,
@@ -651,6 +664,50 @@ impl Runtime {
             packets: c.packets,
             bytes: c.bytes,
         })
+    }
+
+    /// Cell `index` of rtc.p4 `Counter` `ext` (any thread; a relaxed atomic load).
+    pub fn rtc_counter_get(&self, ext: u32, index: u32) -> Result<u64> {
+        let mut v = 0u64;
+        // SAFETY: v is a valid output.
+        check("rtc counter get", unsafe {
+            ffi::p4dp_runtime_rtc_counter_get(self.p(), ext, index, &mut v)
+        })?;
+        Ok(v)
+    }
+
+    /// Set cell `index` of rtc.p4 `Counter` `ext` (a relaxed atomic store).
+    pub fn rtc_counter_set(&self, ext: u32, index: u32, value: u64) -> Result<()> {
+        // SAFETY: live runtime; plain values.
+        check("rtc counter set", unsafe {
+            ffi::p4dp_runtime_rtc_counter_set(self.p(), ext, index, value)
+        })
+        .map(|_| ())
+    }
+
+    /// Depth, message size, queued messages and refused pushes of rtc.p4 `Queue` `ext`.
+    pub fn rtc_queue_stats(&self, ext: u32) -> Result<RtcQueueStats> {
+        let mut q = ffi::p4dp_rt_rtc_queue_stats::default();
+        // SAFETY: q is a valid output struct.
+        check("rtc queue stats", unsafe {
+            ffi::p4dp_runtime_rtc_queue_stats_get(self.p(), ext, &mut q)
+        })?;
+        Ok(RtcQueueStats {
+            depth: q.depth,
+            elem_size: q.elem_size,
+            queued: q.queued,
+            full_drops: q.full_drops,
+        })
+    }
+
+    /// Whether lock `index` of rtc.p4 `Lock` `ext` is held now (a snapshot).
+    pub fn rtc_lock_held(&self, ext: u32, index: u32) -> Result<bool> {
+        let mut h = 0u32;
+        // SAFETY: h is a valid output.
+        check("rtc lock get", unsafe {
+            ffi::p4dp_runtime_rtc_lock_get(self.p(), ext, index, &mut h)
+        })?;
+        Ok(h != 0)
     }
 
     pub fn counter_write(&self, ext: u32, index: u32, v: CounterValue) -> Result<()> {

@@ -40,6 +40,12 @@ pub enum ExternKind {
     ActionProfile,
     ActionSelector,
     Other,
+    /// rtc.p4 `Counter`: atomic 64-bit cells shared by every pipeline.
+    RtcCounter,
+    /// rtc.p4 `Lock`: test-and-set locks.
+    RtcLock,
+    /// rtc.p4 `Queue<T>`: n_cells is its depth.
+    RtcQueue,
 }
 
 impl ExternKind {
@@ -53,6 +59,9 @@ impl ExternKind {
             6 => ExternKind::Digest,
             7 => ExternKind::ActionProfile,
             8 => ExternKind::ActionSelector,
+            10 => ExternKind::RtcCounter,
+            11 => ExternKind::RtcLock,
+            12 => ExternKind::RtcQueue,
             _ => ExternKind::Other,
         }
     }

@@ -498,6 +498,46 @@ fn input_shortfall(rt: &p4dp_rt::Runtime, expected: &[(u32, u64)]) -> Result<()>
     Ok(())
 }
 
+/// rtc.p4 externs at the end of a run: a Counter's nonzero cells (the first 64), a Queue's depth,
+/// messages left and pushes refused, the Locks left held.
+fn report_rtc(rt: &p4dp_rt::Runtime, e: &p4dp_rt::ExternInfo) -> Result<()> {
+    use p4dp_rt::ExternKind;
+    match e.kind {
+        ExternKind::RtcCounter => {
+            let mut cells = Vec::new();
+            for i in 0..e.n_cells.min(64) {
+                let v = rt.rtc_counter_get(e.index, i)?;
+                if v > 0 {
+                    cells.push(format!("[{i}] {v}"));
+                }
+            }
+            if !cells.is_empty() {
+                println!("rtc Counter {}: {}", e.name, cells.join(", "));
+            }
+        }
+        ExternKind::RtcQueue => {
+            let q = rt.rtc_queue_stats(e.index)?;
+            println!(
+                "rtc Queue {}: depth {}, {} messages left, {} pushes refused (full)",
+                e.name, q.depth, q.queued, q.full_drops
+            );
+        }
+        ExternKind::RtcLock => {
+            let mut held = Vec::new();
+            for i in 0..e.n_cells {
+                if rt.rtc_lock_held(e.index, i)? {
+                    held.push(i.to_string());
+                }
+            }
+            if !held.is_empty() {
+                println!("rtc Lock {}: held at the end: {}", e.name, held.join(", "));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 fn report(rt: &p4dp_rt::Runtime, ports: &[(u32, String)], took: Duration) -> Result<()> {
     let st = rt.stats()?;
     println!(
@@ -551,6 +591,7 @@ fn report(rt: &p4dp_rt::Runtime, ports: &[(u32, String)], took: Duration) -> Res
                 println!("counter {}: {}", e.name, cells.join(", "));
             }
         }
+        report_rtc(rt, e)?;
     }
     let other = [
         ("packets that did not fit their buffer", st.finish_errors),

@@ -92,6 +92,12 @@ fn check_outputs(dir: &Path, text: &str) {
         }
         last = Some(now);
     }
+    // the run's report reads the shared Counter and Queue through the control API
+    assert!(text.contains(&format!("rtc Counter reports: [0] {N}\n")), "{text}");
+    assert!(
+        text.contains("rtc Queue seen: depth 4096, 0 messages left, 0 pushes refused (full)"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -584,6 +584,57 @@ int p4dp_runtime_register_write(struct p4dp_runtime *rt, uint32_t ext, uint32_t 
  */
 int p4dp_runtime_register_reset(struct p4dp_runtime *rt, uint32_t ext);
 
+/* ---- rtc.p4 externs (docs/rtc.md): Counter, Queue, Lock ---------------------------------- */
+
+/**
+ * Read cell @p index of an rtc.p4 `Counter` (one 64-bit cell shared by every pipeline).
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an rtc Counter (p4dp_runtime_extern_find).
+ * @param index cell index.
+ * @param value receives the cell.
+ * @return 0; -EINVAL (not an rtc Counter, index out of range, NULL output).
+ * Context: any thread. Thread safety: one relaxed atomic load: a recent value, never torn, while
+ * workers and background threads count.
+ */
+int p4dp_runtime_rtc_counter_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, uint64_t *value);
+
+/**
+ * Set cell @p index of an rtc.p4 `Counter` to @p value.
+ *
+ * @return 0; -EINVAL (not an rtc Counter, index out of range).
+ * Context: any thread. Thread safety: one relaxed atomic store; a count racing with it lands
+ * before or after it, never half.
+ */
+int p4dp_runtime_rtc_counter_set(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, uint64_t value);
+
+/** The state of an rtc.p4 `Queue` (p4dp_runtime_rtc_queue_stats_get). */
+struct p4dp_rt_rtc_queue_stats {
+	uint32_t depth;      /**< messages it holds (the program's `Queue<T>(depth)`) */
+	uint32_t elem_size;  /**< bytes per message (T padded to a multiple of 4) */
+	uint32_t queued;     /**< messages queued now (a snapshot) */
+	uint32_t _pad;
+	uint64_t full_drops; /**< pushes refused because it was full, since the program was loaded */
+};
+
+/**
+ * Depth, message size, messages queued and pushes refused of an rtc.p4 `Queue`.
+ *
+ * @return 0; -EINVAL (not an rtc Queue, NULL output).
+ * Context: any thread. Thread safety: relaxed snapshots; with pushes and pops running, queued
+ * is a recent value (each field read on its own).
+ */
+int p4dp_runtime_rtc_queue_stats_get(struct p4dp_runtime *rt, uint32_t ext, struct p4dp_rt_rtc_queue_stats *out);
+
+/**
+ * Whether lock @p index of an rtc.p4 `Lock` is held now (*@p held 1) or free (0) (for display and debugging: a stuck
+ * lock stops the cores that wait for it).
+ *
+ * @return 0; -EINVAL (not an rtc Lock, index out of range, NULL output).
+ * Context: any thread. Thread safety: a relaxed snapshot; it may change right after.
+ */
+int p4dp_runtime_rtc_lock_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, uint32_t *held);
+
 /** Two-rate three-color meter parameters (RFC 2698). Rates in units per second, bursts in units;
  *  units are bytes or packets per the extern's unit. */
 struct p4dp_meter_config {
