@@ -138,6 +138,7 @@ impl Suite {
                 "IPv6 lpm tables of 10k and 100k prefixes (realistic length mix, most /48), random destinations: \
                  benches/l3_lpm6.p4 vs floor + DPDK rte_lpm6 bulk lookups (target <= 1.2x) and vs an exact table \
                  of 128-bit keys"
+            }
             Suite::RtcCosts => {
                 "rtc.p4 primitives: Queue push + pop vs rte_ring (target <= 50 cycles), Lock vs rte_spinlock, \
                  TableOperation entryAdd vs hits (target <= 2x), the foreground beside a sweep of its 2^20-entry \
