@@ -13,10 +13,10 @@
 //! of that parse), then one bulk lookup, then each packet's whole pipeline in order, which parses
 //! it again (unobservable: the parser is pure) with its state in registers.
 //!
-//! *Staged table*: if ingress first applies (in program order) an exact-match table without an
-//! implementation whose key reads only ingress parameters, the keys of the whole burst are
-//! built after parsing and looked up with one `p4dp_table_lookup_bulk` (rte_hash overlaps the
-//! cache misses of all keys). That table's apply reuses the staged entry only if the key it
+//! *Staged table*: if ingress first applies (in program order) a table without an
+//! implementation whose key reads only ingress parameters (p4dp_ir's staging plan), the keys of
+//! the whole burst are built after parsing and looked up with one `p4dp_table_lookup_bulk` (which
+//! overlaps the cache misses of all keys). That table's apply reuses the staged entry only if the key it
 //! computes is byte-identical to the staged key; otherwise it looks up again, so correctness
 //! never depends on the staging. Data-plane writes stay exact: `@__ref` writes and entry locks
 //! act on the entry when the action runs (a later packet of the burst sees an earlier packet's

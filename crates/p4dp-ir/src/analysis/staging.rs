@@ -3,10 +3,11 @@
 //! When the parser (v1model: and VerifyChecksum) only affects the packet's own state
 //! ([`StagePlan::batch_parse`]), the back end may parse each packet of a chunk ahead of the
 //! previous packets' pipelines. When moreover ingress (PNA: MainControl) first applies, in
-//! program order, a table of exact and lpm keys without an implementation whose key reads only
-//! that control's top-level parameters ([`StagePlan::staged`]), it builds the keys of the whole
-//! chunk after parsing and looks them up at once (a bulk lookup overlaps the lookups' cache
-//! misses: rte_hash's for exact tables, the trie's for lpm tables).
+//! program order, a table of matched keys (any match kind but an action selector's) without an
+//! implementation whose key reads only that control's top-level parameters
+//! ([`StagePlan::staged`]), it builds the keys of the whole chunk after parsing and looks them up
+//! at once (a bulk lookup overlaps the lookups' cache misses: rte_hash's for exact tables, the
+//! trie's for lpm tables, the merged tuple space's buckets for ternary, range and optional ones).
 //!
 //! Invariant (what makes the staging unobservable): the parser run ahead is pure (only
 //! `packet_in` methods, validity and stack builtins, pure sub-parsers; in v1model's
@@ -172,12 +173,7 @@ fn staged_table(p: &Program) -> Option<TableId> {
     if t.owner != ig
         || t.keys.is_empty()
         || t.implementation.is_some()
-        || t.keys.iter().any(|k| {
-            !matches!(
-                k.match_kind,
-                MatchKind::Key(KeyMatch::Exact) | MatchKind::Key(KeyMatch::Lpm)
-            )
-        })
+        || t.keys.iter().any(|k| !matches!(k.match_kind, MatchKind::Key(_)))
     {
         return None;
     }
