@@ -31,6 +31,14 @@ int rt_be_to_native(const char *what, uint32_t bitwidth, uint32_t size, const ui
 	return 0;
 }
 
+bool rt_be_fits(uint32_t bitwidth, const uint8_t *be, uint32_t be_len)
+{
+	uint32_t nbytes = (bitwidth + 7) / 8;
+	if (be_len == 0 || be == NULL || be_len > nbytes)
+		return false;
+	return !(be_len == nbytes && bitwidth % 8 != 0 && (be[0] >> (bitwidth % 8)) != 0);
+}
+
 void rt_native_to_be(uint32_t bitwidth, uint32_t size, const uint8_t *in, uint8_t *be)
 {
 	uint32_t nbytes = (bitwidth + 7) / 8;

@@ -3,6 +3,7 @@
 #ifndef P4DP_RT_CONV_H
 #define P4DP_RT_CONV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /** Convert @p be_len big-endian bytes to a native field of @p bitwidth bits stored in @p size
@@ -11,6 +12,9 @@
  *  bytes, or has bits set above @p bitwidth. Pure apart from the error message; any thread. */
 int rt_be_to_native(const char *what, uint32_t bitwidth, uint32_t size, const uint8_t *be, uint32_t be_len,
 		    uint8_t *out);
+/** Whether rt_be_to_native would accept @p be (not empty, at most ceil(bitwidth/8) bytes, no bit
+ *  set above @p bitwidth). Pure; any thread. */
+bool rt_be_fits(uint32_t bitwidth, const uint8_t *be, uint32_t be_len);
 /** The inverse: write the native field @p in as ceil(bitwidth/8) big-endian bytes to @p be. */
 void rt_native_to_be(uint32_t bitwidth, uint32_t size, const uint8_t *in, uint8_t *be);
 

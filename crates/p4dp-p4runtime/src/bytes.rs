@@ -19,12 +19,15 @@ pub fn fit(v: &[u8], width: u32) -> Option<Vec<u8>> {
         return None;
     }
     let n = width.div_ceil(8) as usize;
-    let c = canonical(v);
+    // the canonical form, borrowed (perf: one allocation per value, this is on every write)
+    let first = v.iter().position(|&b| b != 0).unwrap_or(v.len());
+    let c: &[u8] = if first == v.len() { &[0] } else { &v[first..] };
     if c.len() > n {
         return None;
     }
-    let mut out = vec![0u8; n - c.len()];
-    out.extend_from_slice(&c);
+    let mut out = Vec::with_capacity(n);
+    out.resize(n - c.len(), 0u8);
+    out.extend_from_slice(c);
     let spare = (n * 8) as u32 - width;
     if spare > 0 && n > 0 && out[0] >> (8 - spare) != 0 {
         return None;
