@@ -487,17 +487,24 @@ uint32_t p4dp_mcast_group_get(struct p4dp_ctx *ctx, uint32_t group, uint32_t *po
 	return n;
 }
 
-int p4dp_clone_session_get(struct p4dp_ctx *ctx, uint32_t session, uint32_t *port)
+uint32_t p4dp_clone_session_get(struct p4dp_ctx *ctx, uint32_t session, uint32_t *ports, uint16_t *rids,
+				uint32_t max, uint32_t *trunc)
 {
 	struct p4dp_runtime *rt = ctx->rt;
+	*trunc = 0;
 	if (session >= P4DP_RT_CLONE_SESSIONS)
-		return -ENOENT;
-	/* relaxed: the word is self-contained */
-	uint32_t v = __atomic_load_n(&rt->clone_port[session], __ATOMIC_RELAXED);
-	if (v == 0)
-		return -ENOENT;
-	*port = v - 1;
-	return 0;
+		return 0;
+	/* acquire pairs with the release in clone_publish: the list is complete */
+	const struct rt_clone_list *l = __atomic_load_n(&rt->clone_lists[session], __ATOMIC_ACQUIRE);
+	if (l == NULL)
+		return 0;
+	uint32_t n = l->n < max ? l->n : max;
+	for (uint32_t i = 0; i < n; i++) {
+		ports[i] = l->reps[i].port;
+		rids[i] = l->reps[i].rid;
+	}
+	*trunc = l->trunc;
+	return n;
 }
 
 /* Rebuild and publish the replica list of group @p g; caller holds rt->lock. */
@@ -734,14 +741,40 @@ int p4dp_runtime_mcast_group_set(struct p4dp_runtime *rt, uint32_t group, const 
 	return rc;
 }
 
-int p4dp_runtime_clone_session_set(struct p4dp_runtime *rt, uint32_t session, uint32_t port)
+/* Publish @p l (or NULL) as clone session @p session's list and retire the old one; caller holds rt->lock. */
+static void clone_publish(struct p4dp_runtime *rt, uint32_t session, struct rt_clone_list *l)
+{
+	/* release: the list's contents are visible before the pointer */
+	struct rt_clone_list *old = __atomic_exchange_n(&rt->clone_lists[session], l, __ATOMIC_ACQ_REL);
+	if (old != NULL && p4dp_rcu_defer_free(rt->rcu, old) != 0) {
+		p4dp_rcu_synchronize(rt->rcu);
+		rte_free(old);
+	}
+}
+
+int p4dp_runtime_clone_session_set(struct p4dp_runtime *rt, uint32_t session, const uint32_t *ports,
+				   const uint16_t *rids, uint32_t n, uint32_t trunc)
 {
 	if (rt == NULL || session >= P4DP_RT_CLONE_SESSIONS)
 		return rt_errc(-EINVAL, "clone session id %u out of range (< %u)", session, P4DP_RT_CLONE_SESSIONS);
-	if (port >= P4DP_PORT_DROP)
-		return rt_errc(-EINVAL, "clone session port %u out of range (< %u)", port, P4DP_PORT_DROP);
-	/* relaxed: one self-contained word read by workers (p4dp_clone_session_get); publishes no memory */
-	__atomic_store_n(&rt->clone_port[session], port + 1, __ATOMIC_RELAXED);
+	if (n > P4DP_CLONE_REPLICAS_MAX)
+		return rt_errc(-EINVAL, "clone session %u: %u replicas, at most %u", session, n, P4DP_CLONE_REPLICAS_MAX);
+	if (n && (ports == NULL || rids == NULL))
+		return rt_errc(-EINVAL, "clone_session_set: NULL ports or rids");
+	for (uint32_t i = 0; i < n; i++)
+		if (ports[i] >= P4DP_PORT_DROP)
+			return rt_errc(-EINVAL, "clone session port %u out of range (< %u)", ports[i], P4DP_PORT_DROP);
+	struct rt_clone_list *l =
+		rte_malloc_socket("p4dp_clone", sizeof(*l) + sizeof(l->reps[0]) * (n ? n : 1), 16, rt->socket_id);
+	if (l == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
+	l->n = n;
+	l->trunc = trunc;
+	for (uint32_t i = 0; i < n; i++)
+		l->reps[i] = (struct rt_mcast_rep){ ports[i], rids[i] };
+	pthread_mutex_lock(&rt->lock);
+	clone_publish(rt, session, l);
+	pthread_mutex_unlock(&rt->lock);
 	return 0;
 }
 
@@ -749,10 +782,14 @@ int p4dp_runtime_clone_session_delete(struct p4dp_runtime *rt, uint32_t session)
 {
 	if (rt == NULL || session >= P4DP_RT_CLONE_SESSIONS)
 		return rt_errc(-EINVAL, "clone session id %u out of range", session);
-	/* relaxed: as in clone_session_set */
-	if (__atomic_exchange_n(&rt->clone_port[session], 0, __ATOMIC_RELAXED) == 0)
-		return rt_errc(-ENOENT, "clone session %u is not set", session);
-	return 0;
+	pthread_mutex_lock(&rt->lock);
+	int rc = 0;
+	if (rt->clone_lists[session] == NULL) /* only writers (under the lock) change the pointer */
+		rc = rt_errc(-ENOENT, "clone session %u is not set", session);
+	else
+		clone_publish(rt, session, NULL);
+	pthread_mutex_unlock(&rt->lock);
+	return rc;
 }
 
 /* ------------------------------------------------------------ log, assert, unsupported */

@@ -79,6 +79,13 @@ struct rt_mcast_list {
 	struct rt_mcast_rep reps[];
 };
 
+/** Published (immutable) replica list of a clone session. */
+struct rt_clone_list {
+	uint32_t n;
+	uint32_t trunc; /* truncation length of the clones in bytes, 0 = none */
+	struct rt_mcast_rep reps[];
+};
+
 struct rt_mcast_node {
 	bool used;
 	uint16_t rid;
@@ -204,7 +211,7 @@ struct p4dp_runtime {
 	struct rt_mcast_group *mc_groups;
 	struct rt_mcast_node *mc_nodes;
 	uint32_t n_mc_nodes, cap_mc_nodes;
-	uint32_t *clone_port;            /* [P4DP_RT_CLONE_SESSIONS]: port + 1, 0 = unset (atomic) */
+	struct rt_clone_list **clone_lists; /* [P4DP_RT_CLONE_SESSIONS], NULL = unset; read by workers (acquire) */
 
 	/* logging */
 	p4dp_log_fn log_fn;

@@ -254,9 +254,9 @@ int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_ru
 	rt->emit_bufs = rte_zmalloc_socket("p4dp_emit", (size_t)nw * P4DP_EMIT_MAX, 64, rt->socket_id);
 	rt->mc_lists = calloc(P4DP_RT_MCAST_GROUPS, sizeof(*rt->mc_lists));
 	rt->mc_groups = calloc(P4DP_RT_MCAST_GROUPS, sizeof(*rt->mc_groups));
-	rt->clone_port = calloc(P4DP_RT_CLONE_SESSIONS, sizeof(uint32_t));
+	rt->clone_lists = calloc(P4DP_RT_CLONE_SESSIONS, sizeof(*rt->clone_lists));
 	if (!rt->workers || !rt->hits || !rt->misses || !rt->ext || !rt->emit_bufs || !rt->mc_lists ||
-	    !rt->mc_groups || !rt->clone_port) {
+	    !rt->mc_groups || !rt->clone_lists) {
 		rt_err("out of memory creating the runtime");
 		goto fail;
 	}
@@ -348,7 +348,11 @@ void p4dp_runtime_free(struct p4dp_runtime *rt)
 	for (uint32_t i = 0; i < rt->n_mc_nodes; i++)
 		free(rt->mc_nodes[i].ports);
 	free(rt->mc_nodes);
-	free(rt->clone_port);
+	if (rt->clone_lists) {
+		for (uint32_t c = 0; c < P4DP_RT_CLONE_SESSIONS; c++)
+			rte_free(rt->clone_lists[c]);
+		free(rt->clone_lists);
+	}
 	if (rt->ext) {
 		for (uint32_t w = 0; w < rt->max_workers; w++)
 			free(rt->ext[w]);

@@ -105,9 +105,16 @@ static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 	}
 	switch (d[10]) {
 	case 7: {
-		uint32_t port;
-		if (p4dp_clone_session_get(ctx, d[0], &port) == 0)
-			p4dp_pkt_emit_copy(ctx, port, d, pkt->len);
+		/* one copy per replica, its instance in byte 11, truncated as the session says */
+		uint32_t ports[P4DP_CLONE_REPLICAS_MAX], trunc;
+		uint16_t rids[P4DP_CLONE_REPLICAS_MAX];
+		uint32_t n = p4dp_clone_session_get(ctx, d[0], ports, rids, P4DP_CLONE_REPLICAS_MAX, &trunc);
+		uint8_t orig = d[11];
+		for (uint32_t i = 0; i < n; i++) {
+			d[11] = (uint8_t)rids[i];
+			p4dp_pkt_emit_copy(ctx, ports[i], d, trunc && trunc < pkt->len ? trunc : pkt->len);
+		}
+		d[11] = orig;
 	}
 		/* fall through */
 	case 0:

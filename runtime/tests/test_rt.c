@@ -484,11 +484,31 @@ static void test_externs(struct p4dp_runtime *rt)
 	CHECK(p4dp_runtime_table_entry_add(rt, T_FWD, &e) == 0);
 	mkpkt(pkt, 7, 4);
 	CHECK(inject(rt, 0, pkt, 64, &o) == 1 && o.port[0] == 1);
-	CHECK(p4dp_runtime_clone_session_set(rt, 4, 6) == 0);
+	uint32_t cp[] = { 6, 2, 9 };
+	uint16_t cr[] = { 0, 21, 22 };
+	CHECK(p4dp_runtime_clone_session_set(rt, 4, cp, cr, 1, 0) == 0);
 	CHECK(inject(rt, 0, pkt, 64, &o) == 2 && o.port[0] == 6 && o.port[1] == 1);
+	/* several replicas: one copy each, in order, with its instance; then the packet itself */
+	CHECK(p4dp_runtime_clone_session_set(rt, 4, cp, cr, 3, 0) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 4 && o.port[0] == 6 && o.port[1] == 2 && o.port[2] == 9 && o.port[3] == 1);
+	CHECK(o.data[0][11] == 0 && o.data[1][11] == 21 && o.data[2][11] == 22 && o.len[2] == 64);
+	/* truncation: the copies only */
+	CHECK(p4dp_runtime_clone_session_set(rt, 4, cp + 1, cr + 1, 2, 20) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 3 && o.port[0] == 2 && o.port[1] == 9 && o.len[0] == 20 && o.len[1] == 20);
+	CHECK(o.port[2] == 1 && o.len[2] == 64 && o.data[1][11] == 22);
+	/* no replicas: no copies; bad arguments leave the session as it was */
+	CHECK(p4dp_runtime_clone_session_set(rt, 4, NULL, NULL, 0, 0) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 1 && o.port[0] == 1);
+	CHECK(p4dp_runtime_clone_session_set(rt, 4, cp, cr, 3, 0) == 0);
+	uint32_t badp[] = { 3, P4DP_PORT_DROP };
+	CHECK_ERR(p4dp_runtime_clone_session_set(rt, 4, badp, cr, 2, 0), -EINVAL, "out of range");
+	CHECK_ERR(p4dp_runtime_clone_session_set(rt, 4, cp, cr, P4DP_CLONE_REPLICAS_MAX + 1, 0), -EINVAL,
+		  "at most");
+	CHECK(inject(rt, 0, pkt, 64, &o) == 4 && o.port[2] == 9);
 	CHECK(p4dp_runtime_clone_session_delete(rt, 4) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 1 && o.port[0] == 1);
 	CHECK_ERR(p4dp_runtime_clone_session_delete(rt, 4), -ENOENT, "not set");
-	CHECK_ERR(p4dp_runtime_clone_session_set(rt, 70000, 1), -EINVAL, "out of range");
+	CHECK_ERR(p4dp_runtime_clone_session_set(rt, 70000, cp, cr, 1, 0), -EINVAL, "out of range");
 	CHECK(p4dp_runtime_table_entry_delete(rt, T_FWD, &e) == 0);
 
 	/* header replacement via p4dp_pkt_finish */

@@ -314,14 +314,19 @@ impl Gen<'_> {
             o.push_str("\tif (R->drop)\n\t\treturn;\n");
         }
         if self.info.features.clone {
-            o.push_str("\tif (R->clone_type == 1 && depth < 4) {\n\t\tuint32_t cport;\n\t\tif (p4dp_clone_session_get(R->ctx, R->clone_session, &cport) == 0) {\n\t\t\tstruct v1st C = *S;\n\t\t\tmemset(&C.sm, 0, sizeof C.sm);\n");
+            // one clone per replica of the session, its instance as egress_rid, truncated to the
+            // session's length (or the program's own truncate() if shorter)
+            o.push_str("\tif (R->clone_type == 1 && depth < 4) {\n\t\tuint32_t cports[P4DP_CLONE_REPLICAS_MAX], ctrunc;\n\t\tuint16_t crids[P4DP_CLONE_REPLICAS_MAX];\n\t\tuint32_t cn = p4dp_clone_session_get(R->ctx, R->clone_session, cports, crids, P4DP_CLONE_REPLICAS_MAX, &ctrunc);\n\t\tfor (uint32_t ci = 0; ci < cn; ci++) {\n\t\t\tstruct v1st C = *S;\n\t\t\tmemset(&C.sm, 0, sizeof C.sm);\n");
             for f in ["ingress_port", "packet_length", "ingress_global_timestamp"] {
                 if let (Some(dst), Some(src)) = (get("C.sm", f), get("S->sm", f)) {
                     let _ = writeln!(o, "\t\t\t{dst} = {src};");
                 }
             }
             let _ = write!(o, "\t\t{}", set("C.sm", "instance_type", "2"));
-            o.push_str("\t\t\tv1_egress(R, &C, cport, 1, depth + 1);\n\t\t\tR->vs = S;\n\t\t}\n\t}\n");
+            if let Some(rid) = get("C.sm", "egress_rid") {
+                let _ = writeln!(o, "\t\t\t{rid} = crids[ci];");
+            }
+            o.push_str("\t\t\tuint32_t trunc = R->trunc;\n\t\t\tif (ctrunc && (trunc == 0 || ctrunc < trunc))\n\t\t\t\tR->trunc = ctrunc;\n\t\t\tv1_egress(R, &C, cports[ci], 1, depth + 1);\n\t\t\tR->trunc = trunc;\n\t\t\tR->vs = S;\n\t\t}\n\t}\n");
         }
         o.push_str("\t(void)depth;\n");
         let _ = writeln!(
@@ -399,17 +404,22 @@ impl Gen<'_> {
         }
         // 1. I2E clone
         if ft.clone {
-            o.push_str("\tif (R->clone_type == 0) {\n\t\tuint32_t cport;\n\t\tif (p4dp_clone_session_get(ctx, R->clone_session, &cport) == 0) {\n\t\t\tstruct v1st C;\n\t\t\tmemset(&C, 0, sizeof C);\n");
+            // one clone per replica of the session (the input packet parsed again), its instance
+            // as egress_rid, truncated to the session's length
+            o.push_str("\tif (R->clone_type == 0) {\n\t\tuint32_t cports[P4DP_CLONE_REPLICAS_MAX], ctrunc;\n\t\tuint16_t crids[P4DP_CLONE_REPLICAS_MAX];\n\t\tuint32_t cn = p4dp_clone_session_get(ctx, R->clone_session, cports, crids, P4DP_CLONE_REPLICAS_MAX, &ctrunc);\n\t\tuint32_t trunc = R->trunc;\n\t\tfor (uint32_t ci = 0; ci < cn; ci++) {\n\t\t\tstruct v1st C;\n\t\t\tmemset(&C, 0, sizeof C);\n");
             for f in ["ingress_port", "packet_length", "ingress_global_timestamp"] {
                 if let (Some(dst), Some(src)) = (get("C.sm", f), get("S->sm", f)) {
                     let _ = writeln!(o, "\t\t\t{dst} = {src};");
                 }
             }
-            o.push_str("\t\t\tuint32_t trunc = R->trunc;\n\t\t\tR->trunc = 0;\n\t\t\tv1_parse(R, &C);\n");
+            o.push_str("\t\t\tR->trunc = ctrunc;\n\t\t\tv1_parse(R, &C);\n");
             if let Some(it) = get("C.sm", "instance_type") {
                 let _ = writeln!(o, "\t\t\t{it} = 1;");
             }
-            o.push_str("\t\t\tv1_egress(R, &C, cport, 1, 1);\n\t\t\tR->trunc = trunc;\n\t\t\tR->payload_off = S->payload_off;\n\t\t\tR->vs = S;\n\t\t}\n\t}\n");
+            if let Some(rid) = get("C.sm", "egress_rid") {
+                let _ = writeln!(o, "\t\t\t{rid} = crids[ci];");
+            }
+            o.push_str("\t\t\tv1_egress(R, &C, cports[ci], 1, 1);\n\t\t\tR->payload_off = S->payload_off;\n\t\t\tR->vs = S;\n\t\t}\n\t\tR->trunc = trunc;\n\t}\n");
         }
         // 3. resubmit: the original input bytes (pkt is unchanged until the unicast output)
         if ft.resubmit {

@@ -280,6 +280,22 @@ fn replica_port(r: &crate::proto::p4::v1::Replica) -> Result<u32, OpError> {
     Ok(port as u32)
 }
 
+/// The (port, instance) pairs of a multicast group's or clone session's replicas; a pair given
+/// twice is refused.
+fn replicas(rs: &[crate::proto::p4::v1::Replica]) -> Result<Vec<(u32, u16)>, OpError> {
+    let mut reps = Vec::with_capacity(rs.len());
+    for r in rs {
+        let rid = u16::try_from(r.instance)
+            .map_err(|_| invalid(format!("replica instance {} does not fit in 16 bits", r.instance)))?;
+        let port = replica_port(r)?;
+        if reps.contains(&(port, rid)) {
+            return Err(invalid(format!("replica (port {port}, instance {rid}) given twice")));
+        }
+        reps.push((port, rid));
+    }
+    Ok(reps)
+}
+
 impl Pre {
     pub fn write_group(&mut self, rt: &Runtime, g: &MulticastGroupEntry, op: crate::tables::Op) -> Result<(), OpError> {
         use crate::tables::Op;
@@ -303,16 +319,7 @@ impl Pre {
                 if matches!(op, Op::Modify) && !exists {
                     return Err(err(Code::NotFound, format!("no multicast group {id}")));
                 }
-                let mut reps = Vec::new();
-                for r in &g.replicas {
-                    let rid = u16::try_from(r.instance)
-                        .map_err(|_| invalid(format!("replica instance {} does not fit in 16 bits", r.instance)))?;
-                    let port = replica_port(r)?;
-                    if reps.contains(&(port, rid)) {
-                        return Err(invalid(format!("replica (port {port}, instance {rid}) given twice")));
-                    }
-                    reps.push((port, rid));
-                }
+                let reps = replicas(&g.replicas)?;
                 rt.mcast_group_set(id, &reps).map_err(rt_err)?;
                 self.groups.insert(id, g.clone());
             }
@@ -342,20 +349,26 @@ impl Pre {
                 if matches!(op, Op::Modify) && !exists {
                     return Err(err(Code::NotFound, format!("no clone session {id}")));
                 }
-                if c.replicas.len() != 1 {
+                if c.class_of_service != 0 {
                     return Err(err(
                         Code::Unimplemented,
-                        "p4dp clone sessions have exactly one replica (one egress port)",
+                        "class_of_service of clone sessions is not supported (p4dp has no egress queues)",
                     ));
                 }
-                if c.class_of_service != 0 || c.packet_length_bytes != 0 {
+                if c.replicas.len() > p4dp_rt::CLONE_REPLICAS_MAX as usize {
                     return Err(err(
-                        Code::Unimplemented,
-                        "class_of_service and packet_length_bytes (truncation) of clone sessions are not supported",
+                        Code::ResourceExhausted,
+                        format!(
+                            "clone session {id} has {} replicas, at most {}",
+                            c.replicas.len(),
+                            p4dp_rt::CLONE_REPLICAS_MAX
+                        ),
                     ));
                 }
-                let port = replica_port(&c.replicas[0])?;
-                rt.clone_session_set(id, port).map_err(rt_err)?;
+                let reps = replicas(&c.replicas)?;
+                let trunc = u32::try_from(c.packet_length_bytes)
+                    .map_err(|_| invalid(format!("packet_length_bytes {} is negative", c.packet_length_bytes)))?;
+                rt.clone_session_set(id, &reps, trunc).map_err(rt_err)?;
                 self.clones.insert(id, c.clone());
             }
         }

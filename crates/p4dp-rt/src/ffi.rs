@@ -5,8 +5,9 @@
 
 use std::os::raw::{c_char, c_int, c_void};
 
-pub const P4DP_ABI_VERSION: u32 = 10;
+pub const P4DP_ABI_VERSION: u32 = 11;
 pub const P4DP_PORT_DROP: u32 = 511;
+pub const P4DP_CLONE_REPLICAS_MAX: u32 = 64;
 pub const P4DP_RT_KEY_DONT_CARE: u32 = 0xff;
 
 #[repr(C)]
@@ -380,7 +381,14 @@ extern "C" {
         rids: *const u16,
         n: u32,
     ) -> c_int;
-    pub fn p4dp_runtime_clone_session_set(rt: *mut p4dp_runtime, session: u32, port: u32) -> c_int;
+    pub fn p4dp_runtime_clone_session_set(
+        rt: *mut p4dp_runtime,
+        session: u32,
+        ports: *const u32,
+        rids: *const u16,
+        n: u32,
+        trunc: u32,
+    ) -> c_int;
     pub fn p4dp_runtime_clone_session_delete(rt: *mut p4dp_runtime, session: u32) -> c_int;
 
     pub fn p4dp_runtime_packet_inject(

@@ -45,6 +45,9 @@ pub use schema::{
 /// Egress port value meaning "drop".
 pub const PORT_DROP: u32 = ffi::P4DP_PORT_DROP;
 
+/// Most replicas of one clone session.
+pub const CLONE_REPLICAS_MAX: u32 = ffi::P4DP_CLONE_REPLICAS_MAX;
+
 /// Errors of the runtime API. `Runtime` errors carry the C runtime's negative errno and its
 /// message (`p4dp_runtime_error_get`).
 #[derive(Debug, thiserror::Error)]

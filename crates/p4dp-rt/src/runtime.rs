@@ -945,10 +945,21 @@ impl Runtime {
         .map(|_| ())
     }
 
-    pub fn clone_session_set(&self, session: u32, port: u32) -> Result<()> {
-        // SAFETY: plain call.
+    /// A clone session's replicas (port, instance) in clone order and the clones' truncation
+    /// length in bytes (0: none); creates the session or replaces it.
+    pub fn clone_session_set(&self, session: u32, replicas: &[(u32, u16)], trunc: u32) -> Result<()> {
+        let ports: Vec<u32> = replicas.iter().map(|r| r.0).collect();
+        let rids: Vec<u16> = replicas.iter().map(|r| r.1).collect();
+        // SAFETY: both arrays hold replicas.len() elements.
         check("clone session set", unsafe {
-            ffi::p4dp_runtime_clone_session_set(self.p(), session, port)
+            ffi::p4dp_runtime_clone_session_set(
+                self.p(),
+                session,
+                ports.as_ptr(),
+                rids.as_ptr(),
+                ports.len() as u32,
+                trunc,
+            )
         })
         .map(|_| ())
     }

@@ -94,6 +94,13 @@ fn abi_version_matches_the_header() {
         v,
         "crates/p4dp-rt/src/ffi.rs is out of date with abi.h"
     );
+    assert!(
+        h.contains(&format!(
+            "#define P4DP_CLONE_REPLICAS_MAX {}u",
+            ffi::P4DP_CLONE_REPLICAS_MAX
+        )),
+        "P4DP_CLONE_REPLICAS_MAX in ffi.rs is out of date with abi.h"
+    );
 }
 
 #[test]
@@ -337,9 +344,16 @@ fn externs_and_pre() {
         },
     )
     .unwrap();
-    rt.clone_session_set(9, 6).unwrap();
+    rt.clone_session_set(9, &[(6, 0)], 0).unwrap();
     let out = rt.inject(0, &pkt(7, 9)).unwrap();
     assert_eq!(out.iter().map(|o| o.0).collect::<Vec<_>>(), [6, 1]);
+    rt.clone_session_set(9, &[(6, 3), (4, 5)], 16).unwrap();
+    let out = rt.inject(0, &pkt(7, 9)).unwrap();
+    assert_eq!(
+        out.iter().map(|o| (o.0, o.1.len(), o.1[11])).collect::<Vec<_>>(),
+        [(6, 16, 3), (4, 16, 5), (1, 64, 0)]
+    );
+    assert!(rt.clone_session_set(9, &[(600, 0)], 0).is_err());
 
     let out = rt.inject(0, &pkt(8, 0)).unwrap();
     assert_eq!(&out[0].1[..4], b"HDR!");

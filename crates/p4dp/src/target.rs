@@ -317,7 +317,7 @@ impl Target for RtTarget<'_> {
     }
 
     fn mirroring_add(&mut self, session: u32, port: Port) -> Result<(), TargetError> {
-        self.rt.clone_session_set(session, port).map_err(fail)
+        self.rt.clone_session_set(session, &[(port, 0)], 0).map_err(fail)
     }
 
     fn mirroring_add_mc(&mut self, _session: u32, _mgrp: u32) -> Result<(), TargetError> {

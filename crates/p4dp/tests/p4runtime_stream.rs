@@ -138,19 +138,6 @@ fn digest_entry(id: u32, cfg: Option<(i64, i32, i64)>) -> entity::Entity {
     })
 }
 
-/// The code of the single update of a failed one-update Write.
-fn one_code(r: Result<(), tonic::Status>) -> Code {
-    let s = r.expect_err("the write fails");
-    assert_eq!(s.code(), Code::Unknown, "{s:?}");
-    let st = p4dp_p4runtime::proto::google::rpc::Status::decode(s.details()).expect("details");
-    assert_eq!(st.details.len(), 1);
-    Code::from(
-        Error::decode(st.details[0].value.as_slice())
-            .expect("p4.v1.Error")
-            .canonical_code,
-    )
-}
-
 /// The (src MAC, ingress port) pairs of a learn_t DigestList.
 fn learned(d: &DigestList) -> Vec<(Vec<u8>, Vec<u8>)> {
     d.data

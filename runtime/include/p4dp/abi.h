@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 10u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach) */
+#define P4DP_ABI_VERSION 11u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length */
 
 /** Egress port value meaning "drop" (v1model's 511, PNA drop_packet()). */
 #define P4DP_PORT_DROP 511u
@@ -477,16 +477,24 @@ void p4dp_digest_send(struct p4dp_ctx *ctx, uint32_t ext, const void *data, uint
 uint32_t p4dp_mcast_group_get(struct p4dp_ctx *ctx, uint32_t group, uint32_t *ports, uint16_t *rids,
 			      uint32_t max);
 
+/** Most replicas of one clone session (p4dp_runtime_clone_session_set). */
+#define P4DP_CLONE_REPLICAS_MAX 64u
+
 /**
- * The egress port of a clone session.
+ * The replicas of a clone session (v1model PRE): one clone per replica, in the order the
+ * control plane gave them.
  *
  * @param ctx the worker's context.
  * @param session session id.
- * @param port receives the port.
- * @return 0; -ENOENT if the session is not set.
- * Context: worker (or inject on the control thread). Thread safety: one atomic load.
+ * @param ports receives up to @p max egress ports.
+ * @param rids receives each replica's instance (the clone's egress_rid).
+ * @param max capacity of @p ports and @p rids (P4DP_CLONE_REPLICAS_MAX holds every session).
+ * @param trunc receives the session's truncation length in bytes (0: none).
+ * @return the number of replicas written; 0 if the session is not set or has none.
+ * Context: worker (or inject on the control thread). Thread safety: lock-free (acquire load of the published list).
  */
-int p4dp_clone_session_get(struct p4dp_ctx *ctx, uint32_t session, uint32_t *port);
+uint32_t p4dp_clone_session_get(struct p4dp_ctx *ctx, uint32_t session, uint32_t *ports, uint16_t *rids,
+				uint32_t max, uint32_t *trunc);
 
 /**
  * log_msg(): format @p fmt with its `{}` placeholders replaced by @p values (in decimal) and

@@ -809,15 +809,22 @@ int p4dp_runtime_mcast_group_set(struct p4dp_runtime *rt, uint32_t group, const 
 				 const uint16_t *rids, uint32_t n);
 
 /**
- * Map a clone session to an egress port.
+ * Set a clone session's replicas (creating the session or replacing its replicas): a packet
+ * cloned to the session gives one clone per replica, in this order, each with the replica's
+ * instance as its egress_rid, truncated to @p trunc bytes when @p trunc is not 0.
  *
  * @param rt the runtime.
  * @param session session id, < P4DP_RT_CLONE_SESSIONS.
- * @param port egress port, < P4DP_PORT_DROP.
- * @return 0; -EINVAL.
- * Context: control thread. Thread safety: one atomic store, read by workers lock-free.
+ * @param ports egress port of each replica, each < P4DP_PORT_DROP.
+ * @param rids instance of each replica.
+ * @param n number of replicas, at most P4DP_CLONE_REPLICAS_MAX (0: the session clones nothing).
+ * @param trunc truncation length of the clones in bytes; 0: no truncation.
+ * @return 0; -EINVAL (id, port or count out of range, NULL arrays); -ENOMEM. On error the
+ *         session is unchanged.
+ * Context: control thread. Thread safety: runtime mutex; workers read the published replica lists lock-free.
  */
-int p4dp_runtime_clone_session_set(struct p4dp_runtime *rt, uint32_t session, uint32_t port);
+int p4dp_runtime_clone_session_set(struct p4dp_runtime *rt, uint32_t session, const uint32_t *ports,
+				   const uint16_t *rids, uint32_t n, uint32_t trunc);
 
 /**
  * Remove a clone session.
@@ -825,7 +832,7 @@ int p4dp_runtime_clone_session_set(struct p4dp_runtime *rt, uint32_t session, ui
  * @param rt the runtime.
  * @param session session id.
  * @return 0; -EINVAL; -ENOENT (not set).
- * Context: control thread. Thread safety: as clone_session_set.
+ * Context: control thread. Thread safety: runtime mutex; workers read the published replica lists lock-free.
  */
 int p4dp_runtime_clone_session_delete(struct p4dp_runtime *rt, uint32_t session);
 

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use p4dp_p4runtime::proto::p4::config::v1::P4Info;
 use p4dp_p4runtime::proto::p4::v1::p4_runtime_client::P4RuntimeClient;
 use p4dp_p4runtime::proto::p4::v1::*;
+use prost::Message;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
@@ -238,6 +239,19 @@ pub fn update(t: update::Type, e: entity::Entity) -> Update {
         r#type: t as i32,
         entity: Some(Entity { entity: Some(e) }),
     }
+}
+
+/// The code of the single update of a failed one-update Write.
+pub fn one_code(r: Result<(), tonic::Status>) -> Code {
+    let s = r.expect_err("the write fails");
+    assert_eq!(s.code(), Code::Unknown, "{s:?}");
+    let st = p4dp_p4runtime::proto::google::rpc::Status::decode(s.details()).expect("details");
+    assert_eq!(st.details.len(), 1);
+    Code::from(
+        Error::decode(st.details[0].value.as_slice())
+            .expect("p4.v1.Error")
+            .canonical_code,
+    )
 }
 
 pub async fn write(c: &mut P4RuntimeClient<Channel>, election: u64, updates: Vec<Update>) -> Result<(), tonic::Status> {
