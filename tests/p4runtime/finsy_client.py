@@ -1,7 +1,7 @@
 """finsy steps of tests/p4runtime/clients.sh: python finsy_client.py ADDR DIR STEP.
 
 primary: finsy connects as primary (election id 30), inserts the dmac entry (port 1) and reads it
-back. backup: a second client (raw stubs from finsy's protos) with a lower election id is told
+back, and a clone session with two replicas. backup: a second client (raw stubs from finsy's protos) with a lower election id is told
 it is a backup and its Write is refused with PERMISSION_DENIED while the primary is connected.
 """
 import asyncio
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import finsy as fy
 import grpc
+from finsy.p4entity import P4Replica
 from finsy.proto import p4r, p4r_grpc
 
 addr, d, step = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
@@ -53,6 +54,13 @@ async def main():
             got = [e async for e in sw.read(fy.P4TableEntry("FwdIngress.dmac"))]
             assert len(got) == 1, got
             print("finsy read:", got[0])
+            # a clone session with two replicas and truncation reads back as written
+            cs = fy.P4CloneSessionEntry(5, packet_length_bytes=100, replicas=(
+                P4Replica(1, instance=1), P4Replica(2, instance=2)))
+            await sw.write([+cs])
+            got = [e async for e in sw.read(fy.P4CloneSessionEntry())]
+            assert got == [cs], got
+            print("finsy clone session read:", got[0])
         await asyncio.get_running_loop().run_in_executor(None, backup_write_refused)
     print("finsy", step, "ok")
 
