@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use p4dp_p4runtime::proto::p4::v1::*;
 use p4rt_common::*;
-use prost::Message;
 use tonic::Code;
 
 const SEC: Duration = Duration::from_secs(1);
