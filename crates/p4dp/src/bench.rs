@@ -73,7 +73,7 @@ pub enum Suite {
 
 impl Suite {
     /// Every suite, in the order `--list` shows them.
-    pub const ALL: [Suite; 8] = [
+    pub const ALL: [Suite; 9] = [
         Suite::Overhead,
         Suite::DataplaneWrites,
         Suite::AddOnMiss,
