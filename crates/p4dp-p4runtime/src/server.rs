@@ -31,8 +31,9 @@ pub const MAX_UPDATES_PER_WRITE: usize = 1 << 20;
 /// Largest message accepted or sent (device configs carry whole programs).
 pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
 /// Writes of at most this many updates run on the gRPC thread that received them (they take
-/// microseconds); longer ones on a blocking thread, so that they do not hold up other clients'
-/// requests and streams on that thread.
+/// microseconds); longer ones, and every DATAPLANE_ATOMIC one (it waits for the workers to park at
+/// a burst boundary), on a blocking thread, so that they do not hold up other clients' requests
+/// and streams on that thread.
 const INLINE_WRITE_MAX: usize = 64;
 /// Read responses are split so that each stays below this size.
 const READ_CHUNK_BYTES: usize = 4 << 20;
@@ -527,7 +528,8 @@ type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'stati
 impl P4Runtime for Service {
     async fn write(&self, request: Request<WriteRequest>) -> Result<Response<WriteResponse>, Status> {
         let r = request.into_inner();
-        if r.updates.len() <= INLINE_WRITE_MAX {
+        let dataplane_atomic = r.atomicity == write_request::Atomicity::DataplaneAtomic as i32;
+        if r.updates.len() <= INLINE_WRITE_MAX && !dataplane_atomic {
             // perf: a short Write runs here, on the gRPC thread that decoded it: a hand-off to a
             // blocking thread and back cost two thread wake-ups per Write, more than the Write
             self.write_blocking(r)?;
