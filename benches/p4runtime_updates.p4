@@ -2,6 +2,10 @@
 // 65536-entry tables): a controller writes `tag` and `expect` together, so a packet that sees them
 // disagree saw half a batch. `outcome` counts per packet: 0 = a miss in either table, 1 = the
 // tables disagree, 2 = they agree. Every packet is dropped.
+// Update latency: the controller gives each modify of `tag` a larger value. The first packet
+// whose `tag` value exceeds every value seen before stamps its time (ingress_global_timestamp,
+// microseconds of the switch's run clock) into `seen_at[v % 65536]` and the value into
+// `seen_tag[v % 65536]` (the client checks a slot still holds its own value).
 #include <core.p4>
 #include <v1model.p4>
 
@@ -25,6 +29,9 @@ control AtomicVerify(inout headers_t h, inout meta_t m) { apply { } }
 
 control AtomicIngress(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
     counter(3, CounterType.packets) outcome;
+    register<bit<32>>(1) last_tag;
+    register<bit<48>>(65536) seen_at;
+    register<bit<32>>(65536) seen_tag;
 
     action set_tag(bit<32> v) { m.tag = v; m.tagged = 1; }
     action expect(bit<32> v) { m.want = v; m.checked = 1; }
@@ -46,6 +53,15 @@ control AtomicIngress(inout headers_t h, inout meta_t m, inout standard_metadata
         m.checked = 0;
         tag.apply();
         check.apply();
+        if (m.tagged == 1) {
+            bit<32> last;
+            last_tag.read(last, 0);
+            if (m.tag > last) {
+                last_tag.write(0, m.tag);
+                seen_at.write(m.tag & 32w0xffff, sm.ingress_global_timestamp);
+                seen_tag.write(m.tag & 32w0xffff, m.tag);
+            }
+        }
         if (m.tagged == 0 || m.checked == 0) {
             outcome.count(0);
         } else if (m.tag != m.want) {

@@ -409,6 +409,20 @@ uint64_t p4dp_runtime_time_get(const struct p4dp_runtime *rt)
 	return rt ? __atomic_load_n(&rt->now_ns, __ATOMIC_RELAXED) : 0;
 }
 
+int p4dp_runtime_run_clock_get(const struct p4dp_runtime *rt, uint64_t *tsc0, uint64_t *ns0, uint64_t *tsc_hz)
+{
+	if (rt == NULL || tsc0 == NULL || ns0 == NULL || tsc_hz == NULL)
+		return rt_errc(-EINVAL, "run clock: NULL argument");
+	/* acquire: pairs with the release store of clock_live in p4dp_runtime_run (tsc0/ns0 set) */
+	if (!__atomic_load_n(&rt->clock_live, __ATOMIC_ACQUIRE))
+		return -EAGAIN;
+	/* relaxed: ordered after the clock_live acquire above; constant while the run lasts */
+	*tsc0 = __atomic_load_n(&rt->tsc0, __ATOMIC_RELAXED);
+	*ns0 = __atomic_load_n(&rt->ns0, __ATOMIC_RELAXED);
+	*tsc_hz = rt->tsc_hz;
+	return 0;
+}
+
 int p4dp_runtime_stats_get(struct p4dp_runtime *rt, struct p4dp_rt_stats *st)
 {
 	if (rt == NULL || st == NULL)

@@ -35,6 +35,7 @@ pub mod server;
 pub mod stream;
 pub mod switch;
 pub mod tables;
+pub mod timing;
 
 pub use device_config::DeviceConfig;
 pub use server::{serve, Service};

@@ -527,6 +527,7 @@ type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'stati
 #[tonic::async_trait]
 impl P4Runtime for Service {
     async fn write(&self, request: Request<WriteRequest>) -> Result<Response<WriteResponse>, Status> {
+        let timed = crate::timing::requested(request.metadata());
         let r = request.into_inner();
         let dataplane_atomic = r.atomicity == write_request::Atomicity::DataplaneAtomic as i32;
         if r.updates.len() <= INLINE_WRITE_MAX && !dataplane_atomic {
@@ -537,7 +538,12 @@ impl P4Runtime for Service {
             let me = self.clone();
             blocking(move || me.write_blocking(r)).await?;
         }
-        Ok(Response::new(WriteResponse {}))
+        let mut resp = Response::new(WriteResponse {});
+        if let Some(start) = timed {
+            let control = start.elapsed();
+            crate::timing::annotate(&mut resp, control, self.with_active(|rt| rt.run_clock()).flatten());
+        }
+        Ok(resp)
     }
 
     type ReadStream = BoxStream<ReadResponse>;

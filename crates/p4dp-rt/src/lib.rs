@@ -17,6 +17,7 @@ pub mod bench_dp;
 pub mod bench_lpm;
 pub mod bench_rtc;
 pub mod bench_trace;
+pub mod clock;
 mod ffi;
 mod idle;
 pub mod inspect;

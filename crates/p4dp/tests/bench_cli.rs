@@ -93,12 +93,16 @@ fn a_program_that_drops_every_packet_is_named_with_the_missing_entries() {
 }
 
 /// The P4Runtime update suite, shortened, runs end to end (a client process against `p4dp
-/// serve`) and its DATAPLANE_ATOMIC modifies are never seen half-applied or missing by packets.
+/// serve`), its DATAPLANE_ATOMIC modifies are never seen half-applied or missing by packets, and
+/// it reports d_all and d_control of every modify experiment, in its JSON and in a plot.
 /// Checks that the suite works, not its figures.
 #[test]
 fn the_p4runtime_update_suite_runs_and_its_atomic_modifies_are_never_seen_half_applied() {
     let out_file = std::env::temp_dir().join(format!("p4dp-bench-p4rt-{}.txt", std::process::id()));
+    let json_file = out_file.with_extension("json");
+    let svg_file = out_file.with_extension("svg");
     let out_arg = out_file.display().to_string();
+    let json_arg = json_file.display().to_string();
     let out = p4dp(&[
         "bench",
         "--suite",
@@ -107,11 +111,55 @@ fn the_p4runtime_update_suite_runs_and_its_atomic_modifies_are_never_seen_half_a
         "0.2",
         "--out",
         &out_arg,
+        "--json",
+        &json_arg,
     ]);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read_to_string(&out_file).expect("the report file"), text);
-    let _ = std::fs::remove_file(&out_file);
+    let json = std::fs::read_to_string(&json_file).expect("the JSON file");
+    let svg = std::fs::read_to_string(&svg_file).expect("the plot");
+    for f in [&out_file, &json_file, &svg_file] {
+        let _ = std::fs::remove_file(f);
+    }
+    assert!(
+        text.contains(&format!(
+            "percentile distribution of d_all and d_control: {}",
+            svg_file.display()
+        )),
+        "{text}"
+    );
+    assert!(svg.starts_with("<?xml") && svg.trim_end().ends_with("</svg>"), "{svg}");
+    assert!(svg.contains("<polyline") && svg.contains(">99%<"), "{svg}");
+    for k in [
+        "\"d_all_us\"",
+        "\"d_control_us\"",
+        "\"insert_throughput\"",
+        "\"packets_tables_disagree\"",
+    ] {
+        assert!(json.contains(k), "no {k} in {json}");
+    }
+    for exp in [
+        "DATAPLANE_ATOMIC at 100/s",
+        "DATAPLANE_ATOMIC back to back",
+        "CONTINUE_ON_ERROR back to back",
+    ] {
+        for what in ["d_all", "d_control"] {
+            let l = text
+                .lines()
+                .find(|l| l.starts_with(&format!("{exp}: {what} ")))
+                .unwrap_or_else(|| panic!("no {what} of {exp}:\n{text}"));
+            let field = |name: &str| -> f64 {
+                let mut w = l.split_whitespace();
+                w.find(|x| *x == name)
+                    .and(w.next())
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(f64::NAN)
+            };
+            assert!(field("n") > 0.0, "{l}");
+            assert!(field("median") > 0.0 && field("max") >= field("median"), "{l}");
+        }
+    }
     for size in ["1", "10", "100", "1000", "10000"] {
         for mode in ["CONTINUE_ON_ERROR", "DATAPLANE_ATOMIC"] {
             assert!(
@@ -123,7 +171,10 @@ fn the_p4runtime_update_suite_runs_and_its_atomic_modifies_are_never_seen_half_a
             );
         }
     }
-    let atomic: Vec<&str> = text.lines().filter(|l| l.starts_with("DATAPLANE_ATOMIC")).collect();
+    let atomic: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("DATAPLANE_ATOMIC") && l.contains("round trip"))
+        .collect();
     assert_eq!(atomic.len(), 2, "{text}");
     for l in atomic {
         assert!(

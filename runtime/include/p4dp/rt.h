@@ -920,6 +920,24 @@ void p4dp_runtime_time_advance(struct p4dp_runtime *rt, uint64_t ns);
  * Context: any thread. Thread safety: atomic load.
  */
 uint64_t p4dp_runtime_time_get(const struct p4dp_runtime *rt);
+/**
+ * The clock of the run in progress (p4dp_runtime_run), as three numbers another process on the
+ * same machine can use to read it. A worker's time (ctx->now_ns: v1model
+ * ingress_global_timestamp is it / 1000, PNA's timestamp is it) is
+ * ns0 + (((tsc - tsc0) * mult) >> 32), mult = (10^9 << 32) / tsc_hz, with tsc the TSC
+ * (rte_rdtsc) read at the start of the worker's poll iteration (at most 4 full
+ * bursts earlier while every poll returns a full burst). ns0 is the simulated clock when the
+ * run started. Converting its own TSC reading the same way, a process gets a time directly
+ * comparable with the data plane's (on one machine, whose TSC every core shares).
+ *
+ * @param rt the runtime.
+ * @param tsc0 receives the TSC at the start of the run.
+ * @param ns0 receives the time (ns) at the start of the run.
+ * @param tsc_hz receives the TSC frequency the conversion uses (rte_get_tsc_hz).
+ * @return 0; -EINVAL (NULL argument); -EAGAIN (no run in progress; nothing written).
+ * Context: any thread. Thread safety: atomic loads; the values are constant during a run.
+ */
+int p4dp_runtime_run_clock_get(const struct p4dp_runtime *rt, uint64_t *tsc0, uint64_t *ns0, uint64_t *tsc_hz);
 
 struct p4dp_rt_stats {
 	uint64_t packets;       /**< packets processed (inject and workers) */

@@ -1,10 +1,13 @@
 //! `p4dp bench --suite p4runtime-updates`: the P4Runtime Write path, measured by a gRPC client
 //! (this process) against a switch in another process over loopback: `p4dp serve` running
 //! benches/p4runtime_updates.p4 on an endless pcap port, so packets keep flowing through the
-//! tables being written. Every figure is taken by the client: Write round trips, entries per
-//! second, and the switch's packet rate and per-packet outcomes read from the program's counter.
-//! Not measured here: d_all (Write sent -> first packet with the new entry) needs a timestamp
-//! from the data plane that P4 programs cannot take yet.
+//! tables being written. The client takes Write round trips, entries per second, and the
+//! switch's packet rate and per-packet outcomes read from the program's counter. Update latency
+//! as Stubbe et al. define it in "Keeping up to Date with P4Runtime": d_all (the Write leaving the
+//! client -> the first packet processed with the new entry) from the program's stamps (registers
+//! `seen_at`/`seen_tag`, written on the switch's run clock) against the client's TSC at the send,
+//! put on that clock with the run-clock parameters the switch returns (p4dp_p4runtime::timing);
+//! d_control (Write handler start -> response built) as the switch measured it.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -20,8 +23,11 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 
+use super::json::{self, Json};
+use super::svg::{Plot, Scale, Series};
 use super::{BenchArgs, Suite};
 use crate::compile;
+use p4dp_p4runtime::timing;
 
 const DEVICE: u64 = 1;
 const ELECTION: u64 = 1;
@@ -32,6 +38,8 @@ const FLOW_KEYS: u64 = 4;
 const KEY_BASE: u64 = 0x1000_0000;
 /// Batch sizes of the insert-throughput experiment (the table holds 65536 entries).
 const INSERT_BATCHES: [u64; 5] = [1, 10, 100, 1000, 10_000];
+/// Cells of the program's `seen_at`/`seen_tag` registers: a modify's value v stamps cell v % this.
+const STAMP_CELLS: u32 = 65536;
 
 /// The switch process; killed when dropped.
 struct Switch(Child);
@@ -53,6 +61,20 @@ struct Client {
     set_tag: u32,
     expect: u32,
     outcome: u32,
+    seen_at: u32,
+    seen_tag: u32,
+    /// The switch's run clock, from the last timed Write's response.
+    clock: Option<p4dp_rt::clock::RunClock>,
+}
+
+/// One timed modify: the value it gave the flowing entries, when it left the client on the
+/// switch's run clock (None: no TSC here or no run clock from the switch), its round trip and
+/// the switch's d_control.
+struct Timed {
+    v: u32,
+    sent_ns: Option<u64>,
+    rtt: Duration,
+    control: Option<Duration>,
 }
 
 fn id_of(info: &P4Info, name: &str) -> Result<u32> {
@@ -61,6 +83,7 @@ fn id_of(info: &P4Info, name: &str) -> Result<u32> {
         .filter_map(|t| t.preamble.as_ref())
         .chain(info.actions.iter().filter_map(|a| a.preamble.as_ref()))
         .chain(info.counters.iter().filter_map(|a| a.preamble.as_ref()))
+        .chain(info.registers.iter().filter_map(|a| a.preamble.as_ref()))
         .find(|p| p.name == name)
         .map(|p| p.id)
         .ok_or_else(|| anyhow!("no {name} in the P4Info"))
@@ -177,6 +200,78 @@ impl Client {
         let t = Instant::now();
         self.c.write(req).await.map_err(|s| anyhow!("Write: {s}"))?;
         Ok(t.elapsed())
+    }
+
+    /// A Write that asks the switch for its timing (p4dp_p4runtime::timing): the client's TSC is
+    /// read just before the call, and put on the switch's run clock with the clock the response
+    /// carries.
+    async fn write_timed(
+        &mut self,
+        atomicity: write_request::Atomicity,
+        updates: Vec<Update>,
+        v: u32,
+    ) -> Result<Timed> {
+        let mut req = tonic::Request::new(WriteRequest {
+            device_id: DEVICE,
+            election_id: Some(Uint128 { high: 0, low: ELECTION }),
+            updates,
+            atomicity: atomicity as i32,
+            ..Default::default()
+        });
+        req.metadata_mut()
+            .insert(timing::REQUEST_KEY, tonic::metadata::MetadataValue::from_static("1"));
+        let t = Instant::now();
+        let tsc = p4dp_rt::clock::tsc_now();
+        let resp = self.c.write(req).await.map_err(|s| anyhow!("Write: {s}"))?;
+        let rtt = t.elapsed();
+        let m = resp.metadata();
+        let text = |k: &str| m.get(k).and_then(|v| v.to_str().ok());
+        let control = text(timing::CONTROL_NS_KEY)
+            .and_then(|s| s.parse::<u64>().ok())
+            .map(Duration::from_nanos);
+        let clock = text(timing::RUN_CLOCK_KEY).and_then(timing::parse_run_clock);
+        self.clock = clock.or(self.clock);
+        Ok(Timed {
+            v,
+            sent_ns: tsc.zip(clock).map(|(t, c)| c.ns_at(t)),
+            rtt,
+            control,
+        })
+    }
+
+    /// Every cell of register `id`, by index (a wildcard Read).
+    async fn register(&mut self, id: u32) -> Result<Vec<u64>> {
+        let mut s = self
+            .c
+            .read(ReadRequest {
+                device_id: DEVICE,
+                entities: vec![Entity {
+                    entity: Some(entity::Entity::RegisterEntry(RegisterEntry {
+                        register_id: id,
+                        ..Default::default()
+                    })),
+                }],
+                ..Default::default()
+            })
+            .await
+            .map_err(|s| anyhow!("Read: {s}"))?
+            .into_inner();
+        let mut out = vec![0u64; STAMP_CELLS as usize];
+        while let Some(r) = s.next().await {
+            for e in r.map_err(|s| anyhow!("Read: {s}"))?.entities {
+                if let Some(entity::Entity::RegisterEntry(c)) = e.entity {
+                    let i = c.index.map_or(-1, |i| i.index);
+                    let v = match c.data.and_then(|d| d.data) {
+                        Some(p4_data::Data::Bitstring(b)) => b.iter().fold(0u64, |a, &x| (a << 8) | u64::from(x)),
+                        _ => bail!("register {id} cell {i}: not a bitstring"),
+                    };
+                    if let Some(cell) = usize::try_from(i).ok().and_then(|i| out.get_mut(i)) {
+                        *cell = v;
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// The program's `outcome` counter: packets that missed, saw the tables disagree, agree.
@@ -329,6 +424,9 @@ async fn setup(a: &BenchArgs, scratch: &Path) -> Result<(Switch, Client)> {
         set_tag: id_of(&info, "AtomicIngress.set_tag")?,
         expect: id_of(&info, "AtomicIngress.expect")?,
         outcome: id_of(&info, "AtomicIngress.outcome")?,
+        seen_at: id_of(&info, "AtomicIngress.seen_at")?,
+        seen_tag: id_of(&info, "AtomicIngress.seen_tag")?,
+        clock: None,
     };
     Ok((sw, client))
 }
@@ -348,25 +446,105 @@ fn write_pcap(path: &Path, frames: &[Vec<u8>]) -> Result<()> {
     std::fs::write(path, b).with_context(|| format!("writing {}", path.display()))
 }
 
-fn pct(sorted: &[Duration], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let i = ((sorted.len() as f64 - 1.0) * p / 100.0).round() as usize;
-    sorted[i.min(sorted.len() - 1)].as_secs_f64() * 1e6
+/// The value at percentile `p` (0-100) of ascending `sorted`: the nearest rank of
+/// (n - 1) * p / 100; None when empty.
+fn pct(sorted: &[f64], p: f64) -> Option<f64> {
+    let last = sorted.len().checked_sub(1)?;
+    let i = (last as f64 * p / 100.0).round() as usize;
+    Some(sorted[i.min(last)])
 }
 
-fn rtt_row(label: &str, mut v: Vec<Duration>) -> String {
-    v.sort();
-    format!(
-        "{label:<44} n {:>6}  median {:>8.1}  p99 {:>8.1}  p99.9 {:>8.1}  p99.99 {:>8.1}  max {:>8.1} us",
-        v.len(),
-        pct(&v, 50.0),
-        pct(&v, 99.0),
-        pct(&v, 99.9),
-        pct(&v, 99.99),
-        v.last().map_or(0.0, |d| d.as_secs_f64() * 1e6)
-    )
+/// A latency distribution in microseconds, sorted.
+struct Dist(Vec<f64>);
+
+impl Dist {
+    fn new(mut us: Vec<f64>) -> Dist {
+        us.sort_by(f64::total_cmp);
+        Dist(us)
+    }
+
+    fn of(d: impl IntoIterator<Item = Duration>) -> Dist {
+        Dist::new(d.into_iter().map(|d| d.as_secs_f64() * 1e6).collect())
+    }
+
+    /// The summary the report gives: (name, percentile) pairs; max is the 100th.
+    const POINTS: [(&'static str, f64); 5] = [
+        ("median", 50.0),
+        ("p99", 99.0),
+        ("p99_9", 99.9),
+        ("p99_99", 99.99),
+        ("max", 100.0),
+    ];
+
+    fn row(&self, label: &str) -> String {
+        let mut r = format!("{label:<44} n {:>6}", self.0.len());
+        for (name, p) in Dist::POINTS {
+            let v = pct(&self.0, p).map_or("-".into(), |v| format!("{v:.1}"));
+            let _ = write!(r, "  {} {v:>8}", name.replace('_', "."));
+        }
+        r.push_str(" us");
+        r
+    }
+
+    fn json(&self) -> Json {
+        let mut o = vec![("count".to_string(), Json::uint(self.0.len() as u64))];
+        for (name, p) in Dist::POINTS {
+            o.push((name.to_string(), Json::opt(pct(&self.0, p))));
+        }
+        Json::Obj(o)
+    }
+
+    /// Points of the percentile-distribution plot: (latency, fraction p) at steps of a tenth of
+    /// a decade of 1 - p up to the largest rank the sample holds, and the maximum; latencies
+    /// <= 0 (not drawable on the log axis) are left out.
+    fn plot_points(&self) -> Vec<(f64, f64)> {
+        let n = self.0.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut k = 0;
+        loop {
+            let p = 1.0 - 10f64.powf(-(k as f64) / 10.0);
+            // a rank beyond the sample's resolution says nothing more than the maximum
+            if (1.0 - p) * (n as f64) < 1.0 {
+                break;
+            }
+            out.extend(pct(&self.0, p * 100.0).map(|v| (v, p)));
+            k += 1;
+        }
+        out.extend(self.0.last().map(|&v| (v, 1.0 - 1.0 / n as f64)));
+        out.retain(|&(v, _)| v > 0.0);
+        out
+    }
+}
+
+/// d_all in ns of each timed Write (`writes` in the order sent, values increasing): the first
+/// stamp of its value or of a later one (a packet that saw a later value saw this one's effect
+/// too: a later Write is applied after it) minus its send time. A value's stamp counts when its
+/// cell (`seen_tag`) still holds it; `seen_at` is in microseconds of the run clock. Also returns
+/// how many Writes took a later value's stamp, and how many had none (no packet saw this value
+/// or a later one before the read, or the send time is unknown).
+fn d_all_ns(writes: &[Timed], seen_tag: &[u64], seen_at_us: &[u64]) -> (Vec<i64>, usize, usize) {
+    let mut out = Vec::with_capacity(writes.len());
+    let (mut later, mut missing) = (0, 0);
+    let mut first_seen: Option<i64> = None;
+    for w in writes.iter().rev() {
+        let cell = (w.v % STAMP_CELLS) as usize;
+        let own = match (seen_tag.get(cell), seen_at_us.get(cell)) {
+            (Some(&tag), Some(&at)) if tag == u64::from(w.v) => Some((at as i64).saturating_mul(1000)),
+            _ => None,
+        };
+        first_seen = own.or(first_seen);
+        match (w.sent_ns, first_seen) {
+            (Some(sent), Some(at)) => {
+                out.push(at.saturating_sub(sent as i64));
+                later += usize::from(own.is_none());
+            }
+            _ => missing += 1,
+        }
+    }
+    (out, later, missing)
 }
 
 /// Packets per second through both tables (agreeing packets) over `d`.
@@ -378,7 +556,16 @@ async fn rate(c: &mut Client, d: Duration) -> Result<f64> {
     Ok((b[2] - a[2]) as f64 / t.elapsed().as_secs_f64())
 }
 
-async fn run(a: &BenchArgs, scratch: &Path, text: &mut String) -> Result<()> {
+/// What a run produced besides its text: JSON results and the series of the latency plot.
+#[derive(Default)]
+struct Outputs {
+    inserts: Vec<Json>,
+    modifies: Vec<Json>,
+    plot: Vec<Series>,
+    tsc_hz: Option<u64>,
+}
+
+async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Outputs) -> Result<()> {
     use update::Type::{Delete, Insert, Modify};
     use write_request::Atomicity::{ContinueOnError, DataplaneAtomic};
     let (sw, mut c) = setup(a, scratch).await?;
@@ -425,6 +612,14 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String) -> Result<()> {
             pps / 1e6,
             (pps / idle - 1.0) * 100.0
         );
+        outs.inserts.push(Json::obj([
+            ("batch", Json::uint(bs)),
+            ("entries", Json::uint(n)),
+            ("entries_per_s", Json::Num(n as f64 / secs)),
+            ("control_cpu_us_per_entry", Json::opt(cpu.map(|c| c * 1e6 / n as f64))),
+            ("packets_mpps", Json::Num(pps / 1e6)),
+            ("packets_at_rest_mpps", Json::Num(idle / 1e6)),
+        ]));
         for from in (0..n).step_by(1000) {
             let b = c.bulk(Delete, from, 1000.min(n - from), 0);
             c.write(ContinueOnError, b).await?;
@@ -457,7 +652,7 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String) -> Result<()> {
             let secs = t.elapsed().as_secs_f64();
             let o1 = c.outcomes().await?;
             let pps = (o1[2] - o0[2]) as f64 / secs;
-            let mut row = rtt_row(&format!("batch {bs:>5} {}", mode.as_str_name()), rtts);
+            let mut row = Dist::of(rtts).row(&format!("batch {bs:>5} {}", mode.as_str_name()));
             let _ = write!(
                 row,
                 "; {:.0} updates/s; packets {:.2} Mpps ({:+.1}%)",
@@ -471,40 +666,98 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String) -> Result<()> {
 
     let _ = writeln!(
         text,
-        "\n== Modifies of the flowing entries (both tables of 4 keys, 8 updates per Write) =="
+        "\n== Modifies of the flowing entries (both tables of 4 keys, 8 updates per Write; d_all: Write leaving the client -> first packet with the new value, at 1 us resolution; d_control: the switch's Write handler start -> response built) =="
     );
-    for (label, mode, gap) in [
+    // every modify gives the flowing entries a larger value than any before (the program
+    // stamps a value the first time a packet sees one larger than all it saw)
+    let mut v = 100u32;
+    // (report label, JSON key, plot legend, atomicity, gap between Writes)
+    for (label, key, short, mode, gap) in [
         (
             "DATAPLANE_ATOMIC at 100/s",
+            "dataplane_atomic_100_per_s",
+            "atomic 100/s",
             DataplaneAtomic,
             Some(Duration::from_millis(10)),
         ),
-        ("DATAPLANE_ATOMIC back to back", DataplaneAtomic, None),
-        ("CONTINUE_ON_ERROR back to back", ContinueOnError, None),
+        (
+            "DATAPLANE_ATOMIC back to back",
+            "dataplane_atomic_back_to_back",
+            "atomic, max rate",
+            DataplaneAtomic,
+            None,
+        ),
+        (
+            "CONTINUE_ON_ERROR back to back",
+            "continue_on_error_back_to_back",
+            "non-atomic, max rate",
+            ContinueOnError,
+            None,
+        ),
     ] {
         let o0 = c.outcomes().await?;
-        let mut rtts = Vec::new();
+        let mut writes = Vec::new();
         let t = Instant::now();
-        let mut v = 100u32;
-        while t.elapsed() < window {
+        while t.elapsed() < window && writes.len() < STAMP_CELLS as usize {
             let start = Instant::now();
             let b = c.flow_updates(Modify, v);
-            rtts.push(c.write(mode, b).await?);
+            writes.push(c.write_timed(mode, b, v).await?);
             v += 1;
             if let Some(g) = gap {
                 tokio::time::sleep(g.saturating_sub(start.elapsed())).await;
             }
         }
+        let secs = t.elapsed().as_secs_f64();
+        // packets still flow: the last value's stamp is there once one packet has seen it
+        tokio::time::sleep(Duration::from_millis(20)).await;
         let o1 = c.outcomes().await?;
+        let seen_tag = c.register(c.seen_tag).await?;
+        let seen_at = c.register(c.seen_at).await?;
+        let (d_all, by_later, unstamped) = d_all_ns(&writes, &seen_tag, &seen_at);
+        let early = d_all.iter().filter(|&&d| d < 0).count();
+        let d_all = Dist::new(d_all.iter().map(|&d| d as f64 / 1e3).collect());
+        let d_control = Dist::of(writes.iter().filter_map(|w| w.control));
+        let rtt = Dist::of(writes.iter().map(|w| w.rtt));
+        let rate = writes.len() as f64 / secs;
         let _ = writeln!(
             text,
-            "{}; packets during them: default action (miss) {}, tables disagree {}, consistent {}",
-            rtt_row(label, rtts),
+            "{} ({rate:.0} Writes/s); packets during them: default action (miss) {}, tables disagree {}, consistent {}",
+            rtt.row(&format!("{label}: round trip")),
             o1[0] - o0[0],
             o1[1] - o0[1],
             o1[2] - o0[2]
         );
+        let _ = writeln!(
+            text,
+            "{}; a later value's stamp {by_later}; no stamp {unstamped}; stamp before the send {early}",
+            d_all.row(&format!("{label}: d_all"))
+        );
+        let _ = writeln!(text, "{}", d_control.row(&format!("{label}: d_control")));
+        outs.plot.push(Series {
+            name: format!("d_all {short}"),
+            points: d_all.plot_points(),
+        });
+        outs.plot.push(Series {
+            name: format!("d_control {short}"),
+            points: d_control.plot_points(),
+        });
+        outs.modifies.push(Json::obj([
+            ("experiment", Json::str(key)),
+            ("atomicity", Json::str(mode.as_str_name())),
+            ("writes", Json::uint(writes.len() as u64)),
+            ("writes_per_s", Json::Num(rate)),
+            ("round_trip_us", rtt.json()),
+            ("d_all_us", d_all.json()),
+            ("d_all_by_later_stamp", Json::uint(by_later as u64)),
+            ("d_all_unstamped", Json::uint(unstamped as u64)),
+            ("d_all_stamp_before_send", Json::uint(early as u64)),
+            ("d_control_us", d_control.json()),
+            ("packets_default_action", Json::Int(o1[0] - o0[0])),
+            ("packets_tables_disagree", Json::Int(o1[1] - o0[1])),
+            ("packets_consistent", Json::Int(o1[2] - o0[2])),
+        ]));
     }
+    outs.tsc_hz = c.clock.map(|k| k.tsc_hz);
     Ok(())
 }
 
@@ -556,12 +809,110 @@ pub fn suite_p4runtime_updates(a: &BenchArgs) -> Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the client's runtime")?;
-    let r = rt.block_on(run(a, &scratch, &mut text));
+    let mut outs = Outputs::default();
+    let r = rt.block_on(run(a, &scratch, &mut text, &mut outs));
+    let plot_file = out.with_extension("svg");
+    if !outs.plot.is_empty() {
+        let plot = Plot {
+            title: "P4Runtime modifies: d_all and d_control".into(),
+            x_label: "latency (us)".into(),
+            y_label: "percentile".into(),
+            x_scale: Scale::Log10,
+            y_scale: Scale::Percentile,
+            series: std::mem::take(&mut outs.plot),
+        };
+        std::fs::write(&plot_file, plot.render()).with_context(|| format!("writing {}", plot_file.display()))?;
+        let _ = writeln!(
+            text,
+            "percentile distribution of d_all and d_control: {}",
+            plot_file.display()
+        );
+    }
     let _ = writeln!(text, "load average at end: {}", uptime());
     if let Err(e) = &r {
         let _ = writeln!(text, "ERROR: {e:#}");
     }
-    print!("{text}");
+    if a.json.as_deref().is_none_or(|p| p.as_os_str() != "-") {
+        print!("{text}");
+    }
     std::fs::write(&out, &text).with_context(|| format!("writing {}", out.display()))?;
+    if let Some(j) = &a.json {
+        let settings = Json::obj([("window_s", Json::Num(a.duration.unwrap_or(5.0).max(0.1)))]);
+        let results = Json::obj([
+            ("insert_throughput", Json::Arr(outs.inserts)),
+            ("modifies", Json::Arr(outs.modifies)),
+            ("plot", Json::str(plot_file.display().to_string())),
+        ]);
+        let summary = Json::obj([(
+            "error",
+            r.as_ref().err().map_or(Json::Null, |e| Json::str(format!("{e:#}"))),
+        )]);
+        let hz = outs.tsc_hz.map_or(f64::NAN, |h| h as f64);
+        json::emit(
+            j,
+            &json::document(Some(Suite::P4runtimeUpdates.name()), hz, settings, results, summary),
+        )?;
+    }
     r.map(|()| ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timed(v: u32, sent_ns: Option<u64>) -> Timed {
+        Timed {
+            v,
+            sent_ns,
+            rtt: Duration::ZERO,
+            control: None,
+        }
+    }
+
+    #[test]
+    fn d_all_is_the_first_stamp_of_the_value_or_a_later_one_minus_the_send() {
+        let mut tag = vec![0u64; STAMP_CELLS as usize];
+        let mut at = vec![0u64; STAMP_CELLS as usize];
+        // value 100 stamped at 1,000 us; value 101's cell taken by 101 + 65536 (a later value)
+        tag[100] = 100;
+        at[100] = 1_000;
+        tag[101] = 101 + u64::from(STAMP_CELLS);
+        at[101] = 5_000;
+        // value 102 stamped at 2,000 us but sent after that (the worker's clock is per poll)
+        tag[102] = 102;
+        at[102] = 2_000;
+        let w = [
+            timed(100, Some(999_250)),
+            timed(101, Some(1_500_000)),
+            timed(102, Some(2_000_400)),
+            timed(103, Some(3_000_000)),
+            timed(104, None),
+        ];
+        let (mut d, later, missing) = d_all_ns(&w, &tag, &at);
+        d.sort();
+        // 101 (cell taken) takes 102's stamp: 2,000,000 - 1,500,000
+        assert_eq!(d, vec![-400, 750, 500_000]);
+        assert_eq!(later, 1);
+        assert_eq!(missing, 2, "103: no stamp of its own or later; 104: no send time");
+    }
+
+    #[test]
+    fn percentiles_are_nearest_ranks_and_the_plot_stops_at_the_samples_resolution() {
+        let d = Dist::new((1..=1000).rev().map(f64::from).collect());
+        assert_eq!(pct(&d.0, 50.0), Some(501.0)); // rank round(999 * 0.5) = 500 (0-based)
+        assert_eq!(pct(&d.0, 99.0), Some(990.0));
+        assert_eq!(pct(&d.0, 100.0), Some(1000.0));
+        assert_eq!(pct(&[], 50.0), None);
+        let pts = d.plot_points();
+        // 1 - p from 1 down to 10^-3 by tenths of a decade (31 points), then the maximum
+        assert_eq!(pts.len(), 32, "{pts:?}");
+        assert_eq!(pts[0], (1.0, 0.0));
+        assert_eq!(pts.last().copied(), Some((1000.0, 0.999)));
+        assert!(pts.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 <= w[1].1), "{pts:?}");
+        let row = d.row("x");
+        assert!(
+            row.contains("median    501.0") && row.contains("p99.99   1000.0"),
+            "{row}"
+        );
+    }
 }

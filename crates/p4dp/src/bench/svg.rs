@@ -12,6 +12,9 @@ pub enum Scale {
     Log2,
     /// Powers of ten as ticks (values must be > 0).
     Log10,
+    /// Percentiles as fractions p in [0, 1), drawn at log10(1 / (1 - p)) as HDR histogram plots
+    /// draw them (the tail spread out); ticks at 0%, 90%, 99%, 99.9%, ...
+    Percentile,
 }
 
 /// One line of a plot.
@@ -52,7 +55,18 @@ fn fwd(s: Scale, v: f64) -> f64 {
         Scale::Linear => v,
         Scale::Log2 => v.log2(),
         Scale::Log10 => v.log10(),
+        Scale::Percentile => -(1.0 - v).log10(),
     }
+}
+
+/// Whether `v` can be drawn on an axis of scale `s`.
+fn drawable(s: Scale, v: f64) -> bool {
+    v.is_finite()
+        && match s {
+            Scale::Linear => true,
+            Scale::Log2 | Scale::Log10 => v > 0.0,
+            Scale::Percentile => (0.0..1.0).contains(&v),
+        }
 }
 
 /// A number for a tick label: short, no trailing zeros.
@@ -74,6 +88,8 @@ fn label(v: f64) -> String {
 fn tick_label(s: Scale, v: f64) -> String {
     if s == Scale::Log2 && v >= 1024.0 {
         format!("2^{}", v.log2().round())
+    } else if s == Scale::Percentile {
+        format!("{}%", label((v * 1e6).round() / 1e4))
     } else {
         label(v)
     }
@@ -105,14 +121,18 @@ fn ticks(s: Scale, lo: f64, hi: f64) -> Vec<f64> {
             let base = if s == Scale::Log2 { 2f64 } else { 10f64 };
             (a..=b).filter(|e| (e - a) % every == 0).map(|e| base.powi(e)).collect()
         }
+        Scale::Percentile => {
+            let (a, b) = (fwd(s, lo).floor().max(0.0) as i32, fwd(s, hi).ceil() as i32);
+            (a..=b).map(|e| 1.0 - 10f64.powi(-e)).collect()
+        }
     }
 }
 
 impl Plot {
-    /// The plot as an SVG document. Points with a non-finite coordinate, or <= 0 on a log axis,
-    /// are left out.
+    /// The plot as an SVG document. Points with a non-finite coordinate, <= 0 on a log axis or
+    /// outside [0, 1) on a percentile axis are left out.
     pub fn render(&self) -> String {
-        let ok = |s: Scale, v: f64| v.is_finite() && (s == Scale::Linear || v > 0.0);
+        let ok = drawable;
         let pts: Vec<(f64, f64)> = self
             .series
             .iter()
@@ -132,6 +152,10 @@ impl Plot {
         if self.y_scale == Scale::Linear {
             y0 = y0.min(0.0);
             y1 *= 1.05;
+        }
+        if self.y_scale == Scale::Percentile {
+            // from the median's decade (0%) up, at least to 90%
+            (y0, y1) = (0.0, y1.max(0.9));
         }
         if x1 <= x0 {
             x1 = if self.x_scale == Scale::Linear {
@@ -293,5 +317,32 @@ mod tests {
         );
         assert!(s.contains("a &lt; b &amp; c"));
         assert!(s.contains(">2^20<"), "{s}");
+    }
+
+    #[test]
+    fn a_percentile_axis_spreads_the_tail_and_labels_percents() {
+        let p = Plot {
+            title: "latency".into(),
+            x_label: "us".into(),
+            y_label: "percentile".into(),
+            x_scale: Scale::Log10,
+            y_scale: Scale::Percentile,
+            series: vec![Series {
+                name: "d_all".into(),
+                points: vec![(10.0, 0.0), (20.0, 0.9), (40.0, 0.999), (50.0, 1.0)],
+            }],
+        };
+        let s = p.render();
+        assert_eq!(s.matches("class=\"point\"").count(), 3, "p = 1 is left out");
+        for t in [">0%<", ">90%<", ">99%<", ">99.9%<"] {
+            assert!(s.contains(t), "no tick {t}: {s}");
+        }
+        // equal steps per decade of 1 - p: 0 -> 90% as far as 90% -> 99%
+        let (f0, f9, f99) = (
+            fwd(Scale::Percentile, 0.0),
+            fwd(Scale::Percentile, 0.9),
+            fwd(Scale::Percentile, 0.99),
+        );
+        assert!((f9 - f0 - 1.0).abs() < 1e-9 && (f99 - f9 - 1.0).abs() < 1e-9);
     }
 }
