@@ -30,7 +30,13 @@
  * into it (after a delete), so deletes give their nodes back.
  * Entries (the rules) are also kept in a control-side hash table on (value, length), for
  * find, duplicate checks, reads and the replacement of a deleted prefix (its longest shorter
- * covering entry).
+ * covering entry). The entries a slot points to come from the DPDK heap, except in tables with
+ * the 24-bit first level: there they are blocks of t->entry_size carved from 2 MiB huge-page
+ * chunks of the table's own (entry_new / entry_put), so the entry read that follows the slot
+ * read is a cache miss without a 4 KiB-page TLB miss (the heap is on 4 KiB pages without
+ * hugepages), and 1 M entries of 32 bytes take 32 MiB instead of about 128 MiB of heap blocks
+ * (a 64-byte header and cache-line alignment each). A block goes back to the table's free list
+ * only after the grace period of the entry in it, as a heap entry would be freed.
  *
  * Updates are incremental: an add, modify or delete rewrites only the slots of the prefix's
  * range (2^(level end - length) slots at the level where it ends) and of the child nodes under
@@ -113,6 +119,24 @@ struct table_lpm {
 	struct lpm_rule **bucket;
 	uint32_t n_buckets;
 	uint64_t n_rules;
+	/* control, under the table mutex: the entry blocks (tables with the 24-bit level) */
+	bool slab;                 /* entries are blocks of the chunks below, not heap blocks */
+	struct lpm_chunk *chunks;  /* every chunk mapped, to unmap at free */
+	struct lpm_block *free_blk; /* blocks whose entry's grace period has passed */
+	uint8_t *carve;            /* the part of the newest chunk never handed out ... */
+	size_t carve_left;         /* ... and its bytes */
+};
+
+/* A chunk of entry blocks: this header, then blocks of t->entry_size (16-byte multiples). */
+struct lpm_chunk {
+	struct lpm_chunk *next;
+	size_t len; /* bytes of the mapping */
+	uint8_t _pad[RTE_CACHE_LINE_SIZE - sizeof(void *) - sizeof(size_t)];
+};
+
+/* A free block: only the control thread reads it (no reader can reach it any more). */
+struct lpm_block {
+	struct lpm_block *next;
 };
 
 /* ------------------------------------------------------------ geometry */
@@ -349,12 +373,12 @@ static size_t node_bytes(uint32_t stride)
 
 #define LPM_HUGE ((size_t)2 << 20)
 
-/* perf: the 24-bit first level in its own anonymous mapping, aligned to 2 MiB and advised for
- * transparent huge pages, so its random reads do not each pay a 4 KiB-page TLB miss (DPDK's
- * heap without hugepages is 4 KiB pages, and the EAL's memory would lose 144 MiB per table).
- * Where the kernel gives no huge pages the advice is ignored and the pages are 4 KiB. NULL on
- * failure. The mapping's NUMA node is the kernel's choice (first touch: the creating thread). */
-static struct lpm_node *node_map(size_t bytes)
+/* perf: an anonymous mapping of @p bytes rounded up to 2 MiB (*len), aligned to 2 MiB and advised
+ * for transparent huge pages, so its random reads do not each pay a 4 KiB-page TLB miss (DPDK's
+ * heap without hugepages is 4 KiB pages, and the EAL's memory would lose 144 MiB per 24-bit
+ * level). Where the kernel gives no huge pages the advice is ignored and the pages are 4 KiB. NULL
+ * on failure. The mapping's NUMA node is the kernel's choice (first touch: the creating thread). */
+static void *huge_map(size_t bytes, size_t *len_out)
 {
 	size_t len = RTE_ALIGN_CEIL(bytes, LPM_HUGE);
 	uint8_t *p = mmap(NULL, len + LPM_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -366,8 +390,17 @@ static struct lpm_node *node_map(size_t bytes)
 	if (a + len < p + len + LPM_HUGE)
 		munmap(a + len, (size_t)(p + len + LPM_HUGE - (a + len)));
 	(void)madvise(a, len, MADV_HUGEPAGE); /* advice: 4 KiB pages still work */
-	struct lpm_node *n = (struct lpm_node *)(void *)a;
-	n->mapped = len;
+	*len_out = len;
+	return a;
+}
+
+/* The 24-bit first level in a mapping of its own (huge_map). */
+static struct lpm_node *node_map(size_t bytes)
+{
+	size_t len;
+	struct lpm_node *n = huge_map(bytes, &len);
+	if (n != NULL)
+		n->mapped = len;
 	return n;
 }
 
@@ -424,6 +457,91 @@ static void subtree_defer(struct p4dp_table *t, struct lpm_node *n)
 		if (slot_is_child(n->slot[i]))
 			subtree_defer(t, slot_child(n->slot[i]));
 	table_defer(t, node_free_cb, n, 0);
+}
+
+/* ------------------------------------------------------------ entries */
+
+/* A block for one entry of table @p t (s->slab): a free one, else the next of the newest chunk,
+ * else the first of a new chunk (2 MiB, or one block when entries are larger). NULL when no chunk
+ * can be mapped. Control thread or a worker's insert (which then maps a chunk itself, once per
+ * 2 MiB of entries), with the table mutex held. */
+static void *block_get(struct p4dp_table *t)
+{
+	struct table_lpm *s = t->lpm;
+	struct lpm_block *b = s->free_blk;
+	if (b != NULL) {
+		s->free_blk = b->next;
+		return b;
+	}
+	size_t sz = t->entry_size;
+	if (s->carve_left < sz) {
+		size_t len;
+		struct lpm_chunk *c = huge_map(sizeof(*c) + sz, &len);
+		if (c == NULL)
+			return NULL;
+		c->next = s->chunks;
+		c->len = len;
+		s->chunks = c;
+		s->carve = (uint8_t *)(c + 1);
+		s->carve_left = len - sizeof(*c);
+	}
+	void *p = s->carve;
+	s->carve += sz;
+	s->carve_left -= sz;
+	return p;
+}
+
+/* A new, unpublished entry of table @p t: a block (s->slab) or a heap allocation. */
+static struct p4dp_entry *entry_new(struct p4dp_table *t, uint32_t action, const void *data, uint32_t idx)
+{
+	if (!t->lpm->slab)
+		return table_entry_new(t, action, data, idx, P4DP_ENTRY_F_DYNAMIC);
+	struct p4dp_entry *e = block_get(t);
+	if (e != NULL)
+		table_entry_fill(t, e, action, data, idx, P4DP_ENTRY_F_DYNAMIC);
+	return e;
+}
+
+/* Give the memory of entry @p e (NULL: nothing) back now: no reader can reach it any more. */
+static void entry_put(struct p4dp_table *t, struct p4dp_entry *e)
+{
+	struct table_lpm *s = t->lpm;
+	if (!s->slab) {
+		rte_free(e);
+		return;
+	}
+	if (e == NULL)
+		return;
+	struct lpm_block *b = (struct lpm_block *)(void *)e;
+	b->next = s->free_blk;
+	s->free_blk = b;
+}
+
+/* table_defer callbacks (run with the table mutex held, after the grace period): entry_put of an
+ * old version; entry_put of a deleted entry and the release of its slot index @p idx. */
+static void entry_put_cb(void *ctx, void *p, uint64_t arg)
+{
+	(void)arg;
+	entry_put(ctx, p);
+}
+
+static void entry_idx_put_cb(void *ctx, void *p, uint64_t idx)
+{
+	entry_put(ctx, p);
+	table_idx_release(ctx, (uint32_t)idx);
+}
+
+/* Unmap every chunk (the table is being freed: nothing refers to a block any more). */
+static void chunks_unmap(struct table_lpm *s)
+{
+	for (struct lpm_chunk *c = s->chunks, *nx; c != NULL; c = nx) {
+		nx = c->next;
+		munmap(c, c->len);
+	}
+	s->chunks = NULL;
+	s->free_blk = NULL;
+	s->carve = NULL;
+	s->carve_left = 0;
 }
 
 /*
@@ -632,7 +750,7 @@ static int lpm_add_rule(struct p4dp_table *t, const uint8_t *val, uint32_t len, 
 		TABLE_STAT_INC(t->st_full);
 		return (int)idx;
 	}
-	struct p4dp_entry *e = table_entry_new(t, action, data, (uint32_t)idx, P4DP_ENTRY_F_DYNAMIC);
+	struct p4dp_entry *e = entry_new(t, action, data, (uint32_t)idx);
 	struct lpm_rule *r = malloc(sizeof(*r) + t->key_len);
 	bool ok = e != NULL && r != NULL;
 	for (uint32_t i = 0; ok && i < n_fresh; i++) {
@@ -643,7 +761,7 @@ static int lpm_add_rule(struct p4dp_table *t, const uint8_t *val, uint32_t len, 
 		for (uint32_t i = 0; i < n_fresh; i++)
 			rte_free(fresh[i]);
 		free(r);
-		rte_free(e);
+		entry_put(t, e);
 		table_idx_release(t, (uint32_t)idx);
 		return -ENOMEM;
 	}
@@ -701,7 +819,7 @@ static int lpm_modify(struct p4dp_table *t, const struct p4dp_match *m, uint32_t
 	if (r == NULL)
 		return -ENOENT;
 	struct p4dp_entry *old = r->entry;
-	struct p4dp_entry *e = table_entry_new(t, action, data, old->index, P4DP_ENTRY_F_DYNAMIC);
+	struct p4dp_entry *e = entry_new(t, action, data, old->index);
 	if (e == NULL)
 		return -ENOMEM;
 	table_entry_carry_timer(e, old);
@@ -711,7 +829,7 @@ static int lpm_modify(struct p4dp_table *t, const struct p4dp_match *m, uint32_t
 	path_get(s, kb, len_, path);
 	range_walk(s, path[final_level(s, len_)], kb, len_, WALK_RETARGET, (uint8_t)(len_ + 1), e, 0);
 	r->entry = e;
-	table_defer_free(t, old); /* readers may still hold the old version */
+	table_defer(t, entry_put_cb, old, 0); /* readers may still hold the old version */
 	return 0;
 }
 
@@ -739,7 +857,7 @@ static int lpm_delete(struct p4dp_table *t, const struct p4dp_match *m)
 	*link = r->next;
 	s->n_rules--;
 	t->n_entries--;
-	table_defer(t, table_entry_idx_reclaim, r->entry, r->entry->index);
+	table_defer(t, entry_idx_put_cb, r->entry, r->entry->index);
 	free(r);
 	return 0;
 }
@@ -782,9 +900,9 @@ static void rules_drop(struct p4dp_table *t, bool defer_entries)
 		for (struct lpm_rule *r = s->bucket[b], *nx; r != NULL; r = nx) {
 			nx = r->next;
 			if (defer_entries)
-				table_defer(t, table_entry_idx_reclaim, r->entry, r->entry->index);
+				table_defer(t, entry_idx_put_cb, r->entry, r->entry->index);
 			else
-				rte_free(r->entry);
+				entry_put(t, r->entry);
 			free(r);
 		}
 		s->bucket[b] = NULL;
@@ -836,6 +954,8 @@ static int lpm_create(struct p4dp_table *t)
 	if (s->pad_bits >= LPM_ROOT24_BITS && t->max_entries >= LPM_ROOT24_MIN_ENTRIES) {
 		s->root_bits = LPM_ROOT24_BITS;
 		s->root = node_new(t, 0, 0, 0);
+		/* the entries of a table this large in huge-page chunks (see the top of this file) */
+		s->slab = s->root != NULL;
 	}
 	if (s->root == NULL) {
 		s->root_bits = RTE_MIN(LPM_ROOT_BITS, s->pad_bits);
@@ -861,6 +981,7 @@ static void lpm_free(struct p4dp_table *t)
 	p4dp_rcu_synchronize(t->rcu);
 	subtree_free_now(s, s->root);
 	rules_drop(t, false);
+	chunks_unmap(s);
 	free(s->bucket);
 	rte_free(s);
 	t->lpm = NULL;

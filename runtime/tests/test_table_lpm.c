@@ -715,6 +715,58 @@ static void test_wide_edges(uint32_t size)
 	case_fail ? n_fail++ : n_pass++;
 }
 
+/* ------------------------------------------------------------ entry blocks of 24-bit tables */
+
+/* A table with the 24-bit level keeps its entries in huge-page chunks of its own, not in the DPDK
+ * heap, and reuses a block once its entry is gone: modifying every entry, or deleting them all and
+ * adding as many new ones, maps no more chunks (at most one: the blocks of a version and its
+ * replacement overlap by one), and each lookup reads its own entry's data. */
+static void test_entry_blocks(void)
+{
+	case_fail = 0;
+	struct p4dp_key_field f = F(P4DP_MATCH_LPM, 0, 4, 32);
+	struct p4dp_table_params p = {.name = "lpm blocks", .key_len = 4, .n_fields = 1, .fields = &f,
+				      .max_entries = 1u << 18, .data_len = 16, .socket_id = SOCKET_ID_ANY};
+	struct p4dp_table *t = p4dp_table_create(&p, NULL);
+	if (t == NULL) {
+		printf("%-26s FAIL (create: %s)\n", "24-bit entry blocks", strerror(errno));
+		n_fail++;
+		return;
+	}
+	/* /24s from 11.0.0.0; under ThreadSanitizer fewer, still more than two chunks of blocks */
+	const uint32_t n = 200000 / P4DP_TEST_TSAN_DIV, base = 0x0b000000u;
+	const size_t chunk = (size_t)2 << 20;
+	size_t heap0 = heap_used(), vm0 = vm_bytes();
+	for (uint32_t i = 0; i < n; i++)
+		CHECK(add4(t, base + (i << 8), 24, i + 1, 0) == 0, "add %u", i);
+	size_t vm1 = vm_bytes();
+	/* entries of 40 bytes (48 with alignment), all outside the heap */
+	CHECK(heap_used() - heap0 < (size_t)n * 8, "entries in the heap: it grew by %zu bytes", heap_used() - heap0);
+	CHECK(vm1 - vm0 >= (size_t)n * 40, "the entries mapped only %zu bytes", vm1 - vm0);
+	for (uint32_t i = 0; i < n; i++)
+		CHECK(add4(t, base + (i << 8), 24, n + i + 1, 1) == 0, "modify %u", i);
+	CHECK(vm_bytes() - vm1 <= chunk, "modifying every entry mapped %zu more bytes", vm_bytes() - vm1);
+	for (uint32_t i = 0; i < n; i++)
+		CHECK(del4(t, base + (i << 8), 24) == 0, "delete %u", i);
+	for (uint32_t i = 0; i < n; i++) /* other prefixes, /23s, in the blocks just freed */
+		CHECK(add4(t, 0x30000000u + (i << 9), 23, 2 * n + i + 1, 0) == 0, "add again %u", i);
+	CHECK(vm_bytes() - vm1 <= chunk, "adding after the deletes mapped %zu more bytes", vm_bytes() - vm1);
+	uint32_t bad = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t a = 0x30000000u + (i << 9) + (uint32_t)rndn(512), d[4];
+		const struct p4dp_entry *e = p4dp_table_lookup(t, &a);
+		if (e != NULL)
+			memcpy(d, e->data, sizeof(d));
+		if (e == NULL || e->action != 2 * n + i + 1 || d[0] != e->action || d[1] != e->action ||
+		    d[2] != 0x30000000u + (i << 9) || d[3] != 23 || act4(t, base + (i << 8)) != 0)
+			bad++;
+	}
+	CHECK(bad == 0, "%u of %u lookups after the reuse wrong", bad, n);
+	p4dp_table_free(t);
+	printf("%-26s %s\n", "24-bit entry blocks", case_fail ? "FAIL" : "ok");
+	case_fail ? n_fail++ : n_pass++;
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -734,6 +786,7 @@ int main(int argc, char **argv)
 		run_random(&shapes[i], 5000 / P4DP_TEST_TSAN_DIV / P4DP_TEST_TSAN_DIV);
 	test_kind_choice();
 	test_root24_edges();
+	test_entry_blocks();
 	test_wide_edges(1u << 17);
 	test_wide_edges(1u << 10);
 	test_concurrent(40000 / P4DP_TEST_TSAN_DIV, 1u << 17);

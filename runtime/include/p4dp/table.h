@@ -13,8 +13,8 @@
  * Structures. Tables whose fields are all exact (including keyless tables) are
  * DPDK rte_hash tables with lock-free readers; entries live in a static array
  * (one indirection) or in one allocation each (dynamic). Tables of one lpm field
- * plus exact fields (at most 248 key bits) are multibit tries (16-bit first
- * stride, then 8-bit strides; table_lpm.c). All other tables (several lpm
+ * plus exact fields (at most 248 key bits) are multibit tries (16- or 24-bit
+ * first stride, then 8-bit strides; table_lpm.c). All other tables (several lpm
  * fields, ternary, range, optional, possibly mixed with exact) use a merged
  * tuple space (TupleMerge; table_tm.c) with priorities and incremental insert/delete.
  *
