@@ -12,7 +12,12 @@
 #include <core.p4>
 #include <rtc.p4>
 
-const bit<32> SLOTS = 4;
+// SLOTS must be a power of two (Report's slot index); `p4dp bench --suite rtc-spacesaving` compiles the
+// program with -D SPACESAVING_SLOTS=64
+#ifndef SPACESAVING_SLOTS
+#define SPACESAVING_SLOTS 4
+#endif
+const bit<32> SLOTS = SPACESAVING_SLOTS;
 // a slot's key is the address plus this bit, so that 0 means empty
 const bit<64> USED = 0x100000000;
 

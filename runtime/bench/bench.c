@@ -77,6 +77,7 @@ struct p4dp_bench {
 	int stop;               /* release store by the control thread, acquire loads by the loops */
 	int (*done)(void *);    /* p4dp_bench_set_done: ends PROGRAM windows early */
 	void *done_arg;
+	uint32_t n_bg;          /* p4dp_bench_set_background: background threads of PROGRAM runs */
 	struct bench_lcore lc[P4DP_BENCH_MAX_WORKERS];
 	unsigned lcore_id[P4DP_BENCH_MAX_WORKERS];
 };
@@ -416,6 +417,17 @@ void p4dp_bench_set_done(struct p4dp_bench *b, int (*done)(void *arg), void *arg
 	b->done_arg = arg;
 }
 
+int p4dp_bench_set_background(struct p4dp_bench *b, uint32_t n)
+{
+	if (b == NULL)
+		return rt_errc(-EINVAL, "bench: NULL argument");
+	if (n > b->rt->prog->n_background)
+		return rt_errc(-EINVAL, "bench: %u background threads, but the program has %u background pipelines", n,
+			       b->rt->prog->n_background);
+	b->n_bg = n;
+	return 0;
+}
+
 void p4dp_bench_free(struct p4dp_bench *b)
 {
 	if (b == NULL)
@@ -734,7 +746,10 @@ static int run_program(struct p4dp_bench *b, struct window *win)
 		ports_detach(b);
 		return rt_errc(-ENOMEM, "bench: cannot start the timer thread");
 	}
-	struct p4dp_run_params rp = {.n_workers = b->nw, .stop = (volatile int *)&stop_run, .dispatch = b->p.dispatch};
+	struct p4dp_run_params rp = {.n_workers = b->nw,
+				     .n_background = b->n_bg,
+				     .stop = (volatile int *)&stop_run,
+				     .dispatch = b->p.dispatch};
 	win->d_run = rt_losses(b);
 	rc = p4dp_runtime_run(b->rt, &rp);
 	win->d_end = rt_losses(b);

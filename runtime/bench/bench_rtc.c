@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Microbenchmarks of the rtc.p4 primitives and the table sweeper of `p4dp bench --suite rtc-costs`
- * (bench_rtc.h): Queue and Lock against DPDK's rte_ring and rte_spinlock, and a thread running
- * Foreach sweeps beside a measured foreground.
+ * Microbenchmarks of the rtc.p4 primitives of `p4dp bench --suite rtc-costs` (bench_rtc.h): Queue
+ * and Lock against DPDK's rte_ring and rte_spinlock. (The suite's sweep figure runs the program's
+ * own background pipeline: p4dp_bench_set_background, bench.h.)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,7 +22,6 @@
 #include <rte_spinlock.h>
 
 #include "p4dp/bench_rtc.h"
-#include "p4dp/rcu.h"
 #include "p4dp/rtc.h"
 #include "rt_internal.h"
 
@@ -354,79 +353,4 @@ int p4dp_bench_rtc_lock(uint64_t n, int two_threads, struct p4dp_bench_rtc_pair 
 	p4dp_rtc_lock_free(l);
 	free(ch.c);
 	return rc;
-}
-
-/* ---- the sweeper ---- */
-
-struct p4dp_bench_rtc_sweeper {
-	struct p4dp_runtime *rt;
-	struct p4dp_rtc_sweep *sw;
-	uint32_t id; /* worker context and RCU thread */
-	pthread_t th;
-	int stop;
-	int rc;
-	uint64_t sweeps, entries, sink;
-};
-
-static void *sweeper_main(void *arg)
-{
-	struct p4dp_bench_rtc_sweeper *s = arg;
-	struct p4dp_rcu *rcu = s->rt->rcu;
-	p4dp_rcu_register(rcu, s->id);
-	/* relaxed: the flag only ends the loop; nothing is published with it */
-	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
-		int n = p4dp_rtc_sweep_begin(s->sw, rcu, s->id);
-		if (n < 0) {
-			s->rc = n;
-			break;
-		}
-		const struct p4dp_entry *e;
-		while ((e = p4dp_rtc_sweep_next(s->sw, NULL)) != NULL) {
-			s->sink += e->action;
-			s->entries++;
-		}
-		s->sweeps++;
-		p4dp_rcu_quiescent(rcu, s->id); /* no entry is held past here */
-	}
-	p4dp_rcu_unregister(rcu, s->id);
-	return NULL;
-}
-
-int p4dp_bench_rtc_sweeper_start(struct p4dp_runtime *rt, uint32_t table, struct p4dp_bench_rtc_sweeper **out)
-{
-	if (rt == NULL || out == NULL || rt->max_workers < 2)
-		return rt_errc(-EINVAL, "bench: the sweeper needs a runtime with at least two worker contexts");
-	struct p4dp_bench_rtc_sweeper *s = calloc(1, sizeof(*s));
-	if (s == NULL)
-		return rt_errc(-ENOMEM, "out of memory");
-	s->rt = rt;
-	s->id = rt->max_workers - 1;
-	s->sw = p4dp_rtc_sweep_create(&rt->workers[s->id].ctx, table, SOCKET_ID_ANY);
-	if (s->sw == NULL) {
-		free(s);
-		return -EINVAL; /* p4dp_rtc_sweep_create said why */
-	}
-	int rc = pthread_create(&s->th, NULL, sweeper_main, s);
-	if (rc != 0) {
-		p4dp_rtc_sweep_free(s->sw);
-		free(s);
-		return rt_errc(-rc, "bench: pthread_create: %s", strerror(rc));
-	}
-	*out = s;
-	return 0;
-}
-
-void p4dp_bench_rtc_sweeper_stop(struct p4dp_bench_rtc_sweeper *s, uint64_t *sweeps, uint64_t *entries)
-{
-	if (s == NULL)
-		return;
-	/* relaxed: see sweeper_main; pthread_join orders the counts read below */
-	__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
-	pthread_join(s->th, NULL);
-	if (sweeps != NULL)
-		*sweeps = s->sweeps;
-	if (entries != NULL)
-		*entries = s->entries;
-	p4dp_rtc_sweep_free(s->sw);
-	free(s);
 }

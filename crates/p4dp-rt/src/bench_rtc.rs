@@ -1,7 +1,8 @@
 //! The run-to-completion primitives measured by `p4dp bench --suite rtc-costs`
 //! (`runtime/include/p4dp/bench_rtc.h`): Queue and Lock against DPDK's rte_ring and rte_spinlock,
-//! and a thread sweeping a table (Foreach) while a bench measures the foreground. Like the rest
-//! of [`crate::bench`], everything runs on the EAL main lcore.
+//! and the bench's control of a program's background pipelines (a P4 Foreach sweeping a table
+//! while the bench measures the foreground). Like the rest of [`crate::bench`], everything runs on
+//! the EAL main lcore.
 
 use std::os::raw::c_int;
 
@@ -11,8 +12,6 @@ use crate::{check, Result};
 mod sys {
     #![allow(non_camel_case_types)]
     use std::os::raw::c_int;
-
-    use crate::ffi::p4dp_runtime;
 
     #[repr(C)]
     #[derive(Clone, Copy, Debug, Default)]
@@ -24,21 +23,11 @@ mod sys {
         pub ops: u64,
     }
 
-    #[repr(C)]
-    pub struct p4dp_bench_rtc_sweeper {
-        _opaque: [u8; 0],
-    }
-
     extern "C" {
         pub fn p4dp_bench_rtc_queue(elem_size: u32, n: u64, two_threads: c_int, res: *mut p4dp_bench_rtc_pair)
             -> c_int;
         pub fn p4dp_bench_rtc_lock(n: u64, two_threads: c_int, res: *mut p4dp_bench_rtc_pair) -> c_int;
-        pub fn p4dp_bench_rtc_sweeper_start(
-            rt: *mut p4dp_runtime,
-            table: u32,
-            out: *mut *mut p4dp_bench_rtc_sweeper,
-        ) -> c_int;
-        pub fn p4dp_bench_rtc_sweeper_stop(s: *mut p4dp_bench_rtc_sweeper, sweeps: *mut u64, entries: *mut u64);
+        pub fn p4dp_bench_set_background(b: *mut crate::bench::sys::p4dp_bench, n: u32) -> c_int;
     }
 }
 
@@ -90,30 +79,34 @@ pub fn lock_cost(n: u64, two_threads: bool) -> Result<CostPair> {
     Ok(r.into())
 }
 
-/// What the sweeping thread did during a measurement.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SweepStats {
-    /// Sweeps completed.
-    pub sweeps: u64,
-    /// Entries visited over all sweeps.
-    pub entries: u64,
-}
-
 impl Bench<'_> {
-    /// Measure `kind` while a thread sweeps table `table` (index, exact) of the bench's runtime
-    /// without pause (Foreach through `p4dp_rtc_sweep_*`, on the runtime's last worker context:
-    /// the bench must run fewer workers than the target's contexts). The thread starts before the
-    /// measurement and stops after it.
-    pub fn measure_with_sweeper(&mut self, kind: Kind, table: u32) -> Result<(Measurement, SweepStats)> {
-        let mut s = std::ptr::null_mut();
-        // SAFETY: live runtime (the bench borrows its target); s receives the sweeper.
-        check("bench rtc sweeper", unsafe {
-            sys::p4dp_bench_rtc_sweeper_start(self.rt.as_ptr(), table, &mut s)
+    /// Run `n` background threads (the program's background pipelines, rtc.p4) beside the
+    /// workers in every later [`Kind::Program`] measurement, for the whole run (0: none, the
+    /// default). The target needs `workers + n` worker contexts and the EAL as many worker lcores.
+    pub fn set_background(&mut self, n: u32) -> Result<()> {
+        // SAFETY: live bench; no measurement runs (we hold &mut self).
+        check("bench set background", unsafe {
+            sys::p4dp_bench_set_background(self.b.as_ptr(), n)
+        })
+        .map(|_| ())
+    }
+
+    /// Cell `index` of the program's rtc.p4 `Counter` extern `ext` (its index in
+    /// [`crate::Program::externs`]).
+    pub fn rtc_counter_get(&self, ext: u32, index: u32) -> Result<u64> {
+        let mut v = 0u64;
+        // SAFETY: the target's runtime lives as long as the bench borrows it; valid output.
+        check("rtc counter get", unsafe {
+            crate::ffi::p4dp_runtime_rtc_counter_get(self.rt.as_ptr(), ext, index, &mut v)
         })?;
+        Ok(v)
+    }
+
+    /// Measure `kind` with `n` background threads, then go back to none.
+    pub fn measure_with_background(&mut self, kind: Kind, n: u32) -> Result<Measurement> {
+        self.set_background(n)?;
         let m = self.measure(kind);
-        let mut st = SweepStats::default();
-        // SAFETY: s was started above and is stopped once; the runtime is still live.
-        unsafe { sys::p4dp_bench_rtc_sweeper_stop(s, &mut st.sweeps, &mut st.entries) };
-        Ok((m?, st))
+        self.set_background(0)?;
+        m
     }
 }

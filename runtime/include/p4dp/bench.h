@@ -176,6 +176,16 @@ int p4dp_bench_keys_set(struct p4dp_bench *b, const uint64_t *keys, uint64_t n);
  */
 void p4dp_bench_set_done(struct p4dp_bench *b, int (*done)(void *arg), void *arg);
 
+/**
+ * Run @p n background threads (rtc.p4, p4dp_run_params.n_background) beside the workers in
+ * every later PROGRAM measurement (0, the default: none). They run the program's background
+ * pipelines for the whole run, warm-up included, on the EAL lcores after the workers' and the
+ * worker contexts after theirs, so the runtime's max_workers and the EAL's lcores must cover
+ * n_workers + @p n. Context: control thread, not during p4dp_bench_measure.
+ * @return 0; -EINVAL (NULL bench, or @p n more than the program's background pipelines).
+ */
+int p4dp_bench_set_background(struct p4dp_bench *b, uint32_t n);
+
 /** Remove the bench ports from the runtime and the process, free the rings, packets and pool.
  *  NULL is a no-op. Context: control thread on the EAL main lcore. */
 void p4dp_bench_free(struct p4dp_bench *b);

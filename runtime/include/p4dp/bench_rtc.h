@@ -5,14 +5,9 @@
  * (rtc.h, docs/rtc.md), each beside a baseline from the same call:
  *  - Queue push + pop per message against DPDK's MPMC rte_ring with the same message size, on one
  *    thread (bursts of 32 pushes then 32 pops) and as producer and consumer on two threads;
- *  - Lock acquire + release against rte_spinlock, uncontended and with two threads on one lock;
- *  - a sweeper: a thread that runs Foreach sweeps (p4dp_rtc_sweep_begin/_next) over a table of a
- *    runtime without pause, as a background pipeline's Foreach would, while the bench measures the
- *    foreground.
+ *  - Lock acquire + release against rte_spinlock, uncontended and with two threads on one lock.
  * Time is read with rte_rdtsc. Context: the control thread, EAL initialised; the two-thread
- * figures start one pthread besides the caller, allowed on every CPU but the caller's; the sweeper
- * thread inherits the caller's CPU (the EAL main lcore's), so it runs beside bench workers, which
- * run on the other lcores.
+ * figures start one pthread besides the caller, allowed on every CPU but the caller's.
  */
 #ifndef P4DP_BENCH_RTC_H
 #define P4DP_BENCH_RTC_H
@@ -60,26 +55,6 @@ int p4dp_bench_rtc_queue(uint32_t elem_size, uint64_t n, int two_threads, struct
  * failed); -errno of pthread_create.
  */
 int p4dp_bench_rtc_lock(uint64_t n, int two_threads, struct p4dp_bench_rtc_pair *res);
-
-/** A thread sweeping one table of a runtime (p4dp_bench_rtc_sweeper_start). */
-struct p4dp_bench_rtc_sweeper;
-
-/**
- * Start a thread that sweeps table @p table of @p rt (an exact table) without pause: each sweep
- * is p4dp_rtc_sweep_begin then p4dp_rtc_sweep_next until done, reading each entry's action, then
- * an RCU quiescent state. It uses the runtime's last worker context and RCU thread
- * (max_workers - 1), which no worker of a run may use then: the caller runs fewer workers.
- * @return 0; -EINVAL (no such exact table, max_workers < 2); -ENOMEM; -errno of pthread_create.
- * Context: control thread. Thread safety: the runtime must outlive the sweeper; control-plane
- * writes to the table meanwhile wait for its walks (they share the writer mutex).
- */
-int p4dp_bench_rtc_sweeper_start(struct p4dp_runtime *rt, uint32_t table, struct p4dp_bench_rtc_sweeper **out);
-
-/**
- * Stop and free the sweeper; *@p sweeps and *@p entries (each may be NULL) receive the sweeps
- * completed and the entries they visited. NULL is a no-op. Context: control thread.
- */
-void p4dp_bench_rtc_sweeper_stop(struct p4dp_bench_rtc_sweeper *s, uint64_t *sweeps, uint64_t *entries);
 
 #ifdef __cplusplus
 }

@@ -5,8 +5,10 @@
 //! - Lock acquire + release against rte_spinlock, uncontended (and two threads on one lock);
 //! - TableOperation `entryAdd` in the foreground (benches/rtc_flows.p4: every packet a new key)
 //!   against hits of the same table (target <= 2x);
-//! - the foreground's cycles/packet on a 2^20-entry table while a thread sweeps that table
-//!   without pause through the runtime's Foreach sweep (rtc.h), against no sweep (target <= 1.1x).
+//! - the foreground's cycles/packet on a 2^20-entry table while a P4 background pipeline
+//!   (benches/rtc_flows.p4 -D SWEEP: a Foreach over the table without Sleep) sweeps it on a
+//!   background thread of the run, against the same program with no background thread
+//!   (target <= 1.1x).
 //!
 //! The primitives are C loops (runtime/bench/bench_rtc.c); the table figures run generated code.
 
@@ -17,7 +19,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use p4dp_rt::bench::{Bench, BenchTarget, Kind};
 use p4dp_rt::bench_dp::{Keys, Phase, Tap};
-use p4dp_rt::bench_rtc::{lock_cost, queue_cost, CostPair, SweepStats};
+use p4dp_rt::bench_rtc::{lock_cost, queue_cost, CostPair};
 use p4dp_rt::bench_trace::{Trace, TraceTap};
 use p4dp_rt::Dispatch;
 
@@ -116,72 +118,116 @@ fn sizes(a: &BenchArgs) -> Result<(u32, u64)> {
     Ok((k, ops))
 }
 
-/// `p4dp bench --suite rtc-costs`.
-pub fn suite_rtc_costs(a: &BenchArgs) -> Result<ExitCode> {
-    let (k, ops) = sizes(a)?;
-    let (out, out_dir, scratch) = start(a, Suite::RtcCosts, a.mem.unwrap_or(2048))?;
-    let mut text = String::new();
+/// What a run-to-completion suite's body fills in: the text report, the JSON results, the
+/// verdicts and the TSC frequency.
+#[derive(Default)]
+pub(super) struct Report {
+    pub text: String,
+    pub results: Vec<(&'static str, Json)>,
+    pub pass: Vec<(&'static str, bool)>,
+    pub hz: f64,
+}
+
+/// Run a run-to-completion suite: start the EAL, write the report's head (`intro` after the
+/// command line), run `body` (given the build directory and the report file, which it may save
+/// as it goes), then the summary of its verdicts, the text report and the JSON document
+/// (`settings` beside the common ones, `targets` in the summary).
+pub(super) fn run_suite(
+    a: &BenchArgs,
+    suite: Suite,
+    mem: u32,
+    intro: &str,
+    settings: Vec<(&'static str, Json)>,
+    targets: Vec<(&'static str, Json)>,
+    body: impl FnOnce(&Path, &Path, &mut Report) -> Result<()>,
+) -> Result<ExitCode> {
+    let (out, out_dir, scratch) = start(a, suite, mem)?;
+    let mut rep = Report::default();
     let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
-    let _ = writeln!(text, "p4dp bench --suite rtc-costs results\ncommand: {cmdline}");
-    let _ = writeln!(
-        text,
-        "(the run-to-completion architecture of Zheng et al., When P4 Meets Run-to-completion Architecture; \
-         TSC cycles, medians of {} runs, each figure's baseline measured right after it)",
-        a.repeat
-    );
-    let mut results = Vec::new();
-    let mut pass = Vec::new();
-    let mut hz = 0.0;
-    let r = run_all(a, k, ops, &out_dir, &out, &mut text, &mut results, &mut pass, &mut hz);
+    let _ = writeln!(rep.text, "p4dp bench --suite {} results\ncommand: {cmdline}\n{intro}", suite.name());
+    let r = body(&out_dir, &out, &mut rep);
     if let Err(e) = &r {
-        eprintln!("bench: rtc-costs failed: {e:#}");
-        let _ = writeln!(text, "ERROR: {e:#}");
+        eprintln!("bench: {} failed: {e:#}", suite.name());
+        let _ = writeln!(rep.text, "ERROR: {e:#}");
     }
-    let all = r.is_ok() && pass.iter().all(|(_, p)| *p);
+    let all = r.is_ok() && rep.pass.iter().all(|(_, p)| *p);
     let _ = writeln!(
-        text,
+        rep.text,
         "\nsummary: {}",
-        pass.iter()
+        rep.pass
+            .iter()
             .map(|(n, p)| format!("{n} {}", verdict(*p)))
             .collect::<Vec<_>>()
             .join(", ")
     );
     let to_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if !to_stdout {
-        print!("{text}");
+        print!("{}", rep.text);
     }
-    save(&out, &text)?;
+    save(&out, &rep.text)?;
     eprintln!("bench: results written to {}", out.display());
     if let Some(j) = &a.json {
-        let settings = Json::obj([
-            ("common", common_settings(a)),
-            ("table_log2", Json::Int(k.into())),
-            ("primitive_ops", Json::uint(ops)),
-            ("queue_msg_bytes", Json::Int(QUEUE_MSG.into())),
-        ]);
+        let settings = Json::obj([("common", common_settings(a))].into_iter().chain(settings));
         let summary = Json::obj(
-            [
-                ("queue_target_cycles", Json::Num(QUEUE_TARGET)),
-                ("entry_add_target", Json::Num(ENTRY_ADD_TARGET)),
-                ("sweep_target", Json::Num(SWEEP_TARGET)),
-                ("pass", if r.is_ok() { Json::Bool(all) } else { Json::Null }),
-                (
-                    "error",
-                    r.as_ref().err().map_or(Json::Null, |e| Json::str(format!("{e:#}"))),
-                ),
-            ]
-            .into_iter()
-            .chain(pass.iter().map(|(n, p)| (*n, Json::Bool(*p)))),
+            targets
+                .into_iter()
+                .chain([
+                    ("pass", if r.is_ok() { Json::Bool(all) } else { Json::Null }),
+                    (
+                        "error",
+                        r.as_ref().err().map_or(Json::Null, |e| Json::str(format!("{e:#}"))),
+                    ),
+                ])
+                .chain(rep.pass.iter().map(|(n, p)| (*n, Json::Bool(*p)))),
         );
         json::emit(
             j,
-            &json::document(Some(Suite::RtcCosts.name()), hz, settings, Json::obj(results), summary),
+            &json::document(Some(suite.name()), rep.hz, settings, Json::obj(rep.results), summary),
         )?;
     }
     if a.build_dir.is_none() {
         let _ = std::fs::remove_dir_all(&scratch);
     }
     r.map(|_| ExitCode::SUCCESS)
+}
+
+/// `p4dp bench --suite rtc-costs`.
+pub fn suite_rtc_costs(a: &BenchArgs) -> Result<ExitCode> {
+    let (k, ops) = sizes(a)?;
+    let intro = format!(
+        "(the run-to-completion architecture of Zheng et al., When P4 Meets Run-to-completion Architecture; \
+         TSC cycles, medians of {} runs, each figure's baseline measured right after it)",
+        a.repeat
+    );
+    run_suite(
+        a,
+        Suite::RtcCosts,
+        a.mem.unwrap_or(2048),
+        &intro,
+        vec![
+            ("table_log2", Json::Int(k.into())),
+            ("primitive_ops", Json::uint(ops)),
+            ("queue_msg_bytes", Json::Int(QUEUE_MSG.into())),
+        ],
+        vec![
+            ("queue_target_cycles", Json::Num(QUEUE_TARGET)),
+            ("entry_add_target", Json::Num(ENTRY_ADD_TARGET)),
+            ("sweep_target", Json::Num(SWEEP_TARGET)),
+        ],
+        |out_dir, report, rep| {
+            run_all(
+                a,
+                k,
+                ops,
+                out_dir,
+                report,
+                &mut rep.text,
+                &mut rep.results,
+                &mut rep.pass,
+                &mut rep.hz,
+            )
+        },
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -373,19 +419,20 @@ fn entry_add(a: &BenchArgs, k: u32, out_dir: &Path, text: &mut String, hz: &mut 
     ))
 }
 
-/// benches/rtc_flows.p4 with 2^k entries installed, every packet a hit on a random one: the
-/// program without and with a thread sweeping the table, alternated --repeat times; judged: the
-/// median of the paired ratios.
+/// benches/rtc_flows.p4 -D SWEEP with 2^k entries installed, every packet a hit on a random one:
+/// the program without and with a background thread running its Sweeper pipeline (a Foreach over
+/// the table without pause), alternated --repeat times; judged: the median of the paired ratios.
 fn sweep(a: &BenchArgs, k: u32, out_dir: &Path, text: &mut String, hz: &mut f64) -> Result<(Json, bool)> {
     let so = build(
         a,
         "rtc_flows.p4",
-        &[format!("TABLE_SIZE={}", 1u64 << k)],
+        &[format!("TABLE_SIZE={}", 1u64 << k), "SWEEP".into()],
         out_dir,
         &format!("rtc_flows-sweep-{k}"),
     )?;
+    // one worker and one background thread: two worker contexts
     let mut t = BenchTarget::load(&so, 2).with_context(|| format!("loading {}", so.display()))?;
-    let (ti, ai) = {
+    let (ti, ai, stats) = {
         let p = t.program();
         let tab = p.table("FlowsIngress.flows").context("rtc_flows.p4: no table flows")?;
         let act = tab
@@ -394,7 +441,12 @@ fn sweep(a: &BenchArgs, k: u32, out_dir: &Path, text: &mut String, hz: &mut f64)
             .map(|x| &p.actions[x.action as usize])
             .find(|ai| ai.params.len() == 1)
             .context("rtc_flows.p4: no action known")?;
-        (tab.index, act.index)
+        let stats = p
+            .externs
+            .iter()
+            .find(|e| e.name.ends_with("sweep_stats"))
+            .context("rtc_flows.p4 -D SWEEP: no Counter sweep_stats")?;
+        (tab.index, act.index, stats.index)
     };
     let n = t.table_fill(ti, KEY_BASE, 1 << k, ai, &[vec![0, 0, 0, 7]])?;
     if n != 1 << k {
@@ -427,12 +479,12 @@ fn sweep(a: &BenchArgs, k: u32, out_dir: &Path, text: &mut String, hz: &mut f64)
     let mut tap = TraceTap::attach(&mut bench, 1, 0, &trace)?;
     let _ = writeln!(
         text,
-        "\n== The foreground beside a Foreach sweep of its 2^{k}-entry table on another thread (benches/rtc_flows.p4, \
-         one worker, every packet a hit on a random entry) ==\n(the sweep: a bench thread calling the runtime's \
-         sweep API, rtc.h p4dp_rtc_sweep_begin/_next, without pause, as a background pipeline's Foreach would; \
-         Foreach is not yet in the C back end. cycles/pkt of the window, and the median burst's rx -> tx \
-         latency / 32, which leaves out the bursts in which the worker was descheduled; judged: the median \
-         burst)"
+        "\n== The foreground beside a P4 background pipeline sweeping its 2^{k}-entry table (benches/rtc_flows.p4 \
+         -D SWEEP, one worker, every packet a hit on a random entry) ==\n(the sweep: the program's Sweeper \
+         pipeline, a Foreach over the table with no Sleep, run by a background thread of the run (another \
+         EAL lcore, on the other CPU when there is one) from the run's start; against the same program run \
+         without a background thread. cycles/pkt of the window, and the median burst's rx -> tx latency / 32, \
+         which leaves out the bursts in which the worker was descheduled; judged: the median burst)"
     );
     let (mut without, mut with, mut ratios, mut wratios) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut without_w, mut with_w) = (Vec::new(), Vec::new());
@@ -440,11 +492,14 @@ fn sweep(a: &BenchArgs, k: u32, out_dir: &Path, text: &mut String, hz: &mut f64)
     for run in 0..a.repeat {
         eprintln!("bench: rtc-costs: sweep run {} of {}", run + 1, a.repeat);
         let (m0, _, h0) = retry_empty("no sweep", || Ok(tap.measure(Kind::Program)?))?;
-        let mut st = SweepStats::default();
+        // the pipeline's sweeps and entries visited during the run (warm-up included)
+        let (mut ds, mut de) = (0, 0);
         let (m1, _, h1) = retry_empty("with sweep", || {
             Ok(tap.measure_with(|b| {
-                let (m, s) = b.measure_with_sweeper(Kind::Program, ti)?;
-                st = s;
+                let (s0, e0) = (b.rtc_counter_get(stats, 0)?, b.rtc_counter_get(stats, 1)?);
+                let m = b.measure_with_background(Kind::Program, 1)?;
+                ds = b.rtc_counter_get(stats, 0)? - s0;
+                de = b.rtc_counter_get(stats, 1)? - e0;
                 Ok(m)
             })?)
         })?;
@@ -452,8 +507,8 @@ fn sweep(a: &BenchArgs, k: u32, out_dir: &Path, text: &mut String, hz: &mut f64)
         let (b0, b1) = (h0.quantile(0.5) as f64 / 32.0, h1.quantile(0.5) as f64 / 32.0);
         let _ = writeln!(
             text,
-            "run {}: no sweep {:.1} (median burst {:.1}), with sweep {:.1} (median burst {:.1}) cycles/pkt: \
-             {:.3}x (window {:.3}x; the sweeper: {} sweeps, {} entries visited)",
+            "run {}: no background {:.1} (median burst {:.1}), with the sweeping pipeline {:.1} (median burst {:.1}) \
+             cycles/pkt: {:.3}x (window {:.3}x; the pipeline: {ds} sweeps, {de} entries visited)",
             run + 1,
             m0.cycles_per_pkt,
             b0,
@@ -461,8 +516,6 @@ fn sweep(a: &BenchArgs, k: u32, out_dir: &Path, text: &mut String, hz: &mut f64)
             b1,
             b1 / b0,
             m1.cycles_per_pkt / m0.cycles_per_pkt,
-            st.sweeps,
-            st.entries
         );
         without.push(b0);
         with.push(b1);
@@ -470,8 +523,8 @@ fn sweep(a: &BenchArgs, k: u32, out_dir: &Path, text: &mut String, hz: &mut f64)
         with_w.push(m1.cycles_per_pkt);
         ratios.push(b1 / b0);
         wratios.push(m1.cycles_per_pkt / m0.cycles_per_pkt);
-        sweeps += st.sweeps;
-        visited += st.entries;
+        sweeps += ds;
+        visited += de;
     }
     let ratio = median(&mut ratios.clone());
     let ok = ratio <= SWEEP_TARGET && sweeps > 0;
@@ -479,7 +532,7 @@ fn sweep(a: &BenchArgs, k: u32, out_dir: &Path, text: &mut String, hz: &mut f64)
         text,
         "with sweep / without (median bursts), median of paired runs: {ratio:.3}x (target <= {SWEEP_TARGET}x{}): {}",
         if sweeps == 0 {
-            "; the sweeper completed no sweep"
+            "; the pipeline completed no sweep"
         } else {
             ""
         },
@@ -489,7 +542,7 @@ fn sweep(a: &BenchArgs, k: u32, out_dir: &Path, text: &mut String, hz: &mut f64)
         Json::obj([
             ("entries", Json::uint(1 << k)),
             ("packets", Json::Int(pkts.into())),
-            ("sweep_source", Json::str("runtime sweep API thread")),
+            ("sweep_source", Json::str("P4 background pipeline")),
             ("no_sweep_cycles_per_pkt", Json::Num(median(&mut without.clone()))),
             ("with_sweep_cycles_per_pkt", Json::Num(median(&mut with.clone()))),
             ("ratio", Json::Num(ratio)),
