@@ -144,7 +144,11 @@ pub(super) fn run_suite(
     let (out, out_dir, scratch) = start(a, suite, mem)?;
     let mut rep = Report::default();
     let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
-    let _ = writeln!(rep.text, "p4dp bench --suite {} results\ncommand: {cmdline}\n{intro}", suite.name());
+    let _ = writeln!(
+        rep.text,
+        "p4dp bench --suite {} results\ncommand: {cmdline}\n{intro}",
+        suite.name()
+    );
     let r = body(&out_dir, &out, &mut rep);
     if let Err(e) = &r {
         eprintln!("bench: {} failed: {e:#}", suite.name());

@@ -183,7 +183,11 @@ fn body(a: &BenchArgs, out_dir: &Path, report: &Path, rep: &mut super::rtc::Repo
         );
         let mut runs = Vec::new();
         for run in 0..a.repeat {
-            eprintln!("bench: rtc-spacesaving: {workers} worker(s), run {} of {}", run + 1, a.repeat);
+            eprintln!(
+                "bench: rtc-spacesaving: {workers} worker(s), run {} of {}",
+                run + 1,
+                a.repeat
+            );
             let f = retry_empty("spacesaving", || one_run(a, &so, workers, &trace, &flows))?;
             let _ = writeln!(
                 rep.text,
@@ -217,7 +221,10 @@ fn body(a: &BenchArgs, out_dir: &Path, report: &Path, rep: &mut super::rtc::Repo
             Json::obj([
                 ("recall", Json::Num(r)),
                 ("reference_recall", Json::Num(rr)),
-                ("recall_runs", json::nums(&runs.iter().map(|f| f.recall).collect::<Vec<_>>())),
+                (
+                    "recall_runs",
+                    json::nums(&runs.iter().map(|f| f.recall).collect::<Vec<_>>()),
+                ),
                 (
                     "reference_recall_runs",
                     json::nums(&runs.iter().map(|f| f.ref_recall).collect::<Vec<_>>()),
@@ -228,7 +235,14 @@ fn body(a: &BenchArgs, out_dir: &Path, report: &Path, rep: &mut super::rtc::Repo
                 ("packets_last_run", Json::uint(runs.last().map_or(0, |f| f.packets))),
             ]),
         ));
-        rep.pass.push((if workers == 1 { "recall_1_worker" } else { "recall_2_workers" }, ok));
+        rep.pass.push((
+            if workers == 1 {
+                "recall_1_worker"
+            } else {
+                "recall_2_workers"
+            },
+            ok,
+        ));
     }
     let mut it = all.into_iter();
     let (one, two) = (it.next(), it.next());
