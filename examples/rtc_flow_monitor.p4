@@ -17,7 +17,18 @@
 
 const bit<8> TCP_FIN = 0x01;
 const bit<8> TCP_RST = 0x04;
-const bit<64> IDLE_NS = 1000000000;
+// Sizes and ports for larger runs (-D): FLOW_OUT_PORT where packets leave, FLOW_TABLE_SIZE flows the
+// table holds (the Counter has three cells per row), FLOW_IDLE_NS the idle timeout
+#ifndef FLOW_OUT_PORT
+#define FLOW_OUT_PORT 1
+#endif
+#ifndef FLOW_TABLE_SIZE
+#define FLOW_TABLE_SIZE 1024
+#endif
+#ifndef FLOW_IDLE_NS
+#define FLOW_IDLE_NS 1000000000
+#endif
+const bit<64> IDLE_NS = FLOW_IDLE_NS;
 
 header ethernet_t { bit<48> dst; bit<48> src; bit<16> etherType; }
 header ipv4_t {
@@ -39,7 +50,7 @@ struct FlowData { bit<8> unused; }
 
 Queue<FlowInfo>(4096) queue;
 // per row: packets, bytes, last packet's time
-Counter(3072) cnt;
+Counter(3 * FLOW_TABLE_SIZE) cnt;
 
 parser FgParser(packet_in pkt, out headers_t hdr, inout meta_t meta, in rtc_input_metadata_t istd) {
     state start {
@@ -60,12 +71,12 @@ control FgIngress(inout headers_t hdr, inout meta_t meta, in rtc_input_metadata_
         key = { hdr.ipv4.srcAddr: exact; hdr.ipv4.dstAddr: exact; hdr.tcp.srcPort: exact; hdr.tcp.dstPort: exact; }
         actions = { flow_rec; NoAction; }
         default_action = NoAction();
-        size = 1024;
+        size = FLOW_TABLE_SIZE;
     }
     @tbl("FlowTable")
     TableOperation() tbl_op;
     apply {
-        send_to_port(1);
+        send_to_port(FLOW_OUT_PORT);
         if (hdr.tcp.isValid()) {
             FlowInfo k = { hdr.ipv4.srcAddr, hdr.ipv4.dstAddr, hdr.tcp.srcPort, hdr.tcp.dstPort };
             bool known = FlowTable.apply().hit;
