@@ -56,7 +56,7 @@ fn calibrate_then_model_a_corpus_program() {
     let text = ok(&p4dp(&["calibrate", "--quick", "--out", prof_s]));
     assert!(text.contains("caches: L1d"), "{text}");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&prof).expect("profile written")).expect("JSON");
-    assert_eq!(v["p4dp_profile"], 1);
+    assert_eq!(v["p4dp_profile"], 2);
     assert!(num(&v["machine"], "tsc_hz") > 1e6);
     assert!(v["machine"]["cpu_model"].as_str().is_some_and(|s| !s.is_empty()));
     let c = &v["caches"];
@@ -170,7 +170,7 @@ fn calibrate_then_model_a_corpus_program() {
         "run `p4dp calibrate` first",
     );
     let broken = d.join("broken.json");
-    std::fs::write(&broken, "{\"p4dp_profile\": 1}").expect("write");
+    std::fs::write(&broken, "{\"p4dp_profile\": 2}").expect("write");
     one_line_error(
         &p4dp(&[
             "model",

@@ -54,7 +54,14 @@ pub(crate) struct Point {
     /// Medians over the repetitions, cycles/packet.
     pub l2fwd: f64,
     pub program: f64,
-    program_min: f64,
+    /// The quietest repetitions: the lowest l2fwd floor and program cycles/packet (what load on
+    /// the machine inflates least; `p4dp calibrate` and `p4dp model --check` use these).
+    pub l2fwd_min: f64,
+    pub program_min: f64,
+    /// The median over the repetitions of the program's median burst rx → tx latency (TSC
+    /// cycles): the worker is rarely descheduled inside a burst, so this stays usable on a
+    /// loaded machine (`p4dp calibrate` and `p4dp model --check` cost programs by it).
+    pub program_p50: f64,
     program_max: f64,
     pub mpps: f64,
     /// Program latency (TSC cycles) at QUANTILES, then the maximum; from the last repetition.
@@ -289,6 +296,7 @@ pub(crate) fn measure_so(
     let (mut l2, mut pr, mut mpps) = (Vec::new(), Vec::new(), Vec::new());
     let mut last: Option<(Histogram, u64)> = None;
     let mut l2_p50 = Vec::new();
+    let mut pr_p50 = Vec::new();
     let mut quiet_burst = u64::MAX;
     let mut skipped = 0;
     let mut acl_cp = Vec::new();
@@ -312,6 +320,7 @@ pub(crate) fn measure_so(
             packets += tap.runtime_packets()?.saturating_sub(before);
             pr.push(m.cycles_per_pkt);
             quiet_burst = quiet_burst.min(h.quantile(QUIET_QUANTILE));
+            pr_p50.push(h.quantile(0.5) as f64);
             mpps.push(m.mpps);
             skipped += cnt.skipped;
             last = Some((h, cnt.recorded));
@@ -359,8 +368,10 @@ pub(crate) fn measure_so(
         table_counts,
         packets,
         l2fwd: median(&mut l2),
+        l2fwd_min: l2.first().copied().unwrap_or(0.0),
         program,
         program_min: pr.first().copied().unwrap_or(0.0),
+        program_p50: median(&mut pr_p50),
         program_max: pr.last().copied().unwrap_or(0.0),
         mpps: median(&mut mpps),
         lat,
@@ -635,7 +646,7 @@ const TABLE_TARGET: f64 = 15.0;
 const QUIET_QUANTILE: f64 = 0.05;
 /// Packets per burst in the sweeps: the worker's receive burst, always full with the 4,096
 /// packets in circulation (`--packets`).
-const SWEEP_BURST: f64 = 32.0;
+pub(crate) const SWEEP_BURST: f64 = 32.0;
 
 /// The cost per extra table from the quietest bursts: the slope of `quiet_burst` over the tables
 /// series, per packet. Unlike the windows' cycles/packet it leaves out the bursts in which the

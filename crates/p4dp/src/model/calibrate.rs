@@ -9,10 +9,11 @@ use anyhow::{Context, Result};
 use p4dp_rt::bench::BenchTarget;
 
 use super::predict::footprint_bytes;
-use super::profile::{fit_penalties, Caches, KindCost, Machine, Profile, SizePoint};
+use super::profile::{fit_line, fit_penalties, lookup_cost, Caches, KindCost, Machine, Popularity, Profile, SizePoint};
+use super::tuples::rule_set_probes;
 use super::{bench_args, CalibrateArgs};
 use crate::bench::gen::{self, Externs, ProgSpec, TableKind};
-use crate::bench::sweep::{install_rules, rule_trace, run_point, Ctx, Point, Spec};
+use crate::bench::sweep::{install_rules, rule_trace, run_point, Ctx, Point, Spec, SWEEP_BURST};
 use crate::bench::traffic::Traffic;
 use crate::bench::{cpus, default_mem, eal_args, template};
 
@@ -168,29 +169,46 @@ fn measure(ctx: &mut Ctx, label: &str, prog: ProgSpec, kind: TableKind, n: u64) 
     Ok(p)
 }
 
-fn slope(xy: &[(f64, f64)]) -> f64 {
-    let n = xy.len() as f64;
-    if xy.len() < 2 {
-        return 0.0;
-    }
-    let mx = xy.iter().map(|p| p.0).sum::<f64>() / n;
-    let my = xy.iter().map(|p| p.1).sum::<f64>() / n;
-    let sxx: f64 = xy.iter().map(|p| (p.0 - mx).powi(2)).sum();
-    let sxy: f64 = xy.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    if sxx == 0.0 {
-        0.0
-    } else {
-        sxy / sxx
-    }
+/// Exponent of the Zipf point that fits `hot_lines`, and its table's entries (log2): larger than
+/// the L2, so that the skew's saving shows.
+const ZIPF_S: f64 = 1.1;
+const ZIPF_LOG2: u32 = 18;
+
+/// What a point's program costs per packet over its l2fwd floor, as load on the machine inflates
+/// it least: the median burst's rx → tx latency of the program less the floor's, per packet of
+/// the burst. A window's average counts the time other processes ran on the worker's CPU; a
+/// burst (some microseconds) is rarely interrupted, so its median is the work itself.
+pub fn burst_overhead(p: &Point) -> f64 {
+    (p.program_p50 - p.l2fwd_p50 as f64) / SWEEP_BURST
 }
 
-/// Least-squares (intercept, slope) of y over x.
-pub fn line(xy: &[(f64, f64)]) -> (f64, f64) {
-    let b = slope(xy);
-    let n = xy.len().max(1) as f64;
-    let mx = xy.iter().map(|p| p.0).sum::<f64>() / n;
-    let my = xy.iter().map(|p| p.1).sum::<f64>() / n;
-    (my - b * mx, b)
+/// `hot_lines` for which the model reproduces the measured Zipf lookup cost `cycles` of an exact
+/// table of `n` entries (bisection in [1, 64]: the cost grows with the lines).
+fn fit_hot_lines(p: &Profile, n: u64, bpe: f64, cycles: f64) -> f64 {
+    let Some(k) = p.kind("exact") else { return 2.0 };
+    let at = |h: f64| {
+        let q = Profile {
+            hot_lines: h,
+            ..p.clone()
+        };
+        lookup_cost(&q, k, n, bpe, Popularity::Zipf(ZIPF_S), 1.0).0
+    };
+    let (mut lo, mut hi) = (1.0f64, 64.0f64);
+    if at(lo) >= cycles {
+        return lo;
+    }
+    if at(hi) <= cycles {
+        return hi;
+    }
+    for _ in 0..40 {
+        let mid = (lo + hi) / 2.0;
+        if at(mid) < cycles {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo + hi) / 2.0
 }
 
 pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
@@ -212,9 +230,8 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         ])
     };
     let a1 = common(1)?;
-    let total = 2 + pl.sizes.iter().map(|(_, s)| s.len()).sum::<usize>() + pl.chain.len() + 3 + 1;
+    let total = 2 + pl.sizes.iter().map(|(_, s)| s.len()).sum::<usize>() + pl.chain.len() + 3;
     let mut ctx = Ctx::new(&a1, out_dir.clone(), Traffic::Uniform, pl.warmup, pl.duration, total);
-    let mut all: Vec<Point> = Vec::new();
 
     // base program (3 headers, no table) and the same with 4 more headers
     let base = measure(
@@ -227,10 +244,8 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     let mut more = ProgSpec::exact_chain(0, 1, 0);
     more.extra_headers = 4;
     let more_h = measure(&mut ctx, "no table, 7 headers", more, TableKind::Exact, 16)?;
-    let base_ovh = base.overhead();
-    let per_header = (more_h.overhead() - base_ovh) / 4.0;
 
-    let mut kinds = Vec::new();
+    let mut kind_points: Vec<(TableKind, Vec<(u64, f64, Point)>)> = Vec::new();
     for (kind, sizes) in &pl.sizes {
         let mut points = Vec::new();
         for &l in sizes {
@@ -242,17 +257,10 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
                 *kind,
                 n,
             )?;
-            points.push(SizePoint {
-                entries: n,
-                footprint_bytes: footprint_bytes(kind.name(), n, key_len(*kind), FWD_DATA),
-                cycles: (p.overhead() - base_ovh).max(0.0),
-            });
-            all.push(p);
+            let probes = rule_set_probes(*kind, &gen::rules(*kind, n, 7 + n), &Traffic::Uniform, 11 + n).unwrap_or(0.0);
+            points.push((n, probes, p));
         }
-        kinds.push(KindCost {
-            kind: kind.name().into(),
-            points,
-        });
+        kind_points.push((*kind, points));
     }
 
     let mut chain = Vec::new();
@@ -264,12 +272,8 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
             TableKind::Exact,
             SHAPE_ENTRIES,
         )?;
-        chain.push((f64::from(n), p.overhead()));
-        all.push(p);
+        chain.push((f64::from(n), p));
     }
-    let apply = slope(&chain).max(0.0);
-    let one_table = chain.first().map_or(0.0, |c| c.1);
-
     let data = measure(
         &mut ctx,
         "action data +32B",
@@ -277,14 +281,10 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         TableKind::Exact,
         SHAPE_ENTRIES,
     )?;
-    let per_byte = ((data.overhead() - one_table) / 32.0).max(0.0);
-    let mut with = |ctx: &mut Ctx, label: &str, e: Externs| -> Result<f64> {
+    let with = |ctx: &mut Ctx, label: &str, e: Externs| -> Result<Point> {
         let mut s = ProgSpec::exact_chain(1, SHAPE_ENTRIES, 0);
         s.externs = e;
-        let p = measure(ctx, label, s, TableKind::Exact, SHAPE_ENTRIES)?;
-        let d = (p.overhead() - one_table).max(0.0);
-        all.push(p);
-        Ok(d)
+        measure(ctx, label, s, TableKind::Exact, SHAPE_ENTRIES)
     };
     let counter = with(
         &mut ctx,
@@ -302,49 +302,109 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
             register: true,
         },
     )?;
-    all.push(data);
     ctx.finish();
     let tsc_hz = ctx.tsc_hz;
 
-    // the same one-table program with two workers: the core cycles/packet it costs each
+    // a skewed point: what the cache keeps of a large exact table under Zipf traffic
+    let zipf = if a.quick {
+        None
+    } else {
+        let mut cz = Ctx::new(&a1, out_dir.clone(), Traffic::Zipf(ZIPF_S), pl.warmup, pl.duration, 1);
+        let n = 1u64 << ZIPF_LOG2;
+        let p = measure(
+            &mut cz,
+            &format!("exact 2^{ZIPF_LOG2} zipf"),
+            ProgSpec::kind(TableKind::Exact, n),
+            TableKind::Exact,
+            n,
+        )?;
+        cz.finish();
+        Some((n, p))
+    };
+
+    // the floor with two workers against one, alternated (twice each): how much a second
+    // worker slows each worker on this machine as it is loaded now
     let mut worker_ratio = vec![(1, 1.0)];
     if workers == 2 {
         let a2 = common(2)?;
-        let mut ctx2 = Ctx::new(&a2, out_dir.clone(), Traffic::Uniform, pl.warmup, pl.duration, 1);
-        let p2 = measure(
-            &mut ctx2,
-            "1 exact table, 2 workers",
-            ProgSpec::exact_chain(1, SHAPE_ENTRIES, 0),
-            TableKind::Exact,
-            SHAPE_ENTRIES,
-        )?;
-        ctx2.finish();
-        let one = all
-            .iter()
-            .find(|p| p.label == "1 exact tables")
-            .map_or(0.0, |p| p.program);
-        if one > 0.0 && p2.program > 0.0 {
-            worker_ratio.push((2, p2.program / one));
+        let mut ratios = Vec::new();
+        for round in 0..2 {
+            let mut one = 0.0;
+            for w in [1u32, 2] {
+                let aw = if w == 1 { &a1 } else { &a2 };
+                let mut cw = Ctx::new(aw, out_dir.clone(), Traffic::Uniform, pl.warmup, pl.duration, 1);
+                let p = measure(
+                    &mut cw,
+                    &format!("1 exact table, {w} worker(s), round {}", round + 1),
+                    ProgSpec::exact_chain(1, SHAPE_ENTRIES, 0),
+                    TableKind::Exact,
+                    SHAPE_ENTRIES,
+                )?;
+                cw.finish();
+                if w == 1 {
+                    one = burst_overhead(&p);
+                } else if one > 0.0 {
+                    ratios.push(burst_overhead(&p) / one);
+                }
+            }
+        }
+        if !ratios.is_empty() {
+            worker_ratio.push((2, crate::bench::median(&mut ratios).max(0.1)));
         }
     }
 
-    // median latency against cycles/packet, over every point's program and l2fwd loop
-    let mut lat: Vec<(f64, f64)> = all
+    // the reference floor: the quietest of every point's floor
+    let mut every: Vec<&Point> = vec![&base, &more_h, &data, &counter, &register];
+    every.extend(kind_points.iter().flat_map(|(_, v)| v.iter().map(|x| &x.2)));
+    every.extend(chain.iter().map(|c| &c.1));
+    every.extend(zipf.iter().map(|z| &z.1));
+    let floor = every
         .iter()
-        .filter(|p| !p.lat.is_empty())
-        .map(|p| (p.program, p.lat[0] as f64))
+        .map(|p| p.l2fwd_min)
+        .filter(|&f| f > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let floor = if floor.is_finite() { floor } else { 0.0 };
+    let ovh = burst_overhead;
+    let base_ovh = ovh(&base);
+    let per_header = (ovh(&more_h) - base_ovh) / 4.0;
+    let kinds: Vec<KindCost> = kind_points
+        .iter()
+        .map(|(kind, pts)| KindCost {
+            kind: kind.name().into(),
+            points: pts
+                .iter()
+                .map(|(n, probes, p)| SizePoint {
+                    entries: *n,
+                    footprint_bytes: footprint_bytes(kind.name(), *n, key_len(*kind), FWD_DATA),
+                    cycles: (ovh(p) - base_ovh).max(0.0),
+                    probes: *probes,
+                })
+                .collect(),
+        })
         .collect();
-    lat.extend(all.iter().map(|p| (p.l2fwd, p.l2fwd_p50 as f64)));
-    let (lat_base, lat_per) = line(&lat);
+    let chain_xy: Vec<(f64, f64)> = chain.iter().map(|(n, p)| (*n, ovh(p))).collect();
+    let apply = fit_line(&chain_xy).1.max(0.0);
+    let one_table = chain_xy.first().map_or(0.0, |c| c.1);
+    let per_byte = ((ovh(&data) - one_table) / 32.0).max(0.0);
+    let counter_c = (ovh(&counter) - one_table).max(0.0);
+    let register_c = (ovh(&register) - one_table).max(0.0);
 
-    let mut floors: Vec<f64> = all.iter().map(|p| p.l2fwd).collect();
+    // median latency against cycles/packet (the reference floor plus the burst overhead), over
+    // every point's program and l2fwd loop
+    let mut lat: Vec<(f64, f64)> = every
+        .iter()
+        .map(|p| (floor + burst_overhead(p), p.program_p50))
+        .collect();
+    lat.extend(every.iter().map(|p| (floor, p.l2fwd_p50 as f64)));
+    let (lat_base, lat_per) = fit_line(&lat);
+
     let caches = caches();
     let exact = kinds
         .iter()
         .find(|k| k.kind == "exact")
         .map(|k| k.points.clone())
         .unwrap_or_default();
-    let prof = Profile {
+    let mut prof = Profile {
         machine: Machine {
             cpu_model: cpu_model(),
             cpus: cpus(),
@@ -360,19 +420,24 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         quick: a.quick,
         miss_penalty: fit_penalties(&caches, &exact),
         caches,
-        floor_cycles: crate::bench::median(&mut floors),
+        floor_cycles: floor,
         base_cycles: base_ovh,
         base_headers: 3,
         parse_cycles_per_header: per_header,
         table_apply_cycles: apply,
         action_data_cycles_per_byte: per_byte,
-        counter_cycles: counter,
-        register_cycles: register,
+        counter_cycles: counter_c,
+        register_cycles: register_c,
         kinds,
         latency_base: lat_base,
         latency_per_cycle: lat_per.max(0.0),
         worker_ratio,
+        hot_lines: 2.0,
     };
+    if let Some((n, p)) = &zipf {
+        let bpe = footprint_bytes("exact", *n, key_len(TableKind::Exact), FWD_DATA) as f64 / *n as f64;
+        prof.hot_lines = fit_hot_lines(&prof, *n, bpe, (ovh(p) - base_ovh).max(0.0));
+    }
     if let Some(d) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
     }
@@ -454,7 +519,23 @@ mod tests {
 
     #[test]
     fn fitted_line() {
-        let (a, b) = line(&[(1.0, 3.0), (2.0, 5.0), (3.0, 7.0)]);
+        let (a, b) = fit_line(&[(1.0, 3.0), (2.0, 5.0), (3.0, 7.0)]);
         assert!((a - 1.0).abs() < 1e-12 && (b - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn hot_lines_reproduce_the_zipf_point() {
+        let p = crate::model::profile::tests::sample();
+        let k = &p.kinds[0];
+        let n = 1u64 << 20;
+        for want in [1.5, 4.0, 9.0] {
+            let q = Profile {
+                hot_lines: want,
+                ..p.clone()
+            };
+            let c = lookup_cost(&q, k, n, 64.0, Popularity::Zipf(ZIPF_S), 1.0).0;
+            let got = fit_hot_lines(&p, n, 64.0, c);
+            assert!((got - want).abs() < 1e-3, "{got} vs {want}");
+        }
     }
 }

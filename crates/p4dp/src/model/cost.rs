@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::profile::{lookup_cost, regime, Popularity, Profile};
+use super::profile::{lookup_cost, probe_cost, regime, Popularity, Profile};
 use super::ModelError;
 use crate::bench::json::Json;
 
@@ -28,6 +28,9 @@ pub struct TableUse {
     /// Counter and register (read + write) operations per application.
     pub counters: f64,
     pub registers: f64,
+    /// Tuple-space tables: the hash tables a lookup of the traffic probes on average
+    /// (model/tuples.rs), when the entries and keys are known.
+    pub probes: Option<f64>,
 }
 
 /// A program's paths: what the model costs.
@@ -58,6 +61,8 @@ pub struct TableCost {
 pub struct Prediction {
     /// Cycles/packet of one worker (core cycles: with several workers, each worker's).
     pub cycles: f64,
+    /// The same with one worker (before the profile's worker ratio).
+    pub one_worker: f64,
     pub floor: f64,
     pub parse: f64,
     pub tables: Vec<TableCost>,
@@ -72,15 +77,30 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
     let parse = p.base_cycles + (f64::from(u.headers) - f64::from(p.base_headers)) * p.parse_cycles_per_header;
     let mut tables = Vec::new();
     let mut sum = 0.0;
+    // the tables the packets search share the caches
+    let searched = u
+        .tables
+        .iter()
+        .filter(|t| t.kind != "keyless" && t.entries > 0 && t.applies > 0.0)
+        .count()
+        .max(1);
+    let share = 1.0 / searched as f64;
     for t in &u.tables {
         // an empty table finds nothing to search: the cost of applying it, as a keyless one
+        let mut probed = None;
         let (lookup, misses) = if t.kind == "keyless" || t.entries == 0 {
             (p.table_apply_cycles, [0.0; 3])
         } else {
             let k = p
                 .kind(&t.kind)
                 .ok_or_else(|| ModelError::NoKind(t.kind.clone(), t.name.clone()))?;
-            lookup_cost(p, k, t.entries.max(1), t.bytes_per_entry, u.popularity)
+            match t.probes.and_then(|pr| probe_cost(k, pr).map(|c| (pr, c))) {
+                Some((pr, c)) => {
+                    probed = Some(pr);
+                    (c, [0.0; 3])
+                }
+                None => lookup_cost(p, k, t.entries.max(1), t.bytes_per_entry, u.popularity, share),
+            }
         };
         let data = t.extra_data_bytes * p.action_data_cycles_per_byte;
         let ext = t.counters * p.counter_cycles + t.registers * p.register_cycles;
@@ -96,6 +116,8 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
             "extern calls in its actions".to_string()
         } else if data > lookup {
             "action data".to_string()
+        } else if let Some(pr) = probed {
+            format!("{} lookup, {pr:.1} hash tables probed", t.kind)
         } else if reg == "L1" {
             format!("{} lookup, cache-resident", t.kind)
         } else {
@@ -112,11 +134,13 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
         });
     }
     let one_worker = p.floor_cycles + parse + sum;
-    let cycles = one_worker * p.worker_factor(u.workers.max(1));
+    // a second worker slows the program's work (shared caches and memory), not the floor
+    let cycles = p.floor_cycles + (parse + sum) * p.worker_factor(u.workers.max(1));
     let mpps_per_worker = p.machine.tsc_hz / cycles / 1e6;
     let latency = p.latency_base + p.latency_per_cycle * cycles;
     Ok(Prediction {
         cycles,
+        one_worker,
         floor: p.floor_cycles,
         parse,
         tables,
@@ -238,6 +262,7 @@ pub fn to_json(u: &ProgramUse, r: &Prediction) -> Json {
                             ("memory_bytes", Json::uint(t.memory_bytes)),
                             ("applies_per_pkt", Json::Num(t.applies)),
                             ("hit_ratio", Json::Num(t.hit_ratio)),
+                            ("probes_per_lookup", Json::opt(t.probes)),
                             ("cycles_per_pkt", Json::Num(c.cycles)),
                             ("lookup_cycles", Json::Num(c.lookup)),
                             ("action_cycles", Json::Num(c.action)),
@@ -269,6 +294,7 @@ mod tests {
             extra_data_bytes: 0.0,
             counters: 0.0,
             registers: 0.0,
+            probes: None,
         }
     }
 
@@ -303,8 +329,8 @@ mod tests {
             popularity: Popularity::Uniform,
         };
         let r = predict(&p, &u).unwrap();
-        // (60 + 40 + 2·5 + 2 × (30 + 8·0.5 + 10 + 12)) × 1.2
-        let want = (60.0 + 40.0 + 10.0 + 2.0 * 56.0) * 1.2;
+        // 60 + (40 + 2·5 + 2 × (30 + 8·0.5 + 10 + 12)) × 1.2: the floor is not scaled
+        let want = 60.0 + (40.0 + 10.0 + 2.0 * 56.0) * 1.2;
         assert!((r.cycles - want).abs() < 1e-9, "{} vs {want}", r.cycles);
         assert!((r.mpps_total - 2.0 * r.mpps_per_worker).abs() < 1e-12);
         // lookup 30 > externs 22 > data 4

@@ -15,6 +15,7 @@ use p4dp_rt::{KeyInfo, MatchField, MatchKind, Program, Runtime, RuntimeOptions, 
 
 use super::cost::{self, ProgramUse, TableUse};
 use super::profile::Popularity;
+use super::tuples::{sim_rule, Classifier, SimRule};
 use super::{load_profile, ModelArgs, ModelError};
 use crate::bench::gen::Rng;
 use crate::bench::json;
@@ -209,6 +210,7 @@ pub fn program_use(
     facts: &IrFacts,
     entries: &[u64],
     run: &PathCounts,
+    probes: &[Option<f64>],
     workers: u32,
     popularity: Popularity,
 ) -> ProgramUse {
@@ -242,6 +244,7 @@ pub fn program_use(
             extra_data_bytes: mix(hit.0, miss.0),
             counters: mix(hit.1, miss.1),
             registers: mix(hit.2, miss.2),
+            probes: probes.get(i).copied().flatten(),
         });
     }
     ProgramUse {
@@ -361,6 +364,40 @@ fn install(rt: &Runtime, t: u32, n: u64) -> Result<u64> {
     Ok(n)
 }
 
+/// Mean hash tables probed per lookup of a tuple-space table holding the `n` generated entries
+/// (gen_entry, installed in order), when the traffic's destinations draw over `keys` keys by its
+/// popularity: the key of a drawn entry is the low end of each of its fields. None for tables of
+/// other kinds or without entries.
+fn entry_probes(t: &p4dp_rt::TableInfo, n: u64, traffic: &Traffic, keys: u64, seed: u64) -> Option<f64> {
+    let kind = kind_of(&t.keys);
+    if n == 0 || !matches!(kind, "ternary" | "range" | "optional") {
+        return None;
+    }
+    let widths: Vec<u32> = t.keys.iter().map(|k| k.bitwidth).collect();
+    let n = t
+        .keys
+        .first()
+        .map_or(n, |k| if k.bitwidth < 64 { n.min(1u64 << k.bitwidth) } else { n });
+    let rules: Vec<SimRule> = (0..n)
+        .map(|i| {
+            let e = gen_entry(t, i, n, 0, &[]);
+            sim_rule(&widths, &e.matches, if t.needs_priority { e.priority } else { 1 })
+        })
+        .collect::<Option<_>>()?;
+    let keyset: Vec<Vec<u128>> = {
+        let mut rng = Rng::new(seed ^ 0x6b65);
+        let pop = traffic::Popularity::new(traffic, keys.max(1), &mut rng);
+        (0..4096)
+            .map(|_| {
+                let k = (pop.draw(&mut rng) as u64).min(n - 1) as usize;
+                rules[k].bounds.iter().map(|b| b.0).collect()
+            })
+            .collect()
+    };
+    let c = Classifier::build(&widths, rules);
+    Some(c.mean_probes(&keyset))
+}
+
 /// Most packets the functional run injects.
 const RUN_MAX: u64 = 1 << 18;
 
@@ -462,12 +499,21 @@ pub fn model(a: ModelArgs) -> Result<ExitCode> {
     }
     let trace = pcap.unwrap_or_else(|| dst_trace(&traffic, top, a.seed, 0.0));
     let run = functional_run(&rt, &trace)?;
+    // the tuple-space tables' probes: the generated entries under the generated traffic (a
+    // capture's keys are not known here: those tables are costed by their entry count)
+    let probes: Vec<Option<f64>> = (0..entries.len())
+        .map(|t| match traffic {
+            Traffic::Pcap(_) => None,
+            _ => entry_probes(&rt.program().tables[t], entries[t], &traffic, top, a.seed),
+        })
+        .collect();
     let u = program_use(
         rt.program(),
         &layouts,
         &facts,
         &entries,
         &run,
+        &probes,
         a.workers,
         popularity(&traffic),
     );

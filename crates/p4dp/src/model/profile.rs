@@ -9,7 +9,7 @@ use super::ModelError;
 use crate::bench::json::Json;
 
 /// Version of the profile's layout; bumped when a field changes meaning or goes away.
-pub const FORMAT: u64 = 1;
+pub const FORMAT: u64 = 2;
 
 /// The machine a profile was measured on.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,6 +47,9 @@ pub struct SizePoint {
     pub entries: u64,
     pub footprint_bytes: u64,
     pub cycles: f64,
+    /// Tuple-space kinds: the hash tables a lookup of the calibrated traffic probes, on average
+    /// (model/tuples.rs); 0 for the other kinds.
+    pub probes: f64,
 }
 
 /// The calibrated sizes of one match kind (exact, lpm, ternary, range, optional).
@@ -87,8 +90,12 @@ pub struct Profile {
     /// Median rx → tx latency ≈ latency_base + latency_per_cycle × cycles/packet.
     pub latency_base: f64,
     pub latency_per_cycle: f64,
-    /// (workers, cycles/packet with that many workers / with one), ascending.
+    /// (workers, cycles/packet with that many workers / with one), ascending: the l2fwd floor's
+    /// slowdown per worker, which the model applies to the whole program.
     pub worker_ratio: Vec<(u32, f64)>,
+    /// Cache lines a popular entry keeps cached under skewed traffic (its bucket, its entry, its
+    /// action data: what one lookup touches), fitted on a Zipf point of an exact table.
+    pub hot_lines: f64,
 }
 
 fn num(v: &Value, path: &str) -> Result<f64, ModelError> {
@@ -171,6 +178,7 @@ impl Profile {
                     entries: entries as u64,
                     footprint_bytes: num(p, "footprint_bytes")? as u64,
                     cycles: num(p, "cycles")?,
+                    probes: nonneg(num(p, "probes")?, "probes")?,
                 });
             }
             if points.is_empty() {
@@ -231,6 +239,13 @@ impl Profile {
             latency_base: num(&v, "latency.base_cycles")?,
             latency_per_cycle: num(&v, "latency.per_cycle")?,
             worker_ratio,
+            hot_lines: {
+                let h = num(&v, "hot_lines")?;
+                if h < 1.0 {
+                    return Err(ModelError::Profile(format!("field `hot_lines` is below 1 ({h})")));
+                }
+                h
+            },
         })
     }
 
@@ -285,6 +300,7 @@ impl Profile {
                                         ("entries", Json::uint(p.entries)),
                                         ("footprint_bytes", Json::uint(p.footprint_bytes)),
                                         ("cycles", Json::Num(p.cycles)),
+                                        ("probes", Json::Num(p.probes)),
                                     ])
                                 })
                                 .collect(),
@@ -303,6 +319,7 @@ impl Profile {
                     ("per_cycle", Json::Num(self.latency_per_cycle)),
                 ]),
             ),
+            ("hot_lines", Json::Num(self.hot_lines)),
             (
                 "worker_ratio",
                 Json::Arr(
@@ -455,17 +472,87 @@ pub fn interpolate(points: &[SizePoint], n: u64) -> f64 {
     }
 }
 
+/// Bytes of a cache line.
+pub const LINE: f64 = 64.0;
+
+/// Cache bytes one entry takes under `pop`: under uniform traffic every line of the table is
+/// used alike, so an entry takes its share of the footprint; under skew a popular entry keeps
+/// the whole lines its lookup touches cached (`hot_lines` of them), the unpopular neighbours in
+/// those lines riding along.
+pub fn cache_bytes_per_entry(p: &Profile, bytes_per_entry: f64, pop: Popularity) -> f64 {
+    match pop {
+        Popularity::Uniform => bytes_per_entry,
+        Popularity::Zipf(_) => bytes_per_entry.max(p.hot_lines * LINE),
+    }
+}
+
+/// Miss cycles of per-level miss ratios `m`: Σ m_L · penalty_L.
+fn miss_cycles(p: &Profile, m: &[f64; 3]) -> f64 {
+    (0..3).map(|l| m[l] * p.miss_penalty[l]).sum()
+}
+
 /// The cost of one lookup of `kind` in a table of `n` entries of `bytes_per_entry`, with the
-/// traffic's popularity: the uniform cost at that size, less the cache misses the popularity
-/// saves (uniform misses minus the popularity's, per level, times the level's penalty); never
-/// below the kind's smallest calibrated cost. Returns (cycles, per-level miss ratios).
-pub fn lookup_cost(p: &Profile, kind: &KindCost, n: u64, bytes_per_entry: f64, pop: Popularity) -> (f64, [f64; 3]) {
+/// traffic's popularity, when the table gets `share` (0..1] of each cache level (the program's
+/// tables with entries share the caches). The calibrated cost at `n` (one table, uniform
+/// traffic: miss cycles W₁ by the penalties) is moved by the change in miss cycles, W - W₁,
+/// scaled by how this kind's own calibrated sizes grow against the penalties (k = (cost(n) -
+/// cost(smallest)) / W₁, within [0.2, 5]; 1 when the calibrated size misses nothing).
+/// Returns (cycles, per-level miss ratios).
+pub fn lookup_cost(
+    p: &Profile,
+    kind: &KindCost,
+    n: u64,
+    bytes_per_entry: f64,
+    pop: Popularity,
+    share: f64,
+) -> (f64, [f64; 3]) {
     let uni = interpolate(&kind.points, n);
-    let mu = level_misses(&p.caches, n, bytes_per_entry, Popularity::Uniform);
-    let mp = level_misses(&p.caches, n, bytes_per_entry, pop);
-    let saved: f64 = (0..3).map(|l| (mu[l] - mp[l]).max(0.0) * p.miss_penalty[l]).sum();
-    let floor = kind.points.first().map_or(0.0, |q| q.cycles);
-    ((uni - saved).max(floor.min(uni)), mp)
+    let c0 = kind.points.first().map_or(0.0, |q| q.cycles);
+    let share = share.clamp(1e-6, 1.0);
+    let shared = Caches {
+        l1d: (p.caches.l1d as f64 * share) as u64,
+        l2: (p.caches.l2 as f64 * share) as u64,
+        llc: (p.caches.llc as f64 * share) as u64,
+    };
+    let m1 = level_misses(&p.caches, n, bytes_per_entry, Popularity::Uniform);
+    let mx = level_misses(&shared, n, cache_bytes_per_entry(p, bytes_per_entry, pop), pop);
+    let (w1, wx) = (miss_cycles(p, &m1), miss_cycles(p, &mx));
+    let k = if w1 >= 1.0 {
+        ((uni - c0) / w1).clamp(0.2, 5.0)
+    } else {
+        1.0
+    };
+    ((uni + k * (wx - w1)).max(c0.min(uni)), mx)
+}
+
+/// Lookup cost of a tuple-space table whose lookups probe `probes` hash tables: the least-squares
+/// line of the kind's calibrated (probes, cycles), never below zero. None when the calibrated
+/// points do not spread over probes (a quick profile, or an older one).
+pub fn probe_cost(kind: &KindCost, probes: f64) -> Option<f64> {
+    let xy: Vec<(f64, f64)> = kind
+        .points
+        .iter()
+        .filter(|q| q.probes > 0.0)
+        .map(|q| (q.probes, q.cycles))
+        .collect();
+    let lo = xy.iter().map(|q| q.0).fold(f64::INFINITY, f64::min);
+    let hi = xy.iter().map(|q| q.0).fold(0.0, f64::max);
+    if xy.len() < 2 || hi - lo < 0.5 {
+        return None;
+    }
+    let (a, b) = fit_line(&xy);
+    Some((a + b.max(0.0) * probes).max(0.0))
+}
+
+/// Least-squares (intercept, slope) of y over x.
+pub fn fit_line(xy: &[(f64, f64)]) -> (f64, f64) {
+    let n = xy.len().max(1) as f64;
+    let mx = xy.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = xy.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = xy.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = xy.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let b = if sxx == 0.0 { 0.0 } else { sxy / sxx };
+    (my - b * mx, b)
 }
 
 /// The cache level most lookups are served from, by the miss ratios: "L1", "L2", "LLC", "DRAM".
@@ -518,11 +605,13 @@ pub(crate) mod tests {
                         entries: 16,
                         footprint_bytes: 16 * 64,
                         cycles: 30.0,
+                        probes: 0.0,
                     },
                     SizePoint {
                         entries: 1 << 20,
                         footprint_bytes: 64 << 20,
                         cycles: 330.0,
+                        probes: 0.0,
                     },
                 ],
             }],
@@ -530,6 +619,7 @@ pub(crate) mod tests {
             latency_base: 100.0,
             latency_per_cycle: 32.0,
             worker_ratio: vec![(1, 1.0), (2, 1.2)],
+            hot_lines: 2.0,
         }
     }
 
@@ -549,7 +639,7 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("floor_cycles"), "{e}");
-        let e = Profile::parse(&good.replace("\"p4dp_profile\":1", "\"p4dp_profile\":9"))
+        let e = Profile::parse(&good.replace("\"p4dp_profile\":2", "\"p4dp_profile\":9"))
             .unwrap_err()
             .to_string();
         assert!(e.contains("format 9"), "{e}");
@@ -592,16 +682,19 @@ pub(crate) mod tests {
                 entries: 16,
                 footprint_bytes: 1024,
                 cycles: 20.0,
+                probes: 0.0,
             },
             SizePoint {
                 entries: 4096,
                 footprint_bytes: 4096 * 64,
                 cycles: 30.0,
+                probes: 0.0,
             },
             SizePoint {
                 entries: 1 << 22,
                 footprint_bytes: 64 << 22,
                 cycles: 400.0,
+                probes: 0.0,
             },
         ];
         let pen = fit_penalties(&c, &pts);
@@ -618,14 +711,100 @@ pub(crate) mod tests {
     fn skewed_traffic_costs_less_than_uniform_in_dram_only() {
         let p = sample();
         let k = &p.kinds[0];
-        let (u, mu) = lookup_cost(&p, k, 1 << 20, 64.0, Popularity::Uniform);
-        let (z, mz) = lookup_cost(&p, k, 1 << 20, 64.0, Popularity::Zipf(1.2));
+        let (u, mu) = lookup_cost(&p, k, 1 << 20, 64.0, Popularity::Uniform, 1.0);
+        let (z, mz) = lookup_cost(&p, k, 1 << 20, 64.0, Popularity::Zipf(1.2), 1.0);
         assert_eq!(u, 330.0);
         assert_eq!(regime(&mu), "DRAM");
         assert!(z < u && z >= 30.0, "{z}");
         assert_ne!(regime(&mz), "DRAM");
-        let (s, _) = lookup_cost(&p, k, 16, 64.0, Popularity::Zipf(1.2));
+        let (s, _) = lookup_cost(&p, k, 16, 64.0, Popularity::Zipf(1.2), 1.0);
         assert_eq!(s, 30.0);
+    }
+
+    /// An LRU cache of `cap` entries fed `draws` requests of Zipf(`s`) over `n` ranks: its
+    /// measured miss ratio (after one cache-fill of warm-up).
+    fn lru_misses(n: u64, cap: usize, s: f64, draws: usize) -> f64 {
+        use std::collections::{BTreeMap, HashMap};
+        let mut cdf = Vec::new();
+        let mut acc = 0.0;
+        for k in 1..=n {
+            acc += (k as f64).powf(-s);
+            cdf.push(acc);
+        }
+        let mut rng = crate::bench::gen::Rng::new(5);
+        let (mut at, mut by_age) = (HashMap::new(), BTreeMap::new());
+        let (mut miss, mut seen) = (0usize, 0usize);
+        for t in 0..draws + cap * 4 {
+            let u = rng.unit() * acc;
+            let r = cdf.partition_point(|&c| c < u);
+            let hit = match at.insert(r, t) {
+                Some(old) => {
+                    by_age.remove(&old);
+                    true
+                }
+                None => false,
+            };
+            by_age.insert(t, r);
+            if at.len() > cap {
+                let (&old, &victim) = by_age.iter().next().expect("non-empty");
+                by_age.remove(&old);
+                at.remove(&victim);
+            }
+            if t >= cap * 4 {
+                seen += 1;
+                miss += usize::from(!hit);
+            }
+        }
+        miss as f64 / seen as f64
+    }
+
+    #[test]
+    fn che_approximation_matches_a_simulated_lru_cache() {
+        // grouped ranks (above 1024) and the fixed point both enter: n well above the groups
+        for (n, cap, s) in [(20_000u64, 500usize, 1.1), (50_000, 2_000, 0.9), (5_000, 100, 1.3)] {
+            let sim = lru_misses(n, cap, s, 300_000);
+            let che = miss_ratio(n, cap as f64, Popularity::Zipf(s));
+            assert!((che - sim).abs() < 0.02, "n {n} cap {cap} s {s}: che {che}, lru {sim}");
+        }
+    }
+
+    #[test]
+    fn shared_caches_and_hot_lines_cost_misses() {
+        let p = sample();
+        let k = &p.kinds[0];
+        let n = 1u64 << 16;
+        let (alone, _) = lookup_cost(&p, k, n, 64.0, Popularity::Zipf(1.1), 1.0);
+        let (shared, _) = lookup_cost(&p, k, n, 64.0, Popularity::Zipf(1.1), 0.25);
+        assert!(shared > alone, "{shared} {alone}");
+        let wide = Profile {
+            hot_lines: 8.0,
+            ..p.clone()
+        };
+        let (w, _) = lookup_cost(&wide, k, n, 64.0, Popularity::Zipf(1.1), 1.0);
+        assert!(w > alone, "{w} {alone}");
+        // uniform traffic alone in the caches is the calibrated cost
+        let (u, _) = lookup_cost(&p, k, n, 64.0, Popularity::Uniform, 1.0);
+        assert!((u - interpolate(&k.points, n)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn probe_cost_is_the_line_through_the_calibrated_probes() {
+        let pt = |probes: f64, cycles: f64| SizePoint {
+            entries: 16,
+            footprint_bytes: 1024,
+            cycles,
+            probes,
+        };
+        let k = KindCost {
+            kind: "ternary".into(),
+            points: vec![pt(1.0, 50.0), pt(3.0, 90.0), pt(5.0, 130.0)],
+        };
+        assert!((probe_cost(&k, 4.0).unwrap() - 110.0).abs() < 1e-9);
+        let flat = KindCost {
+            kind: "ternary".into(),
+            points: vec![pt(2.0, 50.0), pt(2.2, 60.0)],
+        };
+        assert!(probe_cost(&flat, 2.0).is_none());
     }
 
     #[test]
