@@ -383,8 +383,11 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         })
         .collect();
     let chain_xy: Vec<(f64, f64)> = chain.iter().map(|(n, p)| (*n, ovh(p))).collect();
-    let apply = fit_line(&chain_xy).1.max(0.0);
+    let (icpt, apply) = fit_line(&chain_xy);
+    let apply = apply.max(0.0);
     let one_table = chain_xy.first().map_or(0.0, |c| c.1);
+    // the first table's share that the next ones do not pay, within what one table costs
+    let fixed = (icpt - base_ovh).clamp(0.0, (one_table - base_ovh).max(0.0));
     let per_byte = ((ovh(&data) - one_table) / 32.0).max(0.0);
     let counter_c = (ovh(&counter) - one_table).max(0.0);
     let register_c = (ovh(&register) - one_table).max(0.0);
@@ -425,6 +428,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         base_headers: 3,
         parse_cycles_per_header: per_header,
         table_apply_cycles: apply,
+        tables_fixed_cycles: fixed,
         action_data_cycles_per_byte: per_byte,
         counter_cycles: counter_c,
         register_cycles: register_c,
@@ -470,12 +474,13 @@ pub fn summary(p: &Profile) -> String {
     );
     let _ = writeln!(
         s,
-        "floor {:.1}, base program {:.1} ({} headers, {:.1} per header), extra table {:.1}, action data {:.2}/byte, counter {:.1}, register {:.1} cycles/packet",
+        "floor {:.1}, base program {:.1} ({} headers, {:.1} per header), extra table {:.1} (first one {:.1} more), action data {:.2}/byte, counter {:.1}, register {:.1} cycles/packet",
         p.floor_cycles,
         p.base_cycles,
         p.base_headers,
         p.parse_cycles_per_header,
         p.table_apply_cycles,
+        p.tables_fixed_cycles,
         p.action_data_cycles_per_byte,
         p.counter_cycles,
         p.register_cycles

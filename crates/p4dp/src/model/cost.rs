@@ -61,10 +61,10 @@ pub struct TableCost {
 pub struct Prediction {
     /// Cycles/packet of one worker (core cycles: with several workers, each worker's).
     pub cycles: f64,
-    /// The same with one worker (before the profile's worker ratio).
-    pub one_worker: f64,
     pub floor: f64,
     pub parse: f64,
+    /// The first searched table's fixed part, paid once per packet.
+    pub tables_fixed: f64,
     pub tables: Vec<TableCost>,
     pub mpps_per_worker: f64,
     pub mpps_total: f64,
@@ -76,7 +76,6 @@ pub struct Prediction {
 pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
     let parse = p.base_cycles + (f64::from(u.headers) - f64::from(p.base_headers)) * p.parse_cycles_per_header;
     let mut tables = Vec::new();
-    let mut sum = 0.0;
     // the tables the packets search share the caches
     let searched = u
         .tables
@@ -85,22 +84,34 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
         .count()
         .max(1);
     let share = 1.0 / searched as f64;
+    // every calibrated table cost holds the first table's fixed part: each searched table is
+    // costed without it, and the packet pays it once (for its share of packets searching any)
+    let fixed = p.tables_fixed_cycles;
+    let searching: f64 = u
+        .tables
+        .iter()
+        .filter(|t| t.kind != "keyless" && t.entries > 0)
+        .map(|t| t.applies)
+        .sum::<f64>()
+        .min(1.0);
+    let mut sum = fixed * searching;
     for t in &u.tables {
         // an empty table finds nothing to search: the cost of applying it, as a keyless one
         let mut probed = None;
         let (lookup, misses) = if t.kind == "keyless" || t.entries == 0 {
             (p.table_apply_cycles, [0.0; 3])
         } else {
+            let strip = |(c, m): (f64, [f64; 3])| ((c - fixed).max(0.0), m);
             let k = p
                 .kind(&t.kind)
                 .ok_or_else(|| ModelError::NoKind(t.kind.clone(), t.name.clone()))?;
-            match t.probes.and_then(|pr| probe_cost(k, pr).map(|c| (pr, c))) {
+            strip(match t.probes.and_then(|pr| probe_cost(k, pr).map(|c| (pr, c))) {
                 Some((pr, c)) => {
                     probed = Some(pr);
                     (c, [0.0; 3])
                 }
                 None => lookup_cost(p, k, t.entries.max(1), t.bytes_per_entry, u.popularity, share),
-            }
+            })
         };
         let data = t.extra_data_bytes * p.action_data_cycles_per_byte;
         let ext = t.counters * p.counter_cycles + t.registers * p.register_cycles;
@@ -133,16 +144,15 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
             dominant,
         });
     }
-    let one_worker = p.floor_cycles + parse + sum;
     // a second worker slows the program's work (shared caches and memory), not the floor
     let cycles = p.floor_cycles + (parse + sum) * p.worker_factor(u.workers.max(1));
     let mpps_per_worker = p.machine.tsc_hz / cycles / 1e6;
     let latency = p.latency_base + p.latency_per_cycle * cycles;
     Ok(Prediction {
         cycles,
-        one_worker,
         floor: p.floor_cycles,
         parse,
+        tables_fixed: fixed * searching,
         tables,
         mpps_per_worker,
         mpps_total: mpps_per_worker * f64::from(u.workers.max(1)),
@@ -193,6 +203,14 @@ pub fn report(p: &Profile, u: &ProgramUse, r: &Prediction) -> String {
         ),
         format!("{:.1}", r.parse)
     );
+    if r.tables_fixed > 0.0 {
+        let _ = writeln!(
+            s,
+            "  {:<28} {:>9}  once per packet that searches a table",
+            "tables' fixed part",
+            format!("{:.1}", r.tables_fixed)
+        );
+    }
     for (t, c) in u.tables.iter().zip(&r.tables) {
         let _ = writeln!(
             s,
@@ -247,6 +265,7 @@ pub fn to_json(u: &ProgramUse, r: &Prediction) -> Json {
         ("workers", Json::uint(u64::from(u.workers))),
         ("floor_cycles", Json::Num(r.floor)),
         ("parse_cycles", Json::Num(r.parse)),
+        ("tables_fixed_cycles", Json::Num(r.tables_fixed)),
         (
             "tables",
             Json::Arr(
@@ -335,6 +354,26 @@ mod tests {
         assert!((r.mpps_total - 2.0 * r.mpps_per_worker).abs() < 1e-12);
         // lookup 30 > externs 22 > data 4
         assert_eq!(r.tables[0].dominant, "exact lookup, cache-resident");
+    }
+
+    #[test]
+    fn the_first_table_pays_the_fixed_part_once() {
+        let mut p = sample();
+        p.tables_fixed_cycles = 10.0;
+        let u = ProgramUse {
+            headers: 3,
+            tables: vec![
+                table("exact", 16, 1.0),
+                table("exact", 16, 1.0),
+                table("exact", 16, 1.0),
+            ],
+            workers: 1,
+            popularity: Popularity::Uniform,
+        };
+        let r = predict(&p, &u).unwrap();
+        // floor 60 + base 40 + 10 once + 3 × (30 - 10)
+        assert!((r.cycles - 170.0).abs() < 1e-9, "{}", r.cycles);
+        assert!((r.tables[0].lookup - 20.0).abs() < 1e-9);
     }
 
     #[test]

@@ -78,6 +78,10 @@ pub struct Profile {
     pub parse_cycles_per_header: f64,
     /// Cost of one more application of a cache-resident exact table (slope over 1..N tables).
     pub table_apply_cycles: f64,
+    /// What the first searched table costs once per packet beyond the next ones (the intercept
+    /// of the 1..N tables line over the program without tables): every calibrated single-table
+    /// cost includes it, a program pays it once.
+    pub tables_fixed_cycles: f64,
     /// Each byte of action data beyond the port parameter.
     pub action_data_cycles_per_byte: f64,
     /// One `counter.count` in the action.
@@ -231,6 +235,7 @@ impl Profile {
             base_headers: num(&v, "base_headers")? as u32,
             parse_cycles_per_header: num(&v, "parse_cycles_per_header")?,
             table_apply_cycles: num(&v, "table_apply_cycles")?,
+            tables_fixed_cycles: nonneg(num(&v, "tables_fixed_cycles")?, "tables_fixed_cycles")?,
             action_data_cycles_per_byte: num(&v, "action_data_cycles_per_byte")?,
             counter_cycles: num(&v, "counter_cycles")?,
             register_cycles: num(&v, "register_cycles")?,
@@ -281,6 +286,7 @@ impl Profile {
             ("base_headers", Json::uint(u64::from(self.base_headers))),
             ("parse_cycles_per_header", Json::Num(self.parse_cycles_per_header)),
             ("table_apply_cycles", Json::Num(self.table_apply_cycles)),
+            ("tables_fixed_cycles", Json::Num(self.tables_fixed_cycles)),
             (
                 "action_data_cycles_per_byte",
                 Json::Num(self.action_data_cycles_per_byte),
@@ -495,8 +501,7 @@ fn miss_cycles(p: &Profile, m: &[f64; 3]) -> f64 {
 /// traffic's popularity, when the table gets `share` (0..1] of each cache level (the program's
 /// tables with entries share the caches). The calibrated cost at `n` (one table, uniform
 /// traffic: miss cycles W₁ by the penalties) is moved by the change in miss cycles, W - W₁,
-/// scaled by how this kind's own calibrated sizes grow against the penalties (k = (cost(n) -
-/// cost(smallest)) / W₁, within [0.2, 5]; 1 when the calibrated size misses nothing).
+/// scaled by `miss_scale`: how this kind's misses cost against the exact-fitted penalties.
 /// Returns (cycles, per-level miss ratios).
 pub fn lookup_cost(
     p: &Profile,
@@ -517,12 +522,25 @@ pub fn lookup_cost(
     let m1 = level_misses(&p.caches, n, bytes_per_entry, Popularity::Uniform);
     let mx = level_misses(&shared, n, cache_bytes_per_entry(p, bytes_per_entry, pop), pop);
     let (w1, wx) = (miss_cycles(p, &m1), miss_cycles(p, &mx));
-    let k = if w1 >= 1.0 {
-        ((uni - c0) / w1).clamp(0.2, 5.0)
-    } else {
-        1.0
-    };
+    let k = miss_scale(p, kind);
     ((uni + k * (wx - w1)).max(c0.min(uni)), mx)
+}
+
+/// How a kind's misses cost against the penalties (fitted on exact tables): its largest
+/// calibrated size's cost over its smallest's, divided by the miss cycles the penalties give
+/// that size, within [0.2, 5]; 1 when that size misses less than 10 cycles' worth (the growth
+/// is then not misses) or the kind has one size. About 1 for exact tables by construction; an
+/// lpm lookup's misses are not an exact lookup's.
+pub fn miss_scale(p: &Profile, kind: &KindCost) -> f64 {
+    let (Some(first), Some(last)) = (kind.points.first(), kind.points.last()) else {
+        return 1.0;
+    };
+    let bpe = last.footprint_bytes as f64 / last.entries.max(1) as f64;
+    let w = miss_cycles(p, &level_misses(&p.caches, last.entries, bpe, Popularity::Uniform));
+    if last.entries == first.entries || w < 10.0 {
+        return 1.0;
+    }
+    ((last.cycles - first.cycles) / w).clamp(0.2, 5.0)
 }
 
 /// Lookup cost of a tuple-space table whose lookups probe `probes` hash tables: the least-squares
@@ -595,6 +613,7 @@ pub(crate) mod tests {
             base_headers: 3,
             parse_cycles_per_header: 5.0,
             table_apply_cycles: 30.0,
+            tables_fixed_cycles: 0.0,
             action_data_cycles_per_byte: 0.5,
             counter_cycles: 10.0,
             register_cycles: 12.0,
@@ -785,6 +804,23 @@ pub(crate) mod tests {
         // uniform traffic alone in the caches is the calibrated cost
         let (u, _) = lookup_cost(&p, k, n, 64.0, Popularity::Uniform, 1.0);
         assert!((u - interpolate(&k.points, n)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn miss_scale_compares_a_kind_with_the_penalties() {
+        let p = sample();
+        let mut k = p.kinds[0].clone();
+        // the penalties give the largest point (64 B entries, 2^20) W miss cycles; a kind
+        // whose cost grows twice that from its smallest size scales by 2
+        let w = miss_cycles(&p, &level_misses(&p.caches, 1 << 20, 64.0, Popularity::Uniform));
+        k.points[1].cycles = k.points[0].cycles + 2.0 * w;
+        assert!((miss_scale(&p, &k) - 2.0).abs() < 1e-9);
+        // growth far beyond the penalties is held at 5
+        k.points[1].cycles = k.points[0].cycles + 100.0 * w;
+        assert_eq!(miss_scale(&p, &k), 5.0);
+        // a largest size that misses nothing: no scaling
+        k.points[1].footprint_bytes = 1024;
+        assert_eq!(miss_scale(&p, &k), 1.0);
     }
 
     #[test]
