@@ -9,7 +9,9 @@ use anyhow::{Context, Result};
 use p4dp_rt::bench::BenchTarget;
 
 use super::predict::footprint_bytes;
-use super::profile::{fit_line, fit_penalties, lookup_cost, Caches, KindCost, Machine, Popularity, Profile, SizePoint};
+use super::profile::{
+    bisect, fit_line, fit_penalties, lookup_cost, Caches, KindCost, Machine, Popularity, Profile, SizePoint,
+};
 use super::tuples::rule_set_probes;
 use super::{bench_args, CalibrateArgs};
 use crate::bench::gen::{self, Externs, ProgSpec, TableKind};
@@ -193,22 +195,14 @@ fn fit_hot_lines(p: &Profile, n: u64, bpe: f64, cycles: f64) -> f64 {
         };
         lookup_cost(&q, k, n, bpe, Popularity::Zipf(ZIPF_S), 1.0).0
     };
-    let (mut lo, mut hi) = (1.0f64, 64.0f64);
+    let (lo, hi) = (1.0f64, 64.0f64);
     if at(lo) >= cycles {
         return lo;
     }
     if at(hi) <= cycles {
         return hi;
     }
-    for _ in 0..40 {
-        let mid = (lo + hi) / 2.0;
-        if at(mid) < cycles {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    (lo + hi) / 2.0
+    bisect(at, cycles, lo, hi, 40)
 }
 
 pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {

@@ -86,7 +86,14 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
     let share = 1.0 / searched as f64;
     // every calibrated table cost holds the first table's fixed part: each searched table is
     // costed without it, and the packet pays it once (for its share of packets searching any)
-    let fixed = p.tables_fixed_cycles;
+    // (never more than the cheapest calibrated table: noise in the 1..N tables line must not
+    // take a table's whole lookup away)
+    let cheapest = p
+        .kinds
+        .iter()
+        .filter_map(|k| k.points.first().map(|q| q.cycles))
+        .fold(f64::INFINITY, f64::min);
+    let fixed = p.tables_fixed_cycles.min(cheapest * 0.5).max(0.0);
     let searching: f64 = u
         .tables
         .iter()

@@ -407,23 +407,28 @@ pub fn miss_ratio(n: u64, cap: f64, pop: Popularity) -> f64 {
     }
     let g = rank_groups(n, pop);
     let held = |t: f64| -> f64 { g.iter().map(|&(c, p)| c * (1.0 - (-p * t).exp())).sum() };
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    let (lo, mut hi) = (0.0f64, 1.0f64);
     while held(hi) < cap && hi < 1e30 {
         hi *= 2.0;
     }
-    for _ in 0..100 {
+    let t = bisect(held, cap, lo, hi, 100);
+    g.iter()
+        .map(|&(c, p)| c * p * (-p * t).exp())
+        .sum::<f64>()
+        .clamp(0.0, 1.0)
+}
+
+/// The x in [lo, hi] where the non-decreasing `f` reaches `target`, by `iters` halvings.
+pub fn bisect(f: impl Fn(f64) -> f64, target: f64, mut lo: f64, mut hi: f64, iters: u32) -> f64 {
+    for _ in 0..iters {
         let mid = (lo + hi) / 2.0;
-        if held(mid) < cap {
+        if f(mid) < target {
             lo = mid;
         } else {
             hi = mid;
         }
     }
-    let t = (lo + hi) / 2.0;
-    g.iter()
-        .map(|&(c, p)| c * p * (-p * t).exp())
-        .sum::<f64>()
-        .clamp(0.0, 1.0)
+    (lo + hi) / 2.0
 }
 
 /// Miss ratio per cache level (L1, L2, LLC) for `n` entries of `bytes_per_entry` each.
