@@ -441,7 +441,8 @@ int rt_tables_create(struct p4dp_runtime *rt)
 			.fields = fields,
 			.max_entries = rt->capacity[t],
 			.data_len = ti->data_len,
-			.storage = ti->storage,
+			.storage = ti->storage & ~P4DP_STORAGE_F_LINEAR,
+			.linear = (ti->storage & P4DP_STORAGE_F_LINEAR) != 0,
 			.socket_id = rt->socket_id,
 			.clock = rt_clock_cb,
 			.clock_arg = rt,
@@ -508,6 +509,8 @@ static int table_rc(const struct p4dp_table_info *ti, int rc, uint32_t cap)
 	case -ENOSPC: return rt_errc(rc, "table '%s' is full (capacity %u)", ti->name, cap);
 	case -ENOENT: return rt_errc(rc, "table '%s': no entry with this match", ti->name);
 	case -ENOMEM: return rt_errc(rc, "table '%s': out of memory", ti->name);
+	case -ERANGE:
+		return rt_errc(rc, "table '%s' is @linear: the key is the row and must be below its size %u", ti->name, cap);
 	case -EINVAL: return rt_errc(rc, "table '%s': the table rejected the match", ti->name);
 	default: return rt_errc(rc, "table '%s': %s", ti->name, strerror(-rc));
 	}

@@ -190,6 +190,20 @@ struct p4dp_table *p4dp_table_create(const struct p4dp_table_params *p, struct p
 	for (uint32_t i = 0; i < p->max_entries; i++)
 		t->free_idx[i] = p->max_entries - 1 - i;
 	t->n_free = p->max_entries;
+	if (p->linear) {
+		/* the key is the row: one exact field of at most 32 bits, read as a number */
+		rc = -EINVAL;
+		if (p->n_fields != 1 || p->fields[0].match_kind != P4DP_MATCH_EXACT || p->fields[0].bitwidth > 32 ||
+		    p->fields[0].size > 4)
+			goto fail;
+		rc = -ENOMEM;
+		t->free_pos = malloc(((size_t)p->max_entries + 1) * sizeof(uint32_t));
+		if (t->free_pos == NULL)
+			goto fail;
+		for (uint32_t i = 0; i < p->max_entries; i++)
+			t->free_pos[t->free_idx[i]] = i;
+		t->linear = true;
+	}
 
 	if (p->n_fields == 0) {
 		t->ops = &table_keyless_ops;
@@ -214,6 +228,7 @@ fail:
 	free(t->fields);
 	free(t->width_mask);
 	free(t->free_idx);
+	free(t->free_pos);
 	free(t->ttl);
 	free(t->meta);
 	pthread_mutex_destroy(&t->lock);
@@ -234,6 +249,7 @@ void p4dp_table_free(struct p4dp_table *t)
 	free(t->fields);
 	free(t->width_mask);
 	free(t->free_idx);
+	free(t->free_pos);
 	free(t->ttl);
 	for (uint32_t i = 0; t->meta != NULL && i < t->max_entries; i++)
 		free(t->meta[i].bytes);

@@ -303,6 +303,15 @@ static int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t
 			TABLE_STAT_INC(t->st_dp_busy);
 		return -ENOSPC;
 	}
+	/* a linear table's row is the key (table.h `linear`) */
+	uint32_t row = 0;
+	if (t->linear) {
+		const struct p4dp_key_field *f = &t->fields[0];
+		for (uint32_t b = 0; b < f->size; b++)
+			row |= (uint32_t)key[f->offset + b] << (8u * b);
+		if (row >= t->max_entries)
+			return -ERANGE;
+	}
 	uint16_t flags = worker ? P4DP_ENTRY_F_DP_ADDED : 0;
 	struct p4dp_entry *dyn = NULL;
 	if (!x->is_static) {
@@ -321,7 +330,9 @@ static int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t
 			TABLE_STAT_INC(t->st_full);
 			rc = -ENOSPC;
 		} else {
-			int64_t idx = table_idx_alloc(t);
+			/* a linear table's row is taken only when free: the key is absent, so it
+			 * waits for the grace period of the entry deleted from it */
+			int64_t idx = t->linear ? table_idx_take(t, row) : table_idx_alloc(t);
 			if (idx < 0) {
 				rc = -EAGAIN; /* free slots exist only after a grace period */
 			} else {

@@ -102,6 +102,10 @@ struct p4dp_table {
 	/* index allocator: a stack of free slot ids in [0,max_entries) */
 	uint32_t *free_idx;
 	uint32_t n_free;
+	/* linear tables (table.h `linear`): where each slot id is in free_idx (or UINT32_MAX: not
+	 * free), so that the slot of a given key can be taken; NULL otherwise */
+	uint32_t *free_pos;
+	bool linear;
 
 	/* Insertion spinlock (exact tables): serializes every mutation of the hash,
 	 * the index allocator, n_entries and the counters below it, between
@@ -174,6 +178,9 @@ static inline uint64_t table_now(const struct p4dp_table *t)
 
 /** Allocate a slot index; -1 if none free (caller may reclaim and retry). */
 int64_t table_idx_alloc(struct p4dp_table *t);
+/** Linear tables: take slot index @p idx itself; -1 if it is not free (in use, waiting for a grace
+ *  period, or >= max_entries). Under the same locks as table_idx_alloc. */
+int64_t table_idx_take(struct p4dp_table *t, uint32_t idx);
 /** Return a slot index (only after the grace period of the entry that used it). */
 void table_idx_release(struct p4dp_table *t, uint32_t idx);
 /** Allocate a data-plane entry (rte_malloc on t's socket) filled with action/data/index. */

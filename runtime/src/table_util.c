@@ -78,13 +78,31 @@ int64_t table_idx_alloc(struct p4dp_table *t)
 	if (t->n_free == 0)
 		return -1;
 	TABLE_SET_RELAXED(t->n_free, t->n_free - 1);
-	return t->free_idx[t->n_free];
+	const uint32_t idx = t->free_idx[t->n_free];
+	if (t->free_pos != NULL)
+		t->free_pos[idx] = UINT32_MAX;
+	return idx;
+}
+
+int64_t table_idx_take(struct p4dp_table *t, uint32_t idx)
+{
+	if (t->free_pos == NULL || idx >= t->max_entries || t->free_pos[idx] == UINT32_MAX)
+		return -1;
+	/* move the stack's top into idx's place */
+	const uint32_t at = t->free_pos[idx], top = t->free_idx[t->n_free - 1];
+	t->free_idx[at] = top;
+	t->free_pos[top] = at;
+	t->free_pos[idx] = UINT32_MAX;
+	TABLE_SET_RELAXED(t->n_free, t->n_free - 1);
+	return idx;
 }
 
 void table_idx_release(struct p4dp_table *t, uint32_t idx)
 {
 	/* Cannot overflow: every index in the stack was taken from it. */
 	t->free_idx[t->n_free] = idx;
+	if (t->free_pos != NULL)
+		t->free_pos[idx] = t->n_free;
 	TABLE_SET_RELAXED(t->n_free, t->n_free + 1);
 }
 

@@ -602,7 +602,11 @@ impl Gen<'_> {
                 acts.len(),
                 self.abi_action_of[t.default_action.action.index()],
                 t.entries.len(),
-                crate::dpwrite::storage(t)
+                if self.is_rtc() && t.annotations.iter().any(|a| a.name == "linear") {
+                    format!("{} | P4DP_STORAGE_F_LINEAR", crate::dpwrite::storage(t))
+                } else {
+                    crate::dpwrite::storage(t).to_string()
+                }
             ));
         }
         // externs

@@ -5,9 +5,11 @@
 
 use std::os::raw::{c_char, c_int, c_void};
 
-pub const P4DP_ABI_VERSION: u32 = 11;
+pub const P4DP_ABI_VERSION: u32 = 12;
 pub const P4DP_PORT_DROP: u32 = 511;
 pub const P4DP_CLONE_REPLICAS_MAX: u32 = 64;
+/// `p4dp_table_info.storage` flag of rtc.p4's `@linear` tables (abi.h).
+pub const P4DP_STORAGE_F_LINEAR: i32 = 0x100;
 pub const P4DP_RT_KEY_DONT_CARE: u32 = 0xff;
 
 #[repr(C)]

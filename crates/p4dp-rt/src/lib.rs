@@ -33,6 +33,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use actprof::{ProfileRef, REF_GROUP_ACTION, REF_MEMBER_ACTION};
 pub use batch::BatchTimes;
+pub use ffi::P4DP_STORAGE_F_LINEAR;
 pub use idle::EntryIdle;
 pub use runtime::{
     table_mem_predict, CounterValue, Dispatch, IdleNotification, LogLevel, MatchField, MeterConfig, PortStats,

@@ -29,6 +29,8 @@ const TBL: &str = "tbl";
 const METHODS: &str = "methods";
 /// The `@methods` key naming a range loop's body.
 const INDEX_KEY: &str = "index";
+/// The table annotation making the key the row.
+const LINEAR: &str = "linear";
 /// rtc.p4's loop extern.
 const FOREACH: &str = "Foreach";
 
@@ -155,6 +157,39 @@ impl<'a> Sema<'a> {
         self.check_rtc_foreground(&background);
         self.check_rtc_bindings();
         self.check_rtc_loop_bodies();
+        self.check_rtc_linear();
+    }
+
+    /// E0424: a `@linear` table (the key is the row) has one exact key of at most 32 bits and no
+    /// `const entries` beyond its size.
+    fn check_rtc_linear(&mut self) {
+        let mut errs = Vec::new();
+        for (_, t) in self.p.tables.iter() {
+            if !t.annotations.iter().any(|a| a.name == LINEAR) {
+                continue;
+            }
+            let width = match t.keys.as_slice() {
+                [k] if k.match_kind == MatchKind::Key(ir::KeyMatch::Exact) => match self.p.types.get(k.expr.ty) {
+                    Type::Bit(w) => Some(*w),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if !width.is_some_and(|w| w <= 32) {
+                errs.push(
+                    Diagnostic::error(
+                        "E0424",
+                        format!("`@linear` table `{}`: the key is the row, so it must be one exact `bit<W>` key with W <= 32", t.name),
+                        sspan(t.span),
+                        "not a linear table",
+                    )
+                    .with_help("drop `@linear` (an exact table looks any key up by hashing)"),
+                );
+            }
+        }
+        for d in errs {
+            self.report(d);
+        }
     }
 
     /// E0423: a Foreach loop body runs only as the Foreach's body: it is not called directly, not

@@ -277,7 +277,8 @@ pub fn table_report(so: &Path) -> Result<String> {
         }
         let size32 = u32::try_from(size).unwrap_or(u32::MAX);
         let m = p4dp_rt::table_mem_predict(size32, t.key_len, t.data_len, 100)?;
-        let (storage, entries) = match t.storage {
+        // without rtc.p4's @linear flag (the key is the row; the storage is the same)
+        let (storage, entries) = match t.storage & !p4dp_rt::P4DP_STORAGE_F_LINEAR {
             1 => ("static*", m.static_bytes),
             2 => ("dynamic*", m.dynamic_bytes),
             _ if m.static_storage => ("static", m.static_bytes),

@@ -32,7 +32,10 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 11u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length */
+#define P4DP_ABI_VERSION 12u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear) */
+
+/** p4dp_table_info.storage flag: rtc.p4 @linear, the entry of key k lives in row k (table.h linear). */
+#define P4DP_STORAGE_F_LINEAR 0x100
 
 /** Egress port value meaning "drop" (v1model's 511, PNA drop_packet()). */
 #define P4DP_PORT_DROP 511u
@@ -102,7 +105,8 @@ struct p4dp_table_info {
 	uint32_t data_len;    /**< max data_len over the table's actions */
 	int32_t direct_counter; /**< index into p4dp_program.externs, or -1 */
 	int32_t direct_meter;   /**< index into p4dp_program.externs, or -1 */
-	int32_t storage;      /**< P4DP_STORAGE_* requested by annotation (AUTO if none) */
+	int32_t storage;      /**< P4DP_STORAGE_* requested by annotation (AUTO if none), or'ed with
+			       *   P4DP_STORAGE_F_LINEAR for rtc.p4's @linear (the key is the row) */
 };
 
 enum p4dp_extern_kind {

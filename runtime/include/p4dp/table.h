@@ -85,6 +85,11 @@ struct p4dp_table_params {
 	int dp_writes;          /* nonzero: the data plane writes action data (@__ref): modified
 				   static entries are never copied back into their slot behind
 				   the workers' backs (see p4dp_table_maintain) */
+	int linear;             /* nonzero (rtc.p4 @linear; an exact table of one field of at most
+				   32 bits): the key is the row: the entry of key k lives in slot
+				   k (struct p4dp_entry.index == k), a key >= max_entries is
+				   refused (-ERANGE); a key whose slot still waits for the grace
+				   period of a deleted entry is refused like a full table */
 };
 
 /** Entry flags. */
