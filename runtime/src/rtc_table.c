@@ -91,7 +91,11 @@ struct p4dp_rtc_sweep {
 	uint32_t key_len;
 	uint32_t cap; /* keys the snapshot holds: the table's capacity */
 	uint32_t n;   /* keys in the current snapshot */
-	uint32_t pos; /* next key to return */
+	uint32_t pos; /* next key to return (a linear table: the next row to look at) */
+	/* a linear table (P4DP_STORAGE_F_LINEAR, the key is the row): the snapshot holds the key of
+	 * row r at keys[r], and bit r of this bitmap says whether row r held one, so that the sweep
+	 * returns the entries in row order; NULL otherwise (keys[0..n), in the table's walk order) */
+	uint64_t *rows;
 	uint8_t keys[];
 };
 
@@ -114,7 +118,10 @@ static struct p4dp_rtc_sweep *sweep_create(const struct p4dp_program *prog, stru
 		return NULL;
 	struct p4dp_table *t = tables[table];
 	uint32_t kl = p4dp_table_key_len(t), cap = p4dp_table_max_entries(t);
-	size_t bytes = sizeof(struct p4dp_rtc_sweep) + (size_t)kl * cap;
+	const bool linear = (prog->tables[table].storage & P4DP_STORAGE_F_LINEAR) != 0;
+	size_t key_bytes = RTE_ALIGN_CEIL((size_t)kl * cap, sizeof(uint64_t));
+	size_t bytes = sizeof(struct p4dp_rtc_sweep) + key_bytes +
+		       (linear ? ((size_t)cap + 63) / 64 * sizeof(uint64_t) : 0);
 	struct p4dp_rtc_sweep *s = rte_zmalloc_socket("p4dp_rtc_sweep", bytes, 64, socket_id);
 	if (s == NULL) {
 		rt_err("Foreach over %s: no memory for a snapshot of %u keys", p4dp_table_name(t), cap);
@@ -123,6 +130,8 @@ static struct p4dp_rtc_sweep *sweep_create(const struct p4dp_program *prog, stru
 	s->t = t;
 	s->key_len = kl;
 	s->cap = cap;
+	if (linear)
+		s->rows = (uint64_t *)(s->keys + key_bytes);
 	return s;
 }
 
@@ -167,11 +176,15 @@ void rt_rtc_sweeps_free(struct p4dp_runtime *rt)
 
 static int snapshot_key(void *arg, const struct p4dp_match *m, const struct p4dp_entry *e)
 {
-	(void)e;
 	struct p4dp_rtc_sweep *s = arg;
 	if (s->n == s->cap)
 		return 1; /* cannot happen (entries <= capacity); stop rather than overflow */
-	memcpy(s->keys + (size_t)s->n * s->key_len, m->value, s->key_len);
+	uint32_t at = s->n;
+	if (s->rows != NULL) {
+		at = e->index; /* < cap: a linear table's row is its key, below its size */
+		s->rows[at / 64] |= 1ull << (at % 64);
+	}
+	memcpy(s->keys + (size_t)at * s->key_len, m->value, s->key_len);
 	s->n++;
 	return 0;
 }
@@ -180,6 +193,8 @@ int p4dp_rtc_sweep_begin(struct p4dp_rtc_sweep *s, struct p4dp_rcu *rcu, uint32_
 {
 	s->n = 0;
 	s->pos = 0;
+	if (s->rows != NULL)
+		memset(s->rows, 0, ((size_t)s->cap + 63) / 64 * sizeof(uint64_t));
 	if (rcu != NULL)
 		p4dp_rcu_thread_offline(rcu, rcu_thread);
 	/* The walk holds the table mutex and the insertion spinlock: the keys are those installed
@@ -192,9 +207,29 @@ int p4dp_rtc_sweep_begin(struct p4dp_rtc_sweep *s, struct p4dp_rcu *rcu, uint32_
 	return (int)s->n;
 }
 
+/* A linear table's sweep: the next row at or after s->pos that held an entry at the snapshot, or
+ * s->cap. */
+static uint32_t next_row(const struct p4dp_rtc_sweep *s)
+{
+	uint64_t r = s->pos; /* 64 bits: the next word's first row may be beyond UINT32_MAX */
+	while (r < s->cap) {
+		const uint64_t w = s->rows[r / 64] >> (r % 64);
+		if (w != 0)
+			return (uint32_t)(r + (uint64_t)__builtin_ctzll(w)); /* bits beyond cap are never set */
+		r = (r / 64 + 1) * 64;
+	}
+	return s->cap;
+}
+
 const struct p4dp_entry *p4dp_rtc_sweep_next(struct p4dp_rtc_sweep *s, void *key)
 {
-	while (s->pos < s->n) {
+	const uint32_t end = s->rows != NULL ? s->cap : s->n;
+	while (s->pos < end) {
+		if (s->rows != NULL) {
+			s->pos = next_row(s);
+			if (s->pos == s->cap)
+				break;
+		}
 		const uint8_t *k = s->keys + (size_t)s->pos++ * s->key_len;
 		/* lock-free lookup: an entry deleted since the snapshot is not found; a found entry
 		 * stays readable until our next quiescent state (RCU) */

@@ -309,8 +309,10 @@ static int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t
 		const struct p4dp_key_field *f = &t->fields[0];
 		for (uint32_t b = 0; b < f->size; b++)
 			row |= (uint32_t)key[f->offset + b] << (8u * b);
-		if (row >= t->max_entries)
+		if (row >= t->max_entries) {
+			TABLE_STAT_INC(t->st_full); /* no row for it: refused like a full table */
 			return -ERANGE;
+		}
 	}
 	uint16_t flags = worker ? P4DP_ENTRY_F_DP_ADDED : 0;
 	struct p4dp_entry *dyn = NULL;

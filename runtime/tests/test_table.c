@@ -801,6 +801,118 @@ out:
 		n_pass++;
 }
 
+/* A walk's check that every entry of a linear table lives in the row of its key. */
+static int linear_row_cb(void *arg, const struct p4dp_match *m, const struct p4dp_entry *e)
+{
+	uint16_t k;
+	memcpy(&k, m->value, sizeof(k));
+	if (e->index != k)
+		(*(uint32_t *)arg)++;
+	return 0;
+}
+
+/* Linear tables (table.h `linear`, rtc.p4 @linear): the entry of key k is in row k whichever order
+ * and writer (control plane or data plane) adds it; keys at or beyond the size are refused with
+ * -ERANGE and counted in table_full; a key already there is -EEXIST; a deleted key's row is taken
+ * again by that key only, after the grace period (a worker is refused meanwhile, the control plane
+ * waits); parameters that cannot be a row are refused at creation. @p rcu has thread 0 online. */
+static void test_linear(int storage, struct p4dp_rcu *rcu)
+{
+	case_fail = 0;
+	struct p4dp_key_field f[2] = {F(P4DP_MATCH_EXACT, 0, 2, 16), F(P4DP_MATCH_EXACT, 2, 2, 16)};
+	struct p4dp_table_params p = {.name = "linear", .key_len = 4, .n_fields = 2, .fields = f, .max_entries = 16,
+				      .data_len = 8, .storage = storage, .socket_id = SOCKET_ID_ANY, .linear = 1};
+	errno = 0;
+	CHECK(p4dp_table_create(&p, rcu) == NULL && errno == EINVAL, "two fields refused");
+	struct p4dp_key_field fw[1] = {F(P4DP_MATCH_EXACT, 0, 8, 48)};
+	struct p4dp_table_params pw = p;
+	pw.key_len = 8;
+	pw.n_fields = 1;
+	pw.fields = fw;
+	errno = 0;
+	CHECK(p4dp_table_create(&pw, rcu) == NULL && errno == EINVAL, "48-bit key refused");
+	fw[0] = (struct p4dp_key_field)F(P4DP_MATCH_LPM, 0, 4, 32);
+	pw.key_len = 4;
+	errno = 0;
+	CHECK(p4dp_table_create(&pw, rcu) == NULL && errno == EINVAL, "lpm key refused");
+	p.key_len = 2;
+	p.n_fields = 1;
+	struct p4dp_table *t = p4dp_table_create(&p, rcu);
+	CHECK(t != NULL, "create");
+	if (t == NULL)
+		goto out;
+	uint16_t k;
+	struct p4dp_match m = {.value = (const uint8_t *)&k};
+	uint64_t d = 0;
+	uint32_t idx;
+	static const uint16_t order[] = {12, 3, 7, 5, 15, 0};
+	for (uint32_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		k = order[i];
+		d = 0x100u + k;
+		CHECK(p4dp_table_entry_add(t, &m, 1, &d) == 0, "add %u", k);
+		idx = 99;
+		CHECK(p4dp_table_entry_get(t, &m, NULL, NULL, &idx) == 0 && idx == k, "row of %u: %u", k, idx);
+	}
+	k = 9;
+	d = 0x109;
+	CHECK(p4dp_table_dp_insert(t, &k, 1, &d, 0, 0) == 0, "data-plane add 9");
+	const struct p4dp_entry *e = p4dp_table_lookup(t, &k);
+	CHECK(e != NULL && e->index == 9 && *(const uint64_t *)e->data == 0x109, "data-plane row of 9");
+	k = 5;
+	CHECK(p4dp_table_entry_add(t, &m, 1, &d) == -EEXIST, "existing key, control plane");
+	CHECK(p4dp_table_dp_insert(t, &k, 1, &d, 0, 0) == -EEXIST, "existing key, data plane");
+	e = p4dp_table_lookup(t, &k);
+	CHECK(e != NULL && *(const uint64_t *)e->data == 0x105, "existing entry unchanged");
+	k = 16;
+	CHECK(p4dp_table_entry_add(t, &m, 1, &d) == -ERANGE, "key = size, control plane");
+	k = 0xffff;
+	CHECK(p4dp_table_dp_insert(t, &k, 1, &d, 0, 0) == -ERANGE, "key beyond size, data plane");
+	struct p4dp_table_stats st;
+	CHECK(p4dp_table_stats_get(t, &st) == 0 && st.table_full == 2 && st.entries == 7,
+	      "full %" PRIu64 " entries %" PRIu64, st.table_full, st.entries);
+	/* modify keeps the row */
+	k = 3;
+	d = 0x333;
+	CHECK(p4dp_table_entry_modify(t, &m, 1, &d) == 0, "modify 3");
+	e = p4dp_table_lookup(t, &k);
+	CHECK(e != NULL && e->index == 3 && *(const uint64_t *)e->data == 0x333, "modified 3 in row 3");
+	/* delete 7 while the worker is online: row 7 waits for the grace period; the data plane is
+	 * refused for 7 meanwhile but still gets the other free rows by their keys */
+	k = 7;
+	CHECK(p4dp_table_entry_delete(t, &m) == 0, "delete 7");
+	CHECK(p4dp_table_lookup(t, &k) == NULL, "7 gone");
+	CHECK(p4dp_table_dp_insert(t, &k, 1, &d, 0, 0) == -ENOSPC, "row 7 still pending");
+	k = 1;
+	CHECK(p4dp_table_dp_insert(t, &k, 1, &d, 0, 0) == 0, "data-plane add 1 beside the pending row");
+	e = p4dp_table_lookup(t, &k);
+	CHECK(e != NULL && e->index == 1, "row of 1");
+	p4dp_rcu_quiescent(rcu, 0);
+	k = 7;
+	CHECK(p4dp_table_entry_add(t, &m, 1, &d) == 0, "control add 7 after the grace period");
+	idx = 99;
+	CHECK(p4dp_table_entry_get(t, &m, NULL, NULL, &idx) == 0 && idx == 7, "7 back in row 7: %u", idx);
+	/* fill the table: every row holds its key */
+	for (k = 0; k < 16; k++) {
+		int rc = p4dp_table_entry_add(t, &m, 1, &d);
+		CHECK(rc == 0 || rc == -EEXIST, "fill %u: %d", k, rc);
+	}
+	k = 16;
+	CHECK(p4dp_table_dp_insert(t, &k, 1, &d, 0, 0) == -ENOSPC, "full");
+	uint32_t misplaced = 0;
+	CHECK(p4dp_table_foreach(t, linear_row_cb, &misplaced) == 0 && misplaced == 0, "misplaced %u", misplaced);
+	CHECK(p4dp_table_stats_get(t, &st) == 0 && st.entries == 16, "entries %" PRIu64, st.entries);
+	p4dp_rcu_thread_offline(rcu, 0); /* free waits for a grace period */
+	p4dp_table_free(t);
+	p4dp_rcu_thread_online(rcu, 0);
+out:
+	printf("%-32s %s\n", storage == P4DP_STORAGE_STATIC ? "linear (static)" : "linear (dynamic)",
+	       case_fail ? "FAIL" : "ok");
+	if (case_fail)
+		n_fail++;
+	else
+		n_pass++;
+}
+
 /* The tables' key hash (hash.h) equals DPDK's rte_hash_crc on aligned keys, and gives the same
  * value for a key at any alignment (rte_hash_crc itself would load it misaligned: make ubsan). */
 static void test_hash_unaligned(void)
@@ -964,6 +1076,8 @@ int main(int argc, char **argv)
 		run_random(&specs[14], nops, rcu);
 		p4dp_rcu_thread_online(rcu, 0);
 		test_full_with_rcu(rcu);
+		test_linear(P4DP_STORAGE_STATIC, rcu);
+		test_linear(P4DP_STORAGE_DYNAMIC, rcu);
 		p4dp_rcu_unregister(rcu, 0);
 	}
 	p4dp_rcu_free(rcu);

@@ -1,7 +1,8 @@
 // @linear tables of the run-to-completion architecture (rtc.p4, docs/rtc.md): the key is the row. The
 // foreground adds entries to `ports` (TableOperation.entryAdd) or looks them up, answering with the
 // row (lastRowIndex()); a key at or beyond the table's size is refused. Background pipeline Rows sweeps
-// the rows in [4, 10), which on a linear table are the keys in [4, 10).
+// the rows in [4, 10), which on a linear table are the keys in [4, 10), and then every row, recording
+// the order in which the keys come (row order, so key order).
 #include <core.p4>
 #include <rtc.p4>
 
@@ -46,9 +47,9 @@ control D(packet_out pkt, in headers_t hdr, in meta_t meta) {
     apply { pkt.emit(hdr); }
 }
 
-header sums_t { bit<32> n; bit<32> keys; bit<32> rows; bit<32> values; }
+header sums_t { bit<32> n; bit<32> keys; bit<32> rows; bit<32> values; bit<32> order; }
 struct bg_headers_t { sums_t sums; }
-struct bg_meta_t { bit<32> n; bit<32> keys; bit<32> rows; bit<32> values; }
+struct bg_meta_t { bit<32> n; bit<32> keys; bit<32> rows; bit<32> values; bit<32> order; }
 
 control Rows(inout bg_headers_t hdr, inout bg_meta_t meta, in rtc_background_metadata_t bstd) {
     action visit(bit<8> k, bit<32> v) {
@@ -57,16 +58,25 @@ control Rows(inout bg_headers_t hdr, inout bg_meta_t meta, in rtc_background_met
         meta.rows = meta.rows + lastRowIndex();
         meta.values = meta.values + v;
     }
+    // the keys in visiting order, one hex digit each
+    action record(bit<8> k) {
+        meta.order = (meta.order << 4) | (bit<32>)k;
+    }
     @tbl("ports")
     @methods(set="visit")
     Foreach() sweep;
+    @tbl("ports")
+    @methods(set="record")
+    Foreach() all;
     apply {
         sweep.apply(4, 10);
+        all.apply();
         hdr.sums.setValid();
         hdr.sums.n = meta.n;
         hdr.sums.keys = meta.keys;
         hdr.sums.rows = meta.rows;
         hdr.sums.values = meta.values;
+        hdr.sums.order = meta.order;
         send_to_port(7);
     }
 }

@@ -173,15 +173,9 @@ impl<'a> Sema<'a> {
         None
     }
 
-    /// Table-level checks: `@entry_lock`/`@storage`/`@offchip` annotations (recorded in the table's
+    /// Table-level checks: `@entry_lock`/`@storage` annotations (recorded in the table's
     /// `entry_lock` and `storage`), add-on-miss key kinds.
     pub(crate) fn check_dp_table(&mut self, td: &'a ast::TableDecl, table: &mut ir::Table) {
-        // rtc.p4's `@offchip`: a table sized for DRAM, not cache, gets dynamic entry storage
-        // (memory that grows with the entries) unless `@storage` says otherwise (docs/rtc.md)
-        let has = |n: &str| td.annotations.iter().any(|a| a.name.name == n);
-        if has("offchip") && !has(STORAGE_ANNOTATION) {
-            table.storage = ir::Storage::Dynamic;
-        }
         for a in &td.annotations {
             match a.name.name.as_str() {
                 ENTRY_LOCK_ANNOTATION

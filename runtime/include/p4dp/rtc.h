@@ -234,7 +234,9 @@ int p4dp_rtc_table_del(struct p4dp_ctx *ctx, uint32_t table, const void *key, st
  * added after the snapshot is not returned; a returned pointer is never freed memory (it is valid
  * until the caller's next RCU quiescent state or offline period). Costs: key_len * entries bytes
  * of snapshot (allocated once, for the table's capacity) and one walk holding the insertion
- * spinlock, during which data-plane inserts into this table wait.
+ * spinlock, during which data-plane inserts into this table wait. Order: the table's walk order;
+ * a linear table's (P4DP_STORAGE_F_LINEAR) sweep returns its entries in row order, which is key
+ * order (one bit per row more for that).
  */
 struct p4dp_rtc_sweep;
 

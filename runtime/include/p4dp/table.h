@@ -207,7 +207,8 @@ int p4dp_table_mem_predict(uint32_t size, uint32_t key_len, uint32_t data_len, u
  * happen on the control thread between updates).
  * Context: control thread, after rte_eal_init(). Thread safety: reentrant.
  * @return the table or NULL with errno set: EINVAL (bad params: field outside key,
- *         bad size/bitwidth, overlapping fields, nonzero key_len with no fields, ...),
+ *         bad size/bitwidth, overlapping fields, nonzero key_len with no fields, linear
+ *         without exactly one exact field of at most 32 bits, ...),
  *         ENOMEM, or the rte_hash error.
  */
 struct p4dp_table *p4dp_table_create(const struct p4dp_table_params *p, struct p4dp_rcu *rcu);
@@ -223,10 +224,11 @@ void p4dp_table_free(struct p4dp_table *t);
  * Add an entry. @p data holds data_len bytes (NULL: zeros).
  * Context: control thread. Thread safety: serialized by the table mutex; safe
  * against concurrent lookups. @return 0; -EEXIST (same match already
- * installed); -ENOSPC (table full; counted in table_full); -EINVAL (malformed
- * match: bits outside a field's width or outside the mask, non-prefix lpm
- * mask, optional mask neither full nor zero, range lo > hi, nonzero range mask,
- * missing hi, ...); -ENOMEM.
+ * installed); -ENOSPC (table full; counted in table_full); -ERANGE (linear
+ * table: the key is not below max_entries; counted in table_full); -EINVAL
+ * (malformed match: bits outside a field's width or outside the mask, non-prefix
+ * lpm mask, optional mask neither full nor zero, range lo > hi, nonzero range
+ * mask, missing hi, ...); -ENOMEM.
  */
 int p4dp_table_entry_add(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data);
 
@@ -316,8 +318,10 @@ void p4dp_table_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint3
  * O(1) work, never across a grace period). Tuple-space tables: pthread_mutex_trylock of the
  * table's writer mutex (-EBUSY if a control-plane writer holds it). Keyless tables: -EINVAL.
  * @return 0; -EEXIST (already installed, e.g. by another worker); -ENOSPC (table full:
- * counted in table_full; or every free slot still waits for a grace period: counted in
- * dp_busy); -EBUSY (tuple space: writer busy, counted in dp_busy); -ENOMEM; -EINVAL.
+ * counted in table_full; or every free slot, in a linear table the key's row, still waits
+ * for a grace period: counted in dp_busy); -ERANGE (linear
+ * table: the key is not below max_entries; counted in table_full); -EBUSY (tuple space: writer
+ * busy, counted in dp_busy); -ENOMEM; -EINVAL.
  */
 int p4dp_table_dp_insert(struct p4dp_table *t, const void *key, uint32_t action, const void *data,
 			 uint32_t profile, uint64_t now_ns);
