@@ -792,6 +792,78 @@ int p4dp_runtime_clone_session_delete(struct p4dp_runtime *rt, uint32_t session)
 	return rc;
 }
 
+/* ------------------------------------------------------------ parser value sets */
+
+static uint64_t width_mask(uint32_t w)
+{
+	return w >= 64 ? UINT64_MAX : (UINT64_C(1) << w) - 1;
+}
+
+int p4dp_runtime_value_set_set(struct p4dp_runtime *rt, uint32_t vs, const uint64_t *values, const uint64_t *masks,
+			       uint32_t n)
+{
+	if (rt == NULL || vs >= rt->prog->n_value_sets)
+		return rt_errc(-EINVAL, "value set index %u out of range", vs);
+	const struct p4dp_value_set_info *vi = &rt->prog->value_sets[vs];
+	if (n > vi->size)
+		return rt_errc(-ENOSPC, "value set '%s': %u members, its size is %u", vi->name, n, vi->size);
+	if (n && (values == NULL || masks == NULL))
+		return rt_errc(-EINVAL, "value_set_set: NULL values or masks");
+	const uint32_t nf = vi->n_fields;
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t f = 0; f < nf; f++) {
+			uint64_t v = values[(size_t)i * nf + f], m = masks[(size_t)i * nf + f];
+			uint64_t wm = width_mask(vi->widths[f]);
+			if ((v & ~wm) || (m & ~wm))
+				return rt_errc(-EINVAL, "value set '%s': member %u field %u wider than %u bits", vi->name,
+					       i, f, vi->widths[f]);
+			if (v & ~m)
+				return rt_errc(-EINVAL, "value set '%s': member %u field %u has value bits outside its mask",
+					       vi->name, i, f);
+		}
+	struct p4dp_vset_members *l = NULL;
+	if (n > 0) {
+		l = rte_malloc_socket("p4dp_vset", sizeof(*l) + sizeof(l->vm[0]) * 2 * (size_t)n * nf, 16, rt->socket_id);
+		if (l == NULL)
+			return rt_errc(-ENOMEM, "out of memory");
+		l->n = n;
+		l->n_fields = nf;
+		for (size_t k = 0; k < (size_t)n * nf; k++) {
+			l->vm[2 * k] = values[k];
+			l->vm[2 * k + 1] = masks[k];
+		}
+	}
+	pthread_mutex_lock(&rt->lock);
+	/* release: the list's contents are visible before the pointer (acquire in p4dp_value_set_match) */
+	struct p4dp_vset_members *old = __atomic_exchange_n(&rt->vsets[vs], l, __ATOMIC_ACQ_REL);
+	if (old != NULL && p4dp_rcu_defer_free(rt->rcu, old) != 0) {
+		p4dp_rcu_synchronize(rt->rcu);
+		rte_free(old);
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return 0;
+}
+
+int p4dp_runtime_value_set_get(struct p4dp_runtime *rt, uint32_t vs, uint64_t *values, uint64_t *masks,
+			       uint32_t max, uint32_t *n)
+{
+	if (rt == NULL || n == NULL || vs >= rt->prog->n_value_sets)
+		return rt_errc(-EINVAL, "value set index %u out of range", vs);
+	if (max && (values == NULL || masks == NULL))
+		return rt_errc(-EINVAL, "value_set_get: NULL values or masks");
+	pthread_mutex_lock(&rt->lock);
+	/* relaxed: only writers, who hold rt->lock as we do, change the pointer */
+	const struct p4dp_vset_members *l = __atomic_load_n(&rt->vsets[vs], __ATOMIC_RELAXED);
+	*n = l ? l->n : 0;
+	uint32_t k = l ? (l->n < max ? l->n : max) : 0;
+	for (size_t i = 0; l && i < (size_t)k * l->n_fields; i++) {
+		values[i] = l->vm[2 * i];
+		masks[i] = l->vm[2 * i + 1];
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return 0;
+}
+
 /* ------------------------------------------------------------ log, assert, unsupported */
 
 void p4dp_log_msg(struct p4dp_ctx *ctx, const char *fmt, uint32_t n, const uint64_t *values)

@@ -212,6 +212,8 @@ struct p4dp_runtime {
 	struct rt_mcast_node *mc_nodes;
 	uint32_t n_mc_nodes, cap_mc_nodes;
 	struct rt_clone_list **clone_lists; /* [P4DP_RT_CLONE_SESSIONS], NULL = unset; read by workers (acquire) */
+	/* parser value sets: [n_value_sets] published member lists, NULL = empty; read by workers (acquire) */
+	struct p4dp_vset_members **vsets;
 
 	/* logging */
 	p4dp_log_fn log_fn;

@@ -162,6 +162,17 @@ static int check_program(const struct p4dp_program *p)
 	for (uint32_t b = 0; b < p->n_background; b++)
 		if (p->background_names[b] == NULL)
 			return rt_errc(-EINVAL, "background pipeline %u: no name", b);
+	if (p->n_value_sets > 0 && p->value_sets == NULL)
+		return rt_errc(-EINVAL, "malformed value sets (%u)", p->n_value_sets);
+	for (uint32_t v = 0; v < p->n_value_sets; v++) {
+		const struct p4dp_value_set_info *vi = &p->value_sets[v];
+		if (vi->name == NULL || vi->widths == NULL || vi->n_fields == 0 || vi->n_fields > P4DP_VSET_FIELDS_MAX)
+			return rt_errc(-EINVAL, "value set %u: malformed", v);
+		for (uint32_t f = 0; f < vi->n_fields; f++)
+			if (vi->widths[f] == 0 || vi->widths[f] > 64)
+				return rt_errc(-EINVAL, "value set '%s': field %u of %u bits (1..64)", vi->name, f,
+					       vi->widths[f]);
+	}
 	for (uint32_t x = 0; x < p->n_externs; x++) {
 		const struct p4dp_extern_info *xi = &p->externs[x];
 		if (xi->name == NULL)
@@ -255,8 +266,9 @@ int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_ru
 	rt->mc_lists = calloc(P4DP_RT_MCAST_GROUPS, sizeof(*rt->mc_lists));
 	rt->mc_groups = calloc(P4DP_RT_MCAST_GROUPS, sizeof(*rt->mc_groups));
 	rt->clone_lists = calloc(P4DP_RT_CLONE_SESSIONS, sizeof(*rt->clone_lists));
+	rt->vsets = calloc(prog->n_value_sets ? prog->n_value_sets : 1, sizeof(*rt->vsets));
 	if (!rt->workers || !rt->hits || !rt->misses || !rt->ext || !rt->emit_bufs || !rt->mc_lists ||
-	    !rt->mc_groups || !rt->clone_lists) {
+	    !rt->mc_groups || !rt->clone_lists || !rt->vsets) {
 		rt_err("out of memory creating the runtime");
 		goto fail;
 	}
@@ -311,6 +323,7 @@ int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_ru
 		c->table_hits = rt->hits + (size_t)w * (nt ? nt : 1);
 		c->table_misses = rt->misses + (size_t)w * (nt ? nt : 1);
 		c->bias = rt->bias;
+		c->vsets = rt->vsets;
 		wk->rt = rt;
 		wk->id = w;
 	}
@@ -352,6 +365,11 @@ void p4dp_runtime_free(struct p4dp_runtime *rt)
 		for (uint32_t c = 0; c < P4DP_RT_CLONE_SESSIONS; c++)
 			rte_free(rt->clone_lists[c]);
 		free(rt->clone_lists);
+	}
+	if (rt->vsets) {
+		for (uint32_t v = 0; v < rt->prog->n_value_sets; v++)
+			rte_free(rt->vsets[v]);
+		free(rt->vsets);
 	}
 	if (rt->ext) {
 		for (uint32_t w = 0; w < rt->max_workers; w++)

@@ -25,7 +25,7 @@
 //! | E0504 | an operation on a value wider than 128 bits other than copy, `==`, `!=`, slices, concatenation, extract/emit and table keys |
 //! | E0505 | a value of a type the back end cannot hold where it is: a non-scalar table key, action parameter, register cell or `@__ref` parameter, an extern object as a value, a value over 1 MiB |
 //! | E0506 | a table the back end cannot build: a match kind, an implementation combined with entries, direct resources or data-plane writes, an entry priority outside the runtime's 32 bits, an entry keyset |
-//! | E0507 | any other statement or expression form (`value_set` in `select`, `return` in a parser, ...) |
+//! | E0507 | any other statement or expression form (`return` in a parser, ...) |
 
 use std::collections::HashMap;
 use std::fmt::Write as _;

@@ -77,7 +77,21 @@ impl Gen<'_> {
                     }
                 }
             }
-            KeySet::ValueSet(_) => return unsupported(span, "value_set in select (not supported yet)"),
+            KeySet::ValueSet(vs) => {
+                if w > 64 {
+                    return unsupported_as(
+                        UnsupportedKind::WideValue,
+                        span,
+                        "value_set over a value wider than 64 bits",
+                    );
+                }
+                // the runtime's members are unsigned bit patterns of the key's width
+                let m = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+                format!(
+                    "p4dp_value_set_match(R->ctx, {}u, (const uint64_t[]){{ (uint64_t)({k}) & UINT64_C({m:#x}) }})",
+                    vs.index()
+                )
+            }
         })
     }
 
@@ -146,6 +160,43 @@ impl Gen<'_> {
         let _ = writeln!(self.funcs, "/* parser {} ({}) */\nstatic {inl}int {}(struct gst *R)\n{{\n\t(void)R;\n{body}p_accept: __attribute__((unused));\n\treturn 0;\np_reject: __attribute__((unused));\n\treturn 1;\n}}\n", pr.path, pr.type_name, fr.func);
         self.reject_label = None;
         Ok(())
+    }
+}
+
+impl Gen<'_> {
+    /// The program's value sets for `struct p4dp_program` (indexed by `ValueSetId`, as
+    /// `p4dp_value_set_match` names them): the array's declaration and the initializer's lines.
+    pub fn value_set_md(&self) -> (String, String) {
+        let p = self.p;
+        if p.value_sets.is_empty() {
+            return (String::new(), String::new());
+        }
+        let mut decl = String::new();
+        let mut rows = Vec::new();
+        for (vid, v) in p.value_sets.iter() {
+            let w = self.scalar(v.ty).map(|s| s.w).unwrap_or(0);
+            let _ = writeln!(
+                decl,
+                "static const uint32_t md_vset_widths_{}[] = {{ {w}u }};",
+                vid.index()
+            );
+            rows.push(format!(
+                "	{{ {}, {}u, {}u, 1u, md_vset_widths_{} }},",
+                crate::ctype::c_string(&v.fq_name),
+                self.ids.value_sets[vid.index()],
+                v.size,
+                vid.index()
+            ));
+        }
+        let _ = writeln!(
+            decl,
+            "static const struct p4dp_value_set_info md_value_sets[] = {{\n{}\n}};",
+            rows.join("\n")
+        );
+        (
+            decl,
+            format!("\t.n_value_sets = {}u,\n\t.value_sets = md_value_sets,\n", rows.len()),
+        )
     }
 }
 

@@ -733,6 +733,9 @@ impl Gen<'_> {
         let (bg_decl, bg_init) = self.rtc_program_md();
         o.push_str(&bg_decl);
         timpl_init.push_str(&bg_init);
+        let (vs_decl, vs_init) = self.value_set_md();
+        o.push_str(&vs_decl);
+        timpl_init.push_str(&vs_init);
         let _ = writeln!(
             o,
             "\nconst struct p4dp_program p4dp_program = {{\n\t.abi_version = P4DP_ABI_VERSION,\n\t.name = {},\n\t.arch = {},\n\t.n_tables = {}u,\n\t.tables = {tbls},\n\t.n_actions = {}u,\n\t.actions = {acts},\n\t.n_externs = {}u,\n\t.externs = {exts},\n\t.n_errors = {}u,\n\t.errors = {errs},\n\t.process = process,\n{}{timpl_init}{}}};",

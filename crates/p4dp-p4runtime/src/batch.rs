@@ -4,8 +4,8 @@
 //! - ROLLBACK_ON_ERROR: all or nothing. First every update is validated without writing (table
 //!   entries completely; the others are validated by their own write before it writes). Any
 //!   invalid update: nothing is written. Then the updates are applied in order; before each, the
-//!   state it will change is read back (an undo: the old entry, default entry, extern cells or
-//!   replication entry). At the first failure the applied updates are undone in reverse order,
+//!   state it will change is read back (an undo: the old entry, default entry, extern cells,
+//!   replication entry or value set members). At the first failure the applied updates are undone in reverse order,
 //!   so both the server's and the data plane's state read back as before the batch.
 //! - DATAPLANE_ATOMIC: as ROLLBACK_ON_ERROR, with the writing phase (and a rollback) inside
 //!   `Runtime::batch`: the workers wait at a burst boundary meanwhile, so every packet sees the
@@ -22,7 +22,7 @@ use tonic::Code;
 use crate::externs::{self as x, Pre};
 use crate::proto::p4::v1::{
     entity, packet_replication_engine_entry, update, CloneSessionEntry, CounterEntry, DirectCounterEntry, Entity,
-    MeterEntry, MulticastGroupEntry, PacketReplicationEngineEntry, RegisterEntry, Update,
+    MeterEntry, MulticastGroupEntry, PacketReplicationEngineEntry, RegisterEntry, Update, ValueSetEntry,
 };
 use crate::server::{apply, entity_name, update_op};
 use crate::switch::Pipeline;
@@ -116,6 +116,8 @@ enum Undo {
     Update(Update),
     Group(u32, Option<MulticastGroupEntry>),
     Clone(u32, Option<CloneSessionEntry>),
+    /// A value set with its old members.
+    ValueSet(ValueSetEntry),
 }
 
 struct Failure {
@@ -145,6 +147,10 @@ fn plan<'a>(pipe: &Pipeline, u: &'a Update) -> Result<Planned<'a>, OpError> {
             | E::DirectCounterEntry(_)
             | E::PacketReplicationEngineEntry(_),
         ) => Ok(Planned::Other(u)),
+        Some(E::ValueSetEntry(v)) => {
+            crate::vset::check(p, v, op)?;
+            Ok(Planned::Other(u))
+        }
         Some(other) => Err(err(
             Code::Unimplemented,
             format!(
@@ -209,6 +215,7 @@ fn rollback(pipe: &Pipeline, pre: &mut Pre, undo: Vec<Undo>) -> Result<(), OpErr
                     (None, false) => Ok(()),
                 }
             }
+            Undo::ValueSet(old) => crate::vset::write(rt, &old, Op::Modify),
             Undo::Clone(id, old) => {
                 let now = pre.clones.contains_key(&id);
                 match (old, now) {
@@ -386,6 +393,10 @@ fn snapshot(rt: &Runtime, pre: &Pre, u: &Update) -> Result<Vec<Undo>, OpError> {
             )),
             P::CloneSessionEntry(c) => out.push(Undo::Clone(c.session_id, pre.clones.get(&c.session_id).cloned())),
         },
+        Some(E::ValueSetEntry(v)) => {
+            let vs = crate::vset::by_id(rt.program(), v.value_set_id)?;
+            out.push(Undo::ValueSet(crate::vset::current(rt, vs)?));
+        }
         _ => {}
     }
     Ok(out)

@@ -36,6 +36,7 @@ pub mod stream;
 pub mod switch;
 pub mod tables;
 pub mod timing;
+pub mod vset;
 
 pub use device_config::DeviceConfig;
 pub use server::{serve, Service};

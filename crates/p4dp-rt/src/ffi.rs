@@ -5,7 +5,7 @@
 
 use std::os::raw::{c_char, c_int, c_void};
 
-pub const P4DP_ABI_VERSION: u32 = 12;
+pub const P4DP_ABI_VERSION: u32 = 13;
 pub const P4DP_PORT_DROP: u32 = 511;
 pub const P4DP_CLONE_REPLICAS_MAX: u32 = 64;
 /// `p4dp_table_info.storage` flag of rtc.p4's `@linear` tables (abi.h).
@@ -97,6 +97,18 @@ pub struct p4dp_program {
     pub n_background: u32,
     pub background_names: *const *const c_char,
     pub background: *const c_void,
+    /// ABI 13: parser value sets.
+    pub n_value_sets: u32,
+    pub value_sets: *const p4dp_value_set_info,
+}
+
+#[repr(C)]
+pub struct p4dp_value_set_info {
+    pub name: *const c_char,
+    pub id: u32,
+    pub size: u32,
+    pub n_fields: u32,
+    pub widths: *const u32,
 }
 
 pub const P4DP_TABLE_F_NEEDS_PRIORITY: u32 = 0x1;
@@ -392,6 +404,21 @@ extern "C" {
         trunc: u32,
     ) -> c_int;
     pub fn p4dp_runtime_clone_session_delete(rt: *mut p4dp_runtime, session: u32) -> c_int;
+    pub fn p4dp_runtime_value_set_set(
+        rt: *mut p4dp_runtime,
+        vs: u32,
+        values: *const u64,
+        masks: *const u64,
+        n: u32,
+    ) -> c_int;
+    pub fn p4dp_runtime_value_set_get(
+        rt: *mut p4dp_runtime,
+        vs: u32,
+        values: *mut u64,
+        masks: *mut u64,
+        max: u32,
+        n: *mut u32,
+    ) -> c_int;
 
     pub fn p4dp_runtime_packet_inject(
         rt: *mut p4dp_runtime,

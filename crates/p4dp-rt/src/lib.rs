@@ -25,6 +25,7 @@ mod runtime;
 mod schema;
 #[cfg(test)]
 mod tests;
+mod vset;
 
 use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int};
@@ -41,8 +42,9 @@ pub use runtime::{
 };
 pub use schema::{
     ActionInfo, ActionScope, ExternInfo, ExternKind, KeyInfo, MatchKind, ParamInfo, Program, TableAction, TableInfo,
-    Unit,
+    Unit, ValueSetInfo,
 };
+pub use vset::ValueSetMember;
 
 /// Egress port value meaning "drop".
 pub const PORT_DROP: u32 = ffi::P4DP_PORT_DROP;

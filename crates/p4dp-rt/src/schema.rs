@@ -158,6 +158,22 @@ pub struct Program {
     pub errors: Vec<String>,
     /// rtc.p4: the background pipelines, by their ingress control's name.
     pub background: Vec<String>,
+    /// Parser value sets, indexed as `Runtime::value_set_set` takes them.
+    pub value_sets: Vec<ValueSetInfo>,
+}
+
+/// A parser value set (`value_set<T>(size)`).
+#[derive(Debug, Clone)]
+pub struct ValueSetInfo {
+    pub index: u32,
+    /// Control-plane name.
+    pub name: String,
+    /// P4Info id.
+    pub id: u32,
+    /// Most members.
+    pub size: u32,
+    /// Width in bits of each field of a member (one for a scalar element type).
+    pub widths: Vec<u32>,
 }
 
 impl Program {
@@ -286,6 +302,17 @@ pub(crate) unsafe fn from_raw(p: &ffi::p4dp_program) -> Program {
         .iter()
         .map(|&e| string(e))
         .collect();
+    let value_sets = slice(p.value_sets, p.n_value_sets)
+        .iter()
+        .enumerate()
+        .map(|(i, v)| ValueSetInfo {
+            index: i as u32,
+            name: string(v.name),
+            id: v.id,
+            size: v.size,
+            widths: slice(v.widths, v.n_fields).to_vec(),
+        })
+        .collect();
     Program {
         name: string(p.name),
         arch: string(p.arch),
@@ -294,5 +321,6 @@ pub(crate) unsafe fn from_raw(p: &ffi::p4dp_program) -> Program {
         externs,
         errors,
         background,
+        value_sets,
     }
 }

@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 12u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear) */
+#define P4DP_ABI_VERSION 13u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match) */
 
 /** p4dp_table_info.storage flag: rtc.p4 @linear, the entry of key k lives in row k (table.h linear). */
 #define P4DP_STORAGE_F_LINEAR 0x100
@@ -139,6 +139,18 @@ struct p4dp_extern_info {
 	int32_t table;        /**< direct counters/meters: index of the owning table, else -1 */
 };
 
+/** Most fields of one value set member (a struct element type's fields). */
+#define P4DP_VSET_FIELDS_MAX 16u
+
+/** A parser value set (`value_set<T>(size)`), one per value set of the program. */
+struct p4dp_value_set_info {
+	const char *name;        /**< control-plane name, e.g. "ParserImpl.pvs" */
+	uint32_t id;             /**< P4Info id */
+	uint32_t size;           /**< most members (the declared size) */
+	uint32_t n_fields;       /**< fields of a member: 1 for a scalar element type (1..P4DP_VSET_FIELDS_MAX) */
+	const uint32_t *widths;  /**< width in bits of each field (1..64) */
+};
+
 /** The program's entry point: parse, run the pipeline, deparse. */
 struct p4dp_ctx;
 struct p4dp_pkt;
@@ -233,6 +245,9 @@ struct p4dp_program {
 	uint32_t n_background;
 	const char *const *background_names;
 	p4dp_background_fn background; /**< NULL iff n_background == 0 */
+	/* appended (ABI 13): parser value sets, indexed by the value set's number in generated code */
+	uint32_t n_value_sets;
+	const struct p4dp_value_set_info *value_sets;
 };
 
 /** The symbol a compiled program exports. */
@@ -280,7 +295,47 @@ struct p4dp_ctx {
 	uint64_t *table_misses;       /**< indexed like p4dp_program.tables */
 	/** Revocation state of the biased entry locks (dpwrite.h); NULL: locks are never biased. */
 	struct p4dp_bias *bias;
+	/** The members of each value set, indexed like p4dp_program.value_sets: the control thread
+	 *  publishes a whole new list by an atomic pointer store (release) and frees the old one after
+	 *  an RCU grace period; workers load it with acquire (p4dp_value_set_match()). NULL: empty. */
+	struct p4dp_vset_members **vsets;
 };
+
+/** The published members of one value set (immutable once published). */
+struct p4dp_vset_members {
+	uint32_t n;         /**< members */
+	uint32_t n_fields;  /**< fields per member */
+	/** per member, per field: the value (no bits outside its mask), then the mask; 2 * n * n_fields words */
+	uint64_t vm[];
+};
+
+/**
+ * Whether a select key matches a member of value set @p vs: for some member, every field f has
+ * (keys[f] & mask) == value. An empty set matches nothing.
+ *
+ * @param ctx the worker's context.
+ * @param vs the value set's index in p4dp_program.value_sets.
+ * @param keys the key's fields (n_fields of the value set), each zero above its width.
+ * Context: worker (or inject on the control thread). Thread safety: lock-free (acquire load of
+ * the published list, valid until the worker's next RCU quiescent state).
+ */
+static inline int p4dp_value_set_match(const struct p4dp_ctx *ctx, uint32_t vs, const uint64_t *keys)
+{
+	/* acquire pairs with the control thread's release exchange: the list's contents are visible */
+	const struct p4dp_vset_members *m = __atomic_load_n(&ctx->vsets[vs], __ATOMIC_ACQUIRE);
+	if (m == NULL)
+		return 0;
+	const uint64_t *p = m->vm;
+	for (uint32_t i = 0; i < m->n; i++) {
+		uint32_t f = 0;
+		while (f < m->n_fields && (keys[f] & p[2 * f + 1]) == p[2 * f])
+			f++;
+		if (f == m->n_fields)
+			return 1;
+		p += 2 * (size_t)m->n_fields;
+	}
+	return 0;
+}
 
 /**
  * The table's current default entry.

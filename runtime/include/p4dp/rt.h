@@ -836,6 +836,42 @@ int p4dp_runtime_clone_session_set(struct p4dp_runtime *rt, uint32_t session, co
  */
 int p4dp_runtime_clone_session_delete(struct p4dp_runtime *rt, uint32_t session);
 
+/**
+ * Replace the members of a parser value set as a whole. Member i, field f is matched by a key
+ * whose field f satisfies (key & masks[i * n_fields + f]) == values[i * n_fields + f]
+ * (n_fields and the widths from p4dp_program.value_sets[vs]); an exact field has an all-ones
+ * mask of its width.
+ *
+ * @param rt the runtime.
+ * @param vs the value set's index in p4dp_program.value_sets.
+ * @param values n * n_fields field values, native, each within its field's width.
+ * @param masks n * n_fields masks, each within its field's width; a value has no bits outside its mask.
+ * @param n members (0 empties the set).
+ * @return 0; -EINVAL (index out of range, NULL arrays, a value or mask wider than its field, a
+ *         value bit outside its mask); -ENOSPC (more members than the value set's size); -ENOMEM.
+ *         On error the set is unchanged.
+ * Context: control thread. Thread safety: runtime mutex; workers match against the published
+ * list lock-free and see the old members or the new ones, never a mix; the old list is freed
+ * after an RCU grace period.
+ */
+int p4dp_runtime_value_set_set(struct p4dp_runtime *rt, uint32_t vs, const uint64_t *values, const uint64_t *masks,
+			       uint32_t n);
+
+/**
+ * Read the members of a parser value set, in the order they were set.
+ *
+ * @param rt the runtime.
+ * @param vs the value set's index in p4dp_program.value_sets.
+ * @param values receives up to @p max * n_fields field values (may be NULL when @p max is 0).
+ * @param masks receives their masks (likewise).
+ * @param max capacity of @p values and @p masks in members.
+ * @param n receives the number of members (which may exceed @p max: then only @p max are written).
+ * @return 0; -EINVAL (index out of range, NULL @p n).
+ * Context: control thread. Thread safety: runtime mutex.
+ */
+int p4dp_runtime_value_set_get(struct p4dp_runtime *rt, uint32_t vs, uint64_t *values, uint64_t *masks,
+			       uint32_t max, uint32_t *n);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Synchronous processing                                                                       */
 
