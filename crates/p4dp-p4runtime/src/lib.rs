@@ -39,5 +39,5 @@ pub mod timing;
 pub mod vset;
 
 pub use device_config::DeviceConfig;
-pub use server::{serve, Service};
+pub use server::{serve, Service, TlsConfig, TlsError};
 pub use switch::{CompiledProgram, Compiler, DeviceOptions, PortSpec};

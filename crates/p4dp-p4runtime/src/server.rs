@@ -670,14 +670,90 @@ impl P4Runtime for Service {
     }
 }
 
-/// Serves P4Runtime on a bound listener until `shutdown` resolves.
+/// TLS for the P4Runtime server: its certificate chain and private key (PEM), and for mutual
+/// TLS the CA (PEM) whose certificates clients must present (a client without one is refused
+/// during the handshake).
+#[derive(Clone, Debug)]
+pub struct TlsConfig {
+    pub cert_pem: Vec<u8>,
+    pub key_pem: Vec<u8>,
+    pub client_ca_pem: Option<Vec<u8>>,
+}
+
+/// A TLS configuration that cannot be used, with the reason.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    #[error("the TLS certificate holds no PEM certificate (-----BEGIN CERTIFICATE-----)")]
+    NoCertificate,
+    #[error("the TLS key holds no PEM private key (-----BEGIN ... PRIVATE KEY-----)")]
+    NoKey,
+    #[error("the TLS client CA holds no PEM certificate (-----BEGIN CERTIFICATE-----)")]
+    NoClientCa,
+    #[error("the TLS configuration is invalid: {0}")]
+    Invalid(String),
+}
+
+impl TlsConfig {
+    /// tonic's server configuration, after checking that each part holds PEM of its kind and
+    /// that rustls accepts them (a key that does not parse or match is an error here, not at the
+    /// first connection).
+    pub fn server_config(&self) -> Result<tonic::transport::ServerTlsConfig, TlsError> {
+        let has = |pem: &[u8], what: &str| {
+            let t = String::from_utf8_lossy(pem);
+            t.lines().any(|l| l.starts_with("-----BEGIN ") && l.contains(what))
+        };
+        if !has(&self.cert_pem, "CERTIFICATE-----") {
+            return Err(TlsError::NoCertificate);
+        }
+        if !has(&self.key_pem, "PRIVATE KEY-----") {
+            return Err(TlsError::NoKey);
+        }
+        let mut cfg = tonic::transport::ServerTlsConfig::new()
+            .identity(tonic::transport::Identity::from_pem(&self.cert_pem, &self.key_pem));
+        if let Some(ca) = &self.client_ca_pem {
+            if !has(ca, "CERTIFICATE-----") {
+                return Err(TlsError::NoClientCa);
+            }
+            cfg = cfg
+                .client_ca_root(tonic::transport::Certificate::from_pem(ca))
+                .client_auth_optional(false);
+        }
+        // tonic builds the rustls configuration here: bad PEM contents or a key that does not
+        // match the certificate fail now
+        tonic::transport::Server::builder()
+            .tls_config(cfg.clone())
+            .map_err(|e| TlsError::Invalid(error_chain(&e)))?;
+        Ok(cfg)
+    }
+}
+
+/// An error and its sources on one line.
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cur = c.source();
+    }
+    s
+}
+
+/// Serves P4Runtime on a bound listener until `shutdown` resolves, over TLS when `tls` is given.
 pub async fn serve(
     svc: Service,
     listener: tokio::net::TcpListener,
+    tls: Option<&TlsConfig>,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<(), String> {
-    tonic::transport::Server::builder()
-        .add_service(svc.into_server())
+    let mut b = tonic::transport::Server::builder();
+    if let Some(t) = tls {
+        let cfg = t.server_config().map_err(|e| e.to_string())?;
+        b = b
+            .tls_config(cfg)
+            .map_err(|e| format!("P4Runtime TLS: {}", error_chain(&e)))?;
+    }
+    b.add_service(svc.into_server())
         .serve_with_incoming_shutdown(tokio_stream::wrappers::TcpListenerStream::new(listener), shutdown)
         .await
         .map_err(|e| format!("P4Runtime server: {e}"))

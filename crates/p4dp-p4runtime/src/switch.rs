@@ -7,6 +7,9 @@
 //! program: a packet is processed either by the old pipeline or, after the switch-over, by the
 //! new one with its complete initial state. Packets that arrive during the pause wait in the
 //! devices' queues (pcap input files are replayed from their start). Switch-overs are counted.
+//! An rtc.p4 program's background pipelines run on the switch's background threads, started and
+//! stopped with its workers (the old program's threads are joined before the new program loads
+//! its ports).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -46,6 +49,10 @@ pub struct DeviceOptions {
     /// The controller (CPU) port: packets the program sends to it become PacketIns, PacketOuts
     /// enter the program as received on it (a runtime ring port). None: no packet I/O.
     pub cpu_port: Option<u32>,
+    /// Threads (EAL lcores after the workers') that run an rtc.p4 program's background
+    /// pipelines; a thread runs several pipelines in turn. 0: programs with background pipelines
+    /// are refused.
+    pub background_threads: u32,
 }
 
 /// A loaded program with its P4Runtime description.
@@ -105,13 +112,14 @@ impl Device {
         name: String,
     ) -> Result<Pipeline, String> {
         let opts = RuntimeOptions {
-            max_workers: self.opts.workers.max(1),
+            // background threads use the worker contexts after the workers'
+            max_workers: self.opts.workers.max(1) + self.opts.background_threads,
             ..Default::default()
         };
         let rt = Runtime::load(&compiled.so_path, opts).map_err(|e| format!("loading the program: {e}"))?;
-        if !rt.program().background.is_empty() {
+        if !rt.program().background.is_empty() && self.opts.background_threads == 0 {
             return Err(format!(
-                "the program has background pipelines ({}), which run only under `p4dp stf` so far",
+                "the program has background pipelines ({}) and the switch has no background threads (`p4dp serve --background-threads N`; `p4dp run --p4runtime` has them when its own program has background pipelines)",
                 rt.program().background.join(", ")
             ));
         }
@@ -145,12 +153,15 @@ impl Device {
         if !self.opts.ports.is_empty() {
             let stop = Arc::new(AtomicI32::new(0));
             let (rt, s, n) = (p.rt.clone(), stop.clone(), self.opts.workers.max(1));
+            // as many background threads as the program has pipelines, at most the switch's
+            let n_bg = (p.rt.program().background.len() as u32).min(self.opts.background_threads);
             let thread = std::thread::Builder::new()
                 .name("p4dp-dataplane".into())
                 .spawn(move || {
                     let params = RunParams {
                         n_workers: n,
                         stop: Some(&s),
+                        n_background: n_bg,
                         ..Default::default()
                     };
                     let r = rt.run(&params).map_err(|e| e.to_string());

@@ -76,11 +76,6 @@ impl SwitchOpts {
         port_devargs(&self.ports, &self.ifaces, &self.vdevs, scratch)
     }
 
-    /// Starts DPDK's EAL for these workers and this much memory.
-    pub(crate) fn init_eal(&self) -> Result<()> {
-        self.init_eal_with(&[])
-    }
-
     /// Starts DPDK's EAL for these workers, the background threads `background` (see
     /// [`background_threads`]) and this much memory.
     pub(crate) fn init_eal_with(&self, background: &[Option<usize>]) -> Result<()> {
@@ -398,15 +393,13 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let scratch = compile::temp_dir("run")?;
     // everything about the ports is checked before the (slow) compile and before any file is opened
     let ports = a.sw.devargs(scratch.path())?;
+    if a.p4rt.p4runtime.is_none() && a.p4rt.tls.p4runtime_tls_cert.is_some() {
+        bail!("--p4runtime-tls-cert: TLS is for the P4Runtime server (add --p4runtime)");
+    }
+    let tls = a.p4rt.tls.load()?;
     let out = a.build_dir.clone().unwrap_or_else(|| scratch.path().to_path_buf());
     let built = compile::build(&a.c, &out, false)?;
     stop::check()?;
-    if a.p4rt.p4runtime.is_some() {
-        if a.background_cores.is_some() {
-            bail!("--background-cores: background pipelines do not run under --p4runtime yet");
-        }
-        return crate::serve::run_with_p4runtime(&a, &built, ports.devargs);
-    }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let bg_threads = background_threads(built.background, a.sw.workers, cpus, a.background_cores.as_ref())?;
     let n_bg = u32::try_from(bg_threads.len()).unwrap_or(u32::MAX);
@@ -415,6 +408,9 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             "{} workers and {n_bg} background threads: at most {MAX_WORKERS} lcores in all",
             a.sw.workers
         );
+    }
+    if a.p4rt.p4runtime.is_some() {
+        return crate::serve::run_with_p4runtime(&a, &built, ports.devargs, tls, &bg_threads);
     }
     a.sw.init_eal_with(&bg_threads)?;
     let opts = p4dp_rt::RuntimeOptions {

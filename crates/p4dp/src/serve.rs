@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use p4dp_p4runtime::{CompiledProgram, Compiler, DeviceConfig, DeviceOptions, PortSpec, Service};
+use p4dp_p4runtime::{CompiledProgram, Compiler, DeviceConfig, DeviceOptions, PortSpec, Service, TlsConfig};
 
 use crate::compile::{self, Built};
 use crate::run::{RunArgs, SwitchOpts};
@@ -31,6 +31,45 @@ pub struct P4RuntimeOpts {
     /// PacketIns; PacketOuts enter the program as received on it (0 to 510).
     #[arg(long, default_value_t = DEFAULT_CPU_PORT, value_parser = clap::value_parser!(u32).range(0..511))]
     pub cpu_port: u32,
+    #[command(flatten)]
+    pub tls: TlsOpts,
+}
+
+/// TLS options of the P4Runtime server (`p4dp run --p4runtime` and `p4dp serve`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct TlsOpts {
+    /// Serve P4Runtime over TLS with this certificate chain (PEM file); needs --p4runtime-tls-key.
+    #[arg(long, value_name = "FILE", requires = "p4runtime_tls_key")]
+    pub p4runtime_tls_cert: Option<PathBuf>,
+    /// The private key (PEM file) of --p4runtime-tls-cert.
+    #[arg(long, value_name = "FILE", requires = "p4runtime_tls_cert")]
+    pub p4runtime_tls_key: Option<PathBuf>,
+    /// Mutual TLS: clients must present a certificate signed by this CA (PEM file); a client
+    /// without one is refused. Needs --p4runtime-tls-cert.
+    #[arg(long, value_name = "FILE", requires = "p4runtime_tls_cert")]
+    pub p4runtime_tls_client_ca: Option<PathBuf>,
+}
+
+impl TlsOpts {
+    /// The TLS configuration these options name (None: plain TCP), read and checked: an
+    /// unreadable file or one without valid PEM of its kind is an error naming the option.
+    pub fn load(&self) -> Result<Option<TlsConfig>> {
+        let (Some(cert), Some(key)) = (&self.p4runtime_tls_cert, &self.p4runtime_tls_key) else {
+            return Ok(None);
+        };
+        let read =
+            |opt: &str, f: &Path| std::fs::read(f).with_context(|| format!("{opt}: cannot read {}", f.display()));
+        let cfg = TlsConfig {
+            cert_pem: read("--p4runtime-tls-cert", cert)?,
+            key_pem: read("--p4runtime-tls-key", key)?,
+            client_ca_pem: match &self.p4runtime_tls_client_ca {
+                Some(f) => Some(read("--p4runtime-tls-client-ca", f)?),
+                None => None,
+            },
+        };
+        cfg.server_config().map_err(|e| anyhow::anyhow!("P4Runtime TLS: {e}"))?;
+        Ok(Some(cfg))
+    }
 }
 
 /// The default controller port (the number v1model programs commonly define as CPU_PORT).
@@ -51,6 +90,12 @@ pub struct ServeArgs {
     /// The controller (CPU) port (see `p4dp run --cpu-port`).
     #[arg(long, default_value_t = DEFAULT_CPU_PORT, value_parser = clap::value_parser!(u32).range(0..511))]
     pub cpu_port: u32,
+    #[command(flatten)]
+    pub tls: TlsOpts,
+    /// Threads for the background pipelines of pushed rtc.p4 programs (EAL lcores after the
+    /// workers', not pinned); a thread runs several pipelines in turn. 0: such programs are refused.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=16))]
+    pub background_threads: u32,
 }
 
 /// The device config of a program: its preprocessed source (docs/p4runtime.md).
@@ -124,7 +169,7 @@ fn keep_freed_memory() {
 }
 
 /// Runs the P4Runtime server until Ctrl-C, SIGTERM or the duration; then stops the data plane.
-fn serve_until_stopped(svc: Service, addr: SocketAddr, duration: Option<f64>) -> Result<()> {
+fn serve_until_stopped(svc: Service, addr: SocketAddr, tls: Option<TlsConfig>, duration: Option<f64>) -> Result<()> {
     keep_freed_memory();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -137,7 +182,16 @@ fn serve_until_stopped(svc: Service, addr: SocketAddr, duration: Option<f64>) ->
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("P4Runtime: cannot listen on {addr}"))?;
-        eprintln!("p4runtime: serving on {addr}");
+        eprintln!(
+            "p4runtime: serving on {addr}{}",
+            match &tls {
+                Some(TlsConfig {
+                    client_ca_pem: Some(_), ..
+                }) => " (mutual TLS)",
+                Some(_) => " (TLS)",
+                None => "",
+            }
+        );
         // SIGINT/SIGTERM set the process's stop flag (stop.rs), which this polls
         let stop = async move {
             let t0 = std::time::Instant::now();
@@ -145,7 +199,7 @@ fn serve_until_stopped(svc: Service, addr: SocketAddr, duration: Option<f64>) ->
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         };
-        p4dp_p4runtime::serve(svc2, listener, stop)
+        p4dp_p4runtime::serve(svc2, listener, tls.as_ref(), stop)
             .await
             .map_err(anyhow::Error::msg)
     });
@@ -160,6 +214,7 @@ fn serve_until_stopped(svc: Service, addr: SocketAddr, duration: Option<f64>) ->
 fn device(
     ports: Vec<(u32, String)>,
     workers: u32,
+    background_threads: u32,
     device_id: u64,
     cpu_port: u32,
     scratch: &Path,
@@ -175,6 +230,7 @@ fn device(
             .map(|(port, devargs)| PortSpec { port, devargs })
             .collect(),
         workers,
+        background_threads,
     };
     let compiler = Arc::new(CliCompiler {
         dir: scratch.join("pipelines"),
@@ -186,6 +242,7 @@ fn device(
 /// `p4dp serve`.
 pub fn serve(a: ServeArgs) -> Result<ExitCode> {
     let addr = parse_addr(&a.addr)?;
+    let tls = a.tls.load()?;
     let scratch = compile::temp_dir("serve")?;
     // a switch without ports is allowed: a control-plane-only device (tests, dry runs)
     let ports = if a.sw.no_ports() {
@@ -193,19 +250,48 @@ pub fn serve(a: ServeArgs) -> Result<ExitCode> {
     } else {
         a.sw.devargs(scratch.path())?.devargs
     };
-    let (opts, compiler) = device(ports, a.sw.workers, a.device_id, a.cpu_port, scratch.path())?;
-    a.sw.init_eal()?;
+    if a.sw.workers.saturating_add(a.background_threads) > crate::run::MAX_WORKERS {
+        bail!(
+            "{} workers and {} background threads: at most {} lcores in all",
+            a.sw.workers,
+            a.background_threads,
+            crate::run::MAX_WORKERS
+        );
+    }
+    let (opts, compiler) = device(
+        ports,
+        a.sw.workers,
+        a.background_threads,
+        a.device_id,
+        a.cpu_port,
+        scratch.path(),
+    )?;
+    a.sw.init_eal_with(&vec![None; a.background_threads as usize])?;
     let svc = Service::new(opts, compiler);
-    serve_until_stopped(svc, addr, a.sw.duration)?;
+    serve_until_stopped(svc, addr, tls, a.sw.duration)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// `p4dp run prog.p4 ... --p4runtime [ADDR]`: the program is the initial pipeline.
-pub fn run_with_p4runtime(a: &RunArgs, built: &Built, ports: Vec<(u32, String)>) -> Result<ExitCode> {
+pub fn run_with_p4runtime(
+    a: &RunArgs,
+    built: &Built,
+    ports: Vec<(u32, String)>,
+    tls: Option<TlsConfig>,
+    background: &[Option<usize>],
+) -> Result<ExitCode> {
     let addr = parse_addr(a.p4rt.p4runtime.as_deref().unwrap_or(DEFAULT_ADDR))?;
-    a.sw.init_eal()?;
+    a.sw.init_eal_with(background)?;
     let scratch = compile::temp_dir("p4runtime")?;
-    let (opts, compiler) = device(ports, a.sw.workers, a.p4rt.device_id, a.p4rt.cpu_port, scratch.path())?;
+    let n_bg = u32::try_from(background.len()).unwrap_or(u32::MAX);
+    let (opts, compiler) = device(
+        ports,
+        a.sw.workers,
+        n_bg,
+        a.p4rt.device_id,
+        a.p4rt.cpu_port,
+        scratch.path(),
+    )?;
     let svc = Service::new(opts, compiler);
     let stem = built
         .so_path
@@ -231,6 +317,6 @@ pub fn run_with_p4runtime(a: &RunArgs, built: &Built, ports: Vec<(u32, String)>)
             .context("no pipeline")??;
         eprintln!("installed {} table entries from {}", done.entries, f.display());
     }
-    serve_until_stopped(svc, addr, a.sw.duration)?;
+    serve_until_stopped(svc, addr, tls, a.sw.duration)?;
     Ok(ExitCode::SUCCESS)
 }
