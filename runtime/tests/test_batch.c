@@ -26,6 +26,7 @@
 #include "tsan_test.h"
 
 #include "check.h"
+#include "pcap_write.h"
 
 enum { A_NOP, A_TAG, A_EXPECT };
 enum { T_TAG, T_EXPECT };
@@ -35,27 +36,12 @@ enum { X_CHECKS, X_EXPECT_HITS };
 static char g_so[PATH_MAX], g_dir[256];
 static int g_id;
 
-static void put32(FILE *f, uint32_t v) { fwrite(&v, 4, 1, f); }
-
-static int write_pcap(const char *path, uint32_t n)
+/* Packet i: key i % N_KEYS in byte 0, flow i % 256 in bytes [2..6). */
+static void fill_pkt(uint8_t *pkt, uint32_t i)
 {
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return -1;
-	put32(f, 0xa1b2c3d4u);
-	uint16_t ver[2] = { 2, 4 };
-	fwrite(ver, 2, 2, f);
-	put32(f, 0), put32(f, 0), put32(f, 65535), put32(f, 1);
-	for (uint32_t i = 0; i < n; i++) {
-		uint8_t pkt[64] = { 0 };
-		pkt[0] = (uint8_t)(i % N_KEYS);
-		uint32_t flow = i % 256;
-		memcpy(pkt + 2, &flow, 4);
-		put32(f, 1), put32(f, i), put32(f, 64), put32(f, 64);
-		fwrite(pkt, 1, 64, f);
-	}
-	fclose(f);
-	return 0;
+	pkt[0] = (uint8_t)(i % N_KEYS);
+	uint32_t flow = i % 256;
+	memcpy(pkt + 2, &flow, 4);
 }
 
 static uint64_t checks(struct p4dp_runtime *rt, uint32_t cell)
@@ -262,7 +248,7 @@ int main(int argc, char **argv)
 		return 1;
 	char pcap[PATH_MAX + 32];
 	snprintf(pcap, sizeof(pcap), "%s/batch.pcap", g_dir);
-	CHECK(write_pcap(pcap, 4096) == 0);
+	CHECK(test_pcap_write(pcap, 4096, fill_pkt) == 0);
 	uint32_t n = getenv("P4DP_TEST_BATCHES") ? (uint32_t)atoi(getenv("P4DP_TEST_BATCHES"))
 						: 4000 / P4DP_TEST_TSAN_DIV;
 	test_no_run(pcap);

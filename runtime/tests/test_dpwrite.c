@@ -35,6 +35,7 @@
 #include "tsan_test.h"
 
 #include "check.h"
+#include "pcap_write.h"
 
 enum { T_SHARED, T_FLOWS, T_AOM, T_MOD, T_IDLE };
 enum { A_NOP, A_COUNT, A_PAIR };
@@ -43,28 +44,6 @@ enum { X_OUTCOMES, X_CHECKS };
 static char g_so[PATH_MAX], g_dir[256];
 static int g_id;
 
-static void put32(FILE *f, uint32_t v) { fwrite(&v, 4, 1, f); }
-
-typedef void (*mk_fn)(uint8_t *pkt, uint32_t i);
-
-static int write_pcap(const char *path, uint32_t n, mk_fn mk)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return -1;
-	put32(f, 0xa1b2c3d4u);
-	uint16_t ver[2] = { 2, 4 };
-	fwrite(ver, 2, 2, f);
-	put32(f, 0), put32(f, 0), put32(f, 65535), put32(f, 1);
-	for (uint32_t i = 0; i < n; i++) {
-		uint8_t pkt[64] = { 0 };
-		mk(pkt, i);
-		put32(f, 1), put32(f, i), put32(f, 64), put32(f, 64);
-		fwrite(pkt, 1, 64, f);
-	}
-	fclose(f);
-	return 0;
-}
 
 static struct p4dp_runtime *mkrt(void)
 {
@@ -154,7 +133,7 @@ static void test_shared(void)
 	char pcap[PATH_MAX + 32];
 	snprintf(pcap, sizeof(pcap), "%s/dp_shared.pcap", g_dir);
 	const uint32_t n = 200000 / P4DP_TEST_TSAN_DIV;
-	CHECK(write_pcap(pcap, n, mk_shared) == 0);
+	CHECK(test_pcap_write(pcap, n, mk_shared) == 0);
 	struct p4dp_runtime *rt = mkrt();
 	CHECK(rt != NULL);
 	if (!rt)
@@ -196,7 +175,7 @@ static void test_flows(void)
 	char pcap[PATH_MAX + 32];
 	snprintf(pcap, sizeof(pcap), "%s/dp_flows.pcap", g_dir);
 	const uint32_t n = 200704 / P4DP_TEST_TSAN_DIV; /* 392 packets per flow (98 under TSan) */
-	CHECK(write_pcap(pcap, n, mk_flows) == 0);
+	CHECK(test_pcap_write(pcap, n, mk_flows) == 0);
 	struct p4dp_runtime *rt = mkrt();
 	CHECK(rt != NULL);
 	if (!rt)
@@ -265,7 +244,7 @@ static void test_insert_delete(void)
 	printf("(c) data-plane inserts racing control-plane deletes at capacity\n");
 	char pcap[PATH_MAX + 32];
 	snprintf(pcap, sizeof(pcap), "%s/dp_aom.pcap", g_dir);
-	CHECK(write_pcap(pcap, 8192, mk_aom) == 0);
+	CHECK(test_pcap_write(pcap, 8192, mk_aom) == 0);
 	struct p4dp_runtime *rt = mkrt();
 	CHECK(rt != NULL);
 	if (!rt)
@@ -339,7 +318,7 @@ static void test_modify_storm(uint32_t n_mod)
 	printf("(d) %u control-plane modifies while packets flow on 2 workers\n", n_mod);
 	char pcap[PATH_MAX + 32];
 	snprintf(pcap, sizeof(pcap), "%s/dp_mod.pcap", g_dir);
-	CHECK(write_pcap(pcap, 8192, mk_mod) == 0);
+	CHECK(test_pcap_write(pcap, 8192, mk_mod) == 0);
 	struct p4dp_runtime *rt = mkrt();
 	CHECK(rt != NULL);
 	if (!rt)
@@ -654,7 +633,7 @@ static void test_ttl_workers(void)
 	printf("(g) per-entry idle timeouts while 2 workers hit an entry\n");
 	char pcap[PATH_MAX + 32];
 	snprintf(pcap, sizeof(pcap), "%s/dp_idle.pcap", g_dir);
-	CHECK(write_pcap(pcap, 4096, mk_idle) == 0);
+	CHECK(test_pcap_write(pcap, 4096, mk_idle) == 0);
 	struct p4dp_runtime *rt = mkrt();
 	CHECK(rt != NULL);
 	if (!rt)

@@ -18,6 +18,7 @@
 #include "tsan_test.h"
 
 #include "check.h"
+#include "pcap_write.h"
 
 enum { T_FWD, T_ACL, T_CONST, T_WIDE };
 enum { A_SET_PORT, A_DROP, A_DEF_ONLY, A_TBL_ONLY, A_SET_WIDE };
@@ -552,29 +553,20 @@ static void test_pkt_finish(void)
 
 /* ------------------------------------------------------------ pcap ports */
 
-static void put32(FILE *f, uint32_t v)
+/* The keys of the pcap being written (write_pcap). */
+static const uint8_t *g_pcap_keys;
+
+static void fill_keyed(uint8_t *pkt, uint32_t i)
 {
-	fwrite(&v, 4, 1, f);
+	mkpkt(pkt, 0, g_pcap_keys[i]);
+	pkt[11] = (uint8_t)i;
 }
 
-static int write_pcap(const char *path, int n, const uint8_t *keys)
+/* @p n packets, packet i with key keys[i] and sequence number i in byte 11. */
+static int write_pcap(const char *path, uint32_t n, const uint8_t *keys)
 {
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return -1;
-	put32(f, 0xa1b2c3d4u);
-	uint16_t ver[2] = { 2, 4 };
-	fwrite(ver, 2, 2, f);
-	put32(f, 0), put32(f, 0), put32(f, 65535), put32(f, 1);
-	for (int i = 0; i < n; i++) {
-		uint8_t pkt[64];
-		mkpkt(pkt, 0, keys[i]);
-		pkt[11] = (uint8_t)i;
-		put32(f, 1), put32(f, (uint32_t)i), put32(f, 64), put32(f, 64);
-		fwrite(pkt, 1, 64, f);
-	}
-	fclose(f);
-	return 0;
+	g_pcap_keys = keys;
+	return test_pcap_write(path, n, fill_keyed);
 }
 
 /* Reads a pcap; returns packet count, fills seq[] with byte 11 of each packet. */

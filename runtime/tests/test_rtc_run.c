@@ -27,6 +27,7 @@
 #include "tsan_test.h"
 
 #include "check.h"
+#include "pcap_write.h"
 
 #define N_KEYS 64u
 #define N_PACKETS 1024u
@@ -36,27 +37,11 @@ enum { X_QUEUE, X_CHECKS };
 static char g_so[PATH_MAX], g_dir[256];
 static int g_id;
 
-static void put32(FILE *f, uint32_t v) { fwrite(&v, 4, 1, f); }
-
-/* @p n packets of 64 bytes, key i % N_KEYS in bytes [0..4). */
-static int write_pcap(const char *path, uint32_t n)
+/* Packet i: key i % N_KEYS in bytes [0..4). */
+static void fill_pkt(uint8_t *pkt, uint32_t i)
 {
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return -1;
-	put32(f, 0xa1b2c3d4u);
-	uint16_t ver[2] = { 2, 4 };
-	fwrite(ver, 2, 2, f);
-	put32(f, 0), put32(f, 0), put32(f, 65535), put32(f, 1);
-	for (uint32_t i = 0; i < n; i++) {
-		uint8_t pkt[64] = { 0 };
-		uint32_t k = i % N_KEYS;
-		memcpy(pkt, &k, 4);
-		put32(f, 1), put32(f, i), put32(f, 64), put32(f, 64);
-		fwrite(pkt, 1, 64, f);
-	}
-	fclose(f);
-	return 0;
+	uint32_t k = i % N_KEYS;
+	memcpy(pkt, &k, 4);
 }
 
 static uint64_t cell(struct p4dp_runtime *rt, uint32_t i)
@@ -178,7 +163,7 @@ int main(int argc, char **argv)
 		return 1;
 	char pcap[PATH_MAX + 32];
 	snprintf(pcap, sizeof(pcap), "%s/keys.pcap", g_dir);
-	CHECK(write_pcap(pcap, N_PACKETS) == 0);
+	CHECK(test_pcap_write(pcap, N_PACKETS, fill_pkt) == 0);
 	run_bg(pcap, 1);
 	run_bg(pcap, 2);
 	return test_finish(g_dir, n_pass, n_fail);

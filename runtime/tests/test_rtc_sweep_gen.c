@@ -25,6 +25,7 @@
 #include "tsan_test.h"
 
 #include "check.h"
+#include "pcap_write.h"
 
 /* as in rtc_sweep_gen.p4 */
 #define STABLE 256u
@@ -94,27 +95,8 @@ static void be32(uint8_t *b, uint32_t v)
 	b[0] = (uint8_t)(v >> 24), b[1] = (uint8_t)(v >> 16), b[2] = (uint8_t)(v >> 8), b[3] = (uint8_t)v;
 }
 
-static void put32(FILE *f, uint32_t v) { fwrite(&v, 4, 1, f); }
-
-/* The worker's input: @p n packets of 64 bytes, churning key STABLE + i % CHURN in bytes [0..4). */
-static int write_pcap(const char *path, uint32_t n)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return -1;
-	put32(f, 0xa1b2c3d4u);
-	uint16_t ver[2] = { 2, 4 };
-	fwrite(ver, 2, 2, f);
-	put32(f, 0), put32(f, 0), put32(f, 65535), put32(f, 1);
-	for (uint32_t i = 0; i < n; i++) {
-		uint8_t pkt[64] = { 0 };
-		be32(pkt, STABLE + i % CHURN);
-		put32(f, 1), put32(f, i), put32(f, 64), put32(f, 64);
-		fwrite(pkt, 1, 64, f);
-	}
-	fclose(f);
-	return 0;
-}
+/* The worker's input, packet i: churning key STABLE + i % CHURN in bytes [0..4). */
+static void fill_pkt(uint8_t *pkt, uint32_t i) { be32(pkt, STABLE + i % CHURN); }
 
 struct ctl {
 	struct p4dp_runtime *rt;
@@ -183,7 +165,7 @@ int main(int argc, char **argv)
 	CHECK(installed == STABLE);
 	char pcap[PATH_MAX + 32], dev[3 * PATH_MAX];
 	snprintf(pcap, sizeof(pcap), "%s/keys.pcap", g_dir);
-	CHECK(write_pcap(pcap, N_PACKETS) == 0);
+	CHECK(test_pcap_write(pcap, N_PACKETS, fill_pkt) == 0);
 	snprintf(dev, sizeof(dev), "net_pcap_sweep,rx_pcap=%s,tx_pcap=/dev/null", pcap);
 	CHECK(p4dp_runtime_port_add(rt, 0, dev) == 0);
 
