@@ -151,7 +151,7 @@ async fn clone_sessions_with_several_replicas_truncation_read_back_and_rollback(
     push(&mut c, 10, &info, &dc).await;
     let ins = |e| update(update::Type::Insert, e);
 
-    // clone session 5: three replicas, in both port forms; clone session 6: one replica, truncated
+    // clone session id 5: three replicas, in both port forms; clone session id 6: one replica, truncated
     let s5 = session(5, vec![rep_u32(1, 7), rep_bytes(&[2], 8), rep_bytes(&[0], 9)], 0);
     let s6 = session(6, vec![rep_u32(1, 3)], 20);
     write(&mut c, 10, vec![ins(pre(s5.clone())), ins(pre(s6.clone()))])
@@ -163,7 +163,7 @@ async fn clone_sessions_with_several_replicas_truncation_read_back_and_rollback(
     let got = ports.send(&primary, &f, 0, [1, 0, 0]).await;
     assert_eq!(got[0], vec![f.clone()]);
 
-    // clone session 5: a clone on each replica's port with its instance, the packet itself on port 0
+    // clone session id 5: a clone on each replica's port with its instance, the packet itself on port 0
     let f = frame(HOST_B, HOST_A, 2);
     let got = ports.send(&primary, &f, 5, [2, 1, 1]).await;
     let mut on0 = got[0].clone();
@@ -174,7 +174,7 @@ async fn clone_sessions_with_several_replicas_truncation_read_back_and_rollback(
     assert_eq!(got[1], vec![clone_of(&f, 7, 64)], "port 1: the clone of instance 7");
     assert_eq!(got[2], vec![clone_of(&f, 8, 64)], "port 2: the clone of instance 8");
 
-    // clone session 6: the clone truncated to 20 bytes
+    // clone session id 6: the clone truncated to 20 bytes
     let f = frame(HOST_B, HOST_A, 3);
     let got = ports.send(&primary, &f, 6, [1, 1, 0]).await;
     assert_eq!(got[0], vec![f.clone()]);
@@ -252,11 +252,11 @@ async fn clone_sessions_with_several_replicas_truncation_read_back_and_rollback(
     assert_eq!(
         got[1],
         vec![clone_of(&f, 7, 64)],
-        "clone session 5 clones as before the batch"
+        "clone session id 5 clones as before the batch"
     );
     assert_eq!(got[2], vec![clone_of(&f, 8, 64)]);
     let got = ports.send(&primary, &f, 6, [1, 1, 0]).await;
-    assert_eq!(got[1], vec![clone_of(&f, 3, 20)], "clone session 6 still exists");
+    assert_eq!(got[1], vec![clone_of(&f, 3, 20)], "clone session id 6 still exists");
 
     // modify to one replica, then delete: the clones follow
     let m5 = session(5, vec![rep_bytes(&[2], 4)], 0);

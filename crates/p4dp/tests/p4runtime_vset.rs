@@ -311,7 +311,7 @@ async fn value_sets_change_the_parse_path_read_back_errors_and_rollback() {
     });
     write(&mut c, 10, vec![update(update::Type::Insert, clone5.clone())])
         .await
-        .expect("insert clone session 5");
+        .expect("insert clone session id 5");
     let r = batch(
         &mut c,
         vec![
