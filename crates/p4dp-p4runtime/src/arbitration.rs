@@ -4,14 +4,19 @@
 //! becomes primary. A second live stream with the same id is refused (INVALID_ARGUMENT). When the
 //! primary changes every controller of the role is told (status OK to the primary,
 //! ALREADY_EXISTS to backups while a primary exists, NOT_FOUND while none does).
+//!
+//! Each controller may send a role configuration ([`crate::roles`]); the one in effect for the
+//! (device, role) is the primary's, kept when the primary leaves until another becomes primary.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use tokio::sync::mpsc;
 use tonic::{Code, Status};
 
 use crate::proto::google::rpc;
 use crate::proto::p4::v1::{stream_message_response, MasterArbitrationUpdate, Role, StreamMessageResponse, Uint128};
+use crate::roles::RoleConfig;
 
 pub type StreamTx = mpsc::Sender<Result<StreamMessageResponse, Status>>;
 
@@ -19,6 +24,8 @@ struct Controller {
     stream: u64,
     election_id: Option<u128>,
     tx: StreamTx,
+    /// The role config of its last arbitration message (None: full access).
+    config: Option<Arc<RoleConfig>>,
 }
 
 #[derive(Default)]
@@ -26,6 +33,8 @@ struct Group {
     controllers: Vec<Controller>,
     /// Highest election id ever announced for this (device, role).
     max_seen: Option<u128>,
+    /// The role config in effect: the primary's, or the last primary's while there is none.
+    config: Option<Arc<RoleConfig>>,
 }
 
 impl Group {
@@ -35,6 +44,15 @@ impl Group {
             .iter()
             .find(|c| c.election_id == Some(max))
             .map(|c| c.stream)
+    }
+
+    /// Takes the primary's role config, if there is a primary.
+    fn adopt_config(&mut self) {
+        if let Some(p) = self.primary() {
+            if let Some(c) = self.controllers.iter().find(|c| c.stream == p) {
+                self.config = c.config.clone();
+            }
+        }
     }
 }
 
@@ -66,6 +84,7 @@ impl Arbiter {
         device_id: u64,
         role: &str,
         election_id: Option<u128>,
+        config: Option<Arc<RoleConfig>>,
         tx: &StreamTx,
     ) -> Result<(), Status> {
         let key = (device_id, role.to_string());
@@ -94,11 +113,15 @@ impl Arbiter {
         }
         let before = g.primary();
         match g.controllers.iter_mut().find(|c| c.stream == stream) {
-            Some(c) => c.election_id = election_id,
+            Some(c) => {
+                c.election_id = election_id;
+                c.config = config;
+            }
             None => g.controllers.push(Controller {
                 stream,
                 election_id,
                 tx: tx.clone(),
+                config,
             }),
         }
         if let Some(id) = election_id {
@@ -106,6 +129,7 @@ impl Arbiter {
         }
         self.streams.insert(stream, key.clone());
         let after = g.primary();
+        g.adopt_config();
         if before != after {
             notify_all(device_id, role, g);
         } else if let Some(c) = g.controllers.iter().find(|c| c.stream == stream) {
@@ -122,6 +146,7 @@ impl Arbiter {
         let Some(g) = self.groups.get_mut(&key) else { return };
         let before = g.primary();
         g.controllers.retain(|c| c.stream != stream);
+        g.adopt_config();
         if before != g.primary() {
             notify_all(key.0, &key.1, g);
         }
@@ -148,10 +173,21 @@ impl Arbiter {
         self.groups.get(key).and_then(|g| g.primary()) == Some(stream)
     }
 
-    /// The primaries' streams of every role of `device_id`: where PacketIns, digests and
-    /// idle-timeout notifications go (every role has full access, so each role's primary gets
-    /// them).
-    pub fn primaries(&self, device_id: u64) -> Vec<StreamTx> {
+    /// The role config in effect for (device, role): None for full access (no config, or a
+    /// role no controller has announced).
+    pub fn role_config(&self, device_id: u64, role: &str) -> Option<Arc<RoleConfig>> {
+        self.groups.get(&(device_id, role.to_string()))?.config.clone()
+    }
+
+    /// The role config in effect for the role of stream `stream`.
+    pub fn stream_config(&self, stream: u64) -> Option<Arc<RoleConfig>> {
+        self.groups.get(self.streams.get(&stream)?)?.config.clone()
+    }
+
+    /// The primaries' streams of every role of `device_id`, each with its role's config: where
+    /// PacketIns, digests and idle-timeout notifications go (each role's primary gets those its
+    /// config allows).
+    pub fn primaries(&self, device_id: u64) -> Vec<(StreamTx, Option<Arc<RoleConfig>>)> {
         let mut out = Vec::new();
         for ((d, _), g) in &self.groups {
             if *d != device_id {
@@ -159,7 +195,7 @@ impl Arbiter {
             }
             if let Some(s) = g.primary() {
                 if let Some(c) = g.controllers.iter().find(|c| c.stream == s) {
-                    out.push(c.tx.clone());
+                    out.push((c.tx.clone(), g.config.clone()));
                 }
             }
         }
@@ -229,23 +265,23 @@ mod tests {
         let (t1, mut r1) = mpsc::channel(8);
         let (t2, mut r2) = mpsc::channel(8);
         let (t3, mut r3) = mpsc::channel(8);
-        a.update(1, 1, "", Some(5), &t1).unwrap();
+        a.update(1, 1, "", Some(5), None, &t1).unwrap();
         assert_eq!(status_of(&mut r1), Some(Code::Ok as i32));
-        a.update(2, 1, "", Some(3), &t2).unwrap();
+        a.update(2, 1, "", Some(3), None, &t2).unwrap();
         assert_eq!(status_of(&mut r2), Some(Code::AlreadyExists as i32));
         assert!(a.is_primary(1, "", Some(5)));
         assert!(!a.is_primary(1, "", Some(3)));
         // same id as a live controller
         assert_eq!(
-            a.update(3, 1, "", Some(5), &t3).unwrap_err().code(),
+            a.update(3, 1, "", Some(5), None, &t3).unwrap_err().code(),
             Code::InvalidArgument
         );
         // an unset id is a backup
-        a.update(3, 1, "", None, &t3).unwrap();
+        a.update(3, 1, "", None, None, &t3).unwrap();
         assert_eq!(status_of(&mut r3), Some(Code::AlreadyExists as i32));
         // changing device on a stream
         assert_eq!(
-            a.update(3, 2, "", None, &t3).unwrap_err().code(),
+            a.update(3, 2, "", None, None, &t3).unwrap_err().code(),
             Code::FailedPrecondition
         );
         // the primary leaves: no primary (5 is still the highest seen), everyone told
@@ -254,11 +290,42 @@ mod tests {
         assert_eq!(status_of(&mut r3), Some(Code::NotFound as i32));
         assert!(!a.is_primary(1, "", Some(3)));
         // a backup takes over with a higher id
-        a.update(2, 1, "", Some(6), &t2).unwrap();
+        a.update(2, 1, "", Some(6), None, &t2).unwrap();
         assert_eq!(status_of(&mut r2), Some(Code::Ok as i32));
         assert_eq!(status_of(&mut r3), Some(Code::AlreadyExists as i32));
         assert!(a.is_primary(1, "", Some(6)));
         // another role is independent
         assert!(!a.is_primary(1, "other", Some(6)));
+    }
+
+    #[test]
+    fn the_primarys_config_is_the_roles() {
+        let mut a = Arbiter::default();
+        let (t1, _r1) = mpsc::channel(8);
+        let (t2, _r2) = mpsc::channel(8);
+        let cfg = |id| {
+            Some(Arc::new(RoleConfig {
+                p4_ids: vec![id],
+                ..Default::default()
+            }))
+        };
+        assert!(a.role_config(1, "r").is_none(), "an unknown role has full access");
+        a.update(1, 1, "r", Some(5), cfg(100), &t1).unwrap();
+        a.update(2, 1, "r", Some(3), cfg(200), &t2).unwrap();
+        assert_eq!(
+            a.role_config(1, "r").unwrap().p4_ids,
+            vec![100],
+            "the backup's config waits"
+        );
+        assert_eq!(a.stream_config(2).unwrap().p4_ids, vec![100]);
+        // the primary leaves: its config stays until another becomes primary
+        a.remove(1);
+        assert_eq!(a.role_config(1, "r").unwrap().p4_ids, vec![100]);
+        a.update(2, 1, "r", Some(6), cfg(200), &t2).unwrap();
+        assert_eq!(a.role_config(1, "r").unwrap().p4_ids, vec![200]);
+        // the primary drops its config: full access
+        a.update(2, 1, "r", Some(6), None, &t2).unwrap();
+        assert!(a.role_config(1, "r").is_none());
+        assert_eq!(a.primaries(1).len(), 1);
     }
 }

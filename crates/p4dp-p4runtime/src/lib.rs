@@ -12,6 +12,12 @@ pub mod proto {
             }
         }
     }
+    /// p4dp's own messages (`proto/p4dp/v1/role_config.proto`).
+    pub mod p4dp {
+        pub mod v1 {
+            tonic::include_proto!("p4dp.v1");
+        }
+    }
     pub mod google {
         pub mod rpc {
             tonic::include_proto!("google.rpc");
@@ -31,6 +37,7 @@ pub mod externs;
 pub mod extras;
 mod idle;
 pub mod p4info;
+pub mod roles;
 pub mod server;
 pub mod stream;
 pub mod switch;

@@ -21,6 +21,7 @@ use crate::p4info;
 use crate::proto::google::rpc;
 use crate::proto::p4::v1::p4_runtime_server::{P4Runtime, P4RuntimeServer};
 use crate::proto::p4::v1::*;
+use crate::roles::Scope;
 use crate::switch::{Compiler, Device, DeviceOptions, Pipeline};
 use crate::tables::{self, Op, OpError};
 
@@ -146,6 +147,7 @@ impl Service {
                 "only the primary controller of this role may write (election id does not match the primary's)",
             ));
         }
+        let role_config = st.arb.role_config(r.device_id, &r.role);
         let st = &mut *st;
         let (pipe, pre) = match (&st.dev.saved, &st.dev.active) {
             (Some(p), _) => (p, st.saved_pre.get_or_insert_with(Pre::default)),
@@ -168,7 +170,10 @@ impl Service {
                 r.updates.len()
             )));
         }
-        let results = crate::batch::write(pipe, pre, &r.updates, mode);
+        let results = match role_config {
+            None => crate::batch::write(pipe, pre, &r.updates, mode),
+            Some(cfg) => write_in_role(pipe, pre, &r.updates, mode, &Scope::new(cfg, &pipe.p4info)),
+        };
         if results.iter().all(|x| x.is_ok()) {
             return Ok(());
         }
@@ -191,6 +196,11 @@ impl Service {
         for e in &r.entities {
             read_entity(pipe, pre, e, &mut entities).map_err(status)?;
         }
+        if !r.role.is_empty() {
+            if let Some(cfg) = st.arb.role_config(r.device_id, &r.role) {
+                crate::roles::filter_read(&Scope::new(cfg, &pipe.p4info), &mut entities);
+            }
+        }
         // split below the message limit
         let mut out = vec![ReadResponse::default()];
         let mut size = 0;
@@ -211,14 +221,23 @@ impl Service {
     fn set_pipeline_blocking(&self, r: SetForwardingPipelineConfigRequest) -> Result<(), Status> {
         use set_forwarding_pipeline_config_request::Action as A;
         self.check_device(r.device_id)?;
-        if !self
-            .lock()
-            .arb
-            .is_primary(r.device_id, &r.role, u128_of(&r.election_id))
         {
-            return Err(Status::permission_denied(
-                "only the primary controller of this role may set the forwarding pipeline",
-            ));
+            let st = self.lock();
+            if !st.arb.is_primary(r.device_id, &r.role, u128_of(&r.election_id)) {
+                return Err(Status::permission_denied(
+                    "only the primary controller of this role may set the forwarding pipeline",
+                ));
+            }
+            if st
+                .arb
+                .role_config(r.device_id, &r.role)
+                .is_some_and(|c| !c.set_pipeline)
+            {
+                return Err(Status::permission_denied(format!(
+                    "role `{}` may not set the forwarding pipeline (its role config has no set_pipeline)",
+                    r.role
+                )));
+            }
         }
         let action = A::try_from(r.action).unwrap_or(A::Unspecified);
         match action {
@@ -491,6 +510,54 @@ fn read_entity(p: &Pipeline, pre: Option<&Pre>, e: &Entity, out: &mut Vec<Entity
     Ok(())
 }
 
+/// A Write of a role with a config: an update outside the role is PERMISSION_DENIED. With
+/// CONTINUE_ON_ERROR the others are applied; in the all-or-nothing modes nothing is written (the
+/// others ABORTED) when one is outside.
+fn write_in_role(
+    pipe: &Pipeline,
+    pre: &mut Pre,
+    updates: &[Update],
+    mode: Atomicity,
+    scope: &Scope,
+) -> Vec<Result<(), OpError>> {
+    let allowed: Vec<bool> = updates.iter().map(|u| scope.allows_update(u)).collect();
+    if allowed.iter().all(|a| *a) {
+        return crate::batch::write(pipe, pre, updates, mode);
+    }
+    let denied = || {
+        Err(tables::err(
+            Code::PermissionDenied,
+            "the entity is outside this controller's role (its role config does not list it)",
+        ))
+    };
+    if !matches!(mode, Atomicity::ContinueOnError) {
+        return allowed
+            .iter()
+            .map(|a| match a {
+                false => denied(),
+                true => Err(tables::err(
+                    Code::Aborted,
+                    "not attempted: another update of this batch is outside the role",
+                )),
+            })
+            .collect();
+    }
+    let inside: Vec<Update> = updates
+        .iter()
+        .zip(&allowed)
+        .filter(|(_, a)| **a)
+        .map(|(u, _)| u.clone())
+        .collect();
+    let mut applied = crate::batch::write(pipe, pre, &inside, mode).into_iter();
+    allowed
+        .iter()
+        .map(|a| match a {
+            false => denied(),
+            true => applied.next().unwrap_or(Ok(())),
+        })
+        .collect()
+}
+
 /// The Write error of a batch with failed updates: UNKNOWN, with one `p4.v1.Error` per update
 /// (in order; OK for the updates that succeeded) in the status details.
 fn batch_error(results: &[Result<(), OpError>]) -> Status {
@@ -608,19 +675,21 @@ impl P4Runtime for Service {
                                 .await;
                             break;
                         }
-                        if a.role.as_ref().is_some_and(|r| r.config.is_some()) {
-                            let _ = tx
-                                .send(Err(Status::unimplemented(
-                                    "role configurations are not supported: every role has full access",
-                                )))
-                                .await;
-                            break;
-                        }
+                        let config = match a.role.as_ref().and_then(|r| r.config.as_ref()) {
+                            None => None,
+                            Some(any) => match crate::roles::parse(any) {
+                                Ok(c) => Some(c),
+                                Err(e) => {
+                                    let _ = tx.send(Err(Status::invalid_argument(e.to_string()))).await;
+                                    break;
+                                }
+                            },
+                        };
                         let role = a.role.map(|r| r.name).unwrap_or_default();
-                        let res = me
-                            .lock()
-                            .arb
-                            .update(stream, a.device_id, &role, u128_of(&a.election_id), &tx);
+                        let res =
+                            me.lock()
+                                .arb
+                                .update(stream, a.device_id, &role, u128_of(&a.election_id), config, &tx);
                         if let Err(e) = res {
                             let _ = tx.send(Err(e)).await;
                             break;

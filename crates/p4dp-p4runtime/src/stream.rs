@@ -20,9 +20,10 @@ use crate::bytes;
 use crate::digest::Digests;
 use crate::proto::p4::config::v1::P4Info;
 use crate::proto::p4::v1::{
-    stream_error, stream_message_response, DigestListAck, DigestListAckError, PacketIn, PacketMetadata, PacketOut,
-    PacketOutError, StreamError, StreamMessageResponse,
+    stream_error, stream_message_response, DigestList, DigestListAck, DigestListAckError, PacketIn, PacketMetadata,
+    PacketOut, PacketOutError, StreamError, StreamMessageResponse,
 };
+use crate::roles::Scope;
 use crate::server::{Service, Shared, State};
 use crate::switch::Pipeline;
 use crate::tables::{err, invalid, OpError};
@@ -222,6 +223,12 @@ fn packet_out_locked(st: &State, stream: u64, p: &PacketOut) -> Result<(), OpErr
             "only the primary controller may send PacketOuts",
         ));
     }
+    if st.arb.stream_config(stream).is_some_and(|c| !c.send_packet_out) {
+        return Err(err(
+            Code::PermissionDenied,
+            "this controller's role may not send PacketOuts (its role config has no send_packet_out)",
+        ));
+    }
     let Some(pipe) = st.dev.active.as_ref() else {
         return Err(err(
             Code::FailedPrecondition,
@@ -256,6 +263,16 @@ pub(crate) fn digest_ack(svc: &Service, stream: u64, a: DigestListAck) -> Option
             ))
         } else {
             match st.dev.active.as_ref() {
+                Some(p)
+                    if st.arb.stream_config(stream).is_some_and(|c| {
+                        !crate::roles::Scope::new(c, &p.p4info).receives(&digest_list_of(a.digest_id))
+                    }) =>
+                {
+                    Err(err(
+                        Code::PermissionDenied,
+                        "the digest is outside this controller's role",
+                    ))
+                }
                 Some(p) => digests(p).ack(&a),
                 None => Err(err(
                     Code::FailedPrecondition,
@@ -274,11 +291,23 @@ pub(crate) fn digest_ack(svc: &Service, stream: u64, a: DigestListAck) -> Option
     })
 }
 
-/// Sends `m` to every primary without waiting: a controller that does not read its stream loses
-/// messages, the data plane and the other controllers never wait for it.
-fn deliver(to: &[crate::arbitration::StreamTx], m: StreamMessageResponse) {
-    for tx in to {
-        let _ = tx.try_send(Ok(m.clone()));
+/// A DigestList message naming only `digest_id` (for the role check of an ack).
+fn digest_list_of(digest_id: u32) -> StreamMessageResponse {
+    StreamMessageResponse {
+        update: Some(stream_message_response::Update::Digest(DigestList {
+            digest_id,
+            ..Default::default()
+        })),
+    }
+}
+
+/// Sends `m` to every primary whose role receives it, without waiting: a controller that does
+/// not read its stream loses messages, the data plane and the other controllers never wait for it.
+fn deliver(to: &[(crate::arbitration::StreamTx, Option<Scope>)], m: StreamMessageResponse) {
+    for (tx, scope) in to {
+        if scope.as_ref().is_none_or(|s| s.receives(&m)) {
+            let _ = tx.try_send(Ok(m.clone()));
+        }
     }
 }
 
@@ -289,7 +318,12 @@ fn poll_once(s: &Shared) -> usize {
     let Some(pipe) = st.dev.active.as_ref() else {
         return 0;
     };
-    let to = st.arb.primaries(s.device_id);
+    let to: Vec<_> = st
+        .arb
+        .primaries(s.device_id)
+        .into_iter()
+        .map(|(tx, cfg)| (tx, cfg.map(|c| Scope::new(c, &pipe.p4info))))
+        .collect();
     let lists = digests(pipe).poll(&pipe.rt, Instant::now());
     let mut n = lists.len();
     for m in lists {

@@ -104,11 +104,17 @@ pub struct Stream {
 impl Stream {
     /// Opens a stream and arbitrates with `election`; asserts the arbitration answer `want`.
     pub async fn open(c: &mut P4RuntimeClient<Channel>, election: u64, want: Code) -> Stream {
+        Stream::open_role(c, None, election, want).await
+    }
+
+    /// [`Stream::open`] for a role (its name and config) instead of the default role.
+    pub async fn open_role(c: &mut P4RuntimeClient<Channel>, role: Option<Role>, election: u64, want: Code) -> Stream {
         let (tx, rx) = mpsc::channel(64);
         tx.send(StreamMessageRequest {
             update: Some(stream_message_request::Update::Arbitration(MasterArbitrationUpdate {
                 device_id: DEVICE,
                 election_id: eid(election),
+                role,
                 ..Default::default()
             })),
         })
