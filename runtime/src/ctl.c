@@ -593,6 +593,72 @@ int p4dp_runtime_table_entry_add(struct p4dp_runtime *rt, uint32_t table, const 
 	return entry_write(rt, table, e, 0);
 }
 
+/* p4dp_runtime_table_entries_add's conversion of one entry, called by the table under its mutex:
+ * the match and action data of entry i in the batch's buffers. */
+struct entries_add {
+	struct p4dp_runtime *rt;
+	uint32_t table;
+	const struct p4dp_rt_entry *entries;
+	struct match_buf b;
+	uint8_t *data;
+	bool build_failed; /* the batch stopped at a conversion error (its message is set) */
+};
+
+static int entries_add_build(void *arg, uint32_t i, const struct p4dp_match **m, uint32_t *action,
+			     const void **data)
+{
+	struct entries_add *a = arg;
+	const struct p4dp_rt_entry *e = &a->entries[i];
+	int rc = build_match(a->rt, a->table, e, &a->b);
+	if (rc == 0)
+		rc = build_action(a->rt, a->table, e->action, e->n_params, e->params, SCOPE_ENTRY, a->data);
+	if (rc) {
+		a->build_failed = true;
+		return rc;
+	}
+	*m = &a->b.m;
+	*action = e->action;
+	*data = a->data;
+	return 0;
+}
+
+int p4dp_runtime_table_entries_add(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *entries,
+				   uint32_t n, uint32_t *done)
+{
+	if (done != NULL)
+		*done = 0;
+	int rc = check_table(rt, table);
+	if (rc || (rc = check_mutable(rt, table)))
+		return rc;
+	const struct p4dp_table_info *ti = &rt->prog->tables[table];
+	if (done == NULL || (n > 0 && entries == NULL))
+		return rt_errc(-EINVAL, "NULL %s", done == NULL ? "done pointer" : "entry array");
+	if (rt->prog->table_impl != NULL && rt->prog->table_impl[table] >= 0)
+		return rt_errc(-EINVAL, "table '%s' is implemented by action profile '%s': its entries refer to "
+			       "members or groups (use the indirect add/modify)", ti->name,
+			       rt->prog->externs[rt->prog->table_impl[table]].name);
+	/* perf: one match buffer and one action-data buffer for the whole batch */
+	struct entries_add *a = malloc(sizeof(*a));
+	uint8_t *data = malloc(ti->data_len + 8);
+	if (a == NULL || data == NULL) {
+		free(a);
+		free(data);
+		return rt_errc(-ENOMEM, "out of memory");
+	}
+	a->rt = rt;
+	a->table = table;
+	a->entries = entries;
+	a->data = data;
+	a->build_failed = false;
+	rc = p4dp_table_entries_add(rt->tables[table], n, entries_add_build, a, done);
+	/* build's errors carry their message already; the table's get theirs here */
+	if (rc != 0 && !a->build_failed)
+		rc = table_rc(ti, rc, rt->capacity[table]);
+	free(a);
+	free(data);
+	return rc;
+}
+
 int p4dp_runtime_table_entry_modify(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e)
 {
 	return entry_write(rt, table, e, 1);

@@ -278,6 +278,36 @@ int p4dp_table_entry_add(struct p4dp_table *t, const struct p4dp_match *m, uint3
 	return rc;
 }
 
+int p4dp_table_entries_add(struct p4dp_table *t, uint32_t n, p4dp_table_entry_build_fn build, void *arg,
+			   uint32_t *done)
+{
+	if (t == NULL || build == NULL || done == NULL)
+		return -EINVAL;
+	*done = 0;
+	int rc = 0;
+	uint32_t i = 0;
+	while (i < n && rc == 0) {
+		/* The mutex is released every P4DP_TABLE_BATCH_HOLD entries: a worker's data-plane
+		 * insert only tries it (and counts the miss), and other control threads wait for it,
+		 * so one hold stays short. */
+		uint32_t end = n - i > P4DP_TABLE_BATCH_HOLD ? i + P4DP_TABLE_BATCH_HOLD : n;
+		pthread_mutex_lock(&t->lock);
+		maintain_locked(t);
+		for (; i < end; i++) {
+			const struct p4dp_match *m;
+			uint32_t action;
+			const void *data;
+			if ((rc = build(arg, i, &m, &action, &data)) != 0)
+				break;
+			if ((rc = t->ops->add(t, m, action, data)) != 0) /* counts st_inserts itself */
+				break;
+		}
+		pthread_mutex_unlock(&t->lock);
+	}
+	*done = i;
+	return rc;
+}
+
 int p4dp_table_entry_modify(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data)
 {
 	if (t == NULL)

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -377,6 +378,99 @@ static void test_wide(struct p4dp_runtime *rt)
 	CHECK(p4dp_runtime_table_read(rt, T_WIDE, capture_cb, &c) == 0);
 	CHECK(c.n == 1 && c.keys[0].value_len == 25 && memcmp(c.kv[0], key, 25) == 0);
 	CHECK(c.pl[0] == 17 && memcmp(c.pv[0], v, 17) == 0);
+}
+
+/* p4dp_runtime_table_entries_add: a packet reader on another thread while a batch goes in */
+struct batch_reader {
+	struct p4dp_runtime *rt;
+	int stop;              /* set by the control thread (atomic) */
+	uint64_t rounds, hits; /* read by the control thread (atomic) */
+	uint64_t wrong;        /* packets forwarded to another port than their entry's */
+};
+
+#define BATCH_KEY0 0x40u
+#define BATCH_N 64u
+
+static void *batch_reader_main(void *arg)
+{
+	struct batch_reader *r = arg;
+	uint8_t pkt[64];
+	static struct outs o; /* 32 KiB: not on this thread's stack */
+	/* relaxed: stop is a request only, no data is published through it */
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		for (uint32_t k = BATCH_KEY0; k < BATCH_KEY0 + BATCH_N; k++) {
+			mkpkt(pkt, 0, (uint8_t)k);
+			int n = inject(r->rt, 0, pkt, 64, &o);
+			if (n == 1 && o.port[0] == k)
+				__atomic_fetch_add(&r->hits, 1, __ATOMIC_RELAXED); /* a count only */
+			else if (n != 0)
+				r->wrong++; /* a miss is dropped (n 0); a hit goes to port k */
+		}
+		__atomic_fetch_add(&r->rounds, 1, __ATOMIC_RELAXED); /* a count only */
+	}
+	return NULL;
+}
+
+static void test_entries_add(struct p4dp_runtime *rt)
+{
+	uint8_t kv[BATCH_N], pv[BATCH_N][2], big[] = { 0x02, 0x00 };
+	struct p4dp_rt_key keys[BATCH_N];
+	struct p4dp_rt_param pars[BATCH_N];
+	struct p4dp_rt_entry es[BATCH_N];
+	for (uint32_t i = 0; i < BATCH_N; i++) {
+		kv[i] = (uint8_t)(BATCH_KEY0 + i);
+		pv[i][0] = 0;
+		pv[i][1] = kv[i]; /* set_port(key) */
+		keys[i] = k1(P4DP_RT_KEY_EXACT, &kv[i], 1);
+		pars[i] = (struct p4dp_rt_param){ pv[i], 2 };
+		es[i] = ent(1, &keys[i], 0, A_SET_PORT, 1, &pars[i]);
+	}
+	uint32_t done = 99;
+	CHECK(p4dp_runtime_table_entries_add(rt, T_FWD, es, 0, &done) == 0 && done == 0);
+	CHECK_ERR(p4dp_runtime_table_entries_add(rt, 17, es, 1, &done), -EINVAL, "out of range");
+	CHECK(done == 0);
+	CHECK_ERR(p4dp_runtime_table_entries_add(rt, T_CONST, es, 1, &done), -EINVAL, "const entries");
+	CHECK_ERR(p4dp_runtime_table_entries_add(rt, T_FWD, es, 1, NULL), -EINVAL, "NULL done");
+	CHECK_ERR(p4dp_runtime_table_entries_add(rt, T_FWD, NULL, 1, &done), -EINVAL, "NULL entry array");
+
+	/* an invalid entry stops the batch there with add's message; the ones before it are in */
+	pars[5].value = big; /* 0x200 does not fit in 9 bits */
+	CHECK_ERR(p4dp_runtime_table_entries_add(rt, T_FWD, es, 8, &done), -EINVAL, "does not fit in 9 bits");
+	CHECK(done == 5);
+	struct captured c = { 0 };
+	CHECK(p4dp_runtime_table_read(rt, T_FWD, capture_cb, &c) == 0 && c.n == 5);
+	for (uint32_t i = 0; i < 5; i++)
+		CHECK(p4dp_runtime_table_entry_delete(rt, T_FWD, &es[i]) == 0);
+	pars[5].value = pv[5];
+
+	/* under a concurrent reader: a duplicate stops the batch with -EEXIST, the caller goes on
+	 * after it; every packet meets its entry complete or misses */
+	struct batch_reader r = { .rt = rt };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, batch_reader_main, &r) == 0);
+	for (int i = 0; i < 10000 && __atomic_load_n(&r.rounds, __ATOMIC_RELAXED) < 2; i++)
+		usleep(1000);
+	struct p4dp_rt_entry dup[BATCH_N + 1];
+	memcpy(dup, es, 10 * sizeof(es[0]));
+	dup[10] = es[3];
+	memcpy(dup + 11, es + 10, (BATCH_N - 10) * sizeof(es[0]));
+	CHECK_ERR(p4dp_runtime_table_entries_add(rt, T_FWD, dup, BATCH_N + 1, &done), -EEXIST, "already exists");
+	CHECK(done == 10);
+	memset(&c, 0, sizeof(c));
+	CHECK(p4dp_runtime_table_entry_get(rt, T_FWD, &es[10], capture_cb, &c) == -ENOENT); /* not attempted */
+	CHECK(p4dp_runtime_table_entries_add(rt, T_FWD, dup + 11, BATCH_N - 10, &done) == 0 && done == BATCH_N - 10);
+	/* the reader finds every entry now: two more full rounds, each hitting all of them */
+	uint64_t h0 = __atomic_load_n(&r.hits, __ATOMIC_RELAXED), r0 = __atomic_load_n(&r.rounds, __ATOMIC_RELAXED);
+	for (int i = 0; i < 10000 && __atomic_load_n(&r.rounds, __ATOMIC_RELAXED) < r0 + 3; i++)
+		usleep(1000);
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	CHECK(r.wrong == 0);
+	CHECK(r.rounds >= r0 + 3 && r.hits - h0 >= 2 * BATCH_N);
+	struct p4dp_rt_table_stats ts;
+	CHECK(p4dp_runtime_table_stats_get(rt, T_FWD, &ts) == 0 && ts.entries == BATCH_N);
+	for (uint32_t i = 0; i < BATCH_N; i++)
+		CHECK(p4dp_runtime_table_entry_delete(rt, T_FWD, &es[i]) == 0);
 }
 
 static void test_externs(struct p4dp_runtime *rt)
@@ -758,6 +852,7 @@ int main(int argc, char **argv)
 	test_validation(rt);
 	test_acl(rt);
 	test_wide(rt);
+	test_entries_add(rt);
 	test_externs(rt);
 	test_pkt_finish();
 	struct p4dp_run_params rp = { .n_workers = 1, .duration_ms = 10 };

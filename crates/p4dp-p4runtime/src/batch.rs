@@ -49,7 +49,7 @@ impl Atomicity {
 /// Applies `updates` as `mode` asks; one result per update, in order.
 pub fn write(pipe: &Pipeline, pre: &mut Pre, updates: &[Update], mode: Atomicity) -> Vec<Result<(), OpError>> {
     if mode == Atomicity::ContinueOnError {
-        return updates.iter().map(|u| apply(pipe, pre, u)).collect();
+        return continue_on_error(pipe, pre, updates);
     }
     // validation: nothing written yet
     let plans: Vec<Result<Planned, OpError>> = updates.iter().map(|u| plan(pipe, u)).collect();
@@ -99,6 +99,83 @@ pub fn write(pipe: &Pipeline, pre: &mut Pre, updates: &[Update], mode: Atomicity
                 })
             })
             .collect(),
+    }
+}
+
+/// CONTINUE_ON_ERROR: every update in order, each with its own result. perf: consecutive
+/// inserts of entries with a direct action and nothing besides (no idle timeout, direct
+/// resource or metadata) into one table go to the runtime together ([`Runtime::entries_add`]:
+/// one call, one lock per run instead of per entry); every other update is applied on its own
+/// when its turn comes. An insert's validation reads no state, so one refused by it gets its
+/// error at once; the runtime's own refusals (an existing entry, a full table) come back per
+/// entry, in the order the entries were added.
+fn continue_on_error(pipe: &Pipeline, pre: &mut Pre, updates: &[Update]) -> Vec<Result<(), OpError>> {
+    let rt = &*pipe.rt;
+    let mut out: Vec<Result<(), OpError>> = Vec::with_capacity(updates.len());
+    // the pending run: its table, its entries and their places in `out`
+    let mut run: Option<u32> = None;
+    let mut entries: Vec<p4dp_rt::TableEntry> = Vec::new();
+    let mut slots: Vec<usize> = Vec::new();
+    let flush = |entries: &mut Vec<p4dp_rt::TableEntry>,
+                 slots: &mut Vec<usize>,
+                 table: u32,
+                 out: &mut Vec<Result<(), OpError>>| {
+        for (slot, r) in slots.drain(..).zip(rt.entries_add(table, entries)) {
+            out[slot] = r.map_err(rt_err);
+        }
+        entries.clear();
+    };
+    for u in updates {
+        match bulk_insert(pipe, u) {
+            Some(Ok((table, entry))) => {
+                if let Some(t) = run.filter(|&t| t != table) {
+                    flush(&mut entries, &mut slots, t, &mut out);
+                }
+                run = Some(table);
+                slots.push(out.len());
+                out.push(Ok(()));
+                entries.push(entry);
+            }
+            Some(Err(e)) => out.push(Err(e)),
+            None => {
+                if let Some(t) = run.take() {
+                    flush(&mut entries, &mut slots, t, &mut out);
+                }
+                out.push(apply(pipe, pre, u));
+            }
+        }
+    }
+    if let Some(t) = run {
+        flush(&mut entries, &mut slots, t, &mut out);
+    }
+    out
+}
+
+/// An insert [`continue_on_error`] may hand to the runtime with others: Some(Ok) with its table
+/// index and runtime entry, Some(Err) when its validation refuses it (what [`apply`] would
+/// answer, having written nothing), None for every other update (applied on its own).
+fn bulk_insert(pipe: &Pipeline, u: &Update) -> Option<Result<(u32, p4dp_rt::TableEntry), OpError>> {
+    if update::Type::try_from(u.r#type) != Ok(update::Type::Insert) {
+        return None;
+    }
+    let Some(entity::Entity::TableEntry(t)) = u.entity.as_ref().and_then(|e| e.entity.as_ref()) else {
+        return None;
+    };
+    // tables implemented by a profile go through crate::actprof (members, groups, one-shots)
+    let p = pipe.rt.program();
+    let info = tables::table_by_id(p, t.table_id).ok()?;
+    if info.implementation.is_some() || t.is_default_action {
+        return None;
+    }
+    match tables::prepare(p, t, Op::Insert) {
+        Ok(TableWrite::Direct {
+            table,
+            entry,
+            insert: true,
+            extras,
+        }) if extras == tables::Extras::default() => Some(Ok((table, entry))),
+        Ok(_) => None,
+        Err(e) => Some(Err(e)),
     }
 }
 

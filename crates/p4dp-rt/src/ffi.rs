@@ -292,6 +292,13 @@ extern "C" {
 
     pub fn p4dp_runtime_table_find(rt: *const p4dp_runtime, name: *const c_char, table: *mut u32) -> c_int;
     pub fn p4dp_runtime_table_entry_add(rt: *mut p4dp_runtime, table: u32, e: *const p4dp_rt_entry) -> c_int;
+    pub fn p4dp_runtime_table_entries_add(
+        rt: *mut p4dp_runtime,
+        table: u32,
+        entries: *const p4dp_rt_entry,
+        n: u32,
+        done: *mut u32,
+    ) -> c_int;
     pub fn p4dp_runtime_table_entry_modify(rt: *mut p4dp_runtime, table: u32, e: *const p4dp_rt_entry) -> c_int;
     pub fn p4dp_runtime_table_entry_delete(rt: *mut p4dp_runtime, table: u32, e: *const p4dp_rt_entry) -> c_int;
     pub fn p4dp_runtime_table_entry_get(

@@ -548,6 +548,85 @@ impl Runtime {
         .map(|_| ())
     }
 
+    /// Adds `entries` to `table` in order, each as [`Runtime::entry_add`] would (the same checks
+    /// and errors), through one runtime call per run of accepted entries
+    /// (`p4dp_runtime_table_entries_add`): an entry refused does not stop the ones after it.
+    /// One result per entry, in order.
+    pub fn entries_add(&self, table: u32, entries: &[TableEntry]) -> Vec<Result<()>> {
+        let mut out: Vec<Result<()>> = Vec::with_capacity(entries.len());
+        // every entry's keys and parameters in two arrays (perf: three allocations per call, not
+        // two per entry); an entry whose conversion fails ends the prefix handed to the runtime
+        let mut keys = Vec::with_capacity(entries.iter().map(|e| e.matches.len()).sum());
+        let mut params = Vec::with_capacity(entries.iter().map(|e| e.params.len()).sum());
+        let mut converted = 0;
+        let mut bad = None;
+        for e in entries {
+            let r = e
+                .matches
+                .iter()
+                .map(raw_key)
+                .collect::<Result<Vec<_>>>()
+                .and_then(|k| Ok((k, raw_params(&e.params)?)));
+            match r {
+                Ok((k, p)) => {
+                    keys.extend(k);
+                    params.extend(p);
+                    converted += 1;
+                }
+                Err(er) => {
+                    bad = Some(er);
+                    break;
+                }
+            }
+        }
+        let (mut ki, mut pi) = (0, 0);
+        let raw: Vec<ffi::p4dp_rt_entry> = entries[..converted]
+            .iter()
+            .map(|e| {
+                let r = ffi::p4dp_rt_entry {
+                    n_keys: e.matches.len() as u32,
+                    keys: keys[ki..].as_ptr(),
+                    priority: e.priority,
+                    action: e.action,
+                    n_params: e.params.len() as u32,
+                    params: params[pi..].as_ptr(),
+                };
+                ki += e.matches.len();
+                pi += e.params.len();
+                r
+            })
+            .collect();
+        let mut from = 0;
+        while from < raw.len() {
+            let n = u32::try_from(raw.len() - from).unwrap_or(u32::MAX);
+            let mut done = 0u32;
+            // SAFETY: raw[from..from + n] point into `keys`, `params` and `entries`' vectors,
+            // which are neither moved nor changed during the call; done is a valid u32.
+            let rc =
+                unsafe { ffi::p4dp_runtime_table_entries_add(self.p(), table, raw[from..].as_ptr(), n, &mut done) };
+            // all added (rc 0), or entry `done` refused: the ones before it were added
+            let added = if rc < 0 {
+                (done as usize).min(n as usize - 1)
+            } else {
+                n as usize
+            };
+            out.extend((0..added).map(|_| Ok(())));
+            from += added;
+            if rc < 0 {
+                out.push(check("table add", rc).map(|_| ()));
+                from += 1;
+            }
+        }
+        if let Some(er) = bad {
+            out.push(Err(er));
+            // the entries after an unconvertible one, each on its own
+            for e in &entries[out.len()..] {
+                out.push(self.entry_add(table, e));
+            }
+        }
+        out
+    }
+
     pub fn entry_modify(&self, table: u32, e: &TableEntry) -> Result<()> {
         let r = raw_entry(&e.matches, e.priority, e.action, &e.params)?;
         // SAFETY: as entry_add.

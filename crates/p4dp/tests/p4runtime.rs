@@ -421,6 +421,65 @@ async fn p4runtime_error_paths_and_round_trips() {
     got.sort_by(|a, b| a.r#match[0].encode_to_vec().cmp(&b.r#match[0].encode_to_vec()));
     assert_eq!(got, vec![dmac_entry(&info, &[1], &[3]), dmac_entry(&info, &[2], &[2])]);
 
+    // consecutive inserts go to the runtime together: a duplicate inside such a run, a delete
+    // between runs and an invalid insert in one still give each update its own result, in order
+    let ins = |mac: u8, port: &[u8]| {
+        update(
+            update::Type::Insert,
+            entity::Entity::TableEntry(dmac_entry(&info, &[mac], port)),
+        )
+    };
+    let del = |mac: u8| {
+        update(
+            update::Type::Delete,
+            entity::Entity::TableEntry(dmac_entry(&info, &[mac], &[1])),
+        )
+    };
+    let e = c
+        .write(write_req(
+            10,
+            vec![
+                ins(0x15, &[5]),
+                ins(0x16, &[6]),
+                ins(0x15, &[7]),
+                del(0x15),
+                ins(0x15, &[8]),
+                ins(0x17, &[2, 0]),
+                ins(0x16, &[9]),
+                ins(0x18, &[4]),
+            ],
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        batch_codes(&e),
+        vec![
+            Code::Ok,
+            Code::Ok,
+            Code::AlreadyExists,
+            Code::Ok,
+            Code::Ok,
+            Code::InvalidArgument,
+            Code::AlreadyExists,
+            Code::Ok
+        ]
+    );
+    let mut got = read_tables(&mut c, dmac).await;
+    got.sort_by(|a, b| a.r#match[0].encode_to_vec().cmp(&b.r#match[0].encode_to_vec()));
+    assert_eq!(
+        got,
+        vec![
+            dmac_entry(&info, &[1], &[3]),
+            dmac_entry(&info, &[2], &[2]),
+            dmac_entry(&info, &[0x15], &[8]),
+            dmac_entry(&info, &[0x16], &[6]),
+            dmac_entry(&info, &[0x18], &[4]),
+        ]
+    );
+    c.write(write_req(10, vec![del(0x15), del(0x16), del(0x18)]))
+        .await
+        .expect("delete the run's entries");
+
     // modify, delete of a missing entry, delete
     c.write(write_req(
         10,

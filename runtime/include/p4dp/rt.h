@@ -204,6 +204,32 @@ int p4dp_runtime_table_find(const struct p4dp_runtime *rt, const char *name, uin
 int p4dp_runtime_table_entry_add(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e);
 
 /**
+ * Add @p n entries to one table, in order, each exactly as p4dp_runtime_table_entry_add would
+ * (the same checks, errors and messages), stopping at the first one refused. perf: for bulk
+ * inserts (a P4Runtime Write of many entries): the table, its mutability and its
+ * implementation are checked once, the conversion buffers are allocated once, and the table
+ * mutex is taken once per P4DP_TABLE_BATCH_HOLD entries instead of once per entry.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param entries @p n entries in control-plane form, as for p4dp_runtime_table_entry_add.
+ * @param n number of entries (0: nothing to do).
+ * @param done receives how many entries were added: all @p n on success, else the index of the
+ *        entry that failed (entries after it are not attempted; the caller may go on with
+ *        entries + *done + 1).
+ * @return 0 (all added); the table-level errors of p4dp_runtime_table_entry_add before any
+ *         entry is tried (table index, const table, indirect table; *done is 0), -EINVAL for a
+ *         NULL @p done or entry array; else the error of entry *done, as
+ *         p4dp_runtime_table_entry_add returns it for that entry (-EINVAL, -EEXIST, -ENOSPC,
+ *         -ERANGE, -ENOMEM), with its message in p4dp_runtime_error_get.
+ * Context: control thread. Thread safety: as p4dp_runtime_table_entry_add (serialized per table,
+ * safe against running workers, which see each added entry complete or not at all; a worker may
+ * see the first entries of the batch before the later ones).
+ */
+int p4dp_runtime_table_entries_add(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *entries,
+				   uint32_t n, uint32_t *done);
+
+/**
  * Replace the action and parameters of an installed entry (direct counters/meters are kept).
  *
  * @param rt the runtime.

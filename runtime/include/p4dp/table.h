@@ -232,6 +232,31 @@ void p4dp_table_free(struct p4dp_table *t);
  */
 int p4dp_table_entry_add(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data);
 
+/** Most entries p4dp_table_entries_add adds under one hold of the table mutex. */
+#define P4DP_TABLE_BATCH_HOLD 1024u
+
+/**
+ * Builds entry @p i of a batch for p4dp_table_entries_add: its match, action and data, valid
+ * until the next call. Called with the table mutex held: must not call the table's API.
+ * @return 0; -errno to stop the batch at this entry (the batch returns it).
+ */
+typedef int (*p4dp_table_entry_build_fn)(void *arg, uint32_t i, const struct p4dp_match **m, uint32_t *action,
+					 const void **data);
+
+/**
+ * Add @p n entries in order, each as p4dp_table_entry_add would, holding the table mutex for up
+ * to P4DP_TABLE_BATCH_HOLD entries at a time (perf: one lock and one reclaim per hold instead of
+ * per entry). Stops at the first entry that @p build or the add refuses.
+ * Context: control thread. Thread safety: as p4dp_table_entry_add; workers see every added entry
+ * complete or not at all, one after another.
+ * @param done receives the number of entries added (the index of the failing entry on error).
+ * @return 0 (all added); -EINVAL (NULL table, @p build or @p done); else the error of entry
+ *         *@p done: @p build's, or p4dp_table_entry_add's (-EEXIST, -ENOSPC, -ERANGE, -EINVAL,
+ *         -ENOMEM); entries after it are not attempted.
+ */
+int p4dp_table_entries_add(struct p4dp_table *t, uint32_t n, p4dp_table_entry_build_fn build, void *arg,
+			   uint32_t *done);
+
 /**
  * Replace action and data of an installed entry; its index is kept. Readers
  * see the old or the new version, atomically. Context/thread safety: as add.
