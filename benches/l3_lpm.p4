@@ -1,7 +1,8 @@
 // p4dp bench: an L3 program with one longest-prefix-match table on the IPv4 destination, sized
 // for 2^20 prefixes. Used by `p4dp bench --suite lpm` with up to 1 000 000 prefixes of a realistic
 // length mix, hit by random destinations (target: <= 1.2x the floor plus DPDK rte_lpm bulk
-// lookups of the same prefixes).
+// lookups of the same prefixes). Each prefix routes to one of 256 next hops (set_nhop), as a
+// routing table's prefixes share few next hops.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -52,15 +53,17 @@ control BenchVerify(inout headers_t hdr, inout meta_t meta) {
 }
 
 control BenchIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
-    action set_port(bit<9> port) {
+    // a route: the egress port and the next hop's MAC address (the bench installs 256 next hops)
+    action set_nhop(bit<9> port, bit<48> nhop_mac) {
         sm.egress_spec = port;
+        hdr.ethernet.dstAddr = nhop_mac;
     }
     action drop() {
         mark_to_drop(sm);
     }
     table ipv4_lpm {
         key = { hdr.ipv4.dstAddr : lpm; }
-        actions = { set_port; drop; }
+        actions = { set_nhop; drop; }
         default_action = drop();
         size = 1048576;
     }

@@ -448,6 +448,7 @@ int rt_tables_create(struct p4dp_runtime *rt)
 			.clock_arg = rt,
 			/* any table may have @__ref parameters (the ABI has no flag for it) */
 			.dp_writes = 1,
+			.shared_answers = (ti->flags & P4DP_TABLE_F_SHARED_ANSWERS) != 0,
 		};
 		rt->tables[t] = p4dp_table_create(&tp, rt->rcu);
 		if (rt->tables[t] == NULL)

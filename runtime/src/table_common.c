@@ -161,6 +161,7 @@ struct p4dp_table *p4dp_table_create(const struct p4dp_table_params *p, struct p
 	t->clock = p->clock;
 	t->clock_arg = p->clock_arg;
 	t->dp_writes = p->dp_writes != 0;
+	t->shared_answers = p->shared_answers != 0;
 	{
 		static const uint64_t defaults[P4DP_EXPIRE_PROFILES] = P4DP_EXPIRE_DEFAULTS_NS;
 		memcpy(t->expire_ns, defaults, sizeof(defaults));

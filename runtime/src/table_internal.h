@@ -121,6 +121,7 @@ struct p4dp_table {
 	uint8_t worker_profile; /* with in_worker: timer state of the entry being inserted */
 	uint64_t worker_now;
 	bool dp_writes;        /* data plane may write entries: never fold side versions back */
+	bool shared_answers;   /* table.h shared_answers (lpm tables) */
 	uint64_t (*clock)(void *arg);
 	void *clock_arg;
 	uint64_t expire_ns[P4DP_EXPIRE_PROFILES];

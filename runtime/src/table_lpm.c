@@ -38,6 +38,18 @@
  * (a 64-byte header and cache-line alignment each). A block goes back to the table's free list
  * only after the grace period of the entry in it, as a heap entry would be freed.
  *
+ * Shared answers (t->shared_answers: the program never uses which entry matched, only its action
+ * and data; abi.h P4DP_TABLE_F_SHARED_ANSWERS): the slots do not point at the prefixes' entries
+ * but at answers, read-only entries of one action and its data, one per distinct (action, data)
+ * pair, shared by every prefix with that pair and counted (struct lpm_answer). A routing table
+ * has far fewer next hops than prefixes, so its answers stay in the cache and a /0../24 lookup
+ * makes one random read (the first-level slot), as rte_lpm's. The prefixes' own entries are still
+ * made and kept in the rules for the control plane (find, reads, counters of the control path).
+ * An answer is never written after it is published; a modify points the prefix's slots at the
+ * answer of its new (action, data) (found or made), so each slot changes with one release store
+ * from one complete answer to another, and an answer no rule uses any more is taken out of the
+ * answer index at once and freed after a grace period (readers may still hold it).
+ *
  * Updates are incremental: an add, modify or delete rewrites only the slots of the prefix's
  * range (2^(level end - length) slots at the level where it ends) and of the child nodes under
  * them that the prefix covers; at most one new node per level on the prefix's path.
@@ -92,10 +104,20 @@ struct lpm_node {
 	uint64_t slot[];  /* readers: entry pointer or (child | LPM_CHILD); then the depth bytes */
 };
 
+/* A shared answer (tables with shared answers): the read-only entry slots point at, and its
+ * control-side bookkeeping. */
+struct lpm_answer {
+	struct lpm_answer *next;  /* control: answer index chain */
+	struct p4dp_entry *entry; /* what slots hold: written only before its first publication */
+	uint64_t refs;            /* control: rules whose slots hold it */
+	uint32_t hash;            /* control: of (action, data) */
+};
+
 /* A control-side record of one entry: its normalized value (key layout) and length. */
 struct lpm_rule {
 	struct lpm_rule *next;
 	struct p4dp_entry *entry;
+	struct lpm_answer *ans; /* what its slots hold (shared answers), else NULL: the entry */
 	uint32_t hash;
 	uint32_t len; /* total prefix length: exact bits + lpm prefix */
 	uint8_t value[];
@@ -119,6 +141,10 @@ struct table_lpm {
 	struct lpm_rule **bucket;
 	uint32_t n_buckets;
 	uint64_t n_rules;
+	/* control: the shared answers, indexed by (action, data); ans_bucket NULL: not shared */
+	struct lpm_answer **ans_bucket;
+	uint32_t n_ans_buckets;
+	uint64_t n_answers;
 	/* control, under the table mutex: the entry blocks (tables with the 24-bit level) */
 	bool slab;                 /* entries are blocks of the chunks below, not heap blocks */
 	struct lpm_chunk *chunks;  /* every chunk mapped, to unmap at free */
@@ -544,6 +570,108 @@ static void chunks_unmap(struct table_lpm *s)
 	s->carve_left = 0;
 }
 
+/* ------------------------------------------------------------ shared answers */
+
+static uint32_t answer_hash(const struct p4dp_table *t, const struct p4dp_entry *e)
+{
+	return rte_hash_crc(e->data, t->data_len, 0x85ebca6bu + e->action);
+}
+
+static void answer_link(struct table_lpm *s, struct lpm_answer *a)
+{
+	struct lpm_answer **b = &s->ans_bucket[a->hash & (s->n_ans_buckets - 1)];
+	a->next = *b;
+	*b = a;
+}
+
+/* Double the answer buckets (best effort, as rules_grow). */
+static void answers_grow(struct table_lpm *s)
+{
+	uint32_t nb = s->n_ans_buckets * 2;
+	struct lpm_answer **old = s->ans_bucket, **nbk = calloc(nb, sizeof(*nbk));
+	if (nbk == NULL)
+		return;
+	uint32_t ob = s->n_ans_buckets;
+	s->ans_bucket = nbk;
+	s->n_ans_buckets = nb;
+	for (uint32_t i = 0; i < ob; i++) {
+		for (struct lpm_answer *a = old[i], *nx; a != NULL; a = nx) {
+			nx = a->next;
+			answer_link(s, a);
+		}
+	}
+	free(old);
+}
+
+/* The answer of @p action with @p data (NULL: zeros), with one more reference: the published one
+ * with that content, else a new one (unpublished until a slot stores it). NULL when out of memory.
+ * With the table mutex held (control thread or a worker's insert). */
+static struct lpm_answer *answer_get(struct p4dp_table *t, uint32_t action, const void *data)
+{
+	struct table_lpm *s = t->lpm;
+	/* the candidate is filled as any entry, so (action, data) compare in one form */
+	struct p4dp_entry *e = entry_new(t, action, data, 0);
+	if (e == NULL)
+		return NULL;
+	uint32_t h = answer_hash(t, e);
+	for (struct lpm_answer *a = s->ans_bucket[h & (s->n_ans_buckets - 1)]; a != NULL; a = a->next) {
+		if (a->hash == h && a->entry->action == action &&
+		    memcmp(a->entry->data, e->data, t->data_len) == 0) {
+			entry_put(t, e); /* never published */
+			a->refs++;
+			return a;
+		}
+	}
+	struct lpm_answer *a = malloc(sizeof(*a));
+	if (a == NULL) {
+		entry_put(t, e);
+		return NULL;
+	}
+	a->entry = e;
+	a->refs = 1;
+	a->hash = h;
+	answer_link(s, a);
+	if (++s->n_answers > s->n_ans_buckets)
+		answers_grow(s);
+	return a;
+}
+
+static void answer_free_cb(void *ctx, void *p, uint64_t arg)
+{
+	(void)arg;
+	struct lpm_answer *a = p;
+	entry_put(ctx, a->entry);
+	free(a);
+}
+
+/* Drop one reference to @p a (NULL: nothing). The last one takes it out of the index at once (no
+ * new rule can get it) and frees it after a grace period with @p defer (readers may hold it: its
+ * slots were rewritten before this call), else now (nothing ever published it, or the table is
+ * being freed). With the table mutex held. */
+static void answer_put(struct p4dp_table *t, struct lpm_answer *a, bool defer)
+{
+	struct table_lpm *s = t->lpm;
+	if (a == NULL || --a->refs > 0)
+		return;
+	for (struct lpm_answer **l = &s->ans_bucket[a->hash & (s->n_ans_buckets - 1)]; *l != NULL; l = &(*l)->next) {
+		if (*l == a) {
+			*l = a->next;
+			break;
+		}
+	}
+	s->n_answers--;
+	if (defer)
+		table_defer(t, answer_free_cb, a, 0);
+	else
+		answer_free_cb(t, a, 0);
+}
+
+/* What the slots of rule @p r hold: its shared answer, else its entry. */
+static inline const struct p4dp_entry *rule_slot(const struct lpm_rule *r)
+{
+	return r->ans != NULL ? r->ans->entry : r->entry;
+}
+
 /*
  * The three range walks: slot @p i of node @p n and, through child slots, the nodes under it.
  *  - cover (add of an entry at depth d): every slot whose depth is < d takes (e, d); a child
@@ -752,7 +880,8 @@ static int lpm_add_rule(struct p4dp_table *t, const uint8_t *val, uint32_t len, 
 	}
 	struct p4dp_entry *e = entry_new(t, action, data, (uint32_t)idx);
 	struct lpm_rule *r = malloc(sizeof(*r) + t->key_len);
-	bool ok = e != NULL && r != NULL;
+	struct lpm_answer *a = s->ans_bucket != NULL ? answer_get(t, action, data) : NULL;
+	bool ok = e != NULL && r != NULL && (s->ans_bucket == NULL || a != NULL);
 	for (uint32_t i = 0; ok && i < n_fresh; i++) {
 		fresh[i] = node_new(t, fl - n_fresh + i + 1, 0, 0);
 		ok = fresh[i] != NULL;
@@ -761,6 +890,7 @@ static int lpm_add_rule(struct p4dp_table *t, const uint8_t *val, uint32_t len, 
 		for (uint32_t i = 0; i < n_fresh; i++)
 			rte_free(fresh[i]);
 		free(r);
+		answer_put(t, a, false); /* not published: new ones are freed now */
 		entry_put(t, e);
 		table_idx_release(t, (uint32_t)idx);
 		return -ENOMEM;
@@ -785,8 +915,9 @@ static int lpm_add_rule(struct p4dp_table *t, const uint8_t *val, uint32_t len, 
 		n = c;
 	}
 	n->n_end++;
-	range_walk(s, n, kb, len, WALK_COVER, (uint8_t)(len + 1), e, 0);
 	r->entry = e;
+	r->ans = a;
+	range_walk(s, n, kb, len, WALK_COVER, (uint8_t)(len + 1), rule_slot(r), 0);
 	r->len = len;
 	r->hash = rule_hash(t, val, len);
 	memcpy(r->value, val, t->key_len);
@@ -820,15 +951,23 @@ static int lpm_modify(struct p4dp_table *t, const struct p4dp_match *m, uint32_t
 		return -ENOENT;
 	struct p4dp_entry *old = r->entry;
 	struct p4dp_entry *e = entry_new(t, action, data, old->index);
-	if (e == NULL)
+	struct lpm_answer *a = s->ans_bucket != NULL && e != NULL ? answer_get(t, action, data) : NULL;
+	if (e == NULL || (s->ans_bucket != NULL && a == NULL)) {
+		entry_put(t, e);
 		return -ENOMEM;
+	}
 	table_entry_carry_timer(e, old);
 	uint8_t kb[LPM_BYTES_MAX];
 	struct lpm_node *path[LPM_BYTES_MAX];
 	key_bits(t, s, val_, kb);
 	path_get(s, kb, len_, path);
-	range_walk(s, path[final_level(s, len_)], kb, len_, WALK_RETARGET, (uint8_t)(len_ + 1), e, 0);
+	struct lpm_answer *old_ans = r->ans;
 	r->entry = e;
+	r->ans = a;
+	/* shared answers: the slots go from the old answer to the (complete, never rewritten) new one;
+	 * the old one is freed after a grace period once no rule uses it */
+	range_walk(s, path[final_level(s, len_)], kb, len_, WALK_RETARGET, (uint8_t)(len_ + 1), rule_slot(r), 0);
+	answer_put(t, old_ans, true);
 	table_defer(t, entry_put_cb, old, 0); /* readers may still hold the old version */
 	return 0;
 }
@@ -850,7 +989,7 @@ static int lpm_delete(struct p4dp_table *t, const struct p4dp_match *m)
 	key_bits(t, s, val_, kb);
 	path_get(s, kb, len_, path);
 	uint32_t fl = final_level(s, len_);
-	range_walk(s, path[fl], kb, len_, WALK_REPLACE, (uint8_t)(len_ + 1), q ? q->entry : NULL,
+	range_walk(s, path[fl], kb, len_, WALK_REPLACE, (uint8_t)(len_ + 1), q ? rule_slot(q) : NULL,
 		   q ? (uint8_t)(q->len + 1) : 0);
 	path[fl]->n_end--;
 	path_fold(t, kb, path, fl);
@@ -858,6 +997,7 @@ static int lpm_delete(struct p4dp_table *t, const struct p4dp_match *m)
 	s->n_rules--;
 	t->n_entries--;
 	table_defer(t, entry_idx_put_cb, r->entry, r->entry->index);
+	answer_put(t, r->ans, true);
 	free(r);
 	return 0;
 }
@@ -903,6 +1043,7 @@ static void rules_drop(struct p4dp_table *t, bool defer_entries)
 				table_defer(t, entry_idx_put_cb, r->entry, r->entry->index);
 			else
 				entry_put(t, r->entry);
+			answer_put(t, r->ans, defer_entries);
 			free(r);
 		}
 		s->bucket[b] = NULL;
@@ -947,6 +1088,12 @@ static int lpm_create(struct p4dp_table *t)
 	s->wide_single = !s->narrow && s->n_order == 1 && s->bits <= 128;
 	s->n_buckets = 64;
 	s->bucket = calloc(s->n_buckets, sizeof(*s->bucket));
+	bool ans_fail = false;
+	if (t->shared_answers) {
+		s->n_ans_buckets = 64;
+		s->ans_bucket = calloc(s->n_ans_buckets, sizeof(*s->ans_bucket));
+		ans_fail = s->ans_bucket == NULL;
+	}
 	t->lpm = s;
 	s->root = NULL;
 	/* The first level (see the top of this file): 24 bits for large tables of keys of 24 bits
@@ -962,8 +1109,9 @@ static int lpm_create(struct p4dp_table *t)
 		s->root = node_new(t, 0, 0, 0);
 	}
 	s->n_levels = 1 + (s->pad_bits - s->root_bits) / LPM_STRIDE;
-	if (s->bucket == NULL || s->root == NULL) {
+	if (s->bucket == NULL || s->root == NULL || ans_fail) {
 		free(s->bucket);
+		free(s->ans_bucket);
 		node_release(s->root);
 		rte_free(s);
 		t->lpm = NULL;
@@ -983,6 +1131,7 @@ static void lpm_free(struct p4dp_table *t)
 	rules_drop(t, false);
 	chunks_unmap(s);
 	free(s->bucket);
+	free(s->ans_bucket);
 	rte_free(s);
 	t->lpm = NULL;
 }

@@ -430,11 +430,11 @@ struct reader {
 	struct p4dp_rcu *rcu;
 	uint32_t keys[64];
 	int stop; /* relaxed: a stop flag orders nothing */
-	uint64_t lookups, misses, torn, wrong;
+	uint64_t lookups, misses, torn, wrong, changed;
 };
 
 /* Entry data: {tag, tag, prefix, length}: the reader checks the pair and that the prefix
- * covers its key. */
+ * covers its key (with shared answers {tag, tag, 0, 0}: every /0 covers). */
 static void cdata(uint32_t *d, uint32_t tag, uint32_t pfx, uint32_t len)
 {
 	d[0] = tag;
@@ -468,16 +468,31 @@ static void *reader_main(void *arg)
 			if ((r->keys[i] & m) != d[2])
 				r->wrong++;
 		}
+		/* Still in the read-side section: every entry or answer the bulk lookup returned is
+		 * unchanged (none is written after its publication, none is freed and reused before
+		 * this reader's next quiescent state; a free block's first word becomes a list link). */
+		for (uint32_t i = 1; i < 64; i += 2) {
+			uint32_t d[4];
+			if (out[i] == NULL)
+				continue;
+			memcpy(d, out[i]->data, sizeof(d));
+			if (d[0] != d[1] || out[i]->action != d[0])
+				r->changed++;
+		}
 		p4dp_rcu_quiescent(r->rcu, 0);
 	}
 	p4dp_rcu_unregister(r->rcu, 0);
 	return NULL;
 }
 
+/* Nonzero while test_concurrent runs a table with shared answers: add4 leaves the prefix out of
+ * the data, so prefixes with one tag share one answer. */
+static int cshared;
+
 static int add4(struct p4dp_table *t, uint32_t pfx, uint32_t len, uint32_t tag, int modify)
 {
 	uint32_t m = len ? ~0u << (32 - len) : 0, d[4];
-	cdata(d, tag, pfx, len);
+	cdata(d, tag, cshared ? 0 : pfx, cshared ? 0 : len);
 	struct p4dp_match pm = {.value = (const uint8_t *)&pfx, .mask = (const uint8_t *)&m};
 	return modify ? p4dp_table_entry_modify(t, &pm, tag, d) : p4dp_table_entry_add(t, &pm, tag, d);
 }
@@ -489,18 +504,28 @@ static int del4(struct p4dp_table *t, uint32_t pfx, uint32_t len)
 	return p4dp_table_entry_delete(t, &pm);
 }
 
-/* @p size: declared entries (1 << 17: the 24-bit first level, 1 << 15: the 16-bit one). */
-static void test_concurrent(uint32_t n_ops, uint32_t size)
+/* The tag (action and data) of the writer's step @p i: with shared answers one of 8, so the
+ * prefixes share answers and modifies drop answers to no reference and make them again. */
+static uint32_t ctag(int shared, uint32_t i)
+{
+	return shared ? 1 + i % 8 : i;
+}
+
+/* @p size: declared entries (1 << 17: the 24-bit first level, 1 << 15: the 16-bit one);
+ * @p shared: the table has shared answers (prefix and length are then not in the data). */
+static void test_concurrent(uint32_t n_ops, uint32_t size, int shared)
 {
 	struct p4dp_key_field f = F(P4DP_MATCH_LPM, 0, 4, 32);
 	struct p4dp_table_params p = {.name = "lpm concurrent", .key_len = 4, .n_fields = 1, .fields = &f,
-				      .max_entries = size, .data_len = 16, .socket_id = SOCKET_ID_ANY};
+				      .max_entries = size, .data_len = 16, .socket_id = SOCKET_ID_ANY,
+				      .shared_answers = shared};
 	struct p4dp_rcu *rcu = p4dp_rcu_create(1, SOCKET_ID_ANY);
 	struct p4dp_table *t = rcu ? p4dp_table_create(&p, rcu) : NULL;
 	const uint32_t net8 = 0x0a000000u, net16 = 0x0a010000u;
 	struct reader r = {.t = t, .rcu = rcu};
 	for (uint32_t i = 0; i < 64; i++)
 		r.keys[i] = net16 | (uint32_t)rndn(1u << 16);
+	cshared = shared;
 	int rc = t ? add4(t, net8, 8, 1, 0) | add4(t, net16, 16, 2, 0) : -1;
 	pthread_t th;
 	if (rc != 0 || pthread_create(&th, NULL, reader_main, &r) != 0) {
@@ -515,28 +540,30 @@ static void test_concurrent(uint32_t n_ops, uint32_t size)
 	for (uint32_t i = 0; i < n_ops; i++) {
 		/* modify the /16 every step; add or delete a longer prefix inside it: one that
 		 * covers a reader key (often), or any /17../32 */
-		if (add4(t, net16, 16, tag++, 1) != 0)
+		if (add4(t, net16, 16, ctag(shared, tag++), 1) != 0)
 			wfail++;
 		uint32_t len = 17 + rndn(16);
 		uint32_t key = rndn(2) ? r.keys[rndn(64)] : net16 | (uint32_t)rndn(1u << 16);
 		uint32_t pfx = key & (~0u << (32 - len));
-		rc = add4(t, pfx, len, tag++, 0);
+		rc = add4(t, pfx, len, ctag(shared, tag++), 0);
 		if (rc == -EEXIST)
-			rc = rndn(2) ? del4(t, pfx, len) : add4(t, pfx, len, tag++, 1);
+			rc = rndn(2) ? del4(t, pfx, len) : add4(t, pfx, len, ctag(shared, tag++), 1);
 		if (rc != 0)
 			wfail++;
 		if (i % 4096 == 4095) /* sometimes the /16 goes and comes back: the /8 answers */
-			wfail += (del4(t, net16, 16) != 0) + (add4(t, net16, 16, tag++, 0) != 0);
+			wfail += (del4(t, net16, 16) != 0) + (add4(t, net16, 16, ctag(shared, tag++), 0) != 0);
 	}
 	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
+	cshared = 0;
 	struct p4dp_table_stats st;
 	p4dp_table_stats_get(t, &st);
-	int ok = r.misses == 0 && r.torn == 0 && r.wrong == 0 && wfail == 0 && r.lookups > 0;
-	printf("concurrent reader, %u: %s (%u steps, %" PRIu64 " lookups, %" PRIu64 " misses, %" PRIu64 " torn, %" PRIu64
-	       " not covering, %" PRIu64 " writer failures, %" PRIu64 " entries)\n",
-	       size, ok ? "ok" : "FAIL", n_ops, r.lookups, r.misses, r.torn, r.wrong, wfail,
-	       st.entries);
+	int ok = r.misses == 0 && r.torn == 0 && r.wrong == 0 && r.changed == 0 && wfail == 0 && r.lookups > 0;
+	printf("concurrent reader, %u%s: %s (%u steps, %" PRIu64 " lookups, %" PRIu64 " misses, %" PRIu64
+	       " torn, %" PRIu64 " not covering, %" PRIu64 " changed in the read-side section, %" PRIu64
+	       " writer failures, %" PRIu64 " entries)\n",
+	       size, shared ? " shared answers" : "", ok ? "ok" : "FAIL", n_ops, r.lookups, r.misses, r.torn,
+	       r.wrong, r.changed, wfail, st.entries);
 	ok ? n_pass++ : n_fail++;
 	p4dp_table_free(t);
 	p4dp_rcu_free(rcu);
@@ -553,6 +580,134 @@ static uint32_t act4(struct p4dp_table *t, uint32_t addr)
 	const struct p4dp_entry *e = p4dp_table_lookup(t, &addr);
 	CHECK(e == b[0], "0x%08x: single and bulk lookups disagree", addr);
 	return e ? e->action : 0;
+}
+
+/* ------------------------------------------------------------ shared answers */
+
+/* Data {tag, tag, 0, 0}: no prefix in it, so prefixes of one tag share one answer. */
+static int sh4(struct p4dp_table *t, uint32_t pfx, uint32_t len, uint32_t tag, int modify)
+{
+	cshared = 1;
+	int rc = add4(t, pfx, len, tag, modify);
+	cshared = 0;
+	return rc;
+}
+
+/* The control plane's read of prefix @p pfx / @p len: its action (0: none) and data @p d. */
+static uint32_t get4(struct p4dp_table *t, uint32_t pfx, uint32_t len, uint32_t *d)
+{
+	uint32_t m = len ? ~0u << (32 - len) : 0, action = 0;
+	struct p4dp_match pm = {.value = (const uint8_t *)&pfx, .mask = (const uint8_t *)&m};
+	return p4dp_table_entry_get(t, &pm, &action, d, NULL) == 0 ? action : 0;
+}
+
+/* foreach: count the installed entries that are one of the answers in @p arg (5 pointers). */
+static int not_answer_cb(void *arg, const struct p4dp_match *m, const struct p4dp_entry *e)
+{
+	(void)m;
+	const struct p4dp_entry **ans = arg;
+	for (uint32_t i = 0; i < 5; i++)
+		if (ans[i] == e)
+			case_fail++;
+	return 0;
+}
+
+/* A table with shared answers (@p size: 1 << 17 the 24-bit level and entry blocks, 1 << 10 the
+ * 16-bit level and heap entries): lookups of prefixes with one (action, data) return one answer,
+ * the control plane still finds each prefix's own entry; a modify moves one prefix to another
+ * answer and leaves the others' answer as it was; and an answer that loses its last prefix stays
+ * intact while a reader that may hold it has not passed a quiescent state, however much the
+ * table changes meanwhile (deterministic: this thread is the reader). */
+static void test_shared_answers(uint32_t size)
+{
+	case_fail = 0;
+	struct p4dp_key_field f = F(P4DP_MATCH_LPM, 0, 4, 32);
+	struct p4dp_table_params p = {.name = "lpm shared answers", .key_len = 4, .n_fields = 1, .fields = &f,
+				      .max_entries = size, .data_len = 16, .socket_id = SOCKET_ID_ANY,
+				      .shared_answers = 1};
+	struct p4dp_rcu *rcu = p4dp_rcu_create(1, SOCKET_ID_ANY);
+	struct p4dp_table *t = rcu ? p4dp_table_create(&p, rcu) : NULL;
+	if (t == NULL) {
+		printf("%-26s FAIL (create: %s)\n", "shared answers", strerror(errno));
+		n_fail++;
+		p4dp_rcu_free(rcu);
+		return;
+	}
+	/* n + 1 + n entries at most, under the 1024 of the small table: slot indices of deleted
+	 * entries come back only after a grace period, which this thread, a reader, holds up */
+	const uint32_t n = 256, base = 0x0c000000u;
+	for (uint32_t i = 0; i < n; i++)
+		CHECK(sh4(t, base + (i << 8), 24, 1 + i % 4, 0) == 0, "add %u", i);
+	const struct p4dp_entry *ans[5] = {NULL};
+	uint32_t bad = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t a = base + (i << 8) + (uint32_t)rndn(256), tg = 1 + i % 4, d[4];
+		const struct p4dp_entry *e = p4dp_table_lookup(t, &a);
+		uint32_t od[4] = {0};
+		uint32_t own = get4(t, base + (i << 8), 24, od);
+		if (e == NULL) {
+			bad++;
+			continue;
+		}
+		memcpy(d, e->data, sizeof(d));
+		if (ans[tg] == NULL)
+			ans[tg] = e;
+		/* one answer per tag; the control plane reads the prefix's own entry, same content */
+		if (e != ans[tg] || e->action != tg || d[0] != tg || d[1] != tg || own != tg ||
+		    memcmp(od, d, 16) != 0)
+			bad++;
+	}
+	CHECK(bad == 0, "%u of %u prefixes: not their tag's one shared answer", bad, n);
+	uint32_t f0 = case_fail;
+	p4dp_table_foreach(t, not_answer_cb, ans);
+	CHECK(case_fail == f0, "the installed entries are the answers lookups return");
+	CHECK(act4(t, base + (1u << 8) + 7) == 2, "before the modify");
+	/* modify one prefix of tag 2: the others keep the old answer, unchanged */
+	CHECK(sh4(t, base + (1u << 8), 24, 3, 1) == 0, "modify to tag 3");
+	CHECK(act4(t, base + (1u << 8) + 7) == 3, "the modified prefix answers tag 3");
+	uint32_t a5 = base + (5u << 8) + 9;
+	CHECK(p4dp_table_lookup(t, &a5) == ans[2] && ans[2]->action == 2, "the other tag-2 prefixes moved");
+	CHECK(p4dp_table_lookup(t, &(uint32_t){base + (1u << 8)}) == ans[3], "tag 3's answer is not shared");
+
+	/* a prefix with an answer of its own (tag 77), held by this thread as a reader */
+	const uint32_t lone = 0x0d000000u;
+	CHECK(sh4(t, lone, 16, 77, 0) == 0, "add the lone prefix");
+	p4dp_rcu_register(rcu, 0);
+	uint32_t la = lone + 0x1234;
+	const struct p4dp_entry *held = p4dp_table_lookup(t, &la);
+	CHECK(held != NULL && held->action == 77, "lone prefix lookup");
+	/* its last reference goes (modify, then delete of another prefix that had it), then the
+	 * table churns through many new entries and answers: none may reuse the held answer */
+	CHECK(sh4(t, lone, 16, 78, 1) == 0, "modify the lone prefix");
+	CHECK(sh4(t, lone + 0x100, 24, 77, 0) == 0 && del4(t, lone + 0x100, 24) == 0, "tag 77 again and gone");
+	for (uint32_t i = 0; i < n; i++)
+		CHECK(sh4(t, 0x0e000000u + (i << 8), 24, 100 + i, 0) == 0, "churn %u", i);
+	uint32_t d[4] = {0};
+	if (held != NULL)
+		memcpy(d, held->data, sizeof(d));
+	CHECK(held != NULL && held->action == 77 && d[0] == 77 && d[1] == 77,
+	      "an answer was reused before the grace period of its last reader (action %u, data %u %u)",
+	      held ? held->action : 0, d[0], d[1]);
+	CHECK(act4(t, la) == 78, "the lone prefix answers its modified tag");
+	p4dp_rcu_quiescent(rcu, 0);
+	p4dp_rcu_unregister(rcu, 0);
+
+	/* every prefix read back by the control plane as installed */
+	struct p4dp_table_stats st;
+	p4dp_table_stats_get(t, &st);
+	CHECK(st.entries == n + 1 + n, "entries %" PRIu64, st.entries);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t od[4], want = i == 1 ? 3 : 1 + i % 4;
+		CHECK(get4(t, base + (i << 8), 24, od) == want && od[0] == want, "read back %u", i);
+	}
+	/* delete everything: later adds of the same content make a new answer that works */
+	CHECK(p4dp_table_clear(t) == 0, "clear");
+	CHECK(sh4(t, base, 24, 2, 0) == 0 && act4(t, base + 1) == 2, "add after clear");
+	p4dp_table_free(t);
+	p4dp_rcu_free(rcu);
+	printf("%-26s %s\n", size > (1u << 16) ? "shared answers, 24-bit" : "shared answers, 16-bit",
+	       case_fail ? "FAIL" : "ok");
+	case_fail ? n_fail++ : n_pass++;
 }
 
 static void test_root24_edges(void)
@@ -789,8 +944,12 @@ int main(int argc, char **argv)
 	test_entry_blocks();
 	test_wide_edges(1u << 17);
 	test_wide_edges(1u << 10);
-	test_concurrent(40000 / P4DP_TEST_TSAN_DIV, 1u << 17);
-	test_concurrent(40000 / P4DP_TEST_TSAN_DIV, 1u << 15);
+	test_shared_answers(1u << 17);
+	test_shared_answers(1u << 10);
+	test_concurrent(40000 / P4DP_TEST_TSAN_DIV, 1u << 17, 0);
+	test_concurrent(40000 / P4DP_TEST_TSAN_DIV, 1u << 15, 0);
+	test_concurrent(40000 / P4DP_TEST_TSAN_DIV, 1u << 17, 1);
+	test_concurrent(40000 / P4DP_TEST_TSAN_DIV, 1u << 15, 1);
 	rte_eal_cleanup();
 	printf("%u passed, %u failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;

@@ -75,17 +75,7 @@ impl<'a> Gen<'a> {
                 format!("table `{name}`: direct counters/meters with an action profile implementation"),
             );
         }
-        let has_ref = t
-            .actions
-            .iter()
-            .map(|ta| ta.action)
-            .chain([t.default_action.action])
-            .any(|a| {
-                let act = &p.actions[a];
-                act.params
-                    .iter()
-                    .any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
-            });
+        let has_ref = self.table_has_ref(t);
         if has_ref || t.entry_lock || t.idle_timeout.any() || !crate::dpwrite::table_flags(t).is_empty() {
             return unsupported_as(UnsupportedKind::Table, t.span, format!("table `{name}`: data-plane writes, entry locks or idle timeouts with an action profile implementation"));
         }

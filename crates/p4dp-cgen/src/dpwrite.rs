@@ -43,6 +43,36 @@ pub fn storage(t: &Table) -> &'static str {
 }
 
 impl Gen<'_> {
+    /// Whether an action of `t` (or its default action) has an `@__ref` parameter.
+    pub fn table_has_ref(&self, t: &Table) -> bool {
+        let p = self.p;
+        t.actions
+            .iter()
+            .map(|ta| ta.action)
+            .chain([t.default_action.action])
+            .any(|a| {
+                let act = &p.actions[a];
+                act.params
+                    .iter()
+                    .any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
+            })
+    }
+
+    /// Whether the generated code of `t` uses only the matched entry's action and action data, never
+    /// which entry it is: no direct counter or meter (they index by the entry's slot), no
+    /// implementation, no `@__ref` parameter, entry lock, idle timeout or add_on_miss (they write
+    /// the entry). Then the runtime may answer lookups of `t` with a shared read-only entry of the
+    /// same action and data (`P4DP_TABLE_F_SHARED_ANSWERS`, abi.h). Only lpm tables carry the flag:
+    /// they are the kind that uses it.
+    pub fn shared_answers(&self, t: &Table, keys: &[&TableKey]) -> bool {
+        keys.iter().any(|k| k.match_kind == MatchKind::Key(KeyMatch::Lpm))
+            && t.direct_counter.is_none()
+            && t.direct_meter.is_none()
+            && t.implementation.is_none()
+            && table_flags(t).is_empty()
+            && !self.table_has_ref(t)
+    }
+
     /// Whether the program uses any data-plane write feature (then `p4dp/dpwrite.h` is included).
     pub fn uses_dpwrite(&self) -> bool {
         let p = self.p;

@@ -247,17 +247,7 @@ impl Gen<'_> {
         let lock = t.entry_lock;
         let idle = t.idle_timeout.any();
         let dp_ctx = !crate::dpwrite::table_flags(t).is_empty();
-        let has_ref = t
-            .actions
-            .iter()
-            .map(|ta| ta.action)
-            .chain([t.default_action.action])
-            .any(|a| {
-                let act = &p.actions[a];
-                act.params
-                    .iter()
-                    .any(|v| self.is_ref_var(Owner::Control(act.owner), *v))
-            });
+        let has_ref = self.table_has_ref(t);
         let _ = writeln!(body, "{}\n\tint _rc = 0;\n\tp4dp_table_count(R->ctx, {ti}u, _hit);\n\t*hit = (uint8_t)_hit;\n\tR->entry_hit = (uint32_t)_hit;", self.lookup_code(tid, key_len) + &self.actprof_resolve(tid)?);
         if lock || idle || dp_ctx || has_ref {
             let _ = writeln!(body, "\tstruct p4dp_entry *_me = (struct p4dp_entry *)(uintptr_t)e; /* written in place (abi.h) */\n\t(void)_me;");
@@ -463,6 +453,9 @@ impl Gen<'_> {
                 flags.push("P4DP_TABLE_F_ENTRIES_CONST");
             }
             flags.extend(crate::dpwrite::table_flags(t));
+            if self.shared_answers(t, &keys) {
+                flags.push("P4DP_TABLE_F_SHARED_ANSWERS");
+            }
             let flags = if flags.is_empty() {
                 "0".to_string()
             } else {

@@ -172,11 +172,13 @@ struct Row {
     tsc_hz: f64,
 }
 
-/// Load `so`, install entries with `fill`, and return the target and the table's index.
+/// Load `so`, install entries of `table` running `action` with `fill`, and return the target and
+/// the table's index.
 pub(crate) fn load(
     a: &BenchArgs,
     so: &Path,
     table: &str,
+    action: &str,
     fill: impl FnOnce(&mut BenchTarget, u32, u32) -> p4dp_rt::Result<u64>,
 ) -> Result<(BenchTarget, u32)> {
     let mut t = BenchTarget::load(so, a.workers).with_context(|| format!("loading {}", so.display()))?;
@@ -186,8 +188,8 @@ pub(crate) fn load(
         .with_context(|| format!("{}: no table {table}", so.display()))?
         .index;
     let act = prog
-        .action("BenchIngress.set_port")
-        .with_context(|| format!("{}: no action BenchIngress.set_port", so.display()))?
+        .action(action)
+        .with_context(|| format!("{}: no action {action}", so.display()))?
         .index;
     let n = fill(&mut t, ti, act).with_context(|| format!("installing the entries of {table}"))?;
     eprintln!("bench: lpm: installed {n} entries in {table}");
@@ -211,6 +213,24 @@ fn params(a: &BenchArgs, packets: usize) -> Result<BenchParams> {
     })
 }
 
+/// Next hops of the lpm prefix sets: prefix i routes to next hop i mod NEXT_HOPS (docs/bench.md).
+const NEXT_HOPS: usize = 256;
+
+/// Install prefix `keys[i]` / `lens[i]` with `set_nhop(0, next hop i mod NEXT_HOPS's MAC)`: all to
+/// bench port 0 (the packets stay on the bench ports), each next hop its own MAC address, so the
+/// table holds NEXT_HOPS distinct (action, data) pairs as a routing table does, not one.
+fn fill_next_hops(t: &mut BenchTarget, ti: u32, act: u32, keys: &[u64], lens: &[u8]) -> p4dp_rt::Result<u64> {
+    let mut n = 0;
+    for h in 0..NEXT_HOPS.min(keys.len()) {
+        let k: Vec<u64> = keys.iter().skip(h).step_by(NEXT_HOPS).copied().collect();
+        let l: Vec<u8> = lens.iter().skip(h).step_by(NEXT_HOPS).copied().collect();
+        // set_nhop(bit<9> port, bit<48> nhop_mac): big-endian bytes; a locally administered MAC
+        let params = vec![vec![0u8, 0], vec![0x02, 0, 0, 0, (h >> 8) as u8, h as u8]];
+        n += t.table_fill_list(ti, &k, Some(&l), act, &params)?;
+    }
+    Ok(n)
+}
+
 /// A table-lookup loop whose every lookup must hit (the destinations lie inside the prefixes).
 pub(crate) fn all_hit(m: Measurement, what: &str) -> Result<Measurement> {
     if m.misses > 0 {
@@ -228,9 +248,13 @@ fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Resu
     let port0 = vec![vec![0u8, 0]]; // set_port(0): bit<9>
     let (mut fl, mut l2, mut rl, mut pl, mut pr) = (vec![], vec![], vec![], vec![], vec![]);
     {
-        let (mut t, ti) = load(a, lpm_so, "BenchIngress.ipv4_lpm", |t, ti, act| {
-            t.table_fill_list(ti, &keys, Some(&set.lens), act, &port0)
-        })?;
+        let (mut t, ti) = load(
+            a,
+            lpm_so,
+            "BenchIngress.ipv4_lpm",
+            "BenchIngress.set_nhop",
+            |t, ti, act| fill_next_hops(t, ti, act, &keys, &set.lens),
+        )?;
         let rte = RteLpm::new(&set.addr, &set.lens).context("building the rte_lpm")?;
         {
             let mut b = Bench::new(&mut t, &params(a, packets)?).context("creating the bench ports and packets")?;
@@ -260,9 +284,13 @@ fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Resu
     }
     let (mut xf, mut xl, mut xp) = (vec![], vec![], vec![]);
     {
-        let (mut t, ti) = load(a, exact_so, "BenchIngress.ipv4_exact", |t, ti, act| {
-            t.table_fill_list(ti, &dst, None, act, &port0)
-        })?;
+        let (mut t, ti) = load(
+            a,
+            exact_so,
+            "BenchIngress.ipv4_exact",
+            "BenchIngress.set_port",
+            |t, ti, act| t.table_fill_list(ti, &dst, None, act, &port0),
+        )?;
         let mut b = Bench::new(&mut t, &params(a, packets)?).context("creating the bench ports and packets")?;
         b.set_keys(&dst)?;
         for rep in 0..a.repeat {

@@ -268,9 +268,13 @@ fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Resu
     let port0 = vec![vec![0u8, 0]]; // set_port(0): bit<9>
     let (mut fl, mut l2, mut rl, mut pl, mut pr) = (vec![], vec![], vec![], vec![], vec![]);
     {
-        let (mut t, ti) = load(a, lpm_so, "BenchIngress.ipv6_lpm", |t, ti, act| {
-            t.table_fill_list128(ti, &addr, Some(&set.lens), act, &port0)
-        })?;
+        let (mut t, ti) = load(
+            a,
+            lpm_so,
+            "BenchIngress.ipv6_lpm",
+            "BenchIngress.set_port",
+            |t, ti, act| t.table_fill_list128(ti, &addr, Some(&set.lens), act, &port0),
+        )?;
         let rte = RteLpm6::new(&addr, &set.lens, set.tbl8s()).context("building the rte_lpm6")?;
         t.lpm6_agree(ti, &rte, &addr, &set.lens, &sample)
             .context("checking that p4dp's lpm table and rte_lpm6 choose the same prefixes")?;
@@ -307,9 +311,13 @@ fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Resu
     let (mut xf, mut xl, mut xp) = (vec![], vec![], vec![]);
     {
         let keys: Vec<[u8; 16]> = dst.iter().map(|&d| full(d)).collect();
-        let (mut t, ti) = load(a, exact_so, "BenchIngress.ipv6_exact", |t, ti, act| {
-            t.table_fill_list128(ti, &keys, None, act, &port0)
-        })?;
+        let (mut t, ti) = load(
+            a,
+            exact_so,
+            "BenchIngress.ipv6_exact",
+            "BenchIngress.set_port",
+            |t, ti, act| t.table_fill_list128(ti, &keys, None, act, &port0),
+        )?;
         let mut b = Bench::new(&mut t, &params(a, packets)?).context("creating the bench ports and packets")?;
         b.set_keys(&dst)?;
         for rep in 0..a.repeat {

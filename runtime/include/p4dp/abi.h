@@ -619,6 +619,13 @@ static inline void p4dp_table_count(struct p4dp_ctx *ctx, uint32_t table, int hi
 #define P4DP_TABLE_F_IDLE_NOTIFY 0x10u      /**< PNA pna_idle_timeout NOTIFY_CONTROL (v1model support_timeout) */
 #define P4DP_TABLE_F_IDLE_AUTO_DELETE 0x20u /**< PNA idle_timeout_with_auto_delete */
 #define P4DP_TABLE_F_ENTRY_LOCK 0x40u       /**< `@entry_lock`: a per-entry lock is held while the action runs */
+/** The program uses only the matched entry's action and action data, never the entry itself (no
+ *  direct counter/meter, implementation, @__ref parameter, entry lock, idle timeout or add_on_miss):
+ *  a lookup may return a shared read-only entry with the same action and data instead of the
+ *  entry that was installed (its index and timer fields mean nothing then). Set by p4dp-cgen on
+ *  lpm tables only; a runtime that ignores it returns the installed entries (compatible both
+ *  ways, so no ABI version step). */
+#define P4DP_TABLE_F_SHARED_ANSWERS 0x80u
 /*
  * Semantics the generated code relies on:
  * - `@__ref` action parameters: the action reads and writes the matched entry's action data in

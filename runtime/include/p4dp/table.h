@@ -90,6 +90,11 @@ struct p4dp_table_params {
 				   k (struct p4dp_entry.index == k), a key >= max_entries is
 				   refused (-ERANGE); a key whose slot still waits for the grace
 				   period of a deleted entry is refused like a full table */
+	int shared_answers;     /* nonzero (abi.h P4DP_TABLE_F_SHARED_ANSWERS): lookups may return a
+				   shared read-only entry holding the matched entry's action and
+				   data rather than the entry itself; the control plane still
+				   finds, reads and modifies the installed entries. Used by lpm
+				   tables (table_lpm.c), ignored by the other kinds */
 };
 
 /** Entry flags. */
