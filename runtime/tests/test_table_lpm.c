@@ -669,26 +669,29 @@ static void test_shared_answers(uint32_t size)
 	CHECK(p4dp_table_lookup(t, &a5) == ans[2] && ans[2]->action == 2, "the other tag-2 prefixes moved");
 	CHECK(p4dp_table_lookup(t, &(uint32_t){base + (1u << 8)}) == ans[3], "tag 3's answer is not shared");
 
-	/* a prefix with an answer of its own (tag 77), held by this thread as a reader */
-	const uint32_t lone = 0x0d000000u;
-	CHECK(sh4(t, lone, 16, 77, 0) == 0, "add the lone prefix");
+	/* two prefixes with an answer of their own (tags 77, 88), held by this thread as a reader */
+	const uint32_t lone = 0x0d000000u, gone = 0x0d100000u;
+	CHECK(sh4(t, lone, 16, 77, 0) == 0 && sh4(t, gone, 16, 88, 0) == 0, "add the lone prefixes");
 	p4dp_rcu_register(rcu, 0);
-	uint32_t la = lone + 0x1234;
-	const struct p4dp_entry *held = p4dp_table_lookup(t, &la);
-	CHECK(held != NULL && held->action == 77, "lone prefix lookup");
-	/* its last reference goes (modify, then delete of another prefix that had it), then the
-	 * table churns through many new entries and answers: none may reuse the held answer */
-	CHECK(sh4(t, lone, 16, 78, 1) == 0, "modify the lone prefix");
-	CHECK(sh4(t, lone + 0x100, 24, 77, 0) == 0 && del4(t, lone + 0x100, 24) == 0, "tag 77 again and gone");
+	uint32_t la = lone + 0x1234, ga = gone + 0x1234;
+	const struct p4dp_entry *held[2] = {p4dp_table_lookup(t, &la), p4dp_table_lookup(t, &ga)};
+	CHECK(held[0] != NULL && held[0]->action == 77 && held[1] != NULL && held[1]->action == 88,
+	      "lone prefix lookups");
+	/* their last references go (a modify, a delete), then the table makes new entries and
+	 * answers, which take freed blocks first: none may be a held answer's */
+	CHECK(sh4(t, lone, 16, 78, 1) == 0, "modify a lone prefix");
+	CHECK(del4(t, gone, 16) == 0, "delete a lone prefix");
 	for (uint32_t i = 0; i < n; i++)
 		CHECK(sh4(t, 0x0e000000u + (i << 8), 24, 100 + i, 0) == 0, "churn %u", i);
-	uint32_t d[4] = {0};
-	if (held != NULL)
-		memcpy(d, held->data, sizeof(d));
-	CHECK(held != NULL && held->action == 77 && d[0] == 77 && d[1] == 77,
-	      "an answer was reused before the grace period of its last reader (action %u, data %u %u)",
-	      held ? held->action : 0, d[0], d[1]);
-	CHECK(act4(t, la) == 78, "the lone prefix answers its modified tag");
+	for (uint32_t h = 0; h < 2; h++) {
+		uint32_t d[4] = {0}, want = h ? 88 : 77;
+		if (held[h] != NULL)
+			memcpy(d, held[h]->data, sizeof(d));
+		CHECK(held[h] != NULL && held[h]->action == want && d[0] == want && d[1] == want,
+		      "an answer was reused before the grace period of its last reader (action %u, data %u %u)",
+		      held[h] ? held[h]->action : 0, d[0], d[1]);
+	}
+	CHECK(act4(t, la) == 78 && act4(t, ga) == 0, "the lone prefixes answer their modified tag, a miss");
 	p4dp_rcu_quiescent(rcu, 0);
 	p4dp_rcu_unregister(rcu, 0);
 

@@ -61,11 +61,14 @@ impl Gen<'_> {
     /// Whether the generated code of `t` uses only the matched entry's action and action data, never
     /// which entry it is: no direct counter or meter (they index by the entry's slot), no
     /// implementation, no `@__ref` parameter, entry lock, idle timeout or add_on_miss (they write
-    /// the entry). Then the runtime may answer lookups of `t` with a shared read-only entry of the
-    /// same action and data (`P4DP_TABLE_F_SHARED_ANSWERS`, abi.h). Only lpm tables carry the flag:
-    /// they are the kind that uses it.
+    /// the entry), not an rtc.p4 program (`lastRowIndex` reads the matched entry's row). Then the runtime may answer lookups of `t` with a shared read-only entry of the
+    /// same action and data (`P4DP_TABLE_F_SHARED_ANSWERS`, abi.h). Only the tables the runtime's
+    /// lpm kind takes (one lpm key, the others exact) carry the flag: that kind uses it.
     pub fn shared_answers(&self, t: &Table, keys: &[&TableKey]) -> bool {
-        keys.iter().any(|k| k.match_kind == MatchKind::Key(KeyMatch::Lpm))
+        let kind = |m: KeyMatch| keys.iter().filter(|k| k.match_kind == MatchKind::Key(m)).count();
+        kind(KeyMatch::Lpm) == 1
+            && kind(KeyMatch::Lpm) + kind(KeyMatch::Exact) == keys.len()
+            && !self.is_rtc()
             && t.direct_counter.is_none()
             && t.direct_meter.is_none()
             && t.implementation.is_none()

@@ -620,7 +620,8 @@ static inline void p4dp_table_count(struct p4dp_ctx *ctx, uint32_t table, int hi
 #define P4DP_TABLE_F_IDLE_AUTO_DELETE 0x20u /**< PNA idle_timeout_with_auto_delete */
 #define P4DP_TABLE_F_ENTRY_LOCK 0x40u       /**< `@entry_lock`: a per-entry lock is held while the action runs */
 /** The program uses only the matched entry's action and action data, never the entry itself (no
- *  direct counter/meter, implementation, @__ref parameter, entry lock, idle timeout or add_on_miss):
+ *  direct counter/meter, implementation, @__ref parameter, entry lock, idle timeout or add_on_miss;
+ *  not in rtc.p4 programs, whose lastRowIndex reads the matched entry's index):
  *  a lookup may return a shared read-only entry with the same action and data instead of the
  *  entry that was installed (its index and timer fields mean nothing then). Set by p4dp-cgen on
  *  lpm tables only; a runtime that ignores it returns the installed entries (compatible both
