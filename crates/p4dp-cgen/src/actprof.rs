@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use p4dp_ir::*;
 
-use crate::{unsupported_as, Gen, Owner, UnsupportedKind, R};
+use crate::{unsupported_as, Gen, UnsupportedKind, R};
 
 /// Declared size of a profile: `action_profile(size)`, `action_selector(algo, size, width)`.
 pub(crate) fn profile_size(x: &ExternInstance) -> u64 {
