@@ -193,9 +193,15 @@ fn p4info_reports_idle_notification_tables() {
 /// installed entries in lookups.
 #[test]
 fn shared_answers_only_where_the_entry_is_unused() {
-    has(table_row(&gen("table_lpm_basic"), "ingress.t"), "P4DP_TABLE_F_SHARED_ANSWERS");
+    has(
+        table_row(&gen("table_lpm_basic"), "ingress.t"),
+        "P4DP_TABLE_F_SHARED_ANSWERS",
+    );
     let mixed = gen("table_mixed_kinds");
-    assert!(!table_row(&mixed, "ingress.t").contains("SHARED_ANSWERS"), "lpm + ternary got the flag");
+    assert!(
+        !table_row(&mixed, "ingress.t").contains("SHARED_ANSWERS"),
+        "lpm + ternary got the flag"
+    );
     let src = std::fs::read_to_string(repo_root().join("tests/programs/counter_direct.p4")).expect("counter_direct.p4");
     let lpm = src.replace("hdr.data.b1: exact;", "hdr.data.b1: lpm;");
     assert_ne!(src, lpm);
@@ -203,6 +209,9 @@ fn shared_answers_only_where_the_entry_is_unused() {
     let p = d.join("counter_direct_lpm.p4");
     std::fs::write(&p, lpm).expect("writing the program");
     let c = compile::c_of(&p);
-    assert!(!table_row(&c, "ingress.t").contains("SHARED_ANSWERS"), "a direct counter's table got the flag");
+    assert!(
+        !table_row(&c, "ingress.t").contains("SHARED_ANSWERS"),
+        "a direct counter's table got the flag"
+    );
     let _ = std::fs::remove_dir_all(d);
 }
