@@ -586,7 +586,8 @@ const struct p4dp_entry *table_exact_lookup(struct p4dp_table *t, const void *ke
 	if (xi != NULL) {
 		uint64_t k[2];
 		p4dp_xi_key(k, key, t->key_len);
-		const struct p4dp_entry *e = p4dp_xi_find(&xi->pub, k);
+		const struct p4dp_entry *e =
+			t->key_len <= 8 ? p4dp_xi_find8(&xi->pub, k[0]) : p4dp_xi_find(&xi->pub, k);
 		if (e != NULL || p4dp_xi_overflow(&xi->pub) == 0)
 			return e;
 	}
@@ -615,8 +616,9 @@ void table_exact_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint
 				rte_prefetch0(b->key);
 				rte_prefetch0(b->ent);
 			}
+			const int narrow = t->key_len <= 8;
 			for (uint32_t i = 0; i < m; i++) {
-				out[i] = p4dp_xi_find(&xi->pub, k[i]);
+				out[i] = narrow ? p4dp_xi_find8(&xi->pub, k[i][0]) : p4dp_xi_find(&xi->pub, k[i]);
 				if (out[i] == NULL && p4dp_xi_overflow(&xi->pub) != 0)
 					out[i] = table_exact_lookup(t, keys[i]);
 			}

@@ -991,6 +991,8 @@ static void test_xindex(int storage)
 		uint64_t kk[2];
 		p4dp_xi_key(kk, &keys[i], 4);
 		in_index += p4dp_xi_find(xi, kk) != NULL;
+		/* keys of at most 8 bytes: the one-word find answers as the two-word one */
+		CHECK(p4dp_xi_find8(xi, kk[0]) == p4dp_xi_find(xi, kk), "one-word find %u", i);
 		const struct p4dp_entry *e = p4dp_table_lookup(t, &keys[i]);
 		CHECK(e != NULL && e->action == i && *(const uint64_t *)e->data == 100 + i, "lookup %u", i);
 		int hit = 0;
@@ -1000,6 +1002,11 @@ static void test_xindex(int storage)
 	int hit = 1;
 	CHECK(p4dp_table_lookup(t, &keys[NK]) == NULL, "absent key of the full bucket");
 	CHECK(p4dp_table_apply_exact(&ctx, 0, &keys[NK], 4, &hit) == NULL && !hit, "inline: absent key");
+	{
+		uint64_t kk[2];
+		p4dp_xi_key(kk, &keys[NK], 4);
+		CHECK(p4dp_xi_find8(xi, kk[0]) == NULL, "one-word find: absent key");
+	}
 	/* modify a key in the index and one in overflow */
 	for (uint32_t i = 0; i < NK; i += NK - 1) {
 		k = keys[i];

@@ -386,7 +386,8 @@ p4dp_table_apply_exact(const struct p4dp_ctx *ctx, uint32_t table, const void *k
 	if (__builtin_expect(xi != NULL && key_len <= P4DP_XI_KEY_MAX, 1)) {
 		uint64_t k[2];
 		p4dp_xi_key(k, key, key_len);
-		e = p4dp_xi_find(xi, k);
+		/* key_len is a constant here: one of the two finds is compiled */
+		e = key_len <= 8 ? p4dp_xi_find8(xi, k[0]) : p4dp_xi_find(xi, k);
 		if (e == NULL && p4dp_xi_overflow(xi) != 0)
 			e = p4dp_table_lookup(t, key);
 	} else {

@@ -127,6 +127,38 @@ static inline struct p4dp_entry *p4dp_xi_find(const struct p4dp_xindex *xi, cons
 	return p4dp_xi_in_bucket(&xi->b[p4dp_xi_bucket2(xi, h)], k);
 }
 
+/** p4dp_xi_in_bucket() for a table whose keys are at most 8 bytes long (@p k0: the key
+ *  zero-padded to one word). Every slot that has held a key of such a table has a zero second
+ *  key word (the writer stores the key zero-padded, and a slot only ever holds this table's
+ *  keys), and a slot whose second word is being written has a NULL pointer, so comparing the
+ *  first word alone gives the same result. perf: half the loads and compares. */
+static inline struct p4dp_entry *p4dp_xi_in_bucket8(const struct p4dp_xi_bucket *b, uint64_t k0)
+{
+	uintptr_t r = 0;
+#pragma GCC unroll 4
+	for (uint32_t w = 0; w < P4DP_XI_WAYS; w++) {
+		/* acquire, relaxed: as in p4dp_xi_in_bucket() */
+		const uintptr_t e = (uintptr_t)__atomic_load_n(&b->ent[w], __ATOMIC_ACQUIRE);
+		const uint64_t s0 = __atomic_load_n(&b->key[w][0], __ATOMIC_RELAXED);
+		/* at most one live slot holds the key; a NULL pointer adds nothing (no branch: a
+		 * compare and a conditional move) */
+		r |= s0 == k0 ? e : 0;
+	}
+	return (struct p4dp_entry *)r;
+}
+
+/** p4dp_xi_find() for a table whose keys are at most 8 bytes long, @p k0 the key zero-padded
+ *  to one word (k[0] of p4dp_xi_key()). Same contract. */
+static inline struct p4dp_entry *p4dp_xi_find8(const struct p4dp_xindex *xi, uint64_t k0)
+{
+	const uint64_t k[2] = {k0, 0};
+	const uint64_t h = p4dp_xi_hash1(xi, k);
+	struct p4dp_entry *e = p4dp_xi_in_bucket8(&xi->b[p4dp_xi_bucket1(xi, h)], k0);
+	if (__builtin_expect(e != NULL, 1))
+		return e;
+	return p4dp_xi_in_bucket8(&xi->b[p4dp_xi_bucket2(xi, h)], k0);
+}
+
 /** Keys held by rte_hash alone (acquire: see struct p4dp_xindex). Any thread. */
 static inline uint64_t p4dp_xi_overflow(const struct p4dp_xindex *xi)
 {
