@@ -374,16 +374,19 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
         w.out.push_str("value_sets {\n");
         let id = w.ids.value_sets[vid.index()];
         w.preamble(id, &v.fq_name, &v.annotations);
-        let members: Vec<(String, u32)> = match p.types.get(v.ty) {
-            Type::Struct(s) | Type::Header(s) => s.fields.iter().map(|f| (f.name.clone(), w.width(f.ty))).collect(),
-            _ => vec![(v.name.clone(), w.width(v.ty))],
-        };
-        for (i, (n, bw)) in members.iter().enumerate() {
+        for (i, f) in v.fields.iter().enumerate() {
+            let kind = match f.kind {
+                VsetMatch::Exact => "EXACT",
+                VsetMatch::Ternary => "TERNARY",
+                VsetMatch::Lpm => "LPM",
+                VsetMatch::Optional => "OPTIONAL",
+            };
             let _ = writeln!(
                 w.out,
-                "  match {{\n    id: {}\n    name: {}\n    bitwidth: {bw}\n    match_type: EXACT\n  }}",
+                "  match {{\n    id: {}\n    name: {}\n    bitwidth: {}\n    match_type: {kind}\n  }}",
                 i + 1,
-                q(n)
+                q(&f.name),
+                w.width(f.ty)
             );
         }
         let _ = writeln!(w.out, "  size: {}\n}}", v.size);

@@ -77,22 +77,34 @@ impl Gen<'_> {
                     }
                 }
             }
-            KeySet::ValueSet(vs) => {
-                if w > 64 {
-                    return unsupported_as(
-                        UnsupportedKind::WideValue,
-                        span,
-                        "value_set over a value wider than 64 bits",
-                    );
-                }
-                // the runtime's members are unsigned bit patterns of the key's width
-                let m = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
-                format!(
-                    "p4dp_value_set_match(R->ctx, {}u, (const uint64_t[]){{ (uint64_t)({k}) & UINT64_C({m:#x}) }})",
-                    vs.index()
-                )
-            }
+            KeySet::ValueSet(vs) => self.value_set_cond(*vs, &[(k.to_string(), kt)], span)?,
         })
+    }
+
+    /// The match of keys `keys` (names and types, one per member field) against value set `vs`.
+    fn value_set_cond(&mut self, vs: ValueSetId, keys: &[(String, TypeId)], span: Span) -> R<String> {
+        if keys.len() != self.p.value_sets[vs].fields.len() {
+            return unsupported(span, "value set case with a wrong number of keys");
+        }
+        let mut words = Vec::new();
+        for (k, kt) in keys {
+            let w = self.scalar(*kt).map(|s| s.w).unwrap_or(32);
+            if w > 64 {
+                return unsupported_as(
+                    UnsupportedKind::WideValue,
+                    span,
+                    "value_set over a value wider than 64 bits",
+                );
+            }
+            // the runtime's members are unsigned bit patterns of each key's width
+            let m = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+            words.push(format!("(uint64_t)({k}) & UINT64_C({m:#x})"));
+        }
+        Ok(format!(
+            "p4dp_value_set_match(R->ctx, {}u, (const uint64_t[]){{ {} }})",
+            vs.index(),
+            words.join(", ")
+        ))
     }
 
     pub fn emit_parser(&mut self, pid: ParserId) -> R<()> {
@@ -140,11 +152,23 @@ impl Gen<'_> {
                             return unsupported(*span, "select case with a wrong number of keysets");
                         }
                         let mut conds = Vec::new();
-                        for ((n, t), ks) in names.iter().zip(&c.keysets) {
-                            let cnd = self.keyset_cond(n, *t, ks, *span)?;
+                        let mut i = 0;
+                        while i < names.len() {
+                            // a value set over a struct covers as many keys as it has fields
+                            let n = match &c.keysets[i] {
+                                KeySet::ValueSet(v) => p.value_sets[*v].fields.len(),
+                                _ => 1,
+                            };
+                            let cnd = match &c.keysets[i] {
+                                KeySet::ValueSet(v) => {
+                                    self.value_set_cond(*v, &names[i..(i + n).min(names.len())], *span)?
+                                }
+                                ks => self.keyset_cond(&names[i].0, names[i].1, ks, *span)?,
+                            };
                             if cnd != "1" {
                                 conds.push(cnd);
                             }
+                            i += n.max(1);
                         }
                         let cond = if conds.is_empty() {
                             "1".to_string()
@@ -174,17 +198,23 @@ impl Gen<'_> {
         let mut decl = String::new();
         let mut rows = Vec::new();
         for (vid, v) in p.value_sets.iter() {
-            let w = self.scalar(v.ty).map(|s| s.w).unwrap_or(0);
+            let ws: Vec<String> = v
+                .fields
+                .iter()
+                .map(|f| format!("{}u", self.scalar(f.ty).map(|s| s.w).unwrap_or(0)))
+                .collect();
             let _ = writeln!(
                 decl,
-                "static const uint32_t md_vset_widths_{}[] = {{ {w}u }};",
-                vid.index()
+                "static const uint32_t md_vset_widths_{}[] = {{ {} }};",
+                vid.index(),
+                ws.join(", ")
             );
             rows.push(format!(
-                "	{{ {}, {}u, {}u, 1u, md_vset_widths_{} }},",
+                "	{{ {}, {}u, {}u, {}u, md_vset_widths_{} }},",
                 crate::ctype::c_string(&v.fq_name),
                 self.ids.value_sets[vid.index()],
                 v.size,
+                ws.len(),
                 vid.index()
             ));
         }

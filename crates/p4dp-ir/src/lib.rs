@@ -673,7 +673,28 @@ pub enum KeySet {
     Mask(Value, Value),
     /// `lo .. hi` inclusive.
     Range(Value, Value),
+    /// A value set: for a struct element type of n fields it covers this key and the next
+    /// n - 1 keys (whose keysets are `Any`).
     ValueSet(ValueSetId),
+}
+
+/// One field of a value set member.
+#[derive(Debug, Clone)]
+pub struct ValueSetField {
+    pub name: String,
+    pub ty: TypeId,
+    /// How a member's field matches the key (`@match(...)` on the struct field; exact without).
+    pub kind: VsetMatch,
+}
+
+/// The match kinds a value set field may have (p4dp keeps a value and a mask per field, so a
+/// range is not one of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VsetMatch {
+    Exact,
+    Ternary,
+    Lpm,
+    Optional,
 }
 
 #[derive(Debug, Clone)]
@@ -682,6 +703,8 @@ pub struct ValueSet {
     pub fq_name: String,
     /// Element type (a scalar or a struct of scalars).
     pub ty: TypeId,
+    /// The fields of a member: the struct's fields in order, or the scalar element alone.
+    pub fields: Vec<ValueSetField>,
     pub size: u32,
     pub annotations: Vec<Annotation>,
     pub span: Span,

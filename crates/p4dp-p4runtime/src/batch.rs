@@ -225,7 +225,7 @@ fn plan<'a>(pipe: &Pipeline, u: &'a Update) -> Result<Planned<'a>, OpError> {
             | E::PacketReplicationEngineEntry(_),
         ) => Ok(Planned::Other(u)),
         Some(E::ValueSetEntry(v)) => {
-            crate::vset::check(p, v, op)?;
+            crate::vset::check(pipe, v, op)?;
             Ok(Planned::Other(u))
         }
         Some(other) => Err(err(
@@ -292,7 +292,7 @@ fn rollback(pipe: &Pipeline, pre: &mut Pre, undo: Vec<Undo>) -> Result<(), OpErr
                     (None, false) => Ok(()),
                 }
             }
-            Undo::ValueSet(old) => crate::vset::write(rt, &old, Op::Modify),
+            Undo::ValueSet(old) => crate::vset::restore(rt, &old),
             Undo::Clone(id, old) => {
                 let now = pre.clones.contains_key(&id);
                 match (old, now) {
@@ -472,7 +472,7 @@ fn snapshot(rt: &Runtime, pre: &Pre, u: &Update) -> Result<Vec<Undo>, OpError> {
         },
         Some(E::ValueSetEntry(v)) => {
             let vs = crate::vset::by_id(rt.program(), v.value_set_id)?;
-            out.push(Undo::ValueSet(crate::vset::current(rt, vs)?));
+            out.push(Undo::ValueSet(crate::vset::snapshot(rt, vs)?));
         }
         _ => {}
     }

@@ -345,7 +345,7 @@ pub(crate) fn apply(p: &Pipeline, pre: &mut Pre, u: &Update) -> Result<(), OpErr
         Some(E::DirectCounterEntry(d)) => x::write_direct_counter(rt, d, is_modify),
         Some(E::DirectMeterEntry(d)) => x::write_direct_meter(rt, d, is_modify),
         Some(E::DigestEntry(d)) => crate::stream::digests(p).write(d, op),
-        Some(E::ValueSetEntry(v)) => crate::vset::write(rt, v, op),
+        Some(E::ValueSetEntry(v)) => crate::vset::write(p, v, op),
         Some(E::ActionProfileMember(m)) => crate::actprof::of(p).write_member(rt, m, op),
         Some(E::ActionProfileGroup(g)) => crate::actprof::of(p).write_group(rt, g, op),
         Some(E::PacketReplicationEngineEntry(pe)) => match &pe.r#type {
@@ -457,7 +457,7 @@ fn read_entity(p: &Pipeline, pre: Option<&Pre>, e: &Entity, out: &mut Vec<Entity
         }
         Some(E::ValueSetEntry(e)) => {
             let mut v = Vec::new();
-            crate::vset::read(rt, e, &mut v)?;
+            crate::vset::read(p, e, &mut v)?;
             out.extend(v.into_iter().map(|t| Entity {
                 entity: Some(E::ValueSetEntry(t)),
             }));

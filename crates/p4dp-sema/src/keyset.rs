@@ -20,6 +20,9 @@ impl<'a> Sema<'a> {
         allow_vs: bool,
         span: Span,
     ) -> Option<Vec<KeySet>> {
+        if let Some(out) = self.struct_value_set(ks, tys, allow_vs, span) {
+            return out;
+        }
         let elems: Vec<&'a ast::SimpleKeyset> = match ks {
             ast::Keyset::Simple(ast::SimpleKeyset::Default(_) | ast::SimpleKeyset::DontCare(_)) => {
                 return Some(tys.iter().map(|_| KeySet::Any).collect());
@@ -45,6 +48,51 @@ impl<'a> Sema<'a> {
             }
         }
         ok.then_some(out)
+    }
+
+    /// A case naming a value set over a struct: it covers as many keys as the struct has
+    /// fields (`[ValueSet, Any, ...]`), whose types must be the fields' in order. None: not such
+    /// a case; Some(None): such a case with an error reported.
+    fn struct_value_set(
+        &mut self,
+        ks: &'a ast::Keyset,
+        tys: &[ir::TypeId],
+        allow_vs: bool,
+        span: Span,
+    ) -> Option<Option<Vec<KeySet>>> {
+        let ast::Keyset::Simple(ast::SimpleKeyset::Expr(e)) = ks else {
+            return None;
+        };
+        let ast::ExprKind::Name(p) = &e.kind else { return None };
+        if !allow_vs {
+            return None;
+        }
+        let Some(Binding::ValueSet(v)) = self.lookup_local(&p.name.name) else {
+            return None;
+        };
+        let vs = &self.p.value_sets[v];
+        if !matches!(self.ty(vs.ty), Type::Struct(_)) {
+            return None;
+        }
+        let fields: Vec<ir::TypeId> = vs.fields.iter().map(|f| f.ty).collect();
+        if fields != tys {
+            let a = self.tname(vs.ty);
+            let b: Vec<String> = tys.iter().map(|t| self.tname(*t)).collect();
+            self.err(
+                "E0301",
+                format!(
+                    "value_set of `{a}` ({} fields) used for keys ({})",
+                    fields.len(),
+                    b.join(", ")
+                ),
+                span,
+                "the keys must have the struct's field types, in order",
+            );
+            return Some(None);
+        }
+        let mut out = vec![KeySet::ValueSet(v)];
+        out.resize(tys.len(), KeySet::Any);
+        Some(Some(out))
     }
 
     /// A keyset element of type `ty` (`allow_vs`: value sets are allowed, in `select`).

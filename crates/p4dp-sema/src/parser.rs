@@ -232,6 +232,78 @@ impl<'a> Sema<'a> {
         }
     }
 
+    /// The member fields of a value set of element type `t`: one scalar (`bit<W>`, `int<W>`, a
+    /// serializable enum), or a struct of 1..16 such fields, each with its `@match` kind.
+    fn value_set_fields(&mut self, t: ir::TypeId, v: &'a ast::ValueSetDecl) -> Option<Vec<ir::ValueSetField>> {
+        let scalar = |ty: &Type| matches!(ty, Type::Bit(_) | Type::Int(_) | Type::SerEnum { .. });
+        let bad = |me: &mut Self, msg: String| {
+            me.err("E0404", msg, v.elem_ty.span, "unsupported value_set element type");
+            None
+        };
+        if scalar(self.ty(t)) {
+            return Some(vec![ir::ValueSetField {
+                name: v.name.name.clone(),
+                ty: t,
+                kind: ir::VsetMatch::Exact,
+            }]);
+        }
+        let Type::Struct(st) = self.ty(t).clone() else {
+            return bad(
+                self,
+                "p4dp supports value_set over `bit<W>`/`int<W>`/serializable enums or a struct of them".into(),
+            );
+        };
+        if st.fields.is_empty() || st.fields.len() > 16 {
+            return bad(
+                self,
+                format!(
+                    "a value_set struct needs 1 to 16 fields, `{}` has {}",
+                    st.name,
+                    st.fields.len()
+                ),
+            );
+        }
+        let mut out = Vec::new();
+        for f in &st.fields {
+            if !scalar(self.ty(f.ty)) {
+                return bad(
+                    self,
+                    format!(
+                        "value_set struct field `{}` is not a `bit<W>`/`int<W>`/serializable enum",
+                        f.name
+                    ),
+                );
+            }
+            let kind = match f.annotations.iter().find(|a| a.name == "match") {
+                None => ir::VsetMatch::Exact,
+                Some(a) => match a.args.as_slice() {
+                    [ir::AnnotationArg::Raw(k)] if k == "exact" => ir::VsetMatch::Exact,
+                    [ir::AnnotationArg::Raw(k)] if k == "ternary" => ir::VsetMatch::Ternary,
+                    [ir::AnnotationArg::Raw(k)] if k == "lpm" => ir::VsetMatch::Lpm,
+                    [ir::AnnotationArg::Raw(k)] if k == "optional" => ir::VsetMatch::Optional,
+                    [ir::AnnotationArg::Raw(k)] if k == "range" => {
+                        return bad(
+                            self,
+                            format!("value_set field `{}`: p4dp does not support @match(range) in value sets (members are value and mask)", f.name),
+                        )
+                    }
+                    _ => {
+                        return bad(
+                            self,
+                            format!("value_set field `{}`: @match takes exact, ternary, lpm or optional", f.name),
+                        )
+                    }
+                },
+            };
+            out.push(ir::ValueSetField {
+                name: f.name.clone(),
+                ty: f.ty,
+                kind,
+            });
+        }
+        Some(out)
+    }
+
     fn value_set(&mut self, v: &'a ast::ValueSetDecl) {
         let t = self.resolve_data_type(&v.elem_ty);
         let n = self.const_u32(&v.size, "value_set size");
@@ -239,21 +311,16 @@ impl<'a> Sema<'a> {
             self.declare(&v.name, Binding::Err);
             return;
         };
-        if !matches!(self.ty(t), Type::Bit(_) | Type::Int(_) | Type::SerEnum { .. }) {
-            self.err(
-                "E0404",
-                "p4dp supports value_set only over `bit<W>`/`int<W>` types",
-                v.elem_ty.span,
-                "unsupported element type",
-            );
+        let Some(fields) = self.value_set_fields(t, v) else {
             self.declare(&v.name, Binding::Err);
             return;
-        }
+        };
         let fq = control_plane_name(&self.cx.path, &v.name.name, name_annotation(&v.annotations).as_deref());
         let id = self.p.value_sets.alloc(ir::ValueSet {
             name: v.name.name.clone(),
             fq_name: fq,
             ty: t,
+            fields,
             size: n,
             annotations: self.annotations(&v.annotations),
             span: ispan(v.span),

@@ -2,7 +2,9 @@
 //! ValueSetEntry MODIFY changes the parse path of the next packets (PacketOuts parsed from the
 //! controller port), members read back as written (one set and the wildcard), every error
 //! leaves the sets unchanged, and ROLLBACK_ON_ERROR and DATAPLANE_ATOMIC batches restore or
-//! apply them whole.
+//! apply them whole. A value set over a struct (`tests/p4runtime/vset_struct.p4`): its fields'
+//! match kinds in the P4Info, members of every kind matching packets, read back, refused when
+//! invalid and restored by a failed batch.
 
 mod p4rt_common;
 
@@ -350,6 +352,181 @@ async fn value_sets_change_the_parse_path_read_back_errors_and_rollback() {
         .expect("empty the set");
     assert_eq!(read_sets(&mut c, types).await, vec![entry(types, &[])]);
     assert_eq!(ports.port_of(&primary, &frame_of(0x0800, 6, 10)).await, 0);
+    drop(sw);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn fm(id: u32, t: field_match::FieldMatchType) -> FieldMatch {
+    FieldMatch {
+        field_id: id,
+        field_match_type: Some(t),
+    }
+}
+
+fn tern(id: u32, v: &[u8], m: &[u8]) -> FieldMatch {
+    fm(
+        id,
+        field_match::FieldMatchType::Ternary(field_match::Ternary {
+            value: v.to_vec(),
+            mask: m.to_vec(),
+        }),
+    )
+}
+
+fn lpm(id: u32, v: &[u8], len: i32) -> FieldMatch {
+    fm(
+        id,
+        field_match::FieldMatchType::Lpm(field_match::Lpm {
+            value: v.to_vec(),
+            prefix_len: len,
+        }),
+    )
+}
+
+fn opt(id: u32, v: &[u8]) -> FieldMatch {
+    fm(
+        id,
+        field_match::FieldMatchType::Optional(field_match::Optional { value: v.to_vec() }),
+    )
+}
+
+fn members(id: u32, ms: Vec<Vec<FieldMatch>>) -> ValueSetEntry {
+    ValueSetEntry {
+        value_set_id: id,
+        members: ms.into_iter().map(|r#match| ValueSetMember { r#match }).collect(),
+    }
+}
+
+/// An Ethernet frame of type `etype` whose tag is (kind, rest, extra).
+fn tagged(etype: u16, kind: u8, rest: u8, extra: u8) -> Vec<u8> {
+    let mut f = frame_of(etype, kind, extra);
+    f[15] = rest;
+    f[16] = extra;
+    f
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn value_sets_over_a_struct_with_match_kinds() {
+    use p4dp_p4runtime::proto::p4::config::v1::match_field::{Match, MatchType};
+    let dir = temp_dir("p4rt-vset-struct");
+    let (info, dc) = build("vset_struct", &dir);
+    let classes = vs_id(&info, "classes");
+    let vsi = info
+        .value_sets
+        .iter()
+        .find(|v| v.preamble.as_ref().unwrap().id == classes)
+        .unwrap();
+    let kinds: Vec<(i32, Option<Match>)> = vsi.r#match.iter().map(|f| (f.bitwidth, f.r#match.clone())).collect();
+    let mt = |t: MatchType| Some(Match::MatchType(t as i32));
+    assert_eq!(
+        kinds,
+        vec![
+            (16, mt(MatchType::Exact)),
+            (8, mt(MatchType::Ternary)),
+            (8, mt(MatchType::Lpm)),
+            (8, mt(MatchType::Optional))
+        ],
+        "the P4Info has the struct's fields with their @match kinds"
+    );
+    let (sw, ports) = start_switch(&dir);
+    let mut c = connect(&sw.addr).await;
+    let primary = Stream::open(&mut c, 10, Code::Ok).await;
+    push(&mut c, 10, &info, &dc).await;
+    let modify = |e: ValueSetEntry| update(update::Type::Modify, entity::Entity::ValueSetEntry(e));
+
+    assert_eq!(
+        ports.port_of(&primary, &tagged(0x88b5, 0x1f, 0xa7, 1)).await,
+        0,
+        "empty set"
+    );
+    // member a: type 0x88b5, kind 0x1? (ternary), rest 0xa? (prefix 4), any extra;
+    // member b: type 0x9000, extra 7, kind and rest wildcards
+    let a = vec![exact(1, &[0x88, 0xb5]), tern(2, &[0x10], &[0xf0]), lpm(3, &[0xa0], 4)];
+    let b = vec![exact(1, &[0x90, 0x00]), opt(4, &[7])];
+    let set = members(classes, vec![a.clone(), b.clone()]);
+    write(&mut c, 10, vec![modify(set.clone())])
+        .await
+        .expect("modify classes");
+    for (f, port, why) in [
+        (tagged(0x88b5, 0x1f, 0xa7, 1), 1, "a: every field matches"),
+        (tagged(0x88b5, 0x10, 0xaf, 200), 1, "a: other bits under the wildcards"),
+        (tagged(0x88b5, 0x2f, 0xa7, 1), 0, "a: kind outside the ternary"),
+        (tagged(0x88b5, 0x1f, 0xb7, 1), 0, "a: rest outside the prefix"),
+        (tagged(0x88b6, 0x1f, 0xa7, 1), 0, "a: another type"),
+        (tagged(0x9000, 0x55, 0x66, 7), 1, "b: extra 7"),
+        (tagged(0x9000, 0x1f, 0xa7, 8), 0, "b: extra 8"),
+    ] {
+        assert_eq!(ports.port_of(&primary, &f).await, port, "{why}");
+    }
+    // read back as written (wildcards omitted)
+    assert_eq!(read_sets(&mut c, classes).await, vec![set.clone()]);
+
+    // each kind's errors: INVALID_ARGUMENT, nothing changed
+    for (m, why) in [
+        (vec![exact(1, &[1]), tern(2, &[0x10], &[0])], "a ternary mask of 0"),
+        (
+            vec![exact(1, &[1]), tern(2, &[0x11], &[0xf0])],
+            "ternary value bits outside the mask",
+        ),
+        (vec![exact(1, &[1]), lpm(3, &[0xa0], 0)], "an lpm prefix of 0"),
+        (vec![exact(1, &[1]), lpm(3, &[0xa0], 9)], "an lpm prefix over 8 bits"),
+        (
+            vec![exact(1, &[1]), lpm(3, &[0xa8], 4)],
+            "lpm value bits outside the prefix",
+        ),
+        (vec![exact(1, &[1]), opt(4, &[1, 0])], "an optional value over 8 bits"),
+        (vec![tern(2, &[0x10], &[0xf0])], "the exact field missing"),
+        (
+            vec![exact(1, &[1]), exact(2, &[1])],
+            "an exact match on a ternary field",
+        ),
+        (vec![opt(1, &[1])], "an optional match on the exact field"),
+    ] {
+        assert_eq!(
+            one_code(write(&mut c, 10, vec![modify(members(classes, vec![m]))]).await),
+            Code::InvalidArgument,
+            "{why}"
+        );
+    }
+    assert_eq!(
+        read_sets(&mut c, classes).await,
+        vec![set.clone()],
+        "unchanged by errors"
+    );
+
+    // a batch that fails while it is written restores the members with their kinds
+    let clone5 = entity::Entity::PacketReplicationEngineEntry(PacketReplicationEngineEntry {
+        r#type: Some(packet_replication_engine_entry::Type::CloneSessionEntry(
+            CloneSessionEntry {
+                session_id: 5,
+                ..Default::default()
+            },
+        )),
+    });
+    write(&mut c, 10, vec![update(update::Type::Insert, clone5.clone())])
+        .await
+        .expect("insert clone session id 5");
+    for mode in [
+        write_request::Atomicity::RollbackOnError,
+        write_request::Atomicity::DataplaneAtomic,
+    ] {
+        let r = batch(
+            &mut c,
+            vec![
+                modify(members(classes, vec![vec![exact(1, &[0x08, 0x00])]])),
+                update(update::Type::Insert, clone5.clone()),
+            ],
+            mode,
+        )
+        .await;
+        assert_eq!(r.expect_err("the batch fails").code(), Code::Unknown);
+        assert_eq!(
+            read_sets(&mut c, classes).await,
+            vec![set.clone()],
+            "{mode:?}: rolled back"
+        );
+    }
+    assert_eq!(ports.port_of(&primary, &tagged(0x88b5, 0x1f, 0xa7, 2)).await, 1);
     drop(sw);
     let _ = std::fs::remove_dir_all(&dir);
 }
