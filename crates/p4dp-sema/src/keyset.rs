@@ -67,8 +67,11 @@ impl<'a> Sema<'a> {
         if !allow_vs {
             return None;
         }
-        let Some(Binding::ValueSet(v)) = self.lookup_local(&p.name.name) else {
-            return None;
+        let v = match self.lookup_local(&p.name.name) {
+            Some(Binding::ValueSet(v)) => v,
+            // a value set whose declaration was refused (already reported)
+            Some(Binding::Err) if tys.len() > 1 => return Some(None),
+            _ => return None,
         };
         let vs = &self.p.value_sets[v];
         if !matches!(self.ty(vs.ty), Type::Struct(_)) {
