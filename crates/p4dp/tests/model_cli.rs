@@ -56,7 +56,11 @@ fn calibrate_then_model_a_corpus_program() {
     let text = ok(&p4dp(&["calibrate", "--quick", "--out", prof_s]));
     assert!(text.contains("caches: L1d"), "{text}");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&prof).expect("profile written")).expect("JSON");
-    assert_eq!(v["p4dp_profile"], 2);
+    assert_eq!(v["p4dp_profile"], 3);
+    // the pointer chase's TLB and the four miss penalties (L1, L2, LLC, TLB)
+    assert_eq!(num(&v["tlb"], "page_bytes"), 4096.0);
+    assert!(num(&v["tlb"], "reach_pages") > 0.0);
+    assert_eq!(v["miss_penalty_cycles"].as_array().map(Vec::len), Some(4));
     assert!(num(&v["machine"], "tsc_hz") > 1e6);
     assert!(v["machine"]["cpu_model"].as_str().is_some_and(|s| !s.is_empty()));
     let c = &v["caches"];
@@ -170,7 +174,7 @@ fn calibrate_then_model_a_corpus_program() {
         "run `p4dp calibrate` first",
     );
     let broken = d.join("broken.json");
-    std::fs::write(&broken, "{\"p4dp_profile\": 2}").expect("write");
+    std::fs::write(&broken, "{\"p4dp_profile\": 3}").expect("write");
     one_line_error(
         &p4dp(&[
             "model",

@@ -10,8 +10,10 @@ use p4dp_rt::bench::BenchTarget;
 
 use super::predict::footprint_bytes;
 use super::profile::{
-    bisect, fit_line, fit_penalties, lookup_cost, Caches, KindCost, Machine, Popularity, Profile, SizePoint,
+    bisect, fit_line, fit_penalties, lookup_cost, Caches, KindCost, Machine, Popularity, Profile, SizePoint, Tlb,
+    WorkerCost, TLB,
 };
+use super::tlb;
 use super::tuples::rule_set_probes;
 use super::{bench_args, CalibrateArgs};
 use crate::bench::gen::{self, Externs, ProgSpec, TableKind};
@@ -205,9 +207,34 @@ fn fit_hot_lines(p: &Profile, n: u64, bpe: f64, cycles: f64) -> f64 {
     bisect(at, cycles, lo, hi, 40)
 }
 
+/// What a second worker costs each worker, from (table applications per packet, burst
+/// overhead with 2 workers less with 1): the least-squares line, its slope (per application)
+/// held at 0 or more (then the intercept is the mean).
+pub fn worker_cost(diffs: &[(f64, f64)]) -> WorkerCost {
+    let (a, b) = fit_line(diffs);
+    let (a, b) = if b < 0.0 {
+        (diffs.iter().map(|d| d.1).sum::<f64>() / diffs.len().max(1) as f64, 0.0)
+    } else {
+        (a, b)
+    };
+    WorkerCost {
+        workers: 2,
+        per_packet: a,
+        per_apply: b,
+    }
+}
+
+/// Tables of the worker-cost programs (cache-resident exact tables of SHAPE_ENTRIES).
+const WORKER_TABLES: [u32; 2] = [1, 4];
+
 pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     let pl = plan(a.quick);
     let load_before = load_avg();
+    // the TLB first, before the EAL's threads exist
+    let (tlb_fit, tlb_pts) = tlb::measure(a.quick);
+    for (n, d) in &tlb_pts {
+        eprintln!("calibrate: pointer chase over {n:.0} pages: {d:.1} cycles per load over the packed chase");
+    }
     let workers = if cpus() >= 2 { 2 } else { 1 };
     let top = pl.sizes.iter().flat_map(|(_, s)| s.iter()).max().copied().unwrap_or(4);
     let mem = (default_mem(4096, 1 << top, workers) * 2).min(16384);
@@ -316,35 +343,38 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         Some((n, p))
     };
 
-    // the floor with two workers against one, alternated (twice each): how much a second
-    // worker slows each worker on this machine as it is loaded now
-    let mut worker_ratio = vec![(1, 1.0)];
+    // two workers against one, alternated (twice each), on programs of 1 and 4 tables: what a
+    // second worker adds to each worker's bursts, per packet and per table application
+    let mut worker_cost_v = Vec::new();
     if workers == 2 {
         let a2 = common(2)?;
-        let mut ratios = Vec::new();
+        let mut diffs = Vec::new();
         for round in 0..2 {
-            let mut one = 0.0;
-            for w in [1u32, 2] {
-                let aw = if w == 1 { &a1 } else { &a2 };
-                let mut cw = Ctx::new(aw, out_dir.clone(), Traffic::Uniform, pl.warmup, pl.duration, 1);
-                let p = measure(
-                    &mut cw,
-                    &format!("1 exact table, {w} worker(s), round {}", round + 1),
-                    ProgSpec::exact_chain(1, SHAPE_ENTRIES, 0),
-                    TableKind::Exact,
-                    SHAPE_ENTRIES,
-                )?;
-                cw.finish();
-                if w == 1 {
-                    one = burst_overhead(&p);
-                } else if one > 0.0 {
-                    ratios.push(burst_overhead(&p) / one);
+            for tables in WORKER_TABLES {
+                let mut one = 0.0;
+                for w in [1u32, 2] {
+                    let aw = if w == 1 { &a1 } else { &a2 };
+                    let mut cw = Ctx::new(aw, out_dir.clone(), Traffic::Uniform, pl.warmup, pl.duration, 1);
+                    let p = measure(
+                        &mut cw,
+                        &format!("{tables} exact table(s), {w} worker(s), round {}", round + 1),
+                        ProgSpec::exact_chain(tables, SHAPE_ENTRIES, 0),
+                        TableKind::Exact,
+                        SHAPE_ENTRIES,
+                    )?;
+                    cw.finish();
+                    if w == 1 {
+                        one = burst_overhead(&p);
+                    } else {
+                        diffs.push((f64::from(tables), burst_overhead(&p) - one));
+                    }
                 }
             }
         }
-        if !ratios.is_empty() {
-            worker_ratio.push((2, crate::bench::median(&mut ratios).max(0.1)));
+        for (t, d) in &diffs {
+            eprintln!("calibrate: 2 workers, {t} table(s): {d:+.1} cycles/packet over 1 worker");
         }
+        worker_cost_v.push(worker_cost(&diffs));
     }
 
     // the reference floor: the quietest of every point's floor
@@ -396,6 +426,11 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     let (lat_base, lat_per) = fit_line(&lat);
 
     let caches = caches();
+    let tlb_prof = Tlb {
+        page_bytes: tlb::PAGE as u64,
+        reach_pages: tlb_fit.reach_pages,
+        walk_latency_cycles: tlb_fit.walk_cycles,
+    };
     let exact = kinds
         .iter()
         .find(|k| k.kind == "exact")
@@ -415,7 +450,8 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
             load_after: load_avg(),
         },
         quick: a.quick,
-        miss_penalty: fit_penalties(&caches, &exact),
+        miss_penalty: fit_penalties(&caches, &tlb_prof, &exact),
+        tlb: tlb_prof,
         caches,
         floor_cycles: floor,
         base_cycles: base_ovh,
@@ -429,7 +465,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         kinds,
         latency_base: lat_base,
         latency_per_cycle: lat_per.max(0.0),
-        worker_ratio,
+        worker_cost: worker_cost_v,
         hot_lines: 2.0,
     };
     if let Some((n, p)) = &zipf {
@@ -489,16 +525,24 @@ pub fn summary(p: &Profile) -> String {
     }
     let _ = writeln!(
         s,
-        "miss penalties L1/L2/LLC: {:.1} / {:.1} / {:.1}; latency p50 ≈ {:.0} + {:.1} × cycles/packet; 2 workers: {}",
+        "miss penalties L1/L2/LLC/TLB: {:.1} / {:.1} / {:.1} / {:.1} (TLB reach {:.0} pages of {} B, a lone walk {:.0} cycles); hot lines {:.1}; latency p50 ≈ {:.0} + {:.1} × cycles/packet; 2 workers: {}",
         p.miss_penalty[0],
         p.miss_penalty[1],
         p.miss_penalty[2],
+        p.miss_penalty[TLB],
+        p.tlb.reach_pages,
+        p.tlb.page_bytes,
+        p.tlb.walk_latency_cycles,
+        p.hot_lines,
         p.latency_base,
         p.latency_per_cycle,
-        p.worker_ratio
+        p.worker_cost
             .iter()
-            .find(|w| w.0 == 2)
-            .map_or("not measured".to_string(), |w| format!("{:.2}x core cycles", w.1))
+            .find(|w| w.workers == 2)
+            .map_or("not measured".to_string(), |w| format!(
+                "+{:.1} cycles/packet + {:.1} per table application",
+                w.per_packet, w.per_apply
+            ))
     );
     s
 }
@@ -520,6 +564,20 @@ mod tests {
     fn fitted_line() {
         let (a, b) = fit_line(&[(1.0, 3.0), (2.0, 5.0), (3.0, 7.0)]);
         assert!((a - 1.0).abs() < 1e-12 && (b - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn worker_cost_is_the_line_over_applications() {
+        // 2 workers add 10 + 6 per application (two rounds of 1 and 4 tables)
+        let w = worker_cost(&[(1.0, 16.0), (4.0, 34.0), (1.0, 16.0), (4.0, 34.0)]);
+        assert!(
+            (w.per_packet - 10.0).abs() < 1e-9 && (w.per_apply - 6.0).abs() < 1e-9,
+            "{w:?}"
+        );
+        // a falling line (noise): no per-application cost, the mean per packet
+        let w = worker_cost(&[(1.0, 30.0), (4.0, 10.0)]);
+        assert_eq!(w.per_apply, 0.0);
+        assert!((w.per_packet - 20.0).abs() < 1e-9, "{w:?}");
     }
 
     #[test]

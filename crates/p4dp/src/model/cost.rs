@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::profile::{lookup_cost, probe_cost, regime, Popularity, Profile};
+use super::profile::{lookup_cost, probe_cost, regime, Popularity, Profile, LEVELS};
 use super::ModelError;
 use crate::bench::json::Json;
 
@@ -106,16 +106,16 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
         // an empty table finds nothing to search: the cost of applying it, as a keyless one
         let mut probed = None;
         let (lookup, misses) = if t.kind == "keyless" || t.entries == 0 {
-            (p.table_apply_cycles, [0.0; 3])
+            (p.table_apply_cycles, [0.0; LEVELS])
         } else {
-            let strip = |(c, m): (f64, [f64; 3])| ((c - fixed).max(0.0), m);
+            let strip = |(c, m): (f64, [f64; LEVELS])| ((c - fixed).max(0.0), m);
             let k = p
                 .kind(&t.kind)
                 .ok_or_else(|| ModelError::NoKind(t.kind.clone(), t.name.clone()))?;
             strip(match t.probes.and_then(|pr| probe_cost(k, pr).map(|c| (pr, c))) {
                 Some((pr, c)) => {
                     probed = Some(pr);
-                    (c, [0.0; 3])
+                    (c, [0.0; LEVELS])
                 }
                 None => lookup_cost(p, k, t.entries.max(1), t.bytes_per_entry, u.popularity, share),
             })
@@ -151,8 +151,9 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
             dominant,
         });
     }
-    // a second worker slows the program's work (shared caches and memory), not the floor
-    let cycles = p.floor_cycles + (parse + sum) * p.worker_factor(u.workers.max(1));
+    // more workers: each pays for the lines they share, per packet and per table application
+    let applies: f64 = u.tables.iter().map(|t| t.applies).sum();
+    let cycles = p.floor_cycles + parse + sum + p.worker_extra(u.workers.max(1), applies);
     let mpps_per_worker = p.machine.tsc_hz / cycles / 1e6;
     let latency = p.latency_base + p.latency_per_cycle * cycles;
     Ok(Prediction {
@@ -355,8 +356,9 @@ mod tests {
             popularity: Popularity::Uniform,
         };
         let r = predict(&p, &u).unwrap();
-        // 60 + (40 + 2·5 + 2 × (30 + 8·0.5 + 10 + 12)) × 1.2: the floor is not scaled
-        let want = 60.0 + (40.0 + 10.0 + 2.0 * 56.0) * 1.2;
+        // 60 + 40 + 2·5 + 2 × (30 + 8·0.5 + 10 + 12), and the second worker's 20 + 5 per
+        // application
+        let want = 60.0 + 40.0 + 10.0 + 2.0 * 56.0 + 20.0 + 5.0 * 2.0;
         assert!((r.cycles - want).abs() < 1e-9, "{} vs {want}", r.cycles);
         assert!((r.mpps_total - 2.0 * r.mpps_per_worker).abs() < 1e-12);
         // lookup 30 > externs 22 > data 4

@@ -7,6 +7,7 @@ pub mod check;
 pub mod cost;
 pub mod predict;
 pub mod profile;
+pub mod tlb;
 pub mod tuples;
 
 use std::path::{Path, PathBuf};

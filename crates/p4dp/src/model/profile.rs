@@ -9,7 +9,7 @@ use super::ModelError;
 use crate::bench::json::Json;
 
 /// Version of the profile's layout; bumped when a field changes meaning or goes away.
-pub const FORMAT: u64 = 2;
+pub const FORMAT: u64 = 3;
 
 /// The machine a profile was measured on.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,6 +39,39 @@ impl Caches {
         [self.l1d, self.l2, self.llc]
     }
 }
+
+/// The last-level data TLB (model/tlb.rs): how much memory it maps without a page walk.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tlb {
+    /// Bytes one TLB entry maps (the base page: 4 KiB without huge pages).
+    pub page_bytes: u64,
+    /// Pages the TLB holds, as the pointer chase shows it.
+    pub reach_pages: f64,
+    /// A dependent load's page walk as the chase measures it (no other load in flight): shown
+    /// for reference; a lookup's share of it is the fitted `miss_penalty[TLB]`.
+    pub walk_latency_cycles: f64,
+}
+
+impl Tlb {
+    /// Bytes the TLB maps.
+    pub fn reach_bytes(&self) -> f64 {
+        self.reach_pages * self.page_bytes as f64
+    }
+}
+
+/// What N workers cost beyond one, per packet of each worker: `per_packet + per_apply ×
+/// table applications per packet` (the lines the workers share: ports, counters).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorkerCost {
+    pub workers: u32,
+    pub per_packet: f64,
+    pub per_apply: f64,
+}
+
+/// Miss levels of a lookup: L1d, L2, LLC and the TLB (a page walk).
+pub const LEVELS: usize = 4;
+/// Index of the TLB in the miss and penalty arrays.
+pub const TLB: usize = 3;
 
 /// One calibrated table size: the cost of applying one table of `entries` entries (uniform
 /// traffic, all hits) over the program without tables, and the memory its lookups touch.
@@ -89,14 +122,15 @@ pub struct Profile {
     /// One register read plus write in the action.
     pub register_cycles: f64,
     pub kinds: Vec<KindCost>,
-    /// Extra cycles of a lookup whose data misses L1, L2, the LLC (fitted on the exact sizes).
-    pub miss_penalty: [f64; 3],
+    /// Extra cycles of a lookup whose data misses L1, L2, the LLC, and whose translation misses
+    /// the TLB (fitted on the exact sizes).
+    pub miss_penalty: [f64; LEVELS],
+    pub tlb: Tlb,
     /// Median rx → tx latency ≈ latency_base + latency_per_cycle × cycles/packet.
     pub latency_base: f64,
     pub latency_per_cycle: f64,
-    /// (workers, cycles/packet with that many workers / with one), ascending: the l2fwd floor's
-    /// slowdown per worker, which the model applies to the whole program.
-    pub worker_ratio: Vec<(u32, f64)>,
+    /// What 2 (or more) workers cost each worker beyond one, ascending by workers.
+    pub worker_cost: Vec<WorkerCost>,
     /// Cache lines a popular entry keeps cached under skewed traffic (its bucket, its entry, its
     /// action data: what one lookup touches), fitted on a Zipf point of an exact table.
     pub hot_lines: f64,
@@ -197,26 +231,37 @@ impl Profile {
         let pen = v
             .get("miss_penalty_cycles")
             .and_then(Value::as_array)
-            .filter(|a| a.len() == 3)
-            .ok_or_else(|| ModelError::Profile("`miss_penalty_cycles` must be an array of 3 numbers".into()))?;
-        let mut miss_penalty = [0.0; 3];
+            .filter(|a| a.len() == LEVELS)
+            .ok_or_else(|| ModelError::Profile("`miss_penalty_cycles` must be an array of 4 numbers".into()))?;
+        let mut miss_penalty = [0.0; LEVELS];
         for (i, x) in pen.iter().enumerate() {
             miss_penalty[i] = x
                 .as_f64()
                 .filter(|x| x.is_finite())
                 .ok_or_else(|| ModelError::Profile("`miss_penalty_cycles` must hold numbers".into()))?;
         }
-        let mut worker_ratio = vec![(1, 1.0)];
-        if let Some(a) = v.get("worker_ratio").and_then(Value::as_array) {
+        let mut worker_cost = Vec::new();
+        if let Some(a) = v.get("worker_cost").and_then(Value::as_array) {
             for w in a {
                 let n = num(w, "workers")? as u32;
-                let r = num(w, "cycles_ratio")?;
-                if n > 1 && r > 0.0 {
-                    worker_ratio.push((n, r));
+                if n > 1 {
+                    worker_cost.push(WorkerCost {
+                        workers: n,
+                        per_packet: num(w, "per_packet_cycles")?,
+                        per_apply: nonneg(num(w, "per_apply_cycles")?, "per_apply_cycles")?,
+                    });
                 }
             }
         }
-        worker_ratio.sort_by_key(|w| w.0);
+        worker_cost.sort_by_key(|w| w.workers);
+        let tlb = Tlb {
+            page_bytes: num(&v, "tlb.page_bytes")? as u64,
+            reach_pages: nonneg(num(&v, "tlb.reach_pages")?, "tlb.reach_pages")?,
+            walk_latency_cycles: nonneg(num(&v, "tlb.walk_latency_cycles")?, "tlb.walk_latency_cycles")?,
+        };
+        if tlb.page_bytes == 0 {
+            return Err(ModelError::Profile("field `tlb.page_bytes` is 0".into()));
+        }
         Ok(Profile {
             machine: Machine {
                 cpu_model: text(&v, "machine.cpu_model"),
@@ -241,9 +286,10 @@ impl Profile {
             register_cycles: num(&v, "register_cycles")?,
             kinds,
             miss_penalty,
+            tlb,
             latency_base: num(&v, "latency.base_cycles")?,
             latency_per_cycle: num(&v, "latency.per_cycle")?,
-            worker_ratio,
+            worker_cost,
             hot_lines: {
                 let h = num(&v, "hot_lines")?;
                 if h < 1.0 {
@@ -327,13 +373,24 @@ impl Profile {
             ),
             ("hot_lines", Json::Num(self.hot_lines)),
             (
-                "worker_ratio",
+                "tlb",
+                Json::obj([
+                    ("page_bytes", Json::uint(self.tlb.page_bytes)),
+                    ("reach_pages", Json::Num(self.tlb.reach_pages)),
+                    ("walk_latency_cycles", Json::Num(self.tlb.walk_latency_cycles)),
+                ]),
+            ),
+            (
+                "worker_cost",
                 Json::Arr(
-                    self.worker_ratio
+                    self.worker_cost
                         .iter()
-                        .filter(|w| w.0 > 1)
-                        .map(|&(n, r)| {
-                            Json::obj([("workers", Json::uint(u64::from(n))), ("cycles_ratio", Json::Num(r))])
+                        .map(|w| {
+                            Json::obj([
+                                ("workers", Json::uint(u64::from(w.workers))),
+                                ("per_packet_cycles", Json::Num(w.per_packet)),
+                                ("per_apply_cycles", Json::Num(w.per_apply)),
+                            ])
                         })
                         .collect(),
                 ),
@@ -345,16 +402,17 @@ impl Profile {
         self.kinds.iter().find(|k| k.kind == kind)
     }
 
-    /// Core cycles/packet with `workers` workers relative to one (the largest measured count
-    /// stands for more workers).
-    pub fn worker_factor(&self, workers: u32) -> f64 {
-        let mut r = 1.0;
-        for &(n, f) in &self.worker_ratio {
-            if n <= workers {
-                r = f;
+    /// Cycles/packet each of `workers` workers pays beyond what one worker alone pays, with
+    /// `applies` table applications per packet (the largest measured count stands for more
+    /// workers; one worker pays nothing).
+    pub fn worker_extra(&self, workers: u32, applies: f64) -> f64 {
+        let mut x = 0.0;
+        for w in &self.worker_cost {
+            if w.workers <= workers {
+                x = w.per_packet + w.per_apply * applies;
             }
         }
-        r
+        x
     }
 }
 
@@ -431,29 +489,57 @@ pub fn bisect(f: impl Fn(f64) -> f64, target: f64, mut lo: f64, mut hi: f64, ite
     (lo + hi) / 2.0
 }
 
-/// Miss ratio per cache level (L1, L2, LLC) for `n` entries of `bytes_per_entry` each.
-pub fn level_misses(caches: &Caches, n: u64, bytes_per_entry: f64, pop: Popularity) -> [f64; 3] {
-    let mut m = [0.0; 3];
+/// Miss ratio per cache level (L1, L2, LLC) for `n` entries of `bytes_per_entry` each, and of
+/// the TLB (the last element) mapping `tlb_bytes` of the table, each entry taking
+/// `tlb_bytes_per_entry` of it.
+pub fn level_misses(
+    caches: &Caches,
+    tlb_bytes: f64,
+    n: u64,
+    bytes_per_entry: f64,
+    tlb_bytes_per_entry: f64,
+    pop: Popularity,
+) -> [f64; LEVELS] {
+    let mut m = [0.0; LEVELS];
     for (i, c) in caches.levels().iter().enumerate() {
         m[i] = miss_ratio(n, *c as f64 / bytes_per_entry.max(1.0), pop);
     }
+    // a table inside the TLB's reach never walks, however its entries spread over the pages
+    m[TLB] = if n as f64 * bytes_per_entry <= tlb_bytes {
+        0.0
+    } else {
+        miss_ratio(n, tlb_bytes / tlb_bytes_per_entry.max(1.0), pop)
+    };
     m
+}
+
+/// `level_misses` for one table alone under uniform traffic (the calibration's condition):
+/// every level, the TLB included, holds its share of the footprint.
+pub fn uniform_misses(caches: &Caches, tlb: &Tlb, n: u64, bytes_per_entry: f64) -> [f64; LEVELS] {
+    level_misses(
+        caches,
+        tlb.reach_bytes(),
+        n,
+        bytes_per_entry,
+        bytes_per_entry,
+        Popularity::Uniform,
+    )
 }
 
 /// Fits the per-level miss penalties from uniform-traffic points (ascending entries, cycles):
 /// the smallest point is the all-cached cost; each larger point assigns what the penalties known
 /// so far leave unexplained to the levels it newly misses (miss ratio ≥ 0.25), in proportion to
 /// their miss ratios. Penalties are never negative; a level no point reaches keeps 0.
-pub fn fit_penalties(caches: &Caches, points: &[SizePoint]) -> [f64; 3] {
-    let mut pen = [0.0; 3];
-    let mut known = [false; 3];
+pub fn fit_penalties(caches: &Caches, tlb: &Tlb, points: &[SizePoint]) -> [f64; LEVELS] {
+    let mut pen = [0.0; LEVELS];
+    let mut known = [false; LEVELS];
     let Some(first) = points.first() else { return pen };
     let c0 = first.cycles;
     for p in points.iter().skip(1) {
         let bpe = p.footprint_bytes as f64 / p.entries as f64;
-        let m = level_misses(caches, p.entries, bpe, Popularity::Uniform);
-        let explained: f64 = (0..3).filter(|&l| known[l]).map(|l| m[l] * pen[l]).sum();
-        let newly: Vec<usize> = (0..3).filter(|&l| !known[l] && m[l] >= 0.25).collect();
+        let m = uniform_misses(caches, tlb, p.entries, bpe);
+        let explained: f64 = (0..LEVELS).filter(|&l| known[l]).map(|l| m[l] * pen[l]).sum();
+        let newly: Vec<usize> = (0..LEVELS).filter(|&l| !known[l] && m[l] >= 0.25).collect();
         let share: f64 = newly.iter().map(|&l| m[l]).sum();
         if share > 0.0 {
             let r = (p.cycles - c0 - explained).max(0.0) / share;
@@ -497,9 +583,19 @@ pub fn cache_bytes_per_entry(p: &Profile, bytes_per_entry: f64, pop: Popularity)
     }
 }
 
+/// TLB bytes one entry takes under `pop`: under skew a popular entry keeps the page of each
+/// line its lookup touches mapped (`hot_lines` pages: the lines lie apart in a table larger
+/// than the TLB's reach), its neighbours on those pages riding along.
+pub fn tlb_bytes_per_entry(p: &Profile, bytes_per_entry: f64, pop: Popularity) -> f64 {
+    match pop {
+        Popularity::Uniform => bytes_per_entry,
+        Popularity::Zipf(_) => bytes_per_entry.max(p.hot_lines * p.tlb.page_bytes as f64),
+    }
+}
+
 /// Miss cycles of per-level miss ratios `m`: Σ m_L · penalty_L.
-fn miss_cycles(p: &Profile, m: &[f64; 3]) -> f64 {
-    (0..3).map(|l| m[l] * p.miss_penalty[l]).sum()
+fn miss_cycles(p: &Profile, m: &[f64; LEVELS]) -> f64 {
+    (0..LEVELS).map(|l| m[l] * p.miss_penalty[l]).sum()
 }
 
 /// The cost of one lookup of `kind` in a table of `n` entries of `bytes_per_entry`, with the
@@ -515,7 +611,7 @@ pub fn lookup_cost(
     bytes_per_entry: f64,
     pop: Popularity,
     share: f64,
-) -> (f64, [f64; 3]) {
+) -> (f64, [f64; LEVELS]) {
     let uni = interpolate(&kind.points, n);
     let c0 = kind.points.first().map_or(0.0, |q| q.cycles);
     let share = share.clamp(1e-6, 1.0);
@@ -524,8 +620,15 @@ pub fn lookup_cost(
         l2: (p.caches.l2 as f64 * share) as u64,
         llc: (p.caches.llc as f64 * share) as u64,
     };
-    let m1 = level_misses(&p.caches, n, bytes_per_entry, Popularity::Uniform);
-    let mx = level_misses(&shared, n, cache_bytes_per_entry(p, bytes_per_entry, pop), pop);
+    let m1 = uniform_misses(&p.caches, &p.tlb, n, bytes_per_entry);
+    let mx = level_misses(
+        &shared,
+        p.tlb.reach_bytes() * share,
+        n,
+        cache_bytes_per_entry(p, bytes_per_entry, pop),
+        tlb_bytes_per_entry(p, bytes_per_entry, pop),
+        pop,
+    );
     let (w1, wx) = (miss_cycles(p, &m1), miss_cycles(p, &mx));
     let k = miss_scale(p, kind);
     ((uni + k * (wx - w1)).max(c0.min(uni)), mx)
@@ -541,7 +644,7 @@ pub fn miss_scale(p: &Profile, kind: &KindCost) -> f64 {
         return 1.0;
     };
     let bpe = last.footprint_bytes as f64 / last.entries.max(1) as f64;
-    let w = miss_cycles(p, &level_misses(&p.caches, last.entries, bpe, Popularity::Uniform));
+    let w = miss_cycles(p, &uniform_misses(&p.caches, &p.tlb, last.entries, bpe));
     if last.entries == first.entries || w < 10.0 {
         return 1.0;
     }
@@ -579,7 +682,7 @@ pub fn fit_line(xy: &[(f64, f64)]) -> (f64, f64) {
 }
 
 /// The cache level most lookups are served from, by the miss ratios: "L1", "L2", "LLC", "DRAM".
-pub fn regime(m: &[f64; 3]) -> &'static str {
+pub fn regime(m: &[f64; LEVELS]) -> &'static str {
     if m[0] < 0.5 {
         "L1"
     } else if m[1] < 0.5 {
@@ -639,10 +742,19 @@ pub(crate) mod tests {
                     },
                 ],
             }],
-            miss_penalty: [10.0, 40.0, 250.0],
+            miss_penalty: [10.0, 40.0, 250.0, 0.0],
+            tlb: Tlb {
+                page_bytes: 4096,
+                reach_pages: 1024.0,
+                walk_latency_cycles: 500.0,
+            },
             latency_base: 100.0,
             latency_per_cycle: 32.0,
-            worker_ratio: vec![(1, 1.0), (2, 1.2)],
+            worker_cost: vec![WorkerCost {
+                workers: 2,
+                per_packet: 20.0,
+                per_apply: 5.0,
+            }],
             hot_lines: 2.0,
         }
     }
@@ -663,7 +775,7 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("floor_cycles"), "{e}");
-        let e = Profile::parse(&good.replace("\"p4dp_profile\":2", "\"p4dp_profile\":9"))
+        let e = Profile::parse(&good.replace(&format!("\"p4dp_profile\":{FORMAT}"), "\"p4dp_profile\":9"))
             .unwrap_err()
             .to_string();
         assert!(e.contains("format 9"), "{e}");
@@ -721,13 +833,20 @@ pub(crate) mod tests {
                 probes: 0.0,
             },
         ];
-        let pen = fit_penalties(&c, &pts);
+        // a TLB whose reach covers every point: no walks
+        let wide = Tlb {
+            page_bytes: 4096,
+            reach_pages: 1e9,
+            walk_latency_cycles: 0.0,
+        };
+        let pen = fit_penalties(&c, &wide, &pts);
+        assert_eq!(pen[TLB], 0.0);
         // the 256 KiB point misses only L1 (7/8 of its lookups): 10 cycles / 0.875
         assert!((pen[0] - 10.0 / 0.875).abs() < 1e-6, "{pen:?}");
         assert!(pen[1] > 0.0 && pen[2] > 0.0);
         // the largest point is reproduced by the penalties it fitted
-        let m = level_misses(&c, 1 << 22, 64.0, Popularity::Uniform);
-        let y = 20.0 + (0..3).map(|l| m[l] * pen[l]).sum::<f64>();
+        let m = uniform_misses(&c, &wide, 1 << 22, 64.0);
+        let y = 20.0 + (0..LEVELS).map(|l| m[l] * pen[l]).sum::<f64>();
         assert!((y - 400.0).abs() < 1e-6, "{y}");
     }
 
@@ -817,7 +936,7 @@ pub(crate) mod tests {
         let mut k = p.kinds[0].clone();
         // the penalties give the largest point (64 B entries, 2^20) W miss cycles; a kind
         // whose cost grows twice that from its smallest size scales by 2
-        let w = miss_cycles(&p, &level_misses(&p.caches, 1 << 20, 64.0, Popularity::Uniform));
+        let w = miss_cycles(&p, &uniform_misses(&p.caches, &p.tlb, 1 << 20, 64.0));
         k.points[1].cycles = k.points[0].cycles + 2.0 * w;
         assert!((miss_scale(&p, &k) - 2.0).abs() < 1e-9);
         // growth far beyond the penalties is held at 5
@@ -849,10 +968,79 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn worker_factor_steps() {
+    fn worker_extra_is_per_packet_plus_per_application() {
         let p = sample();
-        assert_eq!(p.worker_factor(1), 1.0);
-        assert_eq!(p.worker_factor(2), 1.2);
-        assert_eq!(p.worker_factor(8), 1.2);
+        assert_eq!(p.worker_extra(1, 4.0), 0.0);
+        assert_eq!(p.worker_extra(2, 4.0), 20.0 + 5.0 * 4.0);
+        assert_eq!(p.worker_extra(8, 0.0), 20.0);
+    }
+
+    #[test]
+    fn the_tlb_takes_what_the_caches_leave_past_its_reach() {
+        // 1 KiB, 256 KiB (misses L1), 4 MiB (misses L2; inside the TLB's 4 MiB), 16 MiB (inside
+        // the LLC, 3/4 of its pages past the TLB's reach), 256 MiB (misses the LLC)
+        let pt = |entries: u64, cycles: f64| SizePoint {
+            entries,
+            footprint_bytes: entries * 64,
+            cycles,
+            probes: 0.0,
+        };
+        let pts = [
+            pt(16, 20.0),
+            pt(4096, 30.0),
+            pt(1 << 16, 60.0),
+            pt(1 << 18, 150.0),
+            pt(1 << 22, 500.0),
+        ];
+        let p = sample();
+        let pen = fit_penalties(&p.caches, &p.tlb, &pts);
+        let m16 = uniform_misses(&p.caches, &p.tlb, 1 << 16, 64.0);
+        assert_eq!(m16[TLB], 0.0);
+        let m18 = uniform_misses(&p.caches, &p.tlb, 1 << 18, 64.0);
+        assert_eq!(m18[2], 0.0);
+        assert!((m18[TLB] - 0.75).abs() < 1e-12, "{m18:?}");
+        // the 16 MiB point's rise past what L1 and L2 explain is the walks'
+        let explained = 20.0 + m18[0] * pen[0] + m18[1] * pen[1];
+        assert!((pen[TLB] - (150.0 - explained) / 0.75).abs() < 1e-9, "{pen:?}");
+        assert!(pen[TLB] > 50.0, "{pen:?}");
+        // every point is reproduced
+        for q in &pts {
+            let m = uniform_misses(&p.caches, &p.tlb, q.entries, 64.0);
+            let y = 20.0 + (0..LEVELS).map(|l| m[l] * pen[l]).sum::<f64>();
+            assert!(
+                (y - q.cycles).abs() < 1e-6,
+                "{} entries: {y} vs {}",
+                q.entries,
+                q.cycles
+            );
+        }
+    }
+
+    #[test]
+    fn skewed_lookups_keep_paying_page_walks() {
+        // only walks cost: the lookup moves by the TLB's miss ratios alone
+        let mut p = sample();
+        p.miss_penalty = [0.0, 0.0, 0.0, 100.0];
+        p.hot_lines = 2.0;
+        let k = p.kinds[0].clone();
+        let n = 1u64 << 20;
+        let uni = interpolate(&k.points, n);
+        let (z, mz) = lookup_cost(&p, &k, n, 64.0, Popularity::Zipf(1.1), 1.0);
+        // uniform: 1 - 4 MiB / 64 MiB of the lookups walk; skewed: Che's ratio with each entry
+        // keeping 2 pages mapped, 1024 pages for 512 entries
+        let mu = 1.0 - 4096.0 * 1024.0 / (64.0 * n as f64);
+        let want_m = miss_ratio(n, 512.0, Popularity::Zipf(1.1));
+        assert!((mz[TLB] - want_m).abs() < 1e-12, "{} vs {want_m}", mz[TLB]);
+        assert!(want_m > 0.1 && want_m < mu, "{want_m} {mu}");
+        // (moved as the kind's misses scale)
+        let scale = miss_scale(&p, &k);
+        assert!((z - (uni + scale * 100.0 * (want_m - mu))).abs() < 1e-9, "{z}");
+        // sharing the TLB with three more tables: more walks
+        let (s, ms) = lookup_cost(&p, &k, n, 64.0, Popularity::Zipf(1.1), 0.25);
+        assert!((ms[TLB] - miss_ratio(n, 128.0, Popularity::Zipf(1.1))).abs() < 1e-12);
+        assert!(s > z, "{s} {z}");
+        // a table inside the TLB's reach never walks, even with its reach shared
+        let (_, small) = lookup_cost(&p, &k, 1 << 10, 64.0, Popularity::Zipf(1.1), 0.25);
+        assert_eq!(small[TLB], 0.0);
     }
 }
