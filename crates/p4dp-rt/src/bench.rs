@@ -198,6 +198,11 @@ impl BenchTarget {
         .map(|_| ())
     }
 
+    /// All statistics of `table` (entries, data-plane inserts and those given up, ...).
+    pub fn table_stats(&self, table: u32) -> Result<crate::TableStats> {
+        crate::runtime::table_stats_of(self.rt.as_ptr(), table)
+    }
+
     /// Hits and misses of `table` counted by the program so far (all workers).
     pub fn table_hits_misses(&self, table: u32) -> Result<(u64, u64)> {
         // SAFETY: plain-data output struct, zero is a valid value.
@@ -358,6 +363,21 @@ impl<'a> Bench<'a> {
             ffi::p4dp_runtime_stats_get(self.rt.as_ptr(), &mut st)
         })?;
         Ok(st.packets)
+    }
+
+    /// Set cell `index` of rtc.p4 `Counter` `ext` of the target (between measurements, or
+    /// during one: a relaxed atomic store the workers see).
+    pub fn rtc_counter_set(&mut self, ext: u32, index: u32, value: u64) -> Result<()> {
+        // SAFETY: the target's runtime lives as long as the bench borrows it; plain values.
+        check("rtc counter set", unsafe {
+            ffi::p4dp_runtime_rtc_counter_set(self.rt.as_ptr(), ext, index, value)
+        })
+        .map(|_| ())
+    }
+
+    /// All statistics of table `table` of the target's program.
+    pub fn table_stats(&self, table: u32) -> Result<crate::TableStats> {
+        crate::runtime::table_stats_of(self.rt.as_ptr(), table)
     }
 
     /// Run one measurement (blocks for about warm-up + duration).

@@ -249,11 +249,21 @@ impl<'t, 'a> Tap<'t, 'a> {
     /// Reset and restart the schedule (`Some`: with new parameters) now, then run one measurement
     /// of `kind` on the bench and return it with the tap's figures.
     pub fn measure(&mut self, p: Option<&TapParams>, kind: Kind) -> Result<(Measurement, TapResult)> {
+        self.measure_with(p, |b| b.measure(kind))
+    }
+
+    /// As [`Tap::measure`], with the measurement taken by `f` on the bench (for example with
+    /// background threads, [`Bench::measure_with_background`]).
+    pub fn measure_with(
+        &mut self,
+        p: Option<&TapParams>,
+        f: impl FnOnce(&mut Bench<'a>) -> Result<Measurement>,
+    ) -> Result<(Measurement, TapResult)> {
         let raw = p.map(raw_params).transpose()?;
         let ptr = raw.as_ref().map_or(std::ptr::null(), |r| r as *const _);
         // SAFETY: live tap; ptr is NULL or valid for the call.
         check("bench tap arm", unsafe { sys::p4dp_bdp_arm(self.t.as_ptr(), ptr) })?;
-        let m = self.bench.measure(kind)?;
+        let m = f(self.bench)?;
         let r = self.result()?;
         Ok((m, r))
     }

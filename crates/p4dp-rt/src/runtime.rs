@@ -128,6 +128,30 @@ pub struct TableStats {
     pub meta_entries: u64,
 }
 
+/// The statistics of `table` of the live runtime `rt` (a [`crate::Runtime`]'s or a bench target's).
+pub(crate) fn table_stats_of(rt: *mut ffi::p4dp_runtime, table: u32) -> Result<TableStats> {
+    let mut s = ffi::p4dp_rt_table_stats::default();
+    // SAFETY: the caller passes a live runtime; s is a valid output struct.
+    check("table stats", unsafe {
+        ffi::p4dp_runtime_table_stats_get(rt, table, &mut s)
+    })?;
+    Ok(TableStats {
+        entries: s.entries,
+        capacity: s.capacity,
+        inserts: s.inserts,
+        deletes: s.deletes,
+        modifies: s.modifies,
+        table_full: s.table_full,
+        hits: s.hits,
+        misses: s.misses,
+        dp_inserts: s.dp_inserts,
+        dp_busy: s.dp_busy,
+        expired: s.expired,
+        idle_notified: s.idle_notified,
+        meta_entries: s.meta_entries,
+    })
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stats {
     pub packets: u64,
@@ -709,26 +733,7 @@ impl Runtime {
     }
 
     pub fn table_stats(&self, table: u32) -> Result<TableStats> {
-        let mut s = ffi::p4dp_rt_table_stats::default();
-        // SAFETY: s is a valid output struct.
-        check("table stats", unsafe {
-            ffi::p4dp_runtime_table_stats_get(self.p(), table, &mut s)
-        })?;
-        Ok(TableStats {
-            entries: s.entries,
-            capacity: s.capacity,
-            inserts: s.inserts,
-            deletes: s.deletes,
-            modifies: s.modifies,
-            table_full: s.table_full,
-            hits: s.hits,
-            misses: s.misses,
-            dp_inserts: s.dp_inserts,
-            dp_busy: s.dp_busy,
-            expired: s.expired,
-            idle_notified: s.idle_notified,
-            meta_entries: s.meta_entries,
-        })
+        table_stats_of(self.p(), table)
     }
 
     // ---------------------------------------------------------------- externs

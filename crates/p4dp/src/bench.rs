@@ -24,6 +24,8 @@ pub(crate) mod gen;
 pub mod json;
 mod p4runtime_updates;
 mod rtc;
+mod rtc_flow_monitor;
+mod rtc_hot_cache;
 mod rtc_spacesaving;
 mod svg;
 pub(crate) mod sweep;
@@ -74,11 +76,19 @@ pub enum Suite {
     /// a Zipf trace against an exact single-threaded SpaceSaving, 1 and 2 workers, packets/s.
     // bench/rtc_spacesaving.rs
     RtcSpacesaving,
+    /// Per-flow monitoring with aging (examples/rtc_flow_monitor.p4), one worker: flows held (up
+    /// to 10M), inserts given up, packets/s against plain forwarding, reports/s.
+    // bench/rtc_flow_monitor.rs
+    RtcFlowMonitor,
+    /// A small cache table in front of a 2^24-entry table (examples/rtc_hot_cache.p4): cycles per
+    /// packet with Zipf traffic without and with the cache, which a background pipeline fills.
+    // bench/rtc_hot_cache.rs
+    RtcHotCache,
 }
 
 impl Suite {
     /// Every suite, in the order `--list` shows them.
-    pub const ALL: [Suite; 10] = [
+    pub const ALL: [Suite; 12] = [
         Suite::Overhead,
         Suite::DataplaneWrites,
         Suite::AddOnMiss,
@@ -89,6 +99,8 @@ impl Suite {
         Suite::Lpm6,
         Suite::RtcCosts,
         Suite::RtcSpacesaving,
+        Suite::RtcFlowMonitor,
+        Suite::RtcHotCache,
     ];
 
     /// The suite's name on the command line.
@@ -104,6 +116,8 @@ impl Suite {
             Suite::Lpm6 => "lpm6",
             Suite::RtcCosts => "rtc-costs",
             Suite::RtcSpacesaving => "rtc-spacesaving",
+            Suite::RtcFlowMonitor => "rtc-flow-monitor",
+            Suite::RtcHotCache => "rtc-hot-cache",
         }
     }
 
@@ -154,6 +168,14 @@ impl Suite {
             Suite::RtcSpacesaving => {
                 "examples/rtc_spacesaving.p4 on a Zipf trace: top-10 recall of 64 lock-free slots against an exact \
                  single-threaded SpaceSaving (target: no loss), 1 and 2 workers, packets/s against the floor"
+            }
+            Suite::RtcFlowMonitor => {
+                "examples/rtc_flow_monitor.p4 with a 2^24-entry flow table, one worker: 10M flows added from the data \
+                 plane (held, inserts given up), packets/s against plain forwarding, reports/s"
+            }
+            Suite::RtcHotCache => {
+                "examples/rtc_hot_cache.p4: cycles/packet with Zipf traffic over a 2^24-entry exact table, without \
+                 and with a 1024-entry cache that its background pipeline, running beside the worker, fills"
             }
         }
     }
@@ -257,7 +279,8 @@ pub struct BenchArgs {
     pub min_log2: u32,
     /// --suite dataplane-writes: largest table, log2 of the entries (at most 22, default 22);
     /// table-kinds: largest table (default 12, at most 24); rtc-costs: the swept table and the
-    /// entryAdd inserts (default 20, 4..22).
+    /// entryAdd inserts (default 20, 4..22); rtc-flow-monitor: the flow table (default 24, 10..25); rtc-hot-cache: the large table
+    /// (default 24, 12..24).
     #[arg(long)]
     pub max_log2: Option<u32>,
     /// --suite add-on-miss: the longest measurement window of each run in seconds (default 30;
@@ -277,7 +300,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "KIND,...")]
     pub kinds: Option<String>,
     /// --suite table-kinds and program-shape: which entries the packets hit (uniform, zipf:S with
-    /// S > 0), or a pcap file replayed as the traffic.
+    /// S > 0), or a pcap file replayed as the traffic; rtc-hot-cache: uniform or zipf:S (default
+    /// zipf:1.1).
     #[arg(long, value_name = "uniform|zipf:S|FILE.pcap")]
     pub traffic: Option<String>,
     /// --suite lpm: the prefix counts to measure (each at most 1048576).
@@ -837,8 +861,9 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
         bail!("--duration must be in (0, 3600] and --warmup in [0, 3600] seconds");
     }
     let sweep = matches!(a.suite, Some(Suite::TableKinds | Suite::ProgramShape));
-    if !sweep && (a.traffic.is_some() || a.kinds.is_some()) {
-        bail!("--traffic and --kinds apply to --suite table-kinds and program-shape");
+    let traffic = sweep || a.suite == Some(Suite::RtcHotCache);
+    if (!sweep && a.kinds.is_some()) || (!traffic && a.traffic.is_some()) {
+        bail!("--traffic and --kinds apply to --suite table-kinds and program-shape (--traffic also to rtc-hot-cache)");
     }
     match a.suite {
         Some(Suite::DataplaneWrites) => return crate::bench_dp::suite_dataplane_writes(&a),
@@ -849,6 +874,8 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
         Some(Suite::Lpm6) => return crate::bench_lpm6::suite_lpm6(&a),
         Some(Suite::RtcCosts) => return rtc::suite_rtc_costs(&a),
         Some(Suite::RtcSpacesaving) => return rtc_spacesaving::suite_rtc_spacesaving(&a),
+        Some(Suite::RtcFlowMonitor) => return rtc_flow_monitor::suite_rtc_flow_monitor(&a),
+        Some(Suite::RtcHotCache) => return rtc_hot_cache::suite_rtc_hot_cache(&a),
         Some(Suite::Overhead) | None => {}
     }
     let experiments: Vec<Experiment> = match (&a.suite, &a.program) {
@@ -862,7 +889,9 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode> {
                 | Suite::Lpm
                 | Suite::Lpm6
                 | Suite::RtcCosts
-                | Suite::RtcSpacesaving,
+                | Suite::RtcSpacesaving
+                | Suite::RtcFlowMonitor
+                | Suite::RtcHotCache,
             ),
             _,
         ) => {

@@ -32,7 +32,9 @@ fn list_names_every_suite_with_what_it_measures() {
             "lpm",
             "lpm6",
             "rtc-costs",
-            "rtc-spacesaving"
+            "rtc-spacesaving",
+            "rtc-flow-monitor",
+            "rtc-hot-cache"
         ],
         "{text}"
     );
@@ -54,7 +56,7 @@ fn only_the_listed_suites_are_accepted() {
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("possible values: overhead, dataplane-writes, add-on-miss, table-kinds, program-shape, p4runtime-updates, lpm, lpm6, rtc-costs, rtc-spacesaving"),
+            err.contains("possible values: overhead, dataplane-writes, add-on-miss, table-kinds, program-shape, p4runtime-updates, lpm, lpm6, rtc-costs, rtc-spacesaving, rtc-flow-monitor, rtc-hot-cache"),
             "{err}"
         );
     }

@@ -181,3 +181,140 @@ fn the_spacesaving_suite_reports_recall_against_the_reference_and_packet_rates()
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Run `p4dp bench ARGS`, killed and failed after `secs` seconds (a wait that never ends is a
+/// failure, not a hung test run).
+fn p4dp_bounded(args: &[&str], secs: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_p4dp"))
+        .current_dir(root())
+        .arg("bench")
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run p4dp");
+    let t0 = std::time::Instant::now();
+    while child.try_wait().expect("wait for p4dp").is_none() {
+        if t0.elapsed().as_secs() > secs {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("p4dp output");
+            panic!(
+                "p4dp bench {args:?} did not finish in {secs} s\n{}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.wait_with_output().expect("p4dp output")
+}
+
+/// Run a suite with tiny sizes (up to 3 attempts: a window can see no packet on a shared
+/// machine) and return its text report and JSON document.
+fn tiny_run(suite: &str, extra: &[&str]) -> (String, Value) {
+    let d = std::env::temp_dir().join(format!("p4dp-bench-{suite}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    let (json, txt) = (d.join("r.json"), d.join("r.txt"));
+    let mut args = vec![
+        "--suite",
+        suite,
+        "--duration",
+        "0.05",
+        "--warmup",
+        "0.02",
+        "--repeat",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&[
+        "--json",
+        json.to_str().expect("utf-8"),
+        "--out",
+        txt.to_str().expect("utf-8"),
+    ]);
+    let mut out = p4dp_bounded(&args, 240);
+    for _ in 0..2 {
+        if out.status.success() {
+            break;
+        }
+        out = p4dp_bounded(&args, 240);
+    }
+    let (so, se) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{so}\n{se}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("valid JSON");
+    let _ = std::fs::remove_dir_all(&d);
+    (so, v)
+}
+
+#[test]
+fn the_flow_monitor_suite_holds_every_flow_and_reports_rates_and_failed_inserts() {
+    let (so, v) = tiny_run("rtc-flow-monitor", &["--max-log2", "12"]);
+    for line in [
+        "== 1 worker(s) ==",
+        "inserts and hits:",
+        "table: 2457 entries (capacity 4096)",
+        "plain forwarding",
+        "reports/s",
+        "summary: all_flows_held_1_worker PASS",
+    ] {
+        assert!(so.contains(line), "no '{line}' in the report:\n{so}");
+    }
+    assert_eq!(v["suite"], "rtc-flow-monitor");
+    let r = &v["results"]["one_worker"];
+    // 0.6 of the 2^12-entry table, every one added by the data plane and still held
+    assert_eq!(num(r, "flows"), 2457.0);
+    assert_eq!(num(r, "flows_held"), 2457.0);
+    assert_eq!(r["schedule_completed"], true);
+    for f in [
+        "insert_cycles_per_pkt",
+        "hit_cycles_per_pkt",
+        "program_mpps_per_worker",
+        "forwarding_mpps_per_worker",
+        "reports_per_s",
+        "fin_packets",
+    ] {
+        let x = num(r, f);
+        assert!(x > 0.0 && x.is_finite(), "{f} = {x}");
+    }
+    // failed inserts are a share of the traffic, never more than it
+    let share = num(r, "inserts_given_up_share");
+    assert!((0.0..=1.0).contains(&share), "inserts_given_up_share = {share}");
+    assert!(num(r, "report_phase_inserts_given_up") <= num(r, "fin_packets"));
+}
+
+#[test]
+fn the_hot_cache_suite_compares_with_and_without_the_cache_with_the_promoter_live() {
+    let (so, v) = tiny_run("rtc-hot-cache", &["--max-log2", "12"]);
+    for line in [
+        "a 1024-entry cache in front of a 2^12-entry exact table",
+        "== all 4096 routes installed",
+        "calibration without the cache:",
+        "pair 1: without ",
+        "with / without the cache (median bursts), median of the pairs:",
+        "summary: cache_in_use PASS",
+    ] {
+        assert!(so.contains(line), "no '{line}' in the report:\n{so}");
+    }
+    assert_eq!(v["suite"], "rtc-hot-cache");
+    assert_eq!(v["settings"]["routes_log2"], 12);
+    let r = &v["results"];
+    assert_eq!(num(r, "routes"), 4096.0);
+    for f in [
+        "without_cycles_per_pkt",
+        "with_cycles_per_pkt",
+        "ratio",
+        "without_window_cycles_per_pkt",
+        "with_window_cycles_per_pkt",
+    ] {
+        let x = num(r, f);
+        assert!(x > 0.0 && x.is_finite(), "{f} = {x}");
+    }
+    // the Promoter ran during the measured windows: it promoted keys and packets hit them
+    assert!(num(r, "promoted") > 0.0, "nothing promoted in the measured windows");
+    assert!(num(r, "cache_hits") > 0.0);
+    let h = num(r, "cache_hit_ratio");
+    assert!(h > 0.0 && h <= 1.0, "cache_hit_ratio = {h}");
+}

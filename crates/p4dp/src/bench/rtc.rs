@@ -13,7 +13,7 @@
 //! The primitives are C loops (runtime/bench/bench_rtc.c); the table figures run generated code.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
@@ -26,6 +26,7 @@ use p4dp_rt::Dispatch;
 use super::json::{self, Json};
 use super::{common_settings, median, BenchArgs, Suite};
 use crate::bench_dp::{bench_params, build, retry_empty, save, start, tap_params, verdict};
+use crate::{compile, CompileOpts};
 
 /// Target: Queue push + pop per message, one thread, TSC cycles.
 const QUEUE_TARGET: f64 = 50.0;
@@ -116,6 +117,19 @@ fn sizes(a: &BenchArgs) -> Result<(u32, u64)> {
     }
     let ops = ((a.duration() * 4e6) as u64).max(1024);
     Ok((k, ops))
+}
+
+/// Compile examples/`file` with `defines` into `out`/<file stem> and return the shared object.
+pub(super) fn build_example(a: &BenchArgs, file: &str, defines: &[String], out: &Path) -> Result<PathBuf> {
+    let c = CompileOpts {
+        program: compile::home().join("examples").join(file),
+        include: a.include.clone(),
+        define: defines.to_vec(),
+    };
+    let tag = file.strip_suffix(".p4").unwrap_or(file);
+    Ok(compile::build(&c, &out.join(tag), false)
+        .with_context(|| format!("compiling examples/{file}"))?
+        .so_path)
 }
 
 /// What a run-to-completion suite's body fills in: the text report, the JSON results, the

@@ -25,12 +25,10 @@ use p4dp_rt::Dispatch;
 
 use super::gen::Rng;
 use super::json::{self, Json};
-use super::rtc::run_suite;
+use super::rtc::{build_example, run_suite};
 use super::traffic::{Popularity, Traffic};
 use super::{median, BenchArgs, Suite};
 use crate::bench_dp::{bench_params, retry_empty, save};
-use crate::compile;
-use crate::CompileOpts;
 
 /// Slots of the summary (the program's SPACESAVING_SLOTS and the reference's).
 const SLOTS: usize = 64;
@@ -157,14 +155,12 @@ pub fn suite_rtc_spacesaving(a: &BenchArgs) -> Result<ExitCode> {
 }
 
 fn body(a: &BenchArgs, out_dir: &Path, report: &Path, rep: &mut super::rtc::Report) -> Result<()> {
-    let c = CompileOpts {
-        program: compile::home().join("examples").join("rtc_spacesaving.p4"),
-        include: a.include.clone(),
-        define: vec![format!("SPACESAVING_SLOTS={SLOTS}")],
-    };
-    let so = compile::build(&c, &out_dir.join("rtc_spacesaving"), false)
-        .context("compiling examples/rtc_spacesaving.p4")?
-        .so_path;
+    let so = build_example(
+        a,
+        "rtc_spacesaving.p4",
+        &[format!("SPACESAVING_SLOTS={SLOTS}")],
+        out_dir,
+    )?;
     let mut rng = Rng::new(a.seed ^ 0x5ace);
     let pop = Popularity::new(&Traffic::Zipf(ZIPF_S), FLOWS, &mut rng);
     let flows: Vec<u32> = (0..TRACE_RECS).map(|_| FLOW_BASE + pop.draw(&mut rng) as u32).collect();
