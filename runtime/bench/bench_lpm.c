@@ -305,7 +305,10 @@ int p4dp_bench_lpm6_agree(struct p4dp_runtime *rt, uint32_t table, const struct 
 		return rc;
 	if (l == NULL || addr == NULL || lens == NULL || (n_dst > 0 && dst == NULL))
 		return rt_errc(-EINVAL, "bench: NULL argument");
-	uint8_t key[64], mask[64];
+	uint8_t key[64], mask[64], data[256];
+	const uint32_t data_len = p4dp_table_data_len(tb.t);
+	if (data_len > sizeof(data))
+		return rt_errc(-EINVAL, "bench: action data of %u bytes (at most %zu)", data_len, sizeof(data));
 	for (uint64_t i = 0; i < n_dst; i++) {
 		const uint8_t *d = dst + 16 * i;
 		uint8_t ip[RTE_LPM6_IPV6_ADDR_SIZE];
@@ -321,20 +324,36 @@ int p4dp_bench_lpm6_agree(struct p4dp_runtime *rt, uint32_t table, const struct 
 		if (e == NULL)
 			return rt_errc(-EPROTO, "bench: destination %" PRIu64 ": p4dp's table misses, rte_lpm6 finds prefix %u (/%u)",
 				       i, hop, lens[hop]);
-		/* the entry rte_lpm6's prefix is installed as */
-		uint8_t pm[16] = {0};
+		/* p4dp's longest match is rte_lpm6's prefix when that prefix is installed, no longer
+		 * prefix of the destination is, and the lookup answers with that prefix's action and
+		 * data. (The entry the lookup returns cannot name the prefix itself: a table with
+		 * shared answers returns one answer for every prefix of the same action and data.) */
+		uint8_t pm[16] = {0}, pv[16];
 		for (uint32_t b = 0; b < lens[hop]; b++)
 			pm[b / 8] = (uint8_t)(pm[b / 8] | 0x80u >> (b % 8));
 		key128_native(&tb, addr + 16 * (uint64_t)hop, key);
 		key128_native(&tb, pm, mask);
 		struct p4dp_match mt = {.value = key, .mask = mask, .hi = NULL, .priority = 0};
-		uint32_t index;
-		rc = p4dp_table_entry_get(tb.t, &mt, NULL, NULL, &index);
+		uint32_t action;
+		rc = p4dp_table_entry_get(tb.t, &mt, &action, data, NULL);
 		if (rc != 0)
 			return rt_errc(rc, "bench: prefix %u (/%u) is not in p4dp's table", hop, lens[hop]);
-		if (e->index != index)
-			return rt_errc(-EPROTO, "bench: destination %" PRIu64 ": p4dp's table and rte_lpm6 choose different prefixes "
-				       "(rte_lpm6: prefix %u /%u)", i, hop, lens[hop]);
+		if (e->action != action || memcmp(e->data, data, data_len) != 0)
+			return rt_errc(-EPROTO, "bench: destination %" PRIu64 ": p4dp's lookup answers other than rte_lpm6's "
+				       "prefix %u /%u", i, hop, lens[hop]);
+		for (uint32_t len = lens[hop] + 1u; len <= 128; len++) {
+			pm[(len - 1) / 8] = (uint8_t)(pm[(len - 1) / 8] | 0x80u >> ((len - 1) % 8));
+			for (uint32_t b = 0; b < 16; b++)
+				pv[b] = d[b] & pm[b];
+			key128_native(&tb, pv, key);
+			key128_native(&tb, pm, mask);
+			rc = p4dp_table_entry_get(tb.t, &mt, NULL, NULL, NULL);
+			if (rc == 0)
+				return rt_errc(-EPROTO, "bench: destination %" PRIu64 ": p4dp's table holds a /%u prefix of it, "
+					       "longer than rte_lpm6's prefix %u /%u", i, len, hop, lens[hop]);
+			if (rc != -ENOENT)
+				return rt_errc(rc, "bench: destination %" PRIu64 ": finding its /%u prefix", i, len);
+		}
 	}
 	return 0;
 }
