@@ -106,8 +106,11 @@ static inline struct p4dp_entry *p4dp_xi_in_bucket(const struct p4dp_xi_bucket *
 		const uint64_t k0 = __atomic_load_n(&b->key[w][0], __ATOMIC_RELAXED);
 		const uint64_t k1 = __atomic_load_n(&b->key[w][1], __ATOMIC_RELAXED);
 		const uint64_t d = (k0 ^ k[0]) | (k1 ^ k[1]);
-		/* at most one live slot (e != 0) holds the key; a deleted slot holding it too adds 0 */
-		r |= e & -(uintptr_t)(d == 0);
+		/* the first live slot (e != 0) that holds the key, no branch. Two live slots can hold
+		 * it as this scan sees the bucket: a slot read before the key's delete and another
+		 * read after its re-insert into the same bucket; either answer is one the table gave
+		 * during the lookup, while combining them would make a pointer to neither. */
+		r |= e & -(uintptr_t)(d == 0) & -(uintptr_t)(r == 0);
 	}
 	return (struct p4dp_entry *)r;
 }
@@ -140,9 +143,9 @@ static inline struct p4dp_entry *p4dp_xi_in_bucket8(const struct p4dp_xi_bucket 
 		/* acquire, relaxed: as in p4dp_xi_in_bucket() */
 		const uintptr_t e = (uintptr_t)__atomic_load_n(&b->ent[w], __ATOMIC_ACQUIRE);
 		const uint64_t s0 = __atomic_load_n(&b->key[w][0], __ATOMIC_RELAXED);
-		/* at most one live slot holds the key; a NULL pointer adds nothing (no branch: a
-		 * compare and a conditional move) */
-		r |= s0 == k0 ? e : 0;
+		/* the first live slot that holds the key (see p4dp_xi_in_bucket(): a scan can see
+		 * two); a NULL pointer adds nothing (no branch: compares and a conditional move) */
+		r |= (s0 == k0 && r == 0) ? e : 0;
 	}
 	return (struct p4dp_entry *)r;
 }
