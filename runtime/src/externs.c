@@ -498,6 +498,10 @@ uint32_t p4dp_clone_session_get(struct p4dp_ctx *ctx, uint32_t session, uint32_t
 	const struct rt_clone_list *l = __atomic_load_n(&rt->clone_lists[session], __ATOMIC_ACQUIRE);
 	if (l == NULL)
 		return 0;
+	if (l->group < P4DP_RT_MCAST_GROUPS) {
+		*trunc = l->trunc;
+		return p4dp_mcast_group_get(ctx, l->group, ports, rids, max);
+	}
 	uint32_t n = l->n < max ? l->n : max;
 	for (uint32_t i = 0; i < n; i++) {
 		ports[i] = l->reps[i].port;
@@ -770,8 +774,28 @@ int p4dp_runtime_clone_session_set(struct p4dp_runtime *rt, uint32_t session, co
 		return rt_errc(-ENOMEM, "out of memory");
 	l->n = n;
 	l->trunc = trunc;
+	l->group = P4DP_RT_MCAST_GROUPS;
 	for (uint32_t i = 0; i < n; i++)
 		l->reps[i] = (struct rt_mcast_rep){ ports[i], rids[i] };
+	pthread_mutex_lock(&rt->lock);
+	clone_publish(rt, session, l);
+	pthread_mutex_unlock(&rt->lock);
+	return 0;
+}
+
+int p4dp_runtime_clone_session_set_group(struct p4dp_runtime *rt, uint32_t session, uint32_t group, uint32_t trunc)
+{
+	if (rt == NULL || session >= P4DP_RT_CLONE_SESSIONS)
+		return rt_errc(-EINVAL, "clone session id %u out of range (< %u)", session, P4DP_RT_CLONE_SESSIONS);
+	if (group >= P4DP_RT_MCAST_GROUPS)
+		return rt_errc(-EINVAL, "clone session %u: multicast group %u out of range (< %u)", session, group,
+			       P4DP_RT_MCAST_GROUPS);
+	struct rt_clone_list *l = rte_malloc_socket("p4dp_clone", sizeof(*l), 16, rt->socket_id);
+	if (l == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
+	l->n = 0;
+	l->trunc = trunc;
+	l->group = group;
 	pthread_mutex_lock(&rt->lock);
 	clone_publish(rt, session, l);
 	pthread_mutex_unlock(&rt->lock);

@@ -83,6 +83,9 @@ struct rt_mcast_list {
 struct rt_clone_list {
 	uint32_t n;
 	uint32_t trunc; /* truncation length of the clones in bytes, 0 = none */
+	/* a session to a multicast group (STF mirroring_add_mc): the clones are the group's replicas
+	 * when the packet is cloned, and reps is empty; P4DP_RT_MCAST_GROUPS = a list of replicas */
+	uint32_t group;
 	struct rt_mcast_rep reps[];
 };
 

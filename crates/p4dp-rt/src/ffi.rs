@@ -410,6 +410,7 @@ extern "C" {
         n: u32,
         trunc: u32,
     ) -> c_int;
+    pub fn p4dp_runtime_clone_session_set_group(rt: *mut p4dp_runtime, session: u32, group: u32, trunc: u32) -> c_int;
     pub fn p4dp_runtime_clone_session_delete(rt: *mut p4dp_runtime, session: u32) -> c_int;
     pub fn p4dp_runtime_value_set_set(
         rt: *mut p4dp_runtime,

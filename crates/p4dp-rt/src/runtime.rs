@@ -1048,6 +1048,16 @@ impl Runtime {
         .map(|_| ())
     }
 
+    /// Points a clone session at a multicast group: the clones are the group's replicas at the
+    /// time a packet is cloned (BMv2's `mirroring_add_mc`); creates the session or replaces it.
+    pub fn clone_session_set_group(&self, session: u32, group: u32, trunc: u32) -> Result<()> {
+        // SAFETY: plain call.
+        check("clone session set group", unsafe {
+            ffi::p4dp_runtime_clone_session_set_group(self.p(), session, group, trunc)
+        })
+        .map(|_| ())
+    }
+
     pub fn clone_session_delete(&self, session: u32) -> Result<()> {
         // SAFETY: plain call.
         check("clone session delete", unsafe {

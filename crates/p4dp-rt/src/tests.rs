@@ -354,6 +354,26 @@ fn externs_and_pre() {
         [(6, 16, 3), (4, 16, 5), (1, 64, 0)]
     );
     assert!(rt.clone_session_set(9, &[(600, 0)], 0).is_err());
+    // a session to a group clones to the group's replicas as they are when the packet is cloned
+    rt.clone_session_set_group(9, 12, 0).unwrap();
+    let out = rt.inject(0, &pkt(7, 9)).unwrap();
+    assert_eq!(
+        out.iter().map(|o| o.0).collect::<Vec<_>>(),
+        [1],
+        "group 12 does not exist yet"
+    );
+    rt.mcast_group_set(12, &[(5, 2), (3, 4)]).unwrap();
+    let out = rt.inject(0, &pkt(7, 9)).unwrap();
+    assert_eq!(
+        out.iter().map(|o| (o.0, o.1[11])).collect::<Vec<_>>(),
+        [(5, 2), (3, 4), (1, 0)]
+    );
+    assert!(rt.clone_session_set_group(9, 70000, 0).is_err());
+    assert_eq!(
+        rt.inject(0, &pkt(7, 9)).unwrap().len(),
+        3,
+        "a refused update leaves the session as it was"
+    );
 
     let out = rt.inject(0, &pkt(8, 0)).unwrap();
     assert_eq!(&out[0].1[..4], b"HDR!");

@@ -320,10 +320,8 @@ impl Target for RtTarget<'_> {
         self.rt.clone_session_set(session, &[(port, 0)], 0).map_err(fail)
     }
 
-    fn mirroring_add_mc(&mut self, _session: u32, _mgrp: u32) -> Result<(), TargetError> {
-        Err(TargetError::Unsupported(
-            "clone sessions to multicast groups (mirroring_add_mc)".into(),
-        ))
+    fn mirroring_add_mc(&mut self, session: u32, mgrp: u32) -> Result<(), TargetError> {
+        self.rt.clone_session_set_group(session, mgrp, 0).map_err(fail)
     }
 
     fn mirroring_delete(&mut self, session: u32) -> Result<(), TargetError> {

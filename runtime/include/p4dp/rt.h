@@ -853,6 +853,23 @@ int p4dp_runtime_clone_session_set(struct p4dp_runtime *rt, uint32_t session, co
 				   const uint16_t *rids, uint32_t n, uint32_t trunc);
 
 /**
+ * Point a clone session at a multicast group (creating the session or replacing its replicas):
+ * a packet cloned to the session gives one clone per replica the group has at that moment (at
+ * most P4DP_CLONE_REPLICAS_MAX), in the group's order, each with the replica's rid as its
+ * egress_rid. The group need not exist yet; while it does not (or has no replicas) the session
+ * clones nothing. This is BMv2's `mirroring_add_mc`; P4Runtime clone sessions list their
+ * replicas instead (p4dp_runtime_clone_session_set).
+ *
+ * @param rt the runtime.
+ * @param session session id, < P4DP_RT_CLONE_SESSIONS.
+ * @param group multicast group id, < P4DP_RT_MCAST_GROUPS.
+ * @param trunc truncation length of the clones in bytes; 0: no truncation.
+ * @return 0; -EINVAL (session or group out of range); -ENOMEM. On error the session is unchanged.
+ * Context: control thread. Thread safety: runtime mutex; workers read the published session lock-free.
+ */
+int p4dp_runtime_clone_session_set_group(struct p4dp_runtime *rt, uint32_t session, uint32_t group, uint32_t trunc);
+
+/**
  * Remove a clone session.
  *
  * @param rt the runtime.
