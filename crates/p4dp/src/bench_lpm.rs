@@ -23,7 +23,8 @@ use crate::bench::{build_so, common_settings, eal_args, figures, template, Bench
 use crate::bench_dp::save;
 use crate::compile;
 
-/// The target: lpm program cycles/packet <= TARGET x (floor + rte_lpm bulk lookup).
+/// The target of both lpm suites: lpm program cycles/packet <= TARGET x (floor + DPDK's bulk
+/// lookup: rte_lpm for IPv4, rte_lpm6 for IPv6).
 const TARGET: f64 = 1.2;
 
 /// Share of each IPv4 prefix length, in prefixes per 100 000: the shape of the public BGP table
@@ -156,20 +157,37 @@ impl PrefixSet {
     }
 }
 
-/// The figures of one prefix count.
-struct Row {
-    prefixes: usize,
-    packets: usize,
-    floor: Figures,
-    l2fwd: Figures,
-    rte_lpm: Figures,
-    p4dp_lookup: Figures,
-    lpm_program: Figures,
-    exact_floor: Figures,
-    exact_lookup: Figures,
-    exact_program: Figures,
-    hist: String,
-    tsc_hz: f64,
+/// The figures of one prefix count, IPv4 or IPv6: the baseline is DPDK's structure for the
+/// family (`rte_lpm`, `rte_lpm6`); `checked` is the count of destinations on which p4dp and the
+/// baseline were checked to choose the same prefix (None: not checked).
+pub(crate) struct LpmRow {
+    pub prefixes: usize,
+    pub packets: usize,
+    pub checked: Option<usize>,
+    pub floor: Figures,
+    pub l2fwd: Figures,
+    pub baseline: Figures,
+    pub p4dp_lookup: Figures,
+    pub lpm_program: Figures,
+    pub exact_floor: Figures,
+    pub exact_lookup: Figures,
+    pub exact_program: Figures,
+    pub hist: String,
+    pub tsc_hz: f64,
+}
+
+/// What the IPv4 and the IPv6 suites' reports name differently.
+pub(crate) struct LpmNames {
+    /// DPDK's structure: `rte_lpm`, `rte_lpm6` (also the JSON keys' suffix).
+    pub baseline: &'static str,
+    /// The benches/ programs without `.p4`: the lpm one and the exact one.
+    pub programs: [&'static str; 2],
+    /// The exact bench's lookup loop (`rte_hash`, `p4dp exact lookup`) and its JSON key.
+    pub exact_lookup: (&'static str, &'static str),
+    /// The sentence under the table that says how the baseline loop is built.
+    pub baseline_method: &'static str,
+    /// What the length histogram lists.
+    pub hist_label: &'static str,
 }
 
 /// Load `so`, install entries of `table` running `action` with `fill`, and return the target and
@@ -239,7 +257,7 @@ pub(crate) fn all_hit(m: Measurement, what: &str) -> Result<Measurement> {
     Ok(m)
 }
 
-fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Result<Row> {
+fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Result<LpmRow> {
     let mut rng = Rng(a.seed ^ (n as u64).wrapping_mul(0x9e37_79b9));
     let set = PrefixSet::generate(n, &mut rng)?;
     let packets = a.packets.map_or(n.min(1 << 20), |p| p as usize);
@@ -300,12 +318,13 @@ fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Resu
             xp.push(b.measure(Kind::Program).context("running benches/l3_exact.p4")?);
         }
     }
-    Ok(Row {
+    Ok(LpmRow {
         prefixes: n,
         packets,
+        checked: None,
         floor: figures(&fl),
         l2fwd: figures(&l2),
-        rte_lpm: figures(&rl),
+        baseline: figures(&rl),
         p4dp_lookup: figures(&pl),
         lpm_program: figures(&pr),
         exact_floor: figures(&xf),
@@ -349,44 +368,53 @@ pub(crate) fn report_loops(s: &mut String, prefixes: usize, loops: &[(&str, &Fig
     }
 }
 
-fn report(a: &BenchArgs, rows: &[Row], tsc_hz: f64, cmdline: &str) -> String {
-    let mut s = report_head(a, Suite::Lpm, tsc_hz, cmdline);
+/// The text report of an lpm suite's rows so far.
+fn report(a: &BenchArgs, suite: Suite, names: &LpmNames, rows: &[LpmRow], tsc_hz: f64, cmdline: &str) -> String {
+    let (base, [lpm, exact]) = (names.baseline, names.programs);
+    let mut s = report_head(a, suite, tsc_hz, cmdline);
     for r in rows {
-        let rows: [(&str, &Figures); 8] = [
-            ("floor (rx->tx)", &r.floor),
-            ("l2fwd floor (swap MACs)", &r.l2fwd),
-            ("floor + rte_lpm bulk lookup", &r.rte_lpm),
-            ("floor + p4dp lpm bulk lookup", &r.p4dp_lookup),
-            ("l3_lpm.p4 (p4dp lpm table)", &r.lpm_program),
-            ("exact: floor (rx->tx)", &r.exact_floor),
-            ("exact: floor + rte_hash bulk lookup", &r.exact_lookup),
-            ("l3_exact.p4 (exact, same size)", &r.exact_program),
+        let loops: [(String, &Figures); 8] = [
+            ("floor (rx->tx)".into(), &r.floor),
+            ("l2fwd floor (swap MACs)".into(), &r.l2fwd),
+            (format!("floor + {base} bulk lookup"), &r.baseline),
+            ("floor + p4dp lpm bulk lookup".into(), &r.p4dp_lookup),
+            (format!("{lpm}.p4 (p4dp lpm table)"), &r.lpm_program),
+            ("exact: floor (rx->tx)".into(), &r.exact_floor),
+            (
+                format!("exact: floor + {} bulk lookup", names.exact_lookup.0),
+                &r.exact_lookup,
+            ),
+            (format!("{exact}.p4 (exact, same size)"), &r.exact_program),
         ];
-        report_loops(&mut s, r.prefixes, &rows);
-        let judged = ratio(&r.lpm_program, &r.rte_lpm);
+        let loops: Vec<(&str, &Figures)> = loops.iter().map(|(n, f)| (n.as_str(), *f)).collect();
+        report_loops(&mut s, r.prefixes, &loops);
+        let judged = ratio(&r.lpm_program, &r.baseline);
         let _ = writeln!(
             s,
-            "{:>9} l3_lpm / (floor + rte_lpm) = {:.2}x (target <= {TARGET:.2}x: {}); l3_lpm / l3_exact = {:.2}x; \
-             p4dp lookup / rte_lpm lookup = {:.2}x; l3_lpm / l2fwd floor = {:.2}x",
+            "{:>9} {lpm} / (floor + {base}) = {:.2}x (target <= {TARGET:.2}x: {}); {lpm} / {exact} = {:.2}x; \
+             p4dp lookup / {base} lookup = {:.2}x; {lpm} / l2fwd floor = {:.2}x",
             r.prefixes,
             judged,
             if judged <= TARGET { "PASS" } else { "MISS" },
             ratio(&r.lpm_program, &r.exact_program),
-            ratio(&r.p4dp_lookup, &r.rte_lpm),
+            ratio(&r.p4dp_lookup, &r.baseline),
             ratio(&r.lpm_program, &r.l2fwd),
         );
+        let agreed = r.checked.map_or(String::new(), |c| {
+            format!("p4dp and {base} agreed on all {c} checked; ")
+        });
         let _ = writeln!(
             s,
-            "{:>9} {} packets, destinations uniform over the prefixes; lengths: {}",
-            r.prefixes, r.packets, r.hist
+            "{:>9} {} packets, destinations uniform over the prefixes; {agreed}{}: {}",
+            r.prefixes, r.packets, names.hist_label, r.hist
         );
     }
     let _ = writeln!(
         s,
-        "\nfloor + rte_lpm: DPDK's DIR-24-8 rte_lpm holding the same prefixes, one rte_lpm_lookup_bulk per burst on the \
-         packets' destination addresses (host order) inside the floor loop; floor + p4dp lpm bulk lookup: the same \
-         with p4dp_table_lookup_bulk on the program's table. The exact rows are a second bench (same packets) on \
-         benches/l3_exact.p4 whose table holds the destinations themselves. Prefix sets: docs/bench.md."
+        "\nfloor + {base}: {} inside the floor loop; floor + p4dp lpm bulk lookup: the same with \
+         p4dp_table_lookup_bulk on the program's table. The exact rows are a second bench (same packets) on \
+         benches/{exact}.p4 whose table holds the destinations themselves. Prefix sets: docs/bench.md.",
+        names.baseline_method
     );
     s
 }
@@ -400,38 +428,52 @@ pub(crate) fn fig_json(f: &Figures) -> Json {
     ])
 }
 
-fn report_json(a: &BenchArgs, rows: &[Row], tsc_hz: f64) -> Json {
-    let all_pass = rows.iter().all(|r| ratio(&r.lpm_program, &r.rte_lpm) <= TARGET);
+/// The JSON document of an lpm suite's rows.
+fn report_json(a: &BenchArgs, suite: Suite, names: &LpmNames, rows: &[LpmRow], tsc_hz: f64) -> Json {
+    let base = names.baseline;
+    let all_pass = rows.iter().all(|r| ratio(&r.lpm_program, &r.baseline) <= TARGET);
     let rs = rows
         .iter()
         .map(|r| {
-            let judged = ratio(&r.lpm_program, &r.rte_lpm);
-            Json::obj([
-                ("prefixes", Json::uint(r.prefixes as u64)),
-                ("packets", Json::uint(r.packets as u64)),
+            let judged = ratio(&r.lpm_program, &r.baseline);
+            let mut fields = vec![
+                ("prefixes".to_string(), Json::uint(r.prefixes as u64)),
+                ("packets".to_string(), Json::uint(r.packets as u64)),
+            ];
+            if let Some(c) = r.checked {
+                fields.push(("agreement_checked".to_string(), Json::uint(c as u64)));
+            }
+            fields.extend([
                 (
-                    "loops",
+                    "loops".to_string(),
                     Json::obj([
-                        ("floor", fig_json(&r.floor)),
-                        ("l2fwd_floor", fig_json(&r.l2fwd)),
-                        ("floor_rte_lpm", fig_json(&r.rte_lpm)),
-                        ("floor_p4dp_lpm_lookup", fig_json(&r.p4dp_lookup)),
-                        ("lpm_program", fig_json(&r.lpm_program)),
-                        ("exact_floor", fig_json(&r.exact_floor)),
-                        ("exact_floor_rte_hash", fig_json(&r.exact_lookup)),
-                        ("exact_program", fig_json(&r.exact_program)),
+                        ("floor".to_string(), fig_json(&r.floor)),
+                        ("l2fwd_floor".to_string(), fig_json(&r.l2fwd)),
+                        (format!("floor_{base}"), fig_json(&r.baseline)),
+                        ("floor_p4dp_lpm_lookup".to_string(), fig_json(&r.p4dp_lookup)),
+                        ("lpm_program".to_string(), fig_json(&r.lpm_program)),
+                        ("exact_floor".to_string(), fig_json(&r.exact_floor)),
+                        (names.exact_lookup.1.to_string(), fig_json(&r.exact_lookup)),
+                        ("exact_program".to_string(), fig_json(&r.exact_program)),
                     ]),
                 ),
-                ("ratio_vs_rte_lpm", Json::Num(judged)),
-                ("ratio_vs_exact", Json::Num(ratio(&r.lpm_program, &r.exact_program))),
-                ("lookup_ratio_vs_rte_lpm", Json::Num(ratio(&r.p4dp_lookup, &r.rte_lpm))),
-                ("target", Json::Num(TARGET)),
-                ("pass", Json::Bool(judged <= TARGET)),
-            ])
+                (format!("ratio_vs_{base}"), Json::Num(judged)),
+                (
+                    "ratio_vs_exact".to_string(),
+                    Json::Num(ratio(&r.lpm_program, &r.exact_program)),
+                ),
+                (
+                    format!("lookup_ratio_vs_{base}"),
+                    Json::Num(ratio(&r.p4dp_lookup, &r.baseline)),
+                ),
+                ("target".to_string(), Json::Num(TARGET)),
+                ("pass".to_string(), Json::Bool(judged <= TARGET)),
+            ]);
+            Json::obj(fields)
         })
         .collect();
     json::document(
-        Some(Suite::Lpm.name()),
+        Some(suite.name()),
         tsc_hz,
         common_settings(a),
         Json::obj([("sizes", Json::Arr(rs))]),
@@ -440,29 +482,25 @@ fn report_json(a: &BenchArgs, rows: &[Row], tsc_hz: f64) -> Json {
 }
 
 /// One longest-prefix-match suite (IPv4 here, IPv6 in bench_lpm6.rs): per prefix count, the
-/// figures `R` of `measure(args, count, lpm program, exact program)`, written as text after each
+/// figures of `measure(args, count, lpm program, exact program)`, written as text after each
 /// count and as JSON at the end.
-pub(crate) struct LpmSuite<R> {
+pub(crate) struct LpmSuite {
     pub suite: Suite,
     /// The option giving the counts, for errors.
     pub flag: &'static str,
     /// Memory of the structures per prefix (bytes), for the EAL's default --mem.
     pub bytes_per_prefix: u64,
-    /// benches/ programs: the lpm one and the exact one.
-    pub programs: [&'static str; 2],
-    pub measure: fn(&BenchArgs, usize, &Path, &Path) -> Result<R>,
-    pub report: fn(&BenchArgs, &[R], f64, &str) -> String,
-    pub report_json: fn(&BenchArgs, &[R], f64) -> Json,
-    pub tsc_hz: fn(&R) -> f64,
+    pub names: LpmNames,
+    pub measure: fn(&BenchArgs, usize, &Path, &Path) -> Result<LpmRow>,
 }
 
 /// Run `suite` for each count of `sizes` (each 1..=2^20, the programs' table size).
-pub(crate) fn run_lpm_suite<R>(a: &BenchArgs, sizes: &[u64], suite: &LpmSuite<R>) -> Result<ExitCode> {
+pub(crate) fn run_lpm_suite(a: &BenchArgs, sizes: &[u64], suite: &LpmSuite) -> Result<ExitCode> {
     if sizes.is_empty() || sizes.iter().any(|&n| n == 0 || n > 1 << 20) {
         bail!(
-            "{}: each count must be 1..=1048576 (the tables' size in benches/{})",
+            "{}: each count must be 1..=1048576 (the tables' size in benches/{}.p4)",
             suite.flag,
-            suite.programs[0]
+            suite.names.programs[0]
         );
     }
     let max = sizes.iter().copied().max().unwrap_or(0);
@@ -478,24 +516,25 @@ pub(crate) fn run_lpm_suite<R>(a: &BenchArgs, sizes: &[u64], suite: &LpmSuite<R>
     let scratch = compile::scratch_dir(&format!("bench-{}", suite.suite.name()))?;
     let out_dir = a.build_dir.clone().unwrap_or_else(|| scratch.clone());
     let dir = compile::home().join("benches");
-    let lpm_so = build_so(a, &dir.join(suite.programs[0]), &out_dir)?;
-    let exact_so = build_so(a, &dir.join(suite.programs[1]), &out_dir)?;
+    let [lpm, exact] = suite.names.programs.map(|p| dir.join(format!("{p}.p4")));
+    let lpm_so = build_so(a, &lpm, &out_dir)?;
+    let exact_so = build_so(a, &exact, &out_dir)?;
     let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
     let mut rows = Vec::new();
     let mut text = String::new();
     for &n in sizes {
         eprintln!("bench: {}: {n} prefixes", suite.suite.name());
         rows.push((suite.measure)(a, n as usize, &lpm_so, &exact_so).with_context(|| format!("{n} prefixes"))?);
-        text = (suite.report)(a, &rows, (suite.tsc_hz)(&rows[0]), &cmdline);
+        text = report(a, suite.suite, &suite.names, &rows, rows[0].tsc_hz, &cmdline);
         save(&out, &text)?;
     }
-    let hz = rows.first().map_or(0.0, |r| (suite.tsc_hz)(r));
+    let hz = rows.first().map_or(0.0, |r| r.tsc_hz);
     let to_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if !to_stdout {
         print!("{text}");
     }
     if let Some(j) = &a.json {
-        json::emit(j, &(suite.report_json)(a, &rows, hz))?;
+        json::emit(j, &report_json(a, suite.suite, &suite.names, &rows, hz))?;
     }
     eprintln!("bench: results written to {}", out.display());
     if a.build_dir.is_none() {
@@ -514,11 +553,16 @@ pub fn suite_lpm(a: &BenchArgs) -> Result<ExitCode> {
             suite: Suite::Lpm,
             flag: "--lpm-prefixes",
             bytes_per_prefix: 400,
-            programs: ["l3_lpm.p4", "l3_exact.p4"],
+            names: LpmNames {
+                baseline: "rte_lpm",
+                programs: ["l3_lpm", "l3_exact"],
+                exact_lookup: ("rte_hash", "exact_floor_rte_hash"),
+                baseline_method:
+                    "DPDK's DIR-24-8 rte_lpm holding the same prefixes, one rte_lpm_lookup_bulk per burst \
+                                  on the packets' destination addresses (host order)",
+                hist_label: "lengths",
+            },
             measure: measure_size,
-            report,
-            report_json,
-            tsc_hz: |r: &Row| r.tsc_hz,
         },
     )
 }

@@ -8,7 +8,6 @@
 //! and rte_lpm6 must choose the same prefix for every sampled destination.
 
 use std::collections::HashSet;
-use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -18,12 +17,8 @@ use p4dp_rt::bench::{Bench, BenchParams, Kind, Measurement};
 use p4dp_rt::bench_lpm::RteLpm6;
 use p4dp_rt::Dispatch;
 
-use crate::bench::json::{self, Json};
-use crate::bench::{common_settings, figures, BenchArgs, Figures, Suite};
-use crate::bench_lpm::{all_hit, fig_json, load, ratio, report_head, report_loops, run_lpm_suite, LpmSuite, Rng};
-
-/// The target, as for IPv4: lpm program cycles/packet <= TARGET x (floor + rte_lpm6 bulk lookup).
-const TARGET: f64 = 1.2;
+use crate::bench::{figures, BenchArgs, Suite};
+use crate::bench_lpm::{all_hit, load, run_lpm_suite, LpmNames, LpmRow, LpmSuite, Rng};
 
 /// Share of each IPv6 prefix length, in prefixes per 10 000: the shape of the public BGP IPv6
 /// table (most /48, then /32, /44, /40, /29, /46, /36, ...; few longer than /48, almost none
@@ -232,27 +227,10 @@ fn params(a: &BenchArgs, packets: usize) -> Result<BenchParams> {
     })
 }
 
-/// The figures of one prefix count.
-struct Row {
-    prefixes: usize,
-    packets: usize,
-    checked: usize,
-    floor: Figures,
-    l2fwd: Figures,
-    rte_lpm6: Figures,
-    p4dp_lookup: Figures,
-    lpm_program: Figures,
-    exact_floor: Figures,
-    exact_lookup: Figures,
-    exact_program: Figures,
-    hist: String,
-    tsc_hz: f64,
-}
-
 /// Destinations checked for agreement between p4dp and rte_lpm6 (evenly spaced).
 const CHECKED_MAX: usize = 1 << 16;
 
-fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Result<Row> {
+fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Result<LpmRow> {
     let mut rng = Rng(a.seed ^ (n as u64).wrapping_mul(0x9e37_79b9) ^ 0x6);
     let set = PrefixSet::generate(n, &mut rng)?;
     let packets = a.packets.map_or(n.min(1 << 20), |p| p as usize);
@@ -327,13 +305,13 @@ fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Resu
             xp.push(b.measure(Kind::Program).context("running benches/l3_exact6.p4")?);
         }
     }
-    Ok(Row {
+    Ok(LpmRow {
         prefixes: n,
         packets,
-        checked: sample.len(),
+        checked: Some(sample.len()),
         floor: figures(&fl),
         l2fwd: figures(&l2),
-        rte_lpm6: figures(&rl),
+        baseline: figures(&rl),
         p4dp_lookup: figures(&pl),
         lpm_program: figures(&pr),
         exact_floor: figures(&xf),
@@ -342,92 +320,6 @@ fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Resu
         hist: set.histogram(),
         tsc_hz: fl.first().map_or(0.0, |m| m.tsc_hz as f64),
     })
-}
-
-fn report(a: &BenchArgs, rows: &[Row], tsc_hz: f64, cmdline: &str) -> String {
-    let mut s = report_head(a, Suite::Lpm6, tsc_hz, cmdline);
-    for r in rows {
-        let rows: [(&str, &Figures); 8] = [
-            ("floor (rx->tx)", &r.floor),
-            ("l2fwd floor (swap MACs)", &r.l2fwd),
-            ("floor + rte_lpm6 bulk lookup", &r.rte_lpm6),
-            ("floor + p4dp lpm bulk lookup", &r.p4dp_lookup),
-            ("l3_lpm6.p4 (p4dp lpm table)", &r.lpm_program),
-            ("exact: floor (rx->tx)", &r.exact_floor),
-            ("exact: floor + p4dp exact lookup", &r.exact_lookup),
-            ("l3_exact6.p4 (exact, same size)", &r.exact_program),
-        ];
-        report_loops(&mut s, r.prefixes, &rows);
-        let judged = ratio(&r.lpm_program, &r.rte_lpm6);
-        let _ = writeln!(
-            s,
-            "{:>9} l3_lpm6 / (floor + rte_lpm6) = {:.2}x (target <= {TARGET:.2}x: {}); l3_lpm6 / l3_exact6 = {:.2}x; \
-             p4dp lookup / rte_lpm6 lookup = {:.2}x; l3_lpm6 / l2fwd floor = {:.2}x",
-            r.prefixes,
-            judged,
-            if judged <= TARGET { "PASS" } else { "MISS" },
-            ratio(&r.lpm_program, &r.exact_program),
-            ratio(&r.p4dp_lookup, &r.rte_lpm6),
-            ratio(&r.lpm_program, &r.l2fwd),
-        );
-        let _ = writeln!(
-            s,
-            "{:>9} {} packets, destinations uniform over the prefixes; p4dp and rte_lpm6 agreed on all {} checked; \
-             lengths (>= 0.5%): {}",
-            r.prefixes, r.packets, r.checked, r.hist
-        );
-    }
-    let _ = writeln!(
-        s,
-        "\nfloor + rte_lpm6: DPDK's rte_lpm6 holding the same prefixes, one rte_lpm6_lookup_bulk_func per burst on the \
-         packets' destination addresses inside the floor loop; floor + p4dp lpm bulk lookup: the same with \
-         p4dp_table_lookup_bulk on the program's table. The exact rows are a second bench (same packets) on \
-         benches/l3_exact6.p4 whose table holds the destinations themselves. Prefix sets: docs/bench.md."
-    );
-    s
-}
-
-fn report_json(a: &BenchArgs, rows: &[Row], tsc_hz: f64) -> Json {
-    let all_pass = rows.iter().all(|r| ratio(&r.lpm_program, &r.rte_lpm6) <= TARGET);
-    let rs = rows
-        .iter()
-        .map(|r| {
-            let judged = ratio(&r.lpm_program, &r.rte_lpm6);
-            Json::obj([
-                ("prefixes", Json::uint(r.prefixes as u64)),
-                ("packets", Json::uint(r.packets as u64)),
-                ("agreement_checked", Json::uint(r.checked as u64)),
-                (
-                    "loops",
-                    Json::obj([
-                        ("floor", fig_json(&r.floor)),
-                        ("l2fwd_floor", fig_json(&r.l2fwd)),
-                        ("floor_rte_lpm6", fig_json(&r.rte_lpm6)),
-                        ("floor_p4dp_lpm_lookup", fig_json(&r.p4dp_lookup)),
-                        ("lpm_program", fig_json(&r.lpm_program)),
-                        ("exact_floor", fig_json(&r.exact_floor)),
-                        ("exact_floor_p4dp_lookup", fig_json(&r.exact_lookup)),
-                        ("exact_program", fig_json(&r.exact_program)),
-                    ]),
-                ),
-                ("ratio_vs_rte_lpm6", Json::Num(judged)),
-                ("ratio_vs_exact", Json::Num(ratio(&r.lpm_program, &r.exact_program))),
-                (
-                    "lookup_ratio_vs_rte_lpm6",
-                    Json::Num(ratio(&r.p4dp_lookup, &r.rte_lpm6)),
-                ),
-                ("target", Json::Num(TARGET)),
-                ("pass", Json::Bool(judged <= TARGET)),
-            ])
-        })
-        .collect();
-    json::document(
-        Some(Suite::Lpm6.name()),
-        tsc_hz,
-        common_settings(a),
-        Json::obj([("sizes", Json::Arr(rs))]),
-        Json::obj([("pass", Json::Bool(all_pass))]),
-    )
 }
 
 /// `p4dp bench --suite lpm6`.
@@ -440,11 +332,15 @@ pub fn suite_lpm6(a: &BenchArgs) -> Result<ExitCode> {
             suite: Suite::Lpm6,
             flag: "--lpm6-prefixes",
             bytes_per_prefix: 4096,
-            programs: ["l3_lpm6.p4", "l3_exact6.p4"],
+            names: LpmNames {
+                baseline: "rte_lpm6",
+                programs: ["l3_lpm6", "l3_exact6"],
+                exact_lookup: ("p4dp exact", "exact_floor_p4dp_lookup"),
+                baseline_method: "DPDK's rte_lpm6 holding the same prefixes, one rte_lpm6_lookup_bulk_func per burst \
+                                  on the packets' destination addresses",
+                hist_label: "lengths (>= 0.5%)",
+            },
             measure: measure_size,
-            report,
-            report_json,
-            tsc_hz: |r: &Row| r.tsc_hz,
         },
     )
 }
