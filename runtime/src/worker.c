@@ -457,8 +457,12 @@ static int worker_main(void *arg)
 	bool saturated = false;
 	/* acquire pairs with the control thread's release store of stop_workers */
 	while (!__atomic_load_n(&rt->stop_workers, __ATOMIC_ACQUIRE)) {
-		if (__builtin_expect(rt_batch_requested(rt), 0))
+		if (__builtin_expect(rt_batch_requested(rt), 0)) {
 			rt_batch_park(w, drain); /* loop boundary: no entry held, no action running */
+			/* the time read before parking is as old as the park: the first packets after
+			 * a batch must not carry a time from before it */
+			since_clock = RT_CLOCK_EVERY;
+		}
 		if (rt_clock_due(saturated, since_clock)) {
 			w->ctx.now_ns = run_now_ns(w);
 			since_clock = 0;

@@ -68,7 +68,10 @@ pub fn write(pipe: &Pipeline, pre: &mut Pre, updates: &[Update], mode: Atomicity
     let plans: Vec<Planned> = plans.into_iter().flatten().collect();
     let outcome = if mode == Atomicity::DataplaneAtomic {
         match pipe.rt.batch(|| apply_all(pipe, pre, &plans)) {
-            Ok((o, _times)) => o,
+            Ok((o, times)) => {
+                crate::timing::note_batch(times);
+                o
+            }
             Err(e) => {
                 let e = err(
                     Code::Internal,

@@ -180,6 +180,20 @@ impl Service {
         Err(batch_error(&results))
     }
 
+    /// [`Service::write_blocking`], and where its time went when the handler that started at
+    /// `timed` asked for timing.
+    fn write_stamped(
+        &self,
+        r: WriteRequest,
+        timed: Option<std::time::Instant>,
+    ) -> (Result<(), Status>, Option<crate::timing::ControlParts>) {
+        crate::timing::stamped(
+            timed,
+            || self.with_active(|rt| rt.run_clock()).flatten(),
+            || self.write_blocking(r),
+        )
+    }
+
     fn read_blocking(&self, r: ReadRequest) -> Result<Vec<ReadResponse>, Status> {
         self.check_device(r.device_id)?;
         let st = self.lock();
@@ -605,18 +619,20 @@ impl P4Runtime for Service {
         let timed = crate::timing::requested(request.metadata());
         let r = request.into_inner();
         let dataplane_atomic = r.atomicity == write_request::Atomicity::DataplaneAtomic as i32;
-        if r.updates.len() <= INLINE_WRITE_MAX && !dataplane_atomic {
+        let (res, parts) = if r.updates.len() <= INLINE_WRITE_MAX && !dataplane_atomic {
             // perf: a short Write runs here, on the gRPC thread that decoded it: a hand-off to a
             // blocking thread and back cost two thread wake-ups per Write, more than the Write
-            self.write_blocking(r)?;
+            self.write_stamped(r, timed)
         } else {
             let me = self.clone();
-            blocking(move || me.write_blocking(r)).await?;
-        }
+            blocking(move || Ok(me.write_stamped(r, timed))).await?
+        };
+        res?;
         let mut resp = Response::new(WriteResponse {});
         if let Some(start) = timed {
             let control = start.elapsed();
-            crate::timing::annotate(&mut resp, control, self.with_active(|rt| rt.run_clock()).flatten());
+            let clock = self.with_active(|rt| rt.run_clock()).flatten();
+            crate::timing::annotate(&mut resp, control, parts, clock);
         }
         Ok(resp)
     }

@@ -75,6 +75,8 @@ struct Timed {
     sent_ns: Option<u64>,
     rtt: Duration,
     control: Option<Duration>,
+    /// Where the switch says d_control went.
+    parts: Option<timing::ControlParts>,
 }
 
 fn id_of(info: &P4Info, name: &str) -> Result<u32> {
@@ -230,12 +232,14 @@ impl Client {
             .and_then(|s| s.parse::<u64>().ok())
             .map(Duration::from_nanos);
         let clock = text(timing::RUN_CLOCK_KEY).and_then(timing::parse_run_clock);
+        let parts = text(timing::PARTS_KEY).and_then(timing::parse_parts);
         self.clock = clock.or(self.clock);
         Ok(Timed {
             v,
             sent_ns: tsc.zip(clock).map(|(t, c)| c.ns_at(t)),
             rtt,
             control,
+            parts,
         })
     }
 
@@ -528,23 +532,47 @@ impl Dist {
 fn d_all_ns(writes: &[Timed], seen_tag: &[u64], seen_at_us: &[u64]) -> (Vec<i64>, usize, usize) {
     let mut out = Vec::with_capacity(writes.len());
     let (mut later, mut missing) = (0, 0);
+    for (w, seen) in writes.iter().zip(first_seen_ns(writes, seen_tag, seen_at_us)) {
+        match (w.sent_ns, seen) {
+            (Some(sent), Some((at, own))) => {
+                out.push(at.saturating_sub(sent as i64));
+                later += usize::from(!own);
+            }
+            _ => missing += 1,
+        }
+    }
+    (out, later, missing)
+}
+
+/// Per timed Write (in `writes`' order): the first stamp (ns of the run clock) of its value or
+/// of a later one, and whether it was its own value's; None when no packet saw either.
+fn first_seen_ns(writes: &[Timed], seen_tag: &[u64], seen_at_us: &[u64]) -> Vec<Option<(i64, bool)>> {
+    let mut out = vec![None; writes.len()];
     let mut first_seen: Option<i64> = None;
-    for w in writes.iter().rev() {
+    for (i, w) in writes.iter().enumerate().rev() {
         let cell = (w.v % STAMP_CELLS) as usize;
         let own = match (seen_tag.get(cell), seen_at_us.get(cell)) {
             (Some(&tag), Some(&at)) if tag == u64::from(w.v) => Some((at as i64).saturating_mul(1000)),
             _ => None,
         };
         first_seen = own.or(first_seen);
-        match (w.sent_ns, first_seen) {
-            (Some(sent), Some(at)) => {
-                out.push(at.saturating_sub(sent as i64));
-                later += usize::from(own.is_none());
-            }
-            _ => missing += 1,
-        }
+        out[i] = first_seen.map(|at| (at, own.is_some()));
     }
-    (out, later, missing)
+    out
+}
+
+/// Per timed Write stamped by its own value whose switch gave the time it was applied: the
+/// first packet's stamp minus that time (ns): how long the workers took to process a packet
+/// with the new entry once it was in place.
+fn applied_to_seen_ns(writes: &[Timed], seen_tag: &[u64], seen_at_us: &[u64]) -> Vec<i64> {
+    writes
+        .iter()
+        .zip(first_seen_ns(writes, seen_tag, seen_at_us))
+        .filter_map(|(w, seen)| match (w.parts, seen) {
+            (Some(p), Some((at, true))) if p.applied_ns > 0 => Some(at.saturating_sub(p.applied_ns as i64)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Packets per second through both tables (agreeing packets) over `d`.
@@ -561,6 +589,8 @@ async fn rate(c: &mut Client, d: Duration) -> Result<f64> {
 struct Outputs {
     inserts: Vec<Json>,
     modifies: Vec<Json>,
+    /// DATAPLANE_ATOMIC commits per batch size: the barrier and the workers' stall.
+    commits: Vec<Json>,
     plot: Vec<Series>,
     tsc_hz: Option<u64>,
 }
@@ -628,7 +658,7 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
 
     let _ = writeln!(
         text,
-        "\n== DATAPLANE_ATOMIC commit cost (modifies of entries not in the traffic; round trip per Write) =="
+        "\n== DATAPLANE_ATOMIC commit cost (modifies of entries not in the traffic; round trip per Write; for DATAPLANE_ATOMIC the switch's barrier (request -> every worker parked) and the workers' stall (the batch applied while they wait)) =="
     );
     for from in (0..10_000u64).step_by(1000) {
         let b = c.bulk(Insert, from, 1000, 1);
@@ -644,15 +674,16 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         for mode in [ContinueOnError, DataplaneAtomic] {
             let o0 = c.outcomes().await?;
             let t = Instant::now();
-            let mut rtts = Vec::with_capacity(reps);
+            let mut writes = Vec::with_capacity(reps);
             for r in 0..reps {
                 let b = c.bulk(Modify, 0, bs, r as u32 + 2);
-                rtts.push(c.write(mode, b).await?);
+                writes.push(c.write_timed(mode, b, 0).await?);
             }
             let secs = t.elapsed().as_secs_f64();
             let o1 = c.outcomes().await?;
             let pps = (o1[2] - o0[2]) as f64 / secs;
-            let mut row = Dist::of(rtts).row(&format!("batch {bs:>5} {}", mode.as_str_name()));
+            let name = format!("batch {bs:>5} {}", mode.as_str_name());
+            let mut row = Dist::of(writes.iter().map(|w| w.rtt)).row(&name);
             let _ = write!(
                 row,
                 "; {:.0} updates/s; packets {:.2} Mpps ({:+.1}%)",
@@ -661,6 +692,19 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
                 (pps / idle - 1.0) * 100.0
             );
             let _ = writeln!(text, "{row}");
+            if mode == DataplaneAtomic {
+                // the commit's cost to the workers: reaching the barrier, then the stall
+                let parts: Vec<timing::ControlParts> = writes.iter().filter_map(|w| w.parts).collect();
+                let barrier = Dist::of(parts.iter().map(|p| p.barrier));
+                let stall = Dist::of(parts.iter().map(|p| p.stall));
+                let _ = writeln!(text, "{}", barrier.row(&format!("{name}: barrier")));
+                let _ = writeln!(text, "{}", stall.row(&format!("{name}: workers' stall")));
+                outs.commits.push(Json::obj([
+                    ("batch", Json::uint(bs)),
+                    ("barrier_us", barrier.json()),
+                    ("stall_us", stall.json()),
+                ]));
+            }
         }
     }
 
@@ -717,6 +761,16 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         let early = d_all.iter().filter(|&&d| d < 0).count();
         let d_all = Dist::new(d_all.iter().map(|&d| d as f64 / 1e3).collect());
         let d_control = Dist::of(writes.iter().filter_map(|w| w.control));
+        let parts: Vec<timing::ControlParts> = writes.iter().filter_map(|w| w.parts).collect();
+        let handoff = Dist::of(parts.iter().map(|p| p.handoff));
+        let barrier = Dist::of(parts.iter().map(|p| p.barrier));
+        let stall = Dist::of(parts.iter().map(|p| p.stall));
+        let after = Dist::new(
+            applied_to_seen_ns(&writes, &seen_tag, &seen_at)
+                .iter()
+                .map(|&d| d as f64 / 1e3)
+                .collect(),
+        );
         let rtt = Dist::of(writes.iter().map(|w| w.rtt));
         let rate = writes.len() as f64 / secs;
         let _ = writeln!(
@@ -733,6 +787,12 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             d_all.row(&format!("{label}: d_all"))
         );
         let _ = writeln!(text, "{}", d_control.row(&format!("{label}: d_control")));
+        let _ = writeln!(text, "{}", handoff.row(&format!("{label}: d_control: hand-off")));
+        if mode == DataplaneAtomic {
+            let _ = writeln!(text, "{}", barrier.row(&format!("{label}: d_control: barrier")));
+            let _ = writeln!(text, "{}", stall.row(&format!("{label}: d_control: stall")));
+        }
+        let _ = writeln!(text, "{}", after.row(&format!("{label}: applied -> first packet")));
         outs.plot.push(Series {
             name: format!("d_all {short}"),
             points: d_all.plot_points(),
@@ -752,6 +812,10 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             ("d_all_unstamped", Json::uint(unstamped as u64)),
             ("d_all_stamp_before_send", Json::uint(early as u64)),
             ("d_control_us", d_control.json()),
+            ("d_control_handoff_us", handoff.json()),
+            ("d_control_barrier_us", barrier.json()),
+            ("d_control_stall_us", stall.json()),
+            ("applied_to_first_packet_us", after.json()),
             ("packets_default_action", Json::Int(o1[0] - o0[0])),
             ("packets_tables_disagree", Json::Int(o1[1] - o0[1])),
             ("packets_consistent", Json::Int(o1[2] - o0[2])),
@@ -841,6 +905,7 @@ pub fn suite_p4runtime_updates(a: &BenchArgs) -> Result<ExitCode> {
         let results = Json::obj([
             ("insert_throughput", Json::Arr(outs.inserts)),
             ("modifies", Json::Arr(outs.modifies)),
+            ("dataplane_atomic_commits", Json::Arr(outs.commits)),
             ("plot", Json::str(plot_file.display().to_string())),
         ]);
         let summary = Json::obj([(
@@ -866,6 +931,7 @@ mod tests {
             sent_ns,
             rtt: Duration::ZERO,
             control: None,
+            parts: None,
         }
     }
 
@@ -894,6 +960,26 @@ mod tests {
         assert_eq!(d, vec![-400, 750, 500_000]);
         assert_eq!(later, 1);
         assert_eq!(missing, 2, "103: no stamp of its own or later; 104: no send time");
+    }
+
+    #[test]
+    fn applied_to_first_packet_counts_only_writes_stamped_by_their_own_value() {
+        let mut tag = vec![0u64; STAMP_CELLS as usize];
+        let mut at = vec![0u64; STAMP_CELLS as usize];
+        tag[7] = 7;
+        at[7] = 3_000;
+        tag[9] = 9;
+        at[9] = 4_000;
+        let applied = |v: u32, ns: u64| Timed {
+            parts: Some(timing::ControlParts {
+                applied_ns: ns,
+                ..Default::default()
+            }),
+            ..timed(v, Some(0))
+        };
+        // 8 has no stamp of its own (9's would count for d_all, not here); 9's switch gave no time
+        let w = [applied(7, 2_999_000), applied(8, 3_500_000), applied(9, 0)];
+        assert_eq!(applied_to_seen_ns(&w, &tag, &at), vec![1_000]);
     }
 
     #[test]
