@@ -22,7 +22,15 @@
  * slots) and no grace period or bias revocation waits for a parked worker. With software dispatch a parked worker
  * keeps draining its ring while the gate is only requested (a worker still running may be waiting
  * for room in it); once the gate is closed nobody processes packets.
+ *
+ * A parked worker spins; it gives its CPU away (sched_yield) only to the thread running the batch,
+ * when that thread last ran on the worker's CPU (batch_cpu): on a machine where other threads
+ * wait for the CPU, a yield to anyone else lets them run their whole time slice (milliseconds)
+ * while the gate may already be open, and every packet after the batch waits for it.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getcpu */
+#endif
 #include <errno.h>
 #include <sched.h>
 
@@ -49,6 +57,22 @@ static inline void state_store(struct rt_worker *w, int s)
 	 * also a release: the worker's loads of entries before parking happen before the control
 	 * thread's writes once it has seen PARKED */
 	__atomic_store_n(&w->park, s, __ATOMIC_SEQ_CST);
+}
+
+/* Record the CPU the calling (batch) thread runs on, for the parked workers' choice to yield. */
+static void batch_cpu_note(struct p4dp_runtime *rt)
+{
+	/* relaxed: a hint; a stale CPU costs one needless yield or a wait for the scheduler's
+	 * preemption, never correctness (the gate handshake does not depend on it) */
+	__atomic_store_n(&rt->batch_cpu, sched_getcpu(), __ATOMIC_RELAXED);
+}
+
+/* Should a parked worker yield its CPU? Yes when the batch's thread last ran on this CPU (it may
+ * be waiting for this very CPU), or when this CPU is unknown. */
+static bool batch_shares_cpu(const struct p4dp_runtime *rt)
+{
+	int c = sched_getcpu();
+	return c < 0 || c == __atomic_load_n(&rt->batch_cpu, __ATOMIC_RELAXED); /* relaxed: see batch_cpu_note */
 }
 
 /* Leave the RCU domain and the bias protocol while parked: grace periods and bias revocations
@@ -106,8 +130,8 @@ void rt_batch_park(struct rt_worker *w, rt_batch_drain_fn drain)
 			park_offline(w);
 		}
 		/* a parked worker leaves the CPU to the control thread applying the batch when they
-		 * share it; on a core of its own sched_yield returns at once */
-		if (spins % BATCH_SPINS_BEFORE_YIELD == 0)
+		 * share it, to nobody else (see the file comment) */
+		if (spins % BATCH_SPINS_BEFORE_YIELD == 0 && batch_shares_cpu(rt))
 			sched_yield();
 		else
 			rte_pause();
@@ -149,14 +173,16 @@ int p4dp_runtime_batch_run(struct p4dp_runtime *rt, p4dp_rt_batch_fn fn, void *a
 	if (lrc != 0)
 		return rt_errc(-lrc, "batch: cannot take the batch lock");
 	uint64_t t0 = rte_rdtsc();
+	batch_cpu_note(rt);
 	/* seq_cst: see all_parked */
 	__atomic_store_n(&rt->batch_gate, RT_GATE_REQUEST, __ATOMIC_SEQ_CST);
 	uint32_t spins = 0;
 	for (;;) {
 		if (!all_parked(rt)) {
-			if (++spins % BATCH_SPINS_BEFORE_YIELD == 0)
+			if (++spins % BATCH_SPINS_BEFORE_YIELD == 0) {
 				sched_yield(); /* a worker may share this CPU: let it reach the barrier */
-			else
+				batch_cpu_note(rt); /* we may run elsewhere now */
+			} else
 				rte_pause();
 			continue;
 		}
@@ -167,6 +193,7 @@ int p4dp_runtime_batch_run(struct p4dp_runtime *rt, p4dp_rt_batch_fn fn, void *a
 		__atomic_store_n(&rt->batch_gate, RT_GATE_REQUEST, __ATOMIC_SEQ_CST);
 	}
 	uint64_t t1 = rte_rdtsc();
+	batch_cpu_note(rt);
 	int rc = fn(arg);
 	/* release: the workers' acquire (seq_cst) load of OPEN makes every write of fn visible */
 	__atomic_store_n(&rt->batch_gate, RT_GATE_OPEN, __ATOMIC_RELEASE);

@@ -235,6 +235,7 @@ struct p4dp_runtime {
 	int stop_workers; /* release store by the control thread; workers load with acquire */
 	int batch_gate;   /* RT_GATE_*: the batch barrier (batch.c); workers poll it every loop iteration */
 	pthread_mutex_t batch_lock; /* one batch at a time (error-checking: a nested batch is -EDEADLK) */
+	int batch_cpu;    /* CPU the thread running a batch last ran on (relaxed atomic hint, batch.c) */
 	int dispatching;  /* software dispatch: workers still able to hand packets to others (atomic) */
 	uint32_t run_workers;
 	uint32_t run_background; /* background threads of the current run: workers[run_workers ..] (rtc_bg.c) */
