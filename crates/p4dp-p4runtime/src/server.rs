@@ -32,9 +32,9 @@ pub const MAX_UPDATES_PER_WRITE: usize = 1 << 20;
 /// Largest message accepted or sent (device configs carry whole programs).
 pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
 /// Writes of at most this many updates run on the gRPC thread that received them (they take
-/// microseconds); longer ones, and every DATAPLANE_ATOMIC one (it waits for the workers to park at
-/// a burst boundary), on a blocking thread, so that they do not hold up other clients' requests
-/// and streams on that thread.
+/// microseconds; a DATAPLANE_ATOMIC one also waits for the workers to park at a burst boundary,
+/// one loop iteration of theirs); longer ones on a blocking thread, so that they do not hold up
+/// other clients' requests and streams on that thread.
 const INLINE_WRITE_MAX: usize = 64;
 /// Read responses are split so that each stays below this size.
 const READ_CHUNK_BYTES: usize = 4 << 20;
@@ -618,10 +618,12 @@ impl P4Runtime for Service {
     async fn write(&self, request: Request<WriteRequest>) -> Result<Response<WriteResponse>, Status> {
         let timed = crate::timing::requested(request.metadata());
         let r = request.into_inner();
-        let dataplane_atomic = r.atomicity == write_request::Atomicity::DataplaneAtomic as i32;
-        let (res, parts) = if r.updates.len() <= INLINE_WRITE_MAX && !dataplane_atomic {
+        let (res, parts) = if r.updates.len() <= INLINE_WRITE_MAX {
             // perf: a short Write runs here, on the gRPC thread that decoded it: a hand-off to a
             // blocking thread and back cost two thread wake-ups per Write, more than the Write
+            // (on a loaded machine each wake-up can wait for a CPU for milliseconds). A short
+            // DATAPLANE_ATOMIC Write too: its barrier holds this thread for one loop iteration of
+            // the workers plus its few updates (the bench's "barrier" and "stall" rows)
             self.write_stamped(r, timed)
         } else {
             let me = self.clone();
