@@ -79,6 +79,7 @@ impl SwitchOpts {
     /// Starts DPDK's EAL for these workers, the background threads `background` (see
     /// [`background_threads`]) and this much memory.
     pub(crate) fn init_eal_with(&self, background: &[Option<usize>]) -> Result<()> {
+        note_cpus_before_eal();
         p4dp_rt::Eal::init(&eal_args_workers(
             self.mem,
             self.workers,
@@ -86,6 +87,31 @@ impl SwitchOpts {
             self.eal.as_deref(),
         ))
         .context("starting DPDK's EAL (see the EAL's message above; `--eal` adds EAL arguments)")
+    }
+}
+
+/// The CPUs this process's main thread could run on before the EAL pinned it to lcore 0's CPU.
+static CPUS_BEFORE_EAL: std::sync::OnceLock<libc::cpu_set_t> = std::sync::OnceLock::new();
+
+/// Records the calling thread's CPUs for [`unpin_from_main_lcore`] (call before the EAL starts).
+fn note_cpus_before_eal() {
+    // SAFETY: an all-zero cpu_set_t is a valid (empty) set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: set is a cpu_set_t of the size passed; pid 0 is the calling thread.
+    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } == 0 {
+        let _ = CPUS_BEFORE_EAL.set(set);
+    }
+}
+
+/// Lets the calling thread run on the CPUs the process had before the EAL started. Threads that
+/// the main thread creates after `rte_eal_init` inherit its pinning to lcore 0's CPU: the P4Runtime
+/// server's threads would all share that one CPU with the run loop and the EAL's interrupt
+/// thread, whatever the other CPUs are doing, and each request would wait for it. A no-op when
+/// the CPUs were not recorded or cannot be set (the thread keeps its CPU).
+pub(crate) fn unpin_from_main_lcore() {
+    if let Some(set) = CPUS_BEFORE_EAL.get() {
+        // SAFETY: set is a valid cpu_set_t of the size passed; pid 0 is the calling thread.
+        let _ = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) };
     }
 }
 

@@ -174,6 +174,7 @@ fn serve_until_stopped(svc: Service, addr: SocketAddr, tls: Option<TlsConfig>, d
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("p4dp-p4runtime")
+        .on_thread_start(crate::run::unpin_from_main_lcore)
         .enable_all()
         .build()
         .context("starting the P4Runtime server's threads")?;
