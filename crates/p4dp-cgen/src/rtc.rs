@@ -194,7 +194,7 @@ impl Gen<'_> {
                 let o = self.rtc_obj(x, "p4dp_rtc_queue");
                 let _ = writeln!(
                     out,
-                    "{i}{{\n{i}\tuint8_t _m[{len}] __attribute__((aligned(8)));\n{i}\tconst {ct} _v = {v};\n{i}\tmemset(_m, 0, sizeof _m);\n{i}\tmemcpy(_m, &_v, sizeof _v);\n{i}\tuint8_t _ok = (uint8_t)p4dp_rtc_queue_push({o}, _m);"
+                    "{i}{{\n{i}\tuint8_t _m[{len}] __attribute__((aligned(8)));\n{i}\tconst {ct} _v = {v};\n{i}\tmemset(_m, 0, sizeof _m);\n{i}\tmemcpy(_m, &_v, sizeof _v);\n{i}\tuint8_t _ok = (uint8_t)p4dp_rtc_queue_push_sized({o}, _m, sizeof _m);"
                 );
                 self.rtc_close(c, "_ok", level, out)?;
             }
@@ -204,7 +204,7 @@ impl Gen<'_> {
                 let o = self.rtc_obj(x, "p4dp_rtc_queue");
                 let _ = writeln!(
                     out,
-                    "{i}{{\n{i}\tuint8_t _m[{len}] __attribute__((aligned(8)));\n{i}\tuint8_t _ok = (uint8_t)p4dp_rtc_queue_pop({o}, _m);\n{i}\tif (_ok) {{\n{i}\t\t{ct} _v;\n{i}\t\tmemcpy(&_v, _m, sizeof _v);"
+                    "{i}{{\n{i}\tuint8_t _m[{len}] __attribute__((aligned(8)));\n{i}\tuint8_t _ok = (uint8_t)p4dp_rtc_queue_pop_sized({o}, _m, sizeof _m);\n{i}\tif (_ok) {{\n{i}\t\t{ct} _v;\n{i}\t\tmemcpy(&_v, _m, sizeof _v);"
                 );
                 out.push_str(&self.store(dst, "_v", level + 2)?);
                 let _ = writeln!(out, "{i}\t}}");

@@ -34,8 +34,40 @@ struct p4dp_bg_env;
 
 /* ---- Queue<T> ------------------------------------------------------------------------------ */
 
-/** A bounded multi-producer multi-consumer queue of fixed-size messages (rtc_sync.c). */
-struct p4dp_rtc_queue;
+/*
+ * A bounded multi-producer multi-consumer ring of cells, each with a sequence number (the classic
+ * per-cell-sequence MPMC array queue). Cell i of a ring of `cap` cells (a power of two) holds
+ * seq == pos when free for the producer of position pos, and seq == pos + 1 when it holds that
+ * position's message. A producer claims a position with a CAS on `tail`, copies the message, then
+ * publishes it with a release store of seq = pos + 1; a consumer that loads that seq with acquire
+ * therefore sees the whole message. The consumer claims with a CAS on `head`, copies the message
+ * out, then frees the cell for the producer of pos + cap with a release store (the producer's
+ * acquire load of seq orders its overwrite after the copy). No thread waits for another: a
+ * preempted producer delays only the consumer of its own cell (threads share cores here).
+ * rte_ring's multi-producer modes were not used: their tail hand-over between producers is
+ * ordered only on TSO hardware, and ThreadSanitizer reports it.
+ *
+ * push and pop are inline (one locked instruction each, no call): generated code calls the
+ * _sized forms with the message size as a constant, so the copy is a few moves. The layout below
+ * is therefore part of the ABI (abi.h P4DP_ABI_VERSION). Create and free in rtc_sync.c.
+ */
+struct p4dp_rtc_queue_cell {
+	uint64_t seq;
+	uint8_t data[] __attribute__((aligned(8)));
+};
+
+/** A bounded multi-producer multi-consumer queue of fixed-size messages (fields: see above). */
+struct p4dp_rtc_queue {
+	uint64_t tail __attribute__((aligned(64))); /**< next position to push */
+	uint64_t head __attribute__((aligned(64))); /**< next position to pop */
+	uint64_t full;                              /**< pushes refused (a statistic) */
+	uint32_t elem_size;
+	uint32_t depth;
+	uint64_t mask;     /**< cap - 1 */
+	size_t cell_size;  /**< sizeof(struct p4dp_rtc_queue_cell) + elem_size rounded up to 8 */
+	uint8_t *cells;
+	uint32_t bounded;  /**< 1 when depth < cap: a push also checks the fill against depth */
+};
 
 /**
  * Create a queue of @p depth messages of @p elem_size bytes each.
@@ -50,6 +82,97 @@ struct p4dp_rtc_queue *p4dp_rtc_queue_create(uint32_t depth, uint32_t elem_size,
 /** Free a queue (NULL is a no-op). Context: control thread, no other thread using it. */
 void p4dp_rtc_queue_free(struct p4dp_rtc_queue *q);
 
+static inline struct p4dp_rtc_queue_cell *p4dp_rtc_queue_cell_at(const struct p4dp_rtc_queue *q, uint64_t pos)
+{
+	return (struct p4dp_rtc_queue_cell *)(q->cells + (size_t)(pos & q->mask) * q->cell_size);
+}
+
+/* Copy @p size bytes (a multiple of 4) between 8-aligned buffers: a constant size becomes
+ * moves; otherwise 8-byte words, not a call of memcpy for a message of a few words. */
+static inline void p4dp_rtc_queue_copy(uint8_t *dst, const uint8_t *src, uint32_t size)
+{
+	if (__builtin_constant_p(size)) {
+		__builtin_memcpy(dst, src, size);
+		return;
+	}
+	uint32_t i = 0;
+	for (; i + 8u <= size; i += 8u)
+		__builtin_memcpy(dst + i, src + i, 8);
+	if (i < size)
+		__builtin_memcpy(dst + i, src + i, 4);
+}
+
+/**
+ * Queue.push with the message size given (@p size must be the queue's elem_size; generated code
+ * passes it as a constant). See p4dp_rtc_queue_push.
+ */
+static inline bool p4dp_rtc_queue_push_sized(struct p4dp_rtc_queue *q, const void *msg, uint32_t size)
+{
+	/* relaxed: the position is only claimed by the CAS below; ordering comes from seq */
+	uint64_t pos = __atomic_load_n(&q->tail, __ATOMIC_RELAXED);
+	for (;;) {
+		if (q->bounded) {
+			/* relaxed: a bound on the fill, not an ordering; a racing pop only makes it
+			 * stale-high. Without it (depth == cap) the cell's seq alone says full, and
+			 * a push does not read the consumers' cache line. */
+			uint64_t head = __atomic_load_n(&q->head, __ATOMIC_RELAXED);
+			if (pos - head >= q->depth && pos >= head)
+				break;
+		}
+		struct p4dp_rtc_queue_cell *c = p4dp_rtc_queue_cell_at(q, pos);
+		/* acquire: pairs with the consumer's release store that freed this cell */
+		uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+		int64_t diff = (int64_t)(seq - pos);
+		if (diff == 0) {
+			/* relaxed CAS: claiming the position orders nothing else (seq does) */
+			if (__atomic_compare_exchange_n(&q->tail, &pos, pos + 1u, true, __ATOMIC_RELAXED,
+							__ATOMIC_RELAXED)) {
+				p4dp_rtc_queue_copy(c->data, (const uint8_t *)msg, size);
+				/* release: the message is visible to the consumer's acquire load */
+				__atomic_store_n(&c->seq, pos + 1u, __ATOMIC_RELEASE);
+				return true;
+			}
+			/* a failed CAS reloaded pos */
+		} else if (diff < 0) {
+			break; /* the cell still holds an unconsumed message: full */
+		} else {
+			pos = __atomic_load_n(&q->tail, __ATOMIC_RELAXED); /* another producer won */
+		}
+	}
+	__atomic_fetch_add(&q->full, 1u, __ATOMIC_RELAXED); /* a statistic: relaxed */
+	return false;
+}
+
+/**
+ * Queue.pop with the message size given (@p size must be the queue's elem_size). See
+ * p4dp_rtc_queue_pop.
+ */
+static inline bool p4dp_rtc_queue_pop_sized(struct p4dp_rtc_queue *q, void *msg, uint32_t size)
+{
+	/* relaxed: claimed by the CAS below; ordering comes from seq */
+	uint64_t pos = __atomic_load_n(&q->head, __ATOMIC_RELAXED);
+	for (;;) {
+		struct p4dp_rtc_queue_cell *c = p4dp_rtc_queue_cell_at(q, pos);
+		/* acquire: pairs with the producer's release store of seq = pos + 1 */
+		uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+		int64_t diff = (int64_t)(seq - (pos + 1u));
+		if (diff == 0) {
+			/* relaxed CAS: claiming the position orders nothing else (seq does) */
+			if (__atomic_compare_exchange_n(&q->head, &pos, pos + 1u, true, __ATOMIC_RELAXED,
+							__ATOMIC_RELAXED)) {
+				p4dp_rtc_queue_copy((uint8_t *)msg, c->data, size);
+				/* release: our copy happens before the next producer's overwrite */
+				__atomic_store_n(&c->seq, pos + q->mask + 1u, __ATOMIC_RELEASE);
+				return true;
+			}
+		} else if (diff < 0) {
+			return false; /* empty (or its producer has not published yet) */
+		} else {
+			pos = __atomic_load_n(&q->head, __ATOMIC_RELAXED); /* another consumer won */
+		}
+	}
+}
+
 /**
  * Queue.push: append one message (elem_size bytes at @p msg).
  * @return true if it was queued, false if the queue held @p depth messages (the message is
@@ -57,14 +180,20 @@ void p4dp_rtc_queue_free(struct p4dp_rtc_queue *q);
  * although the pop has just made room).
  * Context: any thread. Thread safety: lock-free MPMC (a CAS claims a cell; release/acquire on its sequence number).
  */
-bool p4dp_rtc_queue_push(struct p4dp_rtc_queue *q, const void *msg);
+static inline bool p4dp_rtc_queue_push(struct p4dp_rtc_queue *q, const void *msg)
+{
+	return p4dp_rtc_queue_push_sized(q, msg, q->elem_size);
+}
 
 /**
  * Queue.pop: take the oldest message into @p msg (elem_size bytes).
  * @return true if one was taken, false if the queue was empty (@p msg is left unchanged).
  * Context: any thread. Thread safety: lock-free MPMC.
  */
-bool p4dp_rtc_queue_pop(struct p4dp_rtc_queue *q, void *msg);
+static inline bool p4dp_rtc_queue_pop(struct p4dp_rtc_queue *q, void *msg)
+{
+	return p4dp_rtc_queue_pop_sized(q, msg, q->elem_size);
+}
 
 /**
  * Queue.popWait: as p4dp_rtc_queue_pop, but while the queue is empty call @p env->wait (abi.h
