@@ -87,19 +87,11 @@ static inline struct p4dp_rtc_queue_cell *p4dp_rtc_queue_cell_at(const struct p4
 	return (struct p4dp_rtc_queue_cell *)(q->cells + (size_t)(pos & q->mask) * q->cell_size);
 }
 
-/* Copy @p size bytes (a multiple of 4) between 8-aligned buffers: a constant size becomes
- * moves; otherwise 8-byte words, not a call of memcpy for a message of a few words. */
+/* Copy a message: a constant @p size (generated code's) becomes a few moves; any other size is
+ * a call of memcpy. */
 static inline void p4dp_rtc_queue_copy(uint8_t *dst, const uint8_t *src, uint32_t size)
 {
-	if (__builtin_constant_p(size)) {
-		__builtin_memcpy(dst, src, size);
-		return;
-	}
-	uint32_t i = 0;
-	for (; i + 8u <= size; i += 8u)
-		__builtin_memcpy(dst + i, src + i, 8);
-	if (i < size)
-		__builtin_memcpy(dst + i, src + i, 4);
+	__builtin_memcpy(dst, src, size);
 }
 
 /**
