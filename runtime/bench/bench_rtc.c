@@ -74,16 +74,45 @@ struct q_ops {
 	uint32_t size;
 };
 
+/*
+ * Generated code pushes and pops with the message size as a constant (p4dp_rtc_queue_push_sized),
+ * so the copy compiles to a few moves; these wrappers do the same for each size in QSIZES, and
+ * rte_ring gets its size as the same constant (its element copy is inline too). Other sizes go
+ * through the non-constant forms (a call of memcpy; rte_ring's switch on the size).
+ */
+#define QSIZES(X) X(4) X(8) X(16) X(32) X(64)
+
+#define Q_SIZED(N)                                                                             \
+	static bool p4dp_push_##N(void *q, const void *msg, uint32_t size)                    \
+	{                                                                                      \
+		(void)size;                                                                    \
+		return p4dp_rtc_queue_push_sized(q, msg, N);                                   \
+	}                                                                                      \
+	static bool p4dp_pop_##N(void *q, void *msg, uint32_t size)                           \
+	{                                                                                      \
+		(void)size;                                                                    \
+		return p4dp_rtc_queue_pop_sized(q, msg, N);                                    \
+	}                                                                                      \
+	static bool ring_push_##N(void *q, const void *msg, uint32_t size)                    \
+	{                                                                                      \
+		(void)size;                                                                    \
+		return rte_ring_mp_enqueue_elem(q, (void *)(uintptr_t)msg, N) == 0;            \
+	}                                                                                      \
+	static bool ring_pop_##N(void *q, void *msg, uint32_t size)                           \
+	{                                                                                      \
+		(void)size;                                                                    \
+		return rte_ring_mc_dequeue_elem(q, msg, N) == 0;                               \
+	}
+QSIZES(Q_SIZED)
+
 static bool p4dp_push(void *q, const void *msg, uint32_t size)
 {
-	(void)size;
-	return p4dp_rtc_queue_push(q, msg);
+	return p4dp_rtc_queue_push_sized(q, msg, size);
 }
 
 static bool p4dp_pop(void *q, void *msg, uint32_t size)
 {
-	(void)size;
-	return p4dp_rtc_queue_pop(q, msg);
+	return p4dp_rtc_queue_pop_sized(q, msg, size);
 }
 
 static bool ring_push(void *q, const void *msg, uint32_t size)
@@ -94,6 +123,24 @@ static bool ring_push(void *q, const void *msg, uint32_t size)
 static bool ring_pop(void *q, void *msg, uint32_t size)
 {
 	return rte_ring_mc_dequeue_elem(q, msg, size) == 0;
+}
+
+/* Point @p p (the p4dp queue) and @p r (rte_ring) at the wrappers for @p size. */
+static void q_ops_for(uint32_t size, struct q_ops *p, struct q_ops *r)
+{
+	p->push = p4dp_push;
+	p->pop = p4dp_pop;
+	r->push = ring_push;
+	r->pop = ring_pop;
+#define Q_PICK(N)                           \
+	if (size == N) {                    \
+		p->push = p4dp_push_##N;    \
+		p->pop = p4dp_pop_##N;      \
+		r->push = ring_push_##N;    \
+		r->pop = ring_pop_##N;      \
+	}
+	QSIZES(Q_PICK)
+#undef Q_PICK
 }
 
 /* Message i: its first 8 bytes are i, so that the consumer can check order and loss. */
@@ -240,8 +287,9 @@ int p4dp_bench_rtc_queue(uint32_t elem_size, uint64_t n, int two_threads, struct
 		rte_ring_free(r);
 		return rt_errc(-ENOMEM, "bench: no memory for the queues");
 	}
-	struct q_ops po = {.push = p4dp_push, .pop = p4dp_pop, .q = pq, .size = elem_size};
-	struct q_ops ro = {.push = ring_push, .pop = ring_pop, .q = r, .size = elem_size};
+	struct q_ops po = {.q = pq, .size = elem_size};
+	struct q_ops ro = {.q = r, .size = elem_size};
+	q_ops_for(elem_size, &po, &ro);
 	int rc = two_threads ? q_two(&po, n, &res->p4dp_cycles)
 			     : q_single(&po, n, &res->p4dp_cycles, &ch, &res->p4dp_median);
 	if (rc == -EIO)

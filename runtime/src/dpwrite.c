@@ -95,6 +95,12 @@ uint64_t p4dp_table_dp_gen(struct p4dp_ctx *ctx, uint32_t table)
 int p4dp_table_dp_add_seen(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t action,
 			   const void *data, uint32_t expire_profile, uint64_t *seen)
 {
+	return rt_dp_add_row(ctx, table, key, action, data, expire_profile, seen, NULL);
+}
+
+int rt_dp_add_row(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t action, const void *data,
+		  uint32_t expire_profile, uint64_t *seen, uint32_t *row)
+{
 	const struct p4dp_program *p = ctx->prog;
 	if (table >= p->n_tables || key == NULL)
 		return -EINVAL;
@@ -124,7 +130,7 @@ int p4dp_table_dp_add_seen(struct p4dp_ctx *ctx, uint32_t table, const void *key
 		memset(b + adl, 0, ti->data_len - adl);
 		data = b;
 	}
-	int rc = p4dp_table_dp_insert_seen(ctx->tables[table], key, action, data, expire_profile, ctx->now_ns, seen);
+	int rc = p4dp_table_dp_insert_row(ctx->tables[table], key, action, data, expire_profile, ctx->now_ns, seen, row);
 	rte_free(heap);
 	return rc;
 }

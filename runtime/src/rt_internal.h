@@ -275,6 +275,13 @@ int rt_entry_write_native(struct p4dp_runtime *rt, uint32_t table, const struct 
 int rt_emit_action(struct p4dp_runtime *rt, uint32_t table, uint32_t action, const uint8_t *data, p4dp_rt_entry_cb cb,
 		   void *arg);
 
+/* dpwrite.c */
+/** p4dp_table_dp_add_seen that also gives the new entry's row (struct p4dp_entry.index) in
+ *  *@p row (if not NULL) on success, from the insert itself (no second lookup). Same context,
+ *  thread safety and return values. */
+int rt_dp_add_row(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t action, const void *data,
+		  uint32_t expire_profile, uint64_t *seen, uint32_t *row);
+
 /* actprof.c */
 int rt_actprof_create(struct p4dp_runtime *rt);
 void rt_actprof_free(struct p4dp_runtime *rt);

@@ -42,14 +42,8 @@ int p4dp_rtc_table_add(struct p4dp_ctx *ctx, uint32_t table, const void *key, ui
 	int rc = exact_table(ctx, table);
 	if (rc != 0)
 		return rc;
-	rc = p4dp_table_dp_add(ctx, table, key, action, data, 0);
-	if (rc == 0 && row != NULL) {
-		/* The insert published the entry (release) on this thread; it stays installed at
-		 * least until a delete, and its memory until our next quiescent state. */
-		const struct p4dp_entry *e = p4dp_table_lookup(ctx->tables[table], key);
-		*row = e != NULL ? e->index : 0u;
-	}
-	return rc;
+	/* the insert gives the row: the entry's slot, stable until it is deleted */
+	return rt_dp_add_row(ctx, table, key, action, data, 0, NULL, row);
 }
 
 int p4dp_rtc_table_get(struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t *action, void *data,

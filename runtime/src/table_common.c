@@ -461,6 +461,12 @@ int p4dp_table_dp_insert(struct p4dp_table *t, const void *key, uint32_t action,
 int p4dp_table_dp_insert_seen(struct p4dp_table *t, const void *key, uint32_t action, const void *data,
 			      uint32_t profile, uint64_t now_ns, uint64_t *seen)
 {
+	return p4dp_table_dp_insert_row(t, key, action, data, profile, now_ns, seen, NULL);
+}
+
+int p4dp_table_dp_insert_row(struct p4dp_table *t, const void *key, uint32_t action, const void *data,
+			uint32_t profile, uint64_t now_ns, uint64_t *seen, uint32_t *row)
+{
 	if (t == NULL || key == NULL || profile >= P4DP_EXPIRE_PROFILES)
 		return -EINVAL;
 	const uint8_t *k = key;
@@ -469,7 +475,7 @@ int p4dp_table_dp_insert_seen(struct p4dp_table *t, const void *key, uint32_t ac
 			return -EINVAL; /* bits outside the fields: unreachable by the control plane */
 	if (t->ops->dp_insert == NULL)
 		return -EINVAL; /* keyless: nothing to insert */
-	return t->ops->dp_insert(t, k, action, data, (uint8_t)profile, now_ns, seen);
+	return t->ops->dp_insert(t, k, action, data, (uint8_t)profile, now_ns, seen, row);
 }
 
 int p4dp_table_expire_profile_set(struct p4dp_table *t, uint32_t profile, uint64_t ns)

@@ -284,9 +284,11 @@ static struct side *side_new(struct p4dp_table *t, const uint8_t *key, uint32_t 
  * insert; it must itself look again for keys equal to the one it inserted).
  * perf: the check is an rte_hash lookup of ~220 instructions, a quarter of an
  * insert; the signature is computed once for the check and the add.
+ * On success *@p row_out (if not NULL) is the new entry's row (its slot index), so that a
+ * caller that needs it (rtc.p4 lastRowIndex) does not look the key up again.
  */
 static int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data,
-		       uint8_t profile, uint64_t now_ns, bool worker, uint64_t *seen)
+		       uint8_t profile, uint64_t now_ns, bool worker, uint64_t *seen, uint32_t *row_out)
 {
 	struct table_exact *x = t->ex;
 	/* perf, and the control plane's progress: a flood of new flows into a full table (or one
@@ -365,6 +367,8 @@ static int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t
 				} else {
 					rc = 0;
 					dyn = NULL;
+					if (row_out != NULL)
+						*row_out = (uint32_t)idx;
 					table_xi_insert(x->xi, key, (uint32_t)idx, e);
 					/* release: pairs with p4dp_table_ins_gen's acquire load */
 					__atomic_store_n(&t->ins_gen, t->ins_gen + 1, __ATOMIC_RELEASE);
@@ -669,7 +673,7 @@ static int check_exact_match(const struct p4dp_table *t, const struct p4dp_match
 static int exact_add(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data)
 {
 	int rc = check_exact_match(t, m);
-	return rc ? rc : table_exact_insert(t, m->value, action, data, 0, table_now(t), false, NULL);
+	return rc ? rc : table_exact_insert(t, m->value, action, data, 0, table_now(t), false, NULL, NULL);
 }
 
 static int exact_modify(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data)
@@ -693,9 +697,9 @@ static int exact_find(struct p4dp_table *t, const struct p4dp_match *m, const st
 }
 
 static int exact_dp_insert(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data,
-			   uint8_t profile, uint64_t now_ns, uint64_t *seen)
+			   uint8_t profile, uint64_t now_ns, uint64_t *seen, uint32_t *row)
 {
-	return table_exact_insert(t, key, action, data, profile, now_ns, true, seen);
+	return table_exact_insert(t, key, action, data, profile, now_ns, true, seen, row);
 }
 
 static void exact_stats(const struct p4dp_table *t, struct p4dp_table_stats *st)

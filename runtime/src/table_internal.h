@@ -56,9 +56,11 @@ struct table_kind_ops {
 	int (*foreach)(struct p4dp_table *t, p4dp_table_entry_cb cb, void *arg);
 	/** Optional: fold back what a grace period freed; returns the number of versions handled. */
 	unsigned (*maintain)(struct p4dp_table *t);
-	/** Optional (NULL: -EINVAL): a worker's insert of a full key (p4dp_table_dp_insert_seen). */
+	/** Optional (NULL: -EINVAL): a worker's insert of a full key (p4dp_table_dp_insert_seen);
+	 *  on success an exact table stores the new entry's row (struct p4dp_entry.index) in *row
+	 *  (if not NULL); other kinds leave it. */
 	int (*dp_insert)(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data,
-			 uint8_t profile, uint64_t now_ns, uint64_t *seen);
+			 uint8_t profile, uint64_t now_ns, uint64_t *seen, uint32_t *row);
 	/** Optional: the kind's own fields of @p st (tuples, displaced). */
 	void (*stats)(const struct p4dp_table *t, struct p4dp_table_stats *st);
 };

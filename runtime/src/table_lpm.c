@@ -1138,9 +1138,10 @@ static void lpm_free(struct p4dp_table *t)
 
 /* A worker's insert: an entry matching the whole key (full prefix). */
 static int lpm_dp_insert(struct p4dp_table *t, const uint8_t *k, uint32_t action, const void *data,
-			 uint8_t profile, uint64_t now_ns, uint64_t *seen)
+			 uint8_t profile, uint64_t now_ns, uint64_t *seen, uint32_t *row)
 {
 	(void)seen;
+	(void)row; /* exact tables only (table_internal.h) */
 	int rc = table_worker_lock(t, profile, now_ns);
 	if (rc != 0)
 		return rc;

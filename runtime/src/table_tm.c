@@ -1170,9 +1170,10 @@ static int tm_find(struct p4dp_table *t, const struct p4dp_match *m, const struc
 
 /* A worker's insert: an exact match on every field (table_worker_lock: the mutex only tried). */
 static int tm_dp_insert(struct p4dp_table *t, const uint8_t *k, uint32_t action, const void *data,
-			uint8_t profile, uint64_t now_ns, uint64_t *seen)
+			uint8_t profile, uint64_t now_ns, uint64_t *seen, uint32_t *row)
 {
 	(void)seen;
+	(void)row; /* exact tables only (table_internal.h) */
 	int rc = table_worker_lock(t, profile, now_ns);
 	if (rc != 0)
 		return rc;

@@ -291,9 +291,12 @@ static void test_table_ops(void)
 	CHECK(p4dp_rtc_table_get(&ctx, 0, &k, &act, &got, NULL) == -ENOENT);
 	p4dp_rcu_quiescent(rcu, 0);
 
+	/* the row entryAdd gives is the entry's row (what entryGet and the table say), for every key */
 	for (uint32_t i = 0; i < STABLE; i++) {
 		uint64_t d = (uint64_t)i * 3u;
-		CHECK(p4dp_rtc_table_add(&ctx, 0, &i, 0, &d, NULL) == 0);
+		uint32_t r_add = UINT32_MAX, r_get = UINT32_MAX - 1;
+		CHECK(p4dp_rtc_table_add(&ctx, 0, &i, 0, &d, &r_add) == 0);
+		CHECK(p4dp_rtc_table_get(&ctx, 0, &i, NULL, NULL, &r_get) == 0 && r_get == r_add);
 	}
 	struct p4dp_rtc_sweep *s = p4dp_rtc_sweep_create(&ctx, 0, SOCKET_ID_ANY);
 	CHECK(s != NULL);

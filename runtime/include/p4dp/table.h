@@ -378,6 +378,15 @@ uint64_t p4dp_table_ins_gen(const struct p4dp_table *t);
 int p4dp_table_dp_insert_seen(struct p4dp_table *t, const void *key, uint32_t action, const void *data,
 			      uint32_t profile, uint64_t now_ns, uint64_t *seen);
 
+/**
+ * p4dp_table_dp_insert_seen that also stores the new entry's row (struct p4dp_entry.index,
+ * stable for the entry's lifetime) in *@p row on success in an exact table (@p row may be
+ * NULL; untouched on failure and by the other kinds), taken from the insert itself, so a caller that needs the row (rtc.p4
+ * lastRowIndex) does not look the key up again. Same context, thread safety and return values.
+ */
+int p4dp_table_dp_insert_row(struct p4dp_table *t, const void *key, uint32_t action, const void *data,
+			     uint32_t profile, uint64_t now_ns, uint64_t *seen, uint32_t *row);
+
 /** Default expire-time profile durations in ns, index = profile id; 0 = never expires. */
 #define P4DP_EXPIRE_DEFAULTS_NS                                                                     \
 	{ 10000000000ull, 1000000000ull, 5000000000ull, 30000000000ull, 60000000000ull,            \
