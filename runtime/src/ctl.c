@@ -872,11 +872,10 @@ int p4dp_runtime_table_stats_get(struct p4dp_runtime *rt, uint32_t table, struct
 	st->expired = ts.expired;
 	st->idle_notified = ts.idle_notified;
 	st->meta_entries = ts.meta_entries;
-	uint32_t nt = rt->prog->n_tables;
 	for (uint32_t w = 0; w < rt->max_workers; w++) {
 		/* relaxed: single-writer counters (one worker each); a recent untorn value is enough */
-		st->hits += __atomic_load_n(&rt->hits[(size_t)w * nt + table], __ATOMIC_RELAXED);
-		st->misses += __atomic_load_n(&rt->misses[(size_t)w * nt + table], __ATOMIC_RELAXED);
+		st->hits += __atomic_load_n(&rt_counters_of(rt, w, 0)[table], __ATOMIC_RELAXED);
+		st->misses += __atomic_load_n(&rt_counters_of(rt, w, 1)[table], __ATOMIC_RELAXED);
 	}
 	return 0;
 }

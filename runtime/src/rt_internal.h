@@ -192,7 +192,12 @@ struct p4dp_runtime {
 	struct p4dp_table **tables;
 	struct p4dp_entry **defaults;   /* published with release stores, read with acquire */
 	uint32_t *capacity;             /* per table */
-	uint64_t *hits, *misses;        /* [max_workers][n_tables] */
+	/* per-worker table hit and miss counters: worker w's block starts at w * cnt_stride words
+	 * of hits (rte_malloc, cache-line aligned); its hits[n_tables] come first, its misses at
+	 * hits + cnt_stride / 2, and cnt_stride is a multiple of a cache line's words, so no two
+	 * workers ever write into one line (rt_counters_of()) */
+	uint64_t *hits;
+	uint32_t cnt_stride;
 	void ***ext;                    /* [max_workers][n_externs] */
 	struct rt_worker *workers;      /* [max_workers] */
 	uint8_t *emit_bufs;             /* [max_workers][P4DP_EMIT_MAX] */
@@ -321,6 +326,13 @@ void rt_batch_offline(struct rt_worker *w);
 static inline bool rt_batch_requested(const struct p4dp_runtime *rt)
 {
 	return __atomic_load_n(&rt->batch_gate, __ATOMIC_RELAXED) != RT_GATE_OPEN;
+}
+
+/** Worker @p w's table hit counters (@p misses 0) or miss counters (1), indexed by table: inside
+ *  the worker's own cache lines (struct p4dp_runtime, hits). Any thread. */
+static inline uint64_t *rt_counters_of(const struct p4dp_runtime *rt, uint32_t w, int misses)
+{
+	return rt->hits + (size_t)w * rt->cnt_stride + (misses ? rt->cnt_stride / 2 : 0);
 }
 
 /* pkt.c / worker.c / port.c */

@@ -259,15 +259,19 @@ int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_ru
 	rc = -ENOMEM;
 	uint32_t nt = prog->n_tables, nx = prog->n_externs;
 	rt->workers = rte_zmalloc_socket("p4dp_workers", sizeof(*rt->workers) * nw, 64, rt->socket_id);
-	rt->hits = calloc((size_t)nw * (nt ? nt : 1), sizeof(uint64_t));
-	rt->misses = calloc((size_t)nw * (nt ? nt : 1), sizeof(uint64_t));
+	/* perf: each worker's hits and misses on cache lines of their own (false sharing between the
+	 * workers' increments otherwise: one line held 8 counters of several workers) */
+	const uint32_t cl_words = RTE_CACHE_LINE_SIZE / sizeof(uint64_t);
+	rt->cnt_stride = 2 * (((nt ? nt : 1) + cl_words - 1) / cl_words * cl_words);
+	rt->hits = rte_zmalloc_socket("p4dp_counts", (size_t)nw * rt->cnt_stride * sizeof(uint64_t),
+				      RTE_CACHE_LINE_SIZE, rt->socket_id);
 	rt->ext = calloc(nw, sizeof(void **));
 	rt->emit_bufs = rte_zmalloc_socket("p4dp_emit", (size_t)nw * P4DP_EMIT_MAX, 64, rt->socket_id);
 	rt->mc_lists = calloc(P4DP_RT_MCAST_GROUPS, sizeof(*rt->mc_lists));
 	rt->mc_groups = calloc(P4DP_RT_MCAST_GROUPS, sizeof(*rt->mc_groups));
 	rt->clone_lists = calloc(P4DP_RT_CLONE_SESSIONS, sizeof(*rt->clone_lists));
 	rt->vsets = calloc(prog->n_value_sets ? prog->n_value_sets : 1, sizeof(*rt->vsets));
-	if (!rt->workers || !rt->hits || !rt->misses || !rt->ext || !rt->emit_bufs || !rt->mc_lists ||
+	if (!rt->workers || !rt->hits || !rt->ext || !rt->emit_bufs || !rt->mc_lists ||
 	    !rt->mc_groups || !rt->clone_lists || !rt->vsets) {
 		rt_err("out of memory creating the runtime");
 		goto fail;
@@ -320,8 +324,8 @@ int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_ru
 		c->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)(w + 1) * 0xbf58476d1ce4e5b9ull);
 		c->rt = rt;
 		c->emit_buf = rt->emit_bufs + (size_t)w * P4DP_EMIT_MAX;
-		c->table_hits = rt->hits + (size_t)w * (nt ? nt : 1);
-		c->table_misses = rt->misses + (size_t)w * (nt ? nt : 1);
+		c->table_hits = rt_counters_of(rt, w, 0);
+		c->table_misses = rt_counters_of(rt, w, 1);
 		c->bias = rt->bias;
 		c->vsets = rt->vsets;
 		wk->rt = rt;
@@ -384,8 +388,7 @@ void p4dp_runtime_free(struct p4dp_runtime *rt)
 		}
 		rte_free(rt->workers);
 	}
-	free(rt->hits);
-	free(rt->misses);
+	rte_free(rt->hits);
 	rte_free(rt->emit_bufs);
 	rte_free(rt->bias);
 	rte_free(rt->bias_acks);

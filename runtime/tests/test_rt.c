@@ -816,6 +816,45 @@ static void test_ring_port(const char *so)
 
 /* ------------------------------------------------------------ main */
 
+/* Each worker's table hit and miss counters lie on cache lines no other worker writes (their
+ * increments would otherwise bounce lines between the workers' cores), and a control-API read
+ * sums every worker's counters. */
+static void test_counter_lines(struct p4dp_runtime *rt)
+{
+	const uint32_t nt = rt->prog->n_tables, nw = rt->max_workers;
+	CHECK(nw >= 2);
+	for (uint32_t w = 0; w < nw; w++) {
+		const struct p4dp_ctx *c = &rt->workers[w].ctx;
+		const uintptr_t lo = (uintptr_t)c->table_hits < (uintptr_t)c->table_misses ? (uintptr_t)c->table_hits
+											: (uintptr_t)c->table_misses;
+		const uintptr_t hi = ((uintptr_t)c->table_hits > (uintptr_t)c->table_misses ? (uintptr_t)c->table_hits
+											 : (uintptr_t)c->table_misses) +
+				     nt * sizeof(uint64_t);
+		CHECK(c->table_hits + nt <= c->table_misses || c->table_misses + nt <= c->table_hits);
+		for (uint32_t v = 0; v < nw; v++) {
+			if (v == w)
+				continue;
+			const struct p4dp_ctx *o = &rt->workers[v].ctx;
+			const uint64_t *arr[2] = { o->table_hits, o->table_misses };
+			for (int a = 0; a < 2; a++) {
+				/* the lines of the other worker's array: none may hold a byte of w's */
+				const uintptr_t olo = (uintptr_t)arr[a] & ~(uintptr_t)63;
+				const uintptr_t ohi = ((uintptr_t)(arr[a] + nt) + 63) & ~(uintptr_t)63;
+				CHECK(ohi <= (lo & ~(uintptr_t)63) || olo >= ((hi + 63) & ~(uintptr_t)63));
+			}
+		}
+	}
+	/* what a worker counts reaches the control API, for every worker */
+	struct p4dp_rt_table_stats st0, st1;
+	CHECK(p4dp_runtime_table_stats_get(rt, T_ACL, &st0) == 0);
+	rt->workers[nw - 1].ctx.table_hits[T_ACL] += 3;
+	rt->workers[0].ctx.table_misses[T_ACL] += 2;
+	CHECK(p4dp_runtime_table_stats_get(rt, T_ACL, &st1) == 0);
+	CHECK(st1.hits == st0.hits + 3 && st1.misses == st0.misses + 2);
+	rt->workers[nw - 1].ctx.table_hits[T_ACL] -= 3;
+	rt->workers[0].ctx.table_misses[T_ACL] -= 2;
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -848,6 +887,7 @@ int main(int argc, char **argv)
 	const struct p4dp_program *prog = p4dp_runtime_program_get(rt);
 	CHECK(prog && prog->n_tables == 4 && strcmp(prog->tables[T_ACL].name, "ingress.acl") == 0);
 
+	test_counter_lines(rt);
 	test_fwd(rt);
 	test_validation(rt);
 	test_acl(rt);
