@@ -56,8 +56,8 @@ int p4dp_table_mem_predict(uint32_t size, uint32_t key_len, uint32_t data_len, u
 	if (key_len <= P4DP_XI_KEY_MAX && s > 0 && s <= TABLE_XI_MAX_ENTRIES) {
 		/* the read index (table_xindex.c): buckets of 4 slots for twice the capacity, a busy
 		 * byte per slot, a slot number per entry index */
-		uint64_t nb = RTE_MAX(pow2_ceil((2 * s + P4DP_XI_WAYS - 1) / P4DP_XI_WAYS), 2u);
-		hash += nb * sizeof(struct p4dp_xi_bucket) + nb * P4DP_XI_WAYS + 4 * s;
+		const uint64_t nb = p4dp_xi_buckets((uint32_t)s);
+		hash += nb * p4dp_xi_bucket_bytes(key_len) + nb * P4DP_XI_WAYS + 4 * s;
 	}
 	uint64_t idx = 4 * (s + 1);
 	uint64_t hdr = sizeof(struct p4dp_entry);

@@ -608,17 +608,19 @@ void table_exact_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint
 {
 	const struct table_xi *xi = t->ex->xi;
 	if (xi != NULL) {
-		/* perf: hash every key and prefetch its first bucket (both lines), then look them up,
+		/* perf: hash every key and prefetch its first bucket, then look them up,
 		 * so that the cache misses of a burst's lookups overlap */
 		uint64_t k[RTE_HASH_LOOKUP_BULK_MAX][2];
 		while (n > 0) {
 			uint32_t m = RTE_MIN(n, (uint32_t)RTE_HASH_LOOKUP_BULK_MAX);
 			for (uint32_t i = 0; i < m; i++) {
 				p4dp_xi_key(k[i], keys[i], t->key_len);
-				const struct p4dp_xi_bucket *b =
-					&xi->pub.b[p4dp_xi_bucket1(&xi->pub, p4dp_xi_hash1(&xi->pub, k[i]))];
-				rte_prefetch0(b->key);
-				rte_prefetch0(b->ent);
+				const uint64_t bi = p4dp_xi_bucket1(&xi->pub, p4dp_xi_hash1(&xi->pub, k[i]));
+				const uint8_t *b = (const uint8_t *)xi->pub.b + bi * p4dp_xi_bucket_bytes(t->key_len);
+				/* the bucket's line, and its second line (the entry pointers) for long keys */
+				rte_prefetch0(b);
+				if (t->key_len > 8)
+					rte_prefetch0(b + 64);
 			}
 			const int narrow = t->key_len <= 8;
 			for (uint32_t i = 0; i < m; i++) {

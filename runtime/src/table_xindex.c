@@ -21,15 +21,13 @@ int table_xi_create(struct table_xi **out, uint32_t key_len, uint32_t max_entrie
 	*out = NULL;
 	if (key_len == 0 || key_len > P4DP_XI_KEY_MAX || max_entries == 0 || max_entries > TABLE_XI_MAX_ENTRIES)
 		return 0;
-	/* at most half the slots in use: two choices of 4 slots then overflow very rarely */
-	uint64_t nb = 2;
-	while (nb * P4DP_XI_WAYS < 2ull * max_entries)
-		nb <<= 1;
+	const uint64_t nb = p4dp_xi_buckets(max_entries);
+	const size_t bsize = p4dp_xi_bucket_bytes(key_len);
 	struct table_xi *x = calloc(1, sizeof(*x));
 	if (x == NULL)
 		return -ENOMEM;
 	void *b = NULL;
-	if (posix_memalign(&b, 64, nb * sizeof(struct p4dp_xi_bucket)) != 0)
+	if (posix_memalign(&b, 64, nb * bsize) != 0)
 		b = NULL;
 	x->busy = calloc(nb, P4DP_XI_WAYS);
 	x->slot_of = malloc((size_t)max_entries * sizeof(*x->slot_of));
@@ -40,7 +38,7 @@ int table_xi_create(struct table_xi **out, uint32_t key_len, uint32_t max_entrie
 		free(x);
 		return -ENOMEM;
 	}
-	memset(b, 0, nb * sizeof(struct p4dp_xi_bucket));
+	memset(b, 0, nb * bsize);
 	for (uint32_t i = 0; i < max_entries; i++)
 		x->slot_of[i] = XI_NONE;
 	x->pub.b = b;
@@ -62,6 +60,14 @@ void table_xi_free(struct table_xi *x)
 	free(x->busy);
 	free(x->slot_of);
 	free(x);
+}
+
+/* Slot @p s's entry pointer (the bucket layout of the table's key length, xindex.h). */
+static struct p4dp_entry **slot_ent(const struct table_xi *x, uint32_t s)
+{
+	if (x->key_len <= 8)
+		return &((struct p4dp_xi_bucket8 *)x->pub.b)[s / P4DP_XI_WAYS].ent[s % P4DP_XI_WAYS];
+	return &((struct p4dp_xi_bucket *)x->pub.b)[s / P4DP_XI_WAYS].ent[s % P4DP_XI_WAYS];
 }
 
 /* A free slot of bucket @p bi, or XI_NONE. */
@@ -89,17 +95,22 @@ void table_xi_insert(struct table_xi *x, const uint8_t *key, uint32_t idx, struc
 		__atomic_store_n(&x->pub.n_overflow, x->pub.n_overflow + 1, __ATOMIC_RELEASE);
 		return;
 	}
-	struct p4dp_xi_bucket *b = &x->pub.b[s / P4DP_XI_WAYS];
 	const uint32_t w = s % P4DP_XI_WAYS;
 	x->busy[s] = 1;
 	/* The slot is free: no reader holds its entry (its last pointer was cleared a grace period
 	 * ago), but readers scanning the bucket read every slot's key words, so they are written
 	 * as atomics. relaxed: a reader uses them only after loading the pointer stored below with
 	 * acquire, which orders these stores before its reads (xindex.h). */
-	__atomic_store_n(&b->key[w][0], k[0], __ATOMIC_RELAXED);
-	__atomic_store_n(&b->key[w][1], k[1], __ATOMIC_RELAXED);
+	if (x->key_len <= 8) {
+		struct p4dp_xi_bucket8 *b = &((struct p4dp_xi_bucket8 *)x->pub.b)[s / P4DP_XI_WAYS];
+		__atomic_store_n(&b->key[w], k[0], __ATOMIC_RELAXED);
+	} else {
+		struct p4dp_xi_bucket *b = &((struct p4dp_xi_bucket *)x->pub.b)[s / P4DP_XI_WAYS];
+		__atomic_store_n(&b->key[w][0], k[0], __ATOMIC_RELAXED);
+		__atomic_store_n(&b->key[w][1], k[1], __ATOMIC_RELAXED);
+	}
 	/* release: the key bytes and the entry's contents are visible with the pointer */
-	__atomic_store_n(&b->ent[w], e, __ATOMIC_RELEASE);
+	__atomic_store_n(slot_ent(x, s), e, __ATOMIC_RELEASE);
 }
 
 void table_xi_publish(struct table_xi *x, uint32_t idx, struct p4dp_entry *e)
@@ -109,7 +120,7 @@ void table_xi_publish(struct table_xi *x, uint32_t idx, struct p4dp_entry *e)
 	const uint32_t s = x->slot_of[idx];
 	/* release: the new version's contents are visible with it (a reader sees the old complete
 	 * version or the new one) */
-	__atomic_store_n(&x->pub.b[s / P4DP_XI_WAYS].ent[s % P4DP_XI_WAYS], e, __ATOMIC_RELEASE);
+	__atomic_store_n(slot_ent(x, s), e, __ATOMIC_RELEASE);
 }
 
 void table_xi_delete(struct table_xi *x, uint32_t idx)
@@ -124,7 +135,7 @@ void table_xi_delete(struct table_xi *x, uint32_t idx)
 	}
 	/* relaxed would do for readers (NULL publishes nothing); release keeps the slot's key
 	 * stores of a later reuse after this store for readers that look at both */
-	__atomic_store_n(&x->pub.b[s / P4DP_XI_WAYS].ent[s % P4DP_XI_WAYS], NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(slot_ent(x, s), NULL, __ATOMIC_RELEASE);
 }
 
 void table_xi_release(struct table_xi *x, uint32_t idx)

@@ -943,43 +943,75 @@ static void test_hash_unaligned(void)
 /* The exact tables' read index (p4dp/xindex.h): keys that all hash to one bucket fill it and
  * then live in rte_hash alone (overflow); lookups (single, bulk, the program's inline
  * p4dp_table_apply_exact) find every key either way, modifies and deletes reach both, and the
- * overflow count follows. */
-static void test_xindex(int storage)
+ * overflow count follows. @p key_len: 4 (one-line buckets, the one-word find) or 12 (two-line
+ * buckets, the two-word find; the key's second word differs between keys too). */
+enum { XI_NK = 10 };
+
+/* Key number @p c of @p key_len bytes in @p out (16 bytes). */
+static void xi_test_key(uint8_t out[16], uint32_t c, uint32_t key_len)
+{
+	memset(out, 0, 16);
+	memcpy(out, &c, 4);
+	if (key_len > 8) {
+		const uint32_t hi = c * 2654435761u;
+		memcpy(out + 8, &hi, 4);
+	}
+}
+
+/* The index's entry of key @p key (its find for the table's key length). */
+static const struct p4dp_entry *xi_test_find(const struct p4dp_xindex *xi, const uint8_t *key, uint32_t key_len)
+{
+	uint64_t kk[2];
+	p4dp_xi_key(kk, key, key_len);
+	return key_len <= 8 ? p4dp_xi_find8(xi, kk[0]) : p4dp_xi_find(xi, kk);
+}
+
+/* p4dp_table_apply_exact with a constant key length, as generated code calls it. */
+static const struct p4dp_entry *xi_test_apply(const struct p4dp_ctx *ctx, const uint8_t *key, uint32_t key_len, int *hit)
+{
+	return key_len <= 8 ? p4dp_table_apply_exact(ctx, 0, key, 4, hit) : p4dp_table_apply_exact(ctx, 0, key, 12, hit);
+}
+
+static void test_xindex(int storage, uint32_t key_len)
 {
 	case_fail = 0;
-	enum { NK = 10 };
-	struct p4dp_key_field f[1] = {F(P4DP_MATCH_EXACT, 0, 4, 32)};
-	struct p4dp_table_params p = {.name = "xindex", .key_len = 4, .n_fields = 1, .fields = f, .max_entries = 16,
+	enum { NK = XI_NK };
+	/* 4 bytes: one field; 12 bytes: a 64-bit and a 32-bit field */
+	struct p4dp_key_field f[2] = {F(P4DP_MATCH_EXACT, 0, 4, 32), F(P4DP_MATCH_EXACT, 8, 4, 32)};
+	if (key_len > 8)
+		f[0] = (struct p4dp_key_field)F(P4DP_MATCH_EXACT, 0, 8, 64);
+	struct p4dp_table_params p = {.name = "xindex", .key_len = key_len, .n_fields = key_len > 8 ? 2 : 1, .fields = f, .max_entries = 16,
 				      .data_len = 8, .storage = storage, .socket_id = SOCKET_ID_ANY};
 	struct p4dp_table *t = p4dp_table_create(&p, NULL);
 	CHECK(t != NULL, "create");
 	if (t == NULL)
 		goto out;
 	const struct p4dp_xindex *xi = ((const struct p4dp_table_head *)t)->xi;
-	CHECK(xi != NULL, "an exact table of 4-byte keys has a read index");
+	CHECK(xi != NULL, "an exact table of %u-byte keys has a read index", key_len);
 	if (xi == NULL) {
 		p4dp_table_free(t);
 		goto out;
 	}
 	/* NK keys whose two buckets are both bucket 0, and one more that is not added */
-	uint32_t keys[NK + 1];
+	uint8_t keys[NK + 1][16];
 	uint32_t n = 0;
 	for (uint32_t c = 1; n < NK + 1 && c < 1u << 24; c++) {
 		uint64_t k[2];
-		p4dp_xi_key(k, &c, 4);
+		xi_test_key(keys[n], c, key_len);
+		p4dp_xi_key(k, keys[n], key_len);
 		const uint64_t h = p4dp_xi_hash1(xi, k);
 		if (p4dp_xi_bucket1(xi, h) == 0 && p4dp_xi_bucket2(xi, h) == 0)
-			keys[n++] = c;
+			n++;
 	}
 	CHECK(n == NK + 1, "found %u colliding keys", n);
 	if (n != NK + 1) {
 		p4dp_table_free(t);
 		goto out;
 	}
-	uint32_t k;
-	struct p4dp_match m = {.value = (const uint8_t *)&k};
+	uint8_t k[16];
+	struct p4dp_match m = {.value = k};
 	for (uint32_t i = 0; i < NK; i++) {
-		k = keys[i];
+		memcpy(k, keys[i], 16);
 		uint64_t d = 100 + i;
 		CHECK(p4dp_table_entry_add(t, &m, i, &d) == 0, "add %u", i);
 	}
@@ -988,52 +1020,46 @@ static void test_xindex(int storage)
 	struct p4dp_ctx ctx = {.tables = &t, .defaults = &def};
 	uint32_t in_index = 0;
 	for (uint32_t i = 0; i < NK; i++) {
-		uint64_t kk[2];
-		p4dp_xi_key(kk, &keys[i], 4);
-		in_index += p4dp_xi_find(xi, kk) != NULL;
-		/* keys of at most 8 bytes: the one-word find answers as the two-word one */
-		CHECK(p4dp_xi_find8(xi, kk[0]) == p4dp_xi_find(xi, kk), "one-word find %u", i);
-		const struct p4dp_entry *e = p4dp_table_lookup(t, &keys[i]);
+		const struct p4dp_entry *f = xi_test_find(xi, keys[i], key_len);
+		in_index += f != NULL;
+		const struct p4dp_entry *e = p4dp_table_lookup(t, keys[i]);
 		CHECK(e != NULL && e->action == i && *(const uint64_t *)e->data == 100 + i, "lookup %u", i);
+		CHECK(f == NULL || f == e, "the index's entry of key %u is the table's", i);
 		int hit = 0;
-		CHECK(p4dp_table_apply_exact(&ctx, 0, &keys[i], 4, &hit) == e && hit, "inline lookup %u", i);
+		CHECK(xi_test_apply(&ctx, keys[i], key_len, &hit) == e && hit, "inline lookup %u", i);
 	}
 	CHECK(in_index == P4DP_XI_WAYS, "in the index: %u", in_index);
 	int hit = 1;
-	CHECK(p4dp_table_lookup(t, &keys[NK]) == NULL, "absent key of the full bucket");
-	CHECK(p4dp_table_apply_exact(&ctx, 0, &keys[NK], 4, &hit) == NULL && !hit, "inline: absent key");
-	{
-		uint64_t kk[2];
-		p4dp_xi_key(kk, &keys[NK], 4);
-		CHECK(p4dp_xi_find8(xi, kk[0]) == NULL, "one-word find: absent key");
-	}
+	CHECK(p4dp_table_lookup(t, keys[NK]) == NULL, "absent key of the full bucket");
+	CHECK(xi_test_apply(&ctx, keys[NK], key_len, &hit) == NULL && !hit, "inline: absent key");
+	CHECK(xi_test_find(xi, keys[NK], key_len) == NULL, "index find: absent key");
 	/* modify a key in the index and one in overflow */
 	for (uint32_t i = 0; i < NK; i += NK - 1) {
-		k = keys[i];
+		memcpy(k, keys[i], 16);
 		uint64_t d = 900 + i;
 		CHECK(p4dp_table_entry_modify(t, &m, 7, &d) == 0, "modify %u", i);
-		const struct p4dp_entry *e = p4dp_table_lookup(t, &keys[i]);
+		const struct p4dp_entry *e = p4dp_table_lookup(t, keys[i]);
 		CHECK(e != NULL && e->action == 7 && *(const uint64_t *)e->data == 900 + i, "modified %u", i);
-		CHECK(p4dp_table_apply_exact(&ctx, 0, &keys[i], 4, &hit) == e && hit, "inline modified %u", i);
+		CHECK(xi_test_apply(&ctx, keys[i], key_len, &hit) == e && hit, "inline modified %u", i);
 	}
 	/* delete the overflow keys and one in the index, then add the absent key */
 	for (uint32_t i = P4DP_XI_WAYS - 1; i < NK; i++) {
-		k = keys[i];
+		memcpy(k, keys[i], 16);
 		CHECK(p4dp_table_entry_delete(t, &m) == 0, "delete %u", i);
-		CHECK(p4dp_table_lookup(t, &keys[i]) == NULL, "deleted %u", i);
+		CHECK(p4dp_table_lookup(t, keys[i]) == NULL, "deleted %u", i);
 	}
 	CHECK(p4dp_xi_overflow(xi) == 0, "overflow after deletes %" PRIu64, p4dp_xi_overflow(xi));
-	k = keys[NK];
+	memcpy(k, keys[NK], 16);
 	CHECK(p4dp_table_entry_add(t, &m, 5, NULL) == 0, "add after deletes");
-	const struct p4dp_entry *e = p4dp_table_lookup(t, &keys[NK]);
+	const struct p4dp_entry *e = p4dp_table_lookup(t, keys[NK]);
 	CHECK(e != NULL && e->action == 5, "added after deletes");
 	const void *kp[NK + 1];
 	const struct p4dp_entry *out[NK + 1];
 	for (uint32_t i = 0; i <= NK; i++)
-		kp[i] = &keys[i];
+		kp[i] = keys[i];
 	p4dp_table_lookup_bulk(t, kp, NK + 1, out);
 	for (uint32_t i = 0; i <= NK; i++)
-		CHECK(out[i] == p4dp_table_lookup(t, &keys[i]), "bulk %u", i);
+		CHECK(out[i] == p4dp_table_lookup(t, keys[i]), "bulk %u", i);
 	for (uint32_t i = 0; i < P4DP_XI_WAYS - 1; i++)
 		CHECK(out[i] != NULL, "kept %u", i);
 	p4dp_table_free(t);
@@ -1046,7 +1072,7 @@ static void test_xindex(int storage)
 	CHECK(t != NULL && ((const struct p4dp_table_head *)t)->xi == NULL, "17-byte keys: no index");
 	p4dp_table_free(t);
 out:
-	printf("%-32s %s\n", storage == P4DP_STORAGE_STATIC ? "read index (static)" : "read index (dynamic)",
+	printf("read index (%s, %2u-byte keys)   %s\n", storage == P4DP_STORAGE_STATIC ? "static" : "dynamic", key_len,
 	       case_fail ? "FAIL" : "ok");
 	if (case_fail)
 		n_fail++;
@@ -1091,8 +1117,10 @@ int main(int argc, char **argv)
 	test_errors();
 	test_insert_seen(P4DP_STORAGE_STATIC);
 	test_insert_seen(P4DP_STORAGE_DYNAMIC);
-	test_xindex(P4DP_STORAGE_STATIC);
-	test_xindex(P4DP_STORAGE_DYNAMIC);
+	test_xindex(P4DP_STORAGE_STATIC, 4);
+	test_xindex(P4DP_STORAGE_DYNAMIC, 4);
+	test_xindex(P4DP_STORAGE_STATIC, 12);
+	test_xindex(P4DP_STORAGE_DYNAMIC, 12);
 	rte_eal_cleanup();
 	printf("%u passed, %u failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;

@@ -10,8 +10,10 @@
  * writer, in the same critical section (table_exact.c, under the insertion spinlock), so both
  * always map a key to the same entry pointer.
  *
- * Layout: a power of two of buckets, each with P4DP_XI_WAYS slots (key zero-padded to 16 bytes,
- * entry pointer). A key lives in one slot of bucket b1 or b2 (two multiplicative hashes of the
+ * Layout: a power of two of buckets, each with P4DP_XI_WAYS slots (key, entry pointer): for keys
+ * of at most 8 bytes, one cache line holding four one-word keys and then their four pointers
+ * (struct p4dp_xi_bucket8), so a probe reads one line; for longer keys two lines, the keys
+ * zero-padded to 16 bytes and then the pointers (struct p4dp_xi_bucket). A key lives in one slot of bucket b1 or b2 (two multiplicative hashes of the
  * key with a per-table random seed), or, when both are full, in rte_hash only ("overflow": the
  * index counts those keys, and a lookup that misses here asks rte_hash while the count is not
  * zero). Keys never move between slots.
@@ -44,16 +46,25 @@ struct p4dp_entry;
 /** Longest key (bytes) the index holds; longer keys are looked up in rte_hash alone. */
 #define P4DP_XI_KEY_MAX 16u
 
-/** One bucket: two cache lines (keys, then entry pointers). */
+/** One bucket of a table whose keys are longer than 8 bytes: two cache lines (keys, then entry
+ *  pointers). */
 struct p4dp_xi_bucket {
 	uint64_t key[P4DP_XI_WAYS][2];              /**< zero-padded keys; valid while ent != NULL */
 	struct p4dp_entry *ent[P4DP_XI_WAYS];       /**< NULL: empty (or deleted, not yet free) */
 	uint64_t _pad[8 - P4DP_XI_WAYS];
 } __attribute__((aligned(64)));
 
+/** One bucket of a table whose keys are at most 8 bytes long: one cache line. */
+struct p4dp_xi_bucket8 {
+	uint64_t key[P4DP_XI_WAYS];                 /**< zero-padded keys; valid while ent != NULL */
+	struct p4dp_entry *ent[P4DP_XI_WAYS];       /**< NULL: empty (or deleted, not yet free) */
+} __attribute__((aligned(64)));
+
 /** The read index of one exact table (created with the table, fixed size). */
 struct p4dp_xindex {
-	struct p4dp_xi_bucket *b;
+	/** The buckets: struct p4dp_xi_bucket8 if the table's keys are at most 8 bytes long, else
+	 *  struct p4dp_xi_bucket (the key length is the program's, known to both sides). */
+	void *b;
 	uint32_t shift;      /**< 64 - log2(buckets): a bucket number is a hash's top bits */
 	uint32_t _pad;
 	uint64_t seed;       /**< random per table (control thread, at creation) */
@@ -69,6 +80,23 @@ struct p4dp_xindex {
 struct p4dp_table_head {
 	const struct p4dp_xindex *xi; /**< NULL: no index (not an exact table, key too long, too big) */
 };
+
+/** Bytes of one bucket of an index of keys of @p key_len bytes. Pure. */
+static inline uint32_t p4dp_xi_bucket_bytes(uint32_t key_len)
+{
+	return key_len <= 8 ? (uint32_t)sizeof(struct p4dp_xi_bucket8) : (uint32_t)sizeof(struct p4dp_xi_bucket);
+}
+
+/** Buckets of the index of a table of @p max_entries entries: a power of two, at least 2, with
+ *  twice as many slots as entries (at most half the slots in use: two choices of 4 slots then
+ *  overflow very rarely). Pure. */
+static inline uint64_t p4dp_xi_buckets(uint32_t max_entries)
+{
+	uint64_t nb = 2;
+	while (nb * P4DP_XI_WAYS < 2ull * max_entries)
+		nb <<= 1;
+	return nb;
+}
 
 /** The hash of key @p k (zero-padded to 16 bytes). Pure. perf: the two multiplies are
  *  independent, and for keys of up to 8 bytes (k[1] a constant 0) the second one folds away. */
@@ -90,27 +118,50 @@ static inline uint64_t p4dp_xi_bucket2(const struct p4dp_xindex *xi, uint64_t h)
 	return ((h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull) >> xi->shift;
 }
 
-/** The entry of key @p k in bucket @p b, or NULL. Worker; see the file comment. perf: without
- *  a branch per slot (the slot that holds a key is data, a branch on it mispredicts). */
+/** @p e if @p x equals @p y and @p e is not NULL, else @p r: one slot's step of a bucket scan
+ *  (@p x, @p y: the slot's key word and the looked-up one, or their difference and 0; @p e the
+ *  slot's entry pointer). perf: no branch. Which slot holds a key is data, so a branch per slot
+ *  mispredicts about every other lookup (gcc turns the plain C form into such branches, whatever
+ *  its spelling), and a mispredicted branch also throws away the work of the table applications
+ *  after it. */
+static inline __attribute__((always_inline)) uintptr_t p4dp_xi_pick(uintptr_t r, uintptr_t e, uint64_t x, uint64_t y)
+{
+#if defined(__x86_64__)
+	const uintptr_t z = 0;
+	__asm__("cmp %[y], %[x]\n\t"
+		"cmovne %[z], %[e]\n\t"
+		"test %[e], %[e]\n\t"
+		"cmovnz %[e], %[r]"
+		: [e] "+&r"(e), [r] "+r"(r)
+		: [x] "r"(x), [y] "re"(y), [z] "r"(z)
+		: "cc");
+	return r;
+#else
+	return x == y && e != 0 ? e : r;
+#endif
+}
+
+/** The entry of key @p k in bucket @p b, or NULL. Worker; see the file comment. */
 static inline struct p4dp_entry *p4dp_xi_in_bucket(const struct p4dp_xi_bucket *b, const uint64_t k[2])
 {
 	uintptr_t r = 0;
+	/* the first live slot (e != NULL) that holds the key: scanned from the last slot, each
+	 * match replaces the one found before. Two live slots can hold the key as this scan sees
+	 * the bucket: a slot read before the key's delete and another read after its re-insert
+	 * into the same bucket; either answer is one the table gave during the lookup (combining
+	 * them would make a pointer to neither). */
 #pragma GCC unroll 4
-	for (uint32_t w = 0; w < P4DP_XI_WAYS; w++) {
+	for (uint32_t i = 0; i < P4DP_XI_WAYS; i++) {
+		const uint32_t w = P4DP_XI_WAYS - 1 - i;
 		/* acquire: pairs with the writer's release store of the pointer, which followed the
 		 * key's stores; the key is read after it (file comment) */
 		const uintptr_t e = (uintptr_t)__atomic_load_n(&b->ent[w], __ATOMIC_ACQUIRE);
 		/* relaxed: the writer may be filling a free slot's key at the same time (its pointer is
-		 * then NULL and the compare is masked out); for a non-NULL pointer the acquire above
+		 * then NULL and the slot is not picked); for a non-NULL pointer the acquire above
 		 * made the key stores before it visible. Plain moves on x86. */
 		const uint64_t k0 = __atomic_load_n(&b->key[w][0], __ATOMIC_RELAXED);
 		const uint64_t k1 = __atomic_load_n(&b->key[w][1], __ATOMIC_RELAXED);
-		const uint64_t d = (k0 ^ k[0]) | (k1 ^ k[1]);
-		/* the first live slot (e != 0) that holds the key, no branch. Two live slots can hold
-		 * it as this scan sees the bucket: a slot read before the key's delete and another
-		 * read after its re-insert into the same bucket; either answer is one the table gave
-		 * during the lookup, while combining them would make a pointer to neither. */
-		r |= e & -(uintptr_t)(d == 0) & -(uintptr_t)(r == 0);
+		r = p4dp_xi_pick(r, e, (k0 ^ k[0]) | (k1 ^ k[1]), 0);
 	}
 	return (struct p4dp_entry *)r;
 }
@@ -124,28 +175,27 @@ static inline struct p4dp_entry *p4dp_xi_in_bucket(const struct p4dp_xi_bucket *
 static inline struct p4dp_entry *p4dp_xi_find(const struct p4dp_xindex *xi, const uint64_t k[2])
 {
 	const uint64_t h = p4dp_xi_hash1(xi, k);
-	struct p4dp_entry *e = p4dp_xi_in_bucket(&xi->b[p4dp_xi_bucket1(xi, h)], k);
+	const struct p4dp_xi_bucket *b = (const struct p4dp_xi_bucket *)xi->b;
+	struct p4dp_entry *e = p4dp_xi_in_bucket(&b[p4dp_xi_bucket1(xi, h)], k);
 	if (__builtin_expect(e != NULL, 1))
 		return e;
-	return p4dp_xi_in_bucket(&xi->b[p4dp_xi_bucket2(xi, h)], k);
+	return p4dp_xi_in_bucket(&b[p4dp_xi_bucket2(xi, h)], k);
 }
 
-/** p4dp_xi_in_bucket() for a table whose keys are at most 8 bytes long (@p k0: the key
- *  zero-padded to one word). Every slot that has held a key of such a table has a zero second
- *  key word (the writer stores the key zero-padded, and a slot only ever holds this table's
- *  keys), and a slot whose second word is being written has a NULL pointer, so comparing the
- *  first word alone gives the same result. perf: half the loads and compares. */
-static inline struct p4dp_entry *p4dp_xi_in_bucket8(const struct p4dp_xi_bucket *b, uint64_t k0)
+/** p4dp_xi_in_bucket() for a table whose keys are at most 8 bytes long, in its one-line
+ *  buckets (@p k0: the key zero-padded to one word). Same contract. perf: one cache line, half
+ *  the loads and compares of the 16-byte form. */
+static inline struct p4dp_entry *p4dp_xi_in_bucket8(const struct p4dp_xi_bucket8 *b, uint64_t k0)
 {
 	uintptr_t r = 0;
+	/* the first live slot that holds the key, as in p4dp_xi_in_bucket() */
 #pragma GCC unroll 4
-	for (uint32_t w = 0; w < P4DP_XI_WAYS; w++) {
+	for (uint32_t i = 0; i < P4DP_XI_WAYS; i++) {
+		const uint32_t w = P4DP_XI_WAYS - 1 - i;
 		/* acquire, relaxed: as in p4dp_xi_in_bucket() */
 		const uintptr_t e = (uintptr_t)__atomic_load_n(&b->ent[w], __ATOMIC_ACQUIRE);
-		const uint64_t s0 = __atomic_load_n(&b->key[w][0], __ATOMIC_RELAXED);
-		/* the first live slot that holds the key (see p4dp_xi_in_bucket(): a scan can see
-		 * two); a NULL pointer adds nothing (no branch: compares and a conditional move) */
-		r |= (s0 == k0 && r == 0) ? e : 0;
+		const uint64_t s0 = __atomic_load_n(&b->key[w], __ATOMIC_RELAXED);
+		r = p4dp_xi_pick(r, e, s0, k0);
 	}
 	return (struct p4dp_entry *)r;
 }
@@ -156,10 +206,11 @@ static inline struct p4dp_entry *p4dp_xi_find8(const struct p4dp_xindex *xi, uin
 {
 	const uint64_t k[2] = {k0, 0};
 	const uint64_t h = p4dp_xi_hash1(xi, k);
-	struct p4dp_entry *e = p4dp_xi_in_bucket8(&xi->b[p4dp_xi_bucket1(xi, h)], k0);
+	const struct p4dp_xi_bucket8 *b = (const struct p4dp_xi_bucket8 *)xi->b;
+	struct p4dp_entry *e = p4dp_xi_in_bucket8(&b[p4dp_xi_bucket1(xi, h)], k0);
 	if (__builtin_expect(e != NULL, 1))
 		return e;
-	return p4dp_xi_in_bucket8(&xi->b[p4dp_xi_bucket2(xi, h)], k0);
+	return p4dp_xi_in_bucket8(&b[p4dp_xi_bucket2(xi, h)], k0);
 }
 
 /** Keys held by rte_hash alone (acquire: see struct p4dp_xindex). Any thread. */
