@@ -66,6 +66,73 @@ fn tcp_template(flags: u8) -> Vec<u8> {
     p
 }
 
+/// Inserts of the first chunk of new flows (later chunks double), and the time per packet its
+/// bound assumes; a chunk's window is bounded by BOUND_SLACK times its packets at the time per
+/// packet the last chunk measured, plus BOUND_FLOOR_S.
+const FIRST_CHUNK: u64 = 1 << 16;
+const FIRST_NS_PER_PKT: f64 = 20_000.0;
+const BOUND_SLACK: f64 = 8.0;
+const BOUND_FLOOR_S: f64 = 30.0;
+
+/// Background threads in the reports' run: one per background pipeline, so that Reporter and
+/// Ager each have a thread and the operating system shares the CPUs between them by time. On one
+/// thread they take turns one iteration each, and an iteration of Ager is a sweep of the whole
+/// table while one of Reporter is one report: at 2^20 entries that made 2 reports/s.
+const BG_THREADS: u32 = 2;
+
+/// The bound in seconds of a window of `packets` at `ns_per_pkt`.
+fn bound(packets: u64, ns_per_pkt: f64) -> f64 {
+    BOUND_FLOOR_S + BOUND_SLACK * packets as f64 * ns_per_pkt * 1e-9
+}
+
+/// One window of `packets` ACK packets with `keys` (new flows after the `held` ones, or random
+/// flows among them), ended when the source has handed them out or after `bound_s`: whether the
+/// schedule finished, its phase's figures and the TSC rate in Hz.
+fn schedule(
+    a: &BenchArgs,
+    t: &mut BenchTarget,
+    workers: u32,
+    held: u64,
+    keys: Keys,
+    packets: u64,
+    bound_s: f64,
+) -> Result<(bool, p4dp_rt::bench_dp::PhaseResult, f64)> {
+    // No floor loop here: the done callback ends PROGRAM windows only, and a floor window would
+    // last the whole bound.
+    let mut bp = bench_params(a, workers, 0.0, bound_s, Dispatch::Auto);
+    bp.template = tcp_template(ACK);
+    let mut bench = Bench::new(t, &bp).context("creating the bench")?;
+    let tp = tap_params(a, held, 32, 0, vec![Phase { packets, keys }]);
+    let mut tap = Tap::attach(&mut bench, workers, 1, &tp)?;
+    let (m, r) = tap.measure(None, Kind::Program)?;
+    let hz = m.tsc_hz.max(1) as f64;
+    Ok((r.done, r.phases.into_iter().next().unwrap_or_default(), hz))
+}
+
+/// A bench of `workers` on the held flows, its packets TCP with `flags`, the floor loop measured
+/// (for the program and forwarding windows that follow).
+fn held_flows_bench<'t>(a: &BenchArgs, t: &'t mut BenchTarget, workers: u32, flags: u8) -> Result<Bench<'t>> {
+    let mut bp = bench_params(a, workers, a.warmup(), a.duration(), Dispatch::Auto);
+    bp.template = tcp_template(flags);
+    let mut bench = Bench::new(t, &bp).context("creating the bench")?;
+    retry_empty("floor loop", || Ok(bench.measure(Kind::Floor)?))?;
+    Ok(bench)
+}
+
+/// Random keys among the `flows` held, without end.
+fn random_flows(a: &BenchArgs, flows: u64) -> p4dp_rt::bench_dp::TapParams {
+    tap_params(
+        a,
+        flows,
+        32,
+        0,
+        vec![Phase {
+            packets: 0,
+            keys: Keys::Random,
+        }],
+    )
+}
+
 /// One worker count's figures.
 #[derive(Default)]
 struct Figures {
@@ -193,8 +260,8 @@ pub fn suite_rtc_flow_monitor(a: &BenchArgs) -> Result<ExitCode> {
 
 /// The three measurements with `workers` workers on a fresh program.
 fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut String, report: &Path) -> Result<Figures> {
-    // workers + one background thread
-    let mut t = BenchTarget::load(so, workers + 1).with_context(|| format!("loading {}", so.display()))?;
+    // workers + a background thread for each of the two background pipelines
+    let mut t = BenchTarget::load(so, workers + BG_THREADS).with_context(|| format!("loading {}", so.display()))?;
     let ti = t
         .program()
         .table("FgIngress.FlowTable")
@@ -205,59 +272,74 @@ fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut Stri
         ..Figures::default()
     };
     let _ = writeln!(text, "\n== {workers} worker(s) ==");
-    // 1. inserts, then hits. The window ends as soon as the source has handed out the schedule
-    // (the tap's done callback); its length only bounds the wait, generously: 10 us per packet
-    // (the worker needs about 1 us on a loaded machine) plus 30 s. No floor loop here: the done
-    // callback ends PROGRAM windows only, and a floor window would last the whole bound.
+    // 1. inserts, then hits, each window ending as soon as the source has handed out its
+    // schedule (the tap's done callback). A window's length only bounds the wait, and the bound
+    // follows the rate measured so far: the inserts in chunks that double in size, each bounded by
+    // BOUND_SLACK times its packets at the last chunk's time per packet (a fixed rate of 10 us per
+    // packet did not hold at 10 M flows: the inserts took 16 us each there, on a loaded machine),
+    // then the hits bounded the same way by the last insert chunk's time per packet.
     let hits = HITS.min(4 * flows);
-    let bound_s = 30.0 + (flows + hits) as f64 * 10e-6;
-    {
-        let mut bp = bench_params(a, workers, 0.0, bound_s, Dispatch::Auto);
-        bp.template = tcp_template(ACK);
-        let phases = vec![
-            Phase {
-                packets: flows,
-                keys: Keys::New,
-            },
-            Phase {
-                packets: hits,
-                keys: Keys::Random,
-            },
-        ];
-        let mut bench = Bench::new(&mut t, &bp).context("creating the bench")?;
-        let tp = tap_params(a, 0, 32, 0, phases);
-        let mut tap = Tap::attach(&mut bench, workers, 1, &tp)?;
+    f.schedule_done = true;
+    let (mut held, mut chunk, mut ns_per_pkt) = (0u64, FIRST_CHUNK.min(flows), FIRST_NS_PER_PKT);
+    let (mut insert_cycles, mut inserted, mut hz) = (0u64, 0u64, 1.0);
+    while held < flows && f.schedule_done {
+        let n = chunk.min(flows - held);
+        let bound_s = bound(n, ns_per_pkt);
         eprintln!(
-            "bench: rtc-flow-monitor: {workers} worker(s): {flows} new flows, then {hits} hits (at most {bound_s:.0} s)"
+            "bench: rtc-flow-monitor: {workers} worker(s): new flows {}..{} (at most {bound_s:.0} s)",
+            held,
+            held + n
         );
-        let (m, r) = tap.measure(None, Kind::Program)?;
-        f.schedule_done = r.done;
-        if !r.done {
+        let (done, p, h) = schedule(a, &mut t, workers, held, Keys::New, n, bound_s)?;
+        f.schedule_done = done;
+        hz = h;
+        if p.tsc_end > p.tsc_first && p.packets > 0 {
+            insert_cycles += p.tsc_end - p.tsc_first;
+            inserted += p.packets;
+            ns_per_pkt = 1e9 * (p.tsc_end - p.tsc_first) as f64 / p.packets as f64 / hz;
+        }
+        if !done {
             let _ = writeln!(
                 text,
-                "the insert and hit schedule did NOT finish in {bound_s:.0} s: {} of {} packets handed out",
-                r.handed,
-                flows + hits
+                "new flows {held}..{}: NOT finished in {bound_s:.0} s: {} packets handed out",
+                held + n,
+                p.packets
             );
         }
-        let cpp = |p: &p4dp_rt::bench_dp::PhaseResult| {
-            if p.tsc_end > p.tsc_first && p.packets > 0 {
-                f64::from(workers) * (p.tsc_end - p.tsc_first) as f64 / p.packets as f64
-            } else {
-                f64::NAN
-            }
-        };
-        f.insert_cpp = cpp(&r.phases[0]);
-        f.hit_cpp = cpp(&r.phases[1]);
-        let _ = writeln!(
-            text,
-            "inserts and hits: {} packets in {:.1} s; insert phase {:.1}, hit phase {:.1} cycles/pkt (core cycles)",
-            m.packets,
-            m.window_cycles as f64 / m.tsc_hz.max(1) as f64,
-            f.insert_cpp,
-            f.hit_cpp
-        );
+        held += n;
+        chunk *= 2;
     }
+    f.insert_cpp = if inserted > 0 {
+        f64::from(workers) * insert_cycles as f64 / inserted as f64
+    } else {
+        f64::NAN
+    };
+    if f.schedule_done {
+        let bound_s = bound(hits, ns_per_pkt);
+        eprintln!("bench: rtc-flow-monitor: {workers} worker(s): {hits} hits (at most {bound_s:.0} s)");
+        let (done, p, _) = schedule(a, &mut t, workers, flows, Keys::Random, hits, bound_s)?;
+        f.schedule_done = done;
+        f.hit_cpp = if p.tsc_end > p.tsc_first && p.packets > 0 {
+            f64::from(workers) * (p.tsc_end - p.tsc_first) as f64 / p.packets as f64
+        } else {
+            f64::NAN
+        };
+        if !done {
+            let _ = writeln!(
+                text,
+                "hits: NOT finished in {bound_s:.0} s: {} of {hits} packets handed out",
+                p.packets
+            );
+        }
+    }
+    let _ = writeln!(
+        text,
+        "inserts and hits: {inserted} new flows in {:.1} s, then {hits} hits; insert phase {:.1}, hit phase {:.1} \
+         cycles/pkt (core cycles)",
+        insert_cycles as f64 / hz,
+        f.insert_cpp,
+        f.hit_cpp
+    );
     let st = t.table_stats(ti)?;
     f.held = st.entries;
     f.capacity = st.capacity;
@@ -271,20 +353,8 @@ fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut Stri
     save(report, text)?;
     // 2. the program against plain forwarding, hits on the held flows
     {
-        let mut bp = bench_params(a, workers, a.warmup(), a.duration(), Dispatch::Auto);
-        bp.template = tcp_template(ACK);
-        let mut bench = Bench::new(&mut t, &bp).context("creating the bench")?;
-        retry_empty("floor loop", || Ok(bench.measure(Kind::Floor)?))?;
-        let tp = tap_params(
-            a,
-            flows,
-            32,
-            0,
-            vec![Phase {
-                packets: 0,
-                keys: Keys::Random,
-            }],
-        );
+        let mut bench = held_flows_bench(a, &mut t, workers, ACK)?;
+        let tp = random_flows(a, flows);
         let mut tap = Tap::attach(&mut bench, workers, 1, &tp)?;
         for run in 0..a.repeat {
             eprintln!(
@@ -312,25 +382,13 @@ fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut Stri
     save(report, text)?;
     // 3. reports: every packet a FIN of a random held flow, the background pipelines running
     {
-        let mut bp = bench_params(a, workers, a.warmup(), a.duration(), Dispatch::Auto);
-        bp.template = tcp_template(FIN_ACK);
-        let mut bench = Bench::new(&mut t, &bp).context("creating the bench")?;
-        retry_empty("floor loop", || Ok(bench.measure(Kind::Floor)?))?;
-        let tp = tap_params(
-            a,
-            flows,
-            32,
-            0,
-            vec![Phase {
-                packets: 0,
-                keys: Keys::Random,
-            }],
-        );
+        let mut bench = held_flows_bench(a, &mut t, workers, FIN_ACK)?;
+        let tp = random_flows(a, flows);
         let s0 = bench.table_stats(ti)?;
         let mut tap = Tap::attach(&mut bench, workers, 1, &tp)?;
         eprintln!("bench: rtc-flow-monitor: {workers} worker(s): reports");
         let (m, _) = retry_empty("reports", || {
-            Ok(tap.measure_with(None, |b| b.measure_with_background(Kind::Program, 1))?)
+            Ok(tap.measure_with(None, |b| b.measure_with_background(Kind::Program, BG_THREADS))?)
         })?;
         drop(tap);
         let s1 = bench.table_stats(ti)?;

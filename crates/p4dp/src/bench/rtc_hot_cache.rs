@@ -11,7 +11,12 @@
 //! of `routes` alone) there is nothing to promote and no background thread runs.
 //! 1. Calibration: one window without the cache gives the packet rate; the Promoter's thresholds
 //!    (the example's `config` cells HOT and COLD, counted per period) are set from it: a key must
-//!    carry 1/(4 * cache size) of a period's packets to be promoted, and stays while it does.
+//!    carry 1/(4 * cache size) of a period's packets, and at least [`HOT_FLOOR`] of them, to be
+//!    promoted, and stays while it carries a quarter of that ([`COLD_SHARE`]). The floor keeps a
+//!    slow calibration (a loaded machine) from promoting keys whose count per period is noise; the
+//!    gap between the two thresholds keeps a key near the threshold from being evicted and promoted
+//!    again every few periods (with HOT = COLD = 2 the Promoter replaced its whole cache every
+//!    period or two: a thrashing cache).
 //! 2. Warm-up: one window with the cache (not reported as a figure): the Promoter fills it.
 //! 3. Without and with the cache, alternated `--repeat` times in one sitting, the load average
 //!    beside each pair; the cache keeps its entries from one window with it to the next.
@@ -45,6 +50,17 @@ const HOT: u32 = 1;
 const COLD: u32 = 2;
 /// Zipf records in the trace (the tap hands them out in a cycle).
 const TRACE_RECORDS: u64 = 1 << 22;
+/// The least HOT threshold: misses per period a key needs to be promoted, whatever the rate.
+const HOT_FLOOR: u64 = 8;
+/// COLD = HOT / COLD_SHARE (at least 1): a promoted key stays while it is hit that often.
+const COLD_SHARE: u64 = 4;
+
+/// The Promoter's (HOT, COLD) thresholds for `period_pkts` packets per period: HOT a key's
+/// 1/(4 * cache size) share of them, at least [`HOT_FLOOR`]; COLD a quarter of HOT, at least 1.
+fn thresholds(period_pkts: u64) -> (u64, u64) {
+    let hot = (period_pkts / (4 * CACHE_SIZE)).max(HOT_FLOOR);
+    (hot, (hot / COLD_SHARE).max(1))
+}
 
 /// The indices the bench needs in the compiled example.
 struct Names {
@@ -132,14 +148,14 @@ struct Window {
     cache: [u64; 4],
 }
 
-/// `threshold`: the Promoter's HOT and COLD (0: the example's defaults).
-fn window(tap: &mut TraceTap<'_, '_>, nm: &Names, with_cache: bool, threshold: u64) -> Result<Window> {
+/// `hot_cold`: the Promoter's HOT and COLD (0: the example's defaults).
+fn window(tap: &mut TraceTap<'_, '_>, nm: &Names, with_cache: bool, hot_cold: (u64, u64)) -> Result<Window> {
     let mut cache = [0u64; 4];
     let (m, _, h) = retry_empty("measurement", || {
         Ok(tap.measure_with(|b: &mut Bench<'_>| {
             b.rtc_counter_set(nm.config, BYPASS, u64::from(!with_cache))?;
-            b.rtc_counter_set(nm.config, HOT, threshold)?;
-            b.rtc_counter_set(nm.config, COLD, threshold)?;
+            b.rtc_counter_set(nm.config, HOT, hot_cold.0)?;
+            b.rtc_counter_set(nm.config, COLD, hot_cold.1)?;
             let s0 = b.table_stats(nm.cache)?;
             let m = if with_cache {
                 b.measure_with_background(Kind::Program, 1)?
@@ -212,17 +228,16 @@ fn body(
     let mut tap = TraceTap::attach(&mut bench, 1, 0, &trace)?;
     // ---- 1. calibration: the packet rate without the cache sets the thresholds
     eprintln!("bench: rtc-hot-cache: calibration and warm-up");
-    let cal = window(&mut tap, &nm, false, 0)?;
+    let cal = window(&mut tap, &nm, false, (0, 0))?;
     rep.hz = cal.m.tsc_hz as f64;
     let period_pkts = (cal.m.mpps * 1e6 * PERIOD_S) as u64;
-    // a key must carry 1/(4 * cache size) of a period's packets
-    let threshold = (period_pkts / (4 * CACHE_SIZE)).max(2);
+    let (hot, cold) = thresholds(period_pkts);
     // ---- 2. warm-up: the Promoter fills the cache
-    let warm = window(&mut tap, &nm, true, threshold)?;
+    let warm = window(&mut tap, &nm, true, (hot, cold))?;
     let _ = writeln!(
         rep.text,
         "calibration without the cache: {:.3} Mpps, about {period_pkts} packets per Promoter period of {:.0} ms: \
-         thresholds hot = cold = {threshold} per period (1/(4 * {CACHE_SIZE}) of them)\n\
+         thresholds hot = {hot} (1/(4 * {CACHE_SIZE}) of them, at least {HOT_FLOOR}), cold = {cold} per period\n\
          warm-up with the cache ({:.2} s with the Promoter live): {} promoted, {} evicted; cache hits in its \
          window {:.1} %",
         cal.m.mpps,
@@ -247,8 +262,8 @@ fn body(
     for run in 0..a.repeat {
         eprintln!("bench: rtc-hot-cache: pair {} of {}", run + 1, a.repeat);
         let load0 = load_avg();
-        let w0 = window(&mut tap, &nm, false, threshold)?;
-        let w1 = window(&mut tap, &nm, true, threshold)?;
+        let w0 = window(&mut tap, &nm, false, (hot, cold))?;
+        let w1 = window(&mut tap, &nm, true, (hot, cold))?;
         let load1 = load_avg();
         let ratio = w1.burst_cpp / w0.burst_cpp;
         let hits = 100.0 * w1.cache[0] as f64 / (w1.cache[0] + w1.cache[1]).max(1) as f64;
@@ -291,7 +306,8 @@ fn body(
     );
     rep.results.extend([
         ("routes", Json::uint(n)),
-        ("threshold", Json::uint(threshold)),
+        ("threshold_hot", Json::uint(hot)),
+        ("threshold_cold", Json::uint(cold)),
         ("calibration_mpps", Json::Num(cal.m.mpps)),
         ("warm_up_promoted", Json::uint(warm.cache[2])),
         ("without_cycles_per_pkt", Json::Num(median(&mut without.clone()))),
