@@ -106,7 +106,8 @@ fn template() -> Vec<u8> {
 
 fn eal_args(mem: u32, extra: Option<&str>) -> Vec<String> {
     // Main lcore on CPU 0, worker 1 on CPU 1 (1-worker runs), worker 2 on CPU 0 (2-worker runs),
-    // worker 3 on CPU 1 (a second background thread beside one worker: rtc-flow-monitor).
+    // worker 3 on CPU 0 (a second background thread beside one worker and a first background
+    // thread: rtc-flow-monitor; the worker keeps CPU 1 to itself).
     let ncpu = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let mut v: Vec<String> = [
         "--no-huge",
@@ -120,7 +121,7 @@ fn eal_args(mem: u32, extra: Option<&str>) -> Vec<String> {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    v.push(format!("--lcores=0@0,1@{},2@{},3@{}", 1 % ncpu, 2 % ncpu, 3 % ncpu));
+    v.push(format!("--lcores=0@0,1@{},2@{},3@{}", 1 % ncpu, 2 % ncpu, 2 % ncpu));
     if let Some(e) = extra {
         v.extend(e.split_whitespace().map(String::from));
     }

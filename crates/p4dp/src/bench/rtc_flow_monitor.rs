@@ -5,15 +5,17 @@
 //! back to the bench's port 0, with one worker (the bench's source of fresh keys serves a single
 //! port, and a bench has at least one port per worker):
 //! 1. flows held: min(10,000,000, 0.6 * 2^k) TCP packets, each of a new flow (the foreground adds
-//!    its record with TableOperation.entryAdd), then hits on random flows among them, in one window
-//!    that ends with the schedule (bounded: a schedule not finished in time is reported); the table's
+//!    its record with TableOperation.entryAdd), in chunks that double in size, then hits on random
+//!    flows among them, each in a window that ends with its schedule (bounded by the rate the last
+//!    chunk measured: a schedule not finished in time is reported); the table's
 //!    entries afterwards, the cycles/packet of each phase, and the inserts the runtime gave up
 //!    (writer busy or slots in a grace period: `dp_busy`) or refused as full, as a share of the
 //!    new-flow packets;
 //! 2. packets/s per worker on the held flows against plain forwarding (the bench's l2fwd loop,
 //!    which swaps the MACs of each packet and sends it back) of the same traffic, alternated;
-//! 3. reports/s: every packet a FIN of a random held flow, with one background thread running the
-//!    Reporter and Ager pipelines: each FIN queues its flow, Reporter pops it, reads and deletes its
+//! 3. reports/s: every packet a FIN of a random held flow, with two background threads, one
+//!    running the Reporter pipeline and the other Ager (see [`BG_THREADS`]; both on the CPU the
+//!    worker is not on): each FIN queues its flow, Reporter pops it, reads and deletes its
 //!    record and sends the report (to port 9, which the bench does not have: the report packet is
 //!    built and counted as sent nowhere); a report is a delete of the table, so reports/s is the
 //!    table's deletes over the run. A FIN of a flow already reported re-adds it first, so the
@@ -238,7 +240,14 @@ pub fn suite_rtc_flow_monitor(a: &BenchArgs) -> Result<ExitCode> {
                         ("forwarding_mpps_per_worker", Json::Num(fm)),
                         ("program_mpps_runs", json::nums(&f.program_mpps)),
                         ("forwarding_mpps_runs", json::nums(&f.forward_mpps)),
-                        ("reports_per_s", Json::Num(f.reports_per_s)),
+                        (
+                            "reports_per_s",
+                            if f.reports_per_s.is_finite() {
+                                Json::Num(f.reports_per_s)
+                            } else {
+                                Json::Null
+                            },
+                        ),
                         ("fin_packets", Json::uint(f.fins)),
                         ("report_phase_inserts", Json::uint(f.report_inserts)),
                         ("report_phase_inserts_given_up", Json::uint(f.report_given_up)),
@@ -252,6 +261,7 @@ pub fn suite_rtc_flow_monitor(a: &BenchArgs) -> Result<ExitCode> {
                     },
                     f.held == f.flows && f.schedule_done,
                 ));
+                rep.pass.push(("reports_measured", f.reports_per_s.is_finite()));
             }
             Ok(())
         },
@@ -387,10 +397,20 @@ fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut Stri
         let s0 = bench.table_stats(ti)?;
         let mut tap = Tap::attach(&mut bench, workers, 1, &tp)?;
         eprintln!("bench: rtc-flow-monitor: {workers} worker(s): reports");
-        let (m, _) = retry_empty("reports", || {
+        let r = retry_empty("reports", || {
             Ok(tap.measure_with(None, |b| b.measure_with_background(Kind::Program, BG_THREADS))?)
-        })?;
+        });
         drop(tap);
+        // a worker that processed nothing in every window is a figure of this setup (at 10 M
+        // flows: blocked while Ager's sweep snapshots the table), not a failure of the bench
+        let m = match r {
+            Ok((m, _)) => m,
+            Err(e) => {
+                let _ = writeln!(text, "reports: NOT measured: {e:#}");
+                f.reports_per_s = f64::NAN;
+                return Ok(f);
+            }
+        };
         let s1 = bench.table_stats(ti)?;
         let (d0, d1) = (s0.deletes, s1.deletes);
         f.report_given_up = s1.dp_busy - s0.dp_busy;
