@@ -27,20 +27,22 @@ static const char *kind_name(uint32_t k)
 	}
 }
 
-/* Native all-ones over the field's bitwidth, or its top @p plen bits. */
+/* Native all-ones over the field's bitwidth, or its top @p plen bits. perf: built a byte at a time
+ * (every key field of every inserted entry gets one). Bit i of the field (0 = least significant) is
+ * set when bitwidth - plen <= i < bitwidth; native order puts the least significant byte first for
+ * fields of up to 128 bits and keeps the big-endian bytes right-aligned in @p size above that. */
 static void field_mask(uint32_t bitwidth, uint32_t size, uint32_t plen, uint8_t *out)
 {
-	uint8_t be[8192 + 1];
-	uint32_t nbytes = (bitwidth + 7) / 8;
-	memset(be, 0, nbytes);
-	for (uint32_t i = bitwidth - plen; i < bitwidth; i++)
-		be[nbytes - 1 - i / 8] |= (uint8_t)(1u << (i % 8));
+	uint32_t nbytes = (bitwidth + 7) / 8, lo = bitwidth - plen;
 	memset(out, 0, size);
-	if (bitwidth <= 128) {
-		for (uint32_t i = 0; i < nbytes; i++)
-			out[i] = be[nbytes - 1 - i];
-	} else {
-		memcpy(out + size - nbytes, be, nbytes);
+	for (uint32_t j = lo / 8; j < nbytes; j++) {
+		uint32_t from = lo > 8 * j ? lo - 8 * j : 0;
+		uint32_t to = bitwidth < 8 * j + 8 ? bitwidth - 8 * j : 8;
+		uint8_t m = (uint8_t)(((1u << to) - 1u) & ~((1u << from) - 1u));
+		if (bitwidth <= 128)
+			out[j] = m;
+		else
+			out[size - 1 - j] = m;
 	}
 }
 
