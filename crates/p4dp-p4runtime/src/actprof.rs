@@ -303,6 +303,24 @@ fn selector_of(p: &Program, table_id: u32) -> Option<&ExternInfo> {
         .find(|x| x.index == imp && matches!(x.kind, ExternKind::ActionSelector))
 }
 
+/// Is table `table_id` implemented by an action selector? (Its entries are written through
+/// [`Profiles::write_entry`].)
+pub fn selector_table(p: &Program, table_id: u32) -> bool {
+    selector_of(p, table_id).is_some()
+}
+
+/// `e` with a one-shot action set replaced by a group id (0): what [`crate::tables::prepare`]
+/// validates of it before the set is made.
+pub fn by_group_id(e: &TableEntry) -> TableEntry {
+    let mut by_id = e.clone();
+    if let Some(table_action::Type::ActionProfileActionSet(_)) = e.action.as_ref().and_then(|a| a.r#type.as_ref()) {
+        by_id.action = Some(TableAction {
+            r#type: Some(table_action::Type::ActionProfileGroupId(0)),
+        });
+    }
+    by_id
+}
+
 /// The one-shot group an entry of an action-selector table holds now (None: no such entry, or
 /// it refers to something else).
 fn current_group(rt: &Runtime, e: &TableEntry) -> Option<u32> {
@@ -325,12 +343,6 @@ impl Profiles {
     /// Does the profile hold one-shot action sets?
     fn one_shot(&self, prof: u32) -> bool {
         self.oneshots.range((prof, 0)..=(prof, u32::MAX)).next().is_some()
-    }
-
-    /// Is table `table_id` implemented by a selector programmed with one-shot action sets? (Its
-    /// entries cannot be written in the all-or-nothing batch modes.)
-    pub fn one_shot_table(&self, p: &Program, table_id: u32) -> bool {
-        selector_of(p, table_id).is_some_and(|x| self.one_shot(x.id))
     }
 
     fn fresh_id(&mut self) -> u32 {
@@ -457,10 +469,7 @@ impl Profiles {
             )));
         }
         // everything of the entry but its action is validated before the group is made
-        let mut by_id = e.clone();
-        by_id.action = Some(TableAction {
-            r#type: Some(table_action::Type::ActionProfileGroupId(0)),
-        });
+        let mut by_id = by_group_id(e);
         crate::tables::prepare(p, &by_id, op)?;
         let t = table_by_id(p, e.table_id)?;
         let group = self.make_one_shot(rt, x, t, set)?;

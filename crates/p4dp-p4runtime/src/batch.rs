@@ -4,29 +4,27 @@
 //! - ROLLBACK_ON_ERROR: all or nothing. First every update is validated without writing (table
 //!   entries completely; the others are validated by their own write before it writes). Any
 //!   invalid update: nothing is written. Then the updates are applied in order; before each, the
-//!   state it will change is read back (an undo: the old entry, default entry, extern cells,
-//!   replication entry or value set members). At the first failure the applied updates are undone in reverse order,
-//!   so both the server's and the data plane's state read back as before the batch.
+//!   state it will change is read back (its undo, crate::undo: the old entry or default entry with
+//!   its extras, extern cells, direct counter or meter, action-profile member or group, one-shot
+//!   action set, replication entry, value set members, digest configuration). At the first
+//!   failure the applied updates are undone in reverse order, so both the server's and the data
+//!   plane's state read back as before the batch.
 //! - DATAPLANE_ATOMIC: as ROLLBACK_ON_ERROR, with the writing phase (and a rollback) inside
 //!   `Runtime::batch`: the workers wait at a burst boundary meanwhile, so every packet sees the
-//!   state before the batch or after it, on every table of the batch (docs/p4runtime.md).
+//!   state before the batch or after it, on every table and extern of the batch
+//!   (docs/p4runtime.md says what that means for counters, meters and digests).
 //!
 //! Errors of a failed all-or-nothing batch: the failing update has its own code; every other
 //! update is ABORTED (its message says whether it was rolled back or not attempted).
-//! Entities without an undo (action profiles, direct meters, ...) are UNIMPLEMENTED in these
-//! modes, as the specification allows for batches a server cannot execute that way.
 
-use p4dp_rt::{ProfileRef, Runtime};
 use tonic::Code;
 
-use crate::externs::{self as x, Pre};
-use crate::proto::p4::v1::{
-    entity, packet_replication_engine_entry, update, CloneSessionEntry, CounterEntry, DirectCounterEntry, Entity,
-    MeterEntry, MulticastGroupEntry, PacketReplicationEngineEntry, RegisterEntry, Update, ValueSetEntry,
-};
-use crate::server::{apply, entity_name, update_op};
+use crate::externs::Pre;
+use crate::proto::p4::v1::{entity, update, Update};
+use crate::server::{apply, update_op};
 use crate::switch::Pipeline;
 use crate::tables::{self, err, invalid, rt_err, Op, OpError, TableWrite};
+use crate::undo::{self, Ctx, Undo};
 
 /// The atomicity of a WriteRequest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,19 +183,9 @@ fn bulk_insert(pipe: &Pipeline, u: &Update) -> Option<Result<(u32, p4dp_rt::Tabl
 /// An update validated as far as possible before anything is written.
 enum Planned<'a> {
     Table(TableWrite),
-    /// Externs and replication entries: their write validates before it writes.
+    /// Everything else (and entries of action-selector tables): their write validates before it
+    /// writes; their undo is read back just before ([`undo::snapshot`]).
     Other(&'a Update),
-}
-
-/// What puts back the state an update changed.
-enum Undo {
-    Table(TableWrite),
-    /// A MODIFY of an extern cell or direct counter with its old value.
-    Update(Update),
-    Group(u32, Option<MulticastGroupEntry>),
-    Clone(u32, Option<CloneSessionEntry>),
-    /// A value set with its old members.
-    ValueSet(ValueSetEntry),
 }
 
 struct Failure {
@@ -211,52 +199,47 @@ fn plan<'a>(pipe: &Pipeline, u: &'a Update) -> Result<Planned<'a>, OpError> {
     let p = pipe.rt.program();
     match u.entity.as_ref().and_then(|e| e.entity.as_ref()) {
         None => Err(invalid("the update has no entity")),
-        Some(E::TableEntry(t)) => {
-            if crate::actprof::of(pipe).one_shot_table(p, t.table_id) {
-                return Err(err(
-                    Code::Unimplemented,
-                    "entries with one-shot action sets cannot be rolled back: use CONTINUE_ON_ERROR",
-                ));
-            }
-            Ok(Planned::Table(tables::prepare(p, t, op)?))
+        Some(E::TableEntry(t)) if !t.is_default_action && crate::actprof::selector_table(p, t.table_id) => {
+            // entries of selector tables go through crate::actprof (one-shot action sets):
+            // everything but a set's actions is validated here, the set by its write
+            tables::prepare(p, &crate::actprof::by_group_id(t), op)?;
+            Ok(Planned::Other(u))
         }
-        Some(
-            E::CounterEntry(_)
-            | E::RegisterEntry(_)
-            | E::MeterEntry(_)
-            | E::DirectCounterEntry(_)
-            | E::PacketReplicationEngineEntry(_),
-        ) => Ok(Planned::Other(u)),
+        Some(E::TableEntry(t)) => Ok(Planned::Table(tables::prepare(p, t, op)?)),
         Some(E::ValueSetEntry(v)) => {
             crate::vset::check(pipe, v, op)?;
             Ok(Planned::Other(u))
         }
-        Some(other) => Err(err(
+        Some(E::ExternEntry(_)) => Err(err(
             Code::Unimplemented,
-            format!(
-                "{} cannot be rolled back: write them with CONTINUE_ON_ERROR",
-                entity_name(other)
-            ),
+            "writing extern entries is not supported by p4dp (its architectures have no such externs)",
         )),
+        // the others validate before they write
+        Some(_) => Ok(Planned::Other(u)),
     }
 }
 
 /// Applies every plan in order; at the first failure, undoes what was applied.
 fn apply_all(pipe: &Pipeline, pre: &mut Pre, plans: &[Planned]) -> Result<(), Failure> {
     let rt = &*pipe.rt;
+    let mut ctx = Ctx {
+        pipe,
+        pre,
+        digests: None,
+    };
     let mut undo: Vec<Undo> = Vec::new();
     for (index, p) in plans.iter().enumerate() {
         let r = match p {
-            Planned::Table(w) => apply_table(rt, w, &mut undo),
-            Planned::Other(u) => snapshot(rt, pre, u).and_then(|mut un| {
-                // restoring cells or replication entries that the failed write did not
-                // change is harmless, so the undo is kept even when the write fails midway
+            Planned::Table(w) => undo::apply_table(rt, w, &mut undo),
+            Planned::Other(u) => undo::snapshot(&mut ctx, u).and_then(|mut un| {
+                // restoring what the failed write did not change is harmless, so the undo is
+                // kept even when the write fails midway
                 undo.append(&mut un);
-                apply(pipe, pre, u)
+                ctx.apply(u)
             }),
         };
         if let Err(error) = r {
-            if let Err(e) = rollback(pipe, pre, undo) {
+            if let Err(e) = undo::rollback(&mut ctx, undo) {
                 eprintln!("p4runtime: rolling back a batch failed: {}", e.msg);
                 return Err(Failure {
                     index,
@@ -270,214 +253,4 @@ fn apply_all(pipe: &Pipeline, pre: &mut Pre, plans: &[Planned]) -> Result<(), Fa
         }
     }
     Ok(())
-}
-
-fn rollback(pipe: &Pipeline, pre: &mut Pre, undo: Vec<Undo>) -> Result<(), OpError> {
-    let rt = &*pipe.rt;
-    let mut first: Option<OpError> = None;
-    for u in undo.into_iter().rev() {
-        let r = match u {
-            Undo::Table(w) => w.apply(rt),
-            Undo::Update(u) => apply(pipe, pre, &u),
-            Undo::Group(id, old) => {
-                let now = pre.groups.contains_key(&id);
-                match (old, now) {
-                    (Some(g), true) => pre.write_group(rt, &g, Op::Modify),
-                    (Some(g), false) => pre.write_group(rt, &g, Op::Insert),
-                    (None, true) => pre.write_group(
-                        rt,
-                        &MulticastGroupEntry {
-                            multicast_group_id: id,
-                            ..Default::default()
-                        },
-                        Op::Delete,
-                    ),
-                    (None, false) => Ok(()),
-                }
-            }
-            Undo::ValueSet(old) => crate::vset::restore(rt, &old),
-            Undo::Clone(id, old) => {
-                let now = pre.clones.contains_key(&id);
-                match (old, now) {
-                    (Some(c), true) => pre.write_clone(rt, &c, Op::Modify),
-                    (Some(c), false) => pre.write_clone(rt, &c, Op::Insert),
-                    (None, true) => pre.write_clone(
-                        rt,
-                        &CloneSessionEntry {
-                            session_id: id,
-                            ..Default::default()
-                        },
-                        Op::Delete,
-                    ),
-                    (None, false) => Ok(()),
-                }
-            }
-        };
-        // keep undoing the rest: every restored update counts
-        if let Err(e) = r {
-            first.get_or_insert(e);
-        }
-    }
-    first.map_or(Ok(()), Err)
-}
-
-/// Applies a table write; the undo is recorded once the entry is written.
-fn apply_table(rt: &Runtime, w: &TableWrite, undo: &mut Vec<Undo>) -> Result<(), OpError> {
-    let old = table_undo(rt, w)?;
-    w.apply_entry(rt)?;
-    undo.extend(old.map(Undo::Table));
-    w.apply_extras(rt)
-}
-
-/// The write that restores what `w` changes (None: `w` will fail without changing anything).
-fn table_undo(rt: &Runtime, w: &TableWrite) -> Result<Option<TableWrite>, OpError> {
-    let (table, matches, priority, insert) = match w {
-        TableWrite::Direct {
-            insert: true,
-            entry,
-            table,
-            ..
-        } => {
-            return Ok(Some(TableWrite::Delete {
-                table: *table,
-                matches: entry.matches.clone(),
-                priority: entry.priority,
-            }))
-        }
-        TableWrite::Indirect {
-            insert: true,
-            table,
-            matches,
-            priority,
-            ..
-        } => {
-            return Ok(Some(TableWrite::Delete {
-                table: *table,
-                matches: matches.clone(),
-                priority: *priority,
-            }))
-        }
-        TableWrite::DefaultSet { table, .. } | TableWrite::DefaultReset { table } => {
-            let (action, params) = rt.default_get(*table).map_err(rt_err)?;
-            return Ok(Some(TableWrite::DefaultSet {
-                table: *table,
-                action,
-                params,
-            }));
-        }
-        TableWrite::Direct { table, entry, .. } => (*table, &entry.matches, entry.priority, false),
-        TableWrite::Indirect {
-            table,
-            matches,
-            priority,
-            ..
-        } => (*table, matches, *priority, false),
-        TableWrite::Delete {
-            table,
-            matches,
-            priority,
-        } => (*table, matches, *priority, true),
-    };
-    let old = match rt.entry_get(table, matches, priority) {
-        Ok(e) => e,
-        Err(e) if e.errno() == Some(p4dp_rt::errno::ENOENT) => return Ok(None),
-        Err(e) => return Err(rt_err(e)),
-    };
-    let info = tables::table_by_index(rt.program(), table)?;
-    let extras = tables::Extras::current(rt, info, matches, priority)?;
-    Ok(Some(match ProfileRef::of_entry(&old) {
-        Some(r) => TableWrite::Indirect {
-            table,
-            matches: old.matches,
-            priority: old.priority,
-            r,
-            insert,
-            extras,
-        },
-        None => TableWrite::Direct {
-            table,
-            entry: old,
-            insert,
-            extras,
-        },
-    }))
-}
-
-fn modify(e: entity::Entity) -> Undo {
-    Undo::Update(Update {
-        r#type: update::Type::Modify as i32,
-        entity: Some(Entity { entity: Some(e) }),
-    })
-}
-
-/// The old state of the cells or replication entry `u` writes (not of a wildcard: that write
-/// fails before writing).
-fn snapshot(rt: &Runtime, pre: &Pre, u: &Update) -> Result<Vec<Undo>, OpError> {
-    use entity::Entity as E;
-    use packet_replication_engine_entry::Type as P;
-    let mut out = Vec::new();
-    match u.entity.as_ref().and_then(|e| e.entity.as_ref()) {
-        Some(E::CounterEntry(c)) if c.counter_id != 0 => {
-            let mut v = Vec::new();
-            x::read_counter(
-                rt,
-                &CounterEntry {
-                    data: None,
-                    ..c.clone()
-                },
-                &mut v,
-            )?;
-            out.extend(v.into_iter().map(|c| modify(E::CounterEntry(c))));
-        }
-        Some(E::RegisterEntry(r)) if r.register_id != 0 => {
-            let mut v = Vec::new();
-            x::read_register(
-                rt,
-                &RegisterEntry {
-                    data: None,
-                    ..r.clone()
-                },
-                &mut v,
-            )?;
-            out.extend(v.into_iter().map(|r| modify(E::RegisterEntry(r))));
-        }
-        Some(E::MeterEntry(m)) if m.meter_id != 0 => {
-            let mut v = Vec::new();
-            x::read_meter(
-                rt,
-                &MeterEntry {
-                    config: None,
-                    counter_data: None,
-                    ..m.clone()
-                },
-                &mut v,
-            )?;
-            out.extend(v.into_iter().map(|m| modify(E::MeterEntry(m))));
-        }
-        Some(E::DirectCounterEntry(d)) if d.table_entry.as_ref().is_some_and(|t| t.table_id != 0) => {
-            let mut v = Vec::new();
-            x::read_direct_counter(
-                rt,
-                &DirectCounterEntry {
-                    table_entry: d.table_entry.clone(),
-                    data: None,
-                },
-                &mut v,
-            )?;
-            out.extend(v.into_iter().map(|d| modify(E::DirectCounterEntry(d))));
-        }
-        Some(E::PacketReplicationEngineEntry(PacketReplicationEngineEntry { r#type: Some(t) })) => match t {
-            P::MulticastGroupEntry(g) => out.push(Undo::Group(
-                g.multicast_group_id,
-                pre.groups.get(&g.multicast_group_id).cloned(),
-            )),
-            P::CloneSessionEntry(c) => out.push(Undo::Clone(c.session_id, pre.clones.get(&c.session_id).cloned())),
-        },
-        Some(E::ValueSetEntry(v)) => {
-            let vs = crate::vset::by_id(rt.program(), v.value_set_id)?;
-            out.push(Undo::ValueSet(crate::vset::snapshot(rt, vs)?));
-        }
-        _ => {}
-    }
-    Ok(out)
 }

@@ -43,6 +43,7 @@ pub mod stream;
 pub mod switch;
 pub mod tables;
 pub mod timing;
+mod undo;
 pub mod vset;
 
 pub use device_config::DeviceConfig;

@@ -540,12 +540,12 @@ pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpErro
         }
         table_action::Type::ActionProfileMemberId(m) => indirect(ProfileRef::Member(*m)),
         table_action::Type::ActionProfileGroupId(g) => indirect(ProfileRef::Group(*g)),
-        // written through crate::actprof (hidden members and group); only the all-or-nothing
-        // batch modes, which have no undo for them, get here
-        table_action::Type::ActionProfileActionSet(_) => Err(err(
-            Code::Unimplemented,
-            "one-shot action sets cannot be rolled back: use CONTINUE_ON_ERROR",
-        )),
+        // sets of selector tables are written through crate::actprof (hidden members and a
+        // group) and never get here
+        table_action::Type::ActionProfileActionSet(_) => Err(invalid(format!(
+            "table {} is not implemented by an action selector: it takes no action set",
+            t.name
+        ))),
     }
 }
 
@@ -582,10 +582,18 @@ fn prepare_default(p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result
             "a default entry has no idle timeout (idle_timeout_ns 0, no time_since_last_hit)",
         ));
     }
-    if !e.metadata.is_empty() || e.controller_metadata != 0 || e.meter_config.is_some() || e.counter_data.is_some() {
+    if !e.metadata.is_empty() || e.controller_metadata != 0 {
         return Err(err(
             Code::Unimplemented,
-            "metadata and direct resources of default entries are not supported",
+            "metadata of default entries is not supported: the runtime keeps metadata with the \
+             entries of a table, and the default entry is not one of them",
+        ));
+    }
+    if e.meter_config.is_some() || e.counter_data.is_some() {
+        return Err(err(
+            Code::Unimplemented,
+            "direct counters and meters of default entries are not supported: p4dp's data plane \
+             counts and meters table hits only (a packet that misses has no direct cell)",
         ));
     }
     if t.const_default_action {
@@ -606,7 +614,8 @@ fn prepare_default(p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result
         }
         Some(_) => Err(err(
             Code::Unimplemented,
-            "default entries of action-profile tables are not supported yet",
+            "a default entry takes an action, not an action-profile member, group or action set: \
+             p4dp's data plane runs the default action of a miss without a profile lookup",
         )),
     }
 }

@@ -331,17 +331,45 @@ async fn one_shot_action_sets() {
         ),
         Code::InvalidArgument
     );
-    // the all-or-nothing modes cannot undo one-shots
-    let mut req = WriteRequest {
+    // the all-or-nothing modes undo one-shots: a rolled-back delete and modify leave the set
+    // as written, forwarding as before
+    for atomicity in [
+        write_request::Atomicity::RollbackOnError,
+        write_request::Atomicity::DataplaneAtomic,
+    ] {
+        let st = c
+            .write(WriteRequest {
+                device_id: DEVICE,
+                election_id: eid(10),
+                updates: vec![
+                    del(entry(table, HOST_C, spread.clone())),
+                    ins(entry(table, HOST_C, action_set(fwd, &[(2, 1)]))),
+                    modi(entry(table, HOST_C, action_set(fwd, &[(1, 1)]))),
+                    del(entry(table, HOST_B, action_set(fwd, &[]))),
+                ],
+                atomicity: atomicity as i32,
+                ..Default::default()
+            })
+            .await
+            .expect_err("the missing entry's delete fails the batch");
+        assert_eq!(st.code(), Code::Unknown, "{st:?}");
+        assert_eq!(
+            read(&mut c, any_entry(table)).await.expect("read"),
+            vec![entry(table, HOST_C, spread.clone())],
+            "{atomicity:?}: rolled back"
+        );
+    }
+    let (a, b) = send(&s, &dir, HOST_C, 20).await;
+    assert!(
+        a + b == 20 && a > 0 && b > 0,
+        "the restored set spreads flows over ports 1 and 2: {a} + {b}"
+    );
+    let req = WriteRequest {
         device_id: DEVICE,
         election_id: eid(10),
         updates: vec![del(entry(table, HOST_C, spread.clone()))],
-        atomicity: write_request::Atomicity::RollbackOnError as i32,
         ..Default::default()
     };
-    let st = c.write(req.clone()).await.expect_err("rollback mode refused");
-    assert_eq!(st.code(), Code::Unknown, "{st:?}");
-    req.atomicity = write_request::Atomicity::ContinueOnError as i32;
     // modify: one action on port 2
     let single = action_set(fwd, &[(2, 1)]);
     write(&mut c, 10, vec![modi(entry(table, HOST_C, single.clone()))])
