@@ -349,7 +349,7 @@ pub(crate) fn snapshot(ctx: &mut Ctx, u: &Update) -> Result<Vec<Undo>, OpError> 
             let mut v = Vec::new();
             let q = CounterEntry {
                 data: None,
-                ..c.clone()
+                ..*c
             };
             x::read_counter(rt, &q, &mut v)?;
             out.extend(v.into_iter().map(|c| modify(E::CounterEntry(c))));
@@ -368,7 +368,7 @@ pub(crate) fn snapshot(ctx: &mut Ctx, u: &Update) -> Result<Vec<Undo>, OpError> 
             let q = MeterEntry {
                 config: None,
                 counter_data: None,
-                ..m.clone()
+                ..*m
             };
             x::read_meter(rt, &q, &mut v)?;
             out.extend(v.into_iter().map(|m| modify(E::MeterEntry(m))));
