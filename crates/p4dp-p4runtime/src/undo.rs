@@ -347,10 +347,7 @@ pub(crate) fn snapshot(ctx: &mut Ctx, u: &Update) -> Result<Vec<Undo>, OpError> 
         )),
         Some(E::CounterEntry(c)) if c.counter_id != 0 => {
             let mut v = Vec::new();
-            let q = CounterEntry {
-                data: None,
-                ..*c
-            };
+            let q = CounterEntry { data: None, ..*c };
             x::read_counter(rt, &q, &mut v)?;
             out.extend(v.into_iter().map(|c| modify(E::CounterEntry(c))));
         }

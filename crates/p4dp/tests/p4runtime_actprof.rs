@@ -26,22 +26,6 @@ fn member(prof: u32, id: u32, fwd: u32, port: u8) -> entity::Entity {
     })
 }
 
-fn group(prof: u32, id: u32, members: &[(u32, i32)], max_size: i32) -> entity::Entity {
-    entity::Entity::ActionProfileGroup(ActionProfileGroup {
-        action_profile_id: prof,
-        group_id: id,
-        members: members
-            .iter()
-            .map(|&(member_id, weight)| action_profile_group::Member {
-                member_id,
-                weight,
-                ..Default::default()
-            })
-            .collect(),
-        max_size,
-    })
-}
-
 fn entry(table: u32, dst: [u8; 6], t: table_action::Type) -> entity::Entity {
     entity::Entity::TableEntry(TableEntry {
         table_id: table,

@@ -18,7 +18,7 @@ use tonic::transport::Channel;
 use tonic::Code;
 
 mod p4rt_common;
-use p4rt_common::{build, connect, id_of, push, start, temp_dir, Switch, DEVICE};
+use p4rt_common::{build, connect, id_of, push, read_sorted, start, temp_dir, Switch, DEVICE};
 
 const ELECTION: u64 = 10;
 
@@ -100,25 +100,6 @@ fn write_req(atomicity: write_request::Atomicity, updates: Vec<Update>) -> Write
         atomicity: atomicity as i32,
         ..Default::default()
     }
-}
-
-/// Reads the given entities; the answer in a canonical order (sorted encodings).
-async fn read_all(c: &mut P4RuntimeClient<Channel>, what: Vec<entity::Entity>) -> Vec<Vec<u8>> {
-    let mut s = c
-        .read(ReadRequest {
-            device_id: DEVICE,
-            entities: what.into_iter().map(|e| Entity { entity: Some(e) }).collect(),
-            ..Default::default()
-        })
-        .await
-        .expect("read")
-        .into_inner();
-    let mut out = vec![];
-    while let Some(r) = s.next().await {
-        out.extend(r.expect("read response").entities.iter().map(|e| e.encode_to_vec()));
-    }
-    out.sort();
-    out
 }
 
 /// The per-update codes of a failed batch (from the status details).
@@ -237,7 +218,7 @@ async fn rollback_on_error_leaves_every_entity_unchanged() {
             E::PacketReplicationEngineEntry(PacketReplicationEngineEntry::default()),
         ]
     };
-    let before = read_all(&mut c, everything()).await;
+    let before = read_sorted(&mut c, everything()).await;
     let drop_entry = |key: &[u8]| TableEntry {
         table_id: dmac,
         r#match: vec![exact(key)],
@@ -281,7 +262,7 @@ async fn rollback_on_error_leaves_every_entity_unchanged() {
             "{mode:?}: the failing update's code, ABORTED for the rest"
         );
         assert_eq!(
-            read_all(&mut c, everything()).await,
+            read_sorted(&mut c, everything()).await,
             before,
             "{mode:?}: every entity read back unchanged"
         );
@@ -297,7 +278,7 @@ async fn rollback_on_error_leaves_every_entity_unchanged() {
             "{mode:?}: a missing entry's modify fails the batch"
         );
         assert_eq!(
-            read_all(&mut c, everything()).await,
+            read_sorted(&mut c, everything()).await,
             before,
             "{mode:?}: unchanged after a failure in the middle"
         );
@@ -312,7 +293,7 @@ async fn rollback_on_error_leaves_every_entity_unchanged() {
         want.push(Code::InvalidArgument);
         assert_eq!(batch_codes(&e), want, "{mode:?}: a value too wide");
         assert_eq!(
-            read_all(&mut c, everything()).await,
+            read_sorted(&mut c, everything()).await,
             before,
             "{mode:?}: unchanged after an invalid update"
         );
@@ -321,9 +302,9 @@ async fn rollback_on_error_leaves_every_entity_unchanged() {
     for mode in [RollbackOnError, DataplaneAtomic] {
         let ok = up(Insert, E::TableEntry(entry(dmac, &[5], fwd, &[5])));
         c.write(write_req(mode, batch(ok))).await.expect("a good batch");
-        let after = read_all(&mut c, everything()).await;
+        let after = read_sorted(&mut c, everything()).await;
         assert_ne!(after, before, "{mode:?}: the batch was applied");
-        let dmac_now = read_all(
+        let dmac_now = read_sorted(
             &mut c,
             vec![E::TableEntry(TableEntry {
                 table_id: dmac,
@@ -375,7 +356,7 @@ async fn rollback_on_error_leaves_every_entity_unchanged() {
         .await
         .expect("restore");
         assert_eq!(
-            read_all(&mut c, everything()).await,
+            read_sorted(&mut c, everything()).await,
             before,
             "restored for the next mode"
         );

@@ -16,7 +16,6 @@ use p4dp_p4runtime::proto::p4::v1::p4_runtime_client::P4RuntimeClient;
 use p4dp_p4runtime::proto::p4::v1::*;
 use p4rt_common::*;
 use prost::Message;
-use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 use tonic::Code;
 
@@ -131,19 +130,7 @@ impl Ids {
     }
 
     fn group(&self, id: u32, members: &[(u32, i32)]) -> E {
-        E::ActionProfileGroup(ActionProfileGroup {
-            action_profile_id: self.lb_prof,
-            group_id: id,
-            members: members
-                .iter()
-                .map(|&(member_id, weight)| action_profile_group::Member {
-                    member_id,
-                    weight,
-                    ..Default::default()
-                })
-                .collect(),
-            max_size: 8,
-        })
+        group(self.lb_prof, id, members, 8)
     }
 
     fn one_shot(&self, etype: u16, ports: &[(u8, i32)]) -> E {
@@ -300,21 +287,7 @@ async fn everything(c: &mut P4RuntimeClient<Channel>, ids: &Ids) -> Vec<Vec<u8>>
         E::ValueSetEntry(ValueSetEntry::default()),
         E::DigestEntry(DigestEntry::default()),
     ]);
-    let mut s = c
-        .read(ReadRequest {
-            device_id: DEVICE,
-            entities: what.into_iter().map(|e| Entity { entity: Some(e) }).collect(),
-            ..Default::default()
-        })
-        .await
-        .expect("read")
-        .into_inner();
-    let mut out = vec![];
-    while let Some(r) = s.next().await {
-        out.extend(r.expect("read response").entities.iter().map(|e| e.encode_to_vec()));
-    }
-    out.sort();
-    out
+    read_sorted(c, what).await
 }
 
 /// The state every batch starts from.

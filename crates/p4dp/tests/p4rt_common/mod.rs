@@ -287,6 +287,43 @@ pub async fn read(c: &mut P4RuntimeClient<Channel>, e: entity::Entity) -> Result
     Ok(out)
 }
 
+/// Reads the given entities (one request); the answer in a canonical order (sorted encodings), so
+/// that two reads of the same state compare equal.
+pub async fn read_sorted(c: &mut P4RuntimeClient<Channel>, what: Vec<entity::Entity>) -> Vec<Vec<u8>> {
+    let mut s = c
+        .read(ReadRequest {
+            device_id: DEVICE,
+            entities: what.into_iter().map(|e| Entity { entity: Some(e) }).collect(),
+            ..Default::default()
+        })
+        .await
+        .expect("read")
+        .into_inner();
+    let mut out = vec![];
+    while let Some(r) = s.next().await {
+        out.extend(r.expect("read response").entities.iter().map(|e| e.encode_to_vec()));
+    }
+    out.sort();
+    out
+}
+
+/// An action profile group of (member id, weight) pairs.
+pub fn group(prof: u32, id: u32, members: &[(u32, i32)], max_size: i32) -> entity::Entity {
+    entity::Entity::ActionProfileGroup(ActionProfileGroup {
+        action_profile_id: prof,
+        group_id: id,
+        members: members
+            .iter()
+            .map(|&(member_id, weight)| action_profile_group::Member {
+                member_id,
+                weight,
+                ..Default::default()
+            })
+            .collect(),
+        max_size,
+    })
+}
+
 pub fn exact(id: u32, v: &[u8]) -> FieldMatch {
     FieldMatch {
         field_id: id,
