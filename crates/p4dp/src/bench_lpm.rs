@@ -257,36 +257,65 @@ pub(crate) fn all_hit(m: Measurement, what: &str) -> Result<Measurement> {
     Ok(m)
 }
 
-fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Result<LpmRow> {
-    let mut rng = Rng(a.seed ^ (n as u64).wrapping_mul(0x9e37_79b9));
-    let set = PrefixSet::generate(n, &mut rng)?;
-    let packets = a.packets.map_or(n.min(1 << 20), |p| p as usize);
-    let dst = set.destinations(packets, &mut rng)?;
-    let keys: Vec<u64> = set.addr.iter().map(|&x| u64::from(x)).collect();
-    let port0 = vec![vec![0u8, 0]]; // set_port(0): bit<9>
+/// What one family's suite (IPv4 `lpm`, IPv6 `lpm6`) does in its own way when it measures a
+/// prefix count: its tables, how it fills them, its DPDK baseline and its lookup loops.
+/// [`measure_family`] is the measurement sequence both share.
+pub(crate) trait Family {
+    /// DPDK's structure holding the same prefixes (`RteLpm`, `RteLpm6`).
+    type Baseline;
+    /// The suite's name in progress lines.
+    const TAG: &'static str;
+    /// The lpm program's table and its entries' action, and the exact program's table.
+    const TABLES: [&'static str; 3];
+    fn fill_lpm(&self, t: &mut BenchTarget, ti: u32, act: u32) -> p4dp_rt::Result<u64>;
+    /// Build the baseline from the same prefixes; may check it against the filled table `ti`.
+    fn baseline(&self, t: &mut BenchTarget, ti: u32) -> Result<Self::Baseline>;
+    fn measure_baseline(&self, b: &mut Bench, base: &Self::Baseline) -> Result<Measurement>;
+    /// The floor plus p4dp's bulk lookups of table `ti`.
+    fn measure_lookup(&self, b: &mut Bench, ti: u32) -> Result<Measurement>;
+    /// Fill the exact program's table (its action `set_port`) with the destinations.
+    fn fill_exact(&self, t: &mut BenchTarget, ti: u32, act: u32) -> p4dp_rt::Result<u64>;
+}
+
+/// One prefix count of a family: the lpm program's bench (floor, l2fwd floor, baseline, p4dp's
+/// lookup, the program) then the exact program's (floor, lookup, program), `a.repeat` times each,
+/// on the same packets (`params`, destinations `dst`). `hist` and `checked` go into the row.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn measure_family<F: Family>(
+    a: &BenchArgs,
+    fam: &F,
+    names: &LpmNames,
+    (lpm_so, exact_so): (&Path, &Path),
+    params: &BenchParams,
+    dst: &[u64],
+    prefixes: usize,
+    (hist, checked): (String, Option<usize>),
+) -> Result<LpmRow> {
+    let (tag, base, [lpm, exact]) = (F::TAG, names.baseline, names.programs);
+    let [lpm_table, lpm_action, exact_table] = F::TABLES;
     let (mut fl, mut l2, mut rl, mut pl, mut pr) = (vec![], vec![], vec![], vec![], vec![]);
     {
-        let (mut t, ti) = load(
-            a,
-            lpm_so,
-            "BenchIngress.ipv4_lpm",
-            "BenchIngress.set_nhop",
-            |t, ti, act| fill_next_hops(t, ti, act, &keys, &set.lens),
-        )?;
-        let rte = RteLpm::new(&set.addr, &set.lens).context("building the rte_lpm")?;
+        let (mut t, ti) = load(a, lpm_so, lpm_table, lpm_action, |t, ti, act| fam.fill_lpm(t, ti, act))?;
+        let rte = fam.baseline(&mut t, ti)?;
         {
-            let mut b = Bench::new(&mut t, &params(a, packets)?).context("creating the bench ports and packets")?;
-            b.set_keys(&dst)?;
+            let mut b = Bench::new(&mut t, params).context("creating the bench ports and packets")?;
+            b.set_keys(dst)?;
             for rep in 0..a.repeat {
-                eprintln!("bench: lpm {n}: repetition {}/{}", rep + 1, a.repeat);
+                eprintln!("bench: {tag} {prefixes}: repetition {}/{}", rep + 1, a.repeat);
                 fl.push(b.measure(Kind::Floor).context("floor loop")?);
                 l2.push(b.measure(Kind::L2fwd).context("l2fwd floor loop")?);
-                rl.push(all_hit(b.measure_rte_lpm(&rte)?, "floor + rte_lpm")?);
-                pl.push(all_hit(b.measure(Kind::Table(ti))?, "floor + p4dp lpm lookup")?);
-                pr.push(b.measure(Kind::Program).context("running benches/l3_lpm.p4")?);
+                rl.push(all_hit(
+                    fam.measure_baseline(&mut b, &rte)?,
+                    &format!("floor + {base}"),
+                )?);
+                pl.push(all_hit(fam.measure_lookup(&mut b, ti)?, "floor + p4dp lpm lookup")?);
+                pr.push(
+                    b.measure(Kind::Program)
+                        .with_context(|| format!("running benches/{lpm}.p4"))?,
+                );
                 let c = |v: &[Measurement]| v.last().map_or(0.0, |m| m.cycles_per_pkt);
                 eprintln!(
-                    "bench: lpm {n}:   cycles/pkt floor {:.1}, l2fwd {:.1}, rte_lpm {:.1}, p4dp lookup {:.1}, program {:.1}",
+                    "bench: {tag} {prefixes}:   cycles/pkt floor {:.1}, l2fwd {:.1}, {base} {:.1}, p4dp lookup {:.1}, program {:.1}",
                     c(&fl),
                     c(&l2),
                     c(&rl),
@@ -297,31 +326,37 @@ fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Resu
         }
         let (_, misses) = t.table_hits_misses(ti)?;
         if misses > 0 {
-            bail!("benches/l3_lpm.p4 missed {misses} lookups");
+            bail!("benches/{lpm}.p4 missed {misses} lookups");
         }
     }
     let (mut xf, mut xl, mut xp) = (vec![], vec![], vec![]);
     {
-        let (mut t, ti) = load(
-            a,
-            exact_so,
-            "BenchIngress.ipv4_exact",
-            "BenchIngress.set_port",
-            |t, ti, act| t.table_fill_list(ti, &dst, None, act, &port0),
-        )?;
-        let mut b = Bench::new(&mut t, &params(a, packets)?).context("creating the bench ports and packets")?;
-        b.set_keys(&dst)?;
+        let (mut t, ti) = load(a, exact_so, exact_table, "BenchIngress.set_port", |t, ti, act| {
+            fam.fill_exact(t, ti, act)
+        })?;
+        let mut b = Bench::new(&mut t, params).context("creating the bench ports and packets")?;
+        b.set_keys(dst)?;
         for rep in 0..a.repeat {
-            eprintln!("bench: lpm {n}: exact table, repetition {}/{}", rep + 1, a.repeat);
+            eprintln!(
+                "bench: {tag} {prefixes}: exact table, repetition {}/{}",
+                rep + 1,
+                a.repeat
+            );
             xf.push(b.measure(Kind::Floor).context("floor loop")?);
-            xl.push(all_hit(b.measure(Kind::Table(ti))?, "floor + rte_hash lookup")?);
-            xp.push(b.measure(Kind::Program).context("running benches/l3_exact.p4")?);
+            xl.push(all_hit(
+                fam.measure_lookup(&mut b, ti)?,
+                &format!("floor + {} lookup", names.exact_lookup.0),
+            )?);
+            xp.push(
+                b.measure(Kind::Program)
+                    .with_context(|| format!("running benches/{exact}.p4"))?,
+            );
         }
     }
     Ok(LpmRow {
-        prefixes: n,
-        packets,
-        checked: None,
+        prefixes,
+        packets: dst.len(),
+        checked,
         floor: figures(&fl),
         l2fwd: figures(&l2),
         baseline: figures(&rl),
@@ -330,9 +365,61 @@ fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Resu
         exact_floor: figures(&xf),
         exact_lookup: figures(&xl),
         exact_program: figures(&xp),
-        hist: set.histogram(),
+        hist,
         tsc_hz: fl.first().map_or(0.0, |m| m.tsc_hz as f64),
     })
+}
+
+/// The IPv4 family: a prefix set, its next hops, and its destinations (as u64 keys).
+struct Ipv4<'a> {
+    set: &'a PrefixSet,
+    dst: &'a [u64],
+}
+
+impl Family for Ipv4<'_> {
+    type Baseline = RteLpm;
+    const TAG: &'static str = "lpm";
+    const TABLES: [&'static str; 3] = [
+        "BenchIngress.ipv4_lpm",
+        "BenchIngress.set_nhop",
+        "BenchIngress.ipv4_exact",
+    ];
+
+    fn fill_lpm(&self, t: &mut BenchTarget, ti: u32, act: u32) -> p4dp_rt::Result<u64> {
+        let keys: Vec<u64> = self.set.addr.iter().map(|&x| u64::from(x)).collect();
+        fill_next_hops(t, ti, act, &keys, &self.set.lens)
+    }
+
+    fn baseline(&self, _t: &mut BenchTarget, _ti: u32) -> Result<RteLpm> {
+        RteLpm::new(&self.set.addr, &self.set.lens).context("building the rte_lpm")
+    }
+
+    fn measure_baseline(&self, b: &mut Bench, base: &RteLpm) -> Result<Measurement> {
+        Ok(b.measure_rte_lpm(base)?)
+    }
+
+    fn measure_lookup(&self, b: &mut Bench, ti: u32) -> Result<Measurement> {
+        Ok(b.measure(Kind::Table(ti))?)
+    }
+
+    fn fill_exact(&self, t: &mut BenchTarget, ti: u32, act: u32) -> p4dp_rt::Result<u64> {
+        t.table_fill_list(ti, self.dst, None, act, &port0())
+    }
+}
+
+/// `set_port(0)`'s action data (bit<9>, big-endian), the exact programs' entries.
+pub(crate) fn port0() -> Vec<Vec<u8>> {
+    vec![vec![0, 0]]
+}
+
+fn measure_size(a: &BenchArgs, names: &LpmNames, n: usize, so: (&Path, &Path)) -> Result<LpmRow> {
+    let mut rng = Rng(a.seed ^ (n as u64).wrapping_mul(0x9e37_79b9));
+    let set = PrefixSet::generate(n, &mut rng)?;
+    let packets = a.packets.map_or(n.min(1 << 20), |p| p as usize);
+    let dst = set.destinations(packets, &mut rng)?;
+    let fam = Ipv4 { set: &set, dst: &dst };
+    let p = params(a, packets)?;
+    measure_family(a, &fam, names, so, &p, &dst, n, (set.histogram(), None))
 }
 
 pub(crate) fn ratio(a: &Figures, b: &Figures) -> f64 {
@@ -482,7 +569,7 @@ fn report_json(a: &BenchArgs, suite: Suite, names: &LpmNames, rows: &[LpmRow], t
 }
 
 /// One longest-prefix-match suite (IPv4 here, IPv6 in bench_lpm6.rs): per prefix count, the
-/// figures of `measure(args, count, lpm program, exact program)`, written as text after each
+/// figures of `measure(args, names, count, (lpm program, exact program))`, written as text after each
 /// count and as JSON at the end.
 pub(crate) struct LpmSuite {
     pub suite: Suite,
@@ -491,7 +578,7 @@ pub(crate) struct LpmSuite {
     /// Memory of the structures per prefix (bytes), for the EAL's default --mem.
     pub bytes_per_prefix: u64,
     pub names: LpmNames,
-    pub measure: fn(&BenchArgs, usize, &Path, &Path) -> Result<LpmRow>,
+    pub measure: fn(&BenchArgs, &LpmNames, usize, (&Path, &Path)) -> Result<LpmRow>,
 }
 
 /// Run `suite` for each count of `sizes` (each 1..=2^20, the programs' table size).
@@ -524,7 +611,10 @@ pub(crate) fn run_lpm_suite(a: &BenchArgs, sizes: &[u64], suite: &LpmSuite) -> R
     let mut text = String::new();
     for &n in sizes {
         eprintln!("bench: {}: {n} prefixes", suite.suite.name());
-        rows.push((suite.measure)(a, n as usize, &lpm_so, &exact_so).with_context(|| format!("{n} prefixes"))?);
+        rows.push(
+            (suite.measure)(a, &suite.names, n as usize, (&lpm_so, &exact_so))
+                .with_context(|| format!("{n} prefixes"))?,
+        );
         text = report(a, suite.suite, &suite.names, &rows, rows[0].tsc_hz, &cmdline);
         save(&out, &text)?;
     }

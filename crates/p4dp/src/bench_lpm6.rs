@@ -13,12 +13,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use p4dp_rt::bench::{Bench, BenchParams, Kind, Measurement};
+use p4dp_rt::bench::{Bench, BenchParams, BenchTarget, Measurement};
 use p4dp_rt::bench_lpm::RteLpm6;
 use p4dp_rt::Dispatch;
 
-use crate::bench::{figures, BenchArgs, Suite};
-use crate::bench_lpm::{all_hit, load, run_lpm_suite, LpmNames, LpmRow, LpmSuite, Rng};
+use crate::bench::{BenchArgs, Suite};
+use crate::bench_lpm::{measure_family, port0, run_lpm_suite, Family, LpmNames, LpmRow, LpmSuite, Rng};
 
 /// Share of each IPv6 prefix length, in prefixes per 10 000: the shape of the public BGP IPv6
 /// table (most /48, then /32, /44, /40, /29, /46, /36, ...; few longer than /48, almost none
@@ -230,96 +230,75 @@ fn params(a: &BenchArgs, packets: usize) -> Result<BenchParams> {
 /// Destinations checked for agreement between p4dp and rte_lpm6 (evenly spaced).
 const CHECKED_MAX: usize = 1 << 16;
 
-fn measure_size(a: &BenchArgs, n: usize, lpm_so: &Path, exact_so: &Path) -> Result<LpmRow> {
+/// The IPv6 family: a prefix set (as 16-byte addresses), its destinations (full addresses) and
+/// the sample on which p4dp and rte_lpm6 must agree.
+struct Ipv6 {
+    addr: Vec<[u8; 16]>,
+    lens: Vec<u8>,
+    tbl8s: u32,
+    dst: Vec<[u8; 16]>,
+    sample: Vec<[u8; 16]>,
+}
+
+impl Family for Ipv6 {
+    type Baseline = RteLpm6;
+    const TAG: &'static str = "lpm6";
+    const TABLES: [&'static str; 3] = [
+        "BenchIngress.ipv6_lpm",
+        "BenchIngress.set_port",
+        "BenchIngress.ipv6_exact",
+    ];
+
+    fn fill_lpm(&self, t: &mut BenchTarget, ti: u32, act: u32) -> p4dp_rt::Result<u64> {
+        t.table_fill_list128(ti, &self.addr, Some(&self.lens), act, &port0())
+    }
+
+    fn baseline(&self, t: &mut BenchTarget, ti: u32) -> Result<RteLpm6> {
+        let rte = RteLpm6::new(&self.addr, &self.lens, self.tbl8s).context("building the rte_lpm6")?;
+        t.lpm6_agree(ti, &rte, &self.addr, &self.lens, &self.sample)
+            .context("checking that p4dp's lpm table and rte_lpm6 choose the same prefixes")?;
+        eprintln!(
+            "bench: lpm6 {}: p4dp and rte_lpm6 agree on {} destinations",
+            self.addr.len(),
+            self.sample.len()
+        );
+        Ok(rte)
+    }
+
+    fn measure_baseline(&self, b: &mut Bench, base: &RteLpm6) -> Result<Measurement> {
+        Ok(b.measure_rte_lpm6(base)?)
+    }
+
+    fn measure_lookup(&self, b: &mut Bench, ti: u32) -> Result<Measurement> {
+        Ok(b.measure_table128(ti)?)
+    }
+
+    fn fill_exact(&self, t: &mut BenchTarget, ti: u32, act: u32) -> p4dp_rt::Result<u64> {
+        t.table_fill_list128(ti, &self.dst, None, act, &port0())
+    }
+}
+
+fn measure_size(a: &BenchArgs, names: &LpmNames, n: usize, so: (&Path, &Path)) -> Result<LpmRow> {
     let mut rng = Rng(a.seed ^ (n as u64).wrapping_mul(0x9e37_79b9) ^ 0x6);
     let set = PrefixSet::generate(n, &mut rng)?;
     let packets = a.packets.map_or(n.min(1 << 20), |p| p as usize);
     let dst = set.destinations(packets, &mut rng)?;
-    let addr: Vec<[u8; 16]> = set.hi.iter().map(|&h| addr16(h)).collect();
     let full = |d: u64| {
         let mut x = addr16(d);
         x[8..].copy_from_slice(&IID.to_be_bytes());
         x
     };
     let step = packets.div_ceil(CHECKED_MAX).max(1);
-    let sample: Vec<[u8; 16]> = dst.iter().step_by(step).map(|&d| full(d)).collect();
-    let port0 = vec![vec![0u8, 0]]; // set_port(0): bit<9>
-    let (mut fl, mut l2, mut rl, mut pl, mut pr) = (vec![], vec![], vec![], vec![], vec![]);
-    {
-        let (mut t, ti) = load(
-            a,
-            lpm_so,
-            "BenchIngress.ipv6_lpm",
-            "BenchIngress.set_port",
-            |t, ti, act| t.table_fill_list128(ti, &addr, Some(&set.lens), act, &port0),
-        )?;
-        let rte = RteLpm6::new(&addr, &set.lens, set.tbl8s()).context("building the rte_lpm6")?;
-        t.lpm6_agree(ti, &rte, &addr, &set.lens, &sample)
-            .context("checking that p4dp's lpm table and rte_lpm6 choose the same prefixes")?;
-        eprintln!(
-            "bench: lpm6 {n}: p4dp and rte_lpm6 agree on {} destinations",
-            sample.len()
-        );
-        {
-            let mut b = Bench::new(&mut t, &params(a, packets)?).context("creating the bench ports and packets")?;
-            b.set_keys(&dst)?;
-            for rep in 0..a.repeat {
-                eprintln!("bench: lpm6 {n}: repetition {}/{}", rep + 1, a.repeat);
-                fl.push(b.measure(Kind::Floor).context("floor loop")?);
-                l2.push(b.measure(Kind::L2fwd).context("l2fwd floor loop")?);
-                rl.push(all_hit(b.measure_rte_lpm6(&rte)?, "floor + rte_lpm6")?);
-                pl.push(all_hit(b.measure_table128(ti)?, "floor + p4dp lpm lookup")?);
-                pr.push(b.measure(Kind::Program).context("running benches/l3_lpm6.p4")?);
-                let c = |v: &[Measurement]| v.last().map_or(0.0, |m| m.cycles_per_pkt);
-                eprintln!(
-                    "bench: lpm6 {n}:   cycles/pkt floor {:.1}, l2fwd {:.1}, rte_lpm6 {:.1}, p4dp lookup {:.1}, program {:.1}",
-                    c(&fl),
-                    c(&l2),
-                    c(&rl),
-                    c(&pl),
-                    c(&pr)
-                );
-            }
-        }
-        let (_, misses) = t.table_hits_misses(ti)?;
-        if misses > 0 {
-            bail!("benches/l3_lpm6.p4 missed {misses} lookups");
-        }
-    }
-    let (mut xf, mut xl, mut xp) = (vec![], vec![], vec![]);
-    {
-        let keys: Vec<[u8; 16]> = dst.iter().map(|&d| full(d)).collect();
-        let (mut t, ti) = load(
-            a,
-            exact_so,
-            "BenchIngress.ipv6_exact",
-            "BenchIngress.set_port",
-            |t, ti, act| t.table_fill_list128(ti, &keys, None, act, &port0),
-        )?;
-        let mut b = Bench::new(&mut t, &params(a, packets)?).context("creating the bench ports and packets")?;
-        b.set_keys(&dst)?;
-        for rep in 0..a.repeat {
-            eprintln!("bench: lpm6 {n}: exact table, repetition {}/{}", rep + 1, a.repeat);
-            xf.push(b.measure(Kind::Floor).context("floor loop")?);
-            xl.push(all_hit(b.measure_table128(ti)?, "floor + exact lookup")?);
-            xp.push(b.measure(Kind::Program).context("running benches/l3_exact6.p4")?);
-        }
-    }
-    Ok(LpmRow {
-        prefixes: n,
-        packets,
-        checked: Some(sample.len()),
-        floor: figures(&fl),
-        l2fwd: figures(&l2),
-        baseline: figures(&rl),
-        p4dp_lookup: figures(&pl),
-        lpm_program: figures(&pr),
-        exact_floor: figures(&xf),
-        exact_lookup: figures(&xl),
-        exact_program: figures(&xp),
-        hist: set.histogram(),
-        tsc_hz: fl.first().map_or(0.0, |m| m.tsc_hz as f64),
-    })
+    let fam = Ipv6 {
+        addr: set.hi.iter().map(|&h| addr16(h)).collect(),
+        lens: set.lens.clone(),
+        tbl8s: set.tbl8s(),
+        dst: dst.iter().map(|&d| full(d)).collect(),
+        sample: dst.iter().step_by(step).map(|&d| full(d)).collect(),
+    };
+    let p = params(a, packets)?;
+    let checked = Some(fam.sample.len());
+    measure_family(a, &fam, names, so, &p, &dst, n, (set.histogram(), checked))
 }
 
 /// `p4dp bench --suite lpm6`.
