@@ -32,11 +32,13 @@
  * find, duplicate checks, reads and the replacement of a deleted prefix (its longest shorter
  * covering entry). The entries a slot points to come from the DPDK heap, except in tables with
  * the 24-bit first level: there they are blocks of t->entry_size carved from 2 MiB huge-page
- * chunks of the table's own (entry_new / entry_put), so the entry read that follows the slot
- * read is a cache miss without a 4 KiB-page TLB miss (the heap is on 4 KiB pages without
- * hugepages), and 1 M entries of 32 bytes take 32 MiB instead of about 128 MiB of heap blocks
- * (a 64-byte header and cache-line alignment each). A block goes back to the table's free list
- * only after the grace period of the entry in it, as a heap entry would be freed.
+ * chunks of the table's own (struct lpm_pool; entry_new / entry_put), so the entry read that
+ * follows the slot read is a cache miss without a 4 KiB-page TLB miss (the heap is on 4 KiB pages
+ * without hugepages), and 1 M entries of 32 bytes take 32 MiB instead of about 128 MiB of heap
+ * blocks (a 64-byte header and cache-line alignment each). The nodes below such a first level
+ * come from a second pool of the same kind (node_new), so each further level a lookup reads
+ * (IPv6 /48: three) is a cache miss without a TLB miss too. A block goes back to its pool's free
+ * list only after the grace period of what was in it, as heap memory would be freed.
  *
  * Shared answers (t->shared_answers: the program never uses which entry matched, only its action
  * and data; abi.h P4DP_TABLE_F_SHARED_ANSWERS): the slots do not point at the prefixes' entries
@@ -99,8 +101,9 @@ struct lpm_node {
 	uint32_t n_child; /* control: child slots */
 	uint32_t n_end;   /* control: entries whose prefix ends in this node */
 	uint32_t level;   /* control */
-	uint32_t _pad[11];
-	uint64_t mapped;  /* control: bytes of its own mapping (node_map), 0: from rte_malloc */
+	uint32_t pooled;  /* control: a block of the table's node pool (struct lpm_pool) */
+	uint32_t _pad[10];
+	uint64_t mapped;  /* control: bytes of its own mapping (node_map), 0: pooled or from rte_malloc */
 	uint64_t slot[];  /* readers: entry pointer or (child | LPM_CHILD); then the depth bytes */
 };
 
@@ -121,6 +124,27 @@ struct lpm_rule {
 	uint32_t hash;
 	uint32_t len; /* total prefix length: exact bits + lpm prefix */
 	uint8_t value[];
+};
+
+/* A chunk of a pool's blocks: this header, then blocks of the pool's size (16-byte multiples). */
+struct lpm_chunk {
+	struct lpm_chunk *next;
+	size_t len; /* bytes of the mapping */
+	uint8_t _pad[RTE_CACHE_LINE_SIZE - sizeof(void *) - sizeof(size_t)];
+};
+
+/* A free block: only the control thread reads it (no reader can reach it any more). */
+struct lpm_block {
+	struct lpm_block *next;
+};
+
+/* Fixed-size blocks carved from 2 MiB chunks of memory advised for huge pages (huge_map). */
+struct lpm_pool {
+	size_t size;                /* bytes of a block */
+	struct lpm_chunk *chunks;   /* every chunk mapped, to unmap at free */
+	struct lpm_block *free_blk; /* blocks whose grace period has passed */
+	uint8_t *carve;             /* the part of the newest chunk never handed out ... */
+	size_t carve_left;          /* ... and its bytes */
 };
 
 struct table_lpm {
@@ -145,24 +169,11 @@ struct table_lpm {
 	struct lpm_answer **ans_bucket;
 	uint32_t n_ans_buckets;
 	uint64_t n_answers;
-	/* control, under the table mutex: the entry blocks (tables with the 24-bit level) */
-	bool slab;                 /* entries are blocks of the chunks below, not heap blocks */
-	struct lpm_chunk *chunks;  /* every chunk mapped, to unmap at free */
-	struct lpm_block *free_blk; /* blocks whose entry's grace period has passed */
-	uint8_t *carve;            /* the part of the newest chunk never handed out ... */
-	size_t carve_left;         /* ... and its bytes */
-};
-
-/* A chunk of entry blocks: this header, then blocks of t->entry_size (16-byte multiples). */
-struct lpm_chunk {
-	struct lpm_chunk *next;
-	size_t len; /* bytes of the mapping */
-	uint8_t _pad[RTE_CACHE_LINE_SIZE - sizeof(void *) - sizeof(size_t)];
-};
-
-/* A free block: only the control thread reads it (no reader can reach it any more). */
-struct lpm_block {
-	struct lpm_block *next;
+	/* control, under the table mutex (tables with the 24-bit level): the entries and the nodes
+	 * below the first level are blocks of huge-page chunks, not heap blocks */
+	bool slab;
+	struct lpm_pool ents;  /* blocks of t->entry_size */
+	struct lpm_pool nodes; /* blocks of node_bytes(LPM_STRIDE) */
 };
 
 /* ------------------------------------------------------------ geometry */
@@ -295,12 +306,12 @@ static void key_bits(const struct p4dp_table *t, const struct table_lpm *s, cons
 			hi = hi << sh | lo >> (64 - sh);
 			lo <<= sh;
 		}
-		uint8_t be[16];
+		/* all 16 bytes (kb holds LPM_BYTES_MAX): a copy of a fixed size, whose bytes past
+		 * pad_bits / 8 no lookup reads */
 		hi = rte_cpu_to_be_64(hi);
 		lo = rte_cpu_to_be_64(lo);
-		memcpy(be, &hi, 8);
-		memcpy(be + 8, &lo, 8);
-		memcpy(kb, be, s->pad_bits / 8);
+		memcpy(kb, &hi, 8);
+		memcpy(kb + 8, &lo, 8);
 		return;
 	}
 	memset(kb, 0, s->pad_bits / 8);
@@ -450,27 +461,42 @@ static struct lpm_node *node_map(size_t bytes)
 	return n;
 }
 
-static void node_release(struct lpm_node *n)
+static void block_put(struct lpm_pool *p, void *blk);
+
+/* Give node @p n (NULL: nothing) back now: no reader can reach it any more. */
+static void node_release(struct table_lpm *s, struct lpm_node *n)
 {
-	if (n != NULL && n->mapped != 0)
+	if (n == NULL)
+		return;
+	if (n->pooled)
+		block_put(&s->nodes, n);
+	else if (n->mapped != 0)
 		munmap(n, n->mapped);
 	else
 		rte_free(n);
 }
 
 /* A node of @p level with every slot @p v at depth @p d (not yet visible). */
+static void *block_get(struct lpm_pool *p);
+
+/* perf: below a 24-bit first level, nodes are blocks of the table's node pool (huge pages): a
+ * lookup that goes past the first level (IPv4 /25../32, IPv6 past /24) reads one node per 8 bits,
+ * each a cache miss in a large table; from the heap's 4 KiB pages each would also be a TLB miss. */
 static struct lpm_node *node_new(struct p4dp_table *t, uint32_t level, uint64_t v, uint8_t d)
 {
 	struct table_lpm *s = t->lpm;
 	uint32_t stride = level_stride(s, level);
+	bool pooled = s->slab && stride == LPM_STRIDE;
 	struct lpm_node *n = stride == LPM_ROOT24_BITS ? node_map(node_bytes(stride))
-			   : rte_malloc_socket("p4dp_lpm_node", node_bytes(stride), RTE_CACHE_LINE_SIZE,
-					       t->socket_id);
+			   : pooled ? block_get(&s->nodes)
+				    : rte_malloc_socket("p4dp_lpm_node", node_bytes(stride), RTE_CACHE_LINE_SIZE,
+							t->socket_id);
 	if (n == NULL)
 		return NULL;
 	uint64_t mapped = stride == LPM_ROOT24_BITS ? n->mapped : 0;
 	memset(n, 0, sizeof(*n));
 	n->mapped = mapped;
+	n->pooled = pooled;
 	n->level = level;
 	for (uint32_t i = 0; i < (1u << stride); i++)
 		n->slot[i] = v;
@@ -478,21 +504,21 @@ static struct lpm_node *node_new(struct p4dp_table *t, uint32_t level, uint64_t 
 	return n;
 }
 
+/* table_defer callback (ctx: the table, with its mutex held, after the grace period). */
 static void node_free_cb(void *ctx, void *p, uint64_t arg)
 {
-	(void)ctx;
 	(void)arg;
-	node_release(p);
+	node_release(((struct p4dp_table *)ctx)->lpm, p);
 }
 
 /* Free node @p n and every node under it now (no reader can reach them). */
-static void subtree_free_now(const struct table_lpm *s, struct lpm_node *n)
+static void subtree_free_now(struct table_lpm *s, struct lpm_node *n)
 {
 	uint32_t stride = level_stride(s, n->level);
 	for (uint32_t i = 0; n->n_child > 0 && i < (1u << stride); i++)
 		if (slot_is_child(n->slot[i]))
 			subtree_free_now(s, slot_child(n->slot[i]));
-	node_release(n);
+	node_release(s, n);
 }
 
 /* Defer the free of every node under @p n (and @p n) past a grace period. */
@@ -507,34 +533,40 @@ static void subtree_defer(struct p4dp_table *t, struct lpm_node *n)
 
 /* ------------------------------------------------------------ entries */
 
-/* A block for one entry of table @p t (s->slab): a free one, else the next of the newest chunk,
- * else the first of a new chunk (2 MiB, or one block when entries are larger). NULL when no chunk
- * can be mapped. Control thread or a worker's insert (which then maps a chunk itself, once per
- * 2 MiB of entries), with the table mutex held. */
-static void *block_get(struct p4dp_table *t)
+/* A block of pool @p p: a free one, else the next of the newest chunk, else the first of a new
+ * chunk (2 MiB, or one block when blocks are larger). NULL when no chunk can be mapped. Control
+ * thread or a worker's insert (which then maps a chunk itself, once per 2 MiB of blocks), with
+ * the table mutex held. */
+static void *block_get(struct lpm_pool *p)
 {
-	struct table_lpm *s = t->lpm;
-	struct lpm_block *b = s->free_blk;
+	struct lpm_block *b = p->free_blk;
 	if (b != NULL) {
-		s->free_blk = b->next;
+		p->free_blk = b->next;
 		return b;
 	}
-	size_t sz = t->entry_size;
-	if (s->carve_left < sz) {
+	if (p->carve_left < p->size) {
 		size_t len;
-		struct lpm_chunk *c = huge_map(sizeof(*c) + sz, &len);
+		struct lpm_chunk *c = huge_map(sizeof(*c) + p->size, &len);
 		if (c == NULL)
 			return NULL;
-		c->next = s->chunks;
+		c->next = p->chunks;
 		c->len = len;
-		s->chunks = c;
-		s->carve = (uint8_t *)(c + 1);
-		s->carve_left = len - sizeof(*c);
+		p->chunks = c;
+		p->carve = (uint8_t *)(c + 1);
+		p->carve_left = len - sizeof(*c);
 	}
-	void *p = s->carve;
-	s->carve += sz;
-	s->carve_left -= sz;
-	return p;
+	void *blk = p->carve;
+	p->carve += p->size;
+	p->carve_left -= p->size;
+	return blk;
+}
+
+/* Give block @p blk of pool @p p back (no reader can reach it any more). */
+static void block_put(struct lpm_pool *p, void *blk)
+{
+	struct lpm_block *b = blk;
+	b->next = p->free_blk;
+	p->free_blk = b;
 }
 
 /* A new, unpublished entry of table @p t: a block (s->slab) or a heap allocation. */
@@ -542,7 +574,7 @@ static struct p4dp_entry *entry_new(struct p4dp_table *t, uint32_t action, const
 {
 	if (!t->lpm->slab)
 		return table_entry_new(t, action, data, idx, P4DP_ENTRY_F_DYNAMIC);
-	struct p4dp_entry *e = block_get(t);
+	struct p4dp_entry *e = block_get(&t->lpm->ents);
 	if (e != NULL)
 		table_entry_fill(t, e, action, data, idx, P4DP_ENTRY_F_DYNAMIC);
 	return e;
@@ -556,11 +588,8 @@ static void entry_put(struct p4dp_table *t, struct p4dp_entry *e)
 		rte_free(e);
 		return;
 	}
-	if (e == NULL)
-		return;
-	struct lpm_block *b = (struct lpm_block *)(void *)e;
-	b->next = s->free_blk;
-	s->free_blk = b;
+	if (e != NULL)
+		block_put(&s->ents, e);
 }
 
 /* table_defer callbacks (run with the table mutex held, after the grace period): entry_put of an
@@ -577,17 +606,17 @@ static void entry_idx_put_cb(void *ctx, void *p, uint64_t idx)
 	table_idx_release(ctx, (uint32_t)idx);
 }
 
-/* Unmap every chunk (the table is being freed: nothing refers to a block any more). */
-static void chunks_unmap(struct table_lpm *s)
+/* Unmap every chunk of pool @p p (the table is being freed: nothing refers to a block any more). */
+static void pool_unmap(struct lpm_pool *p)
 {
-	for (struct lpm_chunk *c = s->chunks, *nx; c != NULL; c = nx) {
+	for (struct lpm_chunk *c = p->chunks, *nx; c != NULL; c = nx) {
 		nx = c->next;
 		munmap(c, c->len);
 	}
-	s->chunks = NULL;
-	s->free_blk = NULL;
-	s->carve = NULL;
-	s->carve_left = 0;
+	p->chunks = NULL;
+	p->free_blk = NULL;
+	p->carve = NULL;
+	p->carve_left = 0;
 }
 
 /* ------------------------------------------------------------ shared answers */
@@ -1121,8 +1150,11 @@ static int lpm_create(struct p4dp_table *t)
 	if (s->pad_bits >= LPM_ROOT24_BITS && t->max_entries >= LPM_ROOT24_MIN_ENTRIES) {
 		s->root_bits = LPM_ROOT24_BITS;
 		s->root = node_new(t, 0, 0, 0);
-		/* the entries of a table this large in huge-page chunks (see the top of this file) */
+		/* the entries and nodes of a table this large in huge-page chunks (see the top of this
+		 * file) */
 		s->slab = s->root != NULL;
+		s->ents.size = t->entry_size;
+		s->nodes.size = RTE_ALIGN_CEIL(node_bytes(LPM_STRIDE), RTE_CACHE_LINE_SIZE);
 	}
 	if (s->root == NULL) {
 		s->root_bits = RTE_MIN(LPM_ROOT_BITS, s->pad_bits);
@@ -1132,7 +1164,7 @@ static int lpm_create(struct p4dp_table *t)
 	if (s->bucket == NULL || s->root == NULL || ans_fail) {
 		free(s->bucket);
 		free(s->ans_bucket);
-		node_release(s->root);
+		node_release(s, s->root);
 		rte_free(s);
 		t->lpm = NULL;
 		return -ENOMEM;
@@ -1149,7 +1181,8 @@ static void lpm_free(struct p4dp_table *t)
 	p4dp_rcu_synchronize(t->rcu);
 	subtree_free_now(s, s->root);
 	rules_drop(t, false);
-	chunks_unmap(s);
+	pool_unmap(&s->ents);
+	pool_unmap(&s->nodes);
 	free(s->bucket);
 	free(s->ans_bucket);
 	rte_free(s);
