@@ -153,19 +153,11 @@ impl BenchTarget {
     /// of at most 64 bits), each running `action` (index into the program's actions) with
     /// `params` (big-endian bytes per parameter). Returns the number installed.
     pub fn table_fill(&mut self, table: u32, key_base: u64, n: u64, action: u32, params: &[Vec<u8>]) -> Result<u64> {
-        let raw = raw_params(params)?;
-        let n_params = u32::try_from(raw.len()).map_err(|_| Error::Invalid("too many parameters".into()))?;
-        // SAFETY: raw and the byte vectors it points into live for the call.
-        let rc =
-            unsafe { sys::p4dp_bench_table_fill(self.rt.as_ptr(), table, key_base, n, action, n_params, raw.as_ptr()) };
-        if rc < 0 {
-            return Err(Error::Runtime {
-                op: "table fill",
-                errno: -(rc as i32),
-                msg: last_error(),
-            });
-        }
-        Ok(rc as u64)
+        let rt = self.rt.as_ptr();
+        fill(0, None, params, |_, n_params, raw| {
+            // SAFETY: raw and the byte vectors it points into live for the call.
+            unsafe { sys::p4dp_bench_table_fill(rt, table, key_base, n, action, n_params, raw) }
+        })
     }
 
     /// `@entry_lock` bias revocations so far (p4dp_rt_stats.lock_revocations).
@@ -222,16 +214,29 @@ impl Drop for BenchTarget {
     }
 }
 
-/// `params` in the runtime's form; the result points into `params`.
-pub(crate) fn raw_params(params: &[Vec<u8>]) -> Result<Vec<ffi::p4dp_rt_param>> {
-    params
-        .iter()
-        .map(|p| {
-            u32::try_from(p.len())
-                .map(|len| ffi::p4dp_rt_param { value: p.as_ptr(), len })
-                .map_err(|_| Error::Invalid("parameter too long".into()))
-        })
-        .collect()
+/// The checks and the call of a table fill of `n` keys: one prefix length per key when `lens` is
+/// given, the parameters in the runtime's layout; `call(lens or null, n_params, params)` returns
+/// the runtime's count or -errno.
+pub(crate) fn fill(
+    n: usize,
+    lens: Option<&[u8]>,
+    params: &[Vec<u8>],
+    call: impl FnOnce(*const u8, u32, *const ffi::p4dp_rt_param) -> i64,
+) -> Result<u64> {
+    if lens.is_some_and(|l| l.len() != n) {
+        return Err(Error::Invalid("one prefix length per key needed".into()));
+    }
+    let raw = crate::runtime::raw_params(params)?;
+    let n_params = u32::try_from(raw.len()).map_err(|_| Error::Invalid("too many parameters".into()))?;
+    let rc = call(lens.map_or(std::ptr::null(), <[u8]>::as_ptr), n_params, raw.as_ptr());
+    if rc < 0 {
+        return Err(Error::Runtime {
+            op: "table fill",
+            errno: -(rc as i32),
+            msg: last_error(),
+        });
+    }
+    Ok(rc as u64)
 }
 
 /// What a bench's packets look like and how long it measures.

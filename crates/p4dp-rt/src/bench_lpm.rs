@@ -7,8 +7,8 @@
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
-use crate::bench::{measurement, raw_params, Bench, BenchTarget, Kind, Measurement};
-use crate::{check, last_error, Error, Result};
+use crate::bench::{fill, measurement, Bench, BenchTarget, Kind, Measurement};
+use crate::{check, Error, Result};
 
 mod sys {
     #![allow(non_camel_case_types)]
@@ -107,33 +107,23 @@ impl BenchTarget {
         action: u32,
         params: &[Vec<u8>],
     ) -> Result<u64> {
-        if lens.is_some_and(|l| l.len() != keys.len()) {
-            return Err(Error::Invalid("one prefix length per key needed".into()));
-        }
-        let raw = raw_params(params)?;
-        let n_params = u32::try_from(raw.len()).map_err(|_| Error::Invalid("too many parameters".into()))?;
-        // SAFETY: keys, lens and raw (and the vectors it points into) live for the call; lens has
-        // keys.len() elements.
-        let rc = unsafe {
-            sys::p4dp_bench_table_fill_list(
-                self.rt.as_ptr(),
-                table,
-                keys.as_ptr(),
-                lens.map_or(std::ptr::null(), <[u8]>::as_ptr),
-                keys.len() as u64,
-                action,
-                n_params,
-                raw.as_ptr(),
-            )
-        };
-        if rc < 0 {
-            return Err(Error::Runtime {
-                op: "table fill",
-                errno: -(rc as i32),
-                msg: last_error(),
-            });
-        }
-        Ok(rc as u64)
+        let rt = self.rt.as_ptr();
+        fill(keys.len(), lens, params, |lens, n_params, raw| {
+            // SAFETY: keys, lens (keys.len() elements or null) and raw (and the vectors it points
+            // into) live for the call.
+            unsafe {
+                sys::p4dp_bench_table_fill_list(
+                    rt,
+                    table,
+                    keys.as_ptr(),
+                    lens,
+                    keys.len() as u64,
+                    action,
+                    n_params,
+                    raw,
+                )
+            }
+        })
     }
 
     /// Install one entry per 128-bit key in `table` (one exact or lpm key field of 128 bits):
@@ -147,32 +137,23 @@ impl BenchTarget {
         action: u32,
         params: &[Vec<u8>],
     ) -> Result<u64> {
-        if lens.is_some_and(|l| l.len() != keys.len()) {
-            return Err(Error::Invalid("one prefix length per key needed".into()));
-        }
-        let raw = raw_params(params)?;
-        let n_params = u32::try_from(raw.len()).map_err(|_| Error::Invalid("too many parameters".into()))?;
-        // SAFETY: keys (16 bytes each), lens (keys.len() elements) and raw live for the call.
-        let rc = unsafe {
-            sys::p4dp_bench_table_fill_list128(
-                self.rt.as_ptr(),
-                table,
-                keys.as_ptr().cast(),
-                lens.map_or(std::ptr::null(), <[u8]>::as_ptr),
-                keys.len() as u64,
-                action,
-                n_params,
-                raw.as_ptr(),
-            )
-        };
-        if rc < 0 {
-            return Err(Error::Runtime {
-                op: "table fill",
-                errno: -(rc as i32),
-                msg: last_error(),
-            });
-        }
-        Ok(rc as u64)
+        let rt = self.rt.as_ptr();
+        fill(keys.len(), lens, params, |lens, n_params, raw| {
+            // SAFETY: keys (16 bytes each), lens (keys.len() elements or null) and raw live for
+            // the call.
+            unsafe {
+                sys::p4dp_bench_table_fill_list128(
+                    rt,
+                    table,
+                    keys.as_ptr().cast(),
+                    lens,
+                    keys.len() as u64,
+                    action,
+                    n_params,
+                    raw,
+                )
+            }
+        })
     }
 
     /// Check that lpm `table` (one 128-bit lpm field, filled with the prefixes `addr`/`lens`)
