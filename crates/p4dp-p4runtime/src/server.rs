@@ -840,8 +840,12 @@ pub async fn serve(
             .tls_config(cfg)
             .map_err(|e| format!("P4Runtime TLS: {}", error_chain(&e)))?;
     }
+    // TCP_NODELAY on every accepted connection (tonic sets it only on listeners it binds
+    // itself): with Nagle's algorithm a small write (a response's trailers, a flow-control
+    // WINDOW_UPDATE while a large Write arrives) waits for the peer's delayed ACK, up to 40 ms
+    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
     b.add_service(svc.into_server())
-        .serve_with_incoming_shutdown(tokio_stream::wrappers::TcpListenerStream::new(listener), shutdown)
+        .serve_with_incoming_shutdown(incoming, shutdown)
         .await
         .map_err(|e| format!("P4Runtime server: {e}"))
 }

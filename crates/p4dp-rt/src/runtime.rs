@@ -578,30 +578,32 @@ impl Runtime {
     /// One result per entry, in order.
     pub fn entries_add(&self, table: u32, entries: &[TableEntry]) -> Vec<Result<()>> {
         let mut out: Vec<Result<()>> = Vec::with_capacity(entries.len());
-        // every entry's keys and parameters in two arrays (perf: three allocations per call, not
-        // two per entry); an entry whose conversion fails ends the prefix handed to the runtime
+        // every entry's keys and parameters in two arrays, converted in place (perf: three
+        // allocations per call, none per entry); an entry whose conversion fails ends the prefix
+        // handed to the runtime
         let mut keys = Vec::with_capacity(entries.iter().map(|e| e.matches.len()).sum());
         let mut params = Vec::with_capacity(entries.iter().map(|e| e.params.len()).sum());
         let mut converted = 0;
         let mut bad = None;
         for e in entries {
-            let r = e
-                .matches
-                .iter()
-                .map(raw_key)
-                .collect::<Result<Vec<_>>>()
-                .and_then(|k| Ok((k, raw_params(&e.params)?)));
-            match r {
-                Ok((k, p)) => {
-                    keys.extend(k);
-                    params.extend(p);
-                    converted += 1;
-                }
-                Err(er) => {
-                    bad = Some(er);
-                    break;
-                }
+            let r = e.matches.iter().try_for_each(|m| {
+                keys.push(raw_key(m)?);
+                Ok(())
+            });
+            let r = r.and_then(|()| {
+                e.params.iter().try_for_each(|p| {
+                    params.push(ffi::p4dp_rt_param {
+                        value: p.as_ptr(),
+                        len: len32(p)?,
+                    });
+                    Ok(())
+                })
+            });
+            if let Err(er) = r {
+                bad = Some(er);
+                break;
             }
+            converted += 1;
         }
         let (mut ki, mut pi) = (0, 0);
         let raw: Vec<ffi::p4dp_rt_entry> = entries[..converted]
