@@ -69,6 +69,7 @@ struct table_exact {
 	struct table_xi *xi; /* the read index (p4dp/xindex.h), or NULL */
 	uint8_t *slots; /* static storage only */
 	size_t slots_bytes;
+	size_t slots_mapped; /* bytes of slots' table_huge_map() mapping; 0: slots are on the heap */
 	bool is_static;
 	struct side_list displaced;
 	uint64_t n_displaced;
@@ -147,6 +148,29 @@ static uint32_t zero_key_safe_seed(uint32_t key_len)
 	return seed;
 }
 
+/* The static storage's slots of table @p t (x->slots_bytes, zeroed): perf: a large array on huge
+ * pages (table_huge_map, faulted in here by the zeroing), as the read index; else on the heap. */
+static uint8_t *slots_alloc(struct p4dp_table *t, struct table_exact *x)
+{
+	if (x->slots_bytes >= TABLE_HUGE_MIN) {
+		uint8_t *p = table_huge_map(x->slots_bytes, &x->slots_mapped);
+		if (p != NULL) {
+			memset(p, 0, x->slots_bytes);
+			return p;
+		}
+	}
+	return rte_zmalloc_socket("p4dp_slots", x->slots_bytes, RTE_CACHE_LINE_SIZE, t->socket_id);
+}
+
+static void slots_free(struct table_exact *x)
+{
+	if (x->slots_mapped != 0)
+		table_huge_unmap(x->slots, x->slots_mapped);
+	else
+		rte_free(x->slots);
+	x->slots = NULL;
+}
+
 static int table_exact_create(struct p4dp_table *t)
 {
 	static uint32_t seq; /* unique rte_hash names within the process */
@@ -184,7 +208,7 @@ static int table_exact_create(struct p4dp_table *t)
 	}
 	if (x->is_static && t->max_entries > 0) {
 		x->slots_bytes = (size_t)t->max_entries * t->entry_size;
-		x->slots = rte_zmalloc_socket("p4dp_slots", x->slots_bytes, RTE_CACHE_LINE_SIZE, t->socket_id);
+		x->slots = slots_alloc(t, x);
 		if (x->slots == NULL) {
 			table_xi_free(x->xi);
 			rte_hash_free(x->h);
@@ -219,7 +243,7 @@ static void table_exact_free(struct p4dp_table *t)
 	while (rte_hash_iterate(x->h, &key, &data, &next) >= 0)
 		rte_free(entry_alloc_base(x, data));
 	rte_hash_free(x->h);
-	rte_free(x->slots);
+	slots_free(x);
 	t->head.xi = NULL;
 	table_xi_free(x->xi);
 	free(x);

@@ -219,6 +219,27 @@ void table_entry_carry_timer(struct p4dp_entry *to, const struct p4dp_entry *fro
 int table_worker_lock(struct p4dp_table *t, uint8_t profile, uint64_t now_ns);
 void table_worker_unlock(struct p4dp_table *t, bool inserted);
 
+/* ---- memory for a table's large arrays (table_mem.c) ---- */
+
+/** The huge page size table_huge_map() aligns to and rounds up to. */
+#define TABLE_HUGE ((size_t)2 << 20)
+/** Arrays of at least this many bytes (the exact tables' read index buckets and static entry
+ *  slots) go to table_huge_map(); rounding up wastes at most half of the mapping. */
+#define TABLE_HUGE_MIN (TABLE_HUGE / 2)
+
+/**
+ * perf: an anonymous mapping of @p bytes rounded up to TABLE_HUGE (*len_out), aligned to
+ * TABLE_HUGE, zero-filled and advised for transparent huge pages (MADV_HUGEPAGE), so random reads
+ * of a large array do not each pay a 4 KiB-page TLB miss (DPDK's heap without hugepages is 4 KiB
+ * pages; the EAL's memory is also too small for arrays of hundreds of MiB). Where the kernel
+ * gives no huge pages (transparent_hugepage "never") the advice is ignored and the pages are
+ * 4 KiB. NULL on failure. The mapping's NUMA node is the kernel's choice (first touch: the
+ * creating thread). Give it back with table_huge_unmap(p, *len_out). Any thread.
+ */
+void *table_huge_map(size_t bytes, size_t *len_out);
+/** Unmap a table_huge_map() mapping of @p len bytes (NULL: nothing). */
+void table_huge_unmap(void *p, size_t len);
+
 /* ---- the exact tables' read index, writer side (table_xindex.c; readers: p4dp/xindex.h) ---- */
 
 /* Largest table with a read index (its buckets take 64-128 bytes per entry). */
@@ -228,6 +249,7 @@ struct table_xi {
 	struct p4dp_xindex pub; /* what readers see (first: &x->pub is the table's head.xi) */
 	uint8_t *busy;          /* per slot: holds a key, or held one whose grace period runs */
 	uint32_t *slot_of;      /* per entry index: its slot, or none (overflow / free index) */
+	size_t mapped;          /* bytes of pub.b's table_huge_map() mapping, 0: posix_memalign */
 	uint32_t key_len;
 	uint32_t max_entries;
 };

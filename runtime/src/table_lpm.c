@@ -138,7 +138,7 @@ struct lpm_block {
 	struct lpm_block *next;
 };
 
-/* Fixed-size blocks carved from 2 MiB chunks of memory advised for huge pages (huge_map). */
+/* Fixed-size blocks carved from 2 MiB chunks of memory advised for huge pages (table_huge_map). */
 struct lpm_pool {
 	size_t size;                /* bytes of a block */
 	struct lpm_chunk *chunks;   /* every chunk mapped, to unmap at free */
@@ -428,34 +428,11 @@ static size_t node_bytes(uint32_t stride)
 	return sizeof(struct lpm_node) + ((size_t)1 << stride) * (sizeof(uint64_t) + 1);
 }
 
-#define LPM_HUGE ((size_t)2 << 20)
-
-/* perf: an anonymous mapping of @p bytes rounded up to 2 MiB (*len), aligned to 2 MiB and advised
- * for transparent huge pages, so its random reads do not each pay a 4 KiB-page TLB miss (DPDK's
- * heap without hugepages is 4 KiB pages, and the EAL's memory would lose 144 MiB per 24-bit
- * level). Where the kernel gives no huge pages the advice is ignored and the pages are 4 KiB. NULL
- * on failure. The mapping's NUMA node is the kernel's choice (first touch: the creating thread). */
-static void *huge_map(size_t bytes, size_t *len_out)
-{
-	size_t len = RTE_ALIGN_CEIL(bytes, LPM_HUGE);
-	uint8_t *p = mmap(NULL, len + LPM_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	uint8_t *a = RTE_PTR_ALIGN_CEIL(p, LPM_HUGE);
-	if (a > p)
-		munmap(p, (size_t)(a - p));
-	if (a + len < p + len + LPM_HUGE)
-		munmap(a + len, (size_t)(p + len + LPM_HUGE - (a + len)));
-	(void)madvise(a, len, MADV_HUGEPAGE); /* advice: 4 KiB pages still work */
-	*len_out = len;
-	return a;
-}
-
-/* The 24-bit first level in a mapping of its own (huge_map). */
+/* The 24-bit first level in a mapping of its own (table_huge_map). */
 static struct lpm_node *node_map(size_t bytes)
 {
 	size_t len;
-	struct lpm_node *n = huge_map(bytes, &len);
+	struct lpm_node *n = table_huge_map(bytes, &len);
 	if (n != NULL)
 		n->mapped = len;
 	return n;
@@ -546,7 +523,7 @@ static void *block_get(struct lpm_pool *p)
 	}
 	if (p->carve_left < p->size) {
 		size_t len;
-		struct lpm_chunk *c = huge_map(sizeof(*c) + p->size, &len);
+		struct lpm_chunk *c = table_huge_map(sizeof(*c) + p->size, &len);
 		if (c == NULL)
 			return NULL;
 		c->next = p->chunks;

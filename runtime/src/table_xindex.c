@@ -16,6 +16,15 @@
 /* No slot: the key is in rte_hash alone (overflow), or the index is free. */
 #define XI_NONE UINT32_MAX
 
+/* Free buckets @p b of table_xi_create: a mapping of @p mapped bytes, or (0) posix_memalign's. */
+static void xi_buckets_free(void *b, size_t mapped)
+{
+	if (mapped != 0)
+		table_huge_unmap(b, mapped);
+	else
+		free(b);
+}
+
 int table_xi_create(struct table_xi **out, uint32_t key_len, uint32_t max_entries)
 {
 	*out = NULL;
@@ -26,19 +35,26 @@ int table_xi_create(struct table_xi **out, uint32_t key_len, uint32_t max_entrie
 	struct table_xi *x = calloc(1, sizeof(*x));
 	if (x == NULL)
 		return -ENOMEM;
+	/* perf: a large index on huge pages (table_huge_map): its random bucket reads would
+	 * otherwise each add a 4 KiB-page TLB miss to the cache miss */
+	const size_t bytes = nb * bsize;
 	void *b = NULL;
-	if (posix_memalign(&b, 64, nb * bsize) != 0)
+	if (bytes >= TABLE_HUGE_MIN)
+		b = table_huge_map(bytes, &x->mapped);
+	if (b == NULL && posix_memalign(&b, 64, bytes) != 0)
 		b = NULL;
 	x->busy = calloc(nb, P4DP_XI_WAYS);
 	x->slot_of = malloc((size_t)max_entries * sizeof(*x->slot_of));
 	if (b == NULL || x->busy == NULL || x->slot_of == NULL) {
-		free(b);
+		xi_buckets_free(b, x->mapped);
 		free(x->busy);
 		free(x->slot_of);
 		free(x);
 		return -ENOMEM;
 	}
-	memset(b, 0, nb * bsize);
+	/* also for a mapping (already zero): its pages are faulted in here, on the control thread,
+	 * not by the first writes of workers */
+	memset(b, 0, bytes);
 	for (uint32_t i = 0; i < max_entries; i++)
 		x->slot_of[i] = XI_NONE;
 	x->pub.b = b;
@@ -56,7 +72,7 @@ void table_xi_free(struct table_xi *x)
 {
 	if (x == NULL)
 		return;
-	free(x->pub.b);
+	xi_buckets_free(x->pub.b, x->mapped);
 	free(x->busy);
 	free(x->slot_of);
 	free(x);

@@ -13,7 +13,7 @@ import sys
 
 # file -> layer; a file may call only files of a strictly lower layer.
 LAYERS = {
-    "err": 0, "rcu": 0,
+    "err": 0, "rcu": 0, "table_mem": 0,
     "conv": 1, "table_util": 1, "table_xindex": 1, "rtc_sync": 1,
     "table_exact": 2, "table_lpm": 2, "table_tm": 2, "table_keyless": 2,
     "table_common": 3,
