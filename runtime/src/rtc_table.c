@@ -16,6 +16,7 @@
 #include "p4dp/rcu.h"
 #include "p4dp/rtc.h"
 #include "rt_internal.h"
+#include "table_internal.h"
 
 /* Exact tables only: TableOperation and Foreach address an entry by its whole key. */
 static int exact_table_of(const struct p4dp_program *prog, uint32_t table)
@@ -80,17 +81,19 @@ int p4dp_rtc_table_del(struct p4dp_ctx *ctx, uint32_t table, const void *key, st
 	return rc;
 }
 
+/* Rows a sweep looks at between two quiescent states of its thread (p4dp_rtc_sweep_next): bounds
+ * how long the sweep delays the grace periods of deletes (the release of their rows). */
+#define SWEEP_CHUNK_ROWS 1024u
+
 struct p4dp_rtc_sweep {
 	struct p4dp_table *t;
 	uint32_t key_len;
-	uint32_t cap; /* keys the snapshot holds: the table's capacity */
-	uint32_t n;   /* keys in the current snapshot */
-	uint32_t pos; /* next key to return (a linear table: the next row to look at) */
-	/* a linear table (P4DP_STORAGE_F_LINEAR, the key is the row): the snapshot holds the key of
-	 * row r at keys[r], and bit r of this bitmap says whether row r held one, so that the sweep
-	 * returns the entries in row order; NULL otherwise (keys[0..n), in the table's walk order) */
-	uint64_t *rows;
-	uint8_t keys[];
+	uint32_t cap;       /* the table's rows: its capacity */
+	uint64_t pos;       /* next row to look at */
+	uint64_t chunk_end; /* the row at which the thread next reports a quiescent state */
+	struct p4dp_rcu *rcu; /* the sweeping thread's RCU (p4dp_rtc_sweep_begin), or NULL */
+	uint32_t rcu_thread;
+	uint8_t key[]; /* the key of the entry last returned */
 };
 
 static struct p4dp_rtc_sweep *sweep_create(const struct p4dp_program *prog, struct p4dp_table *const *tables,
@@ -111,21 +114,24 @@ static struct p4dp_rtc_sweep *sweep_create(const struct p4dp_program *prog, stru
 	if (exact_table_of(prog, table) != 0)
 		return NULL;
 	struct p4dp_table *t = tables[table];
-	uint32_t kl = p4dp_table_key_len(t), cap = p4dp_table_max_entries(t);
-	const bool linear = (prog->tables[table].storage & P4DP_STORAGE_F_LINEAR) != 0;
-	size_t key_bytes = RTE_ALIGN_CEIL((size_t)kl * cap, sizeof(uint64_t));
-	size_t bytes = sizeof(struct p4dp_rtc_sweep) + key_bytes +
-		       (linear ? ((size_t)cap + 63) / 64 * sizeof(uint64_t) : 0);
-	struct p4dp_rtc_sweep *s = rte_zmalloc_socket("p4dp_rtc_sweep", bytes, 64, socket_id);
+	/* from now on the table keeps its row map (each row's key and whether it holds an entry),
+	 * which the sweep walks without a lock */
+	int rc = table_exact_rows_enable(t);
+	if (rc != 0) {
+		rt_err("Foreach over %s: %s", p4dp_table_name(t),
+		       rc == -ENOMEM ? "no memory for the table's row map" : "not an exact-match table");
+		return NULL;
+	}
+	uint32_t kl = p4dp_table_key_len(t);
+	struct p4dp_rtc_sweep *s = rte_zmalloc_socket("p4dp_rtc_sweep", sizeof(*s) + kl, 64, socket_id);
 	if (s == NULL) {
-		rt_err("Foreach over %s: no memory for a snapshot of %u keys", p4dp_table_name(t), cap);
+		rt_err("Foreach over %s: no memory", p4dp_table_name(t));
 		return NULL;
 	}
 	s->t = t;
 	s->key_len = kl;
-	s->cap = cap;
-	if (linear)
-		s->rows = (uint64_t *)(s->keys + key_bytes);
+	s->cap = p4dp_table_max_entries(t);
+	s->pos = s->chunk_end = s->cap; /* no sweep begun */
 	return s;
 }
 
@@ -168,71 +174,35 @@ void rt_rtc_sweeps_free(struct p4dp_runtime *rt)
 	}
 }
 
-static int snapshot_key(void *arg, const struct p4dp_match *m, const struct p4dp_entry *e)
-{
-	struct p4dp_rtc_sweep *s = arg;
-	if (s->n == s->cap)
-		return 1; /* cannot happen (entries <= capacity); stop rather than overflow */
-	uint32_t at = s->n;
-	if (s->rows != NULL) {
-		at = e->index; /* < cap: a linear table's row is its key, below its size */
-		s->rows[at / 64] |= 1ull << (at % 64);
-	}
-	memcpy(s->keys + (size_t)at * s->key_len, m->value, s->key_len);
-	s->n++;
-	return 0;
-}
-
 int p4dp_rtc_sweep_begin(struct p4dp_rtc_sweep *s, struct p4dp_rcu *rcu, uint32_t rcu_thread)
 {
-	s->n = 0;
 	s->pos = 0;
-	if (s->rows != NULL)
-		memset(s->rows, 0, ((size_t)s->cap + 63) / 64 * sizeof(uint64_t));
-	if (rcu != NULL)
-		p4dp_rcu_thread_offline(rcu, rcu_thread);
-	/* The walk holds the table mutex and the insertion spinlock: the keys are those installed
-	 * at one instant, each once. */
-	int rc = p4dp_table_foreach(s->t, snapshot_key, s);
-	if (rcu != NULL)
-		p4dp_rcu_thread_online(rcu, rcu_thread);
-	if (rc < 0)
-		return rc;
-	return (int)s->n;
-}
-
-/* A linear table's sweep: the next row at or after s->pos that held an entry at the snapshot, or
- * s->cap. */
-static uint32_t next_row(const struct p4dp_rtc_sweep *s)
-{
-	uint64_t r = s->pos; /* 64 bits: the next word's first row may be beyond UINT32_MAX */
-	while (r < s->cap) {
-		const uint64_t w = s->rows[r / 64] >> (r % 64);
-		if (w != 0)
-			return (uint32_t)(r + (uint64_t)__builtin_ctzll(w)); /* bits beyond cap are never set */
-		r = (r / 64 + 1) * 64;
-	}
-	return s->cap;
+	s->chunk_end = 0;
+	s->rcu = rcu;
+	s->rcu_thread = rcu_thread;
+	/* no walk and no lock: p4dp_rtc_sweep_next walks the rows. The count is a relaxed load (the
+	 * writers store it relaxed under the insertion spinlock): the entries at about this time. */
+	const uint64_t n = __atomic_load_n(&s->t->n_entries, __ATOMIC_RELAXED);
+	return (int)(n > INT32_MAX ? INT32_MAX : n);
 }
 
 const struct p4dp_entry *p4dp_rtc_sweep_next(struct p4dp_rtc_sweep *s, void *key)
 {
-	const uint32_t end = s->rows != NULL ? s->cap : s->n;
-	while (s->pos < end) {
-		if (s->rows != NULL) {
-			s->pos = next_row(s);
-			if (s->pos == s->cap)
-				break;
+	while (s->pos < s->cap) {
+		if (s->pos >= s->chunk_end) {
+			/* between chunks: the caller holds no entry of ours any more (the last one
+			 * returned is valid until this call), so our thread may report a quiescent
+			 * state and the deletes' grace periods need not wait for the whole sweep */
+			if (s->rcu != NULL)
+				p4dp_rcu_quiescent(s->rcu, s->rcu_thread);
+			s->chunk_end = s->pos + SWEEP_CHUNK_ROWS;
 		}
-		const uint8_t *k = s->keys + (size_t)s->pos++ * s->key_len;
-		/* lock-free lookup: an entry deleted since the snapshot is not found; a found entry
-		 * stays readable until our next quiescent state (RCU) */
-		const struct p4dp_entry *e = p4dp_table_lookup(s->t, k);
-		if (e == NULL)
-			continue;
-		if (key != NULL)
-			memcpy(key, k, s->key_len);
-		return e;
+		const struct p4dp_entry *e = table_exact_row_next(s->t, &s->pos, s->chunk_end, s->key);
+		if (e != NULL) {
+			if (key != NULL)
+				memcpy(key, s->key, s->key_len);
+			return e;
+		}
 	}
 	return NULL;
 }

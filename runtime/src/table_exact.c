@@ -73,6 +73,13 @@ struct table_exact {
 	bool is_static;
 	struct side_list displaced;
 	uint64_t n_displaced;
+	/* The row map (table_exact_rows_enable; NULL until then), for the lock-free sweep of
+	 * table_exact_row_next: bit r of row_bits is set while row (slot index) r holds an entry,
+	 * and row_keys + r * key_len is that entry's key. Written under the insertion spinlock:
+	 * the key before the bit (set with release order), the bit cleared on delete; the key bytes
+	 * stay until the row is free again, which is after the delete's grace period. */
+	uint64_t *row_bits;
+	uint8_t *row_keys;
 };
 
 /*
@@ -244,10 +251,34 @@ static void table_exact_free(struct p4dp_table *t)
 		rte_free(entry_alloc_base(x, data));
 	rte_hash_free(x->h);
 	slots_free(x);
+	rte_free(x->row_bits);
+	rte_free(x->row_keys);
 	t->head.xi = NULL;
 	table_xi_free(x->xi);
 	free(x);
 	t->ex = NULL;
+}
+
+/* The row map (struct table_exact): row @p idx now holds @p key. Under the insertion spinlock.
+ * The key is written before the bit is set with release order, so a sweep that loads the bit
+ * with acquire order reads this key; no sweep reads the row's old key any more (the row was
+ * free, which is after the grace period of its previous entry's delete). */
+static void row_set(struct p4dp_table *t, const uint8_t *key, uint32_t idx)
+{
+	struct table_exact *x = t->ex;
+	if (x->row_bits == NULL)
+		return;
+	memcpy(x->row_keys + (size_t)idx * t->key_len, key, t->key_len);
+	__atomic_fetch_or(&x->row_bits[idx / 64], 1ull << (idx % 64), __ATOMIC_RELEASE);
+}
+
+/* The row map: row @p idx holds no entry any more (deleted). Under the insertion spinlock. Its
+ * key bytes stay until the row is reused, after the delete's grace period. */
+static void row_clear(struct p4dp_table *t, uint32_t idx)
+{
+	struct table_exact *x = t->ex;
+	if (x->row_bits != NULL)
+		__atomic_fetch_and(&x->row_bits[idx / 64], ~(1ull << (idx % 64)), __ATOMIC_RELEASE);
 }
 
 /* Deferred release of a deleted entry: hash position, slot index, memory. */
@@ -394,6 +425,7 @@ static int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t
 					if (row_out != NULL)
 						*row_out = (uint32_t)idx;
 					table_xi_insert(x->xi, key, (uint32_t)idx, e);
+					row_set(t, key, (uint32_t)idx);
 					/* release: pairs with p4dp_table_ins_gen's acquire load */
 					__atomic_store_n(&t->ins_gen, t->ins_gen + 1, __ATOMIC_RELEASE);
 					if (unseen)
@@ -515,6 +547,7 @@ static int table_exact_delete(struct p4dp_table *t, const uint8_t *key)
 	int32_t pos = rte_hash_del_key(x->h, key);
 	if (pos >= 0) {
 		table_xi_delete(x->xi, idx);
+		row_clear(t, idx);
 		TABLE_SET_RELAXED(t->n_entries, t->n_entries - 1);
 	}
 	table_wunlock(t);
@@ -748,3 +781,77 @@ const struct table_kind_ops table_exact_ops = {
 	.dp_insert = exact_dp_insert,
 	.stats = exact_stats,
 };
+
+int table_exact_rows_enable(struct p4dp_table *t)
+{
+	if (t == NULL || t->kind != TABLE_KIND_EXACT)
+		return -EINVAL;
+	struct table_exact *x = t->ex;
+	pthread_mutex_lock(&t->lock);
+	int rc = 0;
+	if (x->row_bits == NULL) {
+		const size_t words = ((size_t)t->max_entries + 63) / 64;
+		uint64_t *bits = rte_zmalloc_socket("p4dp_row_bits", RTE_MAX(words, (size_t)1) * sizeof(uint64_t),
+						    RTE_CACHE_LINE_SIZE, t->socket_id);
+		uint8_t *keys = rte_zmalloc_socket("p4dp_row_keys",
+						   RTE_MAX((size_t)t->max_entries * t->key_len, (size_t)1),
+						   RTE_CACHE_LINE_SIZE, t->socket_id);
+		if (bits == NULL || keys == NULL) {
+			rte_free(bits);
+			rte_free(keys);
+			rc = -ENOMEM;
+		} else {
+			/* the entries installed now, then every later change (row_set, row_clear): the
+			 * spinlock orders this walk with the data-plane inserts */
+			table_wlock(t);
+			const void *key;
+			void *data;
+			uint32_t next = 0;
+			while (rte_hash_iterate(x->h, &key, &data, &next) >= 0) {
+				const uint32_t idx = ((const struct p4dp_entry *)data)->index;
+				memcpy(keys + (size_t)idx * t->key_len, key, t->key_len);
+				bits[idx / 64] |= 1ull << (idx % 64);
+			}
+			x->row_keys = keys;
+			/* release: a sweep on another thread that loads the map with acquire sees it filled */
+			__atomic_store_n(&x->row_bits, bits, __ATOMIC_RELEASE);
+			table_wunlock(t);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+const struct p4dp_entry *table_exact_row_next(struct p4dp_table *t, uint64_t *pos, uint64_t end, void *key)
+{
+	const struct table_exact *x = t->ex;
+	const uint64_t *bits = __atomic_load_n(&x->row_bits, __ATOMIC_ACQUIRE);
+	if (end > t->max_entries)
+		end = t->max_entries;
+	uint64_t r = *pos;
+	while (bits != NULL && r < end) {
+		/* acquire: pairs with row_set's release; the key bytes are read after it */
+		const uint64_t w = __atomic_load_n(&bits[r / 64], __ATOMIC_ACQUIRE) >> (r % 64);
+		if (w == 0) {
+			r = (r / 64 + 1) * 64;
+			continue;
+		}
+		r += (uint64_t)__builtin_ctzll(w);
+		if (r >= end)
+			break;
+		const uint32_t row = (uint32_t)r++;
+		/* the row cannot be freed and refilled before our next quiescent state: its bit was
+		 * set after our read-side section began or the delete that clears it comes after
+		 * our load, and the row is reused only after that delete's grace period */
+		memcpy(key, x->row_keys + (size_t)row * t->key_len, t->key_len);
+		const struct p4dp_entry *e = table_exact_lookup(t, key);
+		/* the key's entry at this row: not an entry of the same key added again at another
+		 * row since the bit was read (the sweep reaches that row by itself, or never) */
+		if (e != NULL && e->index == row) {
+			*pos = r;
+			return e;
+		}
+	}
+	*pos = r < end ? r : end;
+	return NULL;
+}

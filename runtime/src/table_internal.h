@@ -288,6 +288,16 @@ int table_field_cmp(const struct p4dp_key_field *f, const uint8_t *a, const uint
 
 /* ---- the kinds' per-packet lookups (called directly by p4dp_table_lookup*) ---- */
 const struct p4dp_entry *table_exact_lookup(struct p4dp_table *t, const void *key);
+/** Keep the row map of exact table @p t from now on (the key of every row that holds an entry),
+ *  for table_exact_row_next: key_len bytes and one bit per entry of capacity. Idempotent.
+ *  -EINVAL (not an exact table), -ENOMEM. Context: control thread (takes the table mutex). */
+int table_exact_rows_enable(struct p4dp_table *t);
+/** The first row in [*@p pos, @p end) that holds an entry, lock-free: copies its key into
+ *  @p key (key_len bytes), advances *@p pos past it and returns the entry, or NULL with *@p pos
+ *  = @p end. Rows whose entry is deleted meanwhile are skipped. Context: an RCU reader (online)
+ *  of the table's RCU; the entry and the walk's view of each row hold until the caller's next
+ *  quiescent state. Needs table_exact_rows_enable() first (otherwise NULL). */
+const struct p4dp_entry *table_exact_row_next(struct p4dp_table *t, uint64_t *pos, uint64_t end, void *key);
 void table_exact_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
 			     const struct p4dp_entry **out);
 const struct p4dp_entry *table_tm_lookup(struct p4dp_table *t, const void *key);

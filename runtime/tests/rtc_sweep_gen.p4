@@ -6,8 +6,10 @@
 // deleted (the stable keys); keys STABLE .. STABLE+CHURN-1 come and go: a packet carrying such a
 // key adds it (data key ^ MAGIC), and Churner deletes one of them per iteration. Sweeper sweeps the
 // table over and over; its loop body checks each visited entry's data, counts each visit of a
-// stable key in `visits`, and notes in `seen` the sweep that last visited each churning key (a
-// second visit in the same sweep is counted as a double). Cells of `stats`: 0 sweeps completed,
+// stable key in `visits`, and notes in `seen` the sweep and the row (lastRowIndex()) of the last
+// visit of each churning key: a second visit in the same sweep at the same row is the same entry
+// twice, counted as a double (a key deleted and added again during a sweep is a second entry, at
+// another row, which the sweep may visit too). Cells of `stats`: 0 sweeps completed,
 // 1 entries visited with wrong data, 2 double visits of a churning key, 3 adds, 4 deletes,
 // 5 packets, 6 entries visited.
 #include <core.p4>
@@ -77,10 +79,11 @@ control Sweeper(inout headers_t hdr, inout meta_t meta, in rtc_background_metada
         if (k < STABLE) {
             visits.count(k, 1);
         } else {
-            if (seen.get(k) == meta.sweep_no) {
+            bit<64> at = (meta.sweep_no << 32) | (bit<64>)lastRowIndex();
+            if (seen.get(k) == at) {
                 stats.count(2, 1);
             }
-            seen.set(k, meta.sweep_no);
+            seen.set(k, at);
         }
     }
     @tbl("flows")

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_memory.h>
@@ -259,6 +261,9 @@ static void *churner(void *a)
 		else if (rc != -ENOENT)
 			x->bad++;
 		p4dp_rcu_quiescent(x->rcu, 1);
+		/* as the control thread of a run does: release the rows of deletes whose grace period
+		 * has passed, so that adds reuse rows (of other keys) while sweeps run */
+		p4dp_table_maintain(x->ctx->tables[0]);
 		i++;
 	}
 	p4dp_rcu_unregister(x->rcu, 1);
@@ -301,15 +306,23 @@ static void test_table_ops(void)
 	struct p4dp_rtc_sweep *s = p4dp_rtc_sweep_create(&ctx, 0, SOCKET_ID_ANY);
 	CHECK(s != NULL);
 	uint8_t *hits = calloc(CHURN_BASE + CHURN, 1);
+	uint8_t *row_hits = calloc(tinfo[0].size, 1);
 	struct churn c = {.ctx = &ctx, .rcu = rcu};
 	pthread_t th;
 	pthread_create(&th, NULL, churner, &c);
 	/* sweep only once the churn has begun: the guarantee is about concurrent writes */
 	while (__atomic_load_n(&c.adds, __ATOMIC_RELAXED) < CHURN / 4)
 		p4dp_rcu_quiescent(rcu, 0);
-	uint64_t stable_bad = 0, churn_bad = 0, data_bad = 0, returned = 0, snap = 0;
-	for (uint32_t sw = 0; s != NULL && sw < SWEEPS; sw++) {
+	uint64_t stable_bad = 0, churn_bad = 0, data_bad = 0, returned = 0, snap = 0, churn_seen = 0;
+	/* at least SWEEPS sweeps, and on until the churn has added CHURN entries since they began
+	 * (a sweep without a lock is quick; the churn's adds wait for grace periods) */
+	const uint64_t adds0 = __atomic_load_n(&c.adds, __ATOMIC_RELAXED);
+	uint32_t sweeps = 0;
+	for (uint32_t sw = 0; s != NULL && (sw < SWEEPS || __atomic_load_n(&c.adds, __ATOMIC_RELAXED) < adds0 + CHURN);
+	     sw++) {
+		sweeps++;
 		memset(hits, 0, CHURN_BASE + CHURN);
+		memset(row_hits, 0, tinfo[0].size);
 		int n = p4dp_rtc_sweep_begin(s, rcu, 0);
 		snap += n > 0 ? (uint64_t)n : 0u;
 		if (n < (int)STABLE)
@@ -323,13 +336,24 @@ static void test_table_ops(void)
 				data_bad++;
 			else
 				hits[key]++;
+			if (e->index < tinfo[0].size)
+				row_hits[e->index]++;
 			returned++;
 		}
 		for (uint32_t i = 0; i < STABLE; i++)
 			stable_bad += hits[i] != 1;
 		for (uint32_t i = CHURN_BASE; i < CHURN_BASE + CHURN; i++)
-			churn_bad += hits[i] > 1;
-		p4dp_rcu_quiescent(rcu, 0);
+			churn_seen += hits[i];
+		/* a churn key may be deleted and added again during the sweep, at another row: two
+		 * entries of one key, each visited at most once. No entry twice: no row twice (a row
+		 * holds one entry at a time and is reused only after its entry's grace period). */
+		for (uint32_t i = 0; i < tinfo[0].size; i++)
+			churn_bad += row_hits[i] > 1;
+		/* between sweeps, offline for a moment: the churn's deletes reach their grace periods
+		 * and its adds find free rows (on a loaded machine it may otherwise not run) */
+		p4dp_rcu_thread_offline(rcu, 0);
+		usleep(100);
+		p4dp_rcu_thread_online(rcu, 0);
 	}
 	__atomic_store_n(&c.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
@@ -337,13 +361,16 @@ static void test_table_ops(void)
 	CHECK(churn_bad == 0);
 	CHECK(data_bad == 0);
 	CHECK(c.bad == 0 && c.dels > 0);
-	CHECK(returned >= (uint64_t)SWEEPS * STABLE);
-	printf("sweeps %u: %llu keys in snapshots, %llu entries returned; churn: %llu adds, %llu deletes\n", SWEEPS,
-	       (unsigned long long)snap, (unsigned long long)returned, (unsigned long long)c.adds, (unsigned long long)c.dels);
+	CHECK(returned >= (uint64_t)sweeps * STABLE);
+	CHECK(churn_seen > 0); /* the sweeps ran while churned entries were installed */
+	printf("sweeps %u: %llu entries when they began, %llu returned (%llu churned); churn: %llu adds, %llu deletes\n",
+	       sweeps, (unsigned long long)snap, (unsigned long long)returned, (unsigned long long)churn_seen,
+	       (unsigned long long)c.adds, (unsigned long long)c.dels);
 
 	/* a full table: entryAdd fails with -ENOSPC, a defined outcome */
 	p4dp_rtc_sweep_free(s);
 	free(hits);
+	free(row_hits);
 	p4dp_rcu_unregister(rcu, 0);
 	p4dp_table_free(t);
 	tp.max_entries = 2;
@@ -353,6 +380,101 @@ static void test_table_ops(void)
 		CHECK(p4dp_rtc_table_add(&ctx, 0, &i, 0, &v, NULL) == 0);
 	k = 9;
 	CHECK(p4dp_rtc_table_add(&ctx, 0, &k, 0, &v, NULL) == -ENOSPC);
+	p4dp_table_free(t);
+	p4dp_rcu_free(rcu);
+}
+
+/* ---- a sweep holds no lock that inserts wait for ---- */
+
+#define BIG_ROWS 65536u
+
+struct inserter {
+	struct p4dp_ctx *ctx;
+	uint32_t first, n;
+	int done; /* stored with release when all n inserts have returned */
+	uint32_t ok;
+};
+
+static void *inserter(void *a)
+{
+	struct inserter *x = a;
+	for (uint32_t i = 0; i < x->n; i++) {
+		uint32_t k = x->first + i;
+		uint64_t v = (uint64_t)k * 3u;
+		x->ok += p4dp_rtc_table_add(x->ctx, 0, &k, 0, &v, NULL) == 0;
+	}
+	__atomic_store_n(&x->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Half-way through a sweep of a large table, another thread's inserts (the data-plane insert
+ * path, under the table's insertion spinlock) complete while the sweep is still in progress; then
+ * the sweep goes on and visits each entry installed before it began exactly once. */
+static void test_sweep_no_lock(void)
+{
+	struct p4dp_rcu *rcu = p4dp_rcu_create(1, SOCKET_ID_ANY);
+	struct p4dp_key_field f = {.match_kind = P4DP_MATCH_EXACT, .offset = 0, .size = 4, .bitwidth = 32};
+	struct p4dp_table_params tp = {.name = "ig.flows", .key_len = 4, .n_fields = 1, .fields = &f,
+				       .max_entries = BIG_ROWS, .data_len = 8, .storage = P4DP_STORAGE_DYNAMIC,
+				       .socket_id = SOCKET_ID_ANY, .dp_writes = 1};
+	struct p4dp_table *t = rcu ? p4dp_table_create(&tp, rcu) : NULL;
+	CHECK(t != NULL);
+	if (t == NULL)
+		return;
+	struct p4dp_table_info big = tinfo[0];
+	big.size = BIG_ROWS;
+	struct p4dp_program bprog = prog;
+	bprog.tables = &big;
+	struct p4dp_ctx ctx = {.tables = &t, .prog = &bprog};
+	p4dp_rcu_register(rcu, 0);
+	const uint32_t before = BIG_ROWS / 2;
+	for (uint32_t i = 0; i < before; i++) {
+		uint64_t d = (uint64_t)i * 3u;
+		CHECK(p4dp_rtc_table_add(&ctx, 0, &i, 0, &d, NULL) == 0);
+	}
+	struct p4dp_rtc_sweep *s = p4dp_rtc_sweep_create(&ctx, 0, SOCKET_ID_ANY);
+	CHECK(s != NULL);
+	uint8_t *hits = calloc(BIG_ROWS, 1);
+	if (s == NULL || hits == NULL)
+		return;
+	CHECK(p4dp_rtc_sweep_begin(s, rcu, 0) == (int)before);
+	uint32_t key, seen = 0;
+	const struct p4dp_entry *e;
+	while (seen < before / 2 && (e = p4dp_rtc_sweep_next(s, &key)) != NULL) {
+		hits[key < BIG_ROWS ? key : 0]++;
+		seen++;
+	}
+	struct inserter in = {.ctx = &ctx, .first = before, .n = BIG_ROWS / 4};
+	pthread_t th;
+	pthread_create(&th, NULL, inserter, &in);
+	/* mid-sweep (no entry of the sweep held: between two calls of next): wait for the inserts,
+	 * at most 60 s; a sweep that held the insertion spinlock would keep them waiting */
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int done = 0;
+	do {
+		p4dp_rcu_quiescent(rcu, 0);
+		done = __atomic_load_n(&in.done, __ATOMIC_ACQUIRE);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (!done && now.tv_sec - t0.tv_sec < 60);
+	CHECK(done);
+	pthread_join(th, NULL);
+	CHECK(in.ok == BIG_ROWS / 4);
+	while ((e = p4dp_rtc_sweep_next(s, &key)) != NULL)
+		hits[key < BIG_ROWS ? key : 0]++;
+	uint64_t bad = 0, late = 0;
+	for (uint32_t i = 0; i < before; i++)
+		bad += hits[i] != 1;
+	for (uint32_t i = before; i < BIG_ROWS; i++) {
+		bad += hits[i] > 1;
+		late += hits[i];
+	}
+	CHECK(bad == 0);
+	printf("sweep of %u entries: %u inserts done half-way through it (%llu of them visited later in it)\n", before,
+	       in.ok, (unsigned long long)late);
+	free(hits);
+	p4dp_rtc_sweep_free(s);
+	p4dp_rcu_unregister(rcu, 0);
 	p4dp_table_free(t);
 	p4dp_rcu_free(rcu);
 }
@@ -370,6 +492,7 @@ int main(int argc, char **argv)
 	test_queue();
 	test_lock_counter();
 	test_table_ops();
+	test_sweep_no_lock();
 	rte_eal_cleanup();
 	printf("%u passed, %u failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;

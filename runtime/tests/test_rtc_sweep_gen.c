@@ -8,8 +8,9 @@
  * of a pcap file replayed without end (TableOperation.entryAdd, when the key is not in the table),
  * background pipeline Churner deletes them (entryDel), and Sweeper sweeps the table without pause
  * (Foreach). Checks (docs/rtc.md, Guarantees): every stable key (installed before the run, never
- * deleted) was visited exactly once per sweep; no churning key was visited twice in one sweep;
- * every visited entry had its own data; adds and deletes ran while the sweeps did. Under
+ * deleted) was visited exactly once per sweep; no churning entry (a key at one row) was visited
+ * twice in one sweep; every visited entry had its own data; adds and deletes ran while the sweeps
+ * did. Under
  * ThreadSanitizer nothing may be reported (a visit of freed memory would be a race with the free).
  * Last line: 'N passed, N failed'.
  *
@@ -217,7 +218,7 @@ int main(int argc, char **argv)
 	CHECK(adds >= CHURN && dels >= CHURN);
 	CHECK(c.sweeps_stop >= c.sweeps_quarter + 2 && c.packets_stop > c.packets_quarter);
 	CHECK(not_once == 0);                           /* every stable key exactly once per sweep */
-	CHECK(cell(rt, g_stats, C_DOUBLE) == 0);         /* no churning key twice in one sweep */
+	CHECK(cell(rt, g_stats, C_DOUBLE) == 0);         /* no churning entry twice in one sweep */
 	CHECK(cell(rt, g_stats, C_WRONG) == 0);          /* every visited entry had its own data */
 	CHECK(visited >= sweeps * STABLE);
 	/* what is left: the stable keys and the churning keys added since their last delete */

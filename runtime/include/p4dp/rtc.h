@@ -11,7 +11,8 @@
  *    the background thread, the control thread); lock-free except a blocking Lock acquire;
  *  - p4dp_rtc_table_add / _get: any thread that is an RCU reader or runs while no worker does;
  *  - p4dp_rtc_table_del and the sweep (p4dp_rtc_sweep_*): the background thread or the control
- *    thread, never a worker (they take the table's writer mutex; see each function).
+ *    thread, never a worker (the delete takes the table's writer mutex; a sweep walks the whole
+ *    table; see each function).
  *
  * Names: p4dp_rtc_<object>_<verb>; errors are -errno with the message in
  * p4dp_runtime_error_get (rt.h).
@@ -346,18 +347,19 @@ int p4dp_rtc_table_del(struct p4dp_ctx *ctx, uint32_t table, const void *key, st
 /* ---- Foreach over a table ------------------------------------------------------------------ */
 
 /**
- * A sweep over a table's entries (Foreach bound with @tbl). p4dp_rtc_sweep_begin copies every
- * key installed at one instant (the table's walk under its writer mutex and insertion spinlock);
- * p4dp_rtc_sweep_next then looks each copied key up again, lock-free, and returns its entry if it
- * is still installed. Guarantee (tested under ThreadSanitizer, test_rtc): while other threads
- * insert and delete concurrently, every entry that exists for the whole sweep is returned exactly
- * once; an entry deleted during the sweep may or may not be returned (at most once); an entry
- * added after the snapshot is not returned; a returned pointer is never freed memory (it is valid
- * until the caller's next RCU quiescent state or offline period). Costs: key_len * entries bytes
- * of snapshot (allocated once, for the table's capacity) and one walk holding the insertion
- * spinlock, during which data-plane inserts into this table wait. Order: the table's walk order;
- * a linear table's (P4DP_STORAGE_F_LINEAR) sweep returns its entries in row order, which is key
- * order (one bit per row more for that).
+ * A sweep over a table's entries (Foreach bound with @tbl), lock-free. p4dp_rtc_sweep_create makes
+ * the table keep a row map (each row's key and whether it holds an entry; kept by the insert and
+ * delete paths under the insertion spinlock they hold anyway); p4dp_rtc_sweep_next walks the rows
+ * in order and returns the entry of each row that holds one. Guarantee (tested under
+ * ThreadSanitizer, test_rtc): while other threads insert and delete concurrently, every entry that
+ * exists for the whole sweep is returned exactly once (an entry keeps its row from insert to
+ * delete); an entry added or deleted during the sweep at most once (no row twice); a returned
+ * pointer is never freed memory (it is valid until the caller's next call of
+ * p4dp_rtc_sweep_next or RCU quiescent state or offline period). The sweeping thread reports a
+ * quiescent state every 1,024 rows inside p4dp_rtc_sweep_next (between entries). Costs: key_len
+ * bytes and one bit per row of the table's capacity (allocated at create), and per sweep a pass
+ * over the bits and one lookup per installed entry. Entries come in row order (a linear table's,
+ * P4DP_STORAGE_F_LINEAR, is key order).
  */
 struct p4dp_rtc_sweep;
 
@@ -367,16 +369,18 @@ struct p4dp_rtc_sweep *p4dp_rtc_sweep_create(struct p4dp_ctx *ctx, uint32_t tabl
 void p4dp_rtc_sweep_free(struct p4dp_rtc_sweep *s);
 
 /**
- * Start a sweep: snapshot the keys. Goes RCU-offline (@p rcu, @p rcu_thread; NULL: none) while
- * it waits for the table's mutex. @return the number of keys, or -errno.
- * Context: the background thread or the control thread; never a worker (it may block).
+ * Start a sweep (no walk, no lock): the next p4dp_rtc_sweep_next starts at row 0. The sweeping
+ * thread is @p rcu's reader @p rcu_thread (NULL: none; then it reports no quiescent state).
+ * @return the number of entries installed about now (a hint), or -errno.
+ * Context: the background thread or the control thread; never a worker (a sweep walks the table).
  */
 int p4dp_rtc_sweep_begin(struct p4dp_rtc_sweep *s, struct p4dp_rcu *rcu, uint32_t rcu_thread);
 
 /**
- * The next snapshot key that is still installed: copies the key into @p key (key_len bytes,
- * may be NULL) and returns the entry, or NULL when the sweep is done. Lock-free.
- * Context: the thread that began the sweep.
+ * The entry of the next row that holds one: copies its key into @p key (key_len bytes, may be
+ * NULL) and returns the entry, or NULL when the sweep is done. Lock-free; may report an RCU
+ * quiescent state of the sweeping thread (so the entry returned before is no longer valid).
+ * Context: the thread that began the sweep, RCU-online.
  */
 const struct p4dp_entry *p4dp_rtc_sweep_next(struct p4dp_rtc_sweep *s, void *key);
 
