@@ -166,9 +166,22 @@ pub fn write_direct_counter(rt: &Runtime, e: &DirectCounterEntry, is_modify: boo
     if t.direct_counter.is_none() {
         return Err(invalid(format!("table {} has no direct counter", t.name)));
     }
-    let m = match_of(t, &te.r#match)?;
     let v = counter_value(&e.data.unwrap_or_default())?;
+    if te.is_default_action {
+        default_entry_key(te)?;
+        return rt.default_counter_write(t.index, v).map_err(rt_err);
+    }
+    let m = match_of(t, &te.r#match)?;
     rt.direct_counter_write(t.index, &m, te.priority, v).map_err(rt_err)
+}
+
+/// A direct counter or meter entry's `table_entry` naming the default entry: no match, priority 0
+/// (the cell is the one the table's misses use).
+fn default_entry_key(te: &crate::proto::p4::v1::TableEntry) -> Result<(), OpError> {
+    if !te.r#match.is_empty() || te.priority != 0 {
+        return Err(invalid("a default entry has no match and priority 0"));
+    }
+    Ok(())
 }
 
 pub fn read_direct_counter(
@@ -191,8 +204,12 @@ pub fn read_direct_counter(
         let mut entries = Vec::new();
         crate::tables::read(rt, t, &te, &mut entries)?;
         for mut x in entries {
-            let m = match_of(t, &x.r#match)?;
-            let v = rt.direct_counter_read(t.index, &m, x.priority).map_err(rt_err)?;
+            let v = if x.is_default_action {
+                rt.default_counter_read(t.index).map_err(rt_err)?
+            } else {
+                let m = match_of(t, &x.r#match)?;
+                rt.direct_counter_read(t.index, &m, x.priority).map_err(rt_err)?
+            };
             x.counter_data = None;
             x.is_const = false;
             out.push(DirectCounterEntry {
@@ -214,8 +231,12 @@ pub fn write_direct_meter(rt: &Runtime, e: &DirectMeterEntry, is_modify: bool) -
     if t.direct_meter.is_none() {
         return Err(invalid(format!("table {} has no direct meter", t.name)));
     }
-    let m = match_of(t, &te.r#match)?;
     let cfg = e.config.as_ref().map(meter_value).transpose()?;
+    if te.is_default_action {
+        default_entry_key(te)?;
+        return rt.default_meter_set(t.index, cfg).map_err(rt_err);
+    }
+    let m = match_of(t, &te.r#match)?;
     rt.direct_meter_set(t.index, &m, te.priority, cfg).map_err(rt_err)
 }
 
@@ -237,8 +258,12 @@ pub fn read_direct_meter(rt: &Runtime, e: &DirectMeterEntry, out: &mut Vec<Direc
         let mut entries = Vec::new();
         crate::tables::read(rt, t, &te, &mut entries)?;
         for mut x in entries {
-            let m = match_of(t, &x.r#match)?;
-            let cfg = rt.direct_meter_get(t.index, &m, x.priority).map_err(rt_err)?;
+            let cfg = if x.is_default_action {
+                rt.default_meter_get(t.index).map_err(rt_err)?
+            } else {
+                let m = match_of(t, &x.r#match)?;
+                rt.direct_meter_get(t.index, &m, x.priority).map_err(rt_err)?
+            };
             x.counter_data = None;
             x.is_const = false;
             out.push(DirectMeterEntry {
