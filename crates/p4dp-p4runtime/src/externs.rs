@@ -8,8 +8,8 @@ use tonic::Code;
 
 use crate::bytes::{canonical, fit, to_u64};
 use crate::proto::p4::v1::{
-    p4_data, replica, CloneSessionEntry, CounterEntry, DirectCounterEntry, DirectMeterEntry, Index, MeterEntry,
-    MulticastGroupEntry, P4Data, RegisterEntry,
+    p4_data, replica, CloneSessionEntry, CounterEntry, DirectCounterEntry, DirectMeterEntry, Index, MeterCounterData,
+    MeterEntry, MulticastGroupEntry, P4Data, RegisterEntry,
 };
 use crate::tables::{counter_data, counter_value, err, invalid, match_of, meter_value, rt_err, table_by_id, OpError};
 
@@ -117,9 +117,21 @@ pub fn read_register(rt: &Runtime, e: &RegisterEntry, out: &mut Vec<RegisterEntr
     Ok(())
 }
 
+/// A meter write's per-colour `counter_data` (not kept by p4dp: refused, never ignored).
+fn no_meter_counters(c: &Option<MeterCounterData>) -> Result<(), OpError> {
+    if c.is_some() {
+        return Err(err(
+            Code::Unimplemented,
+            "meter counter_data: p4dp's meters have no per-color counters",
+        ));
+    }
+    Ok(())
+}
+
 pub fn write_meter(rt: &Runtime, e: &MeterEntry, is_modify: bool) -> Result<(), OpError> {
     let x = extern_by_id(rt.program(), e.meter_id, ExternKind::Meter, "meter")?;
     modify_only(is_modify, "meter")?;
+    no_meter_counters(&e.counter_data)?;
     let i = cell(x, &e.index)?;
     let cfg = e.config.as_ref().map(meter_value).transpose()?;
     if let Some(c) = &cfg {
@@ -223,6 +235,7 @@ pub fn read_direct_counter(
 
 pub fn write_direct_meter(rt: &Runtime, e: &DirectMeterEntry, is_modify: bool) -> Result<(), OpError> {
     modify_only(is_modify, "direct meter")?;
+    no_meter_counters(&e.counter_data)?;
     let te = e
         .table_entry
         .as_ref()

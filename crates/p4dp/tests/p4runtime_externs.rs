@@ -466,5 +466,16 @@ async fn default_entry_counts_and_meters_the_misses() {
         Code::InvalidArgument,
         "counter_data on the default entry of a table without a direct counter"
     );
+    // per-colour meter counts are not kept: a write with them is refused, not ignored
+    let with_counts = entity::Entity::DirectMeterEntry(DirectMeterEntry {
+        table_entry: Some(default_of(policer)),
+        config: Some(wide),
+        counter_data: Some(MeterCounterData::default()),
+    });
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![modi(with_counts)]).await),
+        Code::Unimplemented,
+        "meter counter_data"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
