@@ -421,7 +421,8 @@ int rt_tables_create(struct p4dp_runtime *rt)
 	rt->tables = calloc(nt ? nt : 1, sizeof(*rt->tables));
 	rt->defaults = rte_zmalloc_socket("p4dp_defaults", sizeof(*rt->defaults) * (nt ? nt : 1), 64, rt->socket_id);
 	rt->capacity = calloc(nt ? nt : 1, sizeof(*rt->capacity));
-	if (!rt->tables || !rt->defaults || !rt->capacity)
+	rt->default_meta = calloc(nt ? nt : 1, sizeof(*rt->default_meta));
+	if (!rt->tables || !rt->defaults || !rt->capacity || !rt->default_meta)
 		return rt_errc(-ENOMEM, "out of memory creating tables");
 	for (uint32_t t = 0; t < nt; t++) {
 		const struct p4dp_table_info *ti = &p->tables[t];
@@ -500,6 +501,12 @@ void rt_tables_free(struct p4dp_runtime *rt)
 	}
 	free(rt->capacity);
 	rt->capacity = NULL;
+	if (rt->default_meta) {
+		for (uint32_t t = 0; t < rt->prog->n_tables; t++)
+			free(rt->default_meta[t].bytes);
+		free(rt->default_meta);
+		rt->default_meta = NULL;
+	}
 }
 
 /* ------------------------------------------------------------ entry operations */
@@ -1054,16 +1061,36 @@ int p4dp_runtime_table_entry_idle_get(struct p4dp_runtime *rt, uint32_t table, c
 
 /* ------------------------------------------------------------ entry metadata */
 
+/* The default entry's metadata (checked by the caller): replaced under rt->lock. */
+static int default_meta_set(struct p4dp_runtime *rt, uint32_t table, const void *meta, uint32_t len)
+{
+	uint8_t *copy = NULL;
+	if (len > 0 && (copy = malloc(len)) == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
+	if (len > 0)
+		memcpy(copy, meta, len);
+	pthread_mutex_lock(&rt->lock);
+	struct rt_default_meta *d = &rt->default_meta[table];
+	uint8_t *old = d->bytes;
+	d->bytes = copy;
+	d->len = len;
+	pthread_mutex_unlock(&rt->lock);
+	free(old);
+	return 0;
+}
+
 int p4dp_runtime_table_entry_meta_set(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				      const void *meta, uint32_t len)
 {
 	int rc = check_table(rt, table);
-	if (rc || (rc = check_mutable(rt, table)))
+	if (rc || (e != NULL && (rc = check_mutable(rt, table))))
 		return rc;
 	const struct p4dp_table_info *ti = &rt->prog->tables[table];
 	if (len > P4DP_ENTRY_META_MAX || (len > 0 && meta == NULL))
 		return rt_errc(-EINVAL, "table '%s': metadata of %u bytes (at most %u, not NULL)", ti->name, len,
 			       P4DP_ENTRY_META_MAX);
+	if (e == NULL)
+		return default_meta_set(rt, table, meta, len);
 	struct match_buf *b = malloc(sizeof(*b));
 	if (b == NULL)
 		return rt_errc(-ENOMEM, "out of memory");
@@ -1083,6 +1110,15 @@ int p4dp_runtime_table_entry_meta_get(struct p4dp_runtime *rt, uint32_t table, c
 	const struct p4dp_table_info *ti = &rt->prog->tables[table];
 	if (len == NULL || (cap > 0 && buf == NULL))
 		return rt_errc(-EINVAL, "table '%s': NULL argument", ti->name);
+	if (e == NULL) {
+		pthread_mutex_lock(&rt->lock);
+		const struct rt_default_meta *d = &rt->default_meta[table];
+		*len = d->len;
+		if (cap > 0 && d->len > 0)
+			memcpy(buf, d->bytes, d->len < cap ? d->len : cap);
+		pthread_mutex_unlock(&rt->lock);
+		return 0;
+	}
 	struct match_buf *b = malloc(sizeof(*b));
 	if (b == NULL)
 		return rt_errc(-ENOMEM, "out of memory");

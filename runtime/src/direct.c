@@ -3,7 +3,8 @@
  * Direct counters and meters addressed by table entry (rt.h): the entry's slot index comes from
  * the table layer (ctl.c, rt_entry_index), the cell from the extern layer (externs.c). This file
  * sits above both, so that neither calls the other back: ctl.c calls externs.c (resetting a
- * deleted entry's cells), externs.c never calls ctl.c.
+ * deleted entry's cells), externs.c never calls ctl.c. The default entry (e NULL) has the cell
+ * after the entries' (rt_direct_default_cell), which misses count into and are metered by.
  */
 #include <errno.h>
 
@@ -21,12 +22,22 @@ static int direct_ext(struct p4dp_runtime *rt, uint32_t table, int meter, uint32
 	return 0;
 }
 
+/* The cell of entry @p e, or of the default entry for e NULL. */
+static int direct_cell(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e, uint32_t *index)
+{
+	if (e == NULL) {
+		*index = rt_direct_default_cell(rt, table);
+		return 0;
+	}
+	return rt_entry_index(rt, table, e, index);
+}
+
 int p4dp_runtime_direct_counter_read(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				     struct p4dp_counter_cell *out)
 {
 	uint32_t x = 0, index = 0;
 	int rc = direct_ext(rt, table, 0, &x);
-	if (rc || (rc = rt_entry_index(rt, table, e, &index)))
+	if (rc || (rc = direct_cell(rt, table, e, &index)))
 		return rc;
 	return p4dp_runtime_counter_read(rt, x, index, out);
 }
@@ -36,7 +47,7 @@ int p4dp_runtime_direct_counter_write(struct p4dp_runtime *rt, uint32_t table, c
 {
 	uint32_t x = 0, index = 0;
 	int rc = direct_ext(rt, table, 0, &x);
-	if (rc || (rc = rt_entry_index(rt, table, e, &index)))
+	if (rc || (rc = direct_cell(rt, table, e, &index)))
 		return rc;
 	return p4dp_runtime_counter_write(rt, x, index, v);
 }
@@ -46,7 +57,7 @@ int p4dp_runtime_direct_meter_set(struct p4dp_runtime *rt, uint32_t table, const
 {
 	uint32_t x = 0, index = 0;
 	int rc = direct_ext(rt, table, 1, &x);
-	if (rc || (rc = rt_meter_cfg_check(cfg)) || (rc = rt_entry_index(rt, table, e, &index)))
+	if (rc || (rc = rt_meter_cfg_check(cfg)) || (rc = direct_cell(rt, table, e, &index)))
 		return rc;
 	return p4dp_runtime_meter_set(rt, x, index, cfg);
 }
@@ -56,7 +67,7 @@ int p4dp_runtime_direct_meter_get(struct p4dp_runtime *rt, uint32_t table, const
 {
 	uint32_t x = 0, index = 0;
 	int rc = direct_ext(rt, table, 1, &x);
-	if (rc || (rc = rt_entry_index(rt, table, e, &index)))
+	if (rc || (rc = direct_cell(rt, table, e, &index)))
 		return rc;
 	return p4dp_runtime_meter_get(rt, x, index, cfg);
 }

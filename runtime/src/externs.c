@@ -26,10 +26,16 @@ uint32_t rt_ext_cells(const struct p4dp_runtime *rt, uint32_t x)
 {
 	const struct p4dp_extern_info *xi = &rt->prog->externs[x];
 	uint32_t n = xi->n_cells;
+	/* a direct resource has a cell per entry slot and, after them, the default entry's */
 	if ((xi->kind == P4DP_EXT_DIRECT_COUNTER || xi->kind == P4DP_EXT_DIRECT_METER) && xi->table >= 0 &&
-	    rt->capacity[xi->table] > n)
-		n = rt->capacity[xi->table];
+	    rt_direct_default_cell(rt, (uint32_t)xi->table) + 1 > n)
+		n = rt_direct_default_cell(rt, (uint32_t)xi->table) + 1;
 	return n;
+}
+
+uint32_t rt_direct_default_cell(const struct p4dp_runtime *rt, uint32_t table)
+{
+	return rt->capacity[table];
 }
 
 static bool ext_per_worker(uint8_t kind)
@@ -387,13 +393,15 @@ int p4dp_runtime_meter_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t index
 void rt_direct_reset_index(struct p4dp_runtime *rt, uint32_t table, uint32_t index)
 {
 	const struct p4dp_table_info *ti = &rt->prog->tables[table];
+	/* the entries' cells only: the default entry's (the last) is not an entry's */
+	uint32_t n_entries = rt_direct_default_cell(rt, table);
 	if (ti->direct_counter >= 0) {
-		uint32_t x = (uint32_t)ti->direct_counter, n = rt_ext_cells(rt, x);
+		uint32_t x = (uint32_t)ti->direct_counter;
 		for (uint32_t w = 0; w < rt->max_workers; w++) {
 			struct p4dp_counter_cell *c = rt->ext[w][x];
 			if (index == UINT32_MAX)
-				memset(c, 0, sizeof(*c) * n);
-			else if (index < n)
+				memset(c, 0, sizeof(*c) * n_entries);
+			else if (index < n_entries)
 				memset(&c[index], 0, sizeof(*c));
 		}
 	}
@@ -401,7 +409,7 @@ void rt_direct_reset_index(struct p4dp_runtime *rt, uint32_t table, uint32_t ind
 		uint32_t x = (uint32_t)ti->direct_meter;
 		struct rt_meter_set *ms = rt->ext[0][x];
 		pthread_mutex_lock(&rt->lock);
-		for (uint32_t i = 0; i < ms->n_cells; i++)
+		for (uint32_t i = 0; i < ms->n_cells && i < n_entries; i++)
 			if ((index == UINT32_MAX || i == index) && ms->cells[i].cfg)
 				meter_publish(rt, ms, i, NULL);
 		pthread_mutex_unlock(&rt->lock);

@@ -192,6 +192,12 @@ struct p4dp_runtime {
 	struct p4dp_table **tables;
 	struct p4dp_entry **defaults;   /* published with release stores, read with acquire */
 	uint32_t *capacity;             /* per table */
+	/* per table: the default entry's control-plane bytes (P4Runtime metadata; malloc, NULL:
+	 * none), under lock below; workers never see them */
+	struct rt_default_meta {
+		uint8_t *bytes;
+		uint32_t len;
+	} *default_meta;
 	/* per-worker table hit and miss counters: worker w's block starts at w * cnt_stride words
 	 * of hits (rte_malloc, cache-line aligned); its hits[n_tables] come first, its misses at
 	 * hits + cnt_stride / 2, and cnt_stride is a multiple of a cache line's words, so no two
@@ -303,6 +309,9 @@ int rt_externs_create(struct p4dp_runtime *rt);
 void rt_externs_free(struct p4dp_runtime *rt);
 /** Reset the direct counter/meter cells of entry slot @p index of @p table (UINT32_MAX: all). */
 void rt_direct_reset_index(struct p4dp_runtime *rt, uint32_t table, uint32_t index);
+/* The cell of a table's direct counter and meter that its default entry (a miss) uses: the one
+ * after the entries' slots (the table's capacity). */
+uint32_t rt_direct_default_cell(const struct p4dp_runtime *rt, uint32_t table);
 /** Validate a meter configuration: 0, or -EINVAL with a message. */
 int rt_meter_cfg_check(const struct p4dp_meter_config *cfg);
 /** Number of cells of extern @p x as allocated by the runtime. */

@@ -10,7 +10,9 @@
  * -> out port = color; 4 reg[byte0 & 7] += 1, out 0; 5 digest of bytes 0..3, drop; 6 multicast
  * group byte0: one copy per member with byte 11 = rid, main dropped; 7 clone to session byte0
  * then fwd; 8 replace bytes 0..1 with "HDR!" and out 1; 9 assert failure (out 0); 10 log_msg;
- * 12 apply wide. Every packet counts in counter cell in_port.
+ * 12 apply wide. Every packet counts in counter cell in_port. As generated code does, a miss of fwd
+ * counts into the direct counter's default cell (the one after the entries') and a miss of acl is
+ * metered by the direct meter's default cell.
  */
 #include <stdint.h>
 #include <string.h>
@@ -70,9 +72,9 @@ static const struct p4dp_extern_info externs[] = {
 	[X_REG] = { "ingress.reg", 3002, P4DP_EXT_REGISTER, 0, 8, 48, 8, -1 },
 	[X_METER] = { "ingress.meter", 3003, P4DP_EXT_METER, P4DP_UNIT_BYTES, 4, 0, 0, -1 },
 	[X_FWD_COUNTER] = { "ingress.fwd_counter", 3004, P4DP_EXT_DIRECT_COUNTER, P4DP_UNIT_BOTH,
-			    P4DP_TABLE_DEFAULT_SIZE, 0, 0, T_FWD },
+			    P4DP_TABLE_DEFAULT_SIZE + 1, 0, 0, T_FWD },
 	[X_DIGEST] = { "ingress.digest", 3005, P4DP_EXT_DIGEST, 0, 0, 4, 0, -1 },
-	[X_ACL_METER] = { "ingress.acl_meter", 3006, P4DP_EXT_DIRECT_METER, P4DP_UNIT_PACKETS, 64, 0, 0, T_ACL },
+	[X_ACL_METER] = { "ingress.acl_meter", 3006, P4DP_EXT_DIRECT_METER, P4DP_UNIT_PACKETS, 64 + 1, 0, 0, T_ACL },
 };
 
 static uint32_t le16(const uint8_t *p)
@@ -123,6 +125,9 @@ static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 		p4dp_table_count(ctx, T_FWD, hit);
 		if (hit)
 			p4dp_counter_count(ctx, X_FWD_COUNTER, e->index, P4DP_TABLE_DEFAULT_SIZE, pkt->len);
+		else
+			p4dp_counter_count(ctx, X_FWD_COUNTER, P4DP_TABLE_DEFAULT_SIZE, P4DP_TABLE_DEFAULT_SIZE + 1,
+					   pkt->len);
 		pkt->out_port = run_action(e);
 		break;
 	case 1:
@@ -134,7 +139,7 @@ static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 		e = p4dp_table_apply(ctx, T_ACL, key, &hit);
 		p4dp_table_count(ctx, T_ACL, hit);
 		pkt->out_port = run_action(e);
-		if (hit && p4dp_meter_execute(ctx, X_ACL_METER, e->index, pkt->len) == P4DP_RED)
+		if (p4dp_meter_execute(ctx, X_ACL_METER, hit ? e->index : 64u, pkt->len) == P4DP_RED)
 			pkt->out_port = P4DP_PORT_DROP;
 		break;
 	case 2:

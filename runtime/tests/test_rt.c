@@ -184,7 +184,38 @@ static void test_fwd(struct p4dp_runtime *rt)
 	CHECK(c.n == 1 && c.action == A_DEF_ONLY && c.pl[0] == 2 && c.pv[0][1] == 7);
 	CHECK(p4dp_runtime_table_default_reset(rt, T_FWD) == 0);
 	CHECK(inject(rt, 0, pkt, 64, &o) == 0);
+
+	/* the default entry's direct counter cell (e NULL) counted the four misses, not the hits;
+	 * deleting an entry or clearing the table leaves it, a write sets it */
+	CHECK(p4dp_runtime_direct_counter_read(rt, T_FWD, NULL, &cell) == 0);
+	CHECK(cell.packets == 4 && cell.bytes == 256);
 	CHECK(p4dp_runtime_table_entry_delete(rt, T_FWD, &e) == 0);
+	CHECK(p4dp_runtime_direct_counter_read(rt, T_FWD, NULL, &cell) == 0 && cell.packets == 4);
+	CHECK(p4dp_runtime_table_clear(rt, T_FWD) == 0);
+	CHECK(p4dp_runtime_direct_counter_read(rt, T_FWD, NULL, &cell) == 0 && cell.packets == 4);
+	set = (struct p4dp_counter_cell){ 100, 7 };
+	CHECK(p4dp_runtime_direct_counter_write(rt, T_FWD, NULL, &set) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 0);
+	CHECK(p4dp_runtime_direct_counter_read(rt, T_FWD, NULL, &cell) == 0 && cell.packets == 101 &&
+	      cell.bytes == 71);
+	struct p4dp_meter_config mc;
+	CHECK_ERR(p4dp_runtime_direct_meter_get(rt, T_FWD, NULL, &mc), -EINVAL, "no direct meter");
+	set = (struct p4dp_counter_cell){ 0, 0 };
+	CHECK(p4dp_runtime_direct_counter_write(rt, T_FWD, NULL, &set) == 0);
+
+	/* the default entry's metadata (e NULL): kept beside the table, across a clear */
+	uint8_t mbuf[8];
+	uint32_t mlen = 99;
+	CHECK(p4dp_runtime_table_entry_meta_get(rt, T_FWD, NULL, mbuf, sizeof mbuf, &mlen) == 0 && mlen == 0);
+	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_FWD, NULL, "dflt-meta", 9) == 0);
+	CHECK(p4dp_runtime_table_clear(rt, T_FWD) == 0);
+	CHECK(p4dp_runtime_table_entry_meta_get(rt, T_FWD, NULL, mbuf, sizeof mbuf, &mlen) == 0 && mlen == 9 &&
+	      memcmp(mbuf, "dflt-met", 8) == 0);
+	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_CONST, NULL, "c", 1) == 0); /* const entries only */
+	CHECK_ERR(p4dp_runtime_table_entry_meta_set(rt, T_FWD, NULL, NULL, 3), -EINVAL, "metadata of 3 bytes");
+	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_FWD, NULL, NULL, 0) == 0);
+	CHECK(p4dp_runtime_table_entry_meta_get(rt, T_FWD, NULL, NULL, 0, &mlen) == 0 && mlen == 0);
+	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_CONST, NULL, NULL, 0) == 0);
 }
 
 static void test_validation(struct p4dp_runtime *rt)
@@ -348,6 +379,26 @@ static void test_acl(struct p4dp_runtime *rt)
 	struct p4dp_rt_table_stats ts;
 	CHECK(p4dp_runtime_table_stats_get(rt, T_ACL, &ts) == 0 && ts.entries == 0);
 	CHECK(inject(rt, 0, pkt, 64, &o) == 0);
+
+	/* the default entry's direct meter cell (e NULL) meters the misses; the entries' cells and a
+	 * table clear leave it */
+	CHECK(p4dp_runtime_table_default_set(rt, T_ACL, A_SET_PORT, 1, &par5) == 0);
+	CHECK(p4dp_runtime_direct_meter_get(rt, T_ACL, NULL, &got) == 0); /* unconfigured: GREEN */
+	for (int i = 0; i < 4; i++)
+		CHECK(inject(rt, 0, pkt, 64, &o) == 1 && o.port[0] == 5);
+	CHECK(p4dp_runtime_direct_meter_set(rt, T_ACL, NULL, &mc) == 0);
+	CHECK(p4dp_runtime_table_clear(rt, T_ACL) == 0);
+	CHECK(p4dp_runtime_direct_meter_get(rt, T_ACL, NULL, &got) == 1 && got.pir == 2 && got.pburst == 2);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 1); /* green */
+	CHECK(inject(rt, 0, pkt, 64, &o) == 1); /* yellow */
+	CHECK(inject(rt, 0, pkt, 64, &o) == 0); /* red -> dropped by the program */
+	CHECK_ERR(p4dp_runtime_direct_meter_set(rt, T_ACL, NULL, &bad), -EINVAL, "pir");
+	CHECK_ERR(p4dp_runtime_direct_counter_read(rt, T_ACL, NULL, &(struct p4dp_counter_cell){ 0 }), -EINVAL,
+		  "no direct counter");
+	CHECK(p4dp_runtime_direct_meter_set(rt, T_ACL, NULL, NULL) == 0);
+	CHECK(p4dp_runtime_direct_meter_get(rt, T_ACL, NULL, &got) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 1);
+	CHECK(p4dp_runtime_table_default_reset(rt, T_ACL) == 0);
 }
 
 static void test_wide(struct p4dp_runtime *rt)

@@ -1,6 +1,7 @@
 // Test program of the P4Runtime extern tests: an indexed counter, meter and register, a direct
 // counter and a direct meter. Frames enter from the controller port (PacketOut, no packet_out
-// header); the low 3 bits of the source MAC select the indexed cells.
+// header); the low 3 bits of the source MAC select the indexed cells. A packet the policer's
+// direct meter colours RED is dropped.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -45,6 +46,7 @@ control ExtIngress(inout headers_t h, inout meta_t m, inout standard_metadata_t 
         last_len.write(i, sm.packet_length);
         dmac.apply();
         policer.apply();
+        if (m.color == 2) { mark_to_drop(sm); } // RED
     }
 }
 control ExtEgress(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { } }

@@ -568,7 +568,7 @@ impl Gen<'_> {
             (ExternKind::V1DirectMeter, "read") => {
                 let r = in_arg(c, 0)?;
                 let v = self.color_value(
-                    &format!("(R->entry_hit ? p4dp_meter_execute(R->ctx, {ext}u, R->entry_index, R->pkt->len) : 0u)"),
+                    &format!("p4dp_meter_execute(R->ctx, {ext}u, R->entry_index, R->pkt->len)"),
                     r.ty,
                     c.span,
                 )?;

@@ -244,7 +244,7 @@ impl Gen<'_> {
             }
             (ExternKind::PnaDirectMeter, "execute") => {
                 let col = pna_color(&format!(
-                    "(R->entry_hit ? p4dp_meter_execute(R->ctx, {ext}u, R->entry_index, R->pkt->len) : 0u)"
+                    "p4dp_meter_execute(R->ctx, {ext}u, R->entry_index, R->pkt->len)"
                 ));
                 ret(self, &col, out)?;
             }

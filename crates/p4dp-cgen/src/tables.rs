@@ -16,6 +16,16 @@ type EntryBufs = (Vec<u8>, Vec<u8>, Option<Vec<u8>>);
 /// Default number of entries of a table without `size` (abi.h P4DP_TABLE_DEFAULT_SIZE).
 pub const DEFAULT_TABLE_SIZE: u64 = p4dp_ir::DEFAULT_TABLE_SIZE;
 
+/// The cell of a table's direct counter and meter that its default entry uses (a miss): the one
+/// after the entries' slots, as the runtime sizes them (its capacity: the declared size, or
+/// P4DP_TABLE_DEFAULT_SIZE when none or 0 is declared).
+pub fn direct_default_cell(t: &p4dp_ir::Table) -> u64 {
+    t.size
+        .filter(|&s| s > 0)
+        .unwrap_or(DEFAULT_TABLE_SIZE)
+        .min(u32::MAX as u64 - 1)
+}
+
 /// The runtime's `P4DP_MATCH_*` of a match kind it implements.
 pub(crate) fn match_kind_c(k: &MatchKind) -> Option<&'static str> {
     Some(match k {
@@ -262,13 +272,29 @@ impl Gen<'_> {
         if idle {
             let _ = writeln!(body, "\t\tp4dp_entry_touch(R->ctx, _me);");
         }
+        // A direct counter and meter have a cell per entry slot and, after them, the default
+        // entry's (cell `n`, abi.h): a miss counts into it and its direct meter reads meter it.
+        let n = direct_default_cell(t);
         if let Some(dc) = t.direct_counter {
-            let n = t.size.unwrap_or(DEFAULT_TABLE_SIZE);
             let _ = writeln!(
                 body,
                 "\t\tp4dp_counter_count(R->ctx, {}u, e->index, {n}u, R->pkt->len);",
                 dc.index()
             );
+        }
+        if t.direct_counter.is_some() || t.direct_meter.is_some() {
+            let _ = writeln!(
+                body,
+                "\t}} else {{\n\t\tR->entry_index = {n}u; /* the default entry's cell */"
+            );
+            if let Some(dc) = t.direct_counter {
+                let _ = writeln!(
+                    body,
+                    "\t\tp4dp_counter_count(R->ctx, {}u, {n}u, {}u, R->pkt->len);",
+                    dc.index(),
+                    n + 1
+                );
+            }
         }
         let _ = writeln!(
             body,
@@ -609,7 +635,7 @@ impl Gen<'_> {
                 .tables
                 .iter()
                 .find(|(_, t)| t.direct_counter == Some(xid) || t.direct_meter == Some(xid))
-                .map(|(id, t)| (id.index() as i64, t.size.unwrap_or(DEFAULT_TABLE_SIZE)));
+                .map(|(id, t)| (id.index() as i64, direct_default_cell(t) + 1));
             let unit_of = |v: Option<&Value>, meter: bool| match v {
                 Some(Value::Enum(0)) => "P4DP_UNIT_PACKETS",
                 Some(Value::Enum(1)) => "P4DP_UNIT_BYTES",

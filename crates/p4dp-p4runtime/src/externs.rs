@@ -8,8 +8,8 @@ use tonic::Code;
 
 use crate::bytes::{canonical, fit, to_u64};
 use crate::proto::p4::v1::{
-    p4_data, replica, CloneSessionEntry, CounterEntry, DirectCounterEntry, DirectMeterEntry, Index, MeterEntry,
-    MulticastGroupEntry, P4Data, RegisterEntry,
+    p4_data, replica, CloneSessionEntry, CounterEntry, DirectCounterEntry, DirectMeterEntry, Index, MeterCounterData,
+    MeterEntry, MulticastGroupEntry, P4Data, RegisterEntry,
 };
 use crate::tables::{counter_data, counter_value, err, invalid, match_of, meter_value, rt_err, table_by_id, OpError};
 
@@ -117,9 +117,21 @@ pub fn read_register(rt: &Runtime, e: &RegisterEntry, out: &mut Vec<RegisterEntr
     Ok(())
 }
 
+/// A meter write's per-colour `counter_data` (not kept by p4dp: refused, never ignored).
+fn no_meter_counters(c: &Option<MeterCounterData>) -> Result<(), OpError> {
+    if c.is_some() {
+        return Err(err(
+            Code::Unimplemented,
+            "meter counter_data: p4dp's meters have no per-color counters",
+        ));
+    }
+    Ok(())
+}
+
 pub fn write_meter(rt: &Runtime, e: &MeterEntry, is_modify: bool) -> Result<(), OpError> {
     let x = extern_by_id(rt.program(), e.meter_id, ExternKind::Meter, "meter")?;
     modify_only(is_modify, "meter")?;
+    no_meter_counters(&e.counter_data)?;
     let i = cell(x, &e.index)?;
     let cfg = e.config.as_ref().map(meter_value).transpose()?;
     if let Some(c) = &cfg {
@@ -166,9 +178,22 @@ pub fn write_direct_counter(rt: &Runtime, e: &DirectCounterEntry, is_modify: boo
     if t.direct_counter.is_none() {
         return Err(invalid(format!("table {} has no direct counter", t.name)));
     }
-    let m = match_of(t, &te.r#match)?;
     let v = counter_value(&e.data.unwrap_or_default())?;
+    if te.is_default_action {
+        default_entry_key(te)?;
+        return rt.default_counter_write(t.index, v).map_err(rt_err);
+    }
+    let m = match_of(t, &te.r#match)?;
     rt.direct_counter_write(t.index, &m, te.priority, v).map_err(rt_err)
+}
+
+/// A direct counter or meter entry's `table_entry` naming the default entry: no match, priority 0
+/// (the cell is the one the table's misses use).
+fn default_entry_key(te: &crate::proto::p4::v1::TableEntry) -> Result<(), OpError> {
+    if !te.r#match.is_empty() || te.priority != 0 {
+        return Err(invalid("a default entry has no match and priority 0"));
+    }
+    Ok(())
 }
 
 pub fn read_direct_counter(
@@ -191,8 +216,12 @@ pub fn read_direct_counter(
         let mut entries = Vec::new();
         crate::tables::read(rt, t, &te, &mut entries)?;
         for mut x in entries {
-            let m = match_of(t, &x.r#match)?;
-            let v = rt.direct_counter_read(t.index, &m, x.priority).map_err(rt_err)?;
+            let v = if x.is_default_action {
+                rt.default_counter_read(t.index).map_err(rt_err)?
+            } else {
+                let m = match_of(t, &x.r#match)?;
+                rt.direct_counter_read(t.index, &m, x.priority).map_err(rt_err)?
+            };
             x.counter_data = None;
             x.is_const = false;
             out.push(DirectCounterEntry {
@@ -206,6 +235,7 @@ pub fn read_direct_counter(
 
 pub fn write_direct_meter(rt: &Runtime, e: &DirectMeterEntry, is_modify: bool) -> Result<(), OpError> {
     modify_only(is_modify, "direct meter")?;
+    no_meter_counters(&e.counter_data)?;
     let te = e
         .table_entry
         .as_ref()
@@ -214,8 +244,12 @@ pub fn write_direct_meter(rt: &Runtime, e: &DirectMeterEntry, is_modify: bool) -
     if t.direct_meter.is_none() {
         return Err(invalid(format!("table {} has no direct meter", t.name)));
     }
-    let m = match_of(t, &te.r#match)?;
     let cfg = e.config.as_ref().map(meter_value).transpose()?;
+    if te.is_default_action {
+        default_entry_key(te)?;
+        return rt.default_meter_set(t.index, cfg).map_err(rt_err);
+    }
+    let m = match_of(t, &te.r#match)?;
     rt.direct_meter_set(t.index, &m, te.priority, cfg).map_err(rt_err)
 }
 
@@ -237,8 +271,12 @@ pub fn read_direct_meter(rt: &Runtime, e: &DirectMeterEntry, out: &mut Vec<Direc
         let mut entries = Vec::new();
         crate::tables::read(rt, t, &te, &mut entries)?;
         for mut x in entries {
-            let m = match_of(t, &x.r#match)?;
-            let cfg = rt.direct_meter_get(t.index, &m, x.priority).map_err(rt_err)?;
+            let cfg = if x.is_default_action {
+                rt.default_meter_get(t.index).map_err(rt_err)?
+            } else {
+                let m = match_of(t, &x.r#match)?;
+                rt.direct_meter_get(t.index, &m, x.priority).map_err(rt_err)?
+            };
             x.counter_data = None;
             x.is_const = false;
             out.push(DirectMeterEntry {

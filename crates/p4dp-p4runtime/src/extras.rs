@@ -3,7 +3,9 @@
 //! direct counter (`counter_data`) and the controller's opaque `metadata` and
 //! `controller_metadata`, with the specification's rules for inserts, modifies and reads.
 //! All of it is kept by the runtime beside the entry (metadata: `p4dp_runtime_table_entry_meta_set`),
-//! so it goes with the entry's delete, whoever deletes it.
+//! so it goes with the entry's delete, whoever deletes it. A table's default entry has them too
+//! (no idle timeout): its direct counter and meter cells are the ones a miss counts into and is
+//! metered by, and the runtime keeps its metadata beside the table.
 
 use p4dp_rt::{MatchField, Runtime, TableInfo};
 use tonic::Code;
@@ -85,6 +87,53 @@ impl Extras {
                 metadata: Some(meta),
             },
         })
+    }
+
+    /// Validates the extras of a default entry's MODIFY and gives what to set: `counter_data`
+    /// sets the counter (without it the counter keeps its value), `meter_config` sets the meter
+    /// (without it the meter returns to its default), the metadata are always set.
+    // controller_metadata: deprecated by the specification in favour of metadata, still served
+    #[allow(deprecated)]
+    pub fn of_default(t: &TableInfo, e: &TableEntry) -> Result<Extras, OpError> {
+        if e.idle_timeout_ns != 0 || e.time_since_last_hit.is_some() {
+            return Err(invalid(
+                "a default entry has no idle timeout (idle_timeout_ns 0, no time_since_last_hit)",
+            ));
+        }
+        let x = Extras::of(t, e, Op::Modify)?;
+        Ok(Extras { ttl: None, ..x })
+    }
+
+    /// What `rt` holds now for the default entry of `t`, as extras that restore it.
+    pub fn current_default(rt: &Runtime, t: &TableInfo) -> Result<Extras, OpError> {
+        let counter = match t.direct_counter {
+            Some(_) => Some(rt.default_counter_read(t.index).map_err(rt_err)?),
+            None => None,
+        };
+        let meter = match t.direct_meter {
+            Some(_) => Some(rt.default_meter_get(t.index).map_err(rt_err)?),
+            None => None,
+        };
+        Ok(Extras {
+            counter,
+            ttl: None,
+            meter,
+            metadata: Some(rt.default_meta_get(t.index).map_err(rt_err)?),
+        })
+    }
+
+    /// Sets them on the default entry of table `table`.
+    pub fn apply_default(&self, rt: &Runtime, table: u32) -> Result<(), OpError> {
+        if let Some(cfg) = self.meter {
+            rt.default_meter_set(table, cfg).map_err(rt_err)?;
+        }
+        if let Some(c) = self.counter {
+            rt.default_counter_write(table, c).map_err(rt_err)?;
+        }
+        if let Some(meta) = &self.metadata {
+            rt.default_meta_set(table, meta).map_err(rt_err)?;
+        }
+        Ok(())
     }
 
     /// What `rt` holds now for the entry `m`/`prio` of `t`, as extras that restore it.

@@ -375,14 +375,15 @@ pub enum TableWrite {
         matches: Vec<MatchField>,
         priority: i32,
     },
+    /// Set the default entry's action; then its extras.
     DefaultSet {
         table: u32,
         action: u32,
         params: Vec<Vec<u8>>,
+        extras: Extras,
     },
-    DefaultReset {
-        table: u32,
-    },
+    /// Put back the program's default action; then set the default entry's extras.
+    DefaultReset { table: u32, extras: Extras },
 }
 
 impl TableWrite {
@@ -423,8 +424,10 @@ impl TableWrite {
                 matches,
                 priority,
             } => rt.entry_delete(*table, matches, *priority),
-            TableWrite::DefaultSet { table, action, params } => rt.default_set(*table, *action, params),
-            TableWrite::DefaultReset { table } => rt.default_reset(*table),
+            TableWrite::DefaultSet {
+                table, action, params, ..
+            } => rt.default_set(*table, *action, params),
+            TableWrite::DefaultReset { table, .. } => rt.default_reset(*table),
         }
         .map_err(rt_err)
     }
@@ -432,6 +435,12 @@ impl TableWrite {
     /// Sets the written entry's extras (idle timeout, direct meter and counter, metadata) as the
     /// update gave them.
     pub fn apply_extras(&self, rt: &Runtime) -> Result<(), OpError> {
+        match self {
+            TableWrite::DefaultSet { table, extras, .. } | TableWrite::DefaultReset { table, extras } => {
+                return extras.apply_default(rt, *table)
+            }
+            _ => {}
+        }
         match self.extras() {
             Some((table, m, prio, x)) => x.apply(rt, table, m, prio),
             None => Ok(()),
@@ -577,25 +586,7 @@ fn prepare_default(p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result
     if !e.r#match.is_empty() || e.priority != 0 {
         return Err(invalid("a default entry has no match and priority 0"));
     }
-    if e.idle_timeout_ns != 0 || e.time_since_last_hit.is_some() {
-        return Err(invalid(
-            "a default entry has no idle timeout (idle_timeout_ns 0, no time_since_last_hit)",
-        ));
-    }
-    if !e.metadata.is_empty() || e.controller_metadata != 0 {
-        return Err(err(
-            Code::Unimplemented,
-            "metadata of default entries is not supported: the runtime keeps metadata with the \
-             entries of a table, and the default entry is not one of them",
-        ));
-    }
-    if e.meter_config.is_some() || e.counter_data.is_some() {
-        return Err(err(
-            Code::Unimplemented,
-            "direct counters and meters of default entries are not supported: p4dp's data plane \
-             counts and meters table hits only (a packet that misses has no direct cell)",
-        ));
-    }
+    let extras = Extras::of_default(t, e)?;
     if t.const_default_action {
         return Err(err(
             Code::PermissionDenied,
@@ -603,13 +594,14 @@ fn prepare_default(p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result
         ));
     }
     match e.action.as_ref().and_then(|a| a.r#type.as_ref()) {
-        None => Ok(TableWrite::DefaultReset { table: t.index }),
+        None => Ok(TableWrite::DefaultReset { table: t.index, extras }),
         Some(table_action::Type::Action(a)) => {
             let (action, params) = action_of(p, t, a, true)?;
             Ok(TableWrite::DefaultSet {
                 table: t.index,
                 action,
                 params,
+                extras,
             })
         }
         Some(_) => Err(err(
@@ -642,11 +634,25 @@ pub fn read(rt: &Runtime, t: &TableInfo, e: &TableEntry, out: &mut Vec<TableEntr
         )));
     }
     if e.is_default_action {
+        // the default entry's direct counter and meter cells (the misses') and its metadata
         let (a, params) = rt.default_get(t.index).map_err(rt_err)?;
+        let (controller_metadata, metadata) = extras::decode_meta(&rt.default_meta_get(t.index).map_err(rt_err)?);
         out.push(TableEntry {
             table_id: t.id,
             action: Some(action_msg(p, a, &params)),
             is_default_action: true,
+            counter_data: if want_counter {
+                Some(counter_data(rt.default_counter_read(t.index).map_err(rt_err)?))
+            } else {
+                None
+            },
+            meter_config: if want_meter {
+                rt.default_meter_get(t.index).map_err(rt_err)?.map(extras::meter_msg)
+            } else {
+                None
+            },
+            controller_metadata,
+            metadata,
             ..Default::default()
         });
         return Ok(());

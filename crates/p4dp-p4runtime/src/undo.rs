@@ -223,12 +223,15 @@ fn table_undo(rt: &Runtime, w: &TableWrite) -> Result<Option<TableWrite>, OpErro
                 priority: *priority,
             }))
         }
-        TableWrite::DefaultSet { table, .. } | TableWrite::DefaultReset { table } => {
+        TableWrite::DefaultSet { table, .. } | TableWrite::DefaultReset { table, .. } => {
+            // the default action with its direct counter and meter cells and its metadata
             let (action, params) = rt.default_get(*table).map_err(rt_err)?;
+            let info = tables::table_by_index(rt.program(), *table)?;
             return Ok(Some(TableWrite::DefaultSet {
                 table: *table,
                 action,
                 params,
+                extras: tables::Extras::current_default(rt, info)?,
             }));
         }
         TableWrite::Direct { table, entry, .. } => (*table, &entry.matches, entry.priority, false),

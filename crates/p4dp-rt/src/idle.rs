@@ -52,10 +52,20 @@ impl Runtime {
     /// with it across modifies and go with its delete.
     pub fn entry_meta_set(&self, table: u32, matches: &[MatchField], priority: i32, meta: &[u8]) -> Result<()> {
         let r = raw_entry(matches, priority, 0, &[])?;
+        self.meta_set_at(table, &r.entry, meta)
+    }
+
+    /// Attaches opaque bytes to the table's default entry (empty: removes them).
+    pub fn default_meta_set(&self, table: u32, meta: &[u8]) -> Result<()> {
+        self.meta_set_at(table, std::ptr::null(), meta)
+    }
+
+    /// `e`: an entry's match, or NULL for the default entry.
+    fn meta_set_at(&self, table: u32, e: *const ffi::p4dp_rt_entry, meta: &[u8]) -> Result<()> {
         let len = u32::try_from(meta.len()).map_err(|_| crate::Error::Invalid("metadata too long".into()))?;
-        // SAFETY: r and meta are valid for the call.
+        // SAFETY: e is NULL or valid for the call, meta is valid for the call.
         check("entry metadata set", unsafe {
-            ffi::p4dp_runtime_table_entry_meta_set(self.p(), table, &r.entry, meta.as_ptr() as *const c_void, len)
+            ffi::p4dp_runtime_table_entry_meta_set(self.p(), table, e, meta.as_ptr() as *const c_void, len)
         })
         .map(|_| ())
     }
@@ -63,15 +73,25 @@ impl Runtime {
     /// The opaque bytes of the entry `matches`/`priority` (empty: none).
     pub fn entry_meta_get(&self, table: u32, matches: &[MatchField], priority: i32) -> Result<Vec<u8>> {
         let r = raw_entry(matches, priority, 0, &[])?;
+        self.meta_get_at(table, &r.entry)
+    }
+
+    /// The opaque bytes of the table's default entry (empty: none).
+    pub fn default_meta_get(&self, table: u32) -> Result<Vec<u8>> {
+        self.meta_get_at(table, std::ptr::null())
+    }
+
+    /// `e`: an entry's match, or NULL for the default entry.
+    fn meta_get_at(&self, table: u32, e: *const ffi::p4dp_rt_entry) -> Result<Vec<u8>> {
         let mut buf = vec![0u8; 64];
         loop {
             let mut len = 0u32;
-            // SAFETY: r and buf (buf.len() bytes) are valid for the call.
+            // SAFETY: e is NULL or valid for the call, buf has buf.len() writable bytes.
             check("entry metadata get", unsafe {
                 ffi::p4dp_runtime_table_entry_meta_get(
                     self.p(),
                     table,
-                    &r.entry,
+                    e,
                     buf.as_mut_ptr() as *mut c_void,
                     buf.len() as u32,
                     &mut len,

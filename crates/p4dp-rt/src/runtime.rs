@@ -818,15 +818,38 @@ impl Runtime {
 
     pub fn direct_counter_read(&self, table: u32, matches: &[MatchField], priority: i32) -> Result<CounterValue> {
         let r = raw_entry(matches, priority, 0, &[])?;
+        self.direct_counter_read_at(table, &r.entry)
+    }
+
+    /// The direct counter cell of the table's default entry: the packets that missed.
+    pub fn default_counter_read(&self, table: u32) -> Result<CounterValue> {
+        self.direct_counter_read_at(table, std::ptr::null())
+    }
+
+    /// `e`: an entry's match, or NULL for the default entry's cell.
+    fn direct_counter_read_at(&self, table: u32, e: *const ffi::p4dp_rt_entry) -> Result<CounterValue> {
         let mut c = ffi::p4dp_counter_cell::default();
-        // SAFETY: r and c are valid for the call.
+        // SAFETY: e is NULL or valid for the call, c is a valid output.
         check("direct counter read", unsafe {
-            ffi::p4dp_runtime_direct_counter_read(self.p(), table, &r.entry, &mut c)
+            ffi::p4dp_runtime_direct_counter_read(self.p(), table, e, &mut c)
         })?;
         Ok(CounterValue {
             packets: c.packets,
             bytes: c.bytes,
         })
+    }
+
+    /// Sets the direct counter cell of the table's default entry.
+    pub fn default_counter_write(&self, table: u32, v: CounterValue) -> Result<()> {
+        let c = ffi::p4dp_counter_cell {
+            packets: v.packets,
+            bytes: v.bytes,
+        };
+        // SAFETY: NULL selects the default entry; c is valid for the call.
+        check("direct counter write", unsafe {
+            ffi::p4dp_runtime_direct_counter_write(self.p(), table, std::ptr::null(), &c)
+        })
+        .map(|_| ())
     }
 
     pub fn direct_counter_write(
@@ -919,6 +942,17 @@ impl Runtime {
         cfg: Option<MeterConfig>,
     ) -> Result<()> {
         let r = raw_entry(matches, priority, 0, &[])?;
+        self.direct_meter_set_at(table, &r.entry, cfg)
+    }
+
+    /// Configures the direct meter cell of the table's default entry, which meters the packets
+    /// that miss (`None` unconfigures it: GREEN).
+    pub fn default_meter_set(&self, table: u32, cfg: Option<MeterConfig>) -> Result<()> {
+        self.direct_meter_set_at(table, std::ptr::null(), cfg)
+    }
+
+    /// `e`: an entry's match, or NULL for the default entry's cell.
+    fn direct_meter_set_at(&self, table: u32, e: *const ffi::p4dp_rt_entry, cfg: Option<MeterConfig>) -> Result<()> {
         let c = cfg.map(|c| ffi::p4dp_meter_config {
             cir: c.cir,
             cburst: c.cburst,
@@ -926,9 +960,9 @@ impl Runtime {
             pburst: c.pburst,
         });
         let ptr = c.as_ref().map_or(std::ptr::null(), |c| c as *const _);
-        // SAFETY: r and ptr are valid for the call.
+        // SAFETY: e and ptr are NULL or valid for the call.
         check("direct meter set", unsafe {
-            ffi::p4dp_runtime_direct_meter_set(self.p(), table, &r.entry, ptr)
+            ffi::p4dp_runtime_direct_meter_set(self.p(), table, e, ptr)
         })
         .map(|_| ())
     }
@@ -936,10 +970,20 @@ impl Runtime {
     /// The configuration of an entry's direct meter cell (`None`: unconfigured).
     pub fn direct_meter_get(&self, table: u32, matches: &[MatchField], priority: i32) -> Result<Option<MeterConfig>> {
         let r = raw_entry(matches, priority, 0, &[])?;
+        self.direct_meter_get_at(table, &r.entry)
+    }
+
+    /// The configuration of the default entry's direct meter cell (`None`: unconfigured).
+    pub fn default_meter_get(&self, table: u32) -> Result<Option<MeterConfig>> {
+        self.direct_meter_get_at(table, std::ptr::null())
+    }
+
+    /// `e`: an entry's match, or NULL for the default entry's cell.
+    fn direct_meter_get_at(&self, table: u32, e: *const ffi::p4dp_rt_entry) -> Result<Option<MeterConfig>> {
         let mut c = ffi::p4dp_meter_config::default();
-        // SAFETY: r and c are valid for the call.
+        // SAFETY: e is NULL or valid for the call, c is a valid output.
         let rc = check("direct meter get", unsafe {
-            ffi::p4dp_runtime_direct_meter_get(self.p(), table, &r.entry, &mut c)
+            ffi::p4dp_runtime_direct_meter_get(self.p(), table, e, &mut c)
         })?;
         Ok((rc == 1).then_some(MeterConfig {
             cir: c.cir,

@@ -223,3 +223,259 @@ async fn externs_read_back_what_packets_did_and_what_was_written() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The default entry of a table with a direct counter or meter has cells of its own: the misses
+/// count into the counter's (by DirectCounterEntry with `is_default_action` and as the default
+/// entry's `counter_data`) and are metered by the meter's; a default entry's `metadata` and
+/// `controller_metadata` read back as written. Naming a default entry's cell in a table without
+/// that direct resource, or with a match, is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+// controller_metadata: deprecated by the specification in favour of metadata, still served
+#[allow(deprecated)]
+async fn default_entry_counts_and_meters_the_misses() {
+    let dir = temp_dir("p4rt-default-cells");
+    let (info, dc) = build("externs", &dir);
+    let out1 = dir.join("out1.pcap");
+    let sw = start(&["--port".into(), format!("1=:{}", out1.display())]);
+    let mut c = connect(&sw.addr).await;
+    let s = Stream::open(&mut c, 10, Code::Ok).await;
+    push(&mut c, 10, &info, &dc).await;
+    let dmac = id_of(&info, "ExtIngress.dmac");
+    let policer = id_of(&info, "ExtIngress.policer");
+    let forward = id_of(&info, "ExtIngress.forward");
+    let police = id_of(&info, "ExtIngress.police");
+    let modi = |e| update(update::Type::Modify, e);
+    let default_of = |table| TableEntry {
+        table_id: table,
+        is_default_action: true,
+        ..Default::default()
+    };
+    let dce = |te: TableEntry, data| {
+        entity::Entity::DirectCounterEntry(DirectCounterEntry {
+            table_entry: Some(te),
+            data,
+        })
+    };
+    let dme = |te: TableEntry, config| {
+        entity::Entity::DirectMeterEntry(DirectMeterEntry {
+            table_entry: Some(te),
+            config,
+            counter_data: None,
+        })
+    };
+
+    // no entries: every packet misses both tables. dmac's default forwards to port 1, with a
+    // counter start value and metadata; policer's default polices with a byte meter whose buckets
+    // hold one 64-byte packet (committed) and two (peak) and refill at 1 byte/s
+    let mut fwd_default = default_of(dmac);
+    fwd_default.action = Some(action(forward, &[&[1]]));
+    fwd_default.counter_data = Some(packets(5, 50));
+    fwd_default.metadata = b"default entry".to_vec();
+    fwd_default.controller_metadata = 0x1234;
+    let mut pol_default = default_of(policer);
+    pol_default.action = Some(action(police, &[]));
+    let mcfg = config(1, LEN as i64, 1, 2 * LEN as i64);
+    pol_default.meter_config = Some(mcfg);
+    write(
+        &mut c,
+        10,
+        vec![
+            modi(entity::Entity::TableEntry(fwd_default.clone())),
+            modi(entity::Entity::TableEntry(pol_default.clone())),
+        ],
+    )
+    .await
+    .expect("default entries with counter, meter and metadata");
+
+    for i in 0..N {
+        s.send(stream_message_request::Update::Packet(PacketOut {
+            payload: frame(HOST_B, SRC, i as u8),
+            metadata: vec![],
+        }))
+        .await;
+    }
+    // GREEN, YELLOW, then RED (dropped) for the rest: the meter of the default entry ran
+    let got = wait_pcap(&out1, Duration::from_secs(10), |f| f.len() >= 2);
+    std::thread::sleep(Duration::from_millis(300));
+    let got_all = wait_pcap(&out1, Duration::from_secs(1), |f| f.len() >= got.len());
+    assert_eq!(
+        got_all.len(),
+        2,
+        "two packets within the default entry's meter leave port 1"
+    );
+    // every packet counted in dmac's default cell (after the 5 written)
+    let want = packets(5 + N as i64, 50 + (N * LEN) as i64);
+    match read(&mut c, dce(default_of(dmac), None))
+        .await
+        .expect("read default cell")
+        .as_slice()
+    {
+        [entity::Entity::DirectCounterEntry(d)] => {
+            assert_eq!(d.data, Some(want));
+            let te = d.table_entry.as_ref().expect("table entry");
+            assert!(te.is_default_action && te.r#match.is_empty(), "{te:?}");
+        }
+        other => panic!("one direct counter entry: {other:?}"),
+    }
+    let mut q = default_of(dmac);
+    q.counter_data = Some(CounterData::default());
+    match read(&mut c, entity::Entity::TableEntry(q))
+        .await
+        .expect("read default")
+        .as_slice()
+    {
+        [entity::Entity::TableEntry(t)] => {
+            assert_eq!(t.counter_data, Some(want));
+            assert_eq!(t.action, fwd_default.action);
+            assert_eq!(t.metadata, b"default entry".to_vec());
+            assert_eq!(t.controller_metadata, 0x1234);
+        }
+        other => panic!("one default entry: {other:?}"),
+    }
+    // a wildcard read of the direct counter does not return the default entry (none here)
+    assert_eq!(
+        read(
+            &mut c,
+            dce(
+                TableEntry {
+                    table_id: dmac,
+                    ..Default::default()
+                },
+                None
+            )
+        )
+        .await
+        .expect("wildcard"),
+        vec![]
+    );
+    // the default meter reads back as written, by DirectMeterEntry and as meter_config
+    match read(&mut c, dme(default_of(policer), None))
+        .await
+        .expect("read default meter")
+        .as_slice()
+    {
+        [entity::Entity::DirectMeterEntry(d)] => assert_eq!(d.config, Some(mcfg)),
+        other => panic!("one direct meter entry: {other:?}"),
+    }
+    let mut q = default_of(policer);
+    q.meter_config = Some(MeterConfig::default());
+    match read(&mut c, entity::Entity::TableEntry(q))
+        .await
+        .expect("read default")
+        .as_slice()
+    {
+        [entity::Entity::TableEntry(t)] => assert_eq!(t.meter_config, Some(mcfg)),
+        other => panic!("one default entry: {other:?}"),
+    }
+
+    // DirectCounterEntry / DirectMeterEntry writes of the default cells
+    let wide = config(1_000_000_000, 1_000_000, 1_000_000_000, 1_000_000);
+    write(
+        &mut c,
+        10,
+        vec![
+            modi(dce(default_of(dmac), Some(packets(1, 2)))),
+            modi(dme(default_of(policer), Some(wide))),
+        ],
+    )
+    .await
+    .expect("default cell writes");
+    match read(&mut c, dce(default_of(dmac), None))
+        .await
+        .expect("read")
+        .as_slice()
+    {
+        [entity::Entity::DirectCounterEntry(d)] => assert_eq!(d.data, Some(packets(1, 2))),
+        other => panic!("one direct counter entry: {other:?}"),
+    }
+    s.send(stream_message_request::Update::Packet(PacketOut {
+        payload: frame(HOST_B, SRC, 99),
+        metadata: vec![],
+    }))
+    .await;
+    let got = wait_pcap(&out1, Duration::from_secs(10), |f| f.len() >= 3);
+    assert_eq!(got.len(), 3, "the wider default meter lets the next miss through");
+
+    // a default MODIFY without meter_config puts the meter back to its default (unconfigured);
+    // without counter_data the counter keeps its value; without metadata there is none
+    let mut no_meter = pol_default.clone();
+    no_meter.meter_config = None;
+    write(&mut c, 10, vec![modi(entity::Entity::TableEntry(no_meter))])
+        .await
+        .expect("default modify without meter_config");
+    match read(&mut c, dme(default_of(policer), None))
+        .await
+        .expect("read")
+        .as_slice()
+    {
+        [entity::Entity::DirectMeterEntry(d)] => assert_eq!(d.config, None),
+        other => panic!("one direct meter entry: {other:?}"),
+    }
+    let mut plain = fwd_default.clone();
+    plain.counter_data = None;
+    plain.metadata = vec![];
+    plain.controller_metadata = 0;
+    write(&mut c, 10, vec![modi(entity::Entity::TableEntry(plain))])
+        .await
+        .expect("default modify without counter_data");
+    let mut q = default_of(dmac);
+    q.counter_data = Some(CounterData::default());
+    match read(&mut c, entity::Entity::TableEntry(q))
+        .await
+        .expect("read")
+        .as_slice()
+    {
+        [entity::Entity::TableEntry(t)] => {
+            assert_eq!(t.counter_data, Some(packets(2, 2 + LEN as i64)));
+            assert!(t.metadata.is_empty() && t.controller_metadata == 0, "{t:?}");
+        }
+        other => panic!("one default entry: {other:?}"),
+    }
+
+    // what names a cell the table does not have, or names the default entry with a match
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![modi(dce(default_of(policer), Some(packets(1, 1))))]).await),
+        Code::InvalidArgument,
+        "policer has no direct counter"
+    );
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![modi(dme(default_of(dmac), Some(wide)))]).await),
+        Code::InvalidArgument,
+        "dmac has no direct meter"
+    );
+    let st = read(&mut c, dce(default_of(policer), None))
+        .await
+        .expect_err("no direct counter");
+    assert_eq!(st.code(), Code::InvalidArgument, "{st:?}");
+    let st = read(&mut c, dme(default_of(dmac), None))
+        .await
+        .expect_err("no direct meter");
+    assert_eq!(st.code(), Code::InvalidArgument, "{st:?}");
+    let mut with_match = default_of(dmac);
+    with_match.r#match = vec![exact(1, &HOST_B)];
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![modi(dce(with_match, Some(packets(1, 1))))]).await),
+        Code::InvalidArgument,
+        "a default entry has no match"
+    );
+    let mut bad = default_of(policer);
+    bad.action = Some(action(police, &[]));
+    bad.counter_data = Some(packets(1, 1));
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![modi(entity::Entity::TableEntry(bad))]).await),
+        Code::InvalidArgument,
+        "counter_data on the default entry of a table without a direct counter"
+    );
+    // per-colour meter counts are not kept: a write with them is refused, not ignored
+    let with_counts = entity::Entity::DirectMeterEntry(DirectMeterEntry {
+        table_entry: Some(default_of(policer)),
+        config: Some(wide),
+        counter_data: Some(MeterCounterData::default()),
+    });
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![modi(with_counts)]).await),
+        Code::Unimplemented,
+        "meter counter_data"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -110,6 +110,46 @@ impl Ids {
         })
     }
 
+    /// The default entry of dmac with its own direct counter cell and its metadata.
+    fn default_dmac_with(&self, a: Action, packets: i64, metadata: &[u8]) -> E {
+        match self.default_dmac(a) {
+            E::TableEntry(t) => E::TableEntry(TableEntry {
+                counter_data: Some(CounterData {
+                    packet_count: packets,
+                    byte_count: packets * 64,
+                }),
+                metadata: metadata.to_vec(),
+                ..t
+            }),
+            _ => unreachable!(),
+        }
+    }
+
+    /// The default entry of policer (polices the misses) with its own direct meter cell.
+    fn default_policer(&self, cfg: Option<MeterConfig>) -> E {
+        E::TableEntry(TableEntry {
+            table_id: self.policer,
+            is_default_action: true,
+            action: Some(TableAction {
+                r#type: Some(table_action::Type::Action(Action {
+                    action_id: self.police,
+                    params: vec![],
+                })),
+            }),
+            meter_config: cfg,
+            ..Default::default()
+        })
+    }
+
+    /// The default entry of `table`, as DirectCounterEntry and DirectMeterEntry name it.
+    fn default_key(&self, table: u32) -> TableEntry {
+        TableEntry {
+            table_id: table,
+            is_default_action: true,
+            ..Default::default()
+        }
+    }
+
     fn policer(&self, key: u8, cfg: Option<MeterConfig>) -> E {
         let police = Action {
             action_id: self.police,
@@ -272,9 +312,21 @@ async fn everything(c: &mut P4RuntimeClient<Channel>, ids: &Ids) -> Vec<Vec<u8>>
         what.push(E::TableEntry(TableEntry {
             table_id: t,
             is_default_action: true,
+            counter_data: Some(CounterData::default()),
+            meter_config: Some(MeterConfig::default()),
             ..Default::default()
         }));
     }
+    // the default entries' direct counter and meter cells
+    what.push(E::DirectCounterEntry(DirectCounterEntry {
+        table_entry: Some(ids.default_key(ids.dmac)),
+        data: None,
+    }));
+    what.push(E::DirectMeterEntry(DirectMeterEntry {
+        table_entry: Some(ids.default_key(ids.policer)),
+        config: None,
+        counter_data: None,
+    }));
     what.extend([
         E::CounterEntry(CounterEntry::default()),
         E::MeterEntry(MeterEntry::default()),
@@ -297,6 +349,8 @@ fn before(ids: &Ids) -> Vec<Update> {
         up(Insert, ids.dmac(1, ids.fwd(1), 5)),
         up(Insert, ids.policer(1, Some(rates(1000)))),
         up(Insert, ids.policer(2, None)),
+        up(Modify, ids.default_dmac_with(ids.fwd(2), 4, b"before")),
+        up(Modify, ids.default_policer(Some(rates(300)))),
         up(Modify, ids.counter(1, 3)),
         up(Modify, ids.meter(2, 500)),
         up(Modify, ids.register(Some(3), 0x0800)),
@@ -332,7 +386,8 @@ fn batch(ids: &Ids) -> Vec<Update> {
     vec![
         up(Modify, ids.dmac(1, drop.clone(), 0)),
         up(Insert, ids.dmac(2, ids.fwd(2), 1)),
-        up(Modify, ids.default_dmac(ids.fwd(3))),
+        up(Modify, ids.default_dmac_with(ids.fwd(3), 11, b"batch")),
+        up(Modify, ids.default_policer(Some(rates(600)))),
         up(
             Modify,
             E::TableEntry(TableEntry {
@@ -366,6 +421,24 @@ fn batch(ids: &Ids) -> Vec<Update> {
             E::DirectMeterEntry(DirectMeterEntry {
                 table_entry: Some(ids.entry(ids.policer, &[1], table_action::Type::Action(ids.fwd(1)))),
                 config: Some(rates(9000)),
+                counter_data: None,
+            }),
+        ),
+        up(
+            Modify,
+            E::DirectCounterEntry(DirectCounterEntry {
+                table_entry: Some(ids.default_key(ids.dmac)),
+                data: Some(CounterData {
+                    packet_count: 88,
+                    byte_count: 8800,
+                }),
+            }),
+        ),
+        up(
+            Modify,
+            E::DirectMeterEntry(DirectMeterEntry {
+                table_entry: Some(ids.default_key(ids.policer)),
+                config: Some(rates(900)),
                 counter_data: None,
             }),
         ),

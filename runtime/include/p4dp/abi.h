@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 15u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match); 14: the rtc Queue's push and pop are inline in rtc.h (struct p4dp_rtc_queue is public); 15: exact tables of keys of at most 8 bytes have one-line read-index buckets (xindex.h, struct p4dp_xi_bucket8) */
+#define P4DP_ABI_VERSION 16u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match); 14: the rtc Queue's push and pop are inline in rtc.h (struct p4dp_rtc_queue is public); 15: exact tables of keys of at most 8 bytes have one-line read-index buckets (xindex.h, struct p4dp_xi_bucket8); 16: direct counters and meters have a cell for the table's default entry after the entries' (n_cells = size + 1), which the generated code counts and meters misses in */
 
 /** p4dp_table_info.storage flag: rtc.p4 @linear, the entry of key k lives in row k (table.h linear). */
 #define P4DP_STORAGE_F_LINEAR 0x100
@@ -133,7 +133,8 @@ struct p4dp_extern_info {
 	uint32_t id;          /**< P4Info id */
 	uint8_t kind;         /**< enum p4dp_extern_kind */
 	uint8_t unit;         /**< counters/meters: enum p4dp_counter_unit (meters: PACKETS or BYTES) */
-	uint32_t n_cells;     /**< indexed externs: number of cells; direct: table size */
+	uint32_t n_cells;     /**< indexed externs: number of cells; direct: table size + 1 (cell `size`,
+				   after the entries' slots, is the default entry's: misses count into it) */
 	uint32_t bitwidth;    /**< registers: cell width in bits; digests: data bytes */
 	uint32_t cell_size;   /**< registers: bytes per cell in native layout (1,2,4,8,16, or more) */
 	int32_t table;        /**< direct counters/meters: index of the owning table, else -1 */

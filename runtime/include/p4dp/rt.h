@@ -438,7 +438,8 @@ int p4dp_runtime_table_entry_idle_get(struct p4dp_runtime *rt, uint32_t table, c
  *
  * @param rt the runtime.
  * @param table table index.
- * @param e the match of the entry (action and parameters ignored).
+ * @param e the match of the entry (action and parameters ignored); NULL: the table's default entry
+ *        (kept until replaced, also by a table with const entries).
  * @param meta the bytes; @p len 0 removes them.
  * @param len their length, at most P4DP_ENTRY_META_MAX (table.h: 65536).
  * @return 0; -EINVAL (table, const entries, match, length); -ENOENT; -ENOMEM.
@@ -452,7 +453,7 @@ int p4dp_runtime_table_entry_meta_set(struct p4dp_runtime *rt, uint32_t table, c
  *
  * @param rt the runtime.
  * @param table table index.
- * @param e the match of the entry.
+ * @param e the match of the entry; NULL: the table's default entry.
  * @param buf receives up to @p cap bytes (may be NULL when @p cap is 0).
  * @param cap size of @p buf.
  * @param len receives their full length (0: none; more than @p cap: call again with a larger buffer).
@@ -548,7 +549,8 @@ int p4dp_runtime_counter_reset(struct p4dp_runtime *rt, uint32_t ext);
  *
  * @param rt the runtime.
  * @param table table index; the table must have a direct counter.
- * @param e the match of the entry.
+ * @param e the match of the entry; NULL: the table's default entry, whose cell counts (meters)
+ *        the packets that miss.
  * @param out receives packets and bytes.
  * @return 0; -EINVAL (no direct counter, bad match); -ENOENT (no such entry).
  * Context: control thread. Thread safety: as counter_read; the entry is found under its table's
@@ -561,7 +563,8 @@ int p4dp_runtime_direct_counter_read(struct p4dp_runtime *rt, uint32_t table, co
  *
  * @param rt the runtime.
  * @param table table index; the table must have a direct counter.
- * @param e the match of the entry.
+ * @param e the match of the entry; NULL: the table's default entry, whose cell counts (meters)
+ *        the packets that miss.
  * @param v the new packets and bytes.
  * @return 0; -EINVAL; -ENOENT.
  * Context: control thread. Thread safety: as counter_write.
@@ -698,7 +701,8 @@ int p4dp_runtime_meter_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t index
  *
  * @param rt the runtime.
  * @param table table index; the table must have a direct meter.
- * @param e the match of the entry.
+ * @param e the match of the entry; NULL: the table's default entry, whose cell counts (meters)
+ *        the packets that miss.
  * @param cfg as for p4dp_runtime_meter_set().
  * @return 0; -EINVAL (no direct meter, bad match or configuration); -ENOENT (no such entry);
  *         -ENOMEM.
@@ -711,7 +715,8 @@ int p4dp_runtime_direct_meter_set(struct p4dp_runtime *rt, uint32_t table, const
  *
  * @param rt the runtime.
  * @param table table index; the table must have a direct meter.
- * @param e the match of the entry.
+ * @param e the match of the entry; NULL: the table's default entry, whose cell counts (meters)
+ *        the packets that miss.
  * @param cfg receives the configuration (zeroed if unconfigured).
  * @return 1 (configured), 0 (unconfigured); -EINVAL (no direct meter, bad match, NULL @p cfg);
  *         -ENOENT (no such entry).
