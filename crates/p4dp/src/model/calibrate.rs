@@ -125,9 +125,9 @@ fn plan(quick: bool) -> Plan {
                 (TableKind::Optional, vec![2, 6, 8, 10]),
             ],
             chain: vec![1, 2, 4, 8],
-            repeat: 3,
-            warmup: 0.2,
-            duration: 0.5,
+            repeat: REPEAT,
+            warmup: WARMUP,
+            duration: WINDOW,
         }
     }
 }
@@ -179,12 +179,21 @@ const ZIPF_S: f64 = 1.1;
 const ZIPF_LOG2: u32 = 18;
 
 /// What a point's program costs per packet over its l2fwd floor, as load on the machine inflates
-/// it least: the median burst's rx → tx latency of the program less the floor's, per packet of
-/// the burst. A window's average counts the time other processes ran on the worker's CPU; a
-/// burst (some microseconds) is rarely interrupted, so its median is the work itself.
+/// it least: per repetition, the program's median burst rx → tx latency less the floor's
+/// measured just before it, per packet of the burst; the median over the repetitions. A
+/// window's average counts the time other processes ran on the worker's CPU; a burst (some
+/// microseconds) is rarely interrupted, so its median is the work itself, and the pairing takes
+/// the floor in the same moment's load.
 pub fn burst_overhead(p: &Point) -> f64 {
-    (p.program_p50 - p.l2fwd_p50 as f64) / SWEEP_BURST
+    p.overhead_p50 / SWEEP_BURST
 }
+
+/// Repetitions (each an l2fwd floor window then a program window), warm-up and window seconds
+/// of every measured point, the same in `p4dp calibrate` and `p4dp model --check` so that both
+/// sides take the same statistic: five short pairs, whose median leaves out two disturbed ones.
+pub const REPEAT: u32 = 5;
+pub const WARMUP: f64 = 0.2;
+pub const WINDOW: f64 = 0.3;
 
 /// `hot_lines` for which the model reproduces the measured Zipf lookup cost `cycles` of an exact
 /// table of `n` entries (bisection in [1, 64]: the cost grows with the lines).
@@ -222,6 +231,13 @@ pub fn worker_cost(diffs: &[(f64, f64)]) -> WorkerCost {
         per_packet: a,
         per_apply: b,
     }
+}
+
+/// The part of a table's calibrated cost that further tables do not pay: its cost (`one`, over
+/// the program without tables) less what each further table adds (`slope`), within [0, one].
+/// N tables then cost `one + (N - 1) · slope`.
+pub fn tables_fixed(one: f64, slope: f64) -> f64 {
+    (one - slope).clamp(0.0, one.max(0.0))
 }
 
 /// Tables of the worker-cost programs (cache-resident exact tables of SHAPE_ENTRIES).
@@ -407,11 +423,19 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         })
         .collect();
     let chain_xy: Vec<(f64, f64)> = chain.iter().map(|(n, p)| (*n, ovh(p))).collect();
-    let (icpt, apply) = fit_line(&chain_xy);
+    let (_, apply) = fit_line(&chain_xy);
     let apply = apply.max(0.0);
     let one_table = chain_xy.first().map_or(0.0, |c| c.1);
-    // the first table's share that the next ones do not pay, within what one table costs
-    let fixed = (icpt - base_ovh).clamp(0.0, (one_table - base_ovh).max(0.0));
+    // the first table's share that the next ones do not pay: a table of SHAPE_ENTRIES as the
+    // exact sizes measured it, less what each further table adds (the line's slope), so that
+    // N such tables cost the first one plus N - 1 slopes (the model costs a table as its lookup
+    // less this part, and a packet pays it once); within what one table costs
+    let exact_at_shape = kinds
+        .iter()
+        .find(|k| k.kind == "exact")
+        .map(|k| super::profile::interpolate(&k.points, SHAPE_ENTRIES))
+        .unwrap_or((one_table - base_ovh).max(0.0));
+    let fixed = tables_fixed(exact_at_shape, apply);
     let per_byte = ((ovh(&data) - one_table) / 32.0).max(0.0);
     let counter_c = (ovh(&counter) - one_table).max(0.0);
     let register_c = (ovh(&register) - one_table).max(0.0);
@@ -578,6 +602,19 @@ mod tests {
         let w = worker_cost(&[(1.0, 30.0), (4.0, 10.0)]);
         assert_eq!(w.per_apply, 0.0);
         assert!((w.per_packet - 20.0).abs() < 1e-9, "{w:?}");
+    }
+
+    #[test]
+    fn n_tables_cost_the_first_plus_slopes() {
+        let (one, slope) = (55.0, 14.0);
+        let f = tables_fixed(one, slope);
+        for n in [1.0, 2.0, 8.0] {
+            // the model: the fixed part once, each table its cost less it
+            let model = f + n * (one - f);
+            assert!((model - (one + (n - 1.0) * slope)).abs() < 1e-9);
+        }
+        // a slope above one table's cost (noise): no fixed part
+        assert_eq!(tables_fixed(20.0, 30.0), 0.0);
     }
 
     #[test]

@@ -163,7 +163,15 @@ pub fn check(a: &ModelArgs) -> Result<ExitCode> {
     let mem = (default_mem(4096, top, workers) * 2).min(16384);
     p4dp_rt::Eal::init(&eal_args(mem, workers, a.eal.as_deref())).context("starting DPDK's EAL")?;
     let tmp = compile::temp_dir("model-check")?;
-    let (repeat, warmup, duration) = if a.quick { (1, 0.05, 0.1) } else { (3, 0.2, 0.5) };
+    let (repeat, warmup, duration) = if a.quick {
+        (1, 0.05, 0.1)
+    } else {
+        (
+            super::calibrate::REPEAT,
+            super::calibrate::WARMUP,
+            super::calibrate::WINDOW,
+        )
+    };
     let load_before = super::calibrate::load_avg();
     let mut rows = Vec::new();
     for (i, c) in cs.iter().enumerate() {

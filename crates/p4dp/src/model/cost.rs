@@ -87,13 +87,13 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
     // every calibrated table cost holds the first table's fixed part: each searched table is
     // costed without it, and the packet pays it once (for its share of packets searching any)
     // (never more than the cheapest calibrated table: noise in the 1..N tables line must not
-    // take a table's whole lookup away)
+    // take a table's whole lookup away: at most 0.8 of it)
     let cheapest = p
         .kinds
         .iter()
         .filter_map(|k| k.points.first().map(|q| q.cycles))
         .fold(f64::INFINITY, f64::min);
-    let fixed = p.tables_fixed_cycles.min(cheapest * 0.5).max(0.0);
+    let fixed = p.tables_fixed_cycles.min(cheapest * 0.8).max(0.0);
     let searching: f64 = u
         .tables
         .iter()
@@ -383,6 +383,15 @@ mod tests {
         // floor 60 + base 40 + 10 once + 3 × (30 - 10)
         assert!((r.cycles - 170.0).abs() < 1e-9, "{}", r.cycles);
         assert!((r.tables[0].lookup - 20.0).abs() < 1e-9);
+        // a fixed part past 0.8 of the cheapest calibrated table is held there
+        let cheapest = p
+            .kinds
+            .iter()
+            .filter_map(|k| k.points.first().map(|q| q.cycles))
+            .fold(f64::INFINITY, f64::min);
+        p.tables_fixed_cycles = 10.0 * cheapest;
+        let r = predict(&p, &u).unwrap();
+        assert!((r.tables_fixed - 0.8 * cheapest).abs() < 1e-9, "{}", r.tables_fixed);
     }
 
     #[test]

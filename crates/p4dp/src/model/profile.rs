@@ -651,23 +651,51 @@ pub fn miss_scale(p: &Profile, kind: &KindCost) -> f64 {
     ((last.cycles - first.cycles) / w).clamp(0.2, 5.0)
 }
 
-/// Lookup cost of a tuple-space table whose lookups probe `probes` hash tables: the least-squares
-/// line of the kind's calibrated (probes, cycles), never below zero. None when the calibrated
-/// points do not spread over probes (a quick profile, or an older one).
+/// Lookup cost of a tuple-space table whose lookups probe `probes` hash tables: linear between
+/// the kind's calibrated (probes, cycles) points around it (points less than 0.05 probes apart
+/// averaged into one), and beyond the first or last point that point moved along the
+/// least-squares slope of all of them (held at 0 or more); never below zero. A single line
+/// through all the points missed the small rule sets by its intercept: a lookup's fixed part
+/// (key build, the first tab's hash) is not a probe's cost. None when the calibrated points do
+/// not spread over probes (a quick profile, or an older one).
 pub fn probe_cost(kind: &KindCost, probes: f64) -> Option<f64> {
-    let xy: Vec<(f64, f64)> = kind
+    let mut xy: Vec<(f64, f64)> = kind
         .points
         .iter()
         .filter(|q| q.probes > 0.0)
         .map(|q| (q.probes, q.cycles))
         .collect();
-    let lo = xy.iter().map(|q| q.0).fold(f64::INFINITY, f64::min);
-    let hi = xy.iter().map(|q| q.0).fold(0.0, f64::max);
+    xy.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let lo = xy.first().map_or(0.0, |q| q.0);
+    let hi = xy.last().map_or(0.0, |q| q.0);
     if xy.len() < 2 || hi - lo < 0.5 {
         return None;
     }
-    let (a, b) = fit_line(&xy);
-    Some((a + b.max(0.0) * probes).max(0.0))
+    let slope = fit_line(&xy).1.max(0.0);
+    // merge points of (nearly) the same probes
+    let mut pts: Vec<(f64, f64, f64)> = Vec::new(); // (Σx, Σy, count)
+    for &(x, y) in &xy {
+        match pts.last_mut() {
+            Some(l) if x - l.0 / l.2 < 0.05 => {
+                l.0 += x;
+                l.1 += y;
+                l.2 += 1.0;
+            }
+            _ => pts.push((x, y, 1.0)),
+        }
+    }
+    let pts: Vec<(f64, f64)> = pts.iter().map(|&(x, y, c)| (x / c, y / c)).collect();
+    let (first, last) = (pts[0], pts[pts.len() - 1]);
+    let c = if probes <= first.0 {
+        first.1 + slope * (probes - first.0)
+    } else if probes >= last.0 {
+        last.1 + slope * (probes - last.0)
+    } else {
+        let i = pts.iter().position(|q| q.0 >= probes).unwrap_or(pts.len() - 1).max(1);
+        let (a, b) = (pts[i - 1], pts[i]);
+        a.1 + (probes - a.0) / (b.0 - a.0).max(1e-9) * (b.1 - a.1)
+    };
+    Some(c.max(0.0))
 }
 
 /// Least-squares (intercept, slope) of y over x.
@@ -948,7 +976,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn probe_cost_is_the_line_through_the_calibrated_probes() {
+    fn probe_cost_follows_the_calibrated_probes() {
         let pt = |probes: f64, cycles: f64| SizePoint {
             entries: 16,
             footprint_bytes: 1024,
@@ -960,6 +988,16 @@ pub(crate) mod tests {
             points: vec![pt(1.0, 50.0), pt(3.0, 90.0), pt(5.0, 130.0)],
         };
         assert!((probe_cost(&k, 4.0).unwrap() - 110.0).abs() < 1e-9);
+        // between points: the segment around, not the line through all
+        let bent = KindCost {
+            kind: "ternary".into(),
+            points: vec![pt(1.0, 80.0), pt(2.0, 90.0), pt(6.0, 170.0)],
+        };
+        assert!((probe_cost(&bent, 1.5).unwrap() - 85.0).abs() < 1e-9);
+        assert!((probe_cost(&bent, 4.0).unwrap() - 130.0).abs() < 1e-9);
+        // beyond the last point: the least-squares slope from it
+        let (_, b) = fit_line(&[(1.0, 80.0), (2.0, 90.0), (6.0, 170.0)]);
+        assert!((probe_cost(&bent, 8.0).unwrap() - (170.0 + 2.0 * b)).abs() < 1e-9);
         let flat = KindCost {
             kind: "ternary".into(),
             points: vec![pt(2.0, 50.0), pt(2.2, 60.0)],
