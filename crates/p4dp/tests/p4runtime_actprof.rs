@@ -60,11 +60,7 @@ async fn send(s: &Stream, dir: &std::path::Path, dst: [u8; 6], n: u8) -> (usize,
     let (b1, b2) = (count(1), count(2));
     for i in 0..n {
         let src = [0x02, 0, 0, 0, i, i.wrapping_mul(37)];
-        s.send(stream_message_request::Update::Packet(PacketOut {
-            payload: frame(dst, src, i),
-            metadata: vec![],
-        }))
-        .await;
+        s.packet_out(frame(dst, src, i)).await;
     }
     let end = std::time::Instant::now() + 10 * SEC;
     loop {

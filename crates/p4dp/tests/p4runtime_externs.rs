@@ -104,11 +104,7 @@ async fn externs_read_back_what_packets_did_and_what_was_written() {
     .expect("entries");
 
     for i in 0..N {
-        s.send(stream_message_request::Update::Packet(PacketOut {
-            payload: frame(HOST_B, SRC, i as u8),
-            metadata: vec![],
-        }))
-        .await;
+        s.packet_out(frame(HOST_B, SRC, i as u8)).await;
     }
     let got = wait_pcap(&out1, Duration::from_secs(10), |f| f.len() as u64 >= N);
     assert_eq!(got.len() as u64, N, "every packet leaves port 1");
@@ -288,11 +284,7 @@ async fn default_entry_counts_and_meters_the_misses() {
     .expect("default entries with counter, meter and metadata");
 
     for i in 0..N {
-        s.send(stream_message_request::Update::Packet(PacketOut {
-            payload: frame(HOST_B, SRC, i as u8),
-            metadata: vec![],
-        }))
-        .await;
+        s.packet_out(frame(HOST_B, SRC, i as u8)).await;
     }
     // GREEN, YELLOW, then RED (dropped) for the rest: the meter of the default entry ran
     let got = wait_pcap(&out1, Duration::from_secs(10), |f| f.len() >= 2);
@@ -388,11 +380,7 @@ async fn default_entry_counts_and_meters_the_misses() {
         [entity::Entity::DirectCounterEntry(d)] => assert_eq!(d.data, Some(packets(1, 2))),
         other => panic!("one direct counter entry: {other:?}"),
     }
-    s.send(stream_message_request::Update::Packet(PacketOut {
-        payload: frame(HOST_B, SRC, 99),
-        metadata: vec![],
-    }))
-    .await;
+    s.packet_out(frame(HOST_B, SRC, 99)).await;
     let got = wait_pcap(&out1, Duration::from_secs(10), |f| f.len() >= 3);
     assert_eq!(got.len(), 3, "the wider default meter lets the next miss through");
 

@@ -176,11 +176,7 @@ async fn idle_entries_are_reported_and_hits_reset_their_timer() {
 
     // a packet hits it: the time since the last hit starts again
     let sent = Instant::now();
-    s.send(stream_message_request::Update::Packet(PacketOut {
-        payload: frame(IDLE_HOST, SRC, 1),
-        metadata: vec![],
-    }))
-    .await;
+    s.packet_out(frame(IDLE_HOST, SRC, 1)).await;
     let got = wait_pcap(&out1, Duration::from_secs(10), |f| !f.is_empty());
     assert_eq!(got.len(), 1, "the packet leaves port 1");
     let after = elapsed(&read_one(&mut c, hosts, IDLE_HOST).await);

@@ -144,6 +144,15 @@ impl Stream {
             .expect("send on the stream");
     }
 
+    /// A PacketOut of `payload` without metadata.
+    pub async fn packet_out(&self, payload: Vec<u8>) {
+        self.send(stream_message_request::Update::Packet(PacketOut {
+            payload,
+            metadata: vec![],
+        }))
+        .await;
+    }
+
     /// The next message `pick` accepts within `t` (others are skipped); None on timeout.
     pub async fn next_of<T>(
         &mut self,
