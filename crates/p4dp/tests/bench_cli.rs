@@ -139,8 +139,17 @@ fn the_p4runtime_update_suite_runs_and_its_atomic_modifies_are_never_seen_half_a
         "\"d_control_us\"",
         "\"insert_throughput\"",
         "\"packets_tables_disagree\"",
+        "\"grpc_floor_round_trip_us\"",
     ] {
         assert!(json.contains(k), "no {k} in {json}");
+    }
+    // the transport's floor, measured in the same run at both paces
+    for pace in ["at 100/s", "back to back"] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("Capabilities {pace}: round trip")) && l.contains("median")),
+            "no gRPC floor {pace}:\n{text}"
+        );
     }
     for exp in [
         "DATAPLANE_ATOMIC at 100/s",

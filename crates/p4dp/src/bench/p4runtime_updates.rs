@@ -610,6 +610,8 @@ async fn rate(c: &mut Client, d: Duration) -> Result<f64> {
 struct Outputs {
     inserts: Vec<Json>,
     modifies: Vec<Json>,
+    /// The gRPC floor: Capabilities round trips at each pace.
+    grpc_floor: Vec<(String, Json)>,
     /// DATAPLANE_ATOMIC commits per batch size: the barrier and the workers' stall.
     commits: Vec<Json>,
     plot: Vec<Series>,
@@ -858,6 +860,34 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             ("packets_consistent", Json::Int(o1[2] - o0[2])),
         ]));
     }
+
+    // The transport's own floor, in this run: Capabilities round trips (the switch does no work
+    // for one) on the same connection at the same two paces. Every Write's round trip and d_all
+    // contain it; d_all minus it is what the switch adds.
+    let _ = writeln!(
+        text,
+        "\n== gRPC floor (Capabilities round trips on the same connection: no switch work; part of every Write's round trip and d_all) =="
+    );
+    for (label, key, gap) in [
+        ("at 100/s", "per_100_s", Some(Duration::from_millis(10))),
+        ("back to back", "back_to_back", None),
+    ] {
+        let mut rtts = Vec::new();
+        let t = Instant::now();
+        while t.elapsed() < window.min(Duration::from_secs(2)) {
+            let start = Instant::now();
+            c.c.capabilities(CapabilitiesRequest { device_id: DEVICE })
+                .await
+                .context("Capabilities")?;
+            rtts.push(start.elapsed());
+            if let Some(g) = gap {
+                tokio::time::sleep(g.saturating_sub(start.elapsed())).await;
+            }
+        }
+        let d = Dist::of(rtts);
+        let _ = writeln!(text, "{}", d.row(&format!("Capabilities {label}: round trip")));
+        outs.grpc_floor.push((key.to_string(), d.json()));
+    }
     outs.tsc_hz = c.clock.map(|k| k.tsc_hz);
     Ok(())
 }
@@ -943,6 +973,7 @@ pub fn suite_p4runtime_updates(a: &BenchArgs) -> Result<ExitCode> {
             ("insert_throughput", Json::Arr(outs.inserts)),
             ("modifies", Json::Arr(outs.modifies)),
             ("dataplane_atomic_commits", Json::Arr(outs.commits)),
+            ("grpc_floor_round_trip_us", Json::Obj(outs.grpc_floor)),
             ("plot", Json::str(plot_file.display().to_string())),
         ]);
         let summary = Json::obj([(
