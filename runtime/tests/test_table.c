@@ -1156,6 +1156,146 @@ out:
 		n_pass++;
 }
 
+/* Whether the mapping holding address @p a is advised for transparent huge pages (its
+ * THPeligible line in /proc/self/smaps): 1, 0, or -1 if that cannot be told. */
+static int thp_eligible(uintptr_t a)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	if (f == NULL)
+		return -1;
+	char line[512];
+	int in = 0, r = -1;
+	while (fgets(line, sizeof line, f) != NULL) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = a >= lo && a < hi;
+			continue;
+		}
+		int v;
+		if (in && sscanf(line, "THPeligible: %d", &v) == 1) {
+			r = v;
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+/* Whether the kernel gives transparent huge pages to advised mappings (not "[never]"). */
+static int thp_enabled(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	if (f == NULL)
+		return 0;
+	char line[128] = "";
+	const int ok = fgets(line, sizeof line, f) != NULL && strstr(line, "[never]") == NULL;
+	fclose(f);
+	return ok;
+}
+
+/* Small exact tables (p4dp/xindex.h; table_small_map): the read index buckets and static slots
+ * of many tables of 256 entries share 2 MiB-aligned mappings (a few TLB entries for all of them)
+ * instead of 4 KiB heap pages each; each table keeps its own arrays (adds, lookups, modifies
+ * and deletes of one table leave the others' entries as they were; entry index 0's slot, never
+ * modified here, is the start of its table's slot array), and tables freed in any order
+ * and created again still work (a mapping is given back with its last array; the sanitizers check
+ * the accesses). */
+static void test_xindex_small_shared(void)
+{
+	case_fail = 0;
+	enum { NT = 16, NE = 256 };
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	struct p4dp_key_field f[1] = {F(P4DP_MATCH_EXACT, 0, 4, 32)};
+	struct p4dp_table_params p = {.name = "xindex small", .key_len = 4, .n_fields = 1, .fields = f,
+				      .max_entries = NE, .data_len = 8, .storage = P4DP_STORAGE_STATIC,
+				      .socket_id = SOCKET_ID_ANY};
+	struct p4dp_table *t[NT] = {0};
+	static uint64_t want[NT][NE]; /* per table and key: its data, UINT64_MAX: deleted */
+	uint8_t k[16];
+	struct p4dp_match m = {.value = k};
+	for (uint32_t round = 0; round < 2; round++) {
+		uintptr_t region[2 * NT];
+		uint32_t n_region = 0;
+		for (uint32_t i = 0; i < NT; i++) {
+			if (t[i] != NULL)
+				continue;
+			t[i] = p4dp_table_create(&p, NULL);
+			CHECK(t[i] != NULL, "create %u", i);
+			if (t[i] == NULL)
+				goto out;
+			for (uint32_t j = 0; j < NE; j++) {
+				xi_test_key(k, j * 40503u + i, 4);
+				want[i][j] = (uint64_t)i << 32 | j;
+				CHECK(p4dp_table_entry_add(t[i], &m, 0, &want[i][j]) == 0, "add %u/%u", i, j);
+			}
+		}
+		/* every table's buckets and slot array (entry index 0's slot is its start) */
+		for (uint32_t i = 0; i < NT; i++) {
+			const struct p4dp_xindex *xi = ((const struct p4dp_table_head *)t[i])->xi;
+			CHECK(xi != NULL, "table %u has a read index", i);
+			if (xi == NULL)
+				goto out;
+			uintptr_t slots = 0;
+			for (uint32_t j = 0; j < NE; j++) {
+				xi_test_key(k, j * 40503u + i, 4);
+				const struct p4dp_entry *e = p4dp_table_lookup(t[i], k);
+				if (e != NULL && e->index == 0)
+					slots = (uintptr_t)e;
+			}
+			CHECK(slots != 0, "table %u: entry index 0 found", i);
+			if (thp_enabled())
+				CHECK(thp_eligible((uintptr_t)xi->b) == 1 && thp_eligible(slots) == 1,
+				      "table %u: buckets and slots in mappings advised for huge pages", i);
+			const uintptr_t a[2] = {(uintptr_t)xi->b / huge, slots / huge};
+			for (uint32_t r = 0; r < 2; r++) {
+				uint32_t q = 0;
+				while (q < n_region && region[q] != a[r])
+					q++;
+				if (q == n_region)
+					region[n_region++] = a[r];
+			}
+		}
+		/* 16 x (8 + 8) KiB: one 2 MiB mapping, or two if an earlier one was partly used */
+		CHECK(n_region <= 2, "round %u: the arrays of %u small tables lie in %u 2 MiB regions", round, NT, n_region);
+		/* each table finds its own entries, inline too; a modify and a delete stay in their table */
+		for (uint32_t i = 0; i < NT; i++) {
+			struct p4dp_entry *def = NULL;
+			struct p4dp_ctx ctx = {.tables = &t[i], .defaults = &def};
+			const uint32_t jm = 7 + 3 * round, jd = 9 + 3 * round;
+			xi_test_key(k, jm * 40503u + i, 4);
+			want[i][jm] = 5000 + i;
+			CHECK(p4dp_table_entry_modify(t[i], &m, 0, &want[i][jm]) == 0, "modify %u", i);
+			xi_test_key(k, jd * 40503u + i, 4);
+			want[i][jd] = UINT64_MAX;
+			CHECK(p4dp_table_entry_delete(t[i], &m) == 0, "delete %u", i);
+			p4dp_table_maintain(t[i]);
+			for (uint32_t j = 0; j < NE; j++) {
+				xi_test_key(k, j * 40503u + i, 4);
+				int hit = 0;
+				const struct p4dp_entry *e = xi_test_apply(&ctx, k, 4, &hit);
+				if (want[i][j] == UINT64_MAX) {
+					CHECK(e == NULL && !hit, "deleted %u/%u", i, j);
+					continue;
+				}
+				CHECK(e != NULL && hit && *(const uint64_t *)e->data == want[i][j], "lookup %u/%u", i, j);
+			}
+		}
+		/* free every other table, then (round 0) create them again next to the others */
+		for (uint32_t i = round; i < NT; i += 2 - round) {
+			p4dp_table_free(t[i]);
+			t[i] = NULL;
+		}
+	}
+out:
+	for (uint32_t i = 0; i < NT; i++)
+		p4dp_table_free(t[i]);
+	printf("small read indexes share mappings %s\n", case_fail ? "FAIL" : "ok");
+	if (case_fail)
+		n_fail++;
+	else
+		n_pass++;
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -1199,6 +1339,7 @@ int main(int argc, char **argv)
 	test_xindex(P4DP_STORAGE_DYNAMIC, 12);
 	test_xindex_large(P4DP_STORAGE_STATIC, 4);
 	test_xindex_large(P4DP_STORAGE_DYNAMIC, 12);
+	test_xindex_small_shared();
 	rte_eal_cleanup();
 	printf("%u passed, %u failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;
