@@ -69,7 +69,7 @@ struct table_exact {
 	struct table_xi *xi; /* the read index (p4dp/xindex.h), or NULL */
 	uint8_t *slots; /* static storage only */
 	size_t slots_bytes;
-	size_t slots_mapped; /* bytes of slots' table_huge_map() mapping or table_small_map() array; 0: on the heap */
+	size_t slots_mapped; /* bytes of slots' table_huge_map() mapping; 0: slots are on the heap */
 	bool is_static;
 	struct side_list displaced;
 	uint64_t n_displaced;
@@ -156,15 +156,15 @@ static uint32_t zero_key_safe_seed(uint32_t key_len)
 }
 
 /* The static storage's slots of table @p t (x->slots_bytes, zeroed): perf: a large array on huge
- * pages (table_huge_map, faulted in here by the zeroing), as the read index, a small one in a
- * mapping small arrays share (table_small_map); the heap if no mapping can be made. */
+ * pages (table_huge_map, faulted in here by the zeroing), as the read index; else on the heap. */
 static uint8_t *slots_alloc(struct p4dp_table *t, struct table_exact *x)
 {
-	uint8_t *p = x->slots_bytes >= TABLE_HUGE_MIN ? table_huge_map(x->slots_bytes, &x->slots_mapped)
-						      : table_small_map(x->slots_bytes, &x->slots_mapped);
-	if (p != NULL) {
-		memset(p, 0, x->slots_bytes);
-		return p;
+	if (x->slots_bytes >= TABLE_HUGE_MIN) {
+		uint8_t *p = table_huge_map(x->slots_bytes, &x->slots_mapped);
+		if (p != NULL) {
+			memset(p, 0, x->slots_bytes);
+			return p;
+		}
 	}
 	return rte_zmalloc_socket("p4dp_slots", x->slots_bytes, RTE_CACHE_LINE_SIZE, t->socket_id);
 }

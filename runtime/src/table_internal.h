@@ -224,8 +224,7 @@ void table_worker_unlock(struct p4dp_table *t, bool inserted);
 /** The huge page size table_huge_map() aligns to and rounds up to. */
 #define TABLE_HUGE ((size_t)2 << 20)
 /** Arrays of at least this many bytes (the exact tables' read index buckets and static entry
- *  slots) go to table_huge_map(); rounding up wastes at most half of the mapping. Smaller ones
- *  go to table_small_map(). */
+ *  slots) go to table_huge_map(); rounding up wastes at most half of the mapping. */
 #define TABLE_HUGE_MIN (TABLE_HUGE / 2)
 
 /**
@@ -238,18 +237,7 @@ void table_worker_unlock(struct p4dp_table *t, bool inserted);
  * creating thread). Give it back with table_huge_unmap(p, *len_out). Any thread.
  */
 void *table_huge_map(size_t bytes, size_t *len_out);
-/**
- * perf: @p bytes (less than TABLE_HUGE_MIN) rounded up to a cache line (*len_out), aligned to
- * one and zero-filled, in a table_huge_map() mapping that such arrays share: the small tables of
- * a program, each read by every packet, then take a few TLB entries together instead of one per
- * 4 KiB page each (the arrays of 16 tables of 256 entries are 80 pages on the heap, more than the
- * first-level data TLB holds). A mapping is given back when the last array in it is; its space is
- * not handed out twice. NULL on failure. Give it back with table_huge_unmap(p, *len_out). Any
- * thread (a mutex).
- */
-void *table_small_map(size_t bytes, size_t *len_out);
-/** Unmap a table_huge_map() mapping of @p len bytes, or give back a table_small_map() array of
- *  @p len bytes (NULL: nothing). */
+/** Unmap a table_huge_map() mapping of @p len bytes (NULL: nothing). */
 void table_huge_unmap(void *p, size_t len);
 
 /* ---- the exact tables' read index, writer side (table_xindex.c; readers: p4dp/xindex.h) ---- */
@@ -261,7 +249,7 @@ struct table_xi {
 	struct p4dp_xindex pub; /* what readers see (first: &x->pub is the table's head.xi) */
 	uint8_t *busy;          /* per slot: holds a key, or held one whose grace period runs */
 	uint32_t *slot_of;      /* per entry index: its slot, or none (overflow / free index) */
-	size_t mapped;          /* bytes of pub.b's table_huge_map() mapping or table_small_map() array, 0: posix_memalign */
+	size_t mapped;          /* bytes of pub.b's table_huge_map() mapping, 0: posix_memalign */
 	uint32_t key_len;
 	uint32_t max_entries;
 };

@@ -16,8 +16,7 @@
 /* No slot: the key is in rte_hash alone (overflow), or the index is free. */
 #define XI_NONE UINT32_MAX
 
-/* Free buckets @p b of table_xi_create: a mapping or shared array of @p mapped bytes, or (0)
- * posix_memalign's. */
+/* Free buckets @p b of table_xi_create: a mapping of @p mapped bytes, or (0) posix_memalign's. */
 static void xi_buckets_free(void *b, size_t mapped)
 {
 	if (mapped != 0)
@@ -42,8 +41,6 @@ int table_xi_create(struct table_xi **out, uint32_t key_len, uint32_t max_entrie
 	void *b = NULL;
 	if (bytes >= TABLE_HUGE_MIN)
 		b = table_huge_map(bytes, &x->mapped);
-	else
-		b = table_small_map(bytes, &x->mapped);
 	if (b == NULL && posix_memalign(&b, 64, bytes) != 0)
 		b = NULL;
 	x->busy = calloc(nb, P4DP_XI_WAYS);
