@@ -702,9 +702,10 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         let (pps, rest) = (pkts as f64 / secs, rest_pkts as f64 / rest_secs);
         let n = n * INSERT_ROUNDS;
         // per worker CPU second; the inserts' window is the packet counter's (o0 -> o1)
-        let per_cpu = wk_rest.zip(wk_ins).filter(|(r, i)| *r > 0.0 && *i > 0.0).map(|(r, i)| {
-            (rest_pkts as f64 / r, pkts as f64 / i)
-        });
+        let per_cpu = wk_rest
+            .zip(wk_ins)
+            .filter(|(r, i)| *r > 0.0 && *i > 0.0)
+            .map(|(r, i)| (rest_pkts as f64 / r, pkts as f64 / i));
         let _ = writeln!(
             text,
             "batch {bs:>5}: {n:>6} inserts in {secs:>6.3} s = {:>9.0} entries/s; switch control CPU {}; packets meanwhile {:.2} Mpps ({:+.1}% vs {:.2} Mpps at rest between the rounds); per second of the worker's CPU time {}",
@@ -729,8 +730,14 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             ("control_cpu_us_per_entry", Json::opt(cpu.map(|c| c * 1e6 / n as f64))),
             ("packets_mpps", Json::Num(pps / 1e6)),
             ("packets_at_rest_mpps", Json::Num(rest / 1e6)),
-            ("packets_per_worker_cpu_s_mpps", Json::opt(per_cpu.map(|(_, i)| i / 1e6))),
-            ("packets_per_worker_cpu_s_at_rest_mpps", Json::opt(per_cpu.map(|(r, _)| r / 1e6))),
+            (
+                "packets_per_worker_cpu_s_mpps",
+                Json::opt(per_cpu.map(|(_, i)| i / 1e6)),
+            ),
+            (
+                "packets_per_worker_cpu_s_at_rest_mpps",
+                Json::opt(per_cpu.map(|(r, _)| r / 1e6)),
+            ),
             ("writes_in_flight", Json::uint(INSERT_IN_FLIGHT as u64)),
         ]));
     }
@@ -937,8 +944,10 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
 /// is no split. Called before the client is pinned.
 fn placement(a: &BenchArgs) -> Result<(Vec<usize>, Vec<usize>)> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    Ok(crate::run::control_split(a.control_cpus.as_ref(), cpus)?
-        .map_or_else(|| ((0..cpus).collect(), (0..cpus).collect()), |s| (s.control, s.workers)))
+    Ok(crate::run::control_split(a.control_cpus.as_ref(), cpus)?.map_or_else(
+        || ((0..cpus).collect(), (0..cpus).collect()),
+        |s| (s.control, s.workers),
+    ))
 }
 
 /// Pins the calling thread (the client's runtime runs on it, and the threads it starts later
