@@ -307,6 +307,10 @@ pub struct BenchArgs {
     /// --suite lpm: the prefix counts to measure (each at most 1048576).
     #[arg(long, value_delimiter = ',', default_value = "100000,1000000", value_name = "N,...")]
     pub lpm_prefixes: Vec<u64>,
+    /// --suite p4runtime-updates: the switch's `--control-cpus` (docs/p4runtime.md); with a CPU
+    /// list the client runs on those CPUs too. Default: the switch's default (no split).
+    #[arg(long, value_name = "LIST", value_parser = crate::run::parse_control_cpus)]
+    pub control_cpus: Option<crate::run::ControlCpus>,
     /// --suite lpm6: the IPv6 prefix counts to measure (each at most 1048576).
     #[arg(long, value_delimiter = ',', default_value = "10000,100000", value_name = "N,...")]
     pub lpm6_prefixes: Vec<u64>,

@@ -78,40 +78,121 @@ impl SwitchOpts {
 
     /// Starts DPDK's EAL for these workers, the background threads `background` (see
     /// [`background_threads`]) and this much memory.
-    pub(crate) fn init_eal_with(&self, background: &[Option<usize>]) -> Result<()> {
-        note_cpus_before_eal();
+    /// With a `split` (`--control-cpus`), the main lcore runs on its control CPUs and the
+    /// workers on its worker CPUs.
+    pub(crate) fn init_eal_with(&self, background: &[Option<usize>], split: Option<&CpuSplit>) -> Result<()> {
+        note_control_cpus(split);
         p4dp_rt::Eal::init(&eal_args_workers(
             self.mem,
             self.workers,
             background,
+            split,
             self.eal.as_deref(),
         ))
         .context("starting DPDK's EAL (see the EAL's message above; `--eal` adds EAL arguments)")
     }
 }
 
-/// The CPUs this process's main thread could run on before the EAL pinned it to lcore 0's CPU.
-static CPUS_BEFORE_EAL: std::sync::OnceLock<libc::cpu_set_t> = std::sync::OnceLock::new();
+/// The CPUs of the P4Runtime server's threads: the control CPUs of a [`CpuSplit`], else the CPUs
+/// this process's main thread could run on before the EAL pinned it to lcore 0's CPU.
+static CONTROL_CPUS: std::sync::OnceLock<libc::cpu_set_t> = std::sync::OnceLock::new();
 
-/// Records the calling thread's CPUs for [`unpin_from_main_lcore`] (call before the EAL starts).
-fn note_cpus_before_eal() {
+/// Records the CPUs for [`move_to_control_cpus`] (call before the EAL starts): the split's
+/// control CPUs, or without one the calling thread's CPUs.
+fn note_control_cpus(split: Option<&CpuSplit>) {
     // SAFETY: an all-zero cpu_set_t is a valid (empty) set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: set is a cpu_set_t of the size passed; pid 0 is the calling thread.
-    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } == 0 {
-        let _ = CPUS_BEFORE_EAL.set(set);
+    match split {
+        Some(s) => {
+            for &c in &s.control {
+                // SAFETY: c <= MAX_CPU, inside the set (CPU_SETSIZE is 1024).
+                unsafe { libc::CPU_SET(c, &mut set) };
+            }
+            let _ = CONTROL_CPUS.set(set);
+        }
+        // SAFETY: set is a cpu_set_t of the size passed; pid 0 is the calling thread.
+        None if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } == 0 => {
+            let _ = CONTROL_CPUS.set(set);
+        }
+        None => {}
     }
 }
 
-/// Lets the calling thread run on the CPUs the process had before the EAL started. Threads that
-/// the main thread creates after `rte_eal_init` inherit its pinning to lcore 0's CPU: the P4Runtime
-/// server's threads would all share that one CPU with the run loop and the EAL's interrupt
-/// thread, whatever the other CPUs are doing, and each request would wait for it. A no-op when
-/// the CPUs were not recorded or cannot be set (the thread keeps its CPU).
-pub(crate) fn unpin_from_main_lcore() {
-    if let Some(set) = CPUS_BEFORE_EAL.get() {
+/// Moves the calling thread to the control CPUs (see [`note_control_cpus`]). Threads that the main
+/// thread creates after `rte_eal_init` inherit its pinning to lcore 0's CPU(s): without this the
+/// P4Runtime server's threads would all share that with the EAL's interrupt thread, whatever the
+/// other CPUs are doing. A no-op when the CPUs were not recorded or cannot be set (the thread
+/// keeps its CPUs).
+pub(crate) fn move_to_control_cpus() {
+    if let Some(set) = CONTROL_CPUS.get() {
         // SAFETY: set is a valid cpu_set_t of the size passed; pid 0 is the calling thread.
         let _ = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) };
+    }
+}
+
+/// `--control-cpus`: a CPU list, or `all` (no split).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ControlCpus {
+    All,
+    List(CpuList),
+}
+
+impl std::fmt::Display for ControlCpus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ControlCpus::All => f.write_str("all"),
+            ControlCpus::List(CpuList(l)) => {
+                f.write_str(&l.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","))
+            }
+        }
+    }
+}
+
+pub fn parse_control_cpus(s: &str) -> Result<ControlCpus, String> {
+    if s.trim() == "all" {
+        return Ok(ControlCpus::All);
+    }
+    parse_cpu_list(s).map(ControlCpus::List)
+}
+
+/// A switch's CPUs divided between its control threads (the P4Runtime server's gRPC threads, the
+/// threads that apply Writes, the stream and notification threads, the main lcore) and its
+/// workers, which float over `workers` (docs/p4runtime.md "Threads").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuSplit {
+    pub control: Vec<usize>,
+    pub workers: Vec<usize>,
+}
+
+/// The split of `--control-cpus` on a machine with CPUs 0..`cpus`: the CPUs given (the workers get
+/// the others, at least one must be left); none for `all` and by default: the workers float over
+/// every CPU, so no CPU is free of them (docs/p4runtime.md says why that is the default).
+pub(crate) fn control_split(given: Option<&ControlCpus>, cpus: usize) -> Result<Option<CpuSplit>> {
+    let control: Vec<usize> = match given {
+        Some(ControlCpus::All) => return Ok(None),
+        Some(ControlCpus::List(CpuList(list))) => {
+            if let Some(c) = list.iter().find(|c| **c >= cpus) {
+                bail!(
+                    "--control-cpus: CPU {c} does not exist (this machine has CPUs 0-{})",
+                    cpus - 1
+                );
+            }
+            if list.len() >= cpus {
+                bail!("--control-cpus names every CPU: at least one must be left for the workers (or give `all`: no split)");
+            }
+            list.clone()
+        }
+        None => return Ok(None),
+    };
+    let workers = (0..cpus).filter(|c| !control.contains(c)).collect();
+    Ok(Some(CpuSplit { control, workers }))
+}
+
+/// An EAL CPU set: `3` or `(0-2)` or `(1,3)`.
+fn eal_cpu_set(cpus: &[usize]) -> String {
+    match cpus {
+        [c] => c.to_string(),
+        _ => format!("({})", cpus.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")),
     }
 }
 
@@ -383,14 +464,24 @@ const PCAP_EMPTY: &[u8] = &[
 
 /// EAL arguments: lcore 0 (the control thread) on CPU 0, the workers' lcores 1..=workers
 /// floating over every CPU, then one lcore per background thread, pinned where it says so.
-pub fn eal_args_workers(mem: u32, workers: u32, background: &[Option<usize>], extra: Option<&str>) -> Vec<String> {
+pub fn eal_args_workers(
+    mem: u32,
+    workers: u32,
+    background: &[Option<usize>],
+    split: Option<&CpuSplit>,
+    extra: Option<&str>,
+) -> Vec<String> {
     let all = format!(
         "(0-{})",
         std::thread::available_parallelism().map(|n| n.get() - 1).unwrap_or(0)
     );
-    let mut lc = String::from("--lcores=0@0");
+    let (main, on) = match split {
+        Some(s) => (eal_cpu_set(&s.control), eal_cpu_set(&s.workers)),
+        None => ("0".to_string(), all.clone()),
+    };
+    let mut lc = format!("--lcores=0@{main}");
     for w in 1..=workers {
-        lc.push_str(&format!(",{w}@{all}"));
+        lc.push_str(&format!(",{w}@{on}"));
     }
     for (i, cpu) in background.iter().enumerate() {
         let l = workers as usize + 1 + i;
@@ -422,6 +513,9 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     if a.p4rt.p4runtime.is_none() && a.p4rt.tls.p4runtime_tls_cert.is_some() {
         bail!("--p4runtime-tls-cert: TLS is for the P4Runtime server (add --p4runtime)");
     }
+    if a.p4rt.p4runtime.is_none() && a.p4rt.control_cpus.is_some() {
+        bail!("--control-cpus: the control threads are the P4Runtime server's (add --p4runtime)");
+    }
     let tls = a.p4rt.tls.load()?;
     let out = a.build_dir.clone().unwrap_or_else(|| scratch.path().to_path_buf());
     let built = compile::build(&a.c, &out, false)?;
@@ -438,7 +532,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     if a.p4rt.p4runtime.is_some() {
         return crate::serve::run_with_p4runtime(&a, &built, ports.devargs, tls, &bg_threads);
     }
-    a.sw.init_eal_with(&bg_threads)?;
+    a.sw.init_eal_with(&bg_threads, None)?;
     let opts = p4dp_rt::RuntimeOptions {
         max_workers: a.sw.workers + n_bg,
         ..Default::default()
@@ -692,12 +786,39 @@ mod tests {
         assert!(background_threads(1, 1, 2, Some(&l)).is_err()); // more threads than pipelines
         assert!(background_threads(2, 1, 1, Some(&l)).is_err()); // CPU 1 does not exist
         assert!(background_threads(0, 1, 2, Some(&l)).is_err()); // no background pipelines
-        let a = eal_args_workers(64, 1, &[Some(1), None], None);
+        let a = eal_args_workers(64, 1, &[Some(1), None], None, None);
         let lc = a.iter().find(|s| s.starts_with("--lcores=")).unwrap();
         assert!(
             lc.starts_with("--lcores=0@0,1@(0-") && lc.contains(",2@1,3@(0-"),
             "{lc}"
         );
+    }
+
+    #[test]
+    fn control_cpus_split_the_machine_with_the_workers() {
+        let split = |control: &[usize], workers: &[usize]| {
+            Some(CpuSplit {
+                control: control.to_vec(),
+                workers: workers.to_vec(),
+            })
+        };
+        // default: no split (the workers float over every CPU)
+        assert_eq!(control_split(None, 2).unwrap(), None);
+        let l = |s: &str| parse_control_cpus(s).unwrap();
+        assert_eq!(l("all"), ControlCpus::All);
+        assert_eq!(control_split(Some(&l("all")), 8).unwrap(), None);
+        assert_eq!(control_split(Some(&l("1,3")), 4).unwrap(), split(&[1, 3], &[0, 2]));
+        assert_eq!(l("1,3").to_string(), "1,3");
+        assert!(control_split(Some(&l("0-1")), 2).is_err()); // no CPU left for the workers
+        assert!(control_split(Some(&l("2")), 2).is_err()); // CPU 2 does not exist
+        assert!(parse_control_cpus("x").is_err());
+        let s = control_split(Some(&l("1,3")), 4).unwrap();
+        let a = eal_args_workers(64, 2, &[None], s.as_ref(), None);
+        let lc = a.iter().find(|s| s.starts_with("--lcores=")).unwrap();
+        assert!(lc.starts_with("--lcores=0@(1,3),1@(0,2),2@(0,2),3@(0-"), "{lc}");
+        let s = control_split(Some(&l("0")), 2).unwrap();
+        let a = eal_args_workers(64, 1, &[], s.as_ref(), None);
+        assert!(a.contains(&"--lcores=0@0,1@1".to_string()), "{a:?}");
     }
 
     #[test]

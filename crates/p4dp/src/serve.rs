@@ -31,6 +31,11 @@ pub struct P4RuntimeOpts {
     /// PacketIns; PacketOuts enter the program as received on it (0 to 510).
     #[arg(long, default_value_t = DEFAULT_CPU_PORT, value_parser = clap::value_parser!(u32).range(0..511))]
     pub cpu_port: u32,
+    /// CPUs for the switch's control threads (P4Runtime's gRPC threads, the threads that apply
+    /// Writes, the stream and notification threads, the main lcore): `0`, `0-1`, `0,2`; the
+    /// workers float over the other CPUs. Default `all`: every thread may run on every CPU.
+    #[arg(long, value_name = "LIST", value_parser = crate::run::parse_control_cpus)]
+    pub control_cpus: Option<crate::run::ControlCpus>,
     #[command(flatten)]
     pub tls: TlsOpts,
 }
@@ -90,6 +95,9 @@ pub struct ServeArgs {
     /// The controller (CPU) port (see `p4dp run --cpu-port`).
     #[arg(long, default_value_t = DEFAULT_CPU_PORT, value_parser = clap::value_parser!(u32).range(0..511))]
     pub cpu_port: u32,
+    /// CPUs for the control threads (see `p4dp run --control-cpus`).
+    #[arg(long, value_name = "LIST", value_parser = crate::run::parse_control_cpus)]
+    pub control_cpus: Option<crate::run::ControlCpus>,
     #[command(flatten)]
     pub tls: TlsOpts,
     /// Threads for the background pipelines of pushed rtc.p4 programs (EAL lcores after the
@@ -168,13 +176,29 @@ fn keep_freed_memory() {
     }
 }
 
+/// The CPU split of `--control-cpus` on this machine (see [`crate::run::control_split`]), logged.
+fn control_split(given: Option<&crate::run::ControlCpus>) -> Result<Option<crate::run::CpuSplit>> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let split = crate::run::control_split(given, cpus)?;
+    let list = |v: &[usize]| v.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
+    match &split {
+        Some(s) => eprintln!(
+            "p4runtime: control threads on CPU {}, workers on CPU {}",
+            list(&s.control),
+            list(&s.workers)
+        ),
+        None => eprintln!("p4runtime: control threads and workers on every CPU"),
+    }
+    Ok(split)
+}
+
 /// Runs the P4Runtime server until Ctrl-C, SIGTERM or the duration; then stops the data plane.
 fn serve_until_stopped(svc: Service, addr: SocketAddr, tls: Option<TlsConfig>, duration: Option<f64>) -> Result<()> {
     keep_freed_memory();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("p4dp-p4runtime")
-        .on_thread_start(crate::run::unpin_from_main_lcore)
+        .on_thread_start(crate::run::move_to_control_cpus)
         .enable_all()
         .build()
         .context("starting the P4Runtime server's threads")?;
@@ -267,7 +291,8 @@ pub fn serve(a: ServeArgs) -> Result<ExitCode> {
         a.cpu_port,
         scratch.path(),
     )?;
-    a.sw.init_eal_with(&vec![None; a.background_threads as usize])?;
+    let split = control_split(a.control_cpus.as_ref())?;
+    a.sw.init_eal_with(&vec![None; a.background_threads as usize], split.as_ref())?;
     let svc = Service::new(opts, compiler);
     serve_until_stopped(svc, addr, tls, a.sw.duration)?;
     Ok(ExitCode::SUCCESS)
@@ -282,7 +307,8 @@ pub fn run_with_p4runtime(
     background: &[Option<usize>],
 ) -> Result<ExitCode> {
     let addr = parse_addr(a.p4rt.p4runtime.as_deref().unwrap_or(DEFAULT_ADDR))?;
-    a.sw.init_eal_with(background)?;
+    let split = control_split(a.p4rt.control_cpus.as_ref())?;
+    a.sw.init_eal_with(background, split.as_ref())?;
     let scratch = compile::temp_dir("p4runtime")?;
     let n_bg = u32::try_from(background.len()).unwrap_or(u32::MAX);
     let (opts, compiler) = device(

@@ -348,7 +348,7 @@ impl Client {
 }
 
 /// Builds the program, starts the switch with it on an endless pcap port and connects as primary.
-async fn setup(a: &BenchArgs, scratch: &Path) -> Result<(Switch, Client)> {
+async fn setup(a: &BenchArgs, scratch: &Path, placement: &(Vec<usize>, Vec<usize>)) -> Result<(Switch, Client)> {
     let exe = std::env::current_exe().context("locating the p4dp binary")?;
     let prog = compile::home().join("benches/p4runtime_updates.p4");
     let st = Command::new(&exe)
@@ -391,7 +391,14 @@ async fn setup(a: &BenchArgs, scratch: &Path) -> Result<(Switch, Client)> {
     if let Some(e) = &a.eal {
         cmd.arg("--eal").arg(e);
     }
+    if let Some(c) = &a.control_cpus {
+        cmd.arg("--control-cpus").arg(c.to_string());
+    }
     let sw = Switch(cmd.spawn().context("starting p4dp serve")?);
+    // started before the client is pinned, so the switch sees every CPU
+    if placement.0 != placement.1 {
+        pin_client(&placement.0);
+    }
     let mut ch = None;
     for _ in 0..200 {
         if let Ok(x) = Channel::from_shared(format!("http://{addr}"))
@@ -621,7 +628,8 @@ struct Outputs {
 async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Outputs) -> Result<()> {
     use update::Type::{Delete, Insert, Modify};
     use write_request::Atomicity::{ContinueOnError, DataplaneAtomic};
-    let (sw, mut c) = setup(a, scratch).await?;
+    let cpus = placement(a)?;
+    let (sw, mut c) = setup(a, scratch, &cpus).await?;
     // `--duration S` shortens the run: each modify window lasts S seconds (default 5) and the
     // counts of the other experiments shrink in proportion (never below 2 Writes)
     let window = Duration::from_secs_f64(a.duration.unwrap_or(5.0).max(0.1));
@@ -634,6 +642,13 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         text,
         "switch: p4dp serve, 1 worker, an endless pcap port; packets through both tables at rest: {:.2} Mpps\n",
         idle / 1e6
+    );
+    let list = |v: &[usize]| v.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
+    let _ = writeln!(
+        text,
+        "CPUs (--control-cpus): the switch's control threads and this client on {}; its worker on {}\n",
+        list(&cpus.0),
+        list(&cpus.1)
     );
 
     let _ = writeln!(
@@ -651,11 +666,19 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         // window at rest, so the rate at rest and the rate during the inserts see about the same
         // machine load; the figures are the rounds' sums
         let (mut secs, mut cpu, mut pkts, mut rest_pkts, mut rest_secs) = (0.0, Some(0.0), 0i64, 0i64, 0.0);
+        // the worker's CPU time at rest and during the inserts (through the same reads of the
+        // packet counter): packets per second of the worker's own CPU time tell a worker that
+        // got less CPU (the same rate per CPU second) from one slowed down while it ran (cache
+        // and coherence traffic of the table writes: a lower rate per CPU second)
+        let (mut wk_rest, mut wk_ins) = (Some(0.0), Some(0.0));
+        let span = |a: Option<Duration>, b: Option<Duration>| a.zip(b).map(|(a, b)| b.saturating_sub(a).as_secs_f64());
         for _ in 0..INSERT_ROUNDS {
+            let w0 = threads_cpu(sw.0.id(), |n| n == "rte-worker-1");
             let r0 = c.outcomes().await?;
             let t = Instant::now();
             tokio::time::sleep(window.min(Duration::from_millis(300))).await;
             let o0 = c.outcomes().await?;
+            let w1 = threads_cpu(sw.0.id(), |n| n == "rte-worker-1");
             rest_secs += t.elapsed().as_secs_f64();
             rest_pkts += o0[2] - r0[2];
             let cpu0 = control_cpu(sw.0.id());
@@ -664,6 +687,9 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             secs += t.elapsed().as_secs_f64();
             let cpu1 = control_cpu(sw.0.id());
             let o1 = c.outcomes().await?;
+            let w2 = threads_cpu(sw.0.id(), |n| n == "rte-worker-1");
+            wk_rest = wk_rest.zip(span(w0, w1)).map(|(a, b)| a + b);
+            wk_ins = wk_ins.zip(span(w1, w2)).map(|(a, b)| a + b);
             pkts += o1[2] - o0[2];
             cpu = cpu
                 .zip(cpu0.zip(cpu1))
@@ -675,14 +701,27 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         }
         let (pps, rest) = (pkts as f64 / secs, rest_pkts as f64 / rest_secs);
         let n = n * INSERT_ROUNDS;
+        // per worker CPU second; the inserts' window is the packet counter's (o0 -> o1)
+        let per_cpu = wk_rest
+            .zip(wk_ins)
+            .filter(|(r, i)| *r > 0.0 && *i > 0.0)
+            .map(|(r, i)| (rest_pkts as f64 / r, pkts as f64 / i));
         let _ = writeln!(
             text,
-            "batch {bs:>5}: {n:>6} inserts in {secs:>6.3} s = {:>9.0} entries/s; switch control CPU {}; packets meanwhile {:.2} Mpps ({:+.1}% vs {:.2} Mpps at rest between the rounds)",
+            "batch {bs:>5}: {n:>6} inserts in {secs:>6.3} s = {:>9.0} entries/s; switch control CPU {}; packets meanwhile {:.2} Mpps ({:+.1}% vs {:.2} Mpps at rest between the rounds); per second of the worker's CPU time {}",
             n as f64 / secs,
             cpu.map_or("?".into(), |c| format!("{:.2} us/entry", c * 1e6 / n as f64)),
             pps / 1e6,
             (pps / rest - 1.0) * 100.0,
-            rest / 1e6
+            rest / 1e6,
+            per_cpu.map_or("?".into(), |(r, i)| format!(
+                "{:.2} Mpps ({:+.1}% vs {:.2} at rest; the worker ran {:.0}% of the time at rest, {:.0}% meanwhile)",
+                i / 1e6,
+                (i / r - 1.0) * 100.0,
+                r / 1e6,
+                wk_rest.unwrap_or(0.0) * 100.0 / rest_secs,
+                wk_ins.unwrap_or(0.0) * 100.0 / secs
+            ))
         );
         outs.inserts.push(Json::obj([
             ("batch", Json::uint(bs)),
@@ -691,6 +730,14 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             ("control_cpu_us_per_entry", Json::opt(cpu.map(|c| c * 1e6 / n as f64))),
             ("packets_mpps", Json::Num(pps / 1e6)),
             ("packets_at_rest_mpps", Json::Num(rest / 1e6)),
+            (
+                "packets_per_worker_cpu_s_mpps",
+                Json::opt(per_cpu.map(|(_, i)| i / 1e6)),
+            ),
+            (
+                "packets_per_worker_cpu_s_at_rest_mpps",
+                Json::opt(per_cpu.map(|(r, _)| r / 1e6)),
+            ),
             ("writes_in_flight", Json::uint(INSERT_IN_FLIGHT as u64)),
         ]));
     }
@@ -892,9 +939,39 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
     Ok(())
 }
 
+/// The CPUs of the switch's control threads (`--control-cpus`), where the client runs too (a
+/// controller's CPU is never a worker's), and those of its worker; every CPU for both when there
+/// is no split. Called before the client is pinned.
+fn placement(a: &BenchArgs) -> Result<(Vec<usize>, Vec<usize>)> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Ok(crate::run::control_split(a.control_cpus.as_ref(), cpus)?.map_or_else(
+        || ((0..cpus).collect(), (0..cpus).collect()),
+        |s| (s.control, s.workers),
+    ))
+}
+
+/// Pins the calling thread (the client's runtime runs on it, and the threads it starts later
+/// inherit its CPUs) to `cpus`; left where it is if that fails.
+fn pin_client(cpus: &[usize]) {
+    // SAFETY: an all-zero cpu_set_t is a valid (empty) set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus.iter().filter(|c| **c < 1024) {
+        // SAFETY: c < 1024 = CPU_SETSIZE.
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    // SAFETY: set is a valid cpu_set_t of the size passed; pid 0 is the calling thread.
+    let _ = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+}
+
 /// CPU time (user + system) the switch's P4Runtime threads (named `p4dp-p4runtime`: the gRPC
 /// runtime and the request handlers) have used so far, from /proc; None where /proc lacks it.
 fn control_cpu(pid: u32) -> Option<Duration> {
+    threads_cpu(pid, |n| n == "p4dp-p4runtime")
+}
+
+/// CPU time (user + system) the threads of process `pid` whose name `name` accepts have used so
+/// far (10 ms resolution), from /proc; None where /proc lacks it.
+fn threads_cpu(pid: u32, name: impl Fn(&str) -> bool) -> Option<Duration> {
     let tick = 100.0; // USER_HZ: the unit of /proc's utime and stime on Linux
     let mut ticks = 0u64;
     for t in std::fs::read_dir(format!("/proc/{pid}/task")).ok()?.flatten() {
@@ -905,7 +982,7 @@ fn control_cpu(pid: u32) -> Option<Duration> {
         let (Some(a), Some(b)) = (stat.find('('), stat.rfind(')')) else {
             continue;
         };
-        if &stat[a + 1..b] != "p4dp-p4runtime" {
+        if !name(&stat[a + 1..b]) {
             continue;
         }
         let f: Vec<&str> = stat[b + 1..].split_whitespace().collect();
