@@ -148,8 +148,10 @@ void rt_externs_free(struct p4dp_runtime *rt)
 		}
 		if (kind == P4DP_EXT_RTC_QUEUE)
 			p4dp_rtc_queue_free(rt->ext[0][x]);
+		else if (kind == P4DP_EXT_RTC_COUNTER)
+			p4dp_rtc_counter_free(rt->ext[0][x]); /* a large one is a mapping of its own */
 		else
-			rte_free(rt->ext[0][x]); /* the rtc Counter and Lock are one rte_malloc block each */
+			rte_free(rt->ext[0][x]); /* the rtc Lock is one rte_malloc block */
 		for (uint32_t w = 0; w < rt->max_workers; w++)
 			if (rt->ext[w])
 				rt->ext[w][x] = NULL;

@@ -2,7 +2,8 @@
 /*
  * The run-to-completion architecture's shared-state externs (p4dp/rtc.h): Queue<T> (a bounded
  * multi-producer multi-consumer ring of fixed-size messages), the Lock array and the atomic Counter array (their per-call
- * operations are inline in rtc.h; this file creates and frees them).
+ * operations are inline in rtc.h; this file creates and frees them; a large Counter's cells are on
+ * huge pages, table_mem.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "err.h"
 #include "p4dp/abi.h"
 #include "p4dp/rtc.h"
+#include "table_mem.h"
 
 /* Queue: the ring and its push / pop are in rtc.h (inline); here creation and the rest. */
 
@@ -111,14 +113,31 @@ void p4dp_rtc_lock_free(struct p4dp_rtc_lock *l)
 	rte_free(l);
 }
 
+/* Bytes of a Counter of @p n cells; from TABLE_HUGE_MIN on it is a table_huge_map() mapping. */
+static size_t counter_bytes(uint32_t n)
+{
+	return sizeof(struct p4dp_rtc_counter) + (size_t)n * sizeof(uint64_t);
+}
+
 struct p4dp_rtc_counter *p4dp_rtc_counter_create(uint32_t n, int socket_id)
 {
 	if (n == 0 || n > (1u << 28)) {
 		rt_err("Counter size %u out of range (1 .. 2^28)", n);
 		return NULL;
 	}
-	struct p4dp_rtc_counter *c =
-		rte_zmalloc_socket("p4dp_rtc_counter", sizeof(*c) + (size_t)n * sizeof(uint64_t), 64, socket_id);
+	struct p4dp_rtc_counter *c;
+	const size_t bytes = counter_bytes(n);
+	if (bytes >= TABLE_HUGE_MIN) {
+		/* perf: a large Counter (one cell per row of a large table, as the flow monitor's) on
+		 * huge pages: its cells are read at random rows, and on DPDK's 4 KiB heap pages each
+		 * such access also missed the TLB. Faulted in here by the zeroing, not by workers. */
+		size_t len;
+		c = table_huge_map(bytes, &len);
+		if (c != NULL)
+			memset(c, 0, bytes);
+	} else {
+		c = rte_zmalloc_socket("p4dp_rtc_counter", bytes, 64, socket_id);
+	}
 	if (c == NULL) {
 		rt_err("Counter(%u): out of memory", n);
 		return NULL;
@@ -129,5 +148,11 @@ struct p4dp_rtc_counter *p4dp_rtc_counter_create(uint32_t n, int socket_id)
 
 void p4dp_rtc_counter_free(struct p4dp_rtc_counter *c)
 {
-	rte_free(c);
+	if (c == NULL)
+		return;
+	const size_t bytes = counter_bytes(c->n);
+	if (bytes >= TABLE_HUGE_MIN)
+		table_huge_unmap(c, RTE_ALIGN_CEIL(bytes, TABLE_HUGE)); /* table_huge_map's length */
+	else
+		rte_free(c);
 }

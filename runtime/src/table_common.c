@@ -25,8 +25,9 @@
  * 22.11; ARCHITECTURE.md "Entry storage and memory model" derives it):
  *   E   = max(s, 64) hash entries,  B = pow2(E) / 8 buckets of 64 B (main + ext)
  *   hash = 2*B*64 + (E+1)*[8+k]_16 + 4*pow2(E+1) + 4*pow2(B+1)    (buckets, key store, rings)
- *          + X*(128 + 4) + 4*s  for k <= 16 and s <= 2^22: the read index (table_xindex.c),
- *            X = max(pow2(ceil(2s/4)), 2) buckets of 128 B, a busy byte per slot, a slot per entry
+ *          + X*(b + 4) + 4*s  for k <= 16 and s <= 2^24: the read index (table_xindex.c),
+ *            X = max(pow2(ceil(2s/4)), 2) buckets of b = 64 B (k <= 8) or 128 B, a busy byte per
+ *            slot, a slot per entry
  *   idx  = 4*(s+1)                                                  (free slot-index stack)
  *   m_static(s)     = hash + idx + s*[24+A]_16                       (slot array)
  *   m_dynamic(n, s) = hash + idx + n*(64 + [24+A]_64)                (rte_malloc header + entry)

@@ -16,6 +16,7 @@
 #include "p4dp/rcu.h"
 #include "p4dp/table.h"
 #include "p4dp/xindex.h"
+#include "table_mem.h"
 
 enum table_kind {
 	TABLE_KIND_EXACT = 0,
@@ -219,35 +220,22 @@ void table_entry_carry_timer(struct p4dp_entry *to, const struct p4dp_entry *fro
 int table_worker_lock(struct p4dp_table *t, uint8_t profile, uint64_t now_ns);
 void table_worker_unlock(struct p4dp_table *t, bool inserted);
 
-/* ---- memory for a table's large arrays (table_mem.c) ---- */
-
-/** The huge page size table_huge_map() aligns to and rounds up to. */
-#define TABLE_HUGE ((size_t)2 << 20)
-/** Arrays of at least this many bytes (the exact tables' read index buckets and static entry
- *  slots) go to table_huge_map(); rounding up wastes at most half of the mapping. */
-#define TABLE_HUGE_MIN (TABLE_HUGE / 2)
-
-/**
- * perf: an anonymous mapping of @p bytes rounded up to TABLE_HUGE (*len_out), aligned to
- * TABLE_HUGE, zero-filled and advised for transparent huge pages (MADV_HUGEPAGE), so random reads
- * of a large array do not each pay a 4 KiB-page TLB miss (DPDK's heap without hugepages is 4 KiB
- * pages; the EAL's memory is also too small for arrays of hundreds of MiB). Where the kernel
- * gives no huge pages (transparent_hugepage "never") the advice is ignored and the pages are
- * 4 KiB. NULL on failure. The mapping's NUMA node is the kernel's choice (first touch: the
- * creating thread). Give it back with table_huge_unmap(p, *len_out). Any thread.
- */
-void *table_huge_map(size_t bytes, size_t *len_out);
-/** Unmap a table_huge_map() mapping of @p len bytes (NULL: nothing). */
-void table_huge_unmap(void *p, size_t len);
+/* ---- memory for a table's large arrays: table_mem.h ---- */
 
 /* ---- the exact tables' read index, writer side (table_xindex.c; readers: p4dp/xindex.h) ---- */
 
-/* Largest table with a read index (its buckets take 64-128 bytes per entry). */
-#define TABLE_XI_MAX_ENTRIES (1u << 22)
+/* Largest table with a read index. Its buckets take 64 bytes per entry of capacity for keys of
+ * at most 8 bytes and 128 for longer ones (twice as many slots as entries, xindex.h), plus 6 bytes
+ * per entry for the writer (a busy byte per slot, a slot number per entry): at 2^24 entries 608 MiB
+ * or 1.09 GiB, beside rte_hash's own 0.6-0.9 GiB (ARCHITECTURE.md, memory model). 2^24 covers a
+ * flow table of 10 M flows (examples/rtc_flow_monitor.p4); a larger table is looked up in
+ * rte_hash alone. */
+#define TABLE_XI_MAX_ENTRIES (1u << 24)
 
 struct table_xi {
 	struct p4dp_xindex pub; /* what readers see (first: &x->pub is the table's head.xi) */
 	uint8_t *busy;          /* per slot: holds a key, or held one whose grace period runs */
+	size_t busy_mapped;     /* bytes of busy's table_huge_map() mapping, 0: calloc */
 	uint32_t *slot_of;      /* per entry index: its slot, or none (overflow / free index) */
 	size_t mapped;          /* bytes of pub.b's table_huge_map() mapping, 0: posix_memalign */
 	uint32_t key_len;

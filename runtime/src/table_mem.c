@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Memory for the tables' large arrays (the exact tables' read index buckets and static entry
- * slots, the lpm tables' 24-bit first level and entry chunks): anonymous mappings advised for
- * transparent huge pages (table_internal.h, table_huge_map). The lowest layer: libc and the
+ * slots, the lpm tables' 24-bit first level and entry chunks) and the rtc Counter's cells:
+ * anonymous mappings advised for transparent huge pages (table_mem.h, table_huge_map). The lowest layer: libc and the
  * kernel only.
  */
 #include <stdint.h>
@@ -10,7 +10,7 @@
 
 #include <rte_common.h>
 
-#include "table_internal.h"
+#include "table_mem.h"
 
 void *table_huge_map(size_t bytes, size_t *len_out)
 {

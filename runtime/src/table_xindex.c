@@ -25,6 +25,29 @@ static void xi_buckets_free(void *b, size_t mapped)
 		free(b);
 }
 
+/* @p bytes of zeroed busy flags: perf: a large array on huge pages (table_huge_map; an insert
+ * reads the flags of two random buckets), else calloc's; *@p mapped as for the buckets. */
+static uint8_t *xi_busy_alloc(size_t bytes, size_t *mapped)
+{
+	*mapped = 0;
+	if (bytes >= TABLE_HUGE_MIN) {
+		uint8_t *p = table_huge_map(bytes, mapped);
+		if (p != NULL) {
+			memset(p, 0, bytes); /* faults its pages in here, as the buckets' */
+			return p;
+		}
+	}
+	return calloc(bytes, 1);
+}
+
+static void xi_busy_free(uint8_t *p, size_t mapped)
+{
+	if (mapped != 0)
+		table_huge_unmap(p, mapped);
+	else
+		free(p);
+}
+
 int table_xi_create(struct table_xi **out, uint32_t key_len, uint32_t max_entries)
 {
 	*out = NULL;
@@ -43,11 +66,11 @@ int table_xi_create(struct table_xi **out, uint32_t key_len, uint32_t max_entrie
 		b = table_huge_map(bytes, &x->mapped);
 	if (b == NULL && posix_memalign(&b, 64, bytes) != 0)
 		b = NULL;
-	x->busy = calloc(nb, P4DP_XI_WAYS);
+	x->busy = xi_busy_alloc(nb * P4DP_XI_WAYS, &x->busy_mapped);
 	x->slot_of = malloc((size_t)max_entries * sizeof(*x->slot_of));
 	if (b == NULL || x->busy == NULL || x->slot_of == NULL) {
 		xi_buckets_free(b, x->mapped);
-		free(x->busy);
+		xi_busy_free(x->busy, x->busy_mapped);
 		free(x->slot_of);
 		free(x);
 		return -ENOMEM;
@@ -73,7 +96,7 @@ void table_xi_free(struct table_xi *x)
 	if (x == NULL)
 		return;
 	xi_buckets_free(x->pub.b, x->mapped);
-	free(x->busy);
+	xi_busy_free(x->busy, x->busy_mapped);
 	free(x->slot_of);
 	free(x);
 }

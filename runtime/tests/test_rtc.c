@@ -212,6 +212,20 @@ static void test_lock_counter(void)
 	CHECK(p4dp_rtc_counter_get(c, 1) == 4ull * L_ITERS);
 	p4dp_rtc_lock_free(l);
 	p4dp_rtc_counter_free(c);
+
+	/* a large Counter (a cell per row of a large table) is a huge-page mapping of its own
+	 * (table_mem.h: 2 MiB aligned, which the heap's blocks are not), zeroed, freed by unmapping */
+	const uint32_t big = 1u << 18;
+	struct p4dp_rtc_counter *b = p4dp_rtc_counter_create(big, SOCKET_ID_ANY);
+	CHECK(b != NULL && (uintptr_t)b % ((uintptr_t)2 << 20) == 0);
+	if (b != NULL) {
+		CHECK(p4dp_rtc_counter_get(b, 0) == 0 && p4dp_rtc_counter_get(b, big - 1) == 0);
+		p4dp_rtc_counter_count(b, big - 1, 7);
+		p4dp_rtc_counter_set(b, big / 2, 9);
+		p4dp_rtc_counter_count(b, big, 1); /* out of range: ignored */
+		CHECK(p4dp_rtc_counter_get(b, big - 1) == 7 && p4dp_rtc_counter_get(b, big / 2) == 9);
+		p4dp_rtc_counter_free(b);
+	}
 }
 
 /* ---- TableOperation and the Foreach sweep ---- */

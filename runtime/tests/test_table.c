@@ -1156,10 +1156,82 @@ out:
 		n_pass++;
 }
 
+/*
+ * A table of 2^24 entries, the flow table of 10 M flows (examples/rtc_flow_monitor.p4), has a read
+ * index (table_xindex.c's limit), on huge pages, and its lookups are the index's. Dynamic storage
+ * and 4-byte keys keep the test's memory small (no slot array; one-line buckets: 512 MiB of index,
+ * rte_hash's arrays in the EAL's memory); the memory model counts the index at this size.
+ */
+static void test_xindex_limit(void)
+{
+	case_fail = 0;
+	enum { NK = 1024 };
+	const uint32_t max = 1u << 24;
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	struct p4dp_key_field f[1] = {F(P4DP_MATCH_EXACT, 0, 4, 32)};
+	struct p4dp_table_params p = {.name = "xindex 2^24", .key_len = 4, .n_fields = 1, .fields = f,
+				      .max_entries = max, .data_len = 8, .storage = P4DP_STORAGE_DYNAMIC,
+				      .socket_id = SOCKET_ID_ANY};
+	struct p4dp_table *t = p4dp_table_create(&p, NULL);
+	CHECK(t != NULL, "create a table of 2^24 entries");
+	if (t == NULL)
+		goto out;
+	const struct p4dp_xindex *xi = ((const struct p4dp_table_head *)t)->xi;
+	CHECK(xi != NULL, "a table of 2^24 entries has a read index");
+	CHECK(xi == NULL || (uintptr_t)xi->b % huge == 0, "its buckets are a huge-page mapping");
+	/* rte_hash (E = 2^24 entries, B = 2^21 buckets, 16-byte key slots) and the index (2^23
+	 * one-line buckets, a busy byte per slot, a slot number per entry), ARCHITECTURE.md */
+	const uint64_t E = max, B = E / 8, nb = p4dp_xi_buckets(max);
+	const uint64_t want = 2 * B * 64 + (E + 1) * 16 + 4 * (2 * E) + 4 * (2 * B) + nb * 64 + nb * P4DP_XI_WAYS + 4 * E;
+	struct p4dp_table_mem mem;
+	CHECK(nb == 1u << 23 && p4dp_table_mem_predict(max, 4, 8, 100, &mem) == 0 && mem.hash_bytes == want,
+	      "the memory model counts the index of 2^24 entries: %" PRIu64 " bytes, want %" PRIu64,
+	      mem.hash_bytes, want);
+	if (xi == NULL) {
+		p4dp_table_free(t);
+		goto out;
+	}
+	struct p4dp_entry *def = NULL;
+	struct p4dp_ctx ctx = {.tables = &t, .defaults = &def};
+	uint8_t k[16];
+	struct p4dp_match m = {.value = k};
+	for (uint32_t i = 0; i < NK; i++) {
+		xi_test_key(k, i * 104729u + 3, 4);
+		uint64_t d = 100 + i;
+		CHECK(p4dp_table_entry_add(t, &m, i % 2, &d) == 0, "add %u", i);
+	}
+	for (uint32_t i = 0; i < NK; i += 3) {
+		xi_test_key(k, i * 104729u + 3, 4);
+		CHECK(p4dp_table_entry_delete(t, &m) == 0, "delete %u", i);
+	}
+	CHECK(p4dp_xi_overflow(xi) == 0, "no key outside the index");
+	for (uint32_t i = 0; i < NK; i++) {
+		xi_test_key(k, i * 104729u + 3, 4);
+		const struct p4dp_entry *e = p4dp_table_lookup(t, k);
+		const struct p4dp_entry *in = xi_test_find(xi, k, 4);
+		int hit = 0;
+		const struct p4dp_entry *ap = xi_test_apply(&ctx, k, 4, &hit);
+		if (i % 3 == 0) {
+			CHECK(e == NULL && in == NULL && !hit, "deleted %u", i);
+			continue;
+		}
+		CHECK(e != NULL && *(const uint64_t *)e->data == 100 + i, "lookup %u", i);
+		CHECK(in == e && ap == e && hit, "the index holds key %u", i);
+	}
+	p4dp_table_free(t);
+out:
+	printf("read index of a 2^24-entry table %s\n", case_fail ? "FAIL" : "ok");
+	if (case_fail)
+		n_fail++;
+	else
+		n_pass++;
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
-	char *eal[] = {argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "-l", "0-1",
+	/* 1 GiB: rte_hash's arrays of the 2^24-entry table (test_xindex_limit), about 660 MiB */
+	char *eal[] = {argv[0], "--no-huge", "--no-pci", "-m", "1024", "--no-shconf", "-l", "0-1",
 		       "--log-level=error", NULL};
 	if (rte_eal_init(9, eal) < 0) {
 		fprintf(stderr, "EAL init failed\n");
@@ -1199,6 +1271,7 @@ int main(int argc, char **argv)
 	test_xindex(P4DP_STORAGE_DYNAMIC, 12);
 	test_xindex_large(P4DP_STORAGE_STATIC, 4);
 	test_xindex_large(P4DP_STORAGE_DYNAMIC, 12);
+	test_xindex_limit();
 	rte_eal_cleanup();
 	printf("%u passed, %u failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;

@@ -42,6 +42,8 @@ const FLOWS_MAX: u64 = 10_000_000;
 const FILL: f64 = 0.6;
 /// Hit packets after the inserts.
 const HITS: u64 = 4 << 20;
+/// Packets per burst (the bench's), to turn a burst's rx -> tx latency into cycles per packet.
+const BURST: f64 = 32.0;
 /// Idle timeout compiled in: an hour, so no flow ages during the run.
 const IDLE_NS: u64 = 3_600_000_000_000;
 /// TCP flags byte in the bench's packet, ACK and FIN + ACK.
@@ -147,6 +149,13 @@ struct Figures {
     full: u64,
     program_mpps: Vec<f64>,
     forward_mpps: Vec<f64>,
+    /// The program windows' median packet latency (rx -> tx, a burst of 32) / 32: cycles per
+    /// packet of a burst the worker was not descheduled in, which the window average at a high
+    /// load is not.
+    program_burst_cpp: Vec<f64>,
+    /// The hit phase's, the same way, and the insert chunks' (new-flow packets; median of chunks).
+    hit_burst_cpp: f64,
+    insert_burst_cpp: f64,
     reports_per_s: f64,
     fins: u64,
     /// Whether the insert and hit schedule finished within its bound.
@@ -199,12 +208,13 @@ pub fn suite_rtc_flow_monitor(a: &BenchArgs) -> Result<ExitCode> {
             for workers in [1u32] {
                 let f = one_count(a, &so, workers, flows, &mut rep.text, report)?;
                 let (pm, fm) = (median(&mut f.program_mpps.clone()), median(&mut f.forward_mpps.clone()));
+                let pb = median(&mut f.program_burst_cpp.clone());
                 let pkts = flows as f64;
                 let _ = writeln!(
                     rep.text,
                     "{workers} worker(s): {} of {} flows held (table capacity {}); insert {:.1}, hit {:.1} cycles/pkt; \
                      inserts given up {} ({:.4} % of the new-flow packets), refused as full {}; {:.3} Mpps per worker \
-                     against plain forwarding {:.3} ({:.2}x); {:.0} reports/s ({} FIN packets; inserts given up meanwhile \
+                     against plain forwarding {:.3} ({:.2}x), median burst {pb:.1} cycles/pkt; {:.0} reports/s ({} FIN packets; inserts given up meanwhile \
                      {} of {} packets, {:.4} %)",
                     f.held,
                     f.flows,
@@ -238,6 +248,10 @@ pub fn suite_rtc_flow_monitor(a: &BenchArgs) -> Result<ExitCode> {
                         ("inserts_refused_full", Json::uint(f.full)),
                         ("program_mpps_per_worker", Json::Num(pm)),
                         ("forwarding_mpps_per_worker", Json::Num(fm)),
+                        ("program_burst_cycles_per_pkt", Json::Num(pb)),
+                        ("program_burst_cycles_per_pkt_runs", json::nums(&f.program_burst_cpp)),
+                        ("hit_burst_cycles_per_pkt", Json::Num(f.hit_burst_cpp)),
+                        ("insert_burst_cycles_per_pkt", Json::Num(f.insert_burst_cpp)),
                         ("program_mpps_runs", json::nums(&f.program_mpps)),
                         ("forwarding_mpps_runs", json::nums(&f.forward_mpps)),
                         (
@@ -292,6 +306,7 @@ fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut Stri
     f.schedule_done = true;
     let (mut held, mut chunk, mut ns_per_pkt) = (0u64, FIRST_CHUNK.min(flows), FIRST_NS_PER_PKT);
     let (mut insert_cycles, mut inserted, mut hz) = (0u64, 0u64, 1.0);
+    let mut insert_bursts = Vec::new();
     while held < flows && f.schedule_done {
         let n = chunk.min(flows - held);
         let bound_s = bound(n, ns_per_pkt);
@@ -303,6 +318,7 @@ fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut Stri
         let (done, p, h) = schedule(a, &mut t, workers, held, Keys::New, n, bound_s)?;
         f.schedule_done = done;
         hz = h;
+        insert_bursts.push(p.lat[1].p50 as f64 / BURST);
         if p.tsc_end > p.tsc_first && p.packets > 0 {
             insert_cycles += p.tsc_end - p.tsc_first;
             inserted += p.packets;
@@ -319,6 +335,7 @@ fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut Stri
         held += n;
         chunk *= 2;
     }
+    f.insert_burst_cpp = median(&mut insert_bursts);
     f.insert_cpp = if inserted > 0 {
         f64::from(workers) * insert_cycles as f64 / inserted as f64
     } else {
@@ -329,6 +346,7 @@ fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut Stri
         eprintln!("bench: rtc-flow-monitor: {workers} worker(s): {hits} hits (at most {bound_s:.0} s)");
         let (done, p, _) = schedule(a, &mut t, workers, flows, Keys::Random, hits, bound_s)?;
         f.schedule_done = done;
+        f.hit_burst_cpp = p.lat[0].p50 as f64 / BURST;
         f.hit_cpp = if p.tsc_end > p.tsc_first && p.packets > 0 {
             f64::from(workers) * (p.tsc_end - p.tsc_first) as f64 / p.packets as f64
         } else {
@@ -345,10 +363,12 @@ fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut Stri
     let _ = writeln!(
         text,
         "inserts and hits: {inserted} new flows in {:.1} s, then {hits} hits; insert phase {:.1}, hit phase {:.1} \
-         cycles/pkt (core cycles)",
+         cycles/pkt (core cycles; median bursts: inserts {:.1}, hits {:.1})",
         insert_cycles as f64 / hz,
         f.insert_cpp,
-        f.hit_cpp
+        f.hit_cpp,
+        f.insert_burst_cpp,
+        f.hit_burst_cpp
     );
     let st = t.table_stats(ti)?;
     f.held = st.entries;
@@ -372,13 +392,14 @@ fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut Stri
                 run + 1,
                 a.repeat
             );
-            let (p, _) = retry_empty("program", || Ok(tap.measure(None, Kind::Program)?))?;
+            let (p, pr) = retry_empty("program", || Ok(tap.measure(None, Kind::Program)?))?;
+            let burst_cpp = pr.lat_all.p50 as f64 / BURST;
             let (l, _) = retry_empty("forwarding", || Ok(tap.measure(None, Kind::L2fwd)?))?;
             let per = |x: f64| x / f64::from(workers);
             let _ = writeln!(
                 text,
-                "pair {}: program {:.3} Mpps per worker ({:.1} cycles/pkt), plain forwarding {:.3} Mpps per worker \
-                 ({:.1} cycles/pkt)",
+                "pair {}: program {:.3} Mpps per worker ({:.1} cycles/pkt; median burst {burst_cpp:.1}), plain \
+                 forwarding {:.3} Mpps per worker ({:.1} cycles/pkt)",
                 run + 1,
                 per(p.mpps),
                 p.cycles_per_pkt,
@@ -386,6 +407,7 @@ fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut Stri
                 l.cycles_per_pkt
             );
             f.program_mpps.push(per(p.mpps));
+            f.program_burst_cpp.push(burst_cpp);
             f.forward_mpps.push(per(l.mpps));
         }
     }
