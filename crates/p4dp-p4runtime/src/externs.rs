@@ -264,7 +264,8 @@ pub fn write_direct_meter(rt: &Runtime, e: &DirectMeterEntry, is_modify: bool) -
     let m = match_of(t, &te.r#match)?;
     rt.direct_meter_set(t.index, &m, te.priority, cfg).map_err(rt_err)?;
     if let Some(k) = counts {
-        rt.direct_meter_counts_write(t.index, &m, te.priority, k).map_err(rt_err)?;
+        rt.direct_meter_counts_write(t.index, &m, te.priority, k)
+            .map_err(rt_err)?;
     }
     Ok(())
 }

@@ -17,8 +17,8 @@ use crate::externs::{self as x, Pre};
 use crate::proto::p4::v1::{
     digest_entry, entity, packet_replication_engine_entry, update, ActionProfileGroup, ActionProfileMember,
     CloneSessionEntry, CounterData, CounterEntry, DigestEntry, DirectCounterEntry, DirectMeterEntry, Entity,
-    MeterConfig, MeterCounterData, MeterEntry, MulticastGroupEntry, PacketReplicationEngineEntry, RegisterEntry, TableEntry, Update,
-    ValueSetEntry,
+    MeterConfig, MeterCounterData, MeterEntry, MulticastGroupEntry, PacketReplicationEngineEntry, RegisterEntry,
+    TableEntry, Update, ValueSetEntry,
 };
 use crate::server::{apply, update_op};
 use crate::switch::Pipeline;

@@ -292,7 +292,11 @@ async fn externs_read_back_what_packets_did_and_what_was_written() {
     )
     .await
     .expect("meter counts write");
-    match read(&mut c, counted(rate, Some(Index { index: 3 }))).await.expect("read").as_slice() {
+    match read(&mut c, counted(rate, Some(Index { index: 3 })))
+        .await
+        .expect("read")
+        .as_slice()
+    {
         [entity::Entity::MeterEntry(m)] => assert_eq!(m.counter_data, Some(set3.clone())),
         other => panic!("one meter entry: {other:?}"),
     }
@@ -354,14 +358,22 @@ async fn externs_read_back_what_packets_did_and_what_was_written() {
         [entity::Entity::DirectMeterEntry(d)] => assert_eq!(d.counter_data, Some(set_entry.clone())),
         other => panic!("one direct meter entry: {other:?}"),
     }
-    match read(&mut c, counted(rate, Some(Index { index: 3 }))).await.expect("read").as_slice() {
+    match read(&mut c, counted(rate, Some(Index { index: 3 })))
+        .await
+        .expect("read")
+        .as_slice()
+    {
         [entity::Entity::MeterEntry(m)] => assert_eq!(m.counter_data, Some(set3.clone())),
         other => panic!("one meter entry: {other:?}"),
     }
     // a deleted entry's counts are gone: inserted again, it starts from zero
-    write(&mut c, 10, vec![update(update::Type::Delete, entity::Entity::TableEntry(pol.clone()))])
-        .await
-        .expect("delete");
+    write(
+        &mut c,
+        10,
+        vec![update(update::Type::Delete, entity::Entity::TableEntry(pol.clone()))],
+    )
+    .await
+    .expect("delete");
     write(&mut c, 10, vec![ins(entity::Entity::TableEntry(pol.clone()))])
         .await
         .expect("insert again");
@@ -639,7 +651,9 @@ async fn default_entry_counts_and_meters_the_misses() {
         config: Some(wide),
         counter_data: Some(zeroed.clone()),
     });
-    write(&mut c, 10, vec![modi(with_counts)]).await.expect("reset the default counts");
+    write(&mut c, 10, vec![modi(with_counts)])
+        .await
+        .expect("reset the default counts");
     let mut set = pol_default.clone();
     set.meter_counter_data = Some(colours((7, 8), (9, 10), (11, 12)));
     write(&mut c, 10, vec![modi(entity::Entity::TableEntry(set))])
@@ -647,7 +661,11 @@ async fn default_entry_counts_and_meters_the_misses() {
         .expect("default modify with meter_counter_data");
     let mut q = default_of(policer);
     q.meter_counter_data = Some(MeterCounterData::default());
-    match read(&mut c, entity::Entity::TableEntry(q)).await.expect("read").as_slice() {
+    match read(&mut c, entity::Entity::TableEntry(q))
+        .await
+        .expect("read")
+        .as_slice()
+    {
         [entity::Entity::TableEntry(t)] => {
             assert_eq!(t.meter_counter_data, Some(colours((7, 8), (9, 10), (11, 12))))
         }

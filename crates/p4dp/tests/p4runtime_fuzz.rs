@@ -193,7 +193,7 @@ fn meter_config(g: &mut Gen) -> MeterConfig {
 
 /// Per-colour meter counts (a colour may be left out; negative values are refused).
 fn meter_counts(g: &mut Gen) -> MeterCounterData {
-    let mut c = |g: &mut Gen| {
+    let c = |g: &mut Gen| {
         (!g.chance(6)).then(|| CounterData {
             byte_count: g.int(),
             packet_count: g.int(),
