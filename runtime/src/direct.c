@@ -71,3 +71,23 @@ int p4dp_runtime_direct_meter_get(struct p4dp_runtime *rt, uint32_t table, const
 		return rc;
 	return p4dp_runtime_meter_get(rt, x, index, cfg);
 }
+
+int p4dp_runtime_direct_meter_counts_read(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+					  struct p4dp_meter_counts *out)
+{
+	uint32_t x = 0, index = 0;
+	int rc = direct_ext(rt, table, 1, &x);
+	if (rc || (rc = direct_cell(rt, table, e, &index)))
+		return rc;
+	return p4dp_runtime_meter_counts_read(rt, x, index, out);
+}
+
+int p4dp_runtime_direct_meter_counts_write(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+					   const struct p4dp_meter_counts *v)
+{
+	uint32_t x = 0, index = 0;
+	int rc = direct_ext(rt, table, 1, &x);
+	if (rc || (rc = direct_cell(rt, table, e, &index)))
+		return rc;
+	return p4dp_runtime_meter_counts_write(rt, x, index, v);
+}

@@ -97,6 +97,14 @@ int rt_externs_create(struct p4dp_runtime *rt)
 				return rt_errc(-ENOMEM, "extern '%s': out of memory", xi->name);
 			ms->n_cells = n;
 			ms->unit = xi->unit;
+			ms->stride = ((n ? n : 1) + 3u) & ~3u;
+			ms->counts = rte_zmalloc_socket("p4dp_meter_counts",
+							sizeof(struct rt_meter_counts) * ms->stride * rt->max_workers,
+							64, rt->socket_id);
+			if (ms->counts == NULL) {
+				rte_free(ms);
+				return rt_errc(-ENOMEM, "extern '%s': out of memory", xi->name);
+			}
 			shared = ms;
 			break;
 		}
@@ -145,6 +153,8 @@ void rt_externs_free(struct p4dp_runtime *rt)
 			struct rt_meter_set *ms = rt->ext[0][x];
 			for (uint32_t i = 0; ms && i < ms->n_cells; i++)
 				rte_free(ms->cells[i].cfg);
+			if (ms)
+				rte_free(ms->counts);
 		}
 		if (kind == P4DP_EXT_RTC_QUEUE)
 			p4dp_rtc_queue_free(rt->ext[0][x]);
@@ -310,23 +320,31 @@ static int bucket_take(uint64_t *state, uint64_t rate, uint64_t burst, uint64_t 
 	return 1;
 }
 
-uint32_t p4dp_meter_execute(struct p4dp_ctx *ctx, uint32_t ext, uint32_t index, uint32_t bytes)
+/* The colour of @p n units at @p now on cell @p c (GREEN when unconfigured). */
+static uint32_t meter_colour(struct rt_meter_cell *c, uint64_t n, uint64_t now)
 {
-	struct rt_meter_set *ms = ctx->ext[ext];
-	if (ms == NULL || index >= ms->n_cells)
-		return P4DP_GREEN;
-	struct rt_meter_cell *c = &ms->cells[index];
 	/* acquire pairs with the control thread's release store of a fully built config */
 	const struct rt_meter_cfg *cfg = __atomic_load_n(&c->cfg, __ATOMIC_ACQUIRE);
 	if (cfg == NULL)
 		return P4DP_GREEN;
-	uint64_t n = ms->unit == P4DP_UNIT_PACKETS ? 1 : bytes;
-	uint64_t now = ctx->now_ns;
 	if (!bucket_take(&c->p_state, cfg->c.pir, cfg->c.pburst, cfg->pburst_ns, n, now))
 		return P4DP_RED;
 	if (!bucket_take(&c->c_state, cfg->c.cir, cfg->c.cburst, cfg->cburst_ns, n, now))
 		return P4DP_YELLOW;
 	return P4DP_GREEN;
+}
+
+uint32_t p4dp_meter_execute(struct p4dp_ctx *ctx, uint32_t ext, uint32_t index, uint32_t bytes)
+{
+	struct rt_meter_set *ms = ctx->ext[ext];
+	if (ms == NULL || index >= ms->n_cells)
+		return P4DP_GREEN;
+	uint32_t colour = meter_colour(&ms->cells[index], ms->unit == P4DP_UNIT_PACKETS ? 1 : bytes, ctx->now_ns);
+	/* this worker's counts of the cell: it is their only writer */
+	struct rt_meter_counts *k = &ms->counts[(size_t)ctx->worker_id * ms->stride + index];
+	RT_STAT_ADD(k->packets[colour], 1);
+	RT_STAT_ADD(k->bytes[colour], bytes);
+	return colour;
 }
 
 /* Publish @p cfg (may be NULL) on cell @p index of meter set @p ms; caller holds rt->lock. */
@@ -392,6 +410,59 @@ int p4dp_runtime_meter_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t index
 	return c != NULL;
 }
 
+/* Zero the per-colour counts of cells [first, first + n) of @p ms on every worker. */
+static void meter_counts_zero(struct p4dp_runtime *rt, struct rt_meter_set *ms, uint32_t first, uint32_t n)
+{
+	for (uint32_t w = 0; w < rt->max_workers; w++)
+		for (uint32_t i = first; i < first + n; i++) {
+			struct rt_meter_counts *k = &ms->counts[(size_t)w * ms->stride + i];
+			for (int c = 0; c < 3; c++) {
+				/* relaxed: untorn stores; a worker's concurrent increment may be lost (rt.h) */
+				__atomic_store_n(&k->packets[c], 0, __ATOMIC_RELAXED);
+				__atomic_store_n(&k->bytes[c], 0, __ATOMIC_RELAXED);
+			}
+		}
+}
+
+int p4dp_runtime_meter_counts_read(struct p4dp_runtime *rt, uint32_t ext, uint32_t index,
+				   struct p4dp_meter_counts *out)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_METER, P4DP_EXT_DIRECT_METER, "meter");
+	if (rc || (rc = check_index(rt, ext, index)))
+		return rc;
+	if (out == NULL)
+		return rt_errc(-EINVAL, "NULL output");
+	const struct rt_meter_set *ms = rt->ext[0][ext];
+	memset(out, 0, sizeof(*out));
+	for (uint32_t w = 0; w < rt->max_workers; w++) {
+		const struct rt_meter_counts *k = &ms->counts[(size_t)w * ms->stride + index];
+		for (int c = 0; c < 3; c++) {
+			/* relaxed: a recent untorn value is all a reader needs (the worker is the only writer) */
+			out->colour[c].packets += __atomic_load_n(&k->packets[c], __ATOMIC_RELAXED);
+			out->colour[c].bytes += __atomic_load_n(&k->bytes[c], __ATOMIC_RELAXED);
+		}
+	}
+	return 0;
+}
+
+int p4dp_runtime_meter_counts_write(struct p4dp_runtime *rt, uint32_t ext, uint32_t index,
+				    const struct p4dp_meter_counts *v)
+{
+	int rc = check_ext(rt, ext, P4DP_EXT_METER, P4DP_EXT_DIRECT_METER, "meter");
+	if (rc || (rc = check_index(rt, ext, index)))
+		return rc;
+	if (v == NULL)
+		return rt_errc(-EINVAL, "NULL value");
+	struct rt_meter_set *ms = rt->ext[0][ext];
+	meter_counts_zero(rt, ms, index, 1);
+	struct rt_meter_counts *k = &ms->counts[index]; /* worker 0's holds the value */
+	for (int c = 0; c < 3; c++) {
+		__atomic_store_n(&k->packets[c], v->colour[c].packets, __ATOMIC_RELAXED);
+		__atomic_store_n(&k->bytes[c], v->colour[c].bytes, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
 void rt_direct_reset_index(struct p4dp_runtime *rt, uint32_t table, uint32_t index)
 {
 	const struct p4dp_table_info *ti = &rt->prog->tables[table];
@@ -415,6 +486,10 @@ void rt_direct_reset_index(struct p4dp_runtime *rt, uint32_t table, uint32_t ind
 			if ((index == UINT32_MAX || i == index) && ms->cells[i].cfg)
 				meter_publish(rt, ms, i, NULL);
 		pthread_mutex_unlock(&rt->lock);
+		if (index == UINT32_MAX)
+			meter_counts_zero(rt, ms, 0, n_entries < ms->n_cells ? n_entries : ms->n_cells);
+		else if (index < n_entries && index < ms->n_cells)
+			meter_counts_zero(rt, ms, index, 1);
 	}
 }
 

@@ -50,9 +50,20 @@ struct rt_meter_cell {
 	uint64_t c_state;         /* committed bucket: as p_state */
 };
 
+/** Per-colour counts of one meter cell on one worker (indexed by enum p4dp_color). Single writer
+ *  (the worker, RT_STAT_ADD); the control thread sums the workers' on read. */
+struct rt_meter_counts {
+	uint64_t packets[3];
+	uint64_t bytes[3];
+};
+
 struct rt_meter_set {
 	uint32_t n_cells;
 	uint8_t unit; /* enum p4dp_counter_unit */
+	/* per-colour counts: worker w's block starts at counts + w * stride (stride >= n_cells, a
+	 * multiple of 4 cells = 3 cache lines, so no two workers write one line) */
+	uint32_t stride;
+	struct rt_meter_counts *counts;
 	struct rt_meter_cell cells[];
 };
 

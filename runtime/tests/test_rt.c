@@ -369,13 +369,39 @@ static void test_acl(struct p4dp_runtime *rt)
 	CHECK(inject(rt, 0, pkt, 64, &o) == 1); /* yellow */
 	CHECK(inject(rt, 0, pkt, 64, &o) == 0); /* red -> dropped by the program */
 	p4dp_runtime_time_advance(rt, 1000000000ull);
-	CHECK(inject(rt, 0, pkt, 64, &o) == 1);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 1); /* green: both buckets refilled */
+	/* per-colour counts of the entry's cell: packets and bytes as coloured */
+	struct p4dp_meter_counts mk;
+	CHECK(p4dp_runtime_direct_meter_counts_read(rt, T_ACL, &ea, &mk) == 0);
+	CHECK(mk.colour[P4DP_GREEN].packets == 3 && mk.colour[P4DP_GREEN].bytes == 192); /* one before the configuration */
+	CHECK(mk.colour[P4DP_YELLOW].packets == 1 && mk.colour[P4DP_YELLOW].bytes == 64);
+	CHECK(mk.colour[P4DP_RED].packets == 1 && mk.colour[P4DP_RED].bytes == 64);
+	CHECK_ERR(p4dp_runtime_direct_meter_counts_read(rt, T_FWD, &ea, &mk), -EINVAL, "no direct meter");
+	CHECK_ERR(p4dp_runtime_direct_meter_counts_read(rt, T_ACL, &ea, NULL), -EINVAL, "NULL output");
+	/* configuring the cell keeps its counts; a write sets them */
+	CHECK(p4dp_runtime_direct_meter_set(rt, T_ACL, &ea, &mc) == 0);
+	CHECK(p4dp_runtime_direct_meter_counts_read(rt, T_ACL, &ea, &mk) == 0 && mk.colour[P4DP_RED].packets == 1);
+	struct p4dp_meter_counts mset = { { { 7, 70 }, { 8, 80 }, { 9, 90 } } };
+	CHECK(p4dp_runtime_direct_meter_counts_write(rt, T_ACL, &ea, &mset) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 1); /* green */
+	CHECK(p4dp_runtime_direct_meter_counts_read(rt, T_ACL, &ea, &mk) == 0);
+	CHECK(mk.colour[P4DP_GREEN].packets == 8 && mk.colour[P4DP_GREEN].bytes == 134);
+	CHECK(mk.colour[P4DP_YELLOW].packets == 8 && mk.colour[P4DP_RED].bytes == 90);
+	uint32_t ea_cell = 0;
+	CHECK(rt_entry_index(rt, T_ACL, &ea, &ea_cell) == 0);
+	CHECK(p4dp_runtime_meter_counts_read(rt, X_ACL_METER, ea_cell, &mk) == 0 && mk.colour[P4DP_GREEN].packets == 8);
+	CHECK_ERR(p4dp_runtime_meter_counts_read(rt, X_REG, 0, &mk), -EINVAL, "not a meter");
+	CHECK_ERR(p4dp_runtime_meter_counts_write(rt, X_ACL_METER, 65, &mset), -EINVAL, "out of range");
 	struct p4dp_meter_config bad = { 10, 1, 5, 1 };
 	CHECK_ERR(p4dp_runtime_direct_meter_set(rt, T_ACL, &ea, &bad), -EINVAL, "pir");
 	CHECK_ERR(p4dp_runtime_direct_meter_set(rt, T_FWD, &ea, &mc), -EINVAL, "no direct meter");
 
 	CHECK(p4dp_runtime_table_clear(rt, T_ACL) == 0);
 	CHECK(p4dp_runtime_direct_meter_get(rt, T_ACL, &ea, &got) == -ENOENT); /* no such entry */
+	/* the clear zeroed the deleted entry's counts */
+	CHECK(p4dp_runtime_meter_counts_read(rt, X_ACL_METER, ea_cell, &mk) == 0);
+	CHECK(mk.colour[P4DP_GREEN].packets == 0 && mk.colour[P4DP_YELLOW].bytes == 0 && mk.colour[P4DP_RED].packets == 0);
+	CHECK(p4dp_runtime_direct_meter_counts_read(rt, T_ACL, &ea, &mk) == -ENOENT);
 	struct p4dp_rt_table_stats ts;
 	CHECK(p4dp_runtime_table_stats_get(rt, T_ACL, &ts) == 0 && ts.entries == 0);
 	CHECK(inject(rt, 0, pkt, 64, &o) == 0);
@@ -393,6 +419,13 @@ static void test_acl(struct p4dp_runtime *rt)
 	CHECK(inject(rt, 0, pkt, 64, &o) == 1); /* yellow */
 	CHECK(inject(rt, 0, pkt, 64, &o) == 0); /* red -> dropped by the program */
 	CHECK_ERR(p4dp_runtime_direct_meter_set(rt, T_ACL, NULL, &bad), -EINVAL, "pir");
+	/* the misses' colours in the default entry's cell: 5 unconfigured (GREEN), then green, yellow, red */
+	CHECK(p4dp_runtime_direct_meter_counts_read(rt, T_ACL, NULL, &mk) == 0);
+	CHECK(mk.colour[P4DP_GREEN].packets == 6 && mk.colour[P4DP_GREEN].bytes == 384);
+	CHECK(mk.colour[P4DP_YELLOW].packets == 1 && mk.colour[P4DP_RED].packets == 1 && mk.colour[P4DP_RED].bytes == 64);
+	CHECK(p4dp_runtime_direct_meter_counts_write(rt, T_ACL, NULL, &mset) == 0);
+	CHECK(p4dp_runtime_direct_meter_counts_read(rt, T_ACL, NULL, &mk) == 0 && mk.colour[P4DP_YELLOW].bytes == 80);
+	CHECK(p4dp_runtime_direct_meter_counts_write(rt, T_ACL, NULL, &(struct p4dp_meter_counts){ 0 }) == 0);
 	CHECK_ERR(p4dp_runtime_direct_counter_read(rt, T_ACL, NULL, &(struct p4dp_counter_cell){ 0 }), -EINVAL,
 		  "no direct counter");
 	CHECK(p4dp_runtime_direct_meter_set(rt, T_ACL, NULL, NULL) == 0);

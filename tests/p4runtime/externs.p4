@@ -1,6 +1,7 @@
 // Test program of the P4Runtime extern tests: an indexed counter, meter and register, a direct
 // counter and a direct meter. Frames enter from the controller port (PacketOut, no packet_out
-// header); the low 3 bits of the source MAC select the indexed cells. A packet the policer's
+// header); the low 3 bits of the source MAC select the indexed cells (the low 2 bits the meter
+// cell). A packet the policer's
 // direct meter colours RED is dropped.
 #include <core.p4>
 #include <v1model.p4>
@@ -44,6 +45,8 @@ control ExtIngress(inout headers_t h, inout meta_t m, inout standard_metadata_t 
         bit<32> i = (bit<32>)h.eth.src[2:0];
         per_src.count(i);
         last_len.write(i, sm.packet_length);
+        bit<2> rate_color; // the indexed meter only colours (and counts): no packet is dropped by it
+        rate.execute_meter((bit<32>)h.eth.src[1:0], rate_color);
         dmac.apply();
         policer.apply();
         if (m.color == 2) { mark_to_drop(sm); } // RED

@@ -117,21 +117,17 @@ pub fn read_register(rt: &Runtime, e: &RegisterEntry, out: &mut Vec<RegisterEntr
     Ok(())
 }
 
-/// A meter write's per-colour `counter_data` (not kept by p4dp: refused, never ignored).
-fn no_meter_counters(c: &Option<MeterCounterData>) -> Result<(), OpError> {
-    if c.is_some() {
-        return Err(err(
-            Code::Unimplemented,
-            "meter counter_data: p4dp's meters have no per-color counters",
-        ));
-    }
-    Ok(())
+/// A meter write's per-colour `counter_data` in runtime form (None: the counts are kept).
+fn meter_counts_of(c: &Option<MeterCounterData>) -> Result<Option<p4dp_rt::MeterCounts>, OpError> {
+    c.as_ref().map(crate::extras::meter_counts_value).transpose()
 }
 
+/// Writes the configuration of one cell or all (index unset; none: unconfigured) and, when
+/// `counter_data` is given, its per-colour counts (else they are kept).
 pub fn write_meter(rt: &Runtime, e: &MeterEntry, is_modify: bool) -> Result<(), OpError> {
     let x = extern_by_id(rt.program(), e.meter_id, ExternKind::Meter, "meter")?;
     modify_only(is_modify, "meter")?;
-    no_meter_counters(&e.counter_data)?;
+    let counts = meter_counts_of(&e.counter_data)?;
     let i = cell(x, &e.index)?;
     let cfg = e.config.as_ref().map(meter_value).transpose()?;
     if let Some(c) = &cfg {
@@ -141,6 +137,9 @@ pub fn write_meter(rt: &Runtime, e: &MeterEntry, is_modify: bool) -> Result<(), 
     }
     for c in cells(x, i) {
         rt.meter_set(x.index, c, cfg).map_err(rt_err)?;
+        if let Some(k) = counts {
+            rt.meter_counts_write(x.index, c, k).map_err(rt_err)?;
+        }
     }
     Ok(())
 }
@@ -156,11 +155,20 @@ pub fn read_meter(rt: &Runtime, e: &MeterEntry, out: &mut Vec<MeterEntry>) -> Re
         let i = cell(x, &e.index)?;
         for c in cells(x, i) {
             let cfg = rt.meter_get(x.index, c).map_err(rt_err)?;
+            // the per-colour counts when the request has counter_data (as for a table entry's
+            // meter_counter_data)
+            let counts = if e.counter_data.is_some() {
+                Some(crate::extras::meter_counter_data(
+                    rt.meter_counts_read(x.index, c).map_err(rt_err)?,
+                ))
+            } else {
+                None
+            };
             out.push(MeterEntry {
                 meter_id: x.id,
                 index: Some(Index { index: c as i64 }),
                 config: cfg.map(crate::extras::meter_msg),
-                counter_data: None,
+                counter_data: counts,
             });
         }
     }
@@ -235,7 +243,7 @@ pub fn read_direct_counter(
 
 pub fn write_direct_meter(rt: &Runtime, e: &DirectMeterEntry, is_modify: bool) -> Result<(), OpError> {
     modify_only(is_modify, "direct meter")?;
-    no_meter_counters(&e.counter_data)?;
+    let counts = meter_counts_of(&e.counter_data)?;
     let te = e
         .table_entry
         .as_ref()
@@ -247,10 +255,19 @@ pub fn write_direct_meter(rt: &Runtime, e: &DirectMeterEntry, is_modify: bool) -
     let cfg = e.config.as_ref().map(meter_value).transpose()?;
     if te.is_default_action {
         default_entry_key(te)?;
-        return rt.default_meter_set(t.index, cfg).map_err(rt_err);
+        rt.default_meter_set(t.index, cfg).map_err(rt_err)?;
+        if let Some(k) = counts {
+            rt.default_meter_counts_write(t.index, k).map_err(rt_err)?;
+        }
+        return Ok(());
     }
     let m = match_of(t, &te.r#match)?;
-    rt.direct_meter_set(t.index, &m, te.priority, cfg).map_err(rt_err)
+    rt.direct_meter_set(t.index, &m, te.priority, cfg).map_err(rt_err)?;
+    if let Some(k) = counts {
+        rt.direct_meter_counts_write(t.index, &m, te.priority, k)
+            .map_err(rt_err)?;
+    }
+    Ok(())
 }
 
 /// Reads direct meter configurations: of one entry (a match given), of every entry of one table,
@@ -271,18 +288,26 @@ pub fn read_direct_meter(rt: &Runtime, e: &DirectMeterEntry, out: &mut Vec<Direc
         let mut entries = Vec::new();
         crate::tables::read(rt, t, &te, &mut entries)?;
         for mut x in entries {
-            let cfg = if x.is_default_action {
-                rt.default_meter_get(t.index).map_err(rt_err)?
+            let (cfg, counts) = if x.is_default_action {
+                let counts = match &e.counter_data {
+                    Some(_) => Some(rt.default_meter_counts_read(t.index).map_err(rt_err)?),
+                    None => None,
+                };
+                (rt.default_meter_get(t.index).map_err(rt_err)?, counts)
             } else {
                 let m = match_of(t, &x.r#match)?;
-                rt.direct_meter_get(t.index, &m, x.priority).map_err(rt_err)?
+                let counts = match &e.counter_data {
+                    Some(_) => Some(rt.direct_meter_counts_read(t.index, &m, x.priority).map_err(rt_err)?),
+                    None => None,
+                };
+                (rt.direct_meter_get(t.index, &m, x.priority).map_err(rt_err)?, counts)
             };
             x.counter_data = None;
             x.is_const = false;
             out.push(DirectMeterEntry {
                 table_entry: Some(x),
                 config: cfg.map(crate::extras::meter_msg),
-                counter_data: None,
+                counter_data: counts.map(crate::extras::meter_counter_data),
             });
         }
     }

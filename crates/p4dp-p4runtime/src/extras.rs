@@ -1,6 +1,7 @@
 //! What a table entry carries besides its match and action: its idle timeout
 //! (`idle_timeout_ns`), the configuration of its direct meter (`meter_config`), the value of its
-//! direct counter (`counter_data`) and the controller's opaque `metadata` and
+//! direct counter (`counter_data`), the per-colour counts of its direct meter
+//! (`meter_counter_data`) and the controller's opaque `metadata` and
 //! `controller_metadata`, with the specification's rules for inserts, modifies and reads.
 //! All of it is kept by the runtime beside the entry (metadata: `p4dp_runtime_table_entry_meta_set`),
 //! so it goes with the entry's delete, whoever deletes it. A table's default entry has them too
@@ -8,10 +9,9 @@
 //! metered by, and the runtime keeps its metadata beside the table.
 
 use p4dp_rt::{MatchField, Runtime, TableInfo};
-use tonic::Code;
 
-use crate::proto::p4::v1::TableEntry;
-use crate::tables::{counter_value, err, invalid, meter_value, rt_err, Op, OpError};
+use crate::proto::p4::v1::{MeterCounterData, TableEntry};
+use crate::tables::{counter_data, counter_value, invalid, meter_value, rt_err, Op, OpError};
 
 /// Most bytes of `metadata` per entry (with 9 bytes of `controller_metadata`, the runtime's
 /// limit of 65536).
@@ -29,6 +29,8 @@ pub struct Extras {
     /// The direct meter's configuration (`meter_config`; Some(None) is the default, which a
     /// modify without it restores).
     pub meter: Option<Option<p4dp_rt::MeterConfig>>,
+    /// The direct meter's per-colour counts (`meter_counter_data`; a modify without it keeps them).
+    pub meter_counts: Option<p4dp_rt::MeterCounts>,
     /// `controller_metadata` and `metadata` encoded ([`encode_meta`]; a modify always sets them,
     /// empty = none).
     pub metadata: Option<Vec<u8>>,
@@ -57,11 +59,8 @@ impl Extras {
         if e.counter_data.is_some() && t.direct_counter.is_none() {
             return Err(invalid(format!("table {} has no direct counter", t.name)));
         }
-        if e.meter_counter_data.is_some() {
-            return Err(err(
-                Code::Unimplemented,
-                "meter_counter_data: p4dp's meters have no per-color counters",
-            ));
+        if e.meter_counter_data.is_some() && t.direct_meter.is_none() {
+            return Err(invalid(format!("table {} has no direct meter", t.name)));
         }
         if e.metadata.len() > METADATA_MAX {
             return Err(invalid(format!(
@@ -71,6 +70,7 @@ impl Extras {
         }
         let meter = e.meter_config.as_ref().map(meter_value).transpose()?;
         let counter = e.counter_data.as_ref().map(counter_value).transpose()?;
+        let meter_counts = e.meter_counter_data.as_ref().map(meter_counts_value).transpose()?;
         let meta = encode_meta(e.controller_metadata, &e.metadata);
         Ok(match op {
             Op::Delete => Extras::default(),
@@ -78,12 +78,14 @@ impl Extras {
                 counter,
                 ttl: t.idle_notify.then_some(e.idle_timeout_ns as u64),
                 meter: meter.map(Some),
+                meter_counts,
                 metadata: (!meta.is_empty()).then_some(meta),
             },
             Op::Modify => Extras {
                 counter,
                 ttl: t.idle_notify.then_some(e.idle_timeout_ns as u64),
                 meter: t.direct_meter.is_some().then_some(meter),
+                meter_counts,
                 metadata: Some(meta),
             },
         })
@@ -114,10 +116,15 @@ impl Extras {
             Some(_) => Some(rt.default_meter_get(t.index).map_err(rt_err)?),
             None => None,
         };
+        let meter_counts = match t.direct_meter {
+            Some(_) => Some(rt.default_meter_counts_read(t.index).map_err(rt_err)?),
+            None => None,
+        };
         Ok(Extras {
             counter,
             ttl: None,
             meter,
+            meter_counts,
             metadata: Some(rt.default_meta_get(t.index).map_err(rt_err)?),
         })
     }
@@ -129,6 +136,9 @@ impl Extras {
         }
         if let Some(c) = self.counter {
             rt.default_counter_write(table, c).map_err(rt_err)?;
+        }
+        if let Some(k) = self.meter_counts {
+            rt.default_meter_counts_write(table, k).map_err(rt_err)?;
         }
         if let Some(meta) = &self.metadata {
             rt.default_meta_set(table, meta).map_err(rt_err)?;
@@ -146,6 +156,10 @@ impl Extras {
             Some(_) => Some(rt.direct_meter_get(t.index, m, prio).map_err(rt_err)?),
             None => None,
         };
+        let meter_counts = match t.direct_meter {
+            Some(_) => Some(rt.direct_meter_counts_read(t.index, m, prio).map_err(rt_err)?),
+            None => None,
+        };
         let ttl = if t.idle_notify {
             let i = rt.entry_idle_get(t.index, m, prio).map_err(rt_err)?;
             i.own_ttl.then_some(i.ttl_ns)
@@ -157,6 +171,7 @@ impl Extras {
             counter,
             ttl,
             meter,
+            meter_counts,
             metadata,
         })
     }
@@ -171,6 +186,9 @@ impl Extras {
         }
         if let Some(c) = self.counter {
             rt.direct_counter_write(table, m, prio, c).map_err(rt_err)?;
+        }
+        if let Some(k) = self.meter_counts {
+            rt.direct_meter_counts_write(table, m, prio, k).map_err(rt_err)?;
         }
         if let Some(meta) = &self.metadata {
             rt.entry_meta_set(table, m, prio, meta).map_err(rt_err)?;
@@ -206,6 +224,26 @@ pub fn decode_meta(b: &[u8]) -> (u64, Vec<u8>) {
         }
         [0, rest @ ..] => (0, rest.to_vec()),
         _ => (0, Vec::new()),
+    }
+}
+
+/// Per-colour meter counts in runtime form (a colour left out is 0; negative counts
+/// INVALID_ARGUMENT).
+pub fn meter_counts_value(k: &MeterCounterData) -> Result<p4dp_rt::MeterCounts, OpError> {
+    let v = |c: &Option<crate::proto::p4::v1::CounterData>| c.as_ref().map(counter_value).transpose();
+    Ok(p4dp_rt::MeterCounts {
+        green: v(&k.green)?.unwrap_or_default(),
+        yellow: v(&k.yellow)?.unwrap_or_default(),
+        red: v(&k.red)?.unwrap_or_default(),
+    })
+}
+
+/// Per-colour meter counts as the protos have them (every colour set).
+pub fn meter_counter_data(k: p4dp_rt::MeterCounts) -> MeterCounterData {
+    MeterCounterData {
+        green: Some(counter_data(k.green)),
+        yellow: Some(counter_data(k.yellow)),
+        red: Some(counter_data(k.red)),
     }
 }
 

@@ -604,10 +604,11 @@ fn prepare_default(p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result
                 extras,
             })
         }
-        Some(_) => Err(err(
-            Code::Unimplemented,
-            "a default entry takes an action, not an action-profile member, group or action set: \
-             p4dp's data plane runs the default action of a miss without a profile lookup",
+        // the proto: a default entry's action "must be populated with a valid direct action"; the
+        // specification restricts the default entry of indirect tables to a direct action (NoAction)
+        Some(_) => Err(invalid(
+            "a default entry takes a direct action, not an action-profile member, group or action set \
+             (P4Runtime: the default entry of an indirect table is a direct action)",
         )),
     }
 }
@@ -621,6 +622,7 @@ pub fn read(rt: &Runtime, t: &TableInfo, e: &TableEntry, out: &mut Vec<TableEntr
     let want_counter = e.counter_data.is_some() && t.direct_counter.is_some();
     let want_hit = e.time_since_last_hit.is_some();
     let want_meter = e.meter_config.is_some() && t.direct_meter.is_some();
+    let want_meter_counts = e.meter_counter_data.is_some() && t.direct_meter.is_some();
     let has_meta = rt.table_stats(t.index).map_err(rt_err)?.meta_entries > 0;
     if want_hit && (!t.idle_notify || e.is_default_action) {
         return Err(invalid(format!(
@@ -648,6 +650,13 @@ pub fn read(rt: &Runtime, t: &TableInfo, e: &TableEntry, out: &mut Vec<TableEntr
             },
             meter_config: if want_meter {
                 rt.default_meter_get(t.index).map_err(rt_err)?.map(extras::meter_msg)
+            } else {
+                None
+            },
+            meter_counter_data: if want_meter_counts {
+                Some(extras::meter_counter_data(
+                    rt.default_meter_counts_read(t.index).map_err(rt_err)?,
+                ))
             } else {
                 None
             },
@@ -702,11 +711,20 @@ pub fn read(rt: &Runtime, t: &TableInfo, e: &TableEntry, out: &mut Vec<TableEntr
         } else {
             None
         };
+        let meter_counter_data = if want_meter_counts {
+            Some(extras::meter_counter_data(
+                rt.direct_meter_counts_read(t.index, &x.matches, x.priority)
+                    .map_err(rt_err)?,
+            ))
+        } else {
+            None
+        };
         out.push(TableEntry {
             table_id: t.id,
             controller_metadata,
             metadata,
             meter_config,
+            meter_counter_data,
             r#match: fields_of(t, &x.matches),
             priority: x.priority,
             action: Some(action_msg(p, x.action, &x.params)),

@@ -17,8 +17,8 @@ use crate::externs::{self as x, Pre};
 use crate::proto::p4::v1::{
     digest_entry, entity, packet_replication_engine_entry, update, ActionProfileGroup, ActionProfileMember,
     CloneSessionEntry, CounterData, CounterEntry, DigestEntry, DirectCounterEntry, DirectMeterEntry, Entity,
-    MeterConfig, MeterEntry, MulticastGroupEntry, PacketReplicationEngineEntry, RegisterEntry, TableEntry, Update,
-    ValueSetEntry,
+    MeterConfig, MeterCounterData, MeterEntry, MulticastGroupEntry, PacketReplicationEngineEntry, RegisterEntry,
+    TableEntry, Update, ValueSetEntry,
 };
 use crate::server::{apply, update_op};
 use crate::switch::Pipeline;
@@ -312,6 +312,7 @@ fn selector_entry(pipe: &Pipeline, key: &TableEntry) -> Result<Option<TableEntry
         priority: key.priority,
         counter_data: t.direct_counter.map(|_| CounterData::default()),
         meter_config: t.direct_meter.map(|_| MeterConfig::default()),
+        meter_counter_data: t.direct_meter.map(|_| MeterCounterData::default()),
         ..Default::default()
     };
     let mut v = Vec::new();
@@ -365,9 +366,10 @@ pub(crate) fn snapshot(ctx: &mut Ctx, u: &Update) -> Result<Vec<Undo>, OpError> 
         }
         Some(E::MeterEntry(m)) if m.meter_id != 0 => {
             let mut v = Vec::new();
+            // with counter_data: the read returns the per-colour counts too
             let q = MeterEntry {
                 config: None,
-                counter_data: None,
+                counter_data: Some(MeterCounterData::default()),
                 ..*m
             };
             x::read_meter(rt, &q, &mut v)?;
@@ -384,12 +386,12 @@ pub(crate) fn snapshot(ctx: &mut Ctx, u: &Update) -> Result<Vec<Undo>, OpError> 
         }
         Some(E::DirectMeterEntry(d)) if d.table_entry.as_ref().is_some_and(|t| t.table_id != 0) => {
             // an unconfigured meter reads back without config, and a MODIFY without config
-            // unconfigures it: the read is its own undo
+            // unconfigures it: the read (with the per-colour counts) is its own undo
             let mut v = Vec::new();
             let q = DirectMeterEntry {
                 table_entry: d.table_entry.clone(),
                 config: None,
-                counter_data: None,
+                counter_data: Some(MeterCounterData::default()),
             };
             x::read_direct_meter(rt, &q, &mut v)?;
             out.extend(v.into_iter().map(|d| modify(E::DirectMeterEntry(d))));

@@ -201,6 +201,12 @@ pub struct p4dp_counter_cell {
 
 #[repr(C)]
 #[derive(Default, Clone, Copy)]
+pub struct p4dp_meter_counts {
+    pub colour: [p4dp_counter_cell; 3],
+}
+
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
 pub struct p4dp_meter_config {
     pub cir: u64,
     pub cburst: u64,
@@ -373,6 +379,30 @@ extern "C" {
         table: u32,
         e: *const p4dp_rt_entry,
         cfg: *mut p4dp_meter_config,
+    ) -> c_int;
+    pub fn p4dp_runtime_meter_counts_read(
+        rt: *mut p4dp_runtime,
+        ext: u32,
+        index: u32,
+        out: *mut p4dp_meter_counts,
+    ) -> c_int;
+    pub fn p4dp_runtime_meter_counts_write(
+        rt: *mut p4dp_runtime,
+        ext: u32,
+        index: u32,
+        v: *const p4dp_meter_counts,
+    ) -> c_int;
+    pub fn p4dp_runtime_direct_meter_counts_read(
+        rt: *mut p4dp_runtime,
+        table: u32,
+        e: *const p4dp_rt_entry,
+        out: *mut p4dp_meter_counts,
+    ) -> c_int;
+    pub fn p4dp_runtime_direct_meter_counts_write(
+        rt: *mut p4dp_runtime,
+        table: u32,
+        e: *const p4dp_rt_entry,
+        v: *const p4dp_meter_counts,
     ) -> c_int;
     pub fn p4dp_runtime_digest_poll(
         rt: *mut p4dp_runtime,

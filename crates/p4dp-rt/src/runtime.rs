@@ -106,6 +106,38 @@ pub struct MeterConfig {
     pub pburst: u64,
 }
 
+/// Per-colour counts of a meter cell: what the meter coloured green, yellow and red.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MeterCounts {
+    pub green: CounterValue,
+    pub yellow: CounterValue,
+    pub red: CounterValue,
+}
+
+impl MeterCounts {
+    fn to_ffi(self) -> ffi::p4dp_meter_counts {
+        let c = |v: CounterValue| ffi::p4dp_counter_cell {
+            packets: v.packets,
+            bytes: v.bytes,
+        };
+        ffi::p4dp_meter_counts {
+            colour: [c(self.green), c(self.yellow), c(self.red)],
+        }
+    }
+
+    fn of_ffi(k: &ffi::p4dp_meter_counts) -> MeterCounts {
+        let v = |c: &ffi::p4dp_counter_cell| CounterValue {
+            packets: c.packets,
+            bytes: c.bytes,
+        };
+        MeterCounts {
+            green: v(&k.colour[0]),
+            yellow: v(&k.colour[1]),
+            red: v(&k.colour[2]),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TableStats {
     pub entries: u64,
@@ -991,6 +1023,74 @@ impl Runtime {
             pir: c.pir,
             pburst: c.pburst,
         }))
+    }
+
+    /// The per-colour counts of a meter cell (indexed or direct meter).
+    pub fn meter_counts_read(&self, ext: u32, index: u32) -> Result<MeterCounts> {
+        let mut k = ffi::p4dp_meter_counts::default();
+        // SAFETY: k is a valid output struct.
+        check("meter counts read", unsafe {
+            ffi::p4dp_runtime_meter_counts_read(self.p(), ext, index, &mut k)
+        })?;
+        Ok(MeterCounts::of_ffi(&k))
+    }
+
+    /// Sets the per-colour counts of a meter cell.
+    pub fn meter_counts_write(&self, ext: u32, index: u32, v: MeterCounts) -> Result<()> {
+        let k = v.to_ffi();
+        // SAFETY: k is valid for the call.
+        check("meter counts write", unsafe {
+            ffi::p4dp_runtime_meter_counts_write(self.p(), ext, index, &k)
+        })
+        .map(|_| ())
+    }
+
+    /// The per-colour counts of an entry's direct meter cell.
+    pub fn direct_meter_counts_read(&self, table: u32, matches: &[MatchField], priority: i32) -> Result<MeterCounts> {
+        let r = raw_entry(matches, priority, 0, &[])?;
+        self.direct_meter_counts_read_at(table, &r.entry)
+    }
+
+    /// The per-colour counts of the default entry's direct meter cell (the packets that missed).
+    pub fn default_meter_counts_read(&self, table: u32) -> Result<MeterCounts> {
+        self.direct_meter_counts_read_at(table, std::ptr::null())
+    }
+
+    /// `e`: an entry's match, or NULL for the default entry's cell.
+    fn direct_meter_counts_read_at(&self, table: u32, e: *const ffi::p4dp_rt_entry) -> Result<MeterCounts> {
+        let mut k = ffi::p4dp_meter_counts::default();
+        // SAFETY: e is NULL or valid for the call, k is a valid output.
+        check("direct meter counts read", unsafe {
+            ffi::p4dp_runtime_direct_meter_counts_read(self.p(), table, e, &mut k)
+        })?;
+        Ok(MeterCounts::of_ffi(&k))
+    }
+
+    /// Sets the per-colour counts of an entry's direct meter cell.
+    pub fn direct_meter_counts_write(
+        &self,
+        table: u32,
+        matches: &[MatchField],
+        priority: i32,
+        v: MeterCounts,
+    ) -> Result<()> {
+        let r = raw_entry(matches, priority, 0, &[])?;
+        self.direct_meter_counts_write_at(table, &r.entry, v)
+    }
+
+    /// Sets the per-colour counts of the default entry's direct meter cell.
+    pub fn default_meter_counts_write(&self, table: u32, v: MeterCounts) -> Result<()> {
+        self.direct_meter_counts_write_at(table, std::ptr::null(), v)
+    }
+
+    /// `e`: an entry's match, or NULL for the default entry's cell.
+    fn direct_meter_counts_write_at(&self, table: u32, e: *const ffi::p4dp_rt_entry, v: MeterCounts) -> Result<()> {
+        let k = v.to_ffi();
+        // SAFETY: e is NULL or valid for the call, k is valid for the call.
+        check("direct meter counts write", unsafe {
+            ffi::p4dp_runtime_direct_meter_counts_write(self.p(), table, e, &k)
+        })
+        .map(|_| ())
     }
 
     /// Queued digest messages (worker, native-layout bytes), at most `max` (0 = all).

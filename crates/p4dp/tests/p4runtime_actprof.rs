@@ -139,6 +139,42 @@ async fn action_profile_members_and_groups() {
         Code::AlreadyExists
     );
 
+    // the default entry of an indirect table takes a direct action only (the proto: "a valid
+    // direct action"; the specification restricts it to one): a member, a group or a one-shot set
+    // is INVALID_ARGUMENT and leaves the default entry as it was
+    let default_entry = |t: Option<table_action::Type>| {
+        entity::Entity::TableEntry(TableEntry {
+            table_id: table,
+            is_default_action: true,
+            action: t.map(|t| TableAction { r#type: Some(t) }),
+            ..Default::default()
+        })
+    };
+    let before = read(&mut c, default_entry(None)).await.expect("read default");
+    let Some(table_action::Type::Action(to_port2)) = action(fwd, &[&[2]]).r#type else {
+        unreachable!()
+    };
+    let set = table_action::Type::ActionProfileActionSet(ActionProfileActionSet {
+        action_profile_actions: vec![ActionProfileAction {
+            action: Some(to_port2),
+            weight: 1,
+            watch_kind: None,
+        }],
+        ..Default::default()
+    });
+    for t in [
+        table_action::Type::ActionProfileMemberId(1),
+        table_action::Type::ActionProfileGroupId(5),
+        set,
+    ] {
+        assert_eq!(
+            one_code(write(&mut c, 10, vec![modi(default_entry(Some(t.clone())))]).await),
+            Code::InvalidArgument,
+            "{t:?}"
+        );
+    }
+    assert_eq!(read(&mut c, default_entry(None)).await.expect("read default"), before);
+
     // read back as written: wildcard and by id
     let mut got = read(&mut c, any_member()).await.expect("read members");
     got.sort_by_key(|e| match e {

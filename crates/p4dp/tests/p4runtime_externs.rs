@@ -59,6 +59,15 @@ fn packets(p: i64, b: i64) -> CounterData {
     }
 }
 
+/// Per-colour meter counts: (packets, bytes) of green, yellow and red.
+fn colours(g: (i64, i64), y: (i64, i64), r: (i64, i64)) -> MeterCounterData {
+    MeterCounterData {
+        green: Some(packets(g.0, g.1)),
+        yellow: Some(packets(y.0, y.1)),
+        red: Some(packets(r.0, r.1)),
+    }
+}
+
 fn config(cir: i64, cburst: i64, pir: i64, pburst: i64) -> MeterConfig {
     MeterConfig {
         cir,
@@ -214,8 +223,167 @@ async fn externs_read_back_what_packets_did_and_what_was_written() {
         [entity::Entity::DirectMeterEntry(d)] => {
             assert_eq!(d.config, Some(dcfg));
             assert_eq!(d.table_entry.as_ref().map(|t| &t.r#match), Some(&pol.r#match));
+            assert_eq!(d.counter_data, None, "no counts unless the read asks for them");
         }
         other => panic!("one direct meter entry: {other:?}"),
+    }
+
+    // per-colour counts: the unconfigured meters coloured every packet green; the indexed meter's
+    // cell 3 (the source MAC's low 2 bits) and the policer entry's cell counted them
+    let all_green = colours((N as i64, (N * LEN) as i64), (0, 0), (0, 0));
+    let none = colours((0, 0), (0, 0), (0, 0));
+    let counted = |id, index| {
+        entity::Entity::MeterEntry(MeterEntry {
+            meter_id: id,
+            index,
+            config: None,
+            counter_data: Some(MeterCounterData::default()),
+        })
+    };
+    let ms = read(&mut c, counted(rate, None)).await.expect("read meter counts");
+    assert_eq!(ms.len(), 4, "{ms:?}");
+    for (i, e) in ms.iter().enumerate() {
+        match e {
+            entity::Entity::MeterEntry(m) => {
+                let want = if i == 3 { &all_green } else { &none };
+                assert_eq!(m.counter_data.as_ref(), Some(want), "cell {i}");
+            }
+            other => panic!("a meter entry: {other:?}"),
+        }
+    }
+    let counted_dme = |counter_data| {
+        entity::Entity::DirectMeterEntry(DirectMeterEntry {
+            table_entry: Some(key(policer, SRC)),
+            config: None,
+            counter_data,
+        })
+    };
+    match read(&mut c, counted_dme(Some(MeterCounterData::default())))
+        .await
+        .expect("read direct meter counts")
+        .as_slice()
+    {
+        [entity::Entity::DirectMeterEntry(d)] => assert_eq!(d.counter_data, Some(all_green.clone())),
+        other => panic!("one direct meter entry: {other:?}"),
+    }
+    let mut with_counts = key(policer, SRC);
+    with_counts.meter_counter_data = Some(MeterCounterData::default());
+    match read(&mut c, entity::Entity::TableEntry(with_counts.clone()))
+        .await
+        .expect("read entry")
+        .as_slice()
+    {
+        [entity::Entity::TableEntry(t)] => assert_eq!(t.meter_counter_data, Some(all_green.clone())),
+        other => panic!("one entry: {other:?}"),
+    }
+    // writes: MeterEntry counter_data, DirectMeterEntry counter_data, a table entry's
+    // meter_counter_data (a MODIFY without it keeps the counts), read back as written
+    let set3 = colours((1, 10), (2, 20), (3, 30));
+    let set_entry = colours((4, 40), (5, 50), (6, 60));
+    write(
+        &mut c,
+        10,
+        vec![modi(entity::Entity::MeterEntry(MeterEntry {
+            meter_id: rate,
+            index: Some(Index { index: 3 }),
+            config: None,
+            counter_data: Some(set3.clone()),
+        }))],
+    )
+    .await
+    .expect("meter counts write");
+    match read(&mut c, counted(rate, Some(Index { index: 3 })))
+        .await
+        .expect("read")
+        .as_slice()
+    {
+        [entity::Entity::MeterEntry(m)] => assert_eq!(m.counter_data, Some(set3.clone())),
+        other => panic!("one meter entry: {other:?}"),
+    }
+    let mut pol_counts = pol.clone();
+    pol_counts.meter_counter_data = Some(set_entry.clone());
+    write(&mut c, 10, vec![modi(entity::Entity::TableEntry(pol_counts))])
+        .await
+        .expect("entry modify with meter_counter_data");
+    write(&mut c, 10, vec![modi(entity::Entity::TableEntry(pol.clone()))])
+        .await
+        .expect("entry modify without meter_counter_data");
+    match read(&mut c, entity::Entity::TableEntry(with_counts.clone()))
+        .await
+        .expect("read entry")
+        .as_slice()
+    {
+        [entity::Entity::TableEntry(t)] => assert_eq!(t.meter_counter_data, Some(set_entry.clone())),
+        other => panic!("one entry: {other:?}"),
+    }
+    // what is refused changes nothing: negative counts, counts for a table without a direct meter,
+    // and a batch rolled back after its counts were written
+    let negative = colours((0, 0), (-1, 0), (0, 0));
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![modi(counted_dme(Some(negative.clone())))]).await),
+        Code::InvalidArgument,
+        "negative counts"
+    );
+    let mut fwd_counts = fwd.clone();
+    fwd_counts.meter_counter_data = Some(set3.clone());
+    assert_eq!(
+        one_code(write(&mut c, 10, vec![modi(entity::Entity::TableEntry(fwd_counts))]).await),
+        Code::InvalidArgument,
+        "dmac has no direct meter"
+    );
+    let r = c
+        .write(WriteRequest {
+            device_id: 1,
+            election_id: eid(10),
+            updates: vec![
+                modi(counted_dme(Some(set3.clone()))),
+                modi(entity::Entity::MeterEntry(MeterEntry {
+                    meter_id: rate,
+                    index: Some(Index { index: 3 }),
+                    config: None,
+                    counter_data: Some(set_entry.clone()),
+                })),
+                update(update::Type::Insert, entity::Entity::TableEntry(pol.clone())),
+            ],
+            atomicity: write_request::Atomicity::RollbackOnError as i32,
+            ..Default::default()
+        })
+        .await;
+    assert!(r.is_err(), "the insert of an existing entry fails the batch");
+    match read(&mut c, counted_dme(Some(MeterCounterData::default())))
+        .await
+        .expect("read")
+        .as_slice()
+    {
+        [entity::Entity::DirectMeterEntry(d)] => assert_eq!(d.counter_data, Some(set_entry.clone())),
+        other => panic!("one direct meter entry: {other:?}"),
+    }
+    match read(&mut c, counted(rate, Some(Index { index: 3 })))
+        .await
+        .expect("read")
+        .as_slice()
+    {
+        [entity::Entity::MeterEntry(m)] => assert_eq!(m.counter_data, Some(set3.clone())),
+        other => panic!("one meter entry: {other:?}"),
+    }
+    // a deleted entry's counts are gone: inserted again, it starts from zero
+    write(
+        &mut c,
+        10,
+        vec![update(update::Type::Delete, entity::Entity::TableEntry(pol.clone()))],
+    )
+    .await
+    .expect("delete");
+    write(&mut c, 10, vec![ins(entity::Entity::TableEntry(pol.clone()))])
+        .await
+        .expect("insert again");
+    match read(&mut c, entity::Entity::TableEntry(with_counts))
+        .await
+        .expect("read entry")
+        .as_slice()
+    {
+        [entity::Entity::TableEntry(t)] => assert_eq!(t.meter_counter_data, Some(none)),
+        other => panic!("one entry: {other:?}"),
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -340,6 +508,27 @@ async fn default_entry_counts_and_meters_the_misses() {
         .expect("wildcard"),
         vec![]
     );
+    // the policer's default cell coloured the misses: GREEN, YELLOW, then RED, by DirectMeterEntry
+    // and as the default entry's meter_counter_data
+    let misses = colours((1, LEN as i64), (1, LEN as i64), (N as i64 - 2, ((N - 2) * LEN) as i64));
+    let mut q = dme(default_of(policer), None);
+    if let entity::Entity::DirectMeterEntry(d) = &mut q {
+        d.counter_data = Some(MeterCounterData::default());
+    }
+    match read(&mut c, q).await.expect("read default meter counts").as_slice() {
+        [entity::Entity::DirectMeterEntry(d)] => assert_eq!(d.counter_data, Some(misses.clone())),
+        other => panic!("one direct meter entry: {other:?}"),
+    }
+    let mut q = default_of(policer);
+    q.meter_counter_data = Some(MeterCounterData::default());
+    match read(&mut c, entity::Entity::TableEntry(q))
+        .await
+        .expect("read default")
+        .as_slice()
+    {
+        [entity::Entity::TableEntry(t)] => assert_eq!(t.meter_counter_data, Some(misses)),
+        other => panic!("one default entry: {other:?}"),
+    }
     // the default meter reads back as written, by DirectMeterEntry and as meter_config
     match read(&mut c, dme(default_of(policer), None))
         .await
@@ -454,16 +643,41 @@ async fn default_entry_counts_and_meters_the_misses() {
         Code::InvalidArgument,
         "counter_data on the default entry of a table without a direct counter"
     );
-    // per-colour meter counts are not kept: a write with them is refused, not ignored
+    // the default entry's per-colour counts are written like its meter (a default MODIFY with
+    // meter_counter_data, or a DirectMeterEntry); without them they are kept
+    let zeroed = colours((0, 0), (0, 0), (0, 0));
     let with_counts = entity::Entity::DirectMeterEntry(DirectMeterEntry {
         table_entry: Some(default_of(policer)),
         config: Some(wide),
-        counter_data: Some(MeterCounterData::default()),
+        counter_data: Some(zeroed.clone()),
     });
+    write(&mut c, 10, vec![modi(with_counts)])
+        .await
+        .expect("reset the default counts");
+    let mut set = pol_default.clone();
+    set.meter_counter_data = Some(colours((7, 8), (9, 10), (11, 12)));
+    write(&mut c, 10, vec![modi(entity::Entity::TableEntry(set))])
+        .await
+        .expect("default modify with meter_counter_data");
+    let mut q = default_of(policer);
+    q.meter_counter_data = Some(MeterCounterData::default());
+    match read(&mut c, entity::Entity::TableEntry(q))
+        .await
+        .expect("read")
+        .as_slice()
+    {
+        [entity::Entity::TableEntry(t)] => {
+            assert_eq!(t.meter_counter_data, Some(colours((7, 8), (9, 10), (11, 12))))
+        }
+        other => panic!("one default entry: {other:?}"),
+    }
+    let mut bad = default_of(dmac);
+    bad.action = Some(action(forward, &[&[1]]));
+    bad.meter_counter_data = Some(zeroed);
     assert_eq!(
-        one_code(write(&mut c, 10, vec![modi(with_counts)]).await),
-        Code::Unimplemented,
-        "meter counter_data"
+        one_code(write(&mut c, 10, vec![modi(entity::Entity::TableEntry(bad))]).await),
+        Code::InvalidArgument,
+        "meter_counter_data on the default entry of a table without a direct meter"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

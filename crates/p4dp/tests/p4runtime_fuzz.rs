@@ -175,6 +175,7 @@ fn table_entry(g: &mut Gen, ids: &Ids) -> TableEntry {
             packet_count: g.int(),
         }),
         meter_config: g.chance(6).then(|| meter_config(g)),
+        meter_counter_data: g.chance(6).then(|| meter_counts(g)),
         time_since_last_hit: g.chance(20).then(table_entry::IdleTimeout::default),
         ..Default::default()
     }
@@ -187,6 +188,21 @@ fn meter_config(g: &mut Gen) -> MeterConfig {
         pir: g.int(),
         pburst: g.int(),
         eburst: if g.chance(6) { g.int() } else { 0 },
+    }
+}
+
+/// Per-colour meter counts (a colour may be left out; negative values are refused).
+fn meter_counts(g: &mut Gen) -> MeterCounterData {
+    let c = |g: &mut Gen| {
+        (!g.chance(6)).then(|| CounterData {
+            byte_count: g.int(),
+            packet_count: g.int(),
+        })
+    };
+    MeterCounterData {
+        green: c(g),
+        yellow: c(g),
+        red: c(g),
     }
 }
 
@@ -211,7 +227,7 @@ fn entity(g: &mut Gen, ids: &Ids) -> entity::Entity {
             meter_id: g.id(&ids.meters, 5),
             index: index(g),
             config: g.chance(2).then(|| meter_config(g)),
-            counter_data: None,
+            counter_data: g.chance(3).then(|| meter_counts(g)),
         }),
         2 => E::RegisterEntry(RegisterEntry {
             register_id: g.id(&ids.registers, 5),
@@ -230,7 +246,7 @@ fn entity(g: &mut Gen, ids: &Ids) -> entity::Entity {
         4 => E::DirectMeterEntry(DirectMeterEntry {
             table_entry: Some(table_entry(g, ids)),
             config: g.chance(2).then(|| meter_config(g)),
-            counter_data: None,
+            counter_data: g.chance(3).then(|| meter_counts(g)),
         }),
         5 => E::PacketReplicationEngineEntry(PacketReplicationEngineEntry {
             r#type: Some(if g.chance(2) {
@@ -334,10 +350,14 @@ async fn state(c: &mut P4RuntimeClient<Channel>) -> Vec<String> {
         E::TableEntry(TableEntry {
             counter_data: Some(CounterData::default()),
             meter_config: Some(MeterConfig::default()),
+            meter_counter_data: Some(MeterCounterData::default()),
             ..Default::default()
         }),
         E::CounterEntry(CounterEntry::default()),
-        E::MeterEntry(MeterEntry::default()),
+        E::MeterEntry(MeterEntry {
+            counter_data: Some(MeterCounterData::default()),
+            ..Default::default()
+        }),
         E::RegisterEntry(RegisterEntry::default()),
     ];
     for e in asks {

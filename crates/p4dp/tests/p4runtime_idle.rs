@@ -332,10 +332,17 @@ async fn entry_metadata_meter_and_counter_read_back_as_written() {
     bad.meter_config = Some(meter_cfg(1));
     assert!(write(&mut c, 10, vec![ins(bad)]).await.is_err());
     let mut bad = a.clone();
-    bad.meter_counter_data = Some(MeterCounterData::default());
+    bad.metadata = b"new".to_vec();
+    bad.meter_counter_data = Some(MeterCounterData {
+        green: Some(CounterData {
+            packet_count: -1,
+            byte_count: 0,
+        }),
+        ..Default::default()
+    });
     let st = write_mode(&mut c, write_request::Atomicity::RollbackOnError, vec![modi(bad)])
         .await
-        .expect_err("no per-color counters");
+        .expect_err("negative per-colour counts");
     assert_eq!(st.code(), Code::Unknown, "{st:?}");
     // all-or-nothing batches: a modify and a delete undone when a later update fails
     for atomicity in [

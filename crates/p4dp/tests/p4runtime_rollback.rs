@@ -246,6 +246,19 @@ impl Ids {
     }
 }
 
+/// Per-colour meter counts: `n` green, `2n` yellow, `3n` red packets of 64 bytes.
+fn colours(n: i64) -> MeterCounterData {
+    let c = |p: i64| CounterData {
+        packet_count: p,
+        byte_count: p * 64,
+    };
+    MeterCounterData {
+        green: Some(c(n)),
+        yellow: Some(c(2 * n)),
+        red: Some(c(3 * n)),
+    }
+}
+
 fn rates(cir: i64) -> MeterConfig {
     MeterConfig {
         cir,
@@ -306,6 +319,7 @@ async fn everything(c: &mut P4RuntimeClient<Channel>, ids: &Ids) -> Vec<Vec<u8>>
     let mut what = vec![E::TableEntry(TableEntry {
         counter_data: Some(CounterData::default()),
         meter_config: Some(MeterConfig::default()),
+        meter_counter_data: Some(MeterCounterData::default()),
         ..Default::default()
     })];
     for t in [ids.dmac, ids.policer, ids.lb] {
@@ -314,6 +328,7 @@ async fn everything(c: &mut P4RuntimeClient<Channel>, ids: &Ids) -> Vec<Vec<u8>>
             is_default_action: true,
             counter_data: Some(CounterData::default()),
             meter_config: Some(MeterConfig::default()),
+            meter_counter_data: Some(MeterCounterData::default()),
             ..Default::default()
         }));
     }
@@ -325,14 +340,20 @@ async fn everything(c: &mut P4RuntimeClient<Channel>, ids: &Ids) -> Vec<Vec<u8>>
     what.push(E::DirectMeterEntry(DirectMeterEntry {
         table_entry: Some(ids.default_key(ids.policer)),
         config: None,
-        counter_data: None,
+        counter_data: Some(MeterCounterData::default()),
     }));
     what.extend([
         E::CounterEntry(CounterEntry::default()),
-        E::MeterEntry(MeterEntry::default()),
+        E::MeterEntry(MeterEntry {
+            counter_data: Some(MeterCounterData::default()),
+            ..Default::default()
+        }),
         E::RegisterEntry(RegisterEntry::default()),
         E::DirectCounterEntry(DirectCounterEntry::default()),
-        E::DirectMeterEntry(DirectMeterEntry::default()),
+        E::DirectMeterEntry(DirectMeterEntry {
+            counter_data: Some(MeterCounterData::default()),
+            ..Default::default()
+        }),
         E::ActionProfileMember(ActionProfileMember::default()),
         E::ActionProfileGroup(ActionProfileGroup::default()),
         E::PacketReplicationEngineEntry(PacketReplicationEngineEntry::default()),
@@ -342,17 +363,48 @@ async fn everything(c: &mut P4RuntimeClient<Channel>, ids: &Ids) -> Vec<Vec<u8>>
     read_sorted(c, what).await
 }
 
+/// A table entry with per-colour counts of its direct meter.
+fn with_colours(e: E, n: i64) -> E {
+    match e {
+        E::TableEntry(t) => E::TableEntry(TableEntry {
+            meter_counter_data: Some(colours(n)),
+            ..t
+        }),
+        other => other,
+    }
+}
+
+/// A meter cell write with per-colour counts.
+fn meter_colours(e: E, n: i64) -> E {
+    match e {
+        E::MeterEntry(m) => E::MeterEntry(MeterEntry {
+            counter_data: Some(colours(n)),
+            ..m
+        }),
+        other => other,
+    }
+}
+
 /// The state every batch starts from.
 fn before(ids: &Ids) -> Vec<Update> {
     let up = update;
     vec![
         up(Insert, ids.dmac(1, ids.fwd(1), 5)),
-        up(Insert, ids.policer(1, Some(rates(1000)))),
+        up(Insert, with_colours(ids.policer(1, Some(rates(1000))), 5)),
         up(Insert, ids.policer(2, None)),
         up(Modify, ids.default_dmac_with(ids.fwd(2), 4, b"before")),
         up(Modify, ids.default_policer(Some(rates(300)))),
         up(Modify, ids.counter(1, 3)),
         up(Modify, ids.meter(2, 500)),
+        up(Modify, meter_colours(ids.meter(3, 500), 6)),
+        up(
+            Modify,
+            E::DirectMeterEntry(DirectMeterEntry {
+                table_entry: Some(ids.default_key(ids.policer)),
+                config: Some(rates(300)),
+                counter_data: Some(colours(4)),
+            }),
+        ),
         up(Modify, ids.register(Some(3), 0x0800)),
         up(Insert, ids.member(1, 1)),
         up(Insert, ids.member(2, 2)),
@@ -399,10 +451,10 @@ fn batch(ids: &Ids) -> Vec<Update> {
                 ..Default::default()
             }),
         ),
-        up(Modify, ids.policer(1, Some(rates(7000)))),
+        up(Modify, with_colours(ids.policer(1, Some(rates(7000))), 70)),
         up(Delete, ids.policer(2, None)),
         up(Modify, ids.counter(1, 9)),
-        up(Modify, ids.meter(2, 800)),
+        up(Modify, meter_colours(ids.meter(2, 800), 8)),
         up(Modify, ids.meter(0, 100)),
         up(Modify, ids.register(Some(3), 0x86dd)),
         up(Modify, ids.register(None, 1)),
@@ -421,7 +473,7 @@ fn batch(ids: &Ids) -> Vec<Update> {
             E::DirectMeterEntry(DirectMeterEntry {
                 table_entry: Some(ids.entry(ids.policer, &[1], table_action::Type::Action(ids.fwd(1)))),
                 config: Some(rates(9000)),
-                counter_data: None,
+                counter_data: Some(colours(90)),
             }),
         ),
         up(
@@ -439,7 +491,7 @@ fn batch(ids: &Ids) -> Vec<Update> {
             E::DirectMeterEntry(DirectMeterEntry {
                 table_entry: Some(ids.default_key(ids.policer)),
                 config: Some(rates(900)),
-                counter_data: None,
+                counter_data: Some(colours(9)),
             }),
         ),
         up(Insert, ids.member(4, 4)),

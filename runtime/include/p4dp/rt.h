@@ -726,6 +726,59 @@ int p4dp_runtime_direct_meter_set(struct p4dp_runtime *rt, uint32_t table, const
 int p4dp_runtime_direct_meter_get(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				  struct p4dp_meter_config *cfg);
 
+/** Per-colour counts of a meter cell: the packets and bytes the meter coloured GREEN, YELLOW and
+ *  RED (indexed by enum p4dp_color, abi.h). An unconfigured cell colours every packet GREEN and
+ *  counts it so. Bytes are the packets' lengths whatever the meter's unit. */
+struct p4dp_meter_counts {
+	struct p4dp_counter_cell colour[3];
+};
+
+/**
+ * Read the per-colour counts of a meter cell (the sum of the workers' counts).
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an indexed or direct meter.
+ * @param index cell index.
+ * @param out receives the counts.
+ * @return 0; -EINVAL (not a meter, index out of range, NULL @p out).
+ * Context: any thread. Thread safety: relaxed loads of the workers' counts (each is untorn; the
+ * sum is not a snapshot of one instant). Configuring the cell keeps its counts.
+ */
+int p4dp_runtime_meter_counts_read(struct p4dp_runtime *rt, uint32_t ext, uint32_t index,
+				   struct p4dp_meter_counts *out);
+
+/**
+ * Set the per-colour counts of a meter cell (all zero: reset).
+ *
+ * @return 0; -EINVAL (not a meter, index out of range, NULL @p v).
+ * Context: control thread. Thread safety: relaxed stores; a packet a worker meters at the same
+ * moment may be lost from the counts (as for p4dp_runtime_counter_write()).
+ */
+int p4dp_runtime_meter_counts_write(struct p4dp_runtime *rt, uint32_t ext, uint32_t index,
+				    const struct p4dp_meter_counts *v);
+
+/**
+ * Read the per-colour counts of the direct meter cell of a table entry.
+ *
+ * @param e the match of the entry; NULL: the table's default entry (the packets that missed).
+ * @return 0; -EINVAL (no direct meter, bad match, NULL @p out); -ENOENT (no such entry).
+ * Context and thread safety: as p4dp_runtime_meter_counts_read(); the entry must not be deleted
+ * by another control thread meanwhile. Deleting an entry or clearing the table zeroes its entries'
+ * counts (not the default entry's).
+ */
+int p4dp_runtime_direct_meter_counts_read(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+					  struct p4dp_meter_counts *out);
+
+/**
+ * Set the per-colour counts of the direct meter cell of a table entry (NULL @p e: the default
+ * entry's).
+ *
+ * @return 0; -EINVAL (no direct meter, bad match, NULL @p v); -ENOENT (no such entry).
+ * Context and thread safety: as p4dp_runtime_meter_counts_write().
+ */
+int p4dp_runtime_direct_meter_counts_write(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
+					   const struct p4dp_meter_counts *v);
+
 /** Digest message callback: @p data is the program's digest struct in native layout (len bytes = the
  *  extern's bitwidth field); valid only during the call. */
 typedef void (*p4dp_digest_cb)(void *arg, uint32_t worker, const uint8_t *data, uint32_t len);
