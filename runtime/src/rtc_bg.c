@@ -17,9 +17,11 @@
  *
  * Time-sharing within a long iteration: a table sweep every 1,024 rows and a range loop every
  * 1,024 indices (in a control's apply block) are yield points (bg_yield, p4dp_bg_env.yield). At
- * one, the thread runs, nested on its stack, one iteration of each other pipeline that is due and
- * not itself in the middle of an iteration (t->active), round robin, then the interrupted
- * iteration goes on. A pipeline is never re-entered, so the nesting is at most the thread's
+ * one, the thread runs, nested on its stack, the other pipelines that are due and not themselves
+ * in the middle of an iteration (t->active), round robin, each at least once and then while they
+ * have run for less time than the interrupted iteration since it began or last yielded (equal
+ * shares; a pipeline whose popWait found its queue empty is done for that yield), then the
+ * interrupted iteration goes on. A pipeline is never re-entered, so the nesting is at most the thread's
  * pipelines deep, each level with its own packet buffer. A nested iteration that waits in
  * popWait gives way at once (the interrupted one counts as due). No yield while the iteration
  * holds an rtc Lock (p4dp_bg_env.locks_held), while a data-plane atomic batch is requested (the
@@ -66,6 +68,9 @@ struct bg_thread {
 	uint32_t next;                         /* round robin: the index in pipe[] looked at first */
 	uint32_t depth;                        /* iterations on the stack (nested at yield points) */
 	uint32_t active;                       /* bit j: pipe[j] is in the middle of an iteration */
+	uint32_t waited;                       /* bit j: pipe[j] found its queue empty at this yield */
+	uint64_t slice[P4DP_RT_MAX_BACKGROUND]; /* run clock when each level's iteration began or
+						  * came back from its last yield point */
 	uint8_t *buf[P4DP_RT_MAX_BACKGROUND];  /* the packet buffer of each nesting level */
 };
 
@@ -124,6 +129,12 @@ static int bg_wait(struct p4dp_bg_env *env)
 	struct p4dp_runtime *rt = w->rt;
 	if (bg_stopping(rt))
 		return 1;
+	if (t->depth > 1) {
+		/* nested at a yield point: the interrupted iteration is due, so give way at once, and
+		 * this pipeline has nothing to do for the rest of this yield */
+		t->waited |= 1u << t->cur;
+		return 1;
+	}
 	if (t->n > 1) {
 		uint64_t now = rt_now_ns(rt);
 		for (uint32_t j = 0; j < t->n; j++)
@@ -189,6 +200,7 @@ static void bg_iteration(struct bg_thread *t, uint32_t j, uint64_t now)
 	t->next = (j + 1) % t->n; /* round robin: the others first next time */
 	t->cur = j;
 	t->active |= 1u << j;
+	t->slice[t->depth] = now;
 	struct p4dp_pkt pkt = rt_bg_pkt(t->buf[t->depth++]);
 	struct p4dp_bg_env env = {
 		.wait = bg_wait,
@@ -218,8 +230,11 @@ static void bg_iteration(struct bg_thread *t, uint32_t j, uint64_t now)
 }
 
 /* p4dp_bg_env.yield (through rtc.h p4dp_rtc_yield, which checked locks_held): the iteration of
- * t->pipe[t->cur] is at a yield point, holding no table entry, entry lock or Lock. Runs one
- * iteration of each other pipeline due now and not in the middle of one (the file comment). */
+ * t->pipe[t->cur] is at a yield point, holding no table entry, entry lock or Lock. Runs the
+ * other pipelines that are due and not in the middle of an iteration, round robin, an iteration
+ * at a time, for about as long as the interrupted iteration ran since it began or last yielded
+ * (equal shares of the thread), at least one iteration each; a pipeline whose popWait found its
+ * queue empty is not run again in this yield (the file comment). */
 static void bg_yield(struct p4dp_bg_env *env)
 {
 	struct bg_thread *t = env->wait_arg;
@@ -231,20 +246,32 @@ static void bg_yield(struct p4dp_bg_env *env)
 	if (bg_stopping(rt) || rt_batch_requested(rt))
 		return;
 	/* what the iteration interrupted here has in the thread's context */
-	const uint32_t cur = t->cur, spins = t->spins;
+	const uint32_t cur = t->cur, spins = t->spins, waited = t->waited;
 	const uint64_t now_ns = w->ctx.now_ns;
 	const bool drop = w->drop_pkt;
-	for (uint32_t k = 1; k < t->n; k++) {
+	const uint32_t level = t->depth - 1; /* the interrupted iteration's */
+	const uint64_t start = rt_now_ns(rt), until = start + (start - t->slice[level]);
+	uint32_t ran = 0; /* bit j: pipe[j] ran in this yield */
+	t->waited = 0;
+	for (;;) {
+		const uint64_t now = rt_now_ns(rt);
 		uint64_t earliest;
-		const uint32_t j = bg_pick(t, rt_now_ns(rt), &earliest);
+		/* each due pipeline once, then again while the share lasts */
+		const uint32_t active = t->active;
+		t->active |= t->waited | (now >= until ? ran : 0u);
+		const uint32_t j = bg_pick(t, now, &earliest);
+		t->active = active;
 		if (j == UINT32_MAX)
 			break;
-		bg_iteration(t, j, rt_now_ns(rt));
-		if (rt_batch_requested(rt))
+		ran |= 1u << j;
+		bg_iteration(t, j, now);
+		if (rt_batch_requested(rt) || bg_stopping(rt))
 			break;
 	}
+	t->slice[level] = rt_now_ns(rt);
 	t->cur = cur;
 	t->spins = spins;
+	t->waited = waited;
 	w->ctx.now_ns = now_ns;
 	w->drop_pkt = drop;
 }

@@ -176,8 +176,8 @@ struct p4dp_bg_env {
 	uint64_t sleep_ns;         /**< out: the pipeline asked not to run again for this long (Sleep), 0: none */
 	/** A yield point of a long iteration (a table sweep every 1,024 rows, a range loop every
 	 *  1,024 indices, in a control's apply block: no table entry and no entry lock held; call
-	 *  through rtc.h p4dp_rtc_yield): the runtime may run, from here, one iteration of each other
-	 *  pipeline of the thread that is due and not itself in the middle of an iteration, so
+	 *  through rtc.h p4dp_rtc_yield): the runtime may run, from here, iterations of the other
+	 *  pipelines of the thread that are due and not themselves in the middle of one, so
 	 *  pipelines sharing a thread take turns within a long iteration. It reports an RCU quiescent
 	 *  state of the thread. NULL: never (the STF runner). */
 	void (*yield)(struct p4dp_bg_env *env);
