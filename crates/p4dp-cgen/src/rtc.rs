@@ -186,7 +186,9 @@ impl Gen<'_> {
             (ExternKind::RtcLock, "release") => {
                 let idx = self.expr(in_arg(c, 0)?)?;
                 let o = self.rtc_obj(x, "p4dp_rtc_lock");
-                result = Some(format!("(uint8_t)p4dp_rtc_lock_release_bg({o}, (uint32_t)({idx}), R->bg)"));
+                result = Some(format!(
+                    "(uint8_t)p4dp_rtc_lock_release_bg({o}, (uint32_t)({idx}), R->bg)"
+                ));
             }
             (ExternKind::RtcQueue, "push") => {
                 let (ct, len) = self.queue_message(x, c.span)?;

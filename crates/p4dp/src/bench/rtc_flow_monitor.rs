@@ -270,7 +270,8 @@ pub fn suite_rtc_flow_monitor(a: &BenchArgs) -> Result<ExitCode> {
 /// The three measurements with `workers` workers on a fresh program.
 fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut String, report: &Path) -> Result<Figures> {
     // workers + a background thread for each of the two background pipelines
-    let mut t = BenchTarget::load(so, workers + a.background_threads).with_context(|| format!("loading {}", so.display()))?;
+    let mut t =
+        BenchTarget::load(so, workers + a.background_threads).with_context(|| format!("loading {}", so.display()))?;
     let ti = t
         .program()
         .table("FgIngress.FlowTable")
