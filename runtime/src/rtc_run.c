@@ -23,6 +23,7 @@ static void bg_iteration(struct p4dp_runtime *rt, uint32_t b, uint8_t *buf, stru
 	struct p4dp_pkt pkt = rt_bg_pkt(buf);
 	struct p4dp_bg_env env = {
 		.wait = NULL, /* deterministic: popWait on an empty queue is false at once */
+		.yield = NULL, /* one pipeline at a time: `background NAME N` runs N iterations in order */
 		.rcu = NULL,  /* the control thread is no RCU reader; no worker runs (rt->running is 0) */
 		.rcu_thread = 0,
 		.iteration = rt->bg_iter[b],

@@ -93,6 +93,7 @@ struct p4dp_rtc_sweep {
 	uint64_t chunk_end; /* the row at which the thread next reports a quiescent state */
 	struct p4dp_rcu *rcu; /* the sweeping thread's RCU (p4dp_rtc_sweep_begin), or NULL */
 	uint32_t rcu_thread;
+	struct p4dp_bg_env *env; /* yield every chunk through it (p4dp_rtc_sweep_begin_bg), or NULL */
 	uint8_t key[]; /* the key of the entry last returned */
 };
 
@@ -180,10 +181,18 @@ int p4dp_rtc_sweep_begin(struct p4dp_rtc_sweep *s, struct p4dp_rcu *rcu, uint32_
 	s->chunk_end = 0;
 	s->rcu = rcu;
 	s->rcu_thread = rcu_thread;
+	s->env = NULL;
 	/* no walk and no lock: p4dp_rtc_sweep_next walks the rows. The count is a relaxed load (the
 	 * writers store it relaxed under the insertion spinlock): the entries at about this time. */
 	const uint64_t n = __atomic_load_n(&s->t->n_entries, __ATOMIC_RELAXED);
 	return (int)(n > INT32_MAX ? INT32_MAX : n);
+}
+
+int p4dp_rtc_sweep_begin_bg(struct p4dp_rtc_sweep *s, struct p4dp_bg_env *env)
+{
+	const int n = p4dp_rtc_sweep_begin(s, env != NULL ? env->rcu : NULL, env != NULL ? env->rcu_thread : 0u);
+	s->env = env;
+	return n;
 }
 
 const struct p4dp_entry *p4dp_rtc_sweep_next(struct p4dp_rtc_sweep *s, void *key)
@@ -195,6 +204,11 @@ const struct p4dp_entry *p4dp_rtc_sweep_next(struct p4dp_rtc_sweep *s, void *key
 			 * state and the deletes' grace periods need not wait for the whole sweep */
 			if (s->rcu != NULL)
 				p4dp_rcu_quiescent(s->rcu, s->rcu_thread);
+			/* ... and a yield point: the pipelines sharing the thread may run an iteration
+			 * here (the row map's guarantee holds across it: rows are looked at in order,
+			 * each once, whatever ran in between) */
+			if (s->env != NULL && s->pos != 0)
+				p4dp_rtc_yield(s->env);
 			s->chunk_end = s->pos + SWEEP_CHUNK_ROWS;
 		}
 		const struct p4dp_entry *e = table_exact_row_next(s->t, &s->pos, s->chunk_end, s->key);

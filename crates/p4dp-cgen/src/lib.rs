@@ -216,6 +216,9 @@ pub(crate) struct Gen<'a> {
     /// While an rtc.p4 Foreach loop body is emitted: how many `for` loops of the body enclose the
     /// statement (a `break;`/`continue;` outside all of them ends the Foreach loop; rtc.rs).
     pub(crate) foreach_body: Option<u32>,
+    /// Emitting an action's body (which may run as a table's action under its `@entry_lock`):
+    /// no yield points there (rtc.rs).
+    pub(crate) in_action: bool,
     /// Whether the glue got a `process_burst` (burst.rs).
     pub has_burst: bool,
     /// Whether the glue got a `process_mbufs` (burst.rs; defined only under `P4DP_DPDK`).
@@ -335,6 +338,7 @@ impl<'a> Gen<'a> {
             reject_label: None,
             tmp: 0,
             foreach_body: None,
+            in_action: false,
             has_burst: false,
             has_mbufs: false,
             v1st_def: String::new(),

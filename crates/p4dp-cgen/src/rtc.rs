@@ -180,13 +180,15 @@ impl Gen<'_> {
                 let (idx, b) = (self.expr(in_arg(c, 0)?)?, self.expr(in_arg(c, 1)?)?);
                 let o = self.rtc_obj(x, "p4dp_rtc_lock");
                 result = Some(format!(
-                    "(uint8_t)p4dp_rtc_lock_acquire({o}, (uint32_t)({idx}), ({b}) != 0)"
+                    "(uint8_t)p4dp_rtc_lock_acquire_bg({o}, (uint32_t)({idx}), ({b}) != 0, R->bg)"
                 ));
             }
             (ExternKind::RtcLock, "release") => {
                 let idx = self.expr(in_arg(c, 0)?)?;
                 let o = self.rtc_obj(x, "p4dp_rtc_lock");
-                result = Some(format!("(uint8_t)p4dp_rtc_lock_release({o}, (uint32_t)({idx}))"));
+                result = Some(format!(
+                    "(uint8_t)p4dp_rtc_lock_release_bg({o}, (uint32_t)({idx}), R->bg)"
+                ));
             }
             (ExternKind::RtcQueue, "push") => {
                 let (ct, len) = self.queue_message(x, c.span)?;
@@ -286,6 +288,10 @@ impl Gen<'_> {
         };
         let after_body =
             format!("{i}\t\tif (_fr == {FOREACH_BREAK})\n{i}\t\t\tbreak;\n{i}\t\tif (_fr == 1)\n{i}\t\t\t{leave}\n");
+        // Yield points (rtc.h p4dp_rtc_yield, docs/rtc.md "Background threads"): only in a
+        // control's apply block, where no table entry and no entry lock is held; an action may
+        // run as a table's action under its @entry_lock.
+        let may_yield = matches!(self.owner, Owner::Control(_)) && !self.in_action;
         let Some(t) = bound_table(self.p, inst) else {
             // a range loop: @methods(index="body")
             let Some((lo, hi)) = range else {
@@ -310,9 +316,16 @@ impl Gen<'_> {
             let slot = self.var_ref(owner, v);
             let vt = self.vars(owner)[v].ty;
             let ct = self.ctype(vt, c.span)?;
+            // every 1,024 indices a yield point of a background iteration (R->bg is NULL in
+            // the foreground)
+            let yield_point = if may_yield {
+                format!("{i}\t\tif (((_ix - _lo) & 1023u) == 1023u)\n{i}\t\t\tp4dp_rtc_yield(R->bg);\n")
+            } else {
+                String::new()
+            };
             let _ = write!(
                 out,
-                "{i}\tconst uint32_t _lo = (uint32_t)({lo}), _hi = (uint32_t)({hi});\n{i}\tfor (uint32_t _ix = _lo; _ix < _hi; _ix++) {{\n{i}\t\t{slot} = ({ct})_ix;\n{i}\t\tconst int _fr = {}(R);\n{after_body}{i}\t}}\n{i}}}\n",
+                "{i}\tconst uint32_t _lo = (uint32_t)({lo}), _hi = (uint32_t)({hi});\n{i}\tfor (uint32_t _ix = _lo; _ix < _hi; _ix++) {{\n{yield_point}{i}\t\t{slot} = ({ct})_ix;\n{i}\t\tconst int _fr = {}(R);\n{after_body}{i}\t}}\n{i}}}\n",
                 self.act_fns[body.index()]
             );
             return Ok(());
@@ -321,10 +334,15 @@ impl Gen<'_> {
         let widths: Vec<u32> = keys.iter().filter_map(|k| self.value_width(k.expr.ty)).collect();
         let (key_lay, key_len) = native_layout(&widths);
         let all = range.is_none();
+        let begin = if may_yield {
+            "p4dp_rtc_sweep_begin_bg(_sw, R->bg)"
+        } else {
+            "p4dp_rtc_sweep_begin(_sw, R->bg != NULL ? R->bg->rcu : NULL, R->bg != NULL ? R->bg->rcu_thread : 0u)"
+        };
         let (lo, hi) = range.unwrap_or_else(|| ("0u".into(), "UINT32_MAX".into()));
         let _ = writeln!(
             out,
-            "{i}\tstruct p4dp_rtc_sweep *_sw = (struct p4dp_rtc_sweep *)R->ctx->ext[{}];\n{i}\tconst uint32_t _lo = (uint32_t)({lo}), _hi = (uint32_t)({hi});\n{i}\tconst int _all = {};\n{i}\tuint8_t _k[{}] __attribute__((aligned(16)));\n{i}\tconst struct p4dp_entry *_e;\n{i}\t(void)p4dp_rtc_sweep_begin(_sw, R->bg != NULL ? R->bg->rcu : NULL, R->bg != NULL ? R->bg->rcu_thread : 0u);\n{i}\twhile ((_e = p4dp_rtc_sweep_next(_sw, _k)) != NULL) {{\n{i}\t\tif (!_all && (_e->index < _lo || _e->index >= _hi))\n{i}\t\t\tcontinue;\n{i}\t\tint _fr = 0;\n{i}\t\tR->entry_index = _e->index;\n{i}\t\tswitch (_e->action) {{",
+            "{i}\tstruct p4dp_rtc_sweep *_sw = (struct p4dp_rtc_sweep *)R->ctx->ext[{}];\n{i}\tconst uint32_t _lo = (uint32_t)({lo}), _hi = (uint32_t)({hi});\n{i}\tconst int _all = {};\n{i}\tuint8_t _k[{}] __attribute__((aligned(16)));\n{i}\tconst struct p4dp_entry *_e;\n{i}\t(void){begin};\n{i}\twhile ((_e = p4dp_rtc_sweep_next(_sw, _k)) != NULL) {{\n{i}\t\tif (!_all && (_e->index < _lo || _e->index >= _hi))\n{i}\t\t\tcontinue;\n{i}\t\tint _fr = 0;\n{i}\t\tR->entry_index = _e->index;\n{i}\t\tswitch (_e->action) {{",
             x.index(),
             u8::from(all),
             key_len.max(1)

@@ -506,7 +506,9 @@ impl Gen<'_> {
             );
             let mut body = String::new();
             self.foreach_body = a.loop_body.then_some(0);
+            self.in_action = true;
             let r = self.block(&a.body, 1, &mut body);
+            self.in_action = false;
             self.foreach_body = None;
             r?;
             let _ = writeln!(

@@ -283,6 +283,10 @@ pub struct BenchArgs {
     /// (default 24, 12..24).
     #[arg(long)]
     pub max_log2: Option<u32>,
+    /// --suite rtc-flow-monitor: background threads of the reports' run (1: Reporter and Ager
+    /// share one thread, taking turns at the sweep's yield points; default 2: one each).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=2))]
+    pub background_threads: u32,
     /// --suite add-on-miss: the longest measurement window of each run in seconds (default 30;
     /// 75 at burst 1). A window ends as soon as the source has handed out its schedule.
     #[arg(long, value_name = "SECS")]

@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 16u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match); 14: the rtc Queue's push and pop are inline in rtc.h (struct p4dp_rtc_queue is public); 15: exact tables of keys of at most 8 bytes have one-line read-index buckets (xindex.h, struct p4dp_xi_bucket8); 16: direct counters and meters have a cell for the table's default entry after the entries' (n_cells = size + 1), which the generated code counts and meters misses in */
+#define P4DP_ABI_VERSION 17u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match); 14: the rtc Queue's push and pop are inline in rtc.h (struct p4dp_rtc_queue is public); 15: exact tables of keys of at most 8 bytes have one-line read-index buckets (xindex.h, struct p4dp_xi_bucket8); 16: direct counters and meters have a cell for the table's default entry after the entries' (n_cells = size + 1), which the generated code counts and meters misses in; 17: struct p4dp_bg_env has a yield point (yield) and counts the rtc Locks the iteration holds (locks_held, rtc.h p4dp_rtc_lock_acquire_bg/_release_bg), the table sweep begins with the env (p4dp_rtc_sweep_begin_bg) */
 
 /** p4dp_table_info.storage flag: rtc.p4 @linear, the entry of key k lives in row k (table.h linear). */
 #define P4DP_STORAGE_F_LINEAR 0x100
@@ -168,9 +168,19 @@ struct p4dp_bg_env {
 	struct p4dp_rcu *rcu;      /**< the calling thread's RCU domain (entryDel goes offline while it
 				    *   may wait for a table's mutex), or NULL: the caller is no RCU reader */
 	uint32_t rcu_thread;       /**< its thread id in @p rcu */
-	uint32_t _pad;
+	/** rtc Locks this iteration holds (acquired and not yet released through
+	 *  p4dp_rtc_lock_acquire_bg/_release_bg): no yield while nonzero, since a pipeline run at the
+	 *  yield point could spin forever on one of them. */
+	uint32_t locks_held;
 	uint64_t iteration;        /**< iterations of this pipeline before this one */
 	uint64_t sleep_ns;         /**< out: the pipeline asked not to run again for this long (Sleep), 0: none */
+	/** A yield point of a long iteration (a table sweep every 1,024 rows, a range loop every
+	 *  1,024 indices, in a control's apply block: no table entry and no entry lock held; call
+	 *  through rtc.h p4dp_rtc_yield): the runtime may run, from here, iterations of the other
+	 *  pipelines of the thread that are due and not themselves in the middle of one, so
+	 *  pipelines sharing a thread take turns within a long iteration. It reports an RCU quiescent
+	 *  state of the thread. NULL: never (the STF runner). */
+	void (*yield)(struct p4dp_bg_env *env);
 };
 /**
  * Optional (rtc.p4 programs with background pipelines): run one iteration of background

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "p4dp/abi.h"
 #include "p4dp/table.h"
 
 #ifdef __cplusplus
@@ -268,6 +269,46 @@ static inline bool p4dp_rtc_lock_release(struct p4dp_rtc_lock *l, uint32_t idx)
 	return __atomic_exchange_n(&l->words[idx], 0u, __ATOMIC_RELEASE) != 0u;
 }
 
+/**
+ * Lock.acquire / Lock.release as a background iteration calls them (@p env: its environment, or
+ * NULL in the foreground): as p4dp_rtc_lock_acquire/_release, and the iteration's count of held
+ * Locks (env->locks_held) follows, so that p4dp_rtc_yield never runs another pipeline of the
+ * thread while this one holds a Lock (that pipeline could spin forever on it). Context: as above.
+ */
+static inline bool p4dp_rtc_lock_acquire_bg(struct p4dp_rtc_lock *l, uint32_t idx, bool blocking,
+					    struct p4dp_bg_env *env)
+{
+	const bool held = p4dp_rtc_lock_acquire(l, idx, blocking);
+	if (held && env != NULL)
+		env->locks_held++;
+	return held;
+}
+
+static inline bool p4dp_rtc_lock_release_bg(struct p4dp_rtc_lock *l, uint32_t idx, struct p4dp_bg_env *env)
+{
+	const bool was = p4dp_rtc_lock_release(l, idx);
+	/* a Lock taken in an earlier iteration (or by another thread) counts in no env */
+	if (was && env != NULL && env->locks_held != 0)
+		env->locks_held--;
+	return was;
+}
+
+/* ---- yield points of background iterations ------------------------------------------------- */
+
+/**
+ * A yield point of a long background iteration (abi.h p4dp_bg_env.yield): the generated range
+ * loop calls it every 1,024 indices, the table sweep every 1,024 rows (p4dp_rtc_sweep_begin_bg).
+ * The caller must hold no table entry and no entry lock (a control's apply block, not an
+ * action); the runtime then may run other pipelines' iterations and reports an RCU quiescent
+ * state. Nothing happens while the iteration holds a Lock (env->locks_held), for a NULL @p env
+ * (the foreground) or without a yield callback (the STF runner). Context: the background thread.
+ */
+static inline void p4dp_rtc_yield(struct p4dp_bg_env *env)
+{
+	if (env != NULL && env->yield != NULL && env->locks_held == 0)
+		env->yield(env);
+}
+
 /* ---- atomic Counter ------------------------------------------------------------------------ */
 
 /** A Counter(size) extern: @p n 64-bit cells shared by every pipeline. */
@@ -356,7 +397,8 @@ int p4dp_rtc_table_del(struct p4dp_ctx *ctx, uint32_t table, const void *key, st
  * delete); an entry added or deleted during the sweep at most once (no row twice); a returned
  * pointer is never freed memory (it is valid until the caller's next call of
  * p4dp_rtc_sweep_next or RCU quiescent state or offline period). The sweeping thread reports a
- * quiescent state every 1,024 rows inside p4dp_rtc_sweep_next (between entries). Costs: key_len
+ * quiescent state every 1,024 rows inside p4dp_rtc_sweep_next (between entries), and a sweep
+ * begun with p4dp_rtc_sweep_begin_bg is a yield point there (p4dp_rtc_yield). Costs: key_len
  * bytes and one bit per row of the table's capacity (allocated at create), and per sweep a pass
  * over the bits and one lookup per installed entry. Entries come in row order (a linear table's,
  * P4DP_STORAGE_F_LINEAR, is key order).
@@ -375,6 +417,14 @@ void p4dp_rtc_sweep_free(struct p4dp_rtc_sweep *s);
  * Context: the background thread or the control thread; never a worker (a sweep walks the table).
  */
 int p4dp_rtc_sweep_begin(struct p4dp_rtc_sweep *s, struct p4dp_rcu *rcu, uint32_t rcu_thread);
+/**
+ * p4dp_rtc_sweep_begin for a background iteration's sweep applied in a control's apply block
+ * (no table entry and no entry lock held around it): the reader is @p env's (NULL: none), and
+ * every 1,024 rows, after the quiescent state, the sweep is a yield point (p4dp_rtc_yield) at
+ * which other pipelines sharing the thread may run. A sweep inside an action, which may hold an
+ * entry lock, begins with p4dp_rtc_sweep_begin and never yields.
+ */
+int p4dp_rtc_sweep_begin_bg(struct p4dp_rtc_sweep *s, struct p4dp_bg_env *env);
 
 /**
  * The entry of the next row that holds one: copies its key into @p key (key_len bytes, may be

@@ -14,8 +14,8 @@
 //! 2. packets/s per worker on the held flows against plain forwarding (the bench's l2fwd loop,
 //!    which swaps the MACs of each packet and sends it back) of the same traffic, alternated;
 //! 3. reports/s: every packet a FIN of a random held flow, with two background threads, one
-//!    running the Reporter pipeline and the other Ager (see [`BG_THREADS`]; both on the CPU the
-//!    worker is not on): each FIN queues its flow, Reporter pops it, reads and deletes its
+//!    running the Reporter pipeline and the other Ager (`--background-threads 1`: both on one;
+//!    on the CPU the worker is not on): each FIN queues its flow, Reporter pops it, reads and deletes its
 //!    record and sends the report (to port 9, which the bench does not have: the report packet is
 //!    built and counted as sent nowhere); a report is a delete of the table, so reports/s is the
 //!    table's deletes over the run. A FIN of a flow already reported re-adds it first, so the
@@ -78,11 +78,10 @@ const FIRST_NS_PER_PKT: f64 = 20_000.0;
 const BOUND_SLACK: f64 = 8.0;
 const BOUND_FLOOR_S: f64 = 30.0;
 
-/// Background threads in the reports' run: one per background pipeline, so that Reporter and
-/// Ager each have a thread and the operating system shares the CPUs between them by time. On one
-/// thread they take turns one iteration each, and an iteration of Ager is a sweep of the whole
-/// table while one of Reporter is one report: at 2^20 entries that made 2 reports/s.
-const BG_THREADS: u32 = 2;
+// Background threads in the reports' run (`--background-threads`, default 2): one per background
+// pipeline, so that Reporter and Ager each have a thread and the operating system shares the CPUs
+// between them by time; with 1 they share a thread, Reporter running at the yield points of
+// Ager's sweep (every 1,024 rows; docs/rtc.md).
 
 /// The bound in seconds of a window of `packets` at `ns_per_pkt`.
 fn bound(packets: u64, ns_per_pkt: f64) -> f64 {
@@ -285,7 +284,8 @@ pub fn suite_rtc_flow_monitor(a: &BenchArgs) -> Result<ExitCode> {
 /// The three measurements with `workers` workers on a fresh program.
 fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut String, report: &Path) -> Result<Figures> {
     // workers + a background thread for each of the two background pipelines
-    let mut t = BenchTarget::load(so, workers + BG_THREADS).with_context(|| format!("loading {}", so.display()))?;
+    let mut t =
+        BenchTarget::load(so, workers + a.background_threads).with_context(|| format!("loading {}", so.display()))?;
     let ti = t
         .program()
         .table("FgIngress.FlowTable")
@@ -420,7 +420,7 @@ fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut Stri
         let mut tap = Tap::attach(&mut bench, workers, 1, &tp)?;
         eprintln!("bench: rtc-flow-monitor: {workers} worker(s): reports");
         let r = retry_empty("reports", || {
-            Ok(tap.measure_with(None, |b| b.measure_with_background(Kind::Program, BG_THREADS))?)
+            Ok(tap.measure_with(None, |b| b.measure_with_background(Kind::Program, a.background_threads))?)
         });
         drop(tap);
         // a worker that processed nothing in every window is a figure of this setup (at 10 M
@@ -443,8 +443,9 @@ fn one_count(a: &BenchArgs, so: &Path, workers: u32, flows: u64, text: &mut Stri
         f.fins = m.packets;
         let _ = writeln!(
             text,
-            "reports: {} in {:.2} s (warm-up and window): {:.0} reports/s; {} FIN packets in the window ({:.3} Mpps); \
-             meanwhile {} inserts (re-added flows), {} given up",
+            "reports ({} background thread(s)): {} in {:.2} s (warm-up and window): {:.0} reports/s; {} FIN packets in the \
+             window ({:.3} Mpps); meanwhile {} inserts (re-added flows), {} given up",
+            a.background_threads,
             d1 - d0,
             secs,
             f.reports_per_s,
