@@ -56,7 +56,7 @@ fn calibrate_then_model_a_corpus_program() {
     let text = ok(&p4dp(&["calibrate", "--quick", "--out", prof_s]));
     assert!(text.contains("caches: L1d"), "{text}");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&prof).expect("profile written")).expect("JSON");
-    assert_eq!(v["p4dp_profile"], 3);
+    assert_eq!(v["p4dp_profile"], 4);
     // the pointer chase's TLB and the four miss penalties (L1, L2, LLC, TLB)
     assert_eq!(num(&v["tlb"], "page_bytes"), 4096.0);
     assert!(num(&v["tlb"], "reach_pages") > 0.0);
@@ -75,6 +75,7 @@ fn calibrate_then_model_a_corpus_program() {
         assert!(!pts.is_empty());
         for p in pts {
             assert!(num(p, "entries") >= 1.0 && num(p, "footprint_bytes") > 0.0 && num(p, "cycles") >= 0.0);
+            assert!(num(p, "tlb_bytes") > 0.0);
         }
     }
 

@@ -8,11 +8,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use p4dp_rt::bench::BenchTarget;
 
-use super::predict::footprint_bytes;
-use super::profile::{
-    bisect, fit_line, fit_penalties, lookup_cost, Caches, KindCost, Machine, Popularity, Profile, SizePoint, Tlb,
-    WorkerCost, TLB,
-};
+use super::predict::footprint;
+use super::profile::{fit_line, fit_penalties, Caches, KindCost, Machine, Profile, SizePoint, Tlb, WorkerCost, TLB};
 use super::tlb;
 use super::tuples::rule_set_probes;
 use super::{bench_args, CalibrateArgs};
@@ -173,11 +170,6 @@ fn measure(ctx: &mut Ctx, label: &str, prog: ProgSpec, kind: TableKind, n: u64) 
     Ok(p)
 }
 
-/// Exponent of the Zipf point that fits `hot_lines`, and its table's entries (log2): larger than
-/// the L2, so that the skew's saving shows.
-const ZIPF_S: f64 = 1.1;
-const ZIPF_LOG2: u32 = 18;
-
 /// What a point's program costs per packet over its l2fwd floor, as load on the machine inflates
 /// it least: per repetition, the program's median burst rx → tx latency less the floor's
 /// measured just before it, per packet of the burst; the median over the repetitions. A
@@ -190,31 +182,11 @@ pub fn burst_overhead(p: &Point) -> f64 {
 
 /// Repetitions (each an l2fwd floor window then a program window), warm-up and window seconds
 /// of every measured point, the same in `p4dp calibrate` and `p4dp model --check` so that both
-/// sides take the same statistic: five short pairs, whose median leaves out two disturbed ones.
-pub const REPEAT: u32 = 5;
+/// sides take the same statistic: seven short pairs, whose median leaves out three disturbed
+/// ones (five left out two, and the same point moved by a quarter between sittings at load 14).
+pub const REPEAT: u32 = 7;
 pub const WARMUP: f64 = 0.2;
 pub const WINDOW: f64 = 0.3;
-
-/// `hot_lines` for which the model reproduces the measured Zipf lookup cost `cycles` of an exact
-/// table of `n` entries (bisection in [1, 64]: the cost grows with the lines).
-fn fit_hot_lines(p: &Profile, n: u64, bpe: f64, cycles: f64) -> f64 {
-    let Some(k) = p.kind("exact") else { return 2.0 };
-    let at = |h: f64| {
-        let q = Profile {
-            hot_lines: h,
-            ..p.clone()
-        };
-        lookup_cost(&q, k, n, bpe, Popularity::Zipf(ZIPF_S), 1.0).0
-    };
-    let (lo, hi) = (1.0f64, 64.0f64);
-    if at(lo) >= cycles {
-        return lo;
-    }
-    if at(hi) <= cycles {
-        return hi;
-    }
-    bisect(at, cycles, lo, hi, 40)
-}
 
 /// What a second worker costs each worker, from (table applications per packet, burst
 /// overhead with 2 workers less with 1): the least-squares line, its slope (per application)
@@ -342,23 +314,6 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     ctx.finish();
     let tsc_hz = ctx.tsc_hz;
 
-    // a skewed point: what the cache keeps of a large exact table under Zipf traffic
-    let zipf = if a.quick {
-        None
-    } else {
-        let mut cz = Ctx::new(&a1, out_dir.clone(), Traffic::Zipf(ZIPF_S), pl.warmup, pl.duration, 1);
-        let n = 1u64 << ZIPF_LOG2;
-        let p = measure(
-            &mut cz,
-            &format!("exact 2^{ZIPF_LOG2} zipf"),
-            ProgSpec::kind(TableKind::Exact, n),
-            TableKind::Exact,
-            n,
-        )?;
-        cz.finish();
-        Some((n, p))
-    };
-
     // two workers against one, alternated (twice each), on programs of 1 and 4 tables: what a
     // second worker adds to each worker's bursts, per packet and per table application
     let mut worker_cost_v = Vec::new();
@@ -397,7 +352,6 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     let mut every: Vec<&Point> = vec![&base, &more_h, &data, &counter, &register];
     every.extend(kind_points.iter().flat_map(|(_, v)| v.iter().map(|x| &x.2)));
     every.extend(chain.iter().map(|c| &c.1));
-    every.extend(zipf.iter().map(|z| &z.1));
     let floor = every
         .iter()
         .map(|p| p.l2fwd_min)
@@ -415,7 +369,8 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
                 .iter()
                 .map(|(n, probes, p)| SizePoint {
                     entries: *n,
-                    footprint_bytes: footprint_bytes(kind.name(), *n, key_len(*kind), FWD_DATA),
+                    footprint_bytes: footprint(kind.name(), *n, key_len(*kind), FWD_DATA).bytes,
+                    tlb_bytes: footprint(kind.name(), *n, key_len(*kind), FWD_DATA).tlb_bytes,
                     cycles: (ovh(p) - base_ovh).max(0.0),
                     probes: *probes,
                 })
@@ -460,7 +415,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         .find(|k| k.kind == "exact")
         .map(|k| k.points.clone())
         .unwrap_or_default();
-    let mut prof = Profile {
+    let prof = Profile {
         machine: Machine {
             cpu_model: cpu_model(),
             cpus: cpus(),
@@ -490,12 +445,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         latency_base: lat_base,
         latency_per_cycle: lat_per.max(0.0),
         worker_cost: worker_cost_v,
-        hot_lines: 2.0,
     };
-    if let Some((n, p)) = &zipf {
-        let bpe = footprint_bytes("exact", *n, key_len(TableKind::Exact), FWD_DATA) as f64 / *n as f64;
-        prof.hot_lines = fit_hot_lines(&prof, *n, bpe, (ovh(p) - base_ovh).max(0.0));
-    }
     if let Some(d) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
     }
@@ -549,7 +499,7 @@ pub fn summary(p: &Profile) -> String {
     }
     let _ = writeln!(
         s,
-        "miss penalties L1/L2/LLC/TLB: {:.1} / {:.1} / {:.1} / {:.1} (TLB reach {:.0} pages of {} B, a lone walk {:.0} cycles); hot lines {:.1}; latency p50 ≈ {:.0} + {:.1} × cycles/packet; 2 workers: {}",
+        "miss penalties L1/L2/LLC/TLB: {:.1} / {:.1} / {:.1} / {:.1} (TLB reach {:.0} pages of {} B, a lone walk {:.0} cycles); latency p50 ≈ {:.0} + {:.1} × cycles/packet; 2 workers: {}",
         p.miss_penalty[0],
         p.miss_penalty[1],
         p.miss_penalty[2],
@@ -557,7 +507,6 @@ pub fn summary(p: &Profile) -> String {
         p.tlb.reach_pages,
         p.tlb.page_bytes,
         p.tlb.walk_latency_cycles,
-        p.hot_lines,
         p.latency_base,
         p.latency_per_cycle,
         p.worker_cost
@@ -615,21 +564,5 @@ mod tests {
         }
         // a slope above one table's cost (noise): no fixed part
         assert_eq!(tables_fixed(20.0, 30.0), 0.0);
-    }
-
-    #[test]
-    fn hot_lines_reproduce_the_zipf_point() {
-        let p = crate::model::profile::tests::sample();
-        let k = &p.kinds[0];
-        let n = 1u64 << 20;
-        for want in [1.5, 4.0, 9.0] {
-            let q = Profile {
-                hot_lines: want,
-                ..p.clone()
-            };
-            let c = lookup_cost(&q, k, n, 64.0, Popularity::Zipf(ZIPF_S), 1.0).0;
-            let got = fit_hot_lines(&p, n, 64.0, c);
-            assert!((got - want).abs() < 1e-3, "{got} vs {want}");
-        }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::profile::{lookup_cost, probe_cost, regime, Popularity, Profile, LEVELS};
+use super::profile::{lookup_cost, probe_cost, regime, Popularity, Profile, Touch, LEVELS};
 use super::ModelError;
 use crate::bench::json::Json;
 
@@ -15,8 +15,8 @@ pub struct TableUse {
     /// The profile's kind whose costs apply: exact, lpm, ternary, range, optional, or keyless.
     pub kind: String,
     pub entries: u64,
-    /// Bytes per entry the lookups touch (footprint / entries).
-    pub bytes_per_entry: f64,
+    /// What its lookups read, per entry, and on which pages (model/predict.rs `footprint`).
+    pub touch: Touch,
     /// Memory of the table at its capacity as the runtime lays it out, and how.
     pub memory_bytes: u64,
     pub storage: String,
@@ -85,22 +85,21 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
         .max(1);
     let share = 1.0 / searched as f64;
     // every calibrated table cost holds the first table's fixed part: each searched table is
-    // costed without it, and the packet pays it once (for its share of packets searching any)
-    // (never more than the cheapest calibrated table: noise in the 1..N tables line must not
-    // take a table's whole lookup away: at most 0.8 of it)
-    let cheapest = p
-        .kinds
-        .iter()
-        .filter_map(|k| k.points.first().map(|q| q.cycles))
-        .fold(f64::INFINITY, f64::min);
-    let fixed = p.tables_fixed_cycles.min(cheapest * 0.8).max(0.0);
-    let searching: f64 = u
-        .tables
-        .iter()
-        .filter(|t| t.kind != "keyless" && t.entries > 0)
-        .map(|t| t.applies)
-        .sum::<f64>()
-        .min(1.0);
+    // costed without it, and the packet pays it once (for its share of packets searching any).
+    // A table's kind holds at most 0.8 of its cheapest calibrated table as that part, so that
+    // noise in the 1..N tables line cannot take its whole lookup away (per kind: an lpm lookup
+    // cheaper than the exact fixed part must not cap what exact tables are stripped of); the
+    // packet pays the largest part its searched tables were stripped of.
+    let fixed_of = |kind: &str| -> f64 {
+        let cheapest = p
+            .kind(kind)
+            .and_then(|k| k.points.first().map(|q| q.cycles))
+            .unwrap_or(0.0);
+        p.tables_fixed_cycles.min(cheapest * 0.8).max(0.0)
+    };
+    let searched_tables = || u.tables.iter().filter(|t| t.kind != "keyless" && t.entries > 0);
+    let fixed = searched_tables().map(|t| fixed_of(&t.kind)).fold(0.0, f64::max);
+    let searching: f64 = searched_tables().map(|t| t.applies).sum::<f64>().min(1.0);
     let mut sum = fixed * searching;
     for t in &u.tables {
         // an empty table finds nothing to search: the cost of applying it, as a keyless one
@@ -108,7 +107,8 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
         let (lookup, misses) = if t.kind == "keyless" || t.entries == 0 {
             (p.table_apply_cycles, [0.0; LEVELS])
         } else {
-            let strip = |(c, m): (f64, [f64; LEVELS])| ((c - fixed).max(0.0), m);
+            let own = fixed_of(&t.kind);
+            let strip = |(c, m): (f64, [f64; LEVELS])| ((c - own).max(0.0), m);
             let k = p
                 .kind(&t.kind)
                 .ok_or_else(|| ModelError::NoKind(t.kind.clone(), t.name.clone()))?;
@@ -117,7 +117,7 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
                     probed = Some(pr);
                     (c, [0.0; LEVELS])
                 }
-                None => lookup_cost(p, k, t.entries.max(1), t.bytes_per_entry, u.popularity, share),
+                None => lookup_cost(p, k, t.entries.max(1), &t.touch, u.popularity, share),
             })
         };
         let data = t.extra_data_bytes * p.action_data_cycles_per_byte;
@@ -313,7 +313,12 @@ mod tests {
             name: "t".into(),
             kind: kind.into(),
             entries,
-            bytes_per_entry: 64.0,
+            touch: Touch {
+                bytes_per_entry: 64.0,
+                tlb_bytes_per_entry: 64.0,
+                lines: 2.0,
+                base_page_lines: 2.0,
+            },
             memory_bytes: entries * 64,
             storage: "static".into(),
             applies,
@@ -392,6 +397,23 @@ mod tests {
         p.tables_fixed_cycles = 10.0 * cheapest;
         let r = predict(&p, &u).unwrap();
         assert!((r.tables_fixed - 0.8 * cheapest).abs() < 1e-9, "{}", r.tables_fixed);
+        // the bound is each kind's own: a cheaper lpm kind does not cap the exact tables'
+        p.tables_fixed_cycles = 20.0;
+        let mut lpm = p.kinds[0].clone();
+        lpm.kind = "lpm".into();
+        for q in &mut lpm.points {
+            q.cycles = 10.0;
+        }
+        p.kinds.push(lpm);
+        let r = predict(&p, &u).unwrap();
+        assert!((r.tables_fixed - 20.0).abs() < 1e-9, "{}", r.tables_fixed);
+        assert!((r.cycles - (100.0 + 20.0 + 3.0 * 10.0)).abs() < 1e-9, "{}", r.cycles);
+        // an lpm table beside them is stripped of 8 (0.8 of its 10), the packet pays 20 once
+        let mut mixed = u.clone();
+        mixed.tables.push(table("lpm", 16, 1.0));
+        let r = predict(&p, &mixed).unwrap();
+        assert!((r.tables[3].lookup - 2.0).abs() < 1e-9, "{}", r.tables[3].lookup);
+        assert!((r.tables_fixed - 20.0).abs() < 1e-9, "{}", r.tables_fixed);
     }
 
     #[test]

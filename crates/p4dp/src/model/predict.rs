@@ -14,7 +14,7 @@ use p4dp_rt::inspect::TableLayout;
 use p4dp_rt::{KeyInfo, MatchField, MatchKind, Program, Runtime, RuntimeOptions, TableEntry};
 
 use super::cost::{self, ProgramUse, TableUse};
-use super::profile::Popularity;
+use super::profile::{Popularity, Touch};
 use super::tuples::{sim_rule, Classifier, SimRule};
 use super::{load_profile, ModelArgs, ModelError};
 use crate::bench::gen::Rng;
@@ -49,11 +49,135 @@ pub fn kind_of(keys: &[KeyInfo]) -> &'static str {
     }
 }
 
-/// Memory the lookups of `entries` entries touch. Exact tables: the runtime's own prediction
-/// (`p4dp_table_mem_predict`, the storage it picks) for a table of that many entries. Other
-/// kinds allocate one entry each (a 64-byte allocator header plus the entry rounded to cache
-/// lines) and index it (about two key-sized slots per entry): an estimate, used the same way
-/// for the calibrated sizes and for the program's tables.
+/// The memory a table's lookups read, from its layout (the lines of a hit: index bucket and
+/// entry; not what only updates touch), and the pages it lies on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Footprint {
+    /// Bytes of the lines the lookups of all entries read.
+    pub bytes: u64,
+    /// The TLB entries those bytes need, as bytes of base pages: regions on base pages count
+    /// their bytes, regions on huge pages one base page per huge page.
+    pub tlb_bytes: u64,
+    /// Cache lines one lookup reads, and of them those on base pages.
+    pub lines: f64,
+    pub base_page_lines: f64,
+}
+
+impl Footprint {
+    /// Per entry of a table of `entries` entries: what the cost model takes.
+    pub fn touch(&self, entries: u64) -> Touch {
+        let n = entries.max(1) as f64;
+        Touch {
+            bytes_per_entry: self.bytes as f64 / n,
+            tlb_bytes_per_entry: self.tlb_bytes as f64 / n,
+            lines: self.lines,
+            base_page_lines: self.base_page_lines,
+        }
+    }
+}
+
+/// A base page (4 KiB) and the huge page the runtime maps large table regions with
+/// (`TABLE_HUGE`, runtime/src/table_internal.h), and the smallest region it maps so
+/// (`TABLE_HUGE_MIN`).
+const BASE_PAGE: u64 = 4096;
+const HUGE_PAGE: u64 = 2 << 20;
+const HUGE_MIN: u64 = HUGE_PAGE / 2;
+/// The read index's layout (runtime/include/p4dp/xindex.h): slots per bucket, longest key, most
+/// entries, and the bucket count of a capacity (a power of two, at least 2, with twice as many
+/// slots as entries).
+const XI_WAYS: u64 = 4;
+const XI_KEY_MAX: u32 = 16;
+const XI_MAX_ENTRIES: u64 = 1 << 22;
+fn xi_buckets(capacity: u64) -> u64 {
+    let mut nb = 2;
+    while nb * XI_WAYS < 2 * capacity {
+        nb <<= 1;
+    }
+    nb
+}
+
+/// TLB bytes of a region of `bytes`: on huge pages (`huge`, and at least `HUGE_MIN`: the
+/// runtime's table_huge_map) a base page's worth per huge page, else its bytes.
+fn tlb_region(bytes: u64, huge: bool) -> u64 {
+    if huge && bytes >= HUGE_MIN {
+        bytes.div_ceil(HUGE_PAGE) * BASE_PAGE
+    } else {
+        bytes
+    }
+}
+
+/// What the lookups of a table of `entries` entries read (its capacity: as many entries).
+/// Exact tables, from the runtime's layout (ARCHITECTURE.md "Entry storage and memory model",
+/// `p4dp_table_mem_predict`'s storage choice): a lookup reads one read-index bucket (one line
+/// for keys of up to 8 bytes, two for up to 16; the index on huge pages from 1 MiB,
+/// table_xindex.c) or, for longer keys, an rte_hash bucket and its key slot (base pages), then
+/// its entry: a static slot (the slot array on huge pages from 1 MiB, table_exact.c) or a
+/// dynamic allocation (base pages; the allocator's header line is not read). Lpm tables: the
+/// estimate below, on huge pages (the trie's nodes are carved from 2 MiB chunks, table_lpm.c),
+/// two lines per lookup. Tuple-space tables: the estimate, on base pages, an index line and
+/// the entry's lines per probe. The estimate: one allocation per entry (a 64-byte allocator
+/// header plus the entry rounded to cache lines) and about two key-sized index slots per entry.
+pub fn footprint(kind: &str, entries: u64, key_len: u32, data_len: u32) -> Footprint {
+    let n = entries.max(1);
+    let key_len = key_len.max(1);
+    if kind == "exact" {
+        if let Ok(m) = p4dp_rt::table_mem_predict(u32::try_from(n).unwrap_or(u32::MAX), key_len, data_len, 100) {
+            let (index, index_lines, index_huge) = if key_len <= XI_KEY_MAX && n <= XI_MAX_ENTRIES {
+                let bucket = if key_len <= 8 { 64 } else { 128 };
+                (xi_buckets(n) * bucket, (bucket / 64) as f64, true)
+            } else {
+                // rte_hash: its buckets and key store (the hash's memory less its rings and
+                // the read index, which does not exist here)
+                let e = n.max(64);
+                let key_slot = (8 + u64::from(key_len)).div_ceil(16) * 16;
+                (2 * (e.next_power_of_two() / 8) * 64 + (e + 1) * key_slot, 2.0, false)
+            };
+            let entry = 24 + u64::from(data_len);
+            let (ent, ent_tlb, ent_lines, ent_huge) = if m.static_storage {
+                let b = n * u64::from(m.slot_bytes);
+                (b, b, u64::from(m.slot_bytes).div_ceil(64) as f64, true)
+            } else {
+                let lines = entry.div_ceil(64);
+                (n * lines * 64, n * u64::from(m.dyn_entry_bytes), lines as f64, false)
+            };
+            return Footprint {
+                bytes: index + ent,
+                tlb_bytes: tlb_region(index, index_huge) + tlb_region(ent_tlb, ent_huge),
+                lines: index_lines + ent_lines,
+                base_page_lines: if index_huge && index >= HUGE_MIN {
+                    0.0
+                } else {
+                    index_lines
+                } + if ent_huge && ent_tlb >= HUGE_MIN {
+                    0.0
+                } else {
+                    ent_lines
+                },
+            };
+        }
+    }
+    let bytes = footprint_bytes(kind, n, key_len, data_len);
+    let ent_lines = (24 + u64::from(key_len) + u64::from(data_len)).div_ceil(64) as f64;
+    if kind == "lpm" {
+        Footprint {
+            bytes,
+            tlb_bytes: tlb_region(bytes, true),
+            lines: 2.0,
+            base_page_lines: 0.0,
+        }
+    } else {
+        Footprint {
+            bytes,
+            tlb_bytes: bytes,
+            lines: 1.0 + ent_lines,
+            base_page_lines: 1.0 + ent_lines,
+        }
+    }
+}
+
+/// The memory estimate of a non-exact table of `entries` entries (and of an exact one the
+/// runtime's model refuses): one allocation per entry (a 64-byte allocator header plus the
+/// entry rounded to cache lines) and about two key-sized index slots per entry.
 pub fn footprint_bytes(kind: &str, entries: u64, key_len: u32, data_len: u32) -> u64 {
     let n = entries.max(1);
     if kind == "exact" {
@@ -231,12 +355,12 @@ pub fn program_use(
             Some(l) => table_memory(l, &kind, n),
             None => (0, "-".into()),
         };
-        let fp = footprint_bytes(&kind, n, key_len, data_len);
+        let touch = footprint(&kind, n, key_len, data_len).touch(n);
         tables.push(TableUse {
             name: t.name.clone(),
             kind,
             entries: n,
-            bytes_per_entry: fp as f64 / n.max(1) as f64,
+            touch,
             memory_bytes,
             storage,
             applies,
@@ -582,6 +706,30 @@ mod tests {
         let b = footprint_bytes("ternary", 200, 16, 2);
         assert_eq!(b, 2 * a);
         assert!(footprint_bytes("exact", 1 << 20, 4, 2) > footprint_bytes("exact", 1 << 10, 4, 2) * 512);
+    }
+
+    #[test]
+    fn exact_footprints_follow_the_layout() {
+        // 2^20 entries of a 4-byte key: 2^19 one-line index buckets and 2^20 slots of 32 bytes,
+        // both on huge pages (16 of 2 MiB each); a lookup reads a bucket and a slot
+        let big = footprint("exact", 1 << 20, 4, 2);
+        assert_eq!(big.bytes, (32 << 20) + (32 << 20));
+        assert_eq!(big.tlb_bytes, 32 * 4096);
+        assert_eq!((big.lines, big.base_page_lines), (2.0, 0.0));
+        // 2^10: under the huge-page threshold, on base pages
+        let small = footprint("exact", 1 << 10, 4, 2);
+        assert_eq!(small.bytes, 512 * 64 + 1024 * 32);
+        assert_eq!(small.tlb_bytes, small.bytes);
+        assert_eq!(small.base_page_lines, 2.0);
+        // 16-byte keys: two-line buckets
+        assert_eq!(footprint("exact", 1 << 10, 16, 2).lines, 3.0);
+        // per entry
+        let t = big.touch(1 << 20);
+        assert_eq!(t.bytes_per_entry, 64.0);
+        // lpm: huge pages; tuple space: base pages
+        assert_eq!(footprint("lpm", 1 << 16, 4, 2).base_page_lines, 0.0);
+        let tss = footprint("ternary", 1 << 10, 4, 2);
+        assert_eq!(tss.tlb_bytes, tss.bytes);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::ModelError;
 use crate::bench::json::Json;
 
 /// Version of the profile's layout; bumped when a field changes meaning or goes away.
-pub const FORMAT: u64 = 3;
+pub const FORMAT: u64 = 4;
 
 /// The machine a profile was measured on.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,11 +78,29 @@ pub const TLB: usize = 3;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SizePoint {
     pub entries: u64,
+    /// Bytes the lookups of all entries read (model/predict.rs `footprint`).
     pub footprint_bytes: u64,
+    /// The TLB entries those bytes need, as bytes of base pages (`Touch::tlb_bytes_per_entry`).
+    pub tlb_bytes: u64,
     pub cycles: f64,
     /// Tuple-space kinds: the hash tables a lookup of the calibrated traffic probes, on average
     /// (model/tuples.rs); 0 for the other kinds.
     pub probes: f64,
+}
+
+/// What a table's lookups touch, from its layout (model/predict.rs `footprint`), per entry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Touch {
+    /// Bytes of the lines the lookups of all entries read (index buckets and entries; not the
+    /// memory only updates touch), per entry.
+    pub bytes_per_entry: f64,
+    /// The TLB entries those lines need, per entry, counted as bytes of base pages: a region on
+    /// base pages counts its bytes, a region on huge pages one base page per huge page (a TLB
+    /// entry maps either).
+    pub tlb_bytes_per_entry: f64,
+    /// Cache lines one lookup reads, and how many of them lie on base pages.
+    pub lines: f64,
+    pub base_page_lines: f64,
 }
 
 /// The calibrated sizes of one match kind (exact, lpm, ternary, range, optional).
@@ -131,9 +149,6 @@ pub struct Profile {
     pub latency_per_cycle: f64,
     /// What 2 (or more) workers cost each worker beyond one, ascending by workers.
     pub worker_cost: Vec<WorkerCost>,
-    /// Cache lines a popular entry keeps cached under skewed traffic (its bucket, its entry, its
-    /// action data: what one lookup touches), fitted on a Zipf point of an exact table.
-    pub hot_lines: f64,
 }
 
 fn num(v: &Value, path: &str) -> Result<f64, ModelError> {
@@ -215,6 +230,7 @@ impl Profile {
                 points.push(SizePoint {
                     entries: entries as u64,
                     footprint_bytes: num(p, "footprint_bytes")? as u64,
+                    tlb_bytes: num(p, "tlb_bytes")? as u64,
                     cycles: num(p, "cycles")?,
                     probes: nonneg(num(p, "probes")?, "probes")?,
                 });
@@ -290,13 +306,6 @@ impl Profile {
             latency_base: num(&v, "latency.base_cycles")?,
             latency_per_cycle: num(&v, "latency.per_cycle")?,
             worker_cost,
-            hot_lines: {
-                let h = num(&v, "hot_lines")?;
-                if h < 1.0 {
-                    return Err(ModelError::Profile(format!("field `hot_lines` is below 1 ({h})")));
-                }
-                h
-            },
         })
     }
 
@@ -351,6 +360,7 @@ impl Profile {
                                     Json::obj([
                                         ("entries", Json::uint(p.entries)),
                                         ("footprint_bytes", Json::uint(p.footprint_bytes)),
+                                        ("tlb_bytes", Json::uint(p.tlb_bytes)),
                                         ("cycles", Json::Num(p.cycles)),
                                         ("probes", Json::Num(p.probes)),
                                     ])
@@ -371,7 +381,6 @@ impl Profile {
                     ("per_cycle", Json::Num(self.latency_per_cycle)),
                 ]),
             ),
-            ("hot_lines", Json::Num(self.hot_lines)),
             (
                 "tlb",
                 Json::obj([
@@ -489,40 +498,55 @@ pub fn bisect(f: impl Fn(f64) -> f64, target: f64, mut lo: f64, mut hi: f64, ite
     (lo + hi) / 2.0
 }
 
-/// Miss ratio per cache level (L1, L2, LLC) for `n` entries of `bytes_per_entry` each, and of
-/// the TLB (the last element) mapping `tlb_bytes` of the table, each entry taking
-/// `tlb_bytes_per_entry` of it.
+/// Miss ratio per cache level (L1, L2, LLC) for `n` entries taking `cache_bpe` bytes of cache
+/// each, and of the TLB (the last element) holding `tlb_bytes` of the table (base-page bytes)
+/// with each entry taking `tlb_bpe` of it; `tlb_all` is the whole table's TLB bytes (a table
+/// within the TLB's reach never walks, however the traffic spreads over its pages).
 pub fn level_misses(
     caches: &Caches,
     tlb_bytes: f64,
     n: u64,
-    bytes_per_entry: f64,
-    tlb_bytes_per_entry: f64,
+    cache_bpe: f64,
+    tlb_all: f64,
+    tlb_bpe: f64,
     pop: Popularity,
 ) -> [f64; LEVELS] {
     let mut m = [0.0; LEVELS];
     for (i, c) in caches.levels().iter().enumerate() {
-        m[i] = miss_ratio(n, *c as f64 / bytes_per_entry.max(1.0), pop);
+        m[i] = miss_ratio(n, *c as f64 / cache_bpe.max(1.0), pop);
     }
-    // a table inside the TLB's reach never walks, however its entries spread over the pages
-    m[TLB] = if n as f64 * bytes_per_entry <= tlb_bytes {
+    m[TLB] = if tlb_all <= tlb_bytes {
         0.0
     } else {
-        miss_ratio(n, tlb_bytes / tlb_bytes_per_entry.max(1.0), pop)
+        miss_ratio(n, tlb_bytes / tlb_bpe.max(1.0), pop)
     };
     m
 }
 
 /// `level_misses` for one table alone under uniform traffic (the calibration's condition):
-/// every level, the TLB included, holds its share of the footprint.
-pub fn uniform_misses(caches: &Caches, tlb: &Tlb, n: u64, bytes_per_entry: f64) -> [f64; LEVELS] {
+/// every level, the TLB included, holds its share of the footprint (`bytes_per_entry` in the
+/// caches, `tlb_bpe` in the TLB).
+pub fn uniform_misses(caches: &Caches, tlb: &Tlb, n: u64, bytes_per_entry: f64, tlb_bpe: f64) -> [f64; LEVELS] {
     level_misses(
         caches,
         tlb.reach_bytes(),
         n,
         bytes_per_entry,
-        bytes_per_entry,
+        n as f64 * tlb_bpe,
+        tlb_bpe,
         Popularity::Uniform,
+    )
+}
+
+/// A calibrated point's uniform miss ratios.
+pub fn point_misses(caches: &Caches, tlb: &Tlb, q: &SizePoint) -> [f64; LEVELS] {
+    let n = q.entries.max(1);
+    uniform_misses(
+        caches,
+        tlb,
+        n,
+        q.footprint_bytes as f64 / n as f64,
+        q.tlb_bytes as f64 / n as f64,
     )
 }
 
@@ -536,8 +560,7 @@ pub fn fit_penalties(caches: &Caches, tlb: &Tlb, points: &[SizePoint]) -> [f64; 
     let Some(first) = points.first() else { return pen };
     let c0 = first.cycles;
     for p in points.iter().skip(1) {
-        let bpe = p.footprint_bytes as f64 / p.entries as f64;
-        let m = uniform_misses(caches, tlb, p.entries, bpe);
+        let m = point_misses(caches, tlb, p);
         let explained: f64 = (0..LEVELS).filter(|&l| known[l]).map(|l| m[l] * pen[l]).sum();
         let newly: Vec<usize> = (0..LEVELS).filter(|&l| !known[l] && m[l] >= 0.25).collect();
         let share: f64 = newly.iter().map(|&l| m[l]).sum();
@@ -572,24 +595,25 @@ pub fn interpolate(points: &[SizePoint], n: u64) -> f64 {
 /// Bytes of a cache line.
 pub const LINE: f64 = 64.0;
 
-/// Cache bytes one entry takes under `pop`: under uniform traffic every line of the table is
-/// used alike, so an entry takes its share of the footprint; under skew a popular entry keeps
-/// the whole lines its lookup touches cached (`hot_lines` of them), the unpopular neighbours in
-/// those lines riding along.
-pub fn cache_bytes_per_entry(p: &Profile, bytes_per_entry: f64, pop: Popularity) -> f64 {
+/// Cache bytes one entry takes under `pop`: under uniform traffic every line the lookups read is
+/// used alike, so an entry takes its share of them; under skew a popular entry keeps the whole
+/// lines its lookup reads cached (`t.lines` of them: its index bucket and its entry), the
+/// unpopular neighbours in those lines riding along.
+pub fn cache_bytes_per_entry(t: &Touch, pop: Popularity) -> f64 {
     match pop {
-        Popularity::Uniform => bytes_per_entry,
-        Popularity::Zipf(_) => bytes_per_entry.max(p.hot_lines * LINE),
+        Popularity::Uniform => t.bytes_per_entry,
+        Popularity::Zipf(_) => t.bytes_per_entry.max(t.lines * LINE),
     }
 }
 
-/// TLB bytes one entry takes under `pop`: under skew a popular entry keeps the page of each
-/// line its lookup touches mapped (`hot_lines` pages: the lines lie apart in a table larger
-/// than the TLB's reach), its neighbours on those pages riding along.
-pub fn tlb_bytes_per_entry(p: &Profile, bytes_per_entry: f64, pop: Popularity) -> f64 {
+/// TLB bytes one entry takes under `pop`: under skew a popular entry keeps mapped the base page
+/// of each of its lines that lie on base pages (in a table past the TLB's reach those lines lie
+/// pages apart), its neighbours on those pages riding along; lines on huge pages share the few
+/// TLB entries of their region, which its uniform share already counts.
+pub fn tlb_bytes_per_entry(p: &Profile, t: &Touch, pop: Popularity) -> f64 {
     match pop {
-        Popularity::Uniform => bytes_per_entry,
-        Popularity::Zipf(_) => bytes_per_entry.max(p.hot_lines * p.tlb.page_bytes as f64),
+        Popularity::Uniform => t.tlb_bytes_per_entry,
+        Popularity::Zipf(_) => t.tlb_bytes_per_entry.max(t.base_page_lines * p.tlb.page_bytes as f64),
     }
 }
 
@@ -598,17 +622,17 @@ fn miss_cycles(p: &Profile, m: &[f64; LEVELS]) -> f64 {
     (0..LEVELS).map(|l| m[l] * p.miss_penalty[l]).sum()
 }
 
-/// The cost of one lookup of `kind` in a table of `n` entries of `bytes_per_entry`, with the
-/// traffic's popularity, when the table gets `share` (0..1] of each cache level (the program's
-/// tables with entries share the caches). The calibrated cost at `n` (one table, uniform
-/// traffic: miss cycles W₁ by the penalties) is moved by the change in miss cycles, W - W₁,
-/// scaled by `miss_scale`: how this kind's misses cost against the exact-fitted penalties.
-/// Returns (cycles, per-level miss ratios).
+/// The cost of one lookup of `kind` in a table of `n` entries that touch `t`, with the
+/// traffic's popularity, when the table gets `share` (0..1] of each cache level and of the TLB
+/// (the program's tables with entries share them). The calibrated cost at `n` (one table,
+/// uniform traffic: miss cycles W₁ by the penalties) is moved by the change in miss cycles,
+/// W - W₁, scaled by `miss_scale`: how this kind's misses cost against the exact-fitted
+/// penalties. Returns (cycles, per-level miss ratios).
 pub fn lookup_cost(
     p: &Profile,
     kind: &KindCost,
     n: u64,
-    bytes_per_entry: f64,
+    t: &Touch,
     pop: Popularity,
     share: f64,
 ) -> (f64, [f64; LEVELS]) {
@@ -620,13 +644,14 @@ pub fn lookup_cost(
         l2: (p.caches.l2 as f64 * share) as u64,
         llc: (p.caches.llc as f64 * share) as u64,
     };
-    let m1 = uniform_misses(&p.caches, &p.tlb, n, bytes_per_entry);
+    let m1 = uniform_misses(&p.caches, &p.tlb, n, t.bytes_per_entry, t.tlb_bytes_per_entry);
     let mx = level_misses(
         &shared,
         p.tlb.reach_bytes() * share,
         n,
-        cache_bytes_per_entry(p, bytes_per_entry, pop),
-        tlb_bytes_per_entry(p, bytes_per_entry, pop),
+        cache_bytes_per_entry(t, pop),
+        n as f64 * t.tlb_bytes_per_entry,
+        tlb_bytes_per_entry(p, t, pop),
         pop,
     );
     let (w1, wx) = (miss_cycles(p, &m1), miss_cycles(p, &mx));
@@ -643,8 +668,7 @@ pub fn miss_scale(p: &Profile, kind: &KindCost) -> f64 {
     let (Some(first), Some(last)) = (kind.points.first(), kind.points.last()) else {
         return 1.0;
     };
-    let bpe = last.footprint_bytes as f64 / last.entries.max(1) as f64;
-    let w = miss_cycles(p, &uniform_misses(&p.caches, &p.tlb, last.entries, bpe));
+    let w = miss_cycles(p, &point_misses(&p.caches, &p.tlb, last));
     if last.entries == first.entries || w < 10.0 {
         return 1.0;
     }
@@ -726,6 +750,14 @@ pub fn regime(m: &[f64; LEVELS]) -> &'static str {
 pub(crate) mod tests {
     use super::*;
 
+    /// 64-byte entries on base pages, two lines per lookup.
+    const T64: Touch = Touch {
+        bytes_per_entry: 64.0,
+        tlb_bytes_per_entry: 64.0,
+        lines: 2.0,
+        base_page_lines: 2.0,
+    };
+
     pub fn sample() -> Profile {
         Profile {
             machine: Machine {
@@ -759,12 +791,14 @@ pub(crate) mod tests {
                     SizePoint {
                         entries: 16,
                         footprint_bytes: 16 * 64,
+                        tlb_bytes: 16 * 64,
                         cycles: 30.0,
                         probes: 0.0,
                     },
                     SizePoint {
                         entries: 1 << 20,
                         footprint_bytes: 64 << 20,
+                        tlb_bytes: 64 << 20,
                         cycles: 330.0,
                         probes: 0.0,
                     },
@@ -783,7 +817,6 @@ pub(crate) mod tests {
                 per_packet: 20.0,
                 per_apply: 5.0,
             }],
-            hot_lines: 2.0,
         }
     }
 
@@ -845,18 +878,21 @@ pub(crate) mod tests {
             SizePoint {
                 entries: 16,
                 footprint_bytes: 1024,
+                tlb_bytes: 1024,
                 cycles: 20.0,
                 probes: 0.0,
             },
             SizePoint {
                 entries: 4096,
                 footprint_bytes: 4096 * 64,
+                tlb_bytes: 4096 * 64,
                 cycles: 30.0,
                 probes: 0.0,
             },
             SizePoint {
                 entries: 1 << 22,
                 footprint_bytes: 64 << 22,
+                tlb_bytes: 64 << 22,
                 cycles: 400.0,
                 probes: 0.0,
             },
@@ -873,7 +909,7 @@ pub(crate) mod tests {
         assert!((pen[0] - 10.0 / 0.875).abs() < 1e-6, "{pen:?}");
         assert!(pen[1] > 0.0 && pen[2] > 0.0);
         // the largest point is reproduced by the penalties it fitted
-        let m = uniform_misses(&c, &wide, 1 << 22, 64.0);
+        let m = uniform_misses(&c, &wide, 1 << 22, 64.0, 64.0);
         let y = 20.0 + (0..LEVELS).map(|l| m[l] * pen[l]).sum::<f64>();
         assert!((y - 400.0).abs() < 1e-6, "{y}");
     }
@@ -882,13 +918,13 @@ pub(crate) mod tests {
     fn skewed_traffic_costs_less_than_uniform_in_dram_only() {
         let p = sample();
         let k = &p.kinds[0];
-        let (u, mu) = lookup_cost(&p, k, 1 << 20, 64.0, Popularity::Uniform, 1.0);
-        let (z, mz) = lookup_cost(&p, k, 1 << 20, 64.0, Popularity::Zipf(1.2), 1.0);
+        let (u, mu) = lookup_cost(&p, k, 1 << 20, &T64, Popularity::Uniform, 1.0);
+        let (z, mz) = lookup_cost(&p, k, 1 << 20, &T64, Popularity::Zipf(1.2), 1.0);
         assert_eq!(u, 330.0);
         assert_eq!(regime(&mu), "DRAM");
         assert!(z < u && z >= 30.0, "{z}");
         assert_ne!(regime(&mz), "DRAM");
-        let (s, _) = lookup_cost(&p, k, 16, 64.0, Popularity::Zipf(1.2), 1.0);
+        let (s, _) = lookup_cost(&p, k, 16, &T64, Popularity::Zipf(1.2), 1.0);
         assert_eq!(s, 30.0);
     }
 
@@ -940,21 +976,19 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn shared_caches_and_hot_lines_cost_misses() {
+    fn shared_caches_and_wider_lookups_cost_misses() {
         let p = sample();
         let k = &p.kinds[0];
         let n = 1u64 << 16;
-        let (alone, _) = lookup_cost(&p, k, n, 64.0, Popularity::Zipf(1.1), 1.0);
-        let (shared, _) = lookup_cost(&p, k, n, 64.0, Popularity::Zipf(1.1), 0.25);
+        let (alone, _) = lookup_cost(&p, k, n, &T64, Popularity::Zipf(1.1), 1.0);
+        let (shared, _) = lookup_cost(&p, k, n, &T64, Popularity::Zipf(1.1), 0.25);
         assert!(shared > alone, "{shared} {alone}");
-        let wide = Profile {
-            hot_lines: 8.0,
-            ..p.clone()
-        };
-        let (w, _) = lookup_cost(&wide, k, n, 64.0, Popularity::Zipf(1.1), 1.0);
+        // a lookup that reads more lines keeps more of them cached per popular entry
+        let wide = Touch { lines: 8.0, ..T64 };
+        let (w, _) = lookup_cost(&p, k, n, &wide, Popularity::Zipf(1.1), 1.0);
         assert!(w > alone, "{w} {alone}");
         // uniform traffic alone in the caches is the calibrated cost
-        let (u, _) = lookup_cost(&p, k, n, 64.0, Popularity::Uniform, 1.0);
+        let (u, _) = lookup_cost(&p, k, n, &T64, Popularity::Uniform, 1.0);
         assert!((u - interpolate(&k.points, n)).abs() < 1e-9);
     }
 
@@ -964,7 +998,7 @@ pub(crate) mod tests {
         let mut k = p.kinds[0].clone();
         // the penalties give the largest point (64 B entries, 2^20) W miss cycles; a kind
         // whose cost grows twice that from its smallest size scales by 2
-        let w = miss_cycles(&p, &uniform_misses(&p.caches, &p.tlb, 1 << 20, 64.0));
+        let w = miss_cycles(&p, &uniform_misses(&p.caches, &p.tlb, 1 << 20, 64.0, 64.0));
         k.points[1].cycles = k.points[0].cycles + 2.0 * w;
         assert!((miss_scale(&p, &k) - 2.0).abs() < 1e-9);
         // growth far beyond the penalties is held at 5
@@ -972,6 +1006,7 @@ pub(crate) mod tests {
         assert_eq!(miss_scale(&p, &k), 5.0);
         // a largest size that misses nothing: no scaling
         k.points[1].footprint_bytes = 1024;
+        k.points[1].tlb_bytes = 1024;
         assert_eq!(miss_scale(&p, &k), 1.0);
     }
 
@@ -980,6 +1015,7 @@ pub(crate) mod tests {
         let pt = |probes: f64, cycles: f64| SizePoint {
             entries: 16,
             footprint_bytes: 1024,
+            tlb_bytes: 1024,
             cycles,
             probes,
         };
@@ -1020,6 +1056,7 @@ pub(crate) mod tests {
         let pt = |entries: u64, cycles: f64| SizePoint {
             entries,
             footprint_bytes: entries * 64,
+            tlb_bytes: entries * 64,
             cycles,
             probes: 0.0,
         };
@@ -1032,9 +1069,9 @@ pub(crate) mod tests {
         ];
         let p = sample();
         let pen = fit_penalties(&p.caches, &p.tlb, &pts);
-        let m16 = uniform_misses(&p.caches, &p.tlb, 1 << 16, 64.0);
+        let m16 = uniform_misses(&p.caches, &p.tlb, 1 << 16, 64.0, 64.0);
         assert_eq!(m16[TLB], 0.0);
-        let m18 = uniform_misses(&p.caches, &p.tlb, 1 << 18, 64.0);
+        let m18 = uniform_misses(&p.caches, &p.tlb, 1 << 18, 64.0, 64.0);
         assert_eq!(m18[2], 0.0);
         assert!((m18[TLB] - 0.75).abs() < 1e-12, "{m18:?}");
         // the 16 MiB point's rise past what L1 and L2 explain is the walks'
@@ -1043,7 +1080,7 @@ pub(crate) mod tests {
         assert!(pen[TLB] > 50.0, "{pen:?}");
         // every point is reproduced
         for q in &pts {
-            let m = uniform_misses(&p.caches, &p.tlb, q.entries, 64.0);
+            let m = uniform_misses(&p.caches, &p.tlb, q.entries, 64.0, 64.0);
             let y = 20.0 + (0..LEVELS).map(|l| m[l] * pen[l]).sum::<f64>();
             assert!(
                 (y - q.cycles).abs() < 1e-6,
@@ -1059,11 +1096,10 @@ pub(crate) mod tests {
         // only walks cost: the lookup moves by the TLB's miss ratios alone
         let mut p = sample();
         p.miss_penalty = [0.0, 0.0, 0.0, 100.0];
-        p.hot_lines = 2.0;
         let k = p.kinds[0].clone();
         let n = 1u64 << 20;
         let uni = interpolate(&k.points, n);
-        let (z, mz) = lookup_cost(&p, &k, n, 64.0, Popularity::Zipf(1.1), 1.0);
+        let (z, mz) = lookup_cost(&p, &k, n, &T64, Popularity::Zipf(1.1), 1.0);
         // uniform: 1 - 4 MiB / 64 MiB of the lookups walk; skewed: Che's ratio with each entry
         // keeping 2 pages mapped, 1024 pages for 512 entries
         let mu = 1.0 - 4096.0 * 1024.0 / (64.0 * n as f64);
@@ -1074,11 +1110,21 @@ pub(crate) mod tests {
         let scale = miss_scale(&p, &k);
         assert!((z - (uni + scale * 100.0 * (want_m - mu))).abs() < 1e-9, "{z}");
         // sharing the TLB with three more tables: more walks
-        let (s, ms) = lookup_cost(&p, &k, n, 64.0, Popularity::Zipf(1.1), 0.25);
+        let (s, ms) = lookup_cost(&p, &k, n, &T64, Popularity::Zipf(1.1), 0.25);
         assert!((ms[TLB] - miss_ratio(n, 128.0, Popularity::Zipf(1.1))).abs() < 1e-12);
         assert!(s > z, "{s} {z}");
         // a table inside the TLB's reach never walks, even with its reach shared
-        let (_, small) = lookup_cost(&p, &k, 1 << 10, 64.0, Popularity::Zipf(1.1), 0.25);
+        let (_, small) = lookup_cost(&p, &k, 1 << 10, &T64, Popularity::Zipf(1.1), 0.25);
         assert_eq!(small[TLB], 0.0);
+        // nor does a large one on huge pages: 64 MiB in 32 TLB entries, skewed or not
+        let huge = Touch {
+            tlb_bytes_per_entry: 32.0 * 4096.0 / n as f64,
+            base_page_lines: 0.0,
+            ..T64
+        };
+        for pop in [Popularity::Uniform, Popularity::Zipf(1.1)] {
+            let (_, m) = lookup_cost(&p, &k, n, &huge, pop, 0.25);
+            assert_eq!(m[TLB], 0.0);
+        }
     }
 }
