@@ -62,7 +62,8 @@ static unsigned n_pass, n_fail;
 
 #define F(k, o, sz, w) {.match_kind = (k), .offset = (o), .size = (sz), .bitwidth = (w)}
 
-/* kind: 0 exact static, 1 exact dynamic, 2 keyless, 3 lpm + churn, 4 ternary + churn */
+/* kind: 0 exact static, 1 exact dynamic, 2 keyless, 3 lpm + churn, 4 ternary + churn, 5 and 6 linear
+ * (rtc.p4 @linear: lookups read the row of the key directly) static and dynamic + churn */
 static void run(const char *name, int kind, uint32_t n_mod)
 {
 	struct p4dp_key_field fe[1] = {F(P4DP_MATCH_EXACT, 0, 4, 32)};
@@ -70,8 +71,10 @@ static void run(const char *name, int kind, uint32_t n_mod)
 	struct p4dp_key_field ft[2] = {F(P4DP_MATCH_TERNARY, 0, 4, 32), F(P4DP_MATCH_EXACT, 4, 2, 16)};
 	struct p4dp_table_params p = {.name = name, .key_len = 4, .n_fields = 1, .fields = fe, .max_entries = 4096,
 				      .data_len = 16, .storage = P4DP_STORAGE_STATIC, .socket_id = SOCKET_ID_ANY};
-	if (kind == 1)
+	if (kind == 1 || kind == 6)
 		p.storage = P4DP_STORAGE_DYNAMIC;
+	if (kind >= 5)
+		p.linear = 1;
 	if (kind == 2) {
 		p.key_len = 0;
 		p.n_fields = 0;
@@ -95,6 +98,8 @@ static void run(const char *name, int kind, uint32_t n_mod)
 	uint8_t mask[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0};
 	uint8_t churn_v[8] = {0}, churn_m[8] = {0};
 	struct p4dp_match m = {.value = key, .mask = mask, .priority = 1000};
+	if (kind >= 5)
+		memset(key + 1, 0, 3); /* row 10 */
 	if (kind == 3) {
 		mask[0] = 0; /* /24 (little-endian: byte 0 is the least significant) */
 		key[0] = 0;
@@ -123,7 +128,19 @@ static void run(const char *name, int kind, uint32_t n_mod)
 		const uint64_t *d = (i & 1) ? A : B;
 		if (p4dp_table_entry_modify(t, &m, (uint32_t)d[0], d) != 0)
 			wfail++;
-		if (kind >= 3) {
+		if (kind >= 5) {
+			/* churn: add or delete another row (any but the reader's row 10) */
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			uint32_t row = 11 + (uint32_t)(seed % 4000);
+			struct p4dp_match cm = {.value = (const uint8_t *)&row};
+			int r2 = p4dp_table_entry_add(t, &cm, 1, A);
+			if (r2 == 0)
+				live_churn++;
+			else if (r2 == -EEXIST && p4dp_table_entry_delete(t, &cm) == 0)
+				live_churn--;
+		} else if (kind >= 3) {
 			/* churn: add or delete a random other entry */
 			seed ^= seed << 13;
 			seed ^= seed >> 7;
@@ -186,6 +203,8 @@ int main(int argc, char **argv)
 	run("keyless", 2, n);
 	run("lpm + churn", 3, n);
 	run("ternary + churn", 4, n);
+	run("linear static + churn", 5, n);
+	run("linear dynamic + churn", 6, n);
 	rte_eal_cleanup();
 	printf("%u passed, %u failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;
