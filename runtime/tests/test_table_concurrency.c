@@ -19,6 +19,7 @@
 #include <rte_eal.h>
 #include <rte_memory.h>
 
+#include "p4dp/abi.h"
 #include "p4dp/rcu.h"
 #include "p4dp/table.h"
 #include "tsan_test.h"
@@ -28,6 +29,7 @@ struct reader {
 	struct p4dp_rcu *rcu;
 	const uint8_t *key;
 	uint32_t index;
+	int linear; /* look up as generated code does a linear table's (p4dp_table_apply_linear) */
 	volatile int stop; /* written by main, read by reader; see below */
 	uint64_t lookups, misses, torn, bad_index;
 };
@@ -36,10 +38,14 @@ static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 	p4dp_rcu_register(r->rcu, 0);
+	struct p4dp_entry *def = NULL;
+	struct p4dp_ctx ctx = {.tables = &r->t, .defaults = &def};
 	/* Relaxed load is enough for a stop flag: it orders nothing. */
 	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		for (int i = 0; i < 16; i++) {
-			const struct p4dp_entry *e = p4dp_table_lookup(r->t, r->key);
+			int hit = 0;
+			const struct p4dp_entry *e = r->linear ? p4dp_table_apply_linear(&ctx, 0, r->key, 4, &hit)
+							       : p4dp_table_lookup(r->t, r->key);
 			r->lookups++;
 			if (e == NULL) {
 				r->misses++;
@@ -113,7 +119,7 @@ static void run(const char *name, int kind, uint32_t n_mod)
 	memcpy(lkey, key, 8);
 	if (kind == 3)
 		lkey[0] = 0x55; /* any host in the /24 */
-	struct reader r = {.t = t, .rcu = rcu, .key = lkey, .index = index};
+	struct reader r = {.t = t, .rcu = rcu, .key = lkey, .index = index, .linear = kind >= 5};
 	pthread_t th;
 	if (rc != 0 || pthread_create(&th, NULL, reader_main, &r) != 0) {
 		printf("%-28s FAIL (setup rc %d)\n", name, rc);
