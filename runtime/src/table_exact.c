@@ -80,6 +80,11 @@ struct table_exact {
 	 * stay until the row is free again, which is after the delete's grace period. */
 	uint64_t *row_bits;
 	uint8_t *row_keys;
+	/* a linear table's direct read index (p4dp/xindex.h struct p4dp_table_head rows): row r's
+	 * installed entry or NULL, max_entries pointers; NULL if the table is not linear, or its
+	 * key is not its one field at byte 0 (then lookups hash). Written under the insertion
+	 * spinlock with release stores (rows_store), where the read index is. */
+	struct p4dp_entry **rows;
 };
 
 /*
@@ -223,8 +228,22 @@ static int table_exact_create(struct p4dp_table *t)
 			return -ENOMEM;
 		}
 	}
+	/* the key read as a little-endian number of key_len bytes is the row (p4dp_table_apply_linear) */
+	if (t->linear && t->max_entries > 0 && t->fields[0].offset == 0 && t->fields[0].size == t->key_len) {
+		x->rows = rte_zmalloc_socket("p4dp_linear_rows", (size_t)t->max_entries * sizeof(*x->rows),
+					     RTE_CACHE_LINE_SIZE, t->socket_id);
+		if (x->rows == NULL) {
+			slots_free(x);
+			table_xi_free(x->xi);
+			rte_hash_free(x->h);
+			free(x);
+			return -ENOMEM;
+		}
+	}
 	t->ex = x;
 	t->head.xi = x->xi != NULL ? &x->xi->pub : NULL;
+	t->head.rows = x->rows;
+	t->head.n_rows = x->rows != NULL ? t->max_entries : 0;
 	return 0;
 }
 
@@ -254,9 +273,21 @@ static void table_exact_free(struct p4dp_table *t)
 	rte_free(x->row_bits);
 	rte_free(x->row_keys);
 	t->head.xi = NULL;
+	t->head.rows = NULL;
+	t->head.n_rows = 0;
+	rte_free(x->rows);
 	table_xi_free(x->xi);
 	free(x);
 	t->ex = NULL;
+}
+
+/* The direct read index of a linear table (struct table_exact rows): row @p idx's entry is now @p e
+ * (NULL: none). Under the insertion spinlock. Release: pairs with p4dp_table_apply_linear's
+ * acquire load, so a reader that finds @p e sees its contents. */
+static void rows_store(struct table_exact *x, uint32_t idx, struct p4dp_entry *e)
+{
+	if (x->rows != NULL)
+		__atomic_store_n(&x->rows[idx], e, __ATOMIC_RELEASE);
 }
 
 /* The row map (struct table_exact): row @p idx now holds @p key. Under the insertion spinlock.
@@ -425,6 +456,7 @@ static int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t
 					if (row_out != NULL)
 						*row_out = (uint32_t)idx;
 					table_xi_insert(x->xi, key, (uint32_t)idx, e);
+					rows_store(x, (uint32_t)idx, e);
 					row_set(t, key, (uint32_t)idx);
 					/* release: pairs with p4dp_table_ins_gen's acquire load */
 					__atomic_store_n(&t->ins_gen, t->ins_gen + 1, __ATOMIC_RELEASE);
@@ -463,8 +495,10 @@ static int publish(struct p4dp_table *t, const uint8_t *key, struct p4dp_entry *
 {
 	table_wlock(t); /* hash writers exclude each other (data-plane inserts) */
 	int rc = hash_add(t->ex->h, key, e);
-	if (rc >= 0)
+	if (rc >= 0) {
 		table_xi_publish(t->ex->xi, e->index, e);
+		rows_store(t->ex, e->index, e);
+	}
 	table_wunlock(t);
 	return rc;
 }
@@ -547,6 +581,7 @@ static int table_exact_delete(struct p4dp_table *t, const uint8_t *key)
 	int32_t pos = rte_hash_del_key(x->h, key);
 	if (pos >= 0) {
 		table_xi_delete(x->xi, idx);
+		rows_store(x, idx, NULL);
 		row_clear(t, idx);
 		TABLE_SET_RELAXED(t->n_entries, t->n_entries - 1);
 	}
@@ -641,8 +676,22 @@ static int table_exact_foreach(struct p4dp_table *t, p4dp_table_entry_cb cb, voi
 	return rc;
 }
 
+/* A linear table's lookup of @p key through its direct read index (x->rows non-NULL): the key
+ * read as a little-endian number is the row (as p4dp_table_apply_linear). */
+static const struct p4dp_entry *rows_find(const struct p4dp_table *t, const void *key)
+{
+	const uint8_t *kb = key;
+	uint32_t row = 0;
+	for (uint32_t b = 0; b < t->key_len; b++)
+		row |= (uint32_t)kb[b] << (8u * b);
+	/* acquire: pairs with rows_store's release */
+	return row < t->max_entries ? __atomic_load_n(&t->ex->rows[row], __ATOMIC_ACQUIRE) : NULL;
+}
+
 const struct p4dp_entry *table_exact_lookup(struct p4dp_table *t, const void *key)
 {
+	if (t->ex->rows != NULL)
+		return rows_find(t, key);
 	const struct table_xi *xi = t->ex->xi;
 	if (xi != NULL) {
 		uint64_t k[2];
@@ -663,6 +712,11 @@ const struct p4dp_entry *table_exact_lookup(struct p4dp_table *t, const void *ke
 void table_exact_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
 			     const struct p4dp_entry **out)
 {
+	if (t->ex->rows != NULL) {
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = rows_find(t, keys[i]);
+		return;
+	}
 	const struct table_xi *xi = t->ex->xi;
 	if (xi != NULL) {
 		/* perf: hash every key and prefetch its first bucket, then look them up,

@@ -913,6 +913,109 @@ out:
 		n_pass++;
 }
 
+/* A linear table's direct lookup (abi.h p4dp_table_apply_linear, and p4dp_table_lookup and
+ * p4dp_table_lookup_bulk, which read the same rows): of @p key_len-byte keys (one field, a
+ * little-endian number) in a table of N rows, every key finds its own entry or misses with the
+ * default entry: row 0, the last row, keys at and beyond the size (high bytes included), deleted
+ * keys (also after the grace period and a re-add), modified keys (the new data). */
+static void test_linear_direct(int storage, uint32_t key_len)
+{
+	case_fail = 0;
+	enum { N = 4096, PAST = 64 };
+	struct p4dp_key_field f[1] = {F(P4DP_MATCH_EXACT, 0, key_len, 8 * key_len)};
+	struct p4dp_table_params p = {.name = "linear-direct", .key_len = key_len, .n_fields = 1, .fields = f,
+				      .max_entries = N, .data_len = 8, .storage = storage, .socket_id = SOCKET_ID_ANY,
+				      .linear = 1};
+	struct p4dp_table *t = p4dp_table_create(&p, NULL);
+	CHECK(t != NULL, "create");
+	if (t == NULL)
+		goto out;
+	const struct p4dp_table_head *h = (const struct p4dp_table_head *)t;
+	CHECK(h->rows != NULL && h->n_rows == N, "a linear table has N rows (%u)", h->n_rows);
+	struct p4dp_entry def_entry;
+	struct p4dp_entry *def = &def_entry;
+	struct p4dp_ctx ctx = {.tables = &t, .defaults = &def};
+	/* expected data of each key (0: not installed) */
+	static uint64_t want[N];
+	memset(want, 0, sizeof(want));
+	uint32_t k = 0;
+	struct p4dp_match m = {.value = (const uint8_t *)&k};
+	for (k = 0; k < N; k++) {
+		if (k % 3 != 0 && k != N - 1 && k != 1)
+			continue; /* rows 0, 1 and N - 1 and every third */
+		uint64_t d = 0x10000u + k;
+		CHECK(p4dp_table_entry_add(t, &m, k % 5, &d) == 0, "add %u", k);
+		want[k] = d;
+	}
+	/* deletes (every 7th installed key) and modifies (every 11th) */
+	for (k = 0; k < N; k++) {
+		if (want[k] == 0)
+			continue;
+		if (k % 7 == 3) {
+			CHECK(p4dp_table_entry_delete(t, &m) == 0, "delete %u", k);
+			want[k] = 0;
+		} else if (k % 11 == 2 || k == N - 1) {
+			uint64_t d = 0x20000u + k;
+			CHECK(p4dp_table_entry_modify(t, &m, k % 5, &d) == 0, "modify %u", k);
+			want[k] = d;
+		}
+	}
+	/* re-add one deleted key (its grace period is over: no RCU domain) */
+	k = 3;
+	uint64_t d3 = 0x30003;
+	CHECK(want[3] == 0 && p4dp_table_entry_add(t, &m, 3, &d3) == 0, "re-add 3");
+	want[3] = d3;
+	uint32_t bad = 0, hits = 0;
+	const void *bulk_keys[N + PAST];
+	static uint32_t bulk_vals[N + PAST];
+	for (uint32_t i = 0; i < N + PAST + 3; i++) {
+		/* then three keys whose high bytes (or the byte above the 12 bits of a row) are set */
+		uint32_t key = i < N + PAST ? i : (i == N + PAST ? 0x10006u : i == N + PAST + 1 ? 0x1000006u : 0x106u * 16);
+		if (key_len == 2)
+			key &= 0xffff;
+		uint8_t kb[4];
+		memcpy(kb, &key, 4); /* little-endian: the number's low bytes first */
+		const bool in = key < N && want[key] != 0;
+		int hit = -1;
+		const struct p4dp_entry *e = key_len == 2 ? p4dp_table_apply_linear(&ctx, 0, kb, 2, &hit)
+							  : p4dp_table_apply_linear(&ctx, 0, kb, 4, &hit);
+		const struct p4dp_entry *l = p4dp_table_lookup(t, kb);
+		if (in) {
+			hits++;
+			if (!(hit == 1 && e != def && e == l && e->index == key && e->action == key % 5 &&
+			      *(const uint64_t *)e->data == want[key]))
+				bad++;
+		} else if (!(hit == 0 && e == def && l == NULL)) {
+			bad++;
+		}
+		if (i < N + PAST) {
+			bulk_vals[i] = key;
+			bulk_keys[i] = &bulk_vals[i];
+		}
+	}
+	CHECK(bad == 0, "%u of %u keys looked up wrong (%u hits)", bad, N + PAST + 3, hits);
+	static const struct p4dp_entry *bulk_out[N + PAST];
+	p4dp_table_lookup_bulk(t, bulk_keys, N + PAST, bulk_out);
+	uint32_t bad_bulk = 0;
+	for (uint32_t i = 0; i < N + PAST; i++) {
+		const bool in = i < N && want[i] != 0;
+		if (in ? bulk_out[i] == NULL || bulk_out[i]->index != i || *(const uint64_t *)bulk_out[i]->data != want[i]
+		       : bulk_out[i] != NULL)
+			bad_bulk++;
+	}
+	CHECK(bad_bulk == 0, "%u keys looked up wrong in bulk", bad_bulk);
+	CHECK(want[0] != 0 && want[N - 1] == 0x20000u + N - 1, "rows 0 and N - 1 are installed, N - 1 modified");
+	p4dp_table_free(t);
+out:
+	printf("%-32s %s\n", storage == P4DP_STORAGE_STATIC ? (key_len == 2 ? "linear direct (static, 2)" : "linear direct (static, 4)")
+							 : (key_len == 2 ? "linear direct (dynamic, 2)" : "linear direct (dynamic, 4)"),
+	       case_fail ? "FAIL" : "ok");
+	if (case_fail)
+		n_fail++;
+	else
+		n_pass++;
+}
+
 /* The tables' key hash (hash.h) equals DPDK's rte_hash_crc on aligned keys, and gives the same
  * value for a key at any alignment (rte_hash_crc itself would load it misaligned: make ubsan). */
 static void test_hash_unaligned(void)
@@ -1264,6 +1367,8 @@ int main(int argc, char **argv)
 	p4dp_rcu_free(rcu);
 	test_errors();
 	test_insert_seen(P4DP_STORAGE_STATIC);
+	test_linear_direct(P4DP_STORAGE_STATIC, 2);
+	test_linear_direct(P4DP_STORAGE_DYNAMIC, 4);
 	test_insert_seen(P4DP_STORAGE_DYNAMIC);
 	test_xindex(P4DP_STORAGE_STATIC, 4);
 	test_xindex(P4DP_STORAGE_DYNAMIC, 4);

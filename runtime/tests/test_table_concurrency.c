@@ -19,6 +19,7 @@
 #include <rte_eal.h>
 #include <rte_memory.h>
 
+#include "p4dp/abi.h"
 #include "p4dp/rcu.h"
 #include "p4dp/table.h"
 #include "tsan_test.h"
@@ -28,6 +29,7 @@ struct reader {
 	struct p4dp_rcu *rcu;
 	const uint8_t *key;
 	uint32_t index;
+	int linear; /* look up as generated code does a linear table's (p4dp_table_apply_linear) */
 	volatile int stop; /* written by main, read by reader; see below */
 	uint64_t lookups, misses, torn, bad_index;
 };
@@ -36,10 +38,14 @@ static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 	p4dp_rcu_register(r->rcu, 0);
+	struct p4dp_entry *def = NULL;
+	struct p4dp_ctx ctx = {.tables = &r->t, .defaults = &def};
 	/* Relaxed load is enough for a stop flag: it orders nothing. */
 	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		for (int i = 0; i < 16; i++) {
-			const struct p4dp_entry *e = p4dp_table_lookup(r->t, r->key);
+			int hit = 0;
+			const struct p4dp_entry *e = r->linear ? p4dp_table_apply_linear(&ctx, 0, r->key, 4, &hit)
+							       : p4dp_table_lookup(r->t, r->key);
 			r->lookups++;
 			if (e == NULL) {
 				r->misses++;
@@ -62,7 +68,8 @@ static unsigned n_pass, n_fail;
 
 #define F(k, o, sz, w) {.match_kind = (k), .offset = (o), .size = (sz), .bitwidth = (w)}
 
-/* kind: 0 exact static, 1 exact dynamic, 2 keyless, 3 lpm + churn, 4 ternary + churn */
+/* kind: 0 exact static, 1 exact dynamic, 2 keyless, 3 lpm + churn, 4 ternary + churn, 5 and 6 linear
+ * (rtc.p4 @linear: lookups read the row of the key directly) static and dynamic + churn */
 static void run(const char *name, int kind, uint32_t n_mod)
 {
 	struct p4dp_key_field fe[1] = {F(P4DP_MATCH_EXACT, 0, 4, 32)};
@@ -70,8 +77,10 @@ static void run(const char *name, int kind, uint32_t n_mod)
 	struct p4dp_key_field ft[2] = {F(P4DP_MATCH_TERNARY, 0, 4, 32), F(P4DP_MATCH_EXACT, 4, 2, 16)};
 	struct p4dp_table_params p = {.name = name, .key_len = 4, .n_fields = 1, .fields = fe, .max_entries = 4096,
 				      .data_len = 16, .storage = P4DP_STORAGE_STATIC, .socket_id = SOCKET_ID_ANY};
-	if (kind == 1)
+	if (kind == 1 || kind == 6)
 		p.storage = P4DP_STORAGE_DYNAMIC;
+	if (kind >= 5)
+		p.linear = 1;
 	if (kind == 2) {
 		p.key_len = 0;
 		p.n_fields = 0;
@@ -95,6 +104,8 @@ static void run(const char *name, int kind, uint32_t n_mod)
 	uint8_t mask[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0};
 	uint8_t churn_v[8] = {0}, churn_m[8] = {0};
 	struct p4dp_match m = {.value = key, .mask = mask, .priority = 1000};
+	if (kind >= 5)
+		memset(key + 1, 0, 3); /* row 10 */
 	if (kind == 3) {
 		mask[0] = 0; /* /24 (little-endian: byte 0 is the least significant) */
 		key[0] = 0;
@@ -108,7 +119,7 @@ static void run(const char *name, int kind, uint32_t n_mod)
 	memcpy(lkey, key, 8);
 	if (kind == 3)
 		lkey[0] = 0x55; /* any host in the /24 */
-	struct reader r = {.t = t, .rcu = rcu, .key = lkey, .index = index};
+	struct reader r = {.t = t, .rcu = rcu, .key = lkey, .index = index, .linear = kind >= 5};
 	pthread_t th;
 	if (rc != 0 || pthread_create(&th, NULL, reader_main, &r) != 0) {
 		printf("%-28s FAIL (setup rc %d)\n", name, rc);
@@ -123,7 +134,19 @@ static void run(const char *name, int kind, uint32_t n_mod)
 		const uint64_t *d = (i & 1) ? A : B;
 		if (p4dp_table_entry_modify(t, &m, (uint32_t)d[0], d) != 0)
 			wfail++;
-		if (kind >= 3) {
+		if (kind >= 5) {
+			/* churn: add or delete another row (any but the reader's row 10) */
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			uint32_t row = 11 + (uint32_t)(seed % 4000);
+			struct p4dp_match cm = {.value = (const uint8_t *)&row};
+			int r2 = p4dp_table_entry_add(t, &cm, 1, A);
+			if (r2 == 0)
+				live_churn++;
+			else if (r2 == -EEXIST && p4dp_table_entry_delete(t, &cm) == 0)
+				live_churn--;
+		} else if (kind >= 3) {
 			/* churn: add or delete a random other entry */
 			seed ^= seed << 13;
 			seed ^= seed >> 7;
@@ -186,6 +209,8 @@ int main(int argc, char **argv)
 	run("keyless", 2, n);
 	run("lpm + churn", 3, n);
 	run("ternary + churn", 4, n);
+	run("linear static + churn", 5, n);
+	run("linear dynamic + churn", 6, n);
 	rte_eal_cleanup();
 	printf("%u passed, %u failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;

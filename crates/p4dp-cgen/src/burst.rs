@@ -138,14 +138,18 @@ impl Gen<'_> {
 
     /// The lookup statement of table `tid`'s apply function: sets `e` and `_hit` from `key`.
     /// perf: a table of exact keys looks up with `p4dp_table_apply_exact`, inline through the
-    /// runtime's read index (p4dp/xindex.h) when the table has one.
+    /// runtime's read index (p4dp/xindex.h) when the table has one; an rtc.p4 `@linear` table
+    /// with `p4dp_table_apply_linear`, a direct array access (the key is the row).
     pub(crate) fn lookup_code(&self, tid: TableId, key_len: u32) -> String {
         let ti = tid.index();
         let exact = self.p.tables[tid]
             .keys
             .iter()
             .all(|k| k.match_kind == MatchKind::Key(KeyMatch::Exact));
-        let apply = if exact && key_len > 0 {
+        let apply = if exact && key_len > 0 && key_len <= 4 && self.is_linear(&self.p.tables[tid]) {
+            // the key is the row: one load from the table's direct read index
+            format!("p4dp_table_apply_linear(R->ctx, {ti}u, key, {key_len}u, &_hit)")
+        } else if exact && key_len > 0 {
             format!("p4dp_table_apply_exact(R->ctx, {ti}u, key, {key_len}u, &_hit)")
         } else {
             format!("p4dp_table_apply(R->ctx, {ti}u, key, &_hit)")

@@ -48,6 +48,12 @@ fn has_ann(anns: &[Annotation], name: &str) -> bool {
 }
 
 impl Gen<'_> {
+    /// Whether table `t` is an rtc.p4 `@linear` table (its row is its key; sema's E0424 makes
+    /// its key one exact field of at most 32 bits).
+    pub(crate) fn is_linear(&self, t: &p4dp_ir::Table) -> bool {
+        self.is_rtc() && t.annotations.iter().any(|a| a.name == "linear")
+    }
+
     /// Width of a table key / action parameter value type (scalars; error/enum are 32 bits).
     pub fn value_width(&self, t: TypeId) -> Option<u32> {
         match self.scalar(t) {
@@ -621,7 +627,7 @@ impl Gen<'_> {
                 acts.len(),
                 self.abi_action_of[t.default_action.action.index()],
                 t.entries.len(),
-                if self.is_rtc() && t.annotations.iter().any(|a| a.name == "linear") {
+                if self.is_linear(t) {
                     format!("{} | P4DP_STORAGE_F_LINEAR", crate::dpwrite::storage(t))
                 } else {
                     crate::dpwrite::storage(t).to_string()

@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 17u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match); 14: the rtc Queue's push and pop are inline in rtc.h (struct p4dp_rtc_queue is public); 15: exact tables of keys of at most 8 bytes have one-line read-index buckets (xindex.h, struct p4dp_xi_bucket8); 16: direct counters and meters have a cell for the table's default entry after the entries' (n_cells = size + 1), which the generated code counts and meters misses in; 17: struct p4dp_bg_env has a yield point (yield) and counts the rtc Locks the iteration holds (locks_held, rtc.h p4dp_rtc_lock_acquire_bg/_release_bg), the table sweep begins with the env (p4dp_rtc_sweep_begin_bg) */
+#define P4DP_ABI_VERSION 18u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match); 14: the rtc Queue's push and pop are inline in rtc.h (struct p4dp_rtc_queue is public); 15: exact tables of keys of at most 8 bytes have one-line read-index buckets (xindex.h, struct p4dp_xi_bucket8); 16: direct counters and meters have a cell for the table's default entry after the entries' (n_cells = size + 1), which the generated code counts and meters misses in; 17: struct p4dp_bg_env has a yield point (yield) and counts the rtc Locks the iteration holds (locks_held, rtc.h p4dp_rtc_lock_acquire_bg/_release_bg), the table sweep begins with the env (p4dp_rtc_sweep_begin_bg); 18: struct p4dp_table_head has a linear table's direct read index (rows, n_rows), which the generated code's p4dp_table_apply_linear reads */
 
 /** p4dp_table_info.storage flag: rtc.p4 @linear, the entry of key k lives in row k (table.h linear). */
 #define P4DP_STORAGE_F_LINEAR 0x100
@@ -404,6 +404,33 @@ p4dp_table_apply_exact(const struct p4dp_ctx *ctx, uint32_t table, const void *k
 	} else {
 		e = p4dp_table_lookup(t, key);
 	}
+	*hit = e != NULL;
+	return e ? e : p4dp_table_default(ctx, table);
+}
+
+/**
+ * p4dp_table_apply() for a linear table (rtc.p4 @linear, whose row is its key) of keys of
+ * @p key_len bytes, a constant at the call site: the key, read as a little-endian number, is the
+ * row of the table's direct read index (xindex.h struct p4dp_table_head rows); a key at or above
+ * the table's size, or a row with no entry, misses. perf: one load of the row's pointer, no hash.
+ * A table without the index (not linear, or a key longer than 4 bytes) looks up as
+ * p4dp_table_apply_exact(). Same contract and result as p4dp_table_apply().
+ * Context: worker (or inject on the control thread). Thread safety: lock-free against
+ * control-plane and data-plane writers (the entry is valid until the worker's next RCU
+ * quiescent state: a delete clears the row before the entry's grace period starts).
+ */
+static inline __attribute__((always_inline)) const struct p4dp_entry *
+p4dp_table_apply_linear(const struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t key_len, int *hit)
+{
+	const struct p4dp_table_head *h = (const struct p4dp_table_head *)ctx->tables[table];
+	if (__builtin_expect(h->rows == NULL || key_len > 4, 0))
+		return p4dp_table_apply_exact(ctx, table, key, key_len, hit);
+	const uint8_t *kb = (const uint8_t *)key;
+	uint32_t row = 0;
+	for (uint32_t b = 0; b < key_len; b++) /* key_len is a constant: unrolled */
+		row |= (uint32_t)kb[b] << (8u * b);
+	/* acquire pairs with the writer's release store: the entry's contents are visible */
+	const struct p4dp_entry *e = row < h->n_rows ? __atomic_load_n(&h->rows[row], __ATOMIC_ACQUIRE) : NULL;
 	*hit = e != NULL;
 	return e ? e : p4dp_table_default(ctx, table);
 }

@@ -79,6 +79,14 @@ struct p4dp_xindex {
  */
 struct p4dp_table_head {
 	const struct p4dp_xindex *xi; /**< NULL: no index (not an exact table, key too long, too big) */
+	/** A linear table's (rtc.p4 @linear, table.h `linear`) direct read index: n_rows pointers,
+	 *  row r's installed entry or NULL. Each is written by the writer under its insertion
+	 *  spinlock with a release store (the entry filled first; NULL on a delete, before the
+	 *  entry's grace period starts) and read with an acquire load (abi.h
+	 *  p4dp_table_apply_linear). NULL (the array): not a linear table. Set at creation. */
+	struct p4dp_entry *const *rows;
+	uint32_t n_rows; /**< the table's size (rows): a key at or above it has no row */
+	uint32_t _pad;
 };
 
 /** Bytes of one bucket of an index of keys of @p key_len bytes. Pure. */
