@@ -22,9 +22,14 @@ static int direct_ext(struct p4dp_runtime *rt, uint32_t table, int meter, uint32
 	return 0;
 }
 
-/* The cell of entry @p e, or of the default entry for e NULL. */
-static int direct_cell(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e, uint32_t *index)
+/* The extern (direct counter, or meter if @p meter) of @p table and the cell of entry @p e in it,
+ * or of the default entry for e NULL. */
+static int direct_locate(struct p4dp_runtime *rt, uint32_t table, int meter, const struct p4dp_rt_entry *e,
+			 uint32_t *ext, uint32_t *index)
 {
+	int rc = direct_ext(rt, table, meter, ext);
+	if (rc)
+		return rc;
 	if (e == NULL) {
 		*index = rt_direct_default_cell(rt, table);
 		return 0;
@@ -36,8 +41,8 @@ int p4dp_runtime_direct_counter_read(struct p4dp_runtime *rt, uint32_t table, co
 				     struct p4dp_counter_cell *out)
 {
 	uint32_t x = 0, index = 0;
-	int rc = direct_ext(rt, table, 0, &x);
-	if (rc || (rc = direct_cell(rt, table, e, &index)))
+	int rc = direct_locate(rt, table, 0, e, &x, &index);
+	if (rc)
 		return rc;
 	return p4dp_runtime_counter_read(rt, x, index, out);
 }
@@ -46,8 +51,8 @@ int p4dp_runtime_direct_counter_write(struct p4dp_runtime *rt, uint32_t table, c
 				      const struct p4dp_counter_cell *v)
 {
 	uint32_t x = 0, index = 0;
-	int rc = direct_ext(rt, table, 0, &x);
-	if (rc || (rc = direct_cell(rt, table, e, &index)))
+	int rc = direct_locate(rt, table, 0, e, &x, &index);
+	if (rc)
 		return rc;
 	return p4dp_runtime_counter_write(rt, x, index, v);
 }
@@ -56,8 +61,8 @@ int p4dp_runtime_direct_meter_set(struct p4dp_runtime *rt, uint32_t table, const
 				  const struct p4dp_meter_config *cfg)
 {
 	uint32_t x = 0, index = 0;
-	int rc = direct_ext(rt, table, 1, &x);
-	if (rc || (rc = rt_meter_cfg_check(cfg)) || (rc = direct_cell(rt, table, e, &index)))
+	int rc = rt_meter_cfg_check(cfg);
+	if (rc || (rc = direct_locate(rt, table, 1, e, &x, &index)))
 		return rc;
 	return p4dp_runtime_meter_set(rt, x, index, cfg);
 }
@@ -66,8 +71,8 @@ int p4dp_runtime_direct_meter_get(struct p4dp_runtime *rt, uint32_t table, const
 				  struct p4dp_meter_config *cfg)
 {
 	uint32_t x = 0, index = 0;
-	int rc = direct_ext(rt, table, 1, &x);
-	if (rc || (rc = direct_cell(rt, table, e, &index)))
+	int rc = direct_locate(rt, table, 1, e, &x, &index);
+	if (rc)
 		return rc;
 	return p4dp_runtime_meter_get(rt, x, index, cfg);
 }
@@ -76,8 +81,8 @@ int p4dp_runtime_direct_meter_counts_read(struct p4dp_runtime *rt, uint32_t tabl
 					  struct p4dp_meter_counts *out)
 {
 	uint32_t x = 0, index = 0;
-	int rc = direct_ext(rt, table, 1, &x);
-	if (rc || (rc = direct_cell(rt, table, e, &index)))
+	int rc = direct_locate(rt, table, 1, e, &x, &index);
+	if (rc)
 		return rc;
 	return p4dp_runtime_meter_counts_read(rt, x, index, out);
 }
@@ -86,8 +91,8 @@ int p4dp_runtime_direct_meter_counts_write(struct p4dp_runtime *rt, uint32_t tab
 					   const struct p4dp_meter_counts *v)
 {
 	uint32_t x = 0, index = 0;
-	int rc = direct_ext(rt, table, 1, &x);
-	if (rc || (rc = direct_cell(rt, table, e, &index)))
+	int rc = direct_locate(rt, table, 1, e, &x, &index);
+	if (rc)
 		return rc;
 	return p4dp_runtime_meter_counts_write(rt, x, index, v);
 }
