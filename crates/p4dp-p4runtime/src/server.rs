@@ -185,7 +185,7 @@ impl Service {
     fn write_stamped(
         &self,
         r: WriteRequest,
-        timed: Option<std::time::Instant>,
+        timed: Option<crate::timing::Start>,
     ) -> (Result<(), Status>, Option<crate::timing::ControlParts>) {
         crate::timing::stamped(
             timed,
@@ -632,7 +632,7 @@ impl P4Runtime for Service {
         res?;
         let mut resp = Response::new(WriteResponse {});
         if let Some(start) = timed {
-            let control = start.elapsed();
+            let control = start.at.elapsed();
             let clock = self.with_active(|rt| rt.run_clock()).flatten();
             crate::timing::annotate(&mut resp, control, parts, clock);
         }

@@ -23,7 +23,7 @@ pub const CONTROL_NS_KEY: &str = "p4dp-control-ns";
 /// Response metadata key of the run clock, "tsc0 ns0 tsc_hz" (absent when no run is in progress).
 pub const RUN_CLOCK_KEY: &str = "p4dp-run-clock";
 
-/// Response metadata key of [`ControlParts`], "handoff_ns barrier_ns stall_ns applied_ns".
+/// Response metadata key of [`ControlParts`], "handoff_ns barrier_ns stall_ns applied_ns start_ns".
 pub const PARTS_KEY: &str = "p4dp-control-parts";
 
 /// Where a timed Write's d_control went.
@@ -39,6 +39,18 @@ pub struct ControlParts {
     /// When the Write was applied (the workers released, or the last update made), in ns of
     /// the data plane's run clock; 0 when no run is in progress.
     pub applied_ns: u64,
+    /// When the Write handler started (the request received and decoded), in ns of the data
+    /// plane's run clock; 0 when no run is in progress. With the client's send time it gives
+    /// the request's way in; with d_control, when the response was built.
+    pub start_ns: u64,
+}
+
+/// The start of a timed Write's handler: [`requested`]'s answer.
+#[derive(Clone, Copy, Debug)]
+pub struct Start {
+    pub at: Instant,
+    /// The TSC then (None where there is none).
+    pub tsc: Option<u64>,
 }
 
 thread_local! {
@@ -60,26 +72,28 @@ pub fn take_batch() -> Option<BatchTimes> {
 /// not timed, nothing recorded); its result and, when timed, where its time went (`clock`: the
 /// data plane's run clock, or None).
 pub fn stamped<T>(
-    timed: Option<Instant>,
+    timed: Option<Start>,
     clock: impl FnOnce() -> Option<RunClock>,
     apply: impl FnOnce() -> T,
 ) -> (T, Option<ControlParts>) {
     let Some(start) = timed else {
         return (apply(), None);
     };
-    let handoff = start.elapsed();
+    let handoff = start.at.elapsed();
     let _ = take_batch();
     let out = apply();
     let tsc = p4dp_rt::clock::tsc_now();
     let b = take_batch().unwrap_or_default();
-    let applied_ns = clock().zip(tsc).map_or(0, |(c, t)| c.ns_at(t));
+    let clock = clock();
+    let on_clock = |t: Option<u64>| clock.zip(t).map_or(0, |(c, t)| c.ns_at(t));
     (
         out,
         Some(ControlParts {
             handoff,
             barrier: b.wait,
             stall: b.apply,
-            applied_ns,
+            applied_ns: on_clock(tsc),
+            start_ns: on_clock(start.tsc),
         }),
     )
 }
@@ -92,13 +106,17 @@ pub fn parse_parts(v: &str) -> Option<ControlParts> {
         barrier: Duration::from_nanos(it.next()??),
         stall: Duration::from_nanos(it.next()??),
         applied_ns: it.next()??,
+        start_ns: it.next()??,
     };
     it.next().is_none().then_some(p)
 }
 
 /// The handler's start time when the request asks for timing.
-pub fn requested(m: &MetadataMap) -> Option<Instant> {
-    m.contains_key(REQUEST_KEY).then(Instant::now)
+pub fn requested(m: &MetadataMap) -> Option<Start> {
+    m.contains_key(REQUEST_KEY).then(|| Start {
+        tsc: p4dp_rt::clock::tsc_now(),
+        at: Instant::now(),
+    })
 }
 
 /// Adds the timing entries to `resp`: d_control, where it went and the run clock.
@@ -110,11 +128,12 @@ pub fn annotate<T>(resp: &mut Response<T>, control: Duration, parts: Option<Cont
     }
     if let Some(p) = parts {
         let text = format!(
-            "{} {} {} {}",
+            "{} {} {} {} {}",
             p.handoff.as_nanos(),
             p.barrier.as_nanos(),
             p.stall.as_nanos(),
-            p.applied_ns
+            p.applied_ns,
+            p.start_ns
         );
         if let Ok(v) = MetadataValue::try_from(text.as_str()) {
             m.insert(PARTS_KEY, v);
@@ -149,13 +168,14 @@ mod tests {
             barrier: Duration::from_nanos(2_000),
             stall: Duration::from_nanos(700),
             applied_ns: 123_456_789,
+            start_ns: 123_400_000,
         };
         let mut resp = Response::new(());
         annotate(&mut resp, Duration::from_micros(9), Some(p), None);
         let text = resp.metadata().get(PARTS_KEY).and_then(|v| v.to_str().ok());
         assert_eq!(text.and_then(parse_parts), Some(p));
-        assert_eq!(parse_parts("1 2 3"), None);
-        assert_eq!(parse_parts("1 2 3 4 5"), None);
+        assert_eq!(parse_parts("1 2 3 4"), None);
+        assert_eq!(parse_parts("1 2 3 4 5 6"), None);
     }
 
     #[test]
@@ -166,9 +186,26 @@ mod tests {
             wait: Duration::from_nanos(10),
             apply: Duration::from_nanos(20),
         };
-        let (_, parts) = stamped(Some(Instant::now()), || None, || note_batch(t));
+        let start = Start {
+            at: Instant::now(),
+            tsc: Some(1_000),
+        };
+        let (_, parts) = stamped(Some(start), || None, || note_batch(t));
         let parts = parts.expect("timed");
-        assert_eq!((parts.barrier, parts.stall, parts.applied_ns), (t.wait, t.apply, 0));
+        assert_eq!(
+            (parts.barrier, parts.stall, parts.applied_ns, parts.start_ns),
+            (t.wait, t.apply, 0, 0)
+        );
+        // with a run clock, the handler's start and the application are on it, in that order
+        let clock = RunClock {
+            tsc0: 0,
+            ns0: 0,
+            tsc_hz: 1_000_000_000,
+        };
+        let (_, parts) = stamped(Some(start), || Some(clock), || ());
+        let parts = parts.expect("timed");
+        assert_eq!(parts.start_ns, 1_000);
+        assert!(parts.applied_ns >= parts.start_ns, "{parts:?}");
         assert_eq!(take_batch(), None);
     }
 }

@@ -315,6 +315,16 @@ pub struct BenchArgs {
     /// list the client runs on those CPUs too. Default: the switch's default (no split).
     #[arg(long, value_name = "LIST", value_parser = crate::run::parse_control_cpus)]
     pub control_cpus: Option<crate::run::ControlCpus>,
+    /// --suite p4runtime-updates: the switch serves P4Runtime from one busy-polling thread
+    /// (`p4dp serve --p4runtime-busy-poll`, docs/p4runtime.md).
+    #[arg(long)]
+    pub p4runtime_busy_poll: bool,
+    /// --suite p4runtime-updates: the client busy-polls during the modifies and the gRPC floor
+    /// (waits for each response and for the next send time without sleeping). Needs a CPU of
+    /// its own: beside a busy-polling switch on a shared CPU each waits for the other's time
+    /// slice (docs/bench.md).
+    #[arg(long)]
+    pub client_busy_poll: bool,
     /// --suite lpm6: the IPv6 prefix counts to measure (each at most 1048576).
     #[arg(long, value_delimiter = ',', default_value = "10000,100000", value_name = "N,...")]
     pub lpm6_prefixes: Vec<u64>,

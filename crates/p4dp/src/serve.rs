@@ -36,6 +36,13 @@ pub struct P4RuntimeOpts {
     /// workers float over the other CPUs. Default `all`: every thread may run on every CPU.
     #[arg(long, value_name = "LIST", value_parser = crate::run::parse_control_cpus)]
     pub control_cpus: Option<crate::run::ControlCpus>,
+    /// Serve P4Runtime from one thread that never sleeps: the connections' I/O, the requests and
+    /// the Writes' application all run on it, and it polls the sockets without waiting instead of
+    /// sleeping until one has data, so a Write pays no thread wake-up on its way. Costs that
+    /// thread's CPU all the time (docs/p4runtime.md "Busy polling"); pair it with
+    /// --control-cpus so that it does not share a CPU with a worker.
+    #[arg(long)]
+    pub p4runtime_busy_poll: bool,
     #[command(flatten)]
     pub tls: TlsOpts,
 }
@@ -98,6 +105,9 @@ pub struct ServeArgs {
     /// CPUs for the control threads (see `p4dp run --control-cpus`).
     #[arg(long, value_name = "LIST", value_parser = crate::run::parse_control_cpus)]
     pub control_cpus: Option<crate::run::ControlCpus>,
+    /// One P4Runtime thread that busy-polls (see `p4dp run --p4runtime-busy-poll`).
+    #[arg(long)]
+    pub p4runtime_busy_poll: bool,
     #[command(flatten)]
     pub tls: TlsOpts,
     /// Threads for the background pipelines of pushed rtc.p4 programs (EAL lcores after the
@@ -192,9 +202,66 @@ fn control_split(given: Option<&crate::run::ControlCpus>) -> Result<Option<crate
     Ok(split)
 }
 
+/// How the P4Runtime server's gRPC threads wait for work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Serving {
+    /// Two tokio threads that sleep in the kernel until a socket has data (the default).
+    Threads,
+    /// One thread (`--p4runtime-busy-poll`) that runs everything and polls the sockets without
+    /// ever sleeping.
+    BusyPoll,
+}
+
 /// Runs the P4Runtime server until Ctrl-C, SIGTERM or the duration; then stops the data plane.
-fn serve_until_stopped(svc: Service, addr: SocketAddr, tls: Option<TlsConfig>, duration: Option<f64>) -> Result<()> {
+fn serve_until_stopped(
+    svc: Service,
+    addr: SocketAddr,
+    tls: Option<TlsConfig>,
+    duration: Option<f64>,
+    serving: Serving,
+) -> Result<()> {
     keep_freed_memory();
+    if serving == Serving::BusyPoll {
+        // the runtime runs on a thread of its own (named as the default's threads, so that
+        // per-thread CPU accounting finds it), moved to the control CPUs as they are
+        let svc2 = svc.clone();
+        let t = std::thread::Builder::new()
+            .name("p4dp-p4runtime".into())
+            .spawn(move || {
+                crate::run::move_to_control_cpus();
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .thread_name("p4dp-p4runtime")
+                    .on_thread_start(crate::run::move_to_control_cpus)
+                    .enable_all()
+                    .build()
+                    .context("starting the P4Runtime server's thread")?;
+                let r = rt.block_on(async move {
+                    // perf: the busy poll. A task that only yields keeps the scheduler from
+                    // parking: with a yielded task pending it polls the sockets with a zero
+                    // timeout (epoll_wait returns at once) and runs what became ready, so a
+                    // request is taken when it arrives, without the wake-up of a sleeping thread
+                    let spin = tokio::spawn(async {
+                        loop {
+                            tokio::task::yield_now().await;
+                        }
+                    });
+                    let r = serve_on(svc2, addr, tls, duration).await;
+                    spin.abort();
+                    r
+                });
+                rt.shutdown_timeout(Duration::from_secs(1));
+                r
+            })
+            .context("starting the P4Runtime server's thread")?;
+        let res = t
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the P4Runtime server's thread panicked")));
+        let stopped = svc.shutdown().map_err(anyhow::Error::msg);
+        res?;
+        stopped?;
+        eprintln!("p4runtime: stopped after {} pipeline switch-over(s)", svc.switchovers());
+        return Ok(());
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("p4dp-p4runtime")
@@ -202,38 +269,40 @@ fn serve_until_stopped(svc: Service, addr: SocketAddr, tls: Option<TlsConfig>, d
         .enable_all()
         .build()
         .context("starting the P4Runtime server's threads")?;
-    let svc2 = svc.clone();
-    let res = rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .with_context(|| format!("P4Runtime: cannot listen on {addr}"))?;
-        eprintln!(
-            "p4runtime: serving on {addr}{}",
-            match &tls {
-                Some(TlsConfig {
-                    client_ca_pem: Some(_), ..
-                }) => " (mutual TLS)",
-                Some(_) => " (TLS)",
-                None => "",
-            }
-        );
-        // SIGINT/SIGTERM set the process's stop flag (stop.rs), which this polls
-        let stop = async move {
-            let t0 = std::time::Instant::now();
-            while crate::stop::requested().is_none() && duration.is_none_or(|d| t0.elapsed().as_secs_f64() < d) {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        };
-        p4dp_p4runtime::serve(svc2, listener, tls.as_ref(), stop)
-            .await
-            .map_err(anyhow::Error::msg)
-    });
+    let res = rt.block_on(serve_on(svc.clone(), addr, tls, duration));
     let stopped = svc.shutdown().map_err(anyhow::Error::msg);
     rt.shutdown_timeout(Duration::from_secs(1));
     res?;
     stopped?;
     eprintln!("p4runtime: stopped after {} pipeline switch-over(s)", svc.switchovers());
     Ok(())
+}
+
+/// Listens on `addr` and serves `svc` until Ctrl-C, SIGTERM or the duration.
+async fn serve_on(svc: Service, addr: SocketAddr, tls: Option<TlsConfig>, duration: Option<f64>) -> Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("P4Runtime: cannot listen on {addr}"))?;
+    eprintln!(
+        "p4runtime: serving on {addr}{}",
+        match &tls {
+            Some(TlsConfig {
+                client_ca_pem: Some(_), ..
+            }) => " (mutual TLS)",
+            Some(_) => " (TLS)",
+            None => "",
+        }
+    );
+    // SIGINT/SIGTERM set the process's stop flag (stop.rs), which this polls
+    let stop = async move {
+        let t0 = std::time::Instant::now();
+        while crate::stop::requested().is_none() && duration.is_none_or(|d| t0.elapsed().as_secs_f64() < d) {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    p4dp_p4runtime::serve(svc, listener, tls.as_ref(), stop)
+        .await
+        .map_err(anyhow::Error::msg)
 }
 
 fn device(
@@ -262,6 +331,15 @@ fn device(
         done: Mutex::new(HashMap::new()),
     });
     Ok((opts, compiler))
+}
+
+fn serving(busy_poll: bool) -> Serving {
+    if busy_poll {
+        eprintln!("p4runtime: one busy-polling thread (--p4runtime-busy-poll)");
+        Serving::BusyPoll
+    } else {
+        Serving::Threads
+    }
 }
 
 /// `p4dp serve`.
@@ -294,7 +372,7 @@ pub fn serve(a: ServeArgs) -> Result<ExitCode> {
     let split = control_split(a.control_cpus.as_ref())?;
     a.sw.init_eal_with(&vec![None; a.background_threads as usize], split.as_ref())?;
     let svc = Service::new(opts, compiler);
-    serve_until_stopped(svc, addr, tls, a.sw.duration)?;
+    serve_until_stopped(svc, addr, tls, a.sw.duration, serving(a.p4runtime_busy_poll))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -344,6 +422,6 @@ pub fn run_with_p4runtime(
             .context("no pipeline")??;
         eprintln!("installed {} table entries from {}", done.entries, f.display());
     }
-    serve_until_stopped(svc, addr, tls, a.sw.duration)?;
+    serve_until_stopped(svc, addr, tls, a.sw.duration, serving(a.p4rt.p4runtime_busy_poll))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -80,6 +80,10 @@ struct Client {
 struct Timed {
     v: u32,
     sent_ns: Option<u64>,
+    /// When the response reached the client, on the switch's run clock.
+    received_ns: Option<u64>,
+    /// When the client's HTTP/2 stack took the request's body, on the switch's run clock.
+    encoded_ns: Option<u64>,
     rtt: Duration,
     control: Option<Duration>,
     /// Where the switch says d_control went.
@@ -129,9 +133,13 @@ fn up(t: update::Type, e: entity::Entity) -> Update {
 
 /// The gRPC codec of [`write_encoded`]: the request is a WriteRequest already encoded,
 /// so the client's protobuf encoding stays out of the timed loop; the response is decoded.
-#[derive(Clone, Copy, Default)]
-struct PreEncoded;
-struct RawEncoder;
+/// With `encoded_at`, the encoder stores the TSC when the client's HTTP/2 stack takes the
+/// request's body (the last step before its frames are written to the socket).
+#[derive(Clone, Default)]
+struct PreEncoded {
+    encoded_at: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+}
+struct RawEncoder(Option<std::sync::Arc<std::sync::atomic::AtomicU64>>);
 struct ResponseDecoder;
 
 impl tonic::codec::Encoder for RawEncoder {
@@ -140,6 +148,9 @@ impl tonic::codec::Encoder for RawEncoder {
     fn encode(&mut self, item: bytes::Bytes, dst: &mut tonic::codec::EncodeBuf<'_>) -> Result<(), tonic::Status> {
         use bytes::BufMut;
         dst.put_slice(&item);
+        if let (Some(at), Some(tsc)) = (&self.0, p4dp_rt::clock::tsc_now()) {
+            at.store(tsc, std::sync::atomic::Ordering::Relaxed);
+        }
         Ok(())
     }
 }
@@ -161,7 +172,7 @@ impl tonic::codec::Codec for PreEncoded {
     type Encoder = RawEncoder;
     type Decoder = ResponseDecoder;
     fn encoder(&mut self) -> RawEncoder {
-        RawEncoder
+        RawEncoder(self.encoded_at.clone())
     }
     fn decoder(&mut self) -> ResponseDecoder {
         ResponseDecoder
@@ -174,7 +185,7 @@ async fn write_encoded(mut raw: tonic::client::Grpc<Channel>, req: bytes::Bytes)
         .await
         .map_err(|e| anyhow!("the connection is not ready: {e}"))?;
     let path = tonic::codegen::http::uri::PathAndQuery::from_static("/p4.v1.P4Runtime/Write");
-    raw.unary(tonic::Request::new(req), path, PreEncoded)
+    raw.unary(tonic::Request::new(req), path, PreEncoded::default())
         .await
         .map_err(|s| anyhow!("Write: {s}"))?;
     Ok(())
@@ -234,18 +245,26 @@ impl Client {
         updates: Vec<Update>,
         v: u32,
     ) -> Result<Timed> {
-        let mut req = tonic::Request::new(WriteRequest {
-            device_id: DEVICE,
-            election_id: Some(Uint128 { high: 0, low: ELECTION }),
-            updates,
-            atomicity: atomicity as i32,
-            ..Default::default()
-        });
-        req.metadata_mut()
-            .insert(timing::REQUEST_KEY, tonic::metadata::MetadataValue::from_static("1"));
         let t = Instant::now();
         let tsc = p4dp_rt::clock::tsc_now();
-        let resp = self.c.write(req).await.map_err(|s| anyhow!("Write: {s}"))?;
+        let mut req = tonic::Request::new(Client::encode(atomicity, updates));
+        req.metadata_mut()
+            .insert(timing::REQUEST_KEY, tonic::metadata::MetadataValue::from_static("1"));
+        let encoded_at = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let codec = PreEncoded {
+            encoded_at: Some(encoded_at.clone()),
+        };
+        self.raw
+            .ready()
+            .await
+            .map_err(|e| anyhow!("the connection is not ready: {e}"))?;
+        let path = tonic::codegen::http::uri::PathAndQuery::from_static("/p4.v1.P4Runtime/Write");
+        let resp = self
+            .raw
+            .unary(req, path, codec)
+            .await
+            .map_err(|s| anyhow!("Write: {s}"))?;
+        let back = p4dp_rt::clock::tsc_now();
         let rtt = t.elapsed();
         let m = resp.metadata();
         let text = |k: &str| m.get(k).and_then(|v| v.to_str().ok());
@@ -258,6 +277,11 @@ impl Client {
         Ok(Timed {
             v,
             sent_ns: tsc.zip(clock).map(|(t, c)| c.ns_at(t)),
+            received_ns: back.zip(clock).map(|(t, c)| c.ns_at(t)),
+            encoded_ns: Some(encoded_at.load(std::sync::atomic::Ordering::Relaxed))
+                .filter(|&t| t != 0)
+                .zip(clock)
+                .map(|(t, c)| c.ns_at(t)),
             rtt,
             control,
             parts,
@@ -393,6 +417,9 @@ async fn setup(a: &BenchArgs, scratch: &Path, placement: &(Vec<usize>, Vec<usize
     }
     if let Some(c) = &a.control_cpus {
         cmd.arg("--control-cpus").arg(c.to_string());
+    }
+    if a.p4runtime_busy_poll {
+        cmd.arg("--p4runtime-busy-poll");
     }
     let sw = Switch(cmd.spawn().context("starting p4dp serve")?);
     // started before the client is pinned, so the switch sees every CPU
@@ -603,6 +630,77 @@ fn applied_to_seen_ns(writes: &[Timed], seen_tag: &[u64], seen_at_us: &[u64]) ->
         .collect()
 }
 
+/// Where each timed Write's round trip went, on the switch's run clock (ns), for the Writes
+/// whose switch gave its times and whose client stamps are on that clock: the request's way in
+/// (the client's send -> the switch's Write handler start: the client's gRPC and HTTP/2 work, the
+/// loopback, the server's HTTP/2 and decoding, and every thread wake-up on the way), the handler
+/// (its start -> the Write applied) and the response's way out (the response built -> the client
+/// has it). d_all is the way in + the handler + applied -> first packet.
+#[derive(Default)]
+struct Ways {
+    request_in: Vec<i64>,
+    /// The way in's part in the client: its send -> its HTTP/2 stack took the request's body.
+    client_stack: Vec<i64>,
+    handler: Vec<i64>,
+    response_out: Vec<i64>,
+}
+
+fn ways_ns(writes: &[Timed]) -> Ways {
+    let mut w = Ways::default();
+    for t in writes {
+        let (Some(p), Some(sent), Some(back), Some(control)) = (t.parts, t.sent_ns, t.received_ns, t.control) else {
+            continue;
+        };
+        if p.start_ns == 0 || p.applied_ns == 0 {
+            continue;
+        }
+        let built = p.start_ns as i64 + control.as_nanos() as i64;
+        w.request_in.push(p.start_ns as i64 - sent as i64);
+        if let Some(e) = t.encoded_ns {
+            w.client_stack.push(e as i64 - sent as i64);
+        }
+        w.handler.push(p.applied_ns as i64 - p.start_ns as i64);
+        w.response_out.push(back as i64 - built);
+    }
+    w
+}
+
+/// The client's busy poll (`--client-busy-poll`) while it lives: a task of the client's
+/// runtime (one thread) that only yields, so the runtime polls the connection without sleeping
+/// while a Write is out, instead of waiting in the kernel for its response.
+struct Spin(Option<tokio::task::JoinHandle<()>>);
+
+impl Spin {
+    fn start(on: bool) -> Spin {
+        Spin(on.then(|| {
+            tokio::spawn(async {
+                loop {
+                    tokio::task::yield_now().await;
+                }
+            })
+        }))
+    }
+
+    /// Waits until `until`: spinning (the runtime keeps polling) when on, else asleep.
+    async fn wait_until(&self, until: Instant) {
+        if self.0.is_some() {
+            while Instant::now() < until {
+                tokio::task::yield_now().await;
+            }
+        } else {
+            tokio::time::sleep_until(until.into()).await;
+        }
+    }
+}
+
+impl Drop for Spin {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.take() {
+            h.abort();
+        }
+    }
+}
+
 /// Packets per second through both tables (agreeing packets) over `d`.
 async fn rate(c: &mut Client, d: Duration) -> Result<f64> {
     let a = c.outcomes().await?;
@@ -646,9 +744,19 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
     let list = |v: &[usize]| v.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
     let _ = writeln!(
         text,
-        "CPUs (--control-cpus): the switch's control threads and this client on {}; its worker on {}\n",
+        "CPUs (--control-cpus): the switch's control threads and this client on {}; its worker on {}\nP4Runtime serving: {}; the client {}\n",
         list(&cpus.0),
-        list(&cpus.1)
+        list(&cpus.1),
+        if a.p4runtime_busy_poll {
+            "one busy-polling thread (--p4runtime-busy-poll)"
+        } else {
+            "two tokio threads that sleep between requests (the default)"
+        },
+        if a.client_busy_poll {
+            "busy-polls (--client-busy-poll)"
+        } else {
+            "sleeps between requests (the default)"
+        }
     );
 
     let _ = writeln!(
@@ -796,19 +904,26 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
 
     let _ = writeln!(
         text,
-        "\n== Modifies of the flowing entries (both tables of 4 keys, 8 updates per Write; d_all: Write leaving the client -> first packet with the new value, at 1 us resolution; d_control: the switch's Write handler start -> response built) =="
+        "\n== Modifies of the flowing entries (8 updates per Write: both tables of 4 keys; 1 update: `tag` of one key, a rule update as Stubbe et al. define it; d_all: Write leaving the client -> first packet with the new value, at 1 us resolution; d_control: the switch's Write handler start -> response built; the way in: the client's send -> the handler's start; the way out: the response built -> the client has it) =="
     );
     // every modify gives the flowing entries a larger value than any before (the program
     // stamps a value the first time a packet sees one larger than all it saw)
     let mut v = 100u32;
-    // (report label, JSON key, plot legend, atomicity, gap between Writes)
-    for (label, key, short, mode, gap) in [
+    // (report label, JSON key, plot legend, atomicity, gap between Writes, one update per Write)
+    // The one-update Writes come last: they leave `tag` and `check` of their key disagreeing
+    // (the packets of that key count as "tables disagree" meanwhile: by design, not a torn batch)
+    let pace = Some(Duration::from_millis(10));
+    // with --client-busy-poll the client waits for the next send time and for each response
+    // without sleeping, from here to the end of the gRPC floor
+    let spin = Spin::start(a.client_busy_poll);
+    for (label, key, short, mode, gap, single) in [
         (
             "DATAPLANE_ATOMIC at 100/s",
             "dataplane_atomic_100_per_s",
             "atomic 100/s",
             DataplaneAtomic,
-            Some(Duration::from_millis(10)),
+            pace,
+            false,
         ),
         (
             "DATAPLANE_ATOMIC back to back",
@@ -816,6 +931,7 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             "atomic, max rate",
             DataplaneAtomic,
             None,
+            false,
         ),
         (
             "CONTINUE_ON_ERROR back to back",
@@ -823,6 +939,31 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             "non-atomic, max rate",
             ContinueOnError,
             None,
+            false,
+        ),
+        (
+            "1 update, DATAPLANE_ATOMIC at 100/s",
+            "one_update_dataplane_atomic_100_per_s",
+            "1 update, atomic 100/s",
+            DataplaneAtomic,
+            pace,
+            true,
+        ),
+        (
+            "1 update, CONTINUE_ON_ERROR at 100/s",
+            "one_update_continue_on_error_100_per_s",
+            "1 update, 100/s",
+            ContinueOnError,
+            pace,
+            true,
+        ),
+        (
+            "1 update, CONTINUE_ON_ERROR back to back",
+            "one_update_continue_on_error_back_to_back",
+            "1 update, max rate",
+            ContinueOnError,
+            None,
+            true,
         ),
     ] {
         let o0 = c.outcomes().await?;
@@ -830,11 +971,15 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         let t = Instant::now();
         while t.elapsed() < window && writes.len() < STAMP_CELLS as usize {
             let start = Instant::now();
-            let b = c.flow_updates(Modify, v);
+            let b = if single {
+                vec![up(Modify, entry(c.tag, 0x0200_0000_0000, c.set_tag, v))]
+            } else {
+                c.flow_updates(Modify, v)
+            };
             writes.push(c.write_timed(mode, b, v).await?);
             v += 1;
             if let Some(g) = gap {
-                tokio::time::sleep(g.saturating_sub(start.elapsed())).await;
+                spin.wait_until(start + g).await;
             }
         }
         let secs = t.elapsed().as_secs_f64();
@@ -857,14 +1002,19 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
                 .map(|&d| d as f64 / 1e3)
                 .collect(),
         );
+        let ways = ways_ns(&writes);
+        let us = |v: &[i64]| Dist::new(v.iter().map(|&d| d as f64 / 1e3).collect());
+        let (way_in, handler, way_out) = (us(&ways.request_in), us(&ways.handler), us(&ways.response_out));
+        let client_stack = us(&ways.client_stack);
         let rtt = Dist::of(writes.iter().map(|w| w.rtt));
         let rate = writes.len() as f64 / secs;
         let _ = writeln!(
             text,
-            "{} ({rate:.0} Writes/s); packets during them: default action (miss) {}, tables disagree {}, consistent {}",
+            "{} ({rate:.0} Writes/s); packets during them: default action (miss) {}, tables disagree {}{}, consistent {}",
             rtt.row(&format!("{label}: round trip")),
             o1[0] - o0[0],
             o1[1] - o0[1],
+            if single { " (one table written: by design)" } else { "" },
             o1[2] - o0[2]
         );
         let _ = writeln!(
@@ -879,6 +1029,18 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             let _ = writeln!(text, "{}", stall.row(&format!("{label}: d_control: stall")));
         }
         let _ = writeln!(text, "{}", after.row(&format!("{label}: applied -> first packet")));
+        let _ = writeln!(text, "{}", way_in.row(&format!("{label}: way in (send -> handler)")));
+        let _ = writeln!(
+            text,
+            "{}",
+            client_stack.row(&format!("{label}: way in: client (send -> body to HTTP/2)"))
+        );
+        let _ = writeln!(text, "{}", handler.row(&format!("{label}: handler -> applied")));
+        let _ = writeln!(
+            text,
+            "{}",
+            way_out.row(&format!("{label}: way out (response -> client)"))
+        );
         outs.plot.push(Series {
             name: format!("d_all {short}"),
             points: d_all.plot_points(),
@@ -902,6 +1064,11 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             ("d_control_barrier_us", barrier.json()),
             ("d_control_stall_us", stall.json()),
             ("applied_to_first_packet_us", after.json()),
+            ("request_way_in_us", way_in.json()),
+            ("request_way_in_client_us", client_stack.json()),
+            ("handler_to_applied_us", handler.json()),
+            ("response_way_out_us", way_out.json()),
+            ("updates_per_write", Json::uint(if single { 1 } else { 2 * FLOW_KEYS })),
             ("packets_default_action", Json::Int(o1[0] - o0[0])),
             ("packets_tables_disagree", Json::Int(o1[1] - o0[1])),
             ("packets_consistent", Json::Int(o1[2] - o0[2])),
@@ -928,13 +1095,14 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
                 .context("Capabilities")?;
             rtts.push(start.elapsed());
             if let Some(g) = gap {
-                tokio::time::sleep(g.saturating_sub(start.elapsed())).await;
+                spin.wait_until(start + g).await;
             }
         }
         let d = Dist::of(rtts);
         let _ = writeln!(text, "{}", d.row(&format!("Capabilities {label}: round trip")));
         outs.grpc_floor.push((key.to_string(), d.json()));
     }
+    drop(spin);
     outs.tsc_hz = c.clock.map(|k| k.tsc_hz);
     Ok(())
 }
@@ -1074,6 +1242,8 @@ mod tests {
         Timed {
             v,
             sent_ns,
+            received_ns: None,
+            encoded_ns: None,
             rtt: Duration::ZERO,
             control: None,
             parts: None,
@@ -1125,6 +1295,38 @@ mod tests {
         // 8 has no stamp of its own (9's would count for d_all, not here); 9's switch gave no time
         let w = [applied(7, 2_999_000), applied(8, 3_500_000), applied(9, 0)];
         assert_eq!(applied_to_seen_ns(&w, &tag, &at), vec![1_000]);
+    }
+
+    #[test]
+    fn a_writes_round_trip_splits_into_the_way_in_the_handler_and_the_way_out() {
+        let full = Timed {
+            received_ns: Some(1_000_000),
+            encoded_ns: Some(100_000),
+            control: Some(Duration::from_nanos(30_000)),
+            parts: Some(timing::ControlParts {
+                start_ns: 400_000,
+                applied_ns: 420_000,
+                ..Default::default()
+            }),
+            ..timed(1, Some(50_000))
+        };
+        // no handler start from the switch (no run clock there): left out
+        let no_start = Timed {
+            received_ns: Some(1_000_000),
+            control: Some(Duration::from_nanos(30_000)),
+            parts: Some(timing::ControlParts {
+                start_ns: 0,
+                applied_ns: 420_000,
+                ..Default::default()
+            }),
+            ..timed(2, Some(50_000))
+        };
+        let w = ways_ns(&[full, no_start, timed(3, None)]);
+        assert_eq!(w.request_in, vec![350_000]);
+        assert_eq!(w.client_stack, vec![50_000]);
+        assert_eq!(w.handler, vec![20_000]);
+        // the response was built at 400,000 + 30,000
+        assert_eq!(w.response_out, vec![570_000]);
     }
 
     #[test]

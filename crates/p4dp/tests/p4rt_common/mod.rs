@@ -30,6 +30,13 @@ impl Drop for Switch {
     }
 }
 
+impl Switch {
+    /// The switch process's id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
