@@ -206,7 +206,7 @@ pub(crate) fn tap_params(
 }
 
 /// Did a measurement fail only because its window saw no packet (runtime -EAGAIN)?
-fn empty_window(e: &anyhow::Error) -> bool {
+pub(crate) fn empty_window(e: &anyhow::Error) -> bool {
     e.chain()
         .any(|c| c.downcast_ref::<p4dp_rt::Error>().and_then(|x| x.errno()) == Some(p4dp_rt::errno::EAGAIN))
 }

@@ -62,11 +62,11 @@ pub(crate) struct Point {
     /// cycles): the worker is rarely descheduled inside a burst, so this stays usable on a
     /// loaded machine (`p4dp calibrate` and `p4dp model --check` cost programs by it).
     pub program_p50: f64,
-    /// The median over the repetitions of each repetition's program median burst latency less
-    /// the l2fwd floor's of the same repetition (TSC cycles per burst): the floor and the
-    /// program measured back to back share the load of that moment, so the pair's difference
-    /// moves less than the difference of the two medians.
-    pub overhead_p50: f64,
+    /// Each repetition's program median burst latency less the l2fwd floor's of the same
+    /// repetition (TSC cycles per burst), in the order measured: the floor and the program
+    /// measured back to back share the load of that moment, so the pair's difference moves less
+    /// than the difference of the two medians (model/measure.rs takes their median).
+    pub overhead_pairs: Vec<f64>,
     program_max: f64,
     pub mpps: f64,
     /// Program latency (TSC cycles) at QUANTILES, then the maximum; from the last repetition.
@@ -377,7 +377,7 @@ pub(crate) fn measure_so(
         program,
         program_min: pr.first().copied().unwrap_or(0.0),
         program_p50: median(&mut pr_p50.clone()),
-        overhead_p50: median(&mut pr_p50.iter().zip(&l2_p50).map(|(p, l)| p - l).collect::<Vec<f64>>()),
+        overhead_pairs: pr_p50.iter().zip(&l2_p50).map(|(p, l)| p - l).collect(),
         program_max: pr.last().copied().unwrap_or(0.0),
         mpps: median(&mut mpps),
         lat,

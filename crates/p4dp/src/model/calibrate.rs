@@ -8,15 +8,20 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use p4dp_rt::bench::BenchTarget;
 
+use super::measure::{median, median_line, settle, Settled};
 use super::predict::footprint;
-use super::profile::{fit_line, fit_penalties, Caches, KindCost, Machine, Profile, SizePoint, Tlb, WorkerCost, TLB};
+use super::profile::{
+    fit_line, fit_penalties, lookup_cost, Caches, KindCost, Machine, Popularity, Profile, SizePoint, Tlb, WorkerCost,
+    TLB,
+};
 use super::tlb;
 use super::tuples::rule_set_probes;
 use super::{bench_args, CalibrateArgs};
 use crate::bench::gen::{self, Externs, ProgSpec, TableKind};
-use crate::bench::sweep::{install_rules, rule_trace, run_point, Ctx, Point, Spec, SWEEP_BURST};
+use crate::bench::sweep::{install_rules, measure_so, rule_trace, Ctx, Spec};
 use crate::bench::traffic::Traffic;
 use crate::bench::{cpus, default_mem, eal_args, template};
+use crate::CompileOpts;
 
 /// One cache size from sysfs (`/sys/devices/system/cpu/cpu0/cache/index*`): the data or unified
 /// cache of `level`, in bytes.
@@ -142,7 +147,20 @@ const FWD_DATA: u32 = 2;
 /// Entries of the tables in the shape measurements (cache-resident).
 const SHAPE_ENTRIES: u64 = 256;
 
-fn measure(ctx: &mut Ctx, label: &str, prog: ProgSpec, kind: TableKind, n: u64) -> Result<Point> {
+/// Measures one calibration point: `prog` compiled once, `n` entries of `kind` installed,
+/// measured until its pairs agree (model/measure.rs `settle`) over `floor` (the quietest floor
+/// window so far, lowered by this point's).
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    ctx: &mut Ctx,
+    dir: &Path,
+    label: &str,
+    prog: ProgSpec,
+    kind: TableKind,
+    n: u64,
+    floor: &mut f64,
+    once: bool,
+) -> Result<Settled> {
     let rules = gen::rules(kind, n, 7 + n);
     let tmpl = template(60)?;
     let trace = rule_trace(ctx, kind, &rules, &tmpl, 11 + n);
@@ -153,31 +171,32 @@ fn measure(ctx: &mut Ctx, label: &str, prog: ProgSpec, kind: TableKind, n: u64) 
         prog,
         pkt_len: 60,
     };
-    let tables = spec.prog.tables.len();
-    let p = run_point(
-        ctx,
-        &spec,
-        &mut |t: &mut BenchTarget, i| {
-            if i as usize >= tables {
-                return Ok(0);
-            }
-            install_rules(t, i, kind, &rules)
-        },
-        &trace,
-        None,
-    )?;
+    let tables = spec.prog.tables.len() as u32;
+    let name = label.replace([' ', '^', '/', '(', ')', ','], "_");
+    let src = dir.join(format!("{name}.p4"));
+    std::fs::write(&src, spec.prog.source()).with_context(|| format!("writing {}", src.display()))?;
+    let co = CompileOpts {
+        program: src.clone(),
+        include: Vec::new(),
+        define: Vec::new(),
+    };
+    let so = crate::compile::build(&co, &dir.join(&name), false)
+        .with_context(|| format!("compiling the generated {}", src.display()))?
+        .so_path;
+    let s = settle(*floor, once, || {
+        measure_so(
+            ctx,
+            &spec,
+            &so,
+            tables,
+            &mut |t: &mut BenchTarget, i| install_rules(t, i, kind, &rules),
+            &trace,
+            None,
+        )
+    })?;
     ctx.point_done();
-    Ok(p)
-}
-
-/// What a point's program costs per packet over its l2fwd floor, as load on the machine inflates
-/// it least: per repetition, the program's median burst rx → tx latency less the floor's
-/// measured just before it, per packet of the burst; the median over the repetitions. A
-/// window's average counts the time other processes ran on the worker's CPU; a burst (some
-/// microseconds) is rarely interrupted, so its median is the work itself, and the pairing takes
-/// the floor in the same moment's load.
-pub fn burst_overhead(p: &Point) -> f64 {
-    p.overhead_p50 / SWEEP_BURST
+    *floor = floor.min(s.window_floor);
+    Ok(s)
 }
 
 /// Repetitions (each an l2fwd floor window then a program window), warm-up and window seconds
@@ -189,12 +208,13 @@ pub const WARMUP: f64 = 0.2;
 pub const WINDOW: f64 = 0.3;
 
 /// What a second worker costs each worker, from (table applications per packet, burst
-/// overhead with 2 workers less with 1): the least-squares line, its slope (per application)
-/// held at 0 or more (then the intercept is the mean).
+/// overhead with 2 workers less with 1): the line by medians (model/measure.rs `median_line`:
+/// one disturbed pair does not tilt it), its slope (per application) held at 0 or more (then
+/// the intercept is the median).
 pub fn worker_cost(diffs: &[(f64, f64)]) -> WorkerCost {
-    let (a, b) = fit_line(diffs);
+    let (a, b) = median_line(diffs);
     let (a, b) = if b < 0.0 {
-        (diffs.iter().map(|d| d.1).sum::<f64>() / diffs.len().max(1) as f64, 0.0)
+        (median(&diffs.iter().map(|d| d.1).collect::<Vec<_>>()), 0.0)
     } else {
         (a, b)
     };
@@ -210,6 +230,27 @@ pub fn worker_cost(diffs: &[(f64, f64)]) -> WorkerCost {
 /// N tables then cost `one + (N - 1) · slope`.
 pub fn tables_fixed(one: f64, slope: f64) -> f64 {
     (one - slope).clamp(0.0, one.max(0.0))
+}
+
+/// What the cache model gives `n` exact tables of SHAPE_ENTRIES entries sharing the caches
+/// beyond `n` lone ones (cycles/packet): n × (a lookup's cost with a 1/n share of each level
+/// less its cost alone), as `p4dp model` costs such a program with `p`'s penalties.
+pub fn shared_misses(p: &Profile, n: f64) -> f64 {
+    let Some(k) = p.kind("exact") else { return 0.0 };
+    let t = footprint("exact", SHAPE_ENTRIES, key_len(TableKind::Exact), FWD_DATA).touch(SHAPE_ENTRIES);
+    let cost = |share: f64| lookup_cost(p, k, SHAPE_ENTRIES, &t, Popularity::Uniform, share).0;
+    n * (cost(1.0 / n.max(1.0)) - cost(1.0))
+}
+
+/// The cost of one more cache-resident exact table: the slope, by medians, over the 1..N tables
+/// programs (`chain`: tables, cycles/packet) of what is left when the cache model's shared misses
+/// (`shared_misses`) are taken out, held at 0 or more; and those shared misses per point. The
+/// model adds the shared misses to every program of several tables; a slope that held them too
+/// counted them twice (8 tables of 2^8 entries came out 17 % high, 2026-11-27).
+pub fn chain_slope(p: &Profile, chain: &[(f64, f64)]) -> (f64, Vec<f64>) {
+    let shared: Vec<f64> = chain.iter().map(|&(n, _)| shared_misses(p, n)).collect();
+    let xy: Vec<(f64, f64)> = chain.iter().zip(&shared).map(|(&(n, c), x)| (n, c - x)).collect();
+    (median_line(&xy).1.max(0.0), shared)
 }
 
 /// Tables of the worker-cost programs (cache-resident exact tables of SHAPE_ENTRIES).
@@ -243,28 +284,47 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     let mut ctx = Ctx::new(&a1, out_dir.clone(), Traffic::Uniform, pl.warmup, pl.duration, total);
 
     // base program (3 headers, no table) and the same with 4 more headers
+    // the quietest floor window so far (what a point's pairs are judged against)
+    let mut floor = f64::INFINITY;
+    let once = a.quick;
+    let dir = out_dir.as_path();
     let base = measure(
         &mut ctx,
+        dir,
         "no table",
         ProgSpec::exact_chain(0, 1, 0),
         TableKind::Exact,
         16,
+        &mut floor,
+        once,
     )?;
     let mut more = ProgSpec::exact_chain(0, 1, 0);
     more.extra_headers = 4;
-    let more_h = measure(&mut ctx, "no table, 7 headers", more, TableKind::Exact, 16)?;
+    let more_h = measure(
+        &mut ctx,
+        dir,
+        "no table, 7 headers",
+        more,
+        TableKind::Exact,
+        16,
+        &mut floor,
+        once,
+    )?;
 
-    let mut kind_points: Vec<(TableKind, Vec<(u64, f64, Point)>)> = Vec::new();
+    let mut kind_points: Vec<(TableKind, Vec<(u64, f64, Settled)>)> = Vec::new();
     for (kind, sizes) in &pl.sizes {
         let mut points = Vec::new();
         for &l in sizes {
             let n = 1u64 << l;
             let p = measure(
                 &mut ctx,
+                dir,
                 &format!("{} 2^{l}", kind.name()),
                 ProgSpec::kind(*kind, n),
                 *kind,
                 n,
+                &mut floor,
+                once,
             )?;
             let probes = rule_set_probes(*kind, &gen::rules(*kind, n, 7 + n), &Traffic::Uniform, 11 + n).unwrap_or(0.0);
             points.push((n, probes, p));
@@ -276,27 +336,34 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     for &n in &pl.chain {
         let p = measure(
             &mut ctx,
+            dir,
             &format!("{n} exact tables"),
             ProgSpec::exact_chain(n, SHAPE_ENTRIES, 0),
             TableKind::Exact,
             SHAPE_ENTRIES,
+            &mut floor,
+            once,
         )?;
         chain.push((f64::from(n), p));
     }
     let data = measure(
         &mut ctx,
+        dir,
         "action data +32B",
         ProgSpec::exact_chain(1, SHAPE_ENTRIES, 32),
         TableKind::Exact,
         SHAPE_ENTRIES,
+        &mut floor,
+        once,
     )?;
-    let with = |ctx: &mut Ctx, label: &str, e: Externs| -> Result<Point> {
+    let with = |ctx: &mut Ctx, floor: &mut f64, label: &str, e: Externs| -> Result<Settled> {
         let mut s = ProgSpec::exact_chain(1, SHAPE_ENTRIES, 0);
         s.externs = e;
-        measure(ctx, label, s, TableKind::Exact, SHAPE_ENTRIES)
+        measure(ctx, dir, label, s, TableKind::Exact, SHAPE_ENTRIES, floor, once)
     };
     let counter = with(
         &mut ctx,
+        &mut floor,
         "counter",
         Externs {
             counter: true,
@@ -305,6 +372,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     )?;
     let register = with(
         &mut ctx,
+        &mut floor,
         "register",
         Externs {
             counter: false,
@@ -328,16 +396,19 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
                     let mut cw = Ctx::new(aw, out_dir.clone(), Traffic::Uniform, pl.warmup, pl.duration, 1);
                     let p = measure(
                         &mut cw,
+                        dir,
                         &format!("{tables} exact table(s), {w} worker(s), round {}", round + 1),
                         ProgSpec::exact_chain(tables, SHAPE_ENTRIES, 0),
                         TableKind::Exact,
                         SHAPE_ENTRIES,
+                        &mut floor,
+                        once,
                     )?;
                     cw.finish();
                     if w == 1 {
-                        one = burst_overhead(&p);
+                        one = p.overhead();
                     } else {
-                        diffs.push((f64::from(tables), burst_overhead(&p) - one));
+                        diffs.push((f64::from(tables), p.overhead() - one));
                     }
                 }
             }
@@ -348,17 +419,17 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         worker_cost_v.push(worker_cost(&diffs));
     }
 
-    // the reference floor: the quietest of every point's floor
-    let mut every: Vec<&Point> = vec![&base, &more_h, &data, &counter, &register];
+    // the reference floor: the quietest of every point's floor windows
+    let mut every: Vec<&Settled> = vec![&base, &more_h, &data, &counter, &register];
     every.extend(kind_points.iter().flat_map(|(_, v)| v.iter().map(|x| &x.2)));
     every.extend(chain.iter().map(|c| &c.1));
     let floor = every
         .iter()
-        .map(|p| p.l2fwd_min)
+        .map(|p| p.window_floor)
         .filter(|&f| f > 0.0)
         .fold(f64::INFINITY, f64::min);
     let floor = if floor.is_finite() { floor } else { 0.0 };
-    let ovh = burst_overhead;
+    let ovh = |p: &Settled| p.overhead();
     let base_ovh = ovh(&base);
     let per_header = (ovh(&more_h) - base_ovh) / 4.0;
     let kinds: Vec<KindCost> = kind_points
@@ -378,19 +449,12 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         })
         .collect();
     let chain_xy: Vec<(f64, f64)> = chain.iter().map(|(n, p)| (*n, ovh(p))).collect();
-    let (_, apply) = fit_line(&chain_xy);
-    let apply = apply.max(0.0);
     let one_table = chain_xy.first().map_or(0.0, |c| c.1);
-    // the first table's share that the next ones do not pay: a table of SHAPE_ENTRIES as the
-    // exact sizes measured it, less what each further table adds (the line's slope), so that
-    // N such tables cost the first one plus N - 1 slopes (the model costs a table as its lookup
-    // less this part, and a packet pays it once); within what one table costs
     let exact_at_shape = kinds
         .iter()
         .find(|k| k.kind == "exact")
         .map(|k| super::profile::interpolate(&k.points, SHAPE_ENTRIES))
         .unwrap_or((one_table - base_ovh).max(0.0));
-    let fixed = tables_fixed(exact_at_shape, apply);
     let per_byte = ((ovh(&data) - one_table) / 32.0).max(0.0);
     let counter_c = (ovh(&counter) - one_table).max(0.0);
     let register_c = (ovh(&register) - one_table).max(0.0);
@@ -399,9 +463,9 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     // every point's program and l2fwd loop
     let mut lat: Vec<(f64, f64)> = every
         .iter()
-        .map(|p| (floor + burst_overhead(p), p.program_p50))
+        .map(|p| (floor + p.overhead(), p.point.program_p50))
         .collect();
-    lat.extend(every.iter().map(|p| (floor, p.l2fwd_p50 as f64)));
+    lat.extend(every.iter().map(|p| (floor, p.point.l2fwd_p50 as f64)));
     let (lat_base, lat_per) = fit_line(&lat);
 
     let caches = caches();
@@ -415,7 +479,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         .find(|k| k.kind == "exact")
         .map(|k| k.points.clone())
         .unwrap_or_default();
-    let prof = Profile {
+    let mut prof = Profile {
         machine: Machine {
             cpu_model: cpu_model(),
             cpus: cpus(),
@@ -436,8 +500,8 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         base_cycles: base_ovh,
         base_headers: 3,
         parse_cycles_per_header: per_header,
-        table_apply_cycles: apply,
-        tables_fixed_cycles: fixed,
+        table_apply_cycles: 0.0,
+        tables_fixed_cycles: 0.0,
         action_data_cycles_per_byte: per_byte,
         counter_cycles: counter_c,
         register_cycles: register_c,
@@ -446,6 +510,20 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         latency_per_cycle: lat_per.max(0.0),
         worker_cost: worker_cost_v,
     };
+    // the slope over 1..N tables, of what the cache model does not already give N tables
+    // sharing the caches (the model adds that to every program of several tables)
+    let (apply, shared) = chain_slope(&prof, &chain_xy);
+    for ((n, c), x) in chain_xy.iter().zip(&shared) {
+        eprintln!(
+            "calibrate: {n} exact tables: {c:.1} cycles/packet over the floor, {x:.1} of them shared-cache misses"
+        );
+    }
+    prof.table_apply_cycles = apply;
+    // the first table's share that the next ones do not pay: a table of SHAPE_ENTRIES as the
+    // exact sizes measured it, less what each further table adds (the line's slope), so that
+    // N such tables cost the first one plus N - 1 slopes (the model costs a table as its lookup
+    // less this part, and a packet pays it once); within what one table costs
+    prof.tables_fixed_cycles = tables_fixed(exact_at_shape, apply);
     if let Some(d) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
     }
@@ -551,6 +629,68 @@ mod tests {
         let w = worker_cost(&[(1.0, 30.0), (4.0, 10.0)]);
         assert_eq!(w.per_apply, 0.0);
         assert!((w.per_packet - 20.0).abs() < 1e-9, "{w:?}");
+    }
+
+    #[test]
+    fn the_model_gives_back_the_calibrated_chain() {
+        use crate::model::cost::{predict, ProgramUse, TableUse};
+        let mut p = crate::model::profile::tests::sample();
+        // a smaller L1 so that 8 tables of SHAPE_ENTRIES share it visibly
+        p.caches.l1d = 16 << 10;
+        let t = footprint("exact", SHAPE_ENTRIES, key_len(TableKind::Exact), FWD_DATA);
+        // a calibrated point at SHAPE_ENTRIES, a little above the smallest (30)
+        p.kinds[0].points.insert(
+            1,
+            SizePoint {
+                entries: SHAPE_ENTRIES,
+                footprint_bytes: t.bytes,
+                tlb_bytes: t.tlb_bytes,
+                cycles: 33.0,
+                probes: 0.0,
+            },
+        );
+        let one = super::super::profile::interpolate(&p.kind("exact").unwrap().points, SHAPE_ENTRIES);
+        assert!(shared_misses(&p, 8.0) > 1.0, "{}", shared_misses(&p, 8.0));
+        // measured: the first table, 12 per further one, and the shared misses
+        let slope = 12.0;
+        let chain: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0]
+            .iter()
+            .map(|&n| (n, p.base_cycles + one + (n - 1.0) * slope + shared_misses(&p, n)))
+            .collect();
+        let (apply, _) = chain_slope(&p, &chain);
+        assert!((apply - slope).abs() < 1e-9, "{apply}");
+        p.table_apply_cycles = apply;
+        p.tables_fixed_cycles = tables_fixed(one, apply);
+        for &(n, c) in &chain {
+            let u = ProgramUse {
+                headers: 3,
+                tables: (0..n as usize)
+                    .map(|i| TableUse {
+                        name: format!("t{i}"),
+                        kind: "exact".into(),
+                        entries: SHAPE_ENTRIES,
+                        touch: t.touch(SHAPE_ENTRIES),
+                        memory_bytes: t.bytes,
+                        storage: "static".into(),
+                        applies: 1.0,
+                        hit_ratio: 1.0,
+                        extra_data_bytes: 0.0,
+                        counters: 0.0,
+                        registers: 0.0,
+                        probes: None,
+                    })
+                    .collect(),
+                workers: 1,
+                popularity: Popularity::Uniform,
+            };
+            let r = predict(&p, &u).unwrap();
+            // the prediction is the measured chain: the shared misses counted once
+            assert!(
+                (r.cycles - p.floor_cycles - c).abs() < 1e-6,
+                "{n} tables: {} vs {c}",
+                r.cycles - p.floor_cycles
+            );
+        }
     }
 
     #[test]

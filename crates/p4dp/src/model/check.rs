@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use super::calibrate::burst_overhead;
 use super::cost;
+use super::measure::settle;
 use super::predict::{ir_facts, popularity, program_use, rt_program, PathCounts};
 use super::tuples::rule_set_probes;
 use super::{bench_args, load_profile, ModelArgs};
@@ -126,6 +126,8 @@ struct Row {
     window_floor: f64,
     window_program: f64,
     error: f64,
+    /// Measurement pairs the figure is the median of.
+    pairs: usize,
 }
 
 /// Median and worst of the absolute errors (fractions).
@@ -215,16 +217,20 @@ pub fn check(a: &ModelArgs) -> Result<ExitCode> {
         };
         let n_tables = c.prog.tables.len() as u32;
         let kind = c.kind;
-        let point = measure_so(
-            &mut ctx,
-            &spec,
-            &so,
-            n_tables,
-            &mut |t, ti| install_rules(t, ti, kind, &rules),
-            &trace,
-            None,
-        )?;
+        // measured until its pairs agree (model/measure.rs), as the calibration's points are
+        let settled = settle(profile.floor_cycles, a.quick, || {
+            measure_so(
+                &mut ctx,
+                &spec,
+                &so,
+                n_tables,
+                &mut |t, ti| install_rules(t, ti, kind, &rules),
+                &trace,
+                None,
+            )
+        })?;
         ctx.finish();
+        let point = &settled.point;
         let prog = rt_program(&so)?;
         let entries = vec![c.entries; n_tables as usize];
         // the paths: the measured run's own counters (every packet of every window)
@@ -247,15 +253,16 @@ pub fn check(a: &ModelArgs) -> Result<ExitCode> {
         // the program's work as its median burst shows it (load hardly reaches inside a burst)
         // on the profile's floor: the model's floor is the machine's, its program costs are
         // what it predicts
-        let measured = profile.floor_cycles + burst_overhead(&point);
+        let measured = profile.floor_cycles + settled.overhead();
         let predicted = r.cycles;
         let error = (predicted - measured) / measured.max(1e-9);
         eprintln!(
-            "check: {}: predicted {:.1}, measured {:.1} cycles/packet ({:+.1}%; quietest windows: floor {:.1}, program {:.1})",
+            "check: {}: predicted {:.1}, measured {:.1} cycles/packet ({:+.1}%; {} pairs; quietest windows: floor {:.1}, program {:.1})",
             c.label,
             predicted,
             measured,
             error * 100.0,
+            settled.pairs.len(),
             point.l2fwd_min,
             point.program_min
         );
@@ -266,6 +273,7 @@ pub fn check(a: &ModelArgs) -> Result<ExitCode> {
             window_floor: point.l2fwd_min,
             window_program: point.program_min,
             error,
+            pairs: settled.pairs.len(),
         });
     }
     let load_after = super::calibrate::load_avg();
@@ -288,17 +296,18 @@ pub fn check(a: &ModelArgs) -> Result<ExitCode> {
     );
     let _ = writeln!(
         s,
-        "{:<40} {:>10} {:>10} {:>8} {:>11} {:>11}",
-        "configuration", "predicted", "measured", "error", "win. floor", "win. prog."
+        "{:<40} {:>10} {:>10} {:>8} {:>6} {:>11} {:>11}",
+        "configuration", "predicted", "measured", "error", "pairs", "win. floor", "win. prog."
     );
     for r in &rows {
         let _ = writeln!(
             s,
-            "{:<40} {:>10.1} {:>10.1} {:>7.1}% {:>11.1} {:>11.1}",
+            "{:<40} {:>10.1} {:>10.1} {:>7.1}% {:>6} {:>11.1} {:>11.1}",
             r.label,
             r.predicted,
             r.measured,
             r.error * 100.0,
+            r.pairs,
             r.window_floor,
             r.window_program
         );
@@ -326,6 +335,7 @@ pub fn check(a: &ModelArgs) -> Result<ExitCode> {
                                 ("window_program_cycles", Json::Num(r.window_program)),
                                 ("measured_cycles", Json::Num(r.measured)),
                                 ("error", Json::Num(r.error)),
+                                ("pairs", Json::uint(r.pairs as u64)),
                             ])
                         })
                         .collect(),

@@ -5,6 +5,7 @@
 pub mod calibrate;
 pub mod check;
 pub mod cost;
+pub mod measure;
 pub mod predict;
 pub mod profile;
 pub mod tlb;
