@@ -22,6 +22,9 @@
 
 struct p4dp_bench_rte_lpm {
 	struct rte_lpm *lpm;
+	/* the router's next hops (p4dp_bench_rte_lpm_next_hops): the MAC of hop h mod n_nhops */
+	uint32_t n_nhops;
+	uint8_t (*nhop_mac)[8];
 };
 
 int p4dp_bench_rte_lpm_create(const uint32_t *addr, const uint8_t *lens, uint64_t n, int socket_id,
@@ -72,7 +75,23 @@ void p4dp_bench_rte_lpm_free(struct p4dp_bench_rte_lpm *l)
 	if (l == NULL)
 		return;
 	rte_lpm_free(l->lpm);
+	free(l->nhop_mac);
 	free(l);
+}
+
+int p4dp_bench_rte_lpm_next_hops(struct p4dp_bench_rte_lpm *l, const uint8_t *macs, uint32_t n)
+{
+	if (l == NULL || macs == NULL || n == 0)
+		return rt_errc(-EINVAL, "bench: rte_lpm next hops need an rte_lpm and 1..2^32-1 MAC addresses");
+	uint8_t(*m)[8] = calloc(n, sizeof(*m));
+	if (m == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
+	for (uint32_t h = 0; h < n; h++)
+		memcpy(m[h], macs + 6 * (size_t)h, 6);
+	free(l->nhop_mac);
+	l->nhop_mac = m;
+	l->n_nhops = n;
+	return 0;
 }
 
 /* The burst: each packet's big-endian IPv4 key into host order, one bulk lookup. */
@@ -103,6 +122,38 @@ int p4dp_bench_rte_lpm_measure(struct p4dp_bench *b, struct p4dp_bench_rte_lpm *
 	if (l == NULL)
 		return rt_errc(-EINVAL, "bench: NULL rte_lpm");
 	return p4dp_bench_measure_fn(b, rte_lpm_burst, l, res);
+}
+
+/* The router's burst: rte_lpm_burst's keys and bulk lookup, then each packet that found a route
+ * gets its next hop's MAC address as its Ethernet destination (a write of its first cache line,
+ * as l3_lpm.p4's set_nhop). The packets stay on the bench port: the next hop's port is not used. */
+static uint32_t rte_lpm_route_burst(void *arg, struct rte_mbuf **m, uint16_t n, uint32_t key_offset, uint64_t *sink)
+{
+	const struct p4dp_bench_rte_lpm *l = arg;
+	uint32_t ip[RTE_MAX(n, 1)], hop[RTE_MAX(n, 1)];
+	for (uint16_t j = 0; j < n; j++) {
+		uint32_t v;
+		memcpy(&v, rte_pktmbuf_mtod(m[j], const uint8_t *) + key_offset, 4);
+		ip[j] = rte_be_to_cpu_32(v);
+	}
+	rte_lpm_lookup_bulk(l->lpm, ip, hop, n);
+	uint32_t hits = 0;
+	for (uint16_t j = 0; j < n; j++) {
+		if (hop[j] & RTE_LPM_LOOKUP_SUCCESS) {
+			hits++;
+			memcpy(rte_pktmbuf_mtod(m[j], uint8_t *), l->nhop_mac[(hop[j] & 0xffffff) % l->n_nhops], 6);
+		}
+	}
+	*sink += hits;
+	return hits;
+}
+
+int p4dp_bench_rte_lpm_route_measure(struct p4dp_bench *b, struct p4dp_bench_rte_lpm *l,
+				     struct p4dp_bench_result *res)
+{
+	if (l == NULL || l->nhop_mac == NULL)
+		return rt_errc(-EINVAL, "bench: rte_lpm without next hops (p4dp_bench_rte_lpm_next_hops)");
+	return p4dp_bench_measure_fn(b, rte_lpm_route_burst, l, res);
 }
 
 /* ------------------------------------------------------------ IPv6 */

@@ -242,6 +242,11 @@ static int table_exact_create(struct p4dp_table *t)
 	}
 	t->ex = x;
 	t->head.xi = x->xi != NULL ? &x->xi->pub : NULL;
+	if (t->head.xi != NULL) { /* the lookup's copies (xindex.h struct p4dp_table_head) */
+		t->head.xi_shift = t->head.xi->shift;
+		t->head.xi_b = t->head.xi->b;
+		t->head.xi_seed = t->head.xi->seed;
+	}
 	t->head.rows = x->rows;
 	t->head.n_rows = x->rows != NULL ? t->max_entries : 0;
 	return 0;
@@ -273,6 +278,7 @@ static void table_exact_free(struct p4dp_table *t)
 	rte_free(x->row_bits);
 	rte_free(x->row_keys);
 	t->head.xi = NULL;
+	t->head.xi_b = NULL;
 	t->head.rows = NULL;
 	t->head.n_rows = 0;
 	rte_free(x->rows);

@@ -1265,6 +1265,42 @@ out:
  * and 4-byte keys keep the test's memory small (no slot array; one-line buckets: 512 MiB of index,
  * rte_hash's arrays in the EAL's memory); the memory model counts the index at this size.
  */
+/*
+ * A one-line bucket's lookup (p4dp_xi_in_bucket8, vector compare where SSE4.1 is built in) on
+ * bucket states a reader can see while a writer works: the key in a dead slot (pointer NULL,
+ * deleted, grace period not over) below its live slot after a re-insert, the key only in a dead
+ * slot, the key in every slot, and no slot holding it. The answer must be the lowest live slot
+ * holding the key, or NULL, in each (the slot-by-slot scan's answer).
+ */
+static void test_xindex_bucket8_states(void)
+{
+	static struct p4dp_entry ents[P4DP_XI_WAYS];
+	struct p4dp_xi_bucket8 b;
+	const uint64_t k = 0x0123456789abcdefull;
+	case_fail = 0;
+	for (uint32_t dead = 0; dead < (1u << P4DP_XI_WAYS); dead++) {
+		for (uint32_t has = 0; has < (1u << P4DP_XI_WAYS); has++) {
+			struct p4dp_entry *want = NULL;
+			for (uint32_t w = P4DP_XI_WAYS; w-- > 0;) {
+				/* other slots hold keys that differ from k in one half or the other */
+				b.key[w] = has >> w & 1 ? k : k ^ (w & 1 ? 1ull << 40 : 1ull);
+				b.ent[w] = dead >> w & 1 ? NULL : &ents[w];
+				if (has >> w & 1 && !(dead >> w & 1))
+					want = &ents[w];
+			}
+			struct p4dp_entry *got = p4dp_xi_in_bucket8(&b, k);
+			CHECK(got == want, "bucket8: slots holding the key %#x, dead %#x: got slot %d, want %d", has, dead,
+			      got ? (int)(got - ents) : -1, want ? (int)(want - ents) : -1);
+			CHECK(got == p4dp_xi_in_bucket8_scan(&b, k), "bucket8: %#x/%#x differs from the scan", has, dead);
+		}
+	}
+	printf("%-32s %s\n", "xindex bucket8 states", case_fail ? "FAIL" : "ok");
+	if (case_fail)
+		n_fail++;
+	else
+		n_pass++;
+}
+
 static void test_xindex_limit(void)
 {
 	case_fail = 0;
@@ -1377,6 +1413,7 @@ int main(int argc, char **argv)
 	test_xindex_large(P4DP_STORAGE_STATIC, 4);
 	test_xindex_large(P4DP_STORAGE_DYNAMIC, 12);
 	test_xindex_limit();
+	test_xindex_bucket8_states();
 	rte_eal_cleanup();
 	printf("%u passed, %u failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;

@@ -279,6 +279,9 @@ pub enum Kind {
     L2fwd,
     /// The floor plus DPDK rte_lpm bulk lookups ([`Bench::measure_rte_lpm`] only).
     RteLpm,
+    /// A router on the floor: rte_lpm bulk lookups, then each packet's Ethernet destination set
+    /// to its next hop's MAC address ([`Bench::measure_rte_lpm_route`] only).
+    RteLpmRoute,
     /// The floor plus DPDK rte_acl classification ([`Bench::measure_rte_acl`] only).
     RteAcl,
     /// The floor plus DPDK rte_lpm6 bulk lookups ([`Bench::measure_rte_lpm6`] only).
@@ -394,6 +397,11 @@ impl<'a> Bench<'a> {
             Kind::TableSingle(t) => (3, t),
             Kind::L2fwd => (4, 0),
             Kind::RteLpm => return Err(Error::Invalid("rte_lpm loops are measured by measure_rte_lpm".into())),
+            Kind::RteLpmRoute => {
+                return Err(Error::Invalid(
+                    "rte_lpm router loops are measured by measure_rte_lpm_route".into(),
+                ))
+            }
             Kind::RteAcl => return Err(Error::Invalid("rte_acl loops are measured by measure_rte_acl".into())),
             Kind::RteLpm6 => return Err(Error::Invalid("rte_lpm6 loops are measured by measure_rte_lpm6".into())),
             Kind::Table128(_) => {

@@ -52,6 +52,12 @@ mod sys {
             res: *mut p4dp_bench_result,
         ) -> c_int;
         pub fn p4dp_bench_rte_lpm_free(l: *mut p4dp_bench_rte_lpm);
+        pub fn p4dp_bench_rte_lpm_next_hops(l: *mut p4dp_bench_rte_lpm, macs: *const u8, n: u32) -> c_int;
+        pub fn p4dp_bench_rte_lpm_route_measure(
+            b: *mut p4dp_bench,
+            l: *mut p4dp_bench_rte_lpm,
+            res: *mut p4dp_bench_result,
+        ) -> c_int;
         pub fn p4dp_bench_rte_lpm6_create(
             addr: *const u8,
             lens: *const u8,
@@ -251,6 +257,20 @@ impl RteLpm {
     }
 }
 
+impl RteLpm {
+    /// The next hops of a router ([`Bench::measure_rte_lpm_route`]): next hop h (the rte_lpm
+    /// next hop of prefix h, its index in the list given to [`RteLpm::new`]) has MAC address
+    /// `macs[h % macs.len()]`.
+    pub fn set_next_hops(&mut self, macs: &[[u8; 6]]) -> Result<()> {
+        let n = u32::try_from(macs.len()).map_err(|_| Error::Invalid("too many next hops".into()))?;
+        // SAFETY: live rte_lpm; macs (6 bytes each, n of them) lives for the call (copied).
+        check("rte_lpm next hops", unsafe {
+            sys::p4dp_bench_rte_lpm_next_hops(self.l.as_ptr(), macs.as_ptr().cast(), n)
+        })
+        .map(|_| ())
+    }
+}
+
 impl Drop for RteLpm {
     fn drop(&mut self) {
         // SAFETY: live, freed once.
@@ -278,6 +298,19 @@ impl Bench<'_> {
             sys::p4dp_bench_rte_lpm_measure(self.b.as_ptr(), l.l.as_ptr(), &mut r)
         })?;
         Ok(measurement(Kind::RteLpm, &r))
+    }
+
+    /// A router on the floor: as [`Bench::measure_rte_lpm`], then each routed packet's Ethernet
+    /// destination set to its next hop's MAC address ([`RteLpm::set_next_hops`], which must have
+    /// been called).
+    pub fn measure_rte_lpm_route(&mut self, l: &RteLpm) -> Result<Measurement> {
+        // SAFETY: plain-data output struct; zero is valid.
+        let mut r: crate::bench::sys::p4dp_bench_result = unsafe { std::mem::zeroed() };
+        // SAFETY: live bench and rte_lpm, valid output pointer.
+        check("bench measure rte_lpm router", unsafe {
+            sys::p4dp_bench_rte_lpm_route_measure(self.b.as_ptr(), l.l.as_ptr(), &mut r)
+        })?;
+        Ok(measurement(Kind::RteLpmRoute, &r))
     }
 
     /// The floor plus one `rte_lpm6_lookup_bulk_func` per burst of the packets' 16-byte keys in `l`.

@@ -329,6 +329,47 @@ fn traffic_is_refused_where_it_would_be_ignored() {
 }
 
 #[test]
+fn lpm_suite_judges_against_a_router_on_rte_lpm() {
+    let d = scratch("lpm");
+    let (out, json) = (d.join("lpm.txt"), d.join("lpm.json"));
+    let o = sweep(&[
+        "--suite",
+        "lpm",
+        "--lpm-prefixes",
+        "2000",
+        "--packets",
+        "1024",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--json",
+        json.to_str().expect("utf-8"),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc = read_json(&json);
+    assert_eq!(doc["suite"], "lpm", "{doc}");
+    let s = &doc["results"]["sizes"][0];
+    assert_eq!(s["prefixes"], 2000);
+    for l in [
+        "floor_rte_lpm",
+        "floor_rte_lpm_router",
+        "floor_p4dp_lpm_lookup",
+        "lpm_program",
+    ] {
+        assert!(num(&s["loops"][l]["cycles_per_pkt"], l) > 0.0, "{l}: {s}");
+    }
+    // the judged ratio is the program against the router loop; the lookup-alone ratio stays
+    let router = num(&s["loops"]["floor_rte_lpm_router"]["cycles_per_pkt"], "router");
+    let program = num(&s["loops"]["lpm_program"]["cycles_per_pkt"], "program");
+    let judged = num(&s["ratio_vs_rte_lpm_router"], "judged");
+    assert!((judged - program / router).abs() < 1e-9 * judged.max(1.0), "{s}");
+    assert!(num(&s["ratio_vs_rte_lpm"], "lookup alone") > 0.0, "{s}");
+    assert_eq!(s["pass"], judged <= 1.2, "{s}");
+    let text = std::fs::read_to_string(&out).expect("report");
+    assert!(text.contains("l3_lpm / (floor + rte_lpm router) = "), "{text}");
+    assert!(text.contains("l3_lpm / (floor + rte_lpm lookup alone) = "), "{text}");
+}
+
+#[test]
 fn lpm6_suite_compares_rte_lpm6_and_an_exact_table() {
     let d = scratch("lpm6");
     let (out, json) = (d.join("lpm6.txt"), d.join("lpm6.json"));

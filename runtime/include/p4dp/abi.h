@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 18u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match); 14: the rtc Queue's push and pop are inline in rtc.h (struct p4dp_rtc_queue is public); 15: exact tables of keys of at most 8 bytes have one-line read-index buckets (xindex.h, struct p4dp_xi_bucket8); 16: direct counters and meters have a cell for the table's default entry after the entries' (n_cells = size + 1), which the generated code counts and meters misses in; 17: struct p4dp_bg_env has a yield point (yield) and counts the rtc Locks the iteration holds (locks_held, rtc.h p4dp_rtc_lock_acquire_bg/_release_bg), the table sweep begins with the env (p4dp_rtc_sweep_begin_bg); 18: struct p4dp_table_head has a linear table's direct read index (rows, n_rows), which the generated code's p4dp_table_apply_linear reads */
+#define P4DP_ABI_VERSION 19u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match); 14: the rtc Queue's push and pop are inline in rtc.h (struct p4dp_rtc_queue is public); 15: exact tables of keys of at most 8 bytes have one-line read-index buckets (xindex.h, struct p4dp_xi_bucket8); 16: direct counters and meters have a cell for the table's default entry after the entries' (n_cells = size + 1), which the generated code counts and meters misses in; 17: struct p4dp_bg_env has a yield point (yield) and counts the rtc Locks the iteration holds (locks_held, rtc.h p4dp_rtc_lock_acquire_bg/_release_bg), the table sweep begins with the env (p4dp_rtc_sweep_begin_bg); 18: struct p4dp_table_head has a linear table's direct read index (rows, n_rows), which the generated code's p4dp_table_apply_linear reads; 19: struct p4dp_table_head has copies of the exact read index's shift, buckets and seed (xi_shift, xi_b, xi_seed), which p4dp_table_apply_exact reads instead of the index's own */
 
 /** p4dp_table_info.storage flag: rtc.p4 @linear, the entry of key k lives in row k (table.h linear). */
 #define P4DP_STORAGE_F_LINEAR 0x100
@@ -392,14 +392,17 @@ static inline __attribute__((always_inline)) const struct p4dp_entry *
 p4dp_table_apply_exact(const struct p4dp_ctx *ctx, uint32_t table, const void *key, uint32_t key_len, int *hit)
 {
 	struct p4dp_table *t = ctx->tables[table];
-	const struct p4dp_xindex *xi = ((const struct p4dp_table_head *)t)->xi;
+	const struct p4dp_table_head *hd = (const struct p4dp_table_head *)t;
 	const struct p4dp_entry *e;
-	if (__builtin_expect(xi != NULL && key_len <= P4DP_XI_KEY_MAX, 1)) {
+	/* the index's fields from the head's copies: the bucket read is two loads after ctx->tables */
+	const void *xb = hd->xi_b;
+	if (__builtin_expect(xb != NULL && key_len <= P4DP_XI_KEY_MAX, 1)) {
 		uint64_t k[2];
 		p4dp_xi_key(k, key, key_len);
 		/* key_len is a constant here: one of the two finds is compiled */
-		e = key_len <= 8 ? p4dp_xi_find8(xi, k[0]) : p4dp_xi_find(xi, k);
-		if (e == NULL && p4dp_xi_overflow(xi) != 0)
+		e = key_len <= 8 ? p4dp_xi_find8_at(xb, hd->xi_shift, hd->xi_seed, k[0])
+				 : p4dp_xi_find_at(xb, hd->xi_shift, hd->xi_seed, k);
+		if (e == NULL && p4dp_xi_overflow(hd->xi) != 0)
 			e = p4dp_table_lookup(t, key);
 	} else {
 		e = p4dp_table_lookup(t, key);

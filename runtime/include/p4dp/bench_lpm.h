@@ -45,6 +45,23 @@ int p4dp_bench_rte_lpm_create(const uint32_t *addr, const uint8_t *lens, uint64_
  */
 int p4dp_bench_rte_lpm_measure(struct p4dp_bench *b, struct p4dp_bench_rte_lpm *l, struct p4dp_bench_result *res);
 
+/**
+ * Give rte_lpm @p l the next hops of a router: next hop h (its rte_lpm next hop, the prefix's
+ * index) has the MAC address @p macs[6 * (h mod n) ..] (6 bytes each, copied).
+ * @return 0; -EINVAL (NULL argument, n == 0); -ENOMEM. State unchanged on error.
+ */
+int p4dp_bench_rte_lpm_next_hops(struct p4dp_bench_rte_lpm *l, const uint8_t *macs, uint32_t n);
+
+/**
+ * Measure a router on the floor: per burst the packets' 4-byte keys at the bench's key offset
+ * looked up with one rte_lpm_lookup_bulk(), as p4dp_bench_rte_lpm_measure(), then each routed
+ * packet's Ethernet destination set to its next hop's MAC address (p4dp_bench_rte_lpm_next_hops,
+ * which must have been called). Hits and misses are the lookups'.
+ * @return 0 or a negative errno (-EINVAL without next hops), as p4dp_bench_measure().
+ */
+int p4dp_bench_rte_lpm_route_measure(struct p4dp_bench *b, struct p4dp_bench_rte_lpm *l,
+				     struct p4dp_bench_result *res);
+
 /** Free the rte_lpm. NULL is a no-op. */
 void p4dp_bench_rte_lpm_free(struct p4dp_bench_rte_lpm *l);
 
