@@ -1,5 +1,5 @@
 //! Compiles the official P4Runtime .proto files with protox (no protoc) into prost messages and
-//! tonic service code, with p4dp's own role configuration message (proto/p4dp/v1), and writes their file descriptor set (for parsing P4Info text format).
+//! tonic service code, with p4dp's own role configuration message and port liveness service (proto/p4dp/v1), and writes their file descriptor set (for parsing P4Info text format).
 //! The files are fetched by `scripts/fetch_p4runtime_protos.sh` (run by `make build` through
 //! scripts/setup.sh) into build/p4runtime-protos/; `P4DP_P4RUNTIME_PROTOS` overrides the location.
 use std::path::PathBuf;
@@ -23,11 +23,17 @@ fn main() {
     }
     // p4dp's own messages (the role configuration), committed in this crate
     let own = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("proto");
-    println!(
-        "cargo:rerun-if-changed={}",
-        own.join("p4dp/v1/role_config.proto").display()
-    );
-    let fds = match protox::compile(["p4/v1/p4runtime.proto", "p4dp/v1/role_config.proto"], [&dir, &own]) {
+    for f in ["p4dp/v1/role_config.proto", "p4dp/v1/ports.proto"] {
+        println!("cargo:rerun-if-changed={}", own.join(f).display());
+    }
+    let fds = match protox::compile(
+        [
+            "p4/v1/p4runtime.proto",
+            "p4dp/v1/role_config.proto",
+            "p4dp/v1/ports.proto",
+        ],
+        [&dir, &own],
+    ) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: compiling the P4Runtime .proto files in {}: {e}", dir.display());

@@ -34,9 +34,11 @@
 
 enum { SLOT_FREE = 0, SLOT_USED, SLOT_PENDING };
 
-/** Published group version: member slots in selection order (ascending id, each weight times). */
+/** Published group version: the slots of the members whose watch port is live (or who have
+ *  none) in selection order (ascending id, each weight times). */
 struct ap_group {
 	uint32_t n;
+	uint32_t n_members; /* members of the group, live or not (n == 0 < n_members: all down) */
 	uint32_t slots[];
 };
 
@@ -49,6 +51,7 @@ struct ap_mctl {
 
 struct ap_gmem {
 	uint32_t id, slot, weight;
+	uint32_t watch; /* watch port, P4DP_RT_WATCH_NONE: none */
 };
 
 struct ap_gctl {
@@ -96,8 +99,13 @@ const struct p4dp_entry *p4dp_actprof_resolve(struct p4dp_ctx *ctx, uint32_t ext
 		return NULL;
 	/* acquire: the group's slot array, written before its release publication, is visible */
 	const struct ap_group *g = __atomic_load_n(&ap->groups[ref.slot], __ATOMIC_ACQUIRE);
-	if (g == NULL || g->n == 0)
+	if (g == NULL)
 		return NULL;
+	if (g->n == 0) {
+		if (g->n_members != 0) /* every member's watch port is down */
+			RT_STAT_ADD(rt_worker_of(ctx)->st.groups_down, 1);
+		return NULL;
+	}
 	/* acquire: as for a direct member reference */
 	return __atomic_load_n(&ap->members[g->slots[hash % g->n]], __ATOMIC_ACQUIRE);
 }
@@ -345,10 +353,14 @@ static int group_publish(struct rt_actprof *ap, uint32_t gslot, const struct ap_
 	if (v == NULL)
 		return rt_errc(-ENOMEM, "out of memory");
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < g->n; i++)
+	for (uint32_t i = 0; i < g->n; i++) {
+		if (g->m[i].watch != P4DP_RT_WATCH_NONE && !rt_port_live(ap->rt, g->m[i].watch))
+			continue;
 		for (uint32_t w = 0; w < g->m[i].weight; w++)
 			v->slots[n++] = g->m[i].slot;
+	}
 	v->n = n;
+	v->n_members = g->n;
 	/* release: the contents are visible before the pointer (workers load with acquire) */
 	struct ap_group *old = __atomic_exchange_n(&ap->groups[gslot], v, __ATOMIC_ACQ_REL);
 	if (old)
@@ -590,7 +602,7 @@ int p4dp_runtime_actprof_group_member_add(struct p4dp_runtime *rt, uint32_t ext,
 		} else {
 			if (g->n)
 				memcpy(ng.m, g->m, sizeof(*ng.m) * pos);
-			ng.m[pos] = (struct ap_gmem){ member, (uint32_t)ms, weight };
+			ng.m[pos] = (struct ap_gmem){ member, (uint32_t)ms, weight, P4DP_RT_WATCH_NONE };
 			if (g->n > pos)
 				memcpy(ng.m + pos + 1, g->m + pos, sizeof(*ng.m) * (g->n - pos));
 			ng.n = g->n + 1;
@@ -645,6 +657,60 @@ int p4dp_runtime_actprof_group_member_remove(struct p4dp_runtime *rt, uint32_t e
 		}
 	}
 	ap_put(ap);
+	return rc;
+}
+
+int p4dp_runtime_actprof_group_member_watch_set(struct p4dp_runtime *rt, uint32_t ext, uint32_t group,
+						uint32_t member, uint32_t watch)
+{
+	if (watch != P4DP_RT_WATCH_NONE && watch >= P4DP_PORT_DROP)
+		return rt_errc(-EINVAL, "watch port %u out of range (< %u)", watch, P4DP_PORT_DROP);
+	struct rt_actprof *ap;
+	int rc = ap_get(rt, ext, 1, &ap);
+	if (rc)
+		return rc;
+	const char *pname = rt->prog->externs[ext].name;
+	int64_t gs = group_slot(ap, group);
+	struct ap_gctl *g = gs >= 0 ? &ap->gctl[gs] : NULL;
+	uint32_t pos = 0;
+	while (g && pos < g->n && g->m[pos].id != member)
+		pos++;
+	if (g == NULL) {
+		rc = rt_errc(-ENOENT, "action selector '%s' has no group %u", pname, group);
+	} else if (pos == g->n) {
+		rc = rt_errc(-ENOENT, "member %u is not in group %u of action selector '%s'", member, group, pname);
+	} else if (g->m[pos].watch != watch) {
+		uint32_t old = g->m[pos].watch;
+		g->m[pos].watch = watch;
+		if ((rc = group_publish(ap, (uint32_t)gs, g)) != 0)
+			g->m[pos].watch = old;
+	}
+	ap_put(ap);
+	return rc;
+}
+
+int rt_actprof_liveness_apply(struct p4dp_runtime *rt)
+{
+	int rc = 0;
+	for (uint32_t x = 0; rt->ext && rt->ext[0] && x < rt->prog->n_externs; x++) {
+		if (rt->prog->externs[x].kind != P4DP_EXT_ACTION_SELECTOR)
+			continue;
+		struct rt_actprof *ap;
+		if (ap_get(rt, x, 1, &ap) != 0)
+			continue;
+		for (uint32_t gs = 0; gs < ap->cap; gs++) {
+			const struct ap_gctl *g = &ap->gctl[gs];
+			if (g->state != SLOT_USED)
+				continue;
+			bool watched = false;
+			for (uint32_t i = 0; i < g->n && !watched; i++)
+				watched = g->m[i].watch != P4DP_RT_WATCH_NONE;
+			int r = watched ? group_publish(ap, gs, g) : 0;
+			if (r && rc == 0)
+				rc = r;
+		}
+		ap_put(ap);
+	}
 	return rc;
 }
 

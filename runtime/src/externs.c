@@ -554,6 +554,13 @@ int64_t p4dp_runtime_digest_drops_get(struct p4dp_runtime *rt, uint32_t ext)
 
 /* ------------------------------------------------------------ multicast + clone */
 
+/* A packet met @p n replicas whose every port is down: count them (the worker's own counter). */
+static void replicas_down_count(struct p4dp_ctx *ctx, uint32_t n)
+{
+	struct rt_worker *w = rt_worker_of(ctx);
+	RT_STAT_ADD(w->st.replicas_down, n);
+}
+
 uint32_t p4dp_mcast_group_get(struct p4dp_ctx *ctx, uint32_t group, uint32_t *ports, uint16_t *rids, uint32_t max)
 {
 	struct p4dp_runtime *rt = ctx->rt;
@@ -563,6 +570,8 @@ uint32_t p4dp_mcast_group_get(struct p4dp_ctx *ctx, uint32_t group, uint32_t *po
 	const struct rt_mcast_list *l = __atomic_load_n(&rt->mc_lists[group], __ATOMIC_ACQUIRE);
 	if (l == NULL)
 		return 0;
+	if (__builtin_expect(l->n_down != 0, 0))
+		replicas_down_count(ctx, l->n_down);
 	uint32_t n = l->n < max ? l->n : max;
 	for (uint32_t i = 0; i < n; i++) {
 		ports[i] = l->reps[i].port;
@@ -573,20 +582,24 @@ uint32_t p4dp_mcast_group_get(struct p4dp_ctx *ctx, uint32_t group, uint32_t *po
 }
 
 uint32_t p4dp_clone_session_get(struct p4dp_ctx *ctx, uint32_t session, uint32_t *ports, uint16_t *rids,
-				uint32_t max, uint32_t *trunc)
+				uint32_t max, uint32_t *trunc, uint8_t *cos)
 {
 	struct p4dp_runtime *rt = ctx->rt;
 	*trunc = 0;
+	*cos = 0;
 	if (session >= P4DP_RT_CLONE_SESSIONS)
 		return 0;
 	/* acquire pairs with the release in clone_publish: the list is complete */
 	const struct rt_clone_list *l = __atomic_load_n(&rt->clone_lists[session], __ATOMIC_ACQUIRE);
 	if (l == NULL)
 		return 0;
+	*cos = l->cos;
 	if (l->group < P4DP_RT_MCAST_GROUPS) {
 		*trunc = l->trunc;
 		return p4dp_mcast_group_get(ctx, l->group, ports, rids, max);
 	}
+	if (__builtin_expect(l->n_down != 0, 0))
+		replicas_down_count(ctx, l->n_down);
 	uint32_t n = l->n < max ? l->n : max;
 	for (uint32_t i = 0; i < n; i++) {
 		ports[i] = l->reps[i].port;
@@ -594,6 +607,33 @@ uint32_t p4dp_clone_session_get(struct p4dp_ctx *ctx, uint32_t session, uint32_t
 	}
 	*trunc = l->trunc;
 	return n;
+}
+
+/*
+ * The replicas the data plane uses from a control list of chains (a replica, then its backups,
+ * flagged): per chain the first candidate whose port is live; @p out receives them in order (at
+ * most one per chain), the number of chains without a live port goes to *n_down. Returns the
+ * number written.
+ */
+static uint32_t chains_resolve(const struct p4dp_runtime *rt, const struct rt_mcast_rep *c, uint32_t n,
+			       struct rt_mcast_rep *out, uint32_t *n_down)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n;) {
+		uint32_t j = i + 1;
+		while (j < n && c[j].backup)
+			j++;
+		uint32_t pick = j;
+		for (uint32_t x = i; x < j && pick == j; x++)
+			if (rt_port_live(rt, c[x].port))
+				pick = x;
+		if (pick < j)
+			out[k++] = (struct rt_mcast_rep){ c[pick].port, c[pick].rid, 0 };
+		else
+			(*n_down)++;
+		i = j;
+	}
+	return k;
 }
 
 /* Rebuild and publish the replica list of group @p g; caller holds rt->lock. */
@@ -608,15 +648,19 @@ static int mcast_publish(struct p4dp_runtime *rt, uint32_t g)
 		l = rte_malloc_socket("p4dp_mcast", sizeof(*l) + sizeof(l->reps[0]) * (n ? n : 1), 16, rt->socket_id);
 		if (l == NULL)
 			return rt_errc(-ENOMEM, "out of memory");
-		uint32_t k = 0;
+		uint32_t k = 0, down = 0;
 		for (uint32_t i = 0; i < grp->n_nodes; i++) {
 			const struct rt_mcast_node *nd = &rt->mc_nodes[grp->nodes[i]];
-			for (uint32_t j = 0; j < nd->n_ports; j++)
-				l->reps[k++] = (struct rt_mcast_rep){ nd->ports[j], nd->rid };
+			for (uint32_t j = 0; j < nd->n_ports; j++) {
+				if (rt_port_live(rt, nd->ports[j]))
+					l->reps[k++] = (struct rt_mcast_rep){ nd->ports[j], nd->rid, 0 };
+				else
+					down++;
+			}
 		}
-		for (uint32_t i = 0; i < grp->n_direct; i++)
-			l->reps[k++] = grp->direct[i];
+		k += chains_resolve(rt, grp->direct, grp->n_direct, l->reps + k, &down);
 		l->n = k;
+		l->n_down = down;
 	}
 	/* release: the list's contents are visible before the pointer */
 	struct rt_mcast_list *old = __atomic_exchange_n(&rt->mc_lists[g], l, __ATOMIC_ACQ_REL);
@@ -794,39 +838,88 @@ int p4dp_runtime_mcast_node_dissociate(struct p4dp_runtime *rt, uint32_t group, 
 	return rc;
 }
 
-int p4dp_runtime_mcast_group_set(struct p4dp_runtime *rt, uint32_t group, const uint32_t *ports, const uint16_t *rids,
-				 uint32_t n)
+/* Check a list of replicas with backups (@p what names the object); 0 or -EINVAL with a message. */
+static int replicas_check(const struct p4dp_rt_replica *reps, uint32_t n, const char *what, uint32_t id)
+{
+	if (n && reps == NULL)
+		return rt_errc(-EINVAL, "%s %u: NULL replicas", what, id);
+	uint32_t primary = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (reps[i].port >= P4DP_PORT_DROP)
+			return rt_errc(-EINVAL, "%s %u: replica port %u out of range (< %u)", what, id, reps[i].port,
+				       P4DP_PORT_DROP);
+		if (reps[i].backup > 1)
+			return rt_errc(-EINVAL, "%s %u: backup flag %u (0 or 1)", what, id, reps[i].backup);
+		if (!reps[i].backup) {
+			primary = i;
+			continue;
+		}
+		if (i == 0)
+			return rt_errc(-EINVAL, "%s %u: the first replica is a backup (of no replica)", what, id);
+		if (reps[i].port == reps[primary].port)
+			return rt_errc(-EINVAL, "%s %u: a backup of the replica on port %u is on the same port", what,
+				       id, reps[primary].port);
+	}
+	return 0;
+}
+
+/* Copy of @p reps in the control form; NULL (message set) when out of memory. */
+static struct rt_mcast_rep *replicas_copy(const struct p4dp_rt_replica *reps, uint32_t n)
+{
+	struct rt_mcast_rep *c = malloc(sizeof(*c) * (n ? n : 1));
+	if (c == NULL) {
+		rt_errc(-ENOMEM, "out of memory");
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		c[i] = (struct rt_mcast_rep){ reps[i].port, reps[i].rid, reps[i].backup };
+	return c;
+}
+
+int p4dp_runtime_mcast_group_set_replicas(struct p4dp_runtime *rt, uint32_t group, const struct p4dp_rt_replica *reps,
+					  uint32_t n)
 {
 	if (rt == NULL || group >= P4DP_RT_MCAST_GROUPS)
 		return rt_errc(-EINVAL, "multicast group id %u out of range", group);
-	if (n && (ports == NULL || rids == NULL))
-		return rt_errc(-EINVAL, "mcast_group_set: NULL ports or rids");
-	for (uint32_t i = 0; i < n; i++)
-		if (ports[i] >= P4DP_PORT_DROP)
-			return rt_errc(-EINVAL, "multicast replica port %u out of range (< %u)", ports[i], P4DP_PORT_DROP);
-	struct rt_mcast_rep *reps = malloc(sizeof(*reps) * (n ? n : 1));
-	if (reps == NULL)
-		return rt_errc(-ENOMEM, "out of memory");
-	for (uint32_t i = 0; i < n; i++)
-		reps[i] = (struct rt_mcast_rep){ ports[i], rids[i] };
+	int rc = replicas_check(reps, n, "multicast group", group);
+	if (rc)
+		return rc;
+	struct rt_mcast_rep *c = replicas_copy(reps, n);
+	if (c == NULL)
+		return -ENOMEM;
 	pthread_mutex_lock(&rt->lock);
 	struct rt_mcast_group *g = &rt->mc_groups[group];
 	struct rt_mcast_rep *old = g->direct;
 	uint32_t old_n = g->n_direct;
 	bool existed = g->exists;
 	g->exists = true;
-	g->direct = reps;
+	g->direct = c;
 	g->n_direct = n;
-	int rc = mcast_publish(rt, group);
+	rc = mcast_publish(rt, group);
 	if (rc) {
 		g->direct = old;
 		g->n_direct = old_n;
 		g->exists = existed;
-		free(reps);
+		free(c);
 	} else {
 		free(old);
 	}
 	pthread_mutex_unlock(&rt->lock);
+	return rc;
+}
+
+int p4dp_runtime_mcast_group_set(struct p4dp_runtime *rt, uint32_t group, const uint32_t *ports, const uint16_t *rids,
+				 uint32_t n)
+{
+	if (n && (ports == NULL || rids == NULL))
+		return rt_errc(-EINVAL, "mcast_group_set: NULL ports or rids");
+	struct p4dp_rt_replica *r = malloc(sizeof(*r) * (n ? n : 1));
+	if (r == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < n; i++)
+		r[i] = (struct p4dp_rt_replica){ .port = ports[i], .rid = rids[i] };
+	int rc = p4dp_runtime_mcast_group_set_replicas(rt, group, r, n);
+	free(r);
 	return rc;
 }
 
@@ -841,31 +934,67 @@ static void clone_publish(struct p4dp_runtime *rt, uint32_t session, struct rt_c
 	}
 }
 
-int p4dp_runtime_clone_session_set(struct p4dp_runtime *rt, uint32_t session, const uint32_t *ports,
-				   const uint16_t *rids, uint32_t n, uint32_t trunc)
+/* A clone session's list built from its chains @p c (n_cands of them, in reps after the live ones)
+ * under the current liveness; NULL (message set) when out of memory. */
+static struct rt_clone_list *clone_build(struct p4dp_runtime *rt, const struct rt_mcast_rep *c, uint32_t n_cands,
+					 uint32_t trunc, uint8_t cos)
+{
+	struct rt_clone_list *l = rte_malloc_socket(
+		"p4dp_clone", sizeof(*l) + sizeof(l->reps[0]) * (2 * n_cands + 1), 16, rt->socket_id);
+	if (l == NULL) {
+		rt_errc(-ENOMEM, "out of memory");
+		return NULL;
+	}
+	l->n_down = 0;
+	l->n = chains_resolve(rt, c, n_cands, l->reps, &l->n_down);
+	l->trunc = trunc;
+	l->cos = cos;
+	l->group = P4DP_RT_MCAST_GROUPS;
+	l->n_cands = n_cands;
+	/* memmove: c may be the reps of a list being replaced (never this one) */
+	memmove(l->reps + l->n, c, sizeof(*c) * n_cands);
+	return l;
+}
+
+int p4dp_runtime_clone_session_set_replicas(struct p4dp_runtime *rt, uint32_t session,
+					    const struct p4dp_rt_replica *reps, uint32_t n, uint32_t trunc, uint8_t cos)
 {
 	if (rt == NULL || session >= P4DP_RT_CLONE_SESSIONS)
 		return rt_errc(-EINVAL, "clone session id %u out of range (< %u)", session, P4DP_RT_CLONE_SESSIONS);
-	if (n > P4DP_CLONE_REPLICAS_MAX)
-		return rt_errc(-EINVAL, "clone session %u: %u replicas, at most %u", session, n, P4DP_CLONE_REPLICAS_MAX);
+	uint32_t n_primary = 0;
+	for (uint32_t i = 0; reps && i < n; i++)
+		n_primary += !reps[i].backup;
+	if (n_primary > P4DP_CLONE_REPLICAS_MAX)
+		return rt_errc(-EINVAL, "clone session %u: %u replicas, at most %u", session, n_primary,
+			       P4DP_CLONE_REPLICAS_MAX);
+	int rc = replicas_check(reps, n, "clone session", session);
+	if (rc)
+		return rc;
+	struct rt_mcast_rep *c = replicas_copy(reps, n);
+	if (c == NULL)
+		return -ENOMEM;
+	pthread_mutex_lock(&rt->lock);
+	struct rt_clone_list *l = clone_build(rt, c, n, trunc, cos);
+	if (l == NULL)
+		rc = -ENOMEM;
+	else
+		clone_publish(rt, session, l);
+	pthread_mutex_unlock(&rt->lock);
+	free(c);
+	return rc;
+}
+
+int p4dp_runtime_clone_session_set(struct p4dp_runtime *rt, uint32_t session, const uint32_t *ports,
+				   const uint16_t *rids, uint32_t n, uint32_t trunc)
+{
 	if (n && (ports == NULL || rids == NULL))
 		return rt_errc(-EINVAL, "clone_session_set: NULL ports or rids");
+	if (n > P4DP_CLONE_REPLICAS_MAX)
+		return rt_errc(-EINVAL, "clone session %u: %u replicas, at most %u", session, n, P4DP_CLONE_REPLICAS_MAX);
+	struct p4dp_rt_replica r[P4DP_CLONE_REPLICAS_MAX];
 	for (uint32_t i = 0; i < n; i++)
-		if (ports[i] >= P4DP_PORT_DROP)
-			return rt_errc(-EINVAL, "clone session port %u out of range (< %u)", ports[i], P4DP_PORT_DROP);
-	struct rt_clone_list *l =
-		rte_malloc_socket("p4dp_clone", sizeof(*l) + sizeof(l->reps[0]) * (n ? n : 1), 16, rt->socket_id);
-	if (l == NULL)
-		return rt_errc(-ENOMEM, "out of memory");
-	l->n = n;
-	l->trunc = trunc;
-	l->group = P4DP_RT_MCAST_GROUPS;
-	for (uint32_t i = 0; i < n; i++)
-		l->reps[i] = (struct rt_mcast_rep){ ports[i], rids[i] };
-	pthread_mutex_lock(&rt->lock);
-	clone_publish(rt, session, l);
-	pthread_mutex_unlock(&rt->lock);
-	return 0;
+		r[i] = (struct p4dp_rt_replica){ .port = ports[i], .rid = rids[i] };
+	return p4dp_runtime_clone_session_set_replicas(rt, session, r, n, trunc, 0);
 }
 
 int p4dp_runtime_clone_session_set_group(struct p4dp_runtime *rt, uint32_t session, uint32_t group, uint32_t trunc)
@@ -879,6 +1008,9 @@ int p4dp_runtime_clone_session_set_group(struct p4dp_runtime *rt, uint32_t sessi
 	if (l == NULL)
 		return rt_errc(-ENOMEM, "out of memory");
 	l->n = 0;
+	l->n_down = 0;
+	l->n_cands = 0;
+	l->cos = 0;
 	l->trunc = trunc;
 	l->group = group;
 	pthread_mutex_lock(&rt->lock);
@@ -897,6 +1029,34 @@ int p4dp_runtime_clone_session_delete(struct p4dp_runtime *rt, uint32_t session)
 		rc = rt_errc(-ENOENT, "clone session %u is not set", session);
 	else
 		clone_publish(rt, session, NULL);
+	pthread_mutex_unlock(&rt->lock);
+	return rc;
+}
+
+int rt_pre_liveness_apply(struct p4dp_runtime *rt)
+{
+	int rc = 0;
+	pthread_mutex_lock(&rt->lock);
+	for (uint32_t g = 0; g < P4DP_RT_MCAST_GROUPS; g++) {
+		if (!rt->mc_groups[g].exists)
+			continue;
+		int r = mcast_publish(rt, g);
+		if (r && rc == 0)
+			rc = r;
+	}
+	for (uint32_t sid = 0; sid < P4DP_RT_CLONE_SESSIONS; sid++) {
+		/* only writers (under the lock) change the pointer */
+		const struct rt_clone_list *old = rt->clone_lists[sid];
+		if (old == NULL || old->group < P4DP_RT_MCAST_GROUPS)
+			continue;
+		struct rt_clone_list *l = clone_build(rt, old->reps + old->n, old->n_cands, old->trunc, old->cos);
+		if (l == NULL) {
+			if (rc == 0)
+				rc = -ENOMEM;
+			continue;
+		}
+		clone_publish(rt, sid, l);
+	}
 	pthread_mutex_unlock(&rt->lock);
 	return rc;
 }

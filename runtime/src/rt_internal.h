@@ -82,21 +82,30 @@ struct rt_digest_q {
 struct rt_mcast_rep {
 	uint32_t port;
 	uint16_t rid;
+	/* control lists only: 1 = a backup of the replica before it (its chain: the replica, then its
+	 * backups in order; the first whose port is live makes the copy, liveness.c) */
+	uint16_t backup;
 };
 
-/** Published (immutable) replica list of a group. */
+/** Published (immutable) replica list of a group: the replicas whose chain has a live port. */
 struct rt_mcast_list {
 	uint32_t n;
+	uint32_t n_down; /* replicas left out because every port of their chain is down (counted per packet) */
 	struct rt_mcast_rep reps[];
 };
 
 /** Published (immutable) replica list of a clone session. */
 struct rt_clone_list {
-	uint32_t n;
-	uint32_t trunc; /* truncation length of the clones in bytes, 0 = none */
+	uint32_t n;      /* replicas the data plane uses: reps[0..n) (the first live port of each chain) */
+	uint32_t n_down; /* replicas left out because every port of their chain is down */
+	uint32_t trunc;  /* truncation length of the clones in bytes, 0 = none */
+	uint8_t cos;     /* class of service: the clones' v1model priority */
 	/* a session to a multicast group (STF mirroring_add_mc): the clones are the group's replicas
 	 * when the packet is cloned, and reps is empty; P4DP_RT_MCAST_GROUPS = a list of replicas */
 	uint32_t group;
+	/* the session as written (control thread only): reps[n .. n + n_cands) holds every replica and
+	 * backup with its backup flag, from which a liveness change builds the next version */
+	uint32_t n_cands;
 	struct rt_mcast_rep reps[];
 };
 
@@ -128,6 +137,8 @@ struct rt_wstats {
 	uint64_t dispatched_out;  /* software dispatch: handed to another worker's ring */
 	uint64_t dispatched_in;   /* software dispatch: taken from this worker's ring */
 	uint64_t dispatch_drops;  /* software dispatch: the owner's ring was full (dropped) */
+	uint64_t replicas_down;   /* multicast/clone replicas not made: every port of their chain down */
+	uint64_t groups_down;     /* selector groups resolved with every member's watch port down (a miss) */
 };
 
 struct rt_inject_out {
@@ -237,6 +248,11 @@ struct p4dp_runtime {
 	struct rt_mcast_node *mc_nodes;
 	uint32_t n_mc_nodes, cap_mc_nodes;
 	struct rt_clone_list **clone_lists; /* [P4DP_RT_CLONE_SESSIONS], NULL = unset; read by workers (acquire) */
+	/* port liveness (liveness.c): per P4 port number, RT_PORT_DOWN_* bits (0: live). Written by
+	 * control threads under liveness_lock with relaxed atomic stores; read (relaxed) by the
+	 * control threads that build the published replica lists and selector groups */
+	uint8_t port_down[P4DP_PORT_DROP];
+	pthread_mutex_t liveness_lock;
 	/* parser value sets: [n_value_sets] published member lists, NULL = empty; read by workers (acquire) */
 	struct p4dp_vset_members **vsets;
 
@@ -282,6 +298,24 @@ struct p4dp_runtime {
 
 /** Capacity of the idle-timeout notification queue (notifications beyond it are counted, dropped). */
 #define RT_IDLE_QLEN 65536u
+
+/* port liveness (liveness.c) */
+enum { RT_PORT_DOWN_ADMIN = 1, RT_PORT_DOWN_LINK = 2 };
+/** Is P4 port @p port live (not taken down by the operator, link not reported down)? Ports
+ *  outside 0..P4DP_PORT_DROP-1 are never live. Any control thread (relaxed load). */
+static inline bool rt_port_live(const struct p4dp_runtime *rt, uint32_t port)
+{
+	return port < P4DP_PORT_DROP && __atomic_load_n(&rt->port_down[port], __ATOMIC_RELAXED) == 0;
+}
+/** Poll the link status of the started ports (rte_eth_link_get_nowait) and apply changes.
+ *  Context: the control thread running p4dp_runtime_run (worker.c). */
+void rt_liveness_links_poll(struct p4dp_runtime *rt);
+/** The run stopped: links count as up again; apply the change. Context: as above. */
+void rt_liveness_links_clear(struct p4dp_runtime *rt);
+/* externs.c: rebuild every multicast list and clone session from its chains (rt->lock taken) */
+int rt_pre_liveness_apply(struct p4dp_runtime *rt);
+/* actprof.c: rebuild every selector group that has a watched member (profile mutexes taken) */
+int rt_actprof_liveness_apply(struct p4dp_runtime *rt);
 
 /* ctl.c */
 int rt_tables_create(struct p4dp_runtime *rt);

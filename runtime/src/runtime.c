@@ -248,6 +248,7 @@ int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_ru
 	pthread_mutex_init(&rt->lock, NULL);
 	pthread_mutex_init(&rt->digest_lock, NULL);
 	pthread_mutex_init(&rt->idle_lock, NULL);
+	pthread_mutex_init(&rt->liveness_lock, NULL);
 	pthread_mutexattr_t ma;
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK);
@@ -395,6 +396,7 @@ void p4dp_runtime_free(struct p4dp_runtime *rt)
 	pthread_mutex_destroy(&rt->lock);
 	pthread_mutex_destroy(&rt->digest_lock);
 	pthread_mutex_destroy(&rt->idle_lock);
+	pthread_mutex_destroy(&rt->liveness_lock);
 	pthread_mutex_destroy(&rt->batch_lock);
 	if (rt->dl)
 		dlclose(rt->dl);
@@ -460,6 +462,8 @@ int p4dp_runtime_stats_get(struct p4dp_runtime *rt, struct p4dp_rt_stats *st)
 		st->unsupported += RT_STAT_LOAD(s->unsupported);
 		st->no_port += RT_STAT_LOAD(s->no_port);
 		st->multiseg += RT_STAT_LOAD(s->multiseg);
+		st->replicas_down += RT_STAT_LOAD(s->replicas_down);
+		st->groups_down += RT_STAT_LOAD(s->groups_down);
 	}
 	/* the revocation token counts revocations (relaxed: a statistic) */
 	st->lock_revocations = __atomic_load_n(&rt->bias->tok, __ATOMIC_RELAXED);

@@ -809,6 +809,9 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 			last_idle = now;
 		}
 		if (now - last_maint >= 10) {
+			/* port liveness: the devices' link status (a change republishes the replica lists
+			 * and selector groups, liveness.c) */
+			rt_liveness_links_poll(rt);
 			for (uint32_t t = 0; t < rt->prog->n_tables; t++)
 				p4dp_table_maintain(rt->tables[t]);
 			p4dp_rcu_reclaim(rt->rcu, false);
@@ -834,6 +837,7 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 	__atomic_store_n(&rt->clock_live, 0, __ATOMIC_RELEASE);
 	/* release: the stopped ports and final statistics before running reads 0 (acquire in its readers) */
 	ports_stop(rt);
+	rt_liveness_links_clear(rt); /* stopped ports have no link to report: only the admin state counts */
 	__atomic_store_n(&rt->running, 0, __ATOMIC_RELEASE);
 	return rc;
 }

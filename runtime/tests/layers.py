@@ -20,7 +20,7 @@ LAYERS = {
     "dpwrite": 4, "externs": 4, "pkt": 4, "port": 4,
     "ctl": 5, "rtc_table": 5,
     "actprof": 6, "direct": 6, "batch": 6,
-    "rtc_bg": 7,
+    "rtc_bg": 7, "liveness": 7,
     "worker": 8, "runtime": 8,
     "rtc_run": 9,
     "bench": 9, "bench_dp": 10, "bench_lpm": 10, "bench_acl": 10, "bench_rtc": 10, "bench_trace": 11,

@@ -110,7 +110,9 @@ static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 		/* one copy per replica, its instance in byte 11, truncated as the session says */
 		uint32_t ports[P4DP_CLONE_REPLICAS_MAX], trunc;
 		uint16_t rids[P4DP_CLONE_REPLICAS_MAX];
-		uint32_t n = p4dp_clone_session_get(ctx, d[0], ports, rids, P4DP_CLONE_REPLICAS_MAX, &trunc);
+		uint8_t cos;
+		uint32_t n = p4dp_clone_session_get(ctx, d[0], ports, rids, P4DP_CLONE_REPLICAS_MAX, &trunc, &cos);
+		(void)cos;
 		uint8_t orig = d[11];
 		for (uint32_t i = 0; i < n; i++) {
 			d[11] = (uint8_t)rids[i];

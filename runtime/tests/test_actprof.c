@@ -212,6 +212,31 @@ static void test_groups(struct p4dp_runtime *rt)
 	CHECK(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 7, 2, 1) == 0);
 	CHECK(pkt(rt, T_SEL, 5, 0).port == 3 && pkt(rt, T_SEL, 5, 1).port == 3 && pkt(rt, T_SEL, 5, 2).port == 4);
 
+	/* watch ports: a member whose watch port is down is left out of the selection, put back when
+	 * it is up again; every member down: a miss, counted */
+	struct p4dp_rt_stats st0, st1;
+	CHECK(p4dp_runtime_actprof_group_member_watch_set(rt, X_SEL, 7, 1, 10) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_watch_set(rt, X_SEL, 7, 2, 11) == 0);
+	CHECK(pkt(rt, T_SEL, 5, 0).port == 3 && pkt(rt, T_SEL, 5, 2).port == 4);
+	CHECK(p4dp_runtime_port_admin_set(rt, 10, 0) == 0);
+	CHECK(pkt(rt, T_SEL, 5, 0).port == 4 && pkt(rt, T_SEL, 5, 1).port == 4 && pkt(rt, T_SEL, 5, 2).port == 4);
+	CHECK(p4dp_runtime_port_admin_set(rt, 10, 1) == 0);
+	CHECK(pkt(rt, T_SEL, 5, 0).port == 3 && pkt(rt, T_SEL, 5, 2).port == 4);
+	CHECK(p4dp_runtime_port_admin_set(rt, 10, 0) == 0 && p4dp_runtime_port_admin_set(rt, 11, 0) == 0);
+	CHECK(p4dp_runtime_stats_get(rt, &st0) == 0);
+	CHECK(pkt(rt, T_SEL, 5, 0).n == 0 && pkt(rt, T_SEL, 5, 1).n == 0);
+	CHECK(p4dp_runtime_stats_get(rt, &st1) == 0 && st1.groups_down == st0.groups_down + 2);
+	CHECK(p4dp_runtime_port_admin_set(rt, 11, 1) == 0);
+	CHECK(pkt(rt, T_SEL, 5, 0).port == 4 && pkt(rt, T_SEL, 5, 1).port == 4);
+	CHECK_ERR(p4dp_runtime_actprof_group_member_watch_set(rt, X_SEL, 7, 1, P4DP_PORT_DROP), -EINVAL,
+		  "out of range");
+	CHECK_ERR(p4dp_runtime_actprof_group_member_watch_set(rt, X_SEL, 7, 99, 3), -ENOENT, "not in group 7");
+	CHECK_ERR(p4dp_runtime_actprof_group_member_watch_set(rt, X_SEL, 8, 1, 3), -ENOENT, "has no group 8");
+	/* no watch port: always selected, whatever port 10 does */
+	CHECK(p4dp_runtime_actprof_group_member_watch_set(rt, X_SEL, 7, 1, P4DP_RT_WATCH_NONE) == 0);
+	CHECK(pkt(rt, T_SEL, 5, 0).port == 3 && pkt(rt, T_SEL, 5, 2).port == 4);
+	CHECK(p4dp_runtime_port_admin_set(rt, 10, 1) == 0);
+
 	/* re-point to a member; the group is then unused and can go */
 	CHECK(p4dp_runtime_table_indirect_entry_modify(rt, T_SEL, match(&k5), P4DP_RT_REF_MEMBER, 2) == 0);
 	CHECK(pkt(rt, T_SEL, 5, 0).port == 4);

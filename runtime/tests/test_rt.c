@@ -710,6 +710,79 @@ static void test_externs(struct p4dp_runtime *rt)
 	CHECK(st1.packets == st0.packets + 3 && st1.drops == st0.drops + 2);
 }
 
+/* Port liveness: multicast and clone replicas move to their first live backup and back; a replica
+ * whose every port is down makes no copy and is counted. */
+static void test_liveness(struct p4dp_runtime *rt)
+{
+	struct outs o;
+	uint8_t pkt[64];
+	struct p4dp_rt_port_state ps;
+	struct p4dp_rt_stats st0, st1;
+	/* replica 1: port 2 (rid 1), backups port 3 (rid 5), port 4 (rid 6); replica 2: port 7 (rid 2) */
+	const struct p4dp_rt_replica reps[] = {
+		{ 2, 1, 0 }, { 3, 5, 1 }, { 4, 6, 1 }, { 7, 2, 0 },
+	};
+	CHECK(p4dp_runtime_mcast_group_set_replicas(rt, 5, reps, 4) == 0);
+	mkpkt(pkt, 6, 5);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 2 && o.port[0] == 2 && o.data[0][11] == 1 && o.port[1] == 7);
+	CHECK(p4dp_runtime_port_state_get(rt, 2, &ps) == 0 && ps.live && ps.admin_up && ps.link_up);
+	CHECK(p4dp_runtime_port_admin_set(rt, 2, 0) == 0);
+	CHECK(p4dp_runtime_port_state_get(rt, 2, &ps) == 0 && !ps.live && !ps.admin_up && ps.link_up);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 2 && o.port[0] == 3 && o.data[0][11] == 5 && o.port[1] == 7);
+	CHECK(p4dp_runtime_port_admin_set(rt, 3, 0) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 2 && o.port[0] == 4 && o.data[0][11] == 6 && o.port[1] == 7);
+	/* the primary back up: it makes the copy again, although its backups are down or up */
+	CHECK(p4dp_runtime_port_admin_set(rt, 2, 1) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 2 && o.port[0] == 2 && o.data[0][11] == 1);
+	/* every port of the chain down: no copy for that replica, counted once per packet */
+	CHECK(p4dp_runtime_port_admin_set(rt, 2, 0) == 0 && p4dp_runtime_port_admin_set(rt, 4, 0) == 0);
+	CHECK(p4dp_runtime_stats_get(rt, &st0) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 1 && o.port[0] == 7);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 1 && o.port[0] == 7);
+	CHECK(p4dp_runtime_stats_get(rt, &st1) == 0 && st1.replicas_down == st0.replicas_down + 2);
+	/* a replica without backups on a down port makes no copy either */
+	CHECK(p4dp_runtime_port_admin_set(rt, 7, 0) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 0);
+	for (uint32_t p = 2; p <= 7; p++)
+		CHECK(p4dp_runtime_port_admin_set(rt, p, 1) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 2 && o.port[0] == 2);
+	/* a group set while its port is down starts on the backup */
+	CHECK(p4dp_runtime_port_admin_set(rt, 2, 0) == 0);
+	CHECK(p4dp_runtime_mcast_group_set_replicas(rt, 5, reps, 3) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 1 && o.port[0] == 3);
+	CHECK(p4dp_runtime_port_admin_set(rt, 2, 1) == 0);
+	/* bad chains are refused and leave the group as it was */
+	const struct p4dp_rt_replica first_backup[] = { { 3, 5, 1 } }, same_port[] = { { 2, 1, 0 }, { 2, 5, 1 } },
+				     far[] = { { 2, 1, 0 }, { P4DP_PORT_DROP, 5, 1 } };
+	CHECK_ERR(p4dp_runtime_mcast_group_set_replicas(rt, 5, first_backup, 1), -EINVAL, "first replica is a backup");
+	CHECK_ERR(p4dp_runtime_mcast_group_set_replicas(rt, 5, same_port, 2), -EINVAL, "same port");
+	CHECK_ERR(p4dp_runtime_mcast_group_set_replicas(rt, 5, far, 2), -EINVAL, "out of range");
+	CHECK_ERR(p4dp_runtime_port_admin_set(rt, P4DP_PORT_DROP, 0), -EINVAL, "out of range");
+	CHECK(inject(rt, 0, pkt, 64, &o) == 1 && o.port[0] == 2 && o.data[0][11] == 1);
+	CHECK(p4dp_runtime_mcast_group_delete(rt, 5) == 0);
+
+	/* clone session: the same chains; the packet itself goes to its own port (1) */
+	uint8_t k4 = 4, p1[] = { 1 };
+	struct p4dp_rt_key key = k1(P4DP_RT_KEY_EXACT, &k4, 1);
+	struct p4dp_rt_param par = { p1, 1 };
+	struct p4dp_rt_entry e = ent(1, &key, 0, A_SET_PORT, 1, &par);
+	CHECK(p4dp_runtime_table_entry_add(rt, T_FWD, &e) == 0);
+	CHECK(p4dp_runtime_clone_session_set_replicas(rt, 4, reps, 4, 0, 3) == 0);
+	mkpkt(pkt, 7, 4);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 3 && o.port[0] == 2 && o.port[1] == 7 && o.port[2] == 1);
+	CHECK(p4dp_runtime_port_admin_set(rt, 2, 0) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 3 && o.port[0] == 3 && o.data[0][11] == 5 && o.port[1] == 7);
+	CHECK(p4dp_runtime_port_admin_set(rt, 3, 0) == 0 && p4dp_runtime_port_admin_set(rt, 4, 0) == 0);
+	CHECK(p4dp_runtime_stats_get(rt, &st0) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 2 && o.port[0] == 7 && o.port[1] == 1);
+	CHECK(p4dp_runtime_stats_get(rt, &st1) == 0 && st1.replicas_down == st0.replicas_down + 1);
+	CHECK(p4dp_runtime_port_admin_set(rt, 2, 1) == 0);
+	CHECK(inject(rt, 0, pkt, 64, &o) == 3 && o.port[0] == 2 && o.data[0][11] == 1);
+	CHECK(p4dp_runtime_port_admin_set(rt, 3, 1) == 0 && p4dp_runtime_port_admin_set(rt, 4, 1) == 0);
+	CHECK(p4dp_runtime_clone_session_delete(rt, 4) == 0);
+	CHECK(p4dp_runtime_table_entry_delete(rt, T_FWD, &e) == 0);
+}
+
 static void test_pkt_finish(void)
 {
 	uint8_t buf[64], emit[32];
@@ -978,6 +1051,7 @@ int main(int argc, char **argv)
 	test_wide(rt);
 	test_entries_add(rt);
 	test_externs(rt);
+	test_liveness(rt);
 	test_pkt_finish();
 	struct p4dp_run_params rp = { .n_workers = 1, .duration_ms = 10 };
 	CHECK_ERR(p4dp_runtime_run(rt, &rp), -EINVAL, "no ports");

@@ -1,6 +1,7 @@
 // Test program of the P4Runtime clone session tests: a PacketOut's header names the port of
 // the packet itself and the clone session that clones it at ingress; each clone's egress
-// writes its egress_rid (the replica's instance) into the Ethernet type.
+// writes its egress_rid (the replica's instance) into the Ethernet type and its priority (the
+// session's class of service) into the top 3 bits of the destination address.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -54,6 +55,7 @@ control CloneEgress(inout headers_t h, inout meta_t m, inout standard_metadata_t
         h.pout.setInvalid();
         if (sm.instance_type == 1) {
             h.eth.etype = sm.egress_rid;
+            h.eth.dst[47:45] = sm.priority;
         }
     }
 }

@@ -316,7 +316,7 @@ impl Gen<'_> {
         if self.info.features.clone {
             // one clone per replica of the session, its instance as egress_rid, truncated to the
             // session's length (or the program's own truncate() if shorter)
-            o.push_str("\tif (R->clone_type == 1 && depth < 4) {\n\t\tuint32_t cports[P4DP_CLONE_REPLICAS_MAX], ctrunc;\n\t\tuint16_t crids[P4DP_CLONE_REPLICAS_MAX];\n\t\tuint32_t cn = p4dp_clone_session_get(R->ctx, R->clone_session, cports, crids, P4DP_CLONE_REPLICAS_MAX, &ctrunc);\n\t\tfor (uint32_t ci = 0; ci < cn; ci++) {\n\t\t\tstruct v1st C = *S;\n\t\t\tmemset(&C.sm, 0, sizeof C.sm);\n");
+            o.push_str("\tif (R->clone_type == 1 && depth < 4) {\n\t\tuint32_t cports[P4DP_CLONE_REPLICAS_MAX], ctrunc;\n\t\tuint16_t crids[P4DP_CLONE_REPLICAS_MAX];\n\t\tuint8_t ccos;\n\t\tuint32_t cn = p4dp_clone_session_get(R->ctx, R->clone_session, cports, crids, P4DP_CLONE_REPLICAS_MAX, &ctrunc, &ccos);\n\t\tfor (uint32_t ci = 0; ci < cn; ci++) {\n\t\t\tstruct v1st C = *S;\n\t\t\tmemset(&C.sm, 0, sizeof C.sm);\n");
             for f in ["ingress_port", "packet_length", "ingress_global_timestamp"] {
                 if let (Some(dst), Some(src)) = (get("C.sm", f), get("S->sm", f)) {
                     let _ = writeln!(o, "\t\t\t{dst} = {src};");
@@ -326,6 +326,8 @@ impl Gen<'_> {
             if let Some(rid) = get("C.sm", "egress_rid") {
                 let _ = writeln!(o, "\t\t\t{rid} = crids[ci];");
             }
+            // the session's class of service is the clones' priority (docs/p4runtime.md)
+            let _ = write!(o, "\t\t{}", set("C.sm", "priority", "ccos"));
             o.push_str("\t\t\tuint32_t trunc = R->trunc;\n\t\t\tif (ctrunc && (trunc == 0 || ctrunc < trunc))\n\t\t\t\tR->trunc = ctrunc;\n\t\t\tv1_egress(R, &C, cports[ci], 1, depth + 1);\n\t\t\tR->trunc = trunc;\n\t\t\tR->vs = S;\n\t\t}\n\t}\n");
         }
         o.push_str("\t(void)depth;\n");
@@ -406,7 +408,7 @@ impl Gen<'_> {
         if ft.clone {
             // one clone per replica of the session (the input packet parsed again), its instance
             // as egress_rid, truncated to the session's length
-            o.push_str("\tif (R->clone_type == 0) {\n\t\tuint32_t cports[P4DP_CLONE_REPLICAS_MAX], ctrunc;\n\t\tuint16_t crids[P4DP_CLONE_REPLICAS_MAX];\n\t\tuint32_t cn = p4dp_clone_session_get(ctx, R->clone_session, cports, crids, P4DP_CLONE_REPLICAS_MAX, &ctrunc);\n\t\tuint32_t trunc = R->trunc;\n\t\tfor (uint32_t ci = 0; ci < cn; ci++) {\n\t\t\tstruct v1st C;\n\t\t\tmemset(&C, 0, sizeof C);\n");
+            o.push_str("\tif (R->clone_type == 0) {\n\t\tuint32_t cports[P4DP_CLONE_REPLICAS_MAX], ctrunc;\n\t\tuint16_t crids[P4DP_CLONE_REPLICAS_MAX];\n\t\tuint8_t ccos;\n\t\tuint32_t cn = p4dp_clone_session_get(ctx, R->clone_session, cports, crids, P4DP_CLONE_REPLICAS_MAX, &ctrunc, &ccos);\n\t\tuint32_t trunc = R->trunc;\n\t\tfor (uint32_t ci = 0; ci < cn; ci++) {\n\t\t\tstruct v1st C;\n\t\t\tmemset(&C, 0, sizeof C);\n");
             for f in ["ingress_port", "packet_length", "ingress_global_timestamp"] {
                 if let (Some(dst), Some(src)) = (get("C.sm", f), get("S->sm", f)) {
                     let _ = writeln!(o, "\t\t\t{dst} = {src};");
@@ -419,6 +421,7 @@ impl Gen<'_> {
             if let Some(rid) = get("C.sm", "egress_rid") {
                 let _ = writeln!(o, "\t\t\t{rid} = crids[ci];");
             }
+            let _ = write!(o, "\t\t{}", set("C.sm", "priority", "ccos"));
             o.push_str("\t\t\tv1_egress(R, &C, cports[ci], 1, 1);\n\t\t\tR->payload_off = S->payload_off;\n\t\t\tR->vs = S;\n\t\t}\n\t\tR->trunc = trunc;\n\t}\n");
         }
         // 3. resubmit: the original input bytes (pkt is unchanged until the unicast output)

@@ -35,6 +35,8 @@ pub struct Profiles {
     members: BTreeMap<u32, BTreeSet<u32>>,
     /// group id -> max_size as written
     groups: BTreeMap<u32, BTreeMap<u32, i32>>,
+    /// (profile id, group id) -> the watch setting of each member that has one, as written
+    watches: BTreeMap<(u32, u32), BTreeMap<u32, action_profile_group::member::WatchKind>>,
     /// one-shot sets: (profile id, hidden group id) -> the set as written, its hidden members
     oneshots: BTreeMap<(u32, u32), (ActionProfileActionSet, Vec<u32>)>,
     /// the last hidden id given out
@@ -162,6 +164,7 @@ impl Profiles {
             }
             rt.actprof_group_delete(x.index, g.group_id).map_err(rt_err)?;
             groups.remove(&g.group_id);
+            self.watches.remove(&(x.id, g.group_id));
             return Ok(());
         }
         // validate the whole membership before changing anything
@@ -169,6 +172,8 @@ impl Profiles {
             return Err(invalid(format!("group {}: negative max_size", g.group_id)));
         }
         let mut want: BTreeMap<u32, u32> = BTreeMap::new();
+        // member -> (the watch port, the watch setting as written)
+        let mut watch: BTreeMap<u32, (Option<u32>, action_profile_group::member::WatchKind)> = BTreeMap::new();
         for m in &g.members {
             if m.weight <= 0 {
                 return Err(invalid(format!(
@@ -176,8 +181,8 @@ impl Profiles {
                     g.group_id, m.member_id, m.weight
                 )));
             }
-            if watched_member(m.watch_kind.as_ref()) {
-                return Err(err(Code::Unimplemented, "watch ports are not supported by p4dp"));
+            if let Some(w) = &m.watch_kind {
+                watch.insert(m.member_id, (member_watch(rt, Some(w))?, w.clone()));
             }
             if want.insert(m.member_id, m.weight as u32).is_some() {
                 return Err(invalid(format!(
@@ -238,6 +243,7 @@ impl Profiles {
                 rt.actprof_group_members(x.index, g.group_id).map_err(rt_err)?
             }
         };
+        let old_watch = self.watches.get(&(x.id, g.group_id));
         let res = (|| {
             for &(m, w) in &have {
                 if want.get(&m) != Some(&w) {
@@ -247,6 +253,12 @@ impl Profiles {
             for (&m, &w) in &want {
                 if !have.contains(&(m, w)) {
                     rt.actprof_group_add_member(x.index, g.group_id, m, w)?;
+                }
+                // the watch port (a member added again has none in the runtime)
+                let had = old_watch.is_some_and(|o| o.contains_key(&m));
+                let port = watch.get(&m).and_then(|w| w.0);
+                if port.is_some() || had {
+                    rt.actprof_group_member_watch(x.index, g.group_id, m, port)?;
                 }
             }
             Ok::<(), p4dp_rt::Error>(())
@@ -258,6 +270,14 @@ impl Profiles {
             return Err(rt_err(e));
         }
         groups.insert(g.group_id, g.max_size);
+        if watch.is_empty() {
+            self.watches.remove(&(x.id, g.group_id));
+        } else {
+            self.watches.insert(
+                (x.id, g.group_id),
+                watch.into_iter().map(|(m, (_, w))| (m, w)).collect(),
+            );
+        }
         Ok(())
     }
 
@@ -275,6 +295,7 @@ impl Profiles {
                     continue;
                 }
                 let members = rt.actprof_group_members(x.index, id).map_err(rt_err)?;
+                let watches = self.watches.get(&(x.id, id));
                 out.push(ActionProfileGroup {
                     action_profile_id: x.id,
                     group_id: id,
@@ -283,7 +304,7 @@ impl Profiles {
                         .map(|(member_id, weight)| action_profile_group::Member {
                             member_id,
                             weight: weight as i32,
-                            ..Default::default()
+                            watch_kind: watches.and_then(|w| w.get(&member_id)).cloned(),
                         })
                         .collect(),
                     max_size,
@@ -404,21 +425,22 @@ impl Profiles {
                     a.weight
                 )));
             }
-            if watched(a.watch_kind.as_ref()) {
-                return Err(err(Code::Unimplemented, "watch ports are not supported by p4dp"));
-            }
+            let watch = action_watch(rt, a.watch_kind.as_ref())?;
             let (action, params) = action_of(p, t, act, false)?;
-            actions.push((action, params, a.weight as u32));
+            actions.push((action, params, a.weight as u32, watch));
         }
         let group = self.fresh_id();
         rt.actprof_group_create(x.index, group).map_err(rt_err)?;
         let mut members = Vec::with_capacity(actions.len());
         let res = (|| {
-            for (action, params, weight) in &actions {
+            for (action, params, weight, watch) in &actions {
                 let m = self.fresh_id();
                 rt.actprof_member_add(x.index, m, *action, params)?;
                 members.push(m);
                 rt.actprof_group_add_member(x.index, group, m, *weight)?;
+                if watch.is_some() {
+                    rt.actprof_group_member_watch(x.index, group, m, *watch)?;
+                }
             }
             Ok::<(), p4dp_rt::Error>(())
         })();
@@ -503,25 +525,43 @@ impl Profiles {
     }
 }
 
-/// Does a watch setting of a one-shot action name a port? (Unset, an empty watch_port and the
-/// deprecated 0 do not.)
-fn watched(w: Option<&action_profile_action::WatchKind>) -> bool {
-    use action_profile_action::WatchKind as W;
-    #[allow(deprecated)]
-    match w {
-        None => false,
-        Some(W::WatchPort(v)) => !v.is_empty(),
-        Some(W::Watch(v)) => *v != 0,
-    }
+/// The port a watch setting names (P4Runtime `watch_port`, or the deprecated `watch`): None for
+/// no watch port (unset, an empty `watch_port`, the deprecated 0). The port must be a port of the
+/// device (INVALID_ARGUMENT otherwise, as the specification requires).
+fn watch_port(rt: &Runtime, bytes: Option<&[u8]>, deprecated: Option<i32>) -> Result<Option<u32>, OpError> {
+    let port = match (bytes, deprecated) {
+        (Some(b), _) if !b.is_empty() => {
+            crate::bytes::to_u64(b).ok_or_else(|| invalid("watch_port does not fit in 64 bits"))?
+        }
+        (_, Some(v)) if v < 0 => return Err(invalid(format!("watch port {v} is negative"))),
+        (_, Some(v)) if v > 0 => v as u64,
+        _ => return Ok(None),
+    };
+    let p = u32::try_from(port)
+        .ok()
+        .filter(|&p| p < p4dp_rt::PORT_DROP && rt.port_stats(p).is_ok())
+        .ok_or_else(|| invalid(format!("watch port {port} is not a port of the device")))?;
+    Ok(Some(p))
 }
 
-/// The same for a group member.
-fn watched_member(w: Option<&action_profile_group::member::WatchKind>) -> bool {
+/// The watch port of a group member.
+fn member_watch(rt: &Runtime, w: Option<&action_profile_group::member::WatchKind>) -> Result<Option<u32>, OpError> {
     use action_profile_group::member::WatchKind as W;
     #[allow(deprecated)]
     match w {
-        None => false,
-        Some(W::WatchPort(v)) => !v.is_empty(),
-        Some(W::Watch(v)) => *v != 0,
+        None => Ok(None),
+        Some(W::WatchPort(v)) => watch_port(rt, Some(v), None),
+        Some(W::Watch(v)) => watch_port(rt, None, Some(*v)),
+    }
+}
+
+/// The watch port of a one-shot action.
+fn action_watch(rt: &Runtime, w: Option<&action_profile_action::WatchKind>) -> Result<Option<u32>, OpError> {
+    use action_profile_action::WatchKind as W;
+    #[allow(deprecated)]
+    match w {
+        None => Ok(None),
+        Some(W::WatchPort(v)) => watch_port(rt, Some(v), None),
+        Some(W::Watch(v)) => watch_port(rt, None, Some(*v)),
     }
 }

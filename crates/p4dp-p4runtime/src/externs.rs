@@ -322,6 +322,17 @@ pub struct Pre {
     pub clones: BTreeMap<u32, CloneSessionEntry>,
 }
 
+/// A replica's or backup's port number: below the drop port.
+fn port_number(port: u64, what: &str) -> Result<u32, OpError> {
+    if port >= p4dp_rt::PORT_DROP as u64 {
+        return Err(invalid(format!(
+            "{what} port {port} is out of range (0..{})",
+            p4dp_rt::PORT_DROP
+        )));
+    }
+    Ok(port as u32)
+}
+
 fn replica_port(r: &crate::proto::p4::v1::Replica) -> Result<u32, OpError> {
     #[allow(deprecated)]
     let port = match &r.port_kind {
@@ -331,33 +342,51 @@ fn replica_port(r: &crate::proto::p4::v1::Replica) -> Result<u32, OpError> {
         }
         _ => return Err(invalid("replica without a port")),
     };
-    if port >= p4dp_rt::PORT_DROP as u64 {
-        return Err(invalid(format!(
-            "replica port {port} is out of range (0..{})",
-            p4dp_rt::PORT_DROP
-        )));
-    }
-    if !r.backup_replicas.is_empty() {
-        return Err(err(Code::Unimplemented, "backup replicas are not supported"));
-    }
-    Ok(port as u32)
+    port_number(port, "replica")
 }
 
-/// The (port, instance) pairs of a multicast group's or clone session's replicas; a pair given
-/// twice is refused.
-fn replicas(rs: &[crate::proto::p4::v1::Replica]) -> Result<Vec<(u32, u16)>, OpError> {
+fn instance(i: u32, what: &str) -> Result<u16, OpError> {
+    u16::try_from(i).map_err(|_| invalid(format!("{what} instance {i} does not fit in 16 bits")))
+}
+
+/// The replicas of a multicast group or clone session with their backups (P4Runtime v1.5: a
+/// replica's copy goes to the first of its port and its backups' ports that is up). Refused:
+/// a (port, instance) pair given twice among all replicas and backups, a backup on its
+/// replica's port, a port or instance out of range.
+fn replicas(rs: &[crate::proto::p4::v1::Replica]) -> Result<Vec<p4dp_rt::Replica>, OpError> {
     let mut reps = Vec::with_capacity(rs.len());
+    let mut seen = std::collections::HashSet::new();
     for r in rs {
-        let rid = u16::try_from(r.instance)
-            .map_err(|_| invalid(format!("replica instance {} does not fit in 16 bits", r.instance)))?;
+        let rid = instance(r.instance, "replica")?;
         let port = replica_port(r)?;
-        if reps.contains(&(port, rid)) {
+        if !seen.insert((port, rid)) {
             return Err(invalid(format!("replica (port {port}, instance {rid}) given twice")));
         }
-        reps.push((port, rid));
+        let mut backups = Vec::with_capacity(r.backup_replicas.len());
+        for b in &r.backup_replicas {
+            if b.port.is_empty() {
+                return Err(invalid(format!("a backup of the replica on port {port} has no port")));
+            }
+            let bp = to_u64(&b.port).ok_or_else(|| invalid("backup replica port does not fit in 64 bits"))?;
+            let bp = port_number(bp, "backup replica")?;
+            let brid = instance(b.instance, "backup replica")?;
+            if bp == port {
+                return Err(invalid(format!(
+                    "a backup of the replica on port {port} is on the same port"
+                )));
+            }
+            if !seen.insert((bp, brid)) {
+                return Err(invalid(format!("replica (port {bp}, instance {brid}) given twice")));
+            }
+            backups.push((bp, brid));
+        }
+        reps.push(p4dp_rt::Replica { port, rid, backups });
     }
     Ok(reps)
 }
+
+/// The largest class of service of a clone session: the clones' v1model `priority` (3 bits).
+pub const CLASS_OF_SERVICE_MAX: u32 = 7;
 
 impl Pre {
     pub fn write_group(&mut self, rt: &Runtime, g: &MulticastGroupEntry, op: crate::tables::Op) -> Result<(), OpError> {
@@ -383,7 +412,7 @@ impl Pre {
                     return Err(err(Code::NotFound, format!("no multicast group {id}")));
                 }
                 let reps = replicas(&g.replicas)?;
-                rt.mcast_group_set(id, &reps).map_err(rt_err)?;
+                rt.mcast_group_set_replicas(id, &reps).map_err(rt_err)?;
                 self.groups.insert(id, g.clone());
             }
         }
@@ -412,11 +441,11 @@ impl Pre {
                 if matches!(op, Op::Modify) && !exists {
                     return Err(err(Code::NotFound, format!("no clone session {id}")));
                 }
-                if c.class_of_service != 0 {
-                    return Err(err(
-                        Code::Unimplemented,
-                        "class_of_service of clone sessions is not supported (p4dp has no egress queues)",
-                    ));
+                if c.class_of_service > CLASS_OF_SERVICE_MAX {
+                    return Err(invalid(format!(
+                        "class_of_service {} is out of range (0..={CLASS_OF_SERVICE_MAX}: the clones' priority, 3 bits)",
+                        c.class_of_service
+                    )));
                 }
                 if c.replicas.len() > p4dp_rt::CLONE_REPLICAS_MAX as usize {
                     return Err(err(
@@ -431,7 +460,8 @@ impl Pre {
                 let reps = replicas(&c.replicas)?;
                 let trunc = u32::try_from(c.packet_length_bytes)
                     .map_err(|_| invalid(format!("packet_length_bytes {} is negative", c.packet_length_bytes)))?;
-                rt.clone_session_set(id, &reps, trunc).map_err(rt_err)?;
+                rt.clone_session_set_replicas(id, &reps, trunc, c.class_of_service as u8)
+                    .map_err(rt_err)?;
                 self.clones.insert(id, c.clone());
             }
         }

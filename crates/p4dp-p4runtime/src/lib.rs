@@ -12,7 +12,8 @@ pub mod proto {
             }
         }
     }
-    /// p4dp's own messages (`proto/p4dp/v1/role_config.proto`).
+    /// p4dp's own messages and services (`proto/p4dp/v1/`: the role configuration, the ports'
+    /// liveness).
     pub mod p4dp {
         pub mod v1 {
             tonic::include_proto!("p4dp.v1");
@@ -37,6 +38,7 @@ pub mod externs;
 pub mod extras;
 mod idle;
 pub mod p4info;
+pub mod ports;
 pub mod roles;
 pub mod server;
 pub mod stream;

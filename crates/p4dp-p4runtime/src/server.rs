@@ -844,7 +844,8 @@ pub async fn serve(
     // itself): with Nagle's algorithm a small write (a response's trailers, a flow-control
     // WINDOW_UPDATE while a large Write arrives) waits for the peer's delayed ACK, up to 40 ms
     let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
-    b.add_service(svc.into_server())
+    b.add_service(svc.clone().into_server())
+        .add_service(crate::ports::server(svc))
         .serve_with_incoming_shutdown(incoming, shutdown)
         .await
         .map_err(|e| format!("P4Runtime server: {e}"))

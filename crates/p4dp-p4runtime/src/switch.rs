@@ -84,6 +84,8 @@ pub struct Device {
     pub saved: Option<Pipeline>,
     runner: Option<Runner>,
     pub switchovers: u64,
+    /// Ports the operator took down (p4dp.v1.Ports); applied to every pipeline's runtime.
+    pub admin_down: std::collections::BTreeSet<u32>,
 }
 
 impl Device {
@@ -94,6 +96,7 @@ impl Device {
             saved: None,
             runner: None,
             switchovers: 0,
+            admin_down: Default::default(),
         }
     }
 
@@ -150,6 +153,10 @@ impl Device {
             p.rt.add_ring_port(cpu, 0)
                 .map_err(|e| format!("attaching the controller port {cpu}: {e}"))?;
         }
+        for &port in &self.admin_down {
+            p.rt.port_admin_set(port, false)
+                .map_err(|e| format!("taking port {port} down: {e}"))?;
+        }
         if !self.opts.ports.is_empty() {
             let stop = Arc::new(AtomicI32::new(0));
             let (rt, s, n) = (p.rt.clone(), stop.clone(), self.opts.workers.max(1));
@@ -193,6 +200,33 @@ impl Device {
             t0.elapsed().as_secs_f64() * 1e3
         );
         self.active = Some(p);
+        Ok(())
+    }
+
+    /// The device's port numbers: its data ports and, with data ports, the controller port.
+    pub fn port_numbers(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.opts.ports.iter().map(|p| p.port).collect();
+        if let (Some(cpu), false) = (self.opts.cpu_port, self.opts.ports.is_empty()) {
+            v.push(cpu);
+        }
+        v.sort_unstable();
+        v
+    }
+
+    /// Takes a port down or brings it up (the operator's admin state): in the pipelines' runtimes
+    /// now and in every pipeline committed later.
+    pub fn port_admin_set(&mut self, port: u32, up: bool) -> Result<(), String> {
+        if !self.port_numbers().contains(&port) {
+            return Err(format!("the device has no port {port}"));
+        }
+        for p in [self.active.as_ref(), self.saved.as_ref()].into_iter().flatten() {
+            p.rt.port_admin_set(port, up).map_err(|e| e.to_string())?;
+        }
+        if up {
+            self.admin_down.remove(&port);
+        } else {
+            self.admin_down.insert(port);
+        }
         Ok(())
     }
 

@@ -78,6 +78,13 @@ extern "C" {
     ) -> c_int;
     fn p4dp_runtime_actprof_group_member_remove(rt: *mut ffi::p4dp_runtime, ext: u32, group: u32, member: u32)
         -> c_int;
+    fn p4dp_runtime_actprof_group_member_watch_set(
+        rt: *mut ffi::p4dp_runtime,
+        ext: u32,
+        group: u32,
+        member: u32,
+        watch: u32,
+    ) -> c_int;
     fn p4dp_runtime_actprof_group_get(
         rt: *mut ffi::p4dp_runtime,
         ext: u32,
@@ -183,6 +190,16 @@ impl Runtime {
         // SAFETY: plain call.
         check("action selector group remove member", unsafe {
             p4dp_runtime_actprof_group_member_remove(self.p(), ext, group, member)
+        })
+        .map(|_| ())
+    }
+
+    /// Sets the watch port of member `member` of group `group` (None: always selectable): while
+    /// that port is down the member is left out of the group's selection.
+    pub fn actprof_group_member_watch(&self, ext: u32, group: u32, member: u32, watch: Option<u32>) -> Result<()> {
+        // SAFETY: plain call.
+        check("action selector group member watch port", unsafe {
+            p4dp_runtime_actprof_group_member_watch_set(self.p(), ext, group, member, watch.unwrap_or(u32::MAX))
         })
         .map(|_| ())
     }

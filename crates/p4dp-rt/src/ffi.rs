@@ -5,7 +5,7 @@
 
 use std::os::raw::{c_char, c_int, c_void};
 
-pub const P4DP_ABI_VERSION: u32 = 18;
+pub const P4DP_ABI_VERSION: u32 = 20;
 pub const P4DP_PORT_DROP: u32 = 511;
 pub const P4DP_CLONE_REPLICAS_MAX: u32 = 64;
 /// `p4dp_table_info.storage` flag of rtc.p4's `@linear` tables (abi.h).
@@ -227,6 +227,24 @@ pub struct p4dp_rt_stats {
     pub no_port: u64,
     pub multiseg: u64,
     pub lock_revocations: u64,
+    pub replicas_down: u64,
+    pub groups_down: u64,
+}
+
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+pub struct p4dp_rt_replica {
+    pub port: u32,
+    pub rid: u16,
+    pub backup: u16,
+}
+
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+pub struct p4dp_rt_port_state {
+    pub admin_up: u8,
+    pub link_up: u8,
+    pub live: u8,
 }
 
 #[repr(C)]
@@ -441,6 +459,22 @@ extern "C" {
         trunc: u32,
     ) -> c_int;
     pub fn p4dp_runtime_clone_session_set_group(rt: *mut p4dp_runtime, session: u32, group: u32, trunc: u32) -> c_int;
+    pub fn p4dp_runtime_mcast_group_set_replicas(
+        rt: *mut p4dp_runtime,
+        group: u32,
+        reps: *const p4dp_rt_replica,
+        n: u32,
+    ) -> c_int;
+    pub fn p4dp_runtime_clone_session_set_replicas(
+        rt: *mut p4dp_runtime,
+        session: u32,
+        reps: *const p4dp_rt_replica,
+        n: u32,
+        trunc: u32,
+        cos: u8,
+    ) -> c_int;
+    pub fn p4dp_runtime_port_admin_set(rt: *mut p4dp_runtime, port_no: u32, up: c_int) -> c_int;
+    pub fn p4dp_runtime_port_state_get(rt: *mut p4dp_runtime, port_no: u32, st: *mut p4dp_rt_port_state) -> c_int;
     pub fn p4dp_runtime_clone_session_delete(rt: *mut p4dp_runtime, session: u32) -> c_int;
     pub fn p4dp_runtime_value_set_set(
         rt: *mut p4dp_runtime,

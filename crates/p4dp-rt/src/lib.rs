@@ -38,7 +38,8 @@ pub use ffi::P4DP_STORAGE_F_LINEAR;
 pub use idle::EntryIdle;
 pub use runtime::{
     table_mem_predict, CounterValue, Dispatch, IdleNotification, LogLevel, MatchField, MeterConfig, MeterCounts,
-    PortStats, RtcQueueStats, RunParams, Runtime, RuntimeOptions, Stats, TableEntry, TableMem, TableStats, WorkerStats,
+    PortState, PortStats, Replica, RtcQueueStats, RunParams, Runtime, RuntimeOptions, Stats, TableEntry, TableMem,
+    TableStats, WorkerStats,
 };
 pub use schema::{
     ActionInfo, ActionScope, ExternInfo, ExternKind, KeyInfo, MatchKind, ParamInfo, Program, TableAction, TableInfo,

@@ -197,6 +197,45 @@ pub struct Stats {
     pub multiseg: u64,
     /// `@entry_lock` entries whose bias a second worker revoked (once per entry).
     pub lock_revocations: u64,
+    /// Multicast or clone replicas not made: every port of their chain (the replica and its
+    /// backups) was down.
+    pub replicas_down: u64,
+    /// Selector group lookups that found every member's watch port down (a miss).
+    pub groups_down: u64,
+}
+
+/// One replica of a multicast group or clone session with its backups, tried in order: the
+/// copy goes to the first port of `port`, then `backups`, that is live.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Replica {
+    pub port: u32,
+    pub rid: u16,
+    /// (port, instance) of each backup, most preferred first.
+    pub backups: Vec<(u32, u16)>,
+}
+
+/// Liveness of one port number (Runtime::port_state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PortState {
+    /// Not taken down by the operator (Runtime::port_admin_set).
+    pub admin_up: bool,
+    /// Its device does not report its link down (up while the runtime does not run).
+    pub link_up: bool,
+}
+
+fn replicas_flat(reps: &[Replica]) -> Vec<ffi::p4dp_rt_replica> {
+    let mut v = Vec::new();
+    for r in reps {
+        v.push(ffi::p4dp_rt_replica {
+            port: r.port,
+            rid: r.rid,
+            backup: 0,
+        });
+        for &(port, rid) in &r.backups {
+            v.push(ffi::p4dp_rt_replica { port, rid, backup: 1 });
+        }
+    }
+    v
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -1194,6 +1233,50 @@ impl Runtime {
         .map(|_| ())
     }
 
+    /// A multicast group's replicas with their backups (P4Runtime), created if needed.
+    pub fn mcast_group_set_replicas(&self, group: u32, replicas: &[Replica]) -> Result<()> {
+        let v = replicas_flat(replicas);
+        // SAFETY: v holds v.len() elements.
+        check("multicast group set", unsafe {
+            ffi::p4dp_runtime_mcast_group_set_replicas(self.p(), group, v.as_ptr(), v.len() as u32)
+        })
+        .map(|_| ())
+    }
+
+    /// A clone session's replicas with their backups in clone order, the clones' truncation
+    /// length in bytes (0: none) and class of service (v1model: the clones' priority).
+    pub fn clone_session_set_replicas(&self, session: u32, replicas: &[Replica], trunc: u32, cos: u8) -> Result<()> {
+        let v = replicas_flat(replicas);
+        // SAFETY: v holds v.len() elements.
+        check("clone session set", unsafe {
+            ffi::p4dp_runtime_clone_session_set_replicas(self.p(), session, v.as_ptr(), v.len() as u32, trunc, cos)
+        })
+        .map(|_| ())
+    }
+
+    /// Takes port number `port` down (`up` false) or brings it up again (the operator's admin
+    /// state): replicas move to their backups, selector members watching it are left out.
+    pub fn port_admin_set(&self, port: u32, up: bool) -> Result<()> {
+        // SAFETY: plain call.
+        check("port admin state", unsafe {
+            ffi::p4dp_runtime_port_admin_set(self.p(), port, c_int::from(up))
+        })
+        .map(|_| ())
+    }
+
+    /// The liveness of port number `port`.
+    pub fn port_state(&self, port: u32) -> Result<PortState> {
+        let mut st = ffi::p4dp_rt_port_state::default();
+        // SAFETY: st is a valid output struct.
+        check("port state", unsafe {
+            ffi::p4dp_runtime_port_state_get(self.p(), port, &mut st)
+        })?;
+        Ok(PortState {
+            admin_up: st.admin_up != 0,
+            link_up: st.link_up != 0,
+        })
+    }
+
     /// Points a clone session at a multicast group: the clones are the group's replicas at the
     /// time a packet is cloned (BMv2's `mirroring_add_mc`); creates the session or replaces it.
     pub fn clone_session_set_group(&self, session: u32, group: u32, trunc: u32) -> Result<()> {
@@ -1295,6 +1378,8 @@ impl Runtime {
             no_port: s.no_port,
             multiseg: s.multiseg,
             lock_revocations: s.lock_revocations,
+            replicas_down: s.replicas_down,
+            groups_down: s.groups_down,
         })
     }
 

@@ -292,7 +292,7 @@ async fn one_shot_action_sets() {
     let modi = |e| update(update::Type::Modify, e);
     let del = |e| update(update::Type::Delete, e);
 
-    // bad sets change nothing: weight 0, no action, a watch port, an empty set
+    // bad sets change nothing: weight 0, no action, a watch port the device lacks, an empty set
     let mut bad = vec![action_set(fwd, &[(1, 0)]), action_set(fwd, &[])];
     let mut no_action = action_set(fwd, &[(1, 1)]);
     if let table_action::Type::ActionProfileActionSet(s) = &mut no_action {
@@ -307,11 +307,11 @@ async fn one_shot_action_sets() {
     }
     let mut watched = action_set(fwd, &[(1, 1)]);
     if let table_action::Type::ActionProfileActionSet(s) = &mut watched {
-        s.action_profile_actions[0].watch_kind = Some(action_profile_action::WatchKind::WatchPort(vec![1]));
+        s.action_profile_actions[0].watch_kind = Some(action_profile_action::WatchKind::WatchPort(vec![9]));
     }
     assert_eq!(
         one_code(write(&mut c, 10, vec![ins(entry(table, HOST_B, watched))]).await),
-        Code::Unimplemented
+        Code::InvalidArgument
     );
     assert!(read(&mut c, any_entry(table)).await.expect("read").is_empty());
 

@@ -187,7 +187,7 @@ async fn clone_sessions_with_several_replicas_truncation_read_back_and_rollback(
     // errors, each leaving the sessions unchanged
     let too_many = session(7, (0..65).map(|i| rep_u32(i % 3, i)).collect(), 0);
     let mut cos = session(7, vec![rep_u32(1, 1)], 0);
-    cos.class_of_service = 2;
+    cos.class_of_service = 8;
     for (e, code, why) in [
         (
             ins(pre(s5.clone())),
@@ -195,7 +195,7 @@ async fn clone_sessions_with_several_replicas_truncation_read_back_and_rollback(
             "insert of an existing session",
         ),
         (ins(pre(too_many)), Code::ResourceExhausted, "65 replicas"),
-        (ins(pre(cos)), Code::Unimplemented, "class_of_service"),
+        (ins(pre(cos)), Code::InvalidArgument, "class_of_service 8 (3 bits)"),
         (
             ins(pre(session(7, vec![rep_u32(1, 1), rep_bytes(&[1], 1)], 0))),
             Code::InvalidArgument,

@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 19u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match); 14: the rtc Queue's push and pop are inline in rtc.h (struct p4dp_rtc_queue is public); 15: exact tables of keys of at most 8 bytes have one-line read-index buckets (xindex.h, struct p4dp_xi_bucket8); 16: direct counters and meters have a cell for the table's default entry after the entries' (n_cells = size + 1), which the generated code counts and meters misses in; 17: struct p4dp_bg_env has a yield point (yield) and counts the rtc Locks the iteration holds (locks_held, rtc.h p4dp_rtc_lock_acquire_bg/_release_bg), the table sweep begins with the env (p4dp_rtc_sweep_begin_bg); 18: struct p4dp_table_head has a linear table's direct read index (rows, n_rows), which the generated code's p4dp_table_apply_linear reads; 19: struct p4dp_table_head has copies of the exact read index's shift, buckets and seed (xi_shift, xi_b, xi_seed), which p4dp_table_apply_exact reads instead of the index's own */
+#define P4DP_ABI_VERSION 20u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match); 14: the rtc Queue's push and pop are inline in rtc.h (struct p4dp_rtc_queue is public); 15: exact tables of keys of at most 8 bytes have one-line read-index buckets (xindex.h, struct p4dp_xi_bucket8); 16: direct counters and meters have a cell for the table's default entry after the entries' (n_cells = size + 1), which the generated code counts and meters misses in; 17: struct p4dp_bg_env has a yield point (yield) and counts the rtc Locks the iteration holds (locks_held, rtc.h p4dp_rtc_lock_acquire_bg/_release_bg), the table sweep begins with the env (p4dp_rtc_sweep_begin_bg); 18: struct p4dp_table_head has a linear table's direct read index (rows, n_rows), which the generated code's p4dp_table_apply_linear reads; 19: struct p4dp_table_head has copies of the exact read index's shift, buckets and seed (xi_shift, xi_b, xi_seed), which p4dp_table_apply_exact reads instead of the index's own; 20: p4dp_clone_session_get returns the session's class of service (the clones' priority) */
 
 /** p4dp_table_info.storage flag: rtc.p4 @linear, the entry of key k lives in row k (table.h linear). */
 #define P4DP_STORAGE_F_LINEAR 0x100
@@ -572,7 +572,9 @@ void p4dp_digest_send(struct p4dp_ctx *ctx, uint32_t ext, const void *data, uint
  * @param ports receives up to @p max egress ports.
  * @param rids receives their replication ids.
  * @param max capacity of @p ports and @p rids.
- * @return the number of pairs written (0 for an unknown group).
+ * @return the number of pairs written (0 for an unknown group): per replica the first port of its
+ *         chain (the replica, then its backups) that is live; a replica whose every port is down
+ *         is left out and counted (p4dp_rt_stats.replicas_down).
  * Context: worker (or inject on the control thread). Thread safety: lock-free (acquire load of the published list).
  */
 uint32_t p4dp_mcast_group_get(struct p4dp_ctx *ctx, uint32_t group, uint32_t *ports, uint16_t *rids,
@@ -591,11 +593,14 @@ uint32_t p4dp_mcast_group_get(struct p4dp_ctx *ctx, uint32_t group, uint32_t *po
  * @param rids receives each replica's instance (the clone's egress_rid).
  * @param max capacity of @p ports and @p rids (P4DP_CLONE_REPLICAS_MAX holds every session).
  * @param trunc receives the session's truncation length in bytes (0: none).
- * @return the number of replicas written; 0 if the session is not set or has none.
+ * @param cos receives the session's class of service (v1model: the clones' standard_metadata.priority).
+ * @return the number of replicas written (per replica the first port of its chain, the replica and
+ *         then its backups, that is live; a replica whose every port is down is left out and
+ *         counted); 0 if the session is not set or has none.
  * Context: worker (or inject on the control thread). Thread safety: lock-free (acquire load of the published list).
  */
 uint32_t p4dp_clone_session_get(struct p4dp_ctx *ctx, uint32_t session, uint32_t *ports, uint16_t *rids,
-				uint32_t max, uint32_t *trunc);
+				uint32_t max, uint32_t *trunc, uint8_t *cos);
 
 /**
  * log_msg(): format @p fmt with its `{}` placeholders replaced by @p values (in decimal) and

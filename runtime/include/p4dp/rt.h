@@ -893,6 +893,53 @@ int p4dp_runtime_mcast_group_set(struct p4dp_runtime *rt, uint32_t group, const 
 				 const uint16_t *rids, uint32_t n);
 
 /**
+ * One replica of a multicast group or clone session, or a backup of the replica before it
+ * (P4Runtime v1.5 backup replicas). A replica and its backups form a chain: a packet's copy for
+ * that replica goes to the first port of the chain, in order, that is live
+ * (p4dp_runtime_port_admin_set, the link status of a running port); when none is, no copy is made
+ * and p4dp_rt_stats.replicas_down counts it. The runtime republishes the lists when a port's
+ * liveness changes, so workers never look at port state.
+ */
+struct p4dp_rt_replica {
+	uint32_t port;   /**< egress port, < P4DP_PORT_DROP */
+	uint16_t rid;    /**< instance (the copy's egress_rid) */
+	uint16_t backup; /**< 1: a backup of the replica before it (never the first); 0: a replica */
+};
+
+/**
+ * Set a multicast group's own replicas with their backups (after its nodes'), creating the group
+ * if needed.
+ *
+ * @param rt the runtime.
+ * @param group group id, < P4DP_RT_MCAST_GROUPS.
+ * @param reps the replicas in order, each followed by its backups (struct p4dp_rt_replica).
+ * @param n number of elements of @p reps.
+ * @return 0; -EINVAL (id or port out of range, a backup first or on its replica's port, NULL
+ *         array); -ENOMEM. On error the group is unchanged.
+ * Context: control thread. Thread safety: runtime mutex; workers read the published replica lists lock-free.
+ */
+int p4dp_runtime_mcast_group_set_replicas(struct p4dp_runtime *rt, uint32_t group, const struct p4dp_rt_replica *reps,
+					  uint32_t n);
+
+/**
+ * Set a clone session's replicas with their backups (creating the session or replacing it), its
+ * truncation length and class of service.
+ *
+ * @param rt the runtime.
+ * @param session session id, < P4DP_RT_CLONE_SESSIONS.
+ * @param reps the replicas in clone order, each followed by its backups.
+ * @param n number of elements of @p reps; at most P4DP_CLONE_REPLICAS_MAX replicas (backups not counted).
+ * @param trunc truncation length of the clones in bytes; 0: no truncation.
+ * @param cos class of service of the clones (v1model: their standard_metadata.priority, which
+ *        keeps its low 3 bits).
+ * @return 0; -EINVAL (as p4dp_runtime_mcast_group_set_replicas, or too many replicas); -ENOMEM.
+ *         On error the session is unchanged.
+ * Context: control thread. Thread safety: runtime mutex; workers read the published replica lists lock-free.
+ */
+int p4dp_runtime_clone_session_set_replicas(struct p4dp_runtime *rt, uint32_t session,
+					    const struct p4dp_rt_replica *reps, uint32_t n, uint32_t trunc, uint8_t cos);
+
+/**
  * Set a clone session's replicas (creating the session or replacing its replicas): a packet
  * cloned to the session gives one clone per replica, in this order, each with the replica's
  * instance as its egress_rid, truncated to @p trunc bytes when @p trunc is not 0.
@@ -1088,6 +1135,10 @@ struct p4dp_rt_stats {
 	uint64_t multiseg;      /**< received frames spanning several mbufs (dropped) */
 	uint64_t lock_revocations; /**< @entry_lock entries taken from the worker they were biased to
 				        (dpwrite.h): once per entry that a second worker locks */
+	uint64_t replicas_down;    /**< multicast or clone replicas not made because every port of
+				        their chain (the replica and its backups) was down */
+	uint64_t groups_down;      /**< selector group lookups that found every member's watch port
+				        down: the table applied as a miss */
 };
 
 /**
@@ -1117,6 +1168,43 @@ int p4dp_runtime_stats_get(struct p4dp_runtime *rt, struct p4dp_rt_stats *st);
  * Context: control thread. Thread safety: runtime mutex.
  */
 int p4dp_runtime_port_add(struct p4dp_runtime *rt, uint32_t port_no, const char *devargs);
+
+/**
+ * Take a port down or bring it up again (the operator's admin state, for port liveness). A port
+ * is live when it is not taken down and, while the runtime runs, its device does not report its
+ * link down (rte_eth_link_get_nowait, polled every 10 ms by the thread in p4dp_runtime_run).
+ * Liveness selects the replicas of multicast groups and clone sessions among their backups
+ * (struct p4dp_rt_replica) and excludes the members of selector groups whose watch port is down
+ * (p4dp_runtime_actprof_group_member_watch_set); a change republishes the affected lists, which
+ * workers then see whole (RCU). Packets the program sends to a port that is down are transmitted
+ * as before: liveness does not stop a port.
+ *
+ * @param rt the runtime.
+ * @param port_no P4 port number, < P4DP_PORT_DROP (need not have a device: liveness is per number).
+ * @param up 1: up (the default); 0: down.
+ * @return 0; -EINVAL (port out of range); -ENOMEM (a list could not be rebuilt: the state is
+ *         set, the lists that could not be rebuilt are as before).
+ * Context: control thread. Thread safety: liveness mutex, then the runtime mutex and profile mutexes.
+ */
+int p4dp_runtime_port_admin_set(struct p4dp_runtime *rt, uint32_t port_no, int up);
+
+/** Liveness of one port (p4dp_runtime_port_state_get). */
+struct p4dp_rt_port_state {
+	uint8_t admin_up; /**< not taken down (p4dp_runtime_port_admin_set) */
+	uint8_t link_up;  /**< the device does not report its link down (always 1 while not running) */
+	uint8_t live;     /**< both */
+};
+
+/**
+ * The liveness of a port number.
+ *
+ * @param rt the runtime.
+ * @param port_no P4 port number, < P4DP_PORT_DROP.
+ * @param st receives the state.
+ * @return 0; -EINVAL (NULL argument, port out of range).
+ * Context: control thread. Thread safety: lock-free (a recent state).
+ */
+int p4dp_runtime_port_state_get(struct p4dp_runtime *rt, uint32_t port_no, struct p4dp_rt_port_state *st);
 
 /** Default queue length of a ring port (packets each way). */
 #define P4DP_RT_RING_PORT_QLEN 1024u
@@ -1431,6 +1519,27 @@ int p4dp_runtime_actprof_group_member_add(struct p4dp_runtime *rt, uint32_t ext,
  */
 int p4dp_runtime_actprof_group_member_remove(struct p4dp_runtime *rt, uint32_t ext, uint32_t group,
 					     uint32_t member);
+
+/** No watch port (p4dp_runtime_actprof_group_member_watch_set). */
+#define P4DP_RT_WATCH_NONE UINT32_MAX
+
+/**
+ * Set the watch port of a member in a group (P4Runtime watch_port): while that port is not live
+ * (p4dp_runtime_port_admin_set) the member is left out of the group's selection, and put back
+ * when it is live again. A group whose every member is left out resolves as an empty group does
+ * (the table applies as a miss, counted in p4dp_rt_stats.groups_down).
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an action selector.
+ * @param group group id.
+ * @param member member id (in the group).
+ * @param watch port number < P4DP_PORT_DROP, or P4DP_RT_WATCH_NONE (the member is always selectable).
+ * @return 0; -EINVAL (not a selector, port out of range); -ENOENT (no such group, member not in
+ *         it); -ENOMEM.
+ * Context: control thread. Thread safety: profile mutex; workers resolve members lock-free.
+ */
+int p4dp_runtime_actprof_group_member_watch_set(struct p4dp_runtime *rt, uint32_t ext, uint32_t group,
+						uint32_t member, uint32_t watch);
 
 /**
  * The members of a group in selection order (ascending member id).
