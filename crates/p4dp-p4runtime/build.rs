@@ -44,6 +44,8 @@ fn main() {
     std::fs::write(out.join("p4runtime_fds.bin"), prost::Message::encode_to_vec(&fds))
         .expect("writing the descriptor set to OUT_DIR");
     tonic_prost_build::configure()
+        // prost's encoding; decoding from the message as one slice (src/codec.rs)
+        .codec_path("crate::codec::SliceCodec")
         .build_client(true)
         .build_server(true)
         .compile_fds(fds)

@@ -32,6 +32,7 @@ pub mod actprof;
 pub mod arbitration;
 pub mod batch;
 pub mod bytes;
+pub mod codec;
 pub mod device_config;
 pub mod digest;
 pub mod externs;

@@ -60,7 +60,9 @@ pub fn table_by_id(p: &Program, id: u32) -> Result<&TableInfo, OpError> {
 /// The runtime match of a P4Runtime match (fields in any order; omitted non-exact fields are
 /// don't-care). Validates every rule of the specification's "Match Format" section.
 pub fn match_of(t: &TableInfo, fields: &[FieldMatch]) -> Result<Vec<MatchField>, OpError> {
-    let mut out: Vec<Option<MatchField>> = vec![None; t.keys.len()];
+    // perf: built in place (one allocation besides the values'; this is on every insert). A
+    // given field never becomes DontCare, so a slot still DontCare was not given.
+    let mut out: Vec<MatchField> = vec![MatchField::DontCare; t.keys.len()];
     for f in fields {
         let pos = t
             .keys
@@ -68,7 +70,7 @@ pub fn match_of(t: &TableInfo, fields: &[FieldMatch]) -> Result<Vec<MatchField>,
             .position(|k| k.id == f.field_id)
             .ok_or_else(|| invalid(format!("table {}: no match field with id {}", t.name, f.field_id)))?;
         let k = &t.keys[pos];
-        if out[pos].is_some() {
+        if !matches!(out[pos], MatchField::DontCare) {
             return Err(invalid(format!("match field {} given twice", k.name)));
         }
         let w = k.bitwidth;
@@ -93,7 +95,7 @@ pub fn match_of(t: &TableInfo, fields: &[FieldMatch]) -> Result<Vec<MatchField>,
                 }
                 let v = val(&l.value, "value")?;
                 let plen = l.prefix_len as u32;
-                if !masked_clear(&v, &prefix_mask(plen, w)) {
+                if !prefix_clear(&v, plen, w) {
                     return Err(invalid(format!(
                         "match field {}: value {} has bits set beyond the /{plen} prefix",
                         k.name,
@@ -145,18 +147,17 @@ pub fn match_of(t: &TableInfo, fields: &[FieldMatch]) -> Result<Vec<MatchField>,
                 )))
             }
         };
-        out[pos] = Some(m);
+        out[pos] = m;
     }
-    out.into_iter()
+    if let Some(k) = out
+        .iter()
         .zip(&t.keys)
-        .map(|(m, k)| match m {
-            Some(m) => Ok(m),
-            None if k.match_kind == MatchKind::Exact => {
-                Err(invalid(format!("exact match field {} is missing", k.name)))
-            }
-            None => Ok(MatchField::DontCare),
-        })
-        .collect()
+        .find(|(m, k)| matches!(m, MatchField::DontCare) && k.match_kind == MatchKind::Exact)
+        .map(|(_, k)| k)
+    {
+        return Err(invalid(format!("exact match field {} is missing", k.name)));
+    }
+    Ok(out)
 }
 
 fn kind_name(f: &field_match::FieldMatchType) -> &'static str {
@@ -171,6 +172,7 @@ fn kind_name(f: &field_match::FieldMatchType) -> &'static str {
     }
 }
 
+#[cfg(test)]
 fn prefix_mask(plen: u32, w: u32) -> Vec<u8> {
     let n = w.div_ceil(8) as usize;
     let mut m = vec![0u8; n];
@@ -180,6 +182,22 @@ fn prefix_mask(plen: u32, w: u32) -> Vec<u8> {
         m[(b / 8) as usize] |= 0x80 >> (b % 8);
     }
     m
+}
+
+/// Whether `v` (ceil(`w`/8) bytes) has no bit set beyond its /`plen` prefix: as
+/// `masked_clear(v, &prefix_mask(plen, w))`, without building the mask.
+fn prefix_clear(v: &[u8], plen: u32, w: u32) -> bool {
+    let spare = (v.len() as u32 * 8).saturating_sub(w);
+    // bits from the most significant bit of the byte string: the prefix is [spare, spare + plen)
+    let end = spare + plen;
+    v.iter().enumerate().all(|(i, &b)| {
+        // this byte's bits of the prefix, counted from its most significant bit: [lo, hi)
+        let first = i as u32 * 8;
+        let lo = spare.clamp(first, first + 8) - first;
+        let hi = end.clamp(first, first + 8) - first;
+        let keep = ((0xffu32 >> lo) & !(0xffu32 >> hi)) as u8;
+        b & !keep == 0
+    })
 }
 
 fn masked_clear(v: &[u8], m: &[u8]) -> bool {
@@ -245,7 +263,10 @@ pub fn action_of(p: &Program, t: &TableInfo, a: &Action, default: bool) -> Resul
 /// Parameter values of action `index` in declaration order.
 pub fn params_of(p: &Program, index: u32, given: &[action::Param]) -> Result<Vec<Vec<u8>>, OpError> {
     let ai = &p.actions[index as usize];
-    let mut vals: Vec<Option<Vec<u8>>> = vec![None; ai.params.len()];
+    // perf: built in place (one allocation besides the values'; this is on every insert), with
+    // which parameters were given in `seen`
+    let mut vals: Vec<Vec<u8>> = vec![Vec::new(); ai.params.len()];
+    let mut seen = Seen::new(ai.params.len());
     for g in given {
         let pos = ai
             .params
@@ -253,13 +274,13 @@ pub fn params_of(p: &Program, index: u32, given: &[action::Param]) -> Result<Vec
             .position(|x| x.id == g.param_id)
             .ok_or_else(|| invalid(format!("action {}: no parameter with id {}", ai.name, g.param_id)))?;
         let pi = &ai.params[pos];
-        if vals[pos].is_some() {
+        if !seen.insert(pos) {
             return Err(invalid(format!(
                 "action {}: parameter {} given twice",
                 ai.name, pi.name
             )));
         }
-        vals[pos] = Some(fit(&g.value, pi.bitwidth).ok_or_else(|| {
+        vals[pos] = fit(&g.value, pi.bitwidth).ok_or_else(|| {
             invalid(format!(
                 "action {}: parameter {} value {} does not fit in {} bits",
                 ai.name,
@@ -267,12 +288,47 @@ pub fn params_of(p: &Program, index: u32, given: &[action::Param]) -> Result<Vec
                 hex(&g.value),
                 pi.bitwidth
             ))
-        })?);
+        })?;
     }
-    vals.into_iter()
-        .zip(&ai.params)
-        .map(|(v, pi)| v.ok_or_else(|| invalid(format!("action {}: parameter {} is missing", ai.name, pi.name))))
-        .collect()
+    if let Some(pi) = (0..ai.params.len()).find(|&i| !seen.has(i)).map(|i| &ai.params[i]) {
+        return Err(invalid(format!("action {}: parameter {} is missing", ai.name, pi.name)));
+    }
+    Ok(vals)
+}
+
+/// A set of positions below a bound: a word of bits for up to 64, else a vector.
+enum Seen {
+    Word(u64),
+    Many(Vec<bool>),
+}
+
+impl Seen {
+    fn new(n: usize) -> Seen {
+        if n <= 64 {
+            Seen::Word(0)
+        } else {
+            Seen::Many(vec![false; n])
+        }
+    }
+
+    /// Adds `i`; false if it was there.
+    fn insert(&mut self, i: usize) -> bool {
+        match self {
+            Seen::Word(w) => {
+                let was = *w & (1 << i) != 0;
+                *w |= 1 << i;
+                !was
+            }
+            Seen::Many(v) => !std::mem::replace(&mut v[i], true),
+        }
+    }
+
+    fn has(&self, i: usize) -> bool {
+        match self {
+            Seen::Word(w) => *w & (1 << i) != 0,
+            Seen::Many(v) => v[i],
+        }
+    }
 }
 
 /// The P4Runtime form of a runtime match: canonical values, wildcards omitted.
@@ -774,5 +830,44 @@ mod tests {
         assert_eq!(prefix_mask(8, 32), vec![0xff, 0, 0, 0]);
         assert_eq!(prefix_mask(1, 9), vec![0x01, 0x00]);
         assert_eq!(prefix_mask(9, 9), vec![0x01, 0xff]);
+    }
+
+    /// prefix_clear is masked_clear against prefix_mask, for every value byte pattern tried.
+    #[test]
+    fn prefix_clear_is_masked_clear() {
+        for w in [1u32, 7, 8, 9, 12, 16, 17, 32, 48, 128] {
+            let n = w.div_ceil(8) as usize;
+            for plen in 1..=w {
+                let m = prefix_mask(plen, w);
+                for pat in [0u8, 0x01, 0x80, 0xff, 0x5a, 0xa5, 0x0f, 0xf0] {
+                    for at in 0..n {
+                        let mut v = m.clone();
+                        v[at] |= pat;
+                        assert_eq!(
+                            prefix_clear(&v, plen, w),
+                            masked_clear(&v, &m),
+                            "w {w} plen {plen} {v:?}"
+                        );
+                        let mut v = vec![0u8; n];
+                        v[at] = pat;
+                        assert_eq!(
+                            prefix_clear(&v, plen, w),
+                            masked_clear(&v, &m),
+                            "w {w} plen {plen} {v:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn seen_sets() {
+        for n in [3usize, 64, 65, 200] {
+            let mut s = Seen::new(n);
+            assert!(s.insert(n - 1));
+            assert!(!s.insert(n - 1));
+            assert!(s.has(n - 1) && !s.has(0));
+        }
     }
 }
