@@ -94,17 +94,25 @@ int p4dp_bench_rte_lpm_next_hops(struct p4dp_bench_rte_lpm *l, const uint8_t *ma
 	return 0;
 }
 
-/* The burst: each packet's big-endian IPv4 key into host order, one bulk lookup. */
-static uint32_t rte_lpm_burst(void *arg, struct rte_mbuf **m, uint16_t n, uint32_t key_offset, uint64_t *sink)
+/* Each packet's big-endian IPv4 key into host order in @p ip, then one bulk lookup into @p hop
+ * (the caller's arrays of @p n: a function with arrays of variable size is not inlined). */
+static inline void rte_lpm_keys_lookup(const struct p4dp_bench_rte_lpm *l, struct rte_mbuf **m, uint16_t n,
+				       uint32_t key_offset, uint32_t *ip, uint32_t *hop)
 {
-	const struct p4dp_bench_rte_lpm *l = arg;
-	uint32_t ip[RTE_MAX(n, 1)], hop[RTE_MAX(n, 1)];
 	for (uint16_t j = 0; j < n; j++) {
 		uint32_t v;
 		memcpy(&v, rte_pktmbuf_mtod(m[j], const uint8_t *) + key_offset, 4);
 		ip[j] = rte_be_to_cpu_32(v);
 	}
 	rte_lpm_lookup_bulk(l->lpm, ip, hop, n);
+}
+
+/* The burst: the keys' bulk lookup (rte_lpm_keys_lookup), the hits counted. */
+static uint32_t rte_lpm_burst(void *arg, struct rte_mbuf **m, uint16_t n, uint32_t key_offset, uint64_t *sink)
+{
+	const struct p4dp_bench_rte_lpm *l = arg;
+	uint32_t ip[RTE_MAX(n, 1)], hop[RTE_MAX(n, 1)];
+	rte_lpm_keys_lookup(l, m, n, key_offset, ip, hop);
 	uint32_t hits = 0;
 	uint64_t s = 0;
 	for (uint16_t j = 0; j < n; j++) {
@@ -131,12 +139,7 @@ static uint32_t rte_lpm_route_burst(void *arg, struct rte_mbuf **m, uint16_t n, 
 {
 	const struct p4dp_bench_rte_lpm *l = arg;
 	uint32_t ip[RTE_MAX(n, 1)], hop[RTE_MAX(n, 1)];
-	for (uint16_t j = 0; j < n; j++) {
-		uint32_t v;
-		memcpy(&v, rte_pktmbuf_mtod(m[j], const uint8_t *) + key_offset, 4);
-		ip[j] = rte_be_to_cpu_32(v);
-	}
-	rte_lpm_lookup_bulk(l->lpm, ip, hop, n);
+	rte_lpm_keys_lookup(l, m, n, key_offset, ip, hop);
 	uint32_t hits = 0;
 	for (uint16_t j = 0; j < n; j++) {
 		if (hop[j] & RTE_LPM_LOOKUP_SUCCESS) {

@@ -620,23 +620,32 @@ int p4dp_runtime_actprof_group_member_add(struct p4dp_runtime *rt, uint32_t ext,
 	return rc;
 }
 
+/* Group @p group's slot in @p gs and member @p member's position in it in @p pos; -ENOENT (with
+ * the reason) when the selector @p pname has no such group or the member is not in it. */
+static int group_member_find(struct rt_actprof *ap, const char *pname, uint32_t group, uint32_t member, int64_t *gs,
+			     uint32_t *pos)
+{
+	*gs = group_slot(ap, group);
+	if (*gs < 0)
+		return rt_errc(-ENOENT, "action selector '%s' has no group %u", pname, group);
+	const struct ap_gctl *g = &ap->gctl[*gs];
+	for (*pos = 0; *pos < g->n; (*pos)++)
+		if (g->m[*pos].id == member)
+			return 0;
+	return rt_errc(-ENOENT, "member %u is not in group %u of action selector '%s'", member, group, pname);
+}
+
 int p4dp_runtime_actprof_group_member_remove(struct p4dp_runtime *rt, uint32_t ext, uint32_t group, uint32_t member)
 {
 	struct rt_actprof *ap;
 	int rc = ap_get(rt, ext, 1, &ap);
 	if (rc)
 		return rc;
-	const char *pname = rt->prog->externs[ext].name;
-	int64_t gs = group_slot(ap, group);
-	struct ap_gctl *g = gs >= 0 ? &ap->gctl[gs] : NULL;
+	int64_t gs = 0;
 	uint32_t pos = 0;
-	while (g && pos < g->n && g->m[pos].id != member)
-		pos++;
-	if (g == NULL) {
-		rc = rt_errc(-ENOENT, "action selector '%s' has no group %u", pname, group);
-	} else if (pos == g->n) {
-		rc = rt_errc(-ENOENT, "member %u is not in group %u of action selector '%s'", member, group, pname);
-	} else {
+	rc = group_member_find(ap, rt->prog->externs[ext].name, group, member, &gs, &pos);
+	struct ap_gctl *g = rc == 0 ? &ap->gctl[gs] : NULL;
+	if (rc == 0) {
 		struct ap_gctl ng = *g;
 		ng.m = malloc(sizeof(*ng.m) * (g->n > 1 ? g->n - 1 : 1));
 		if (ng.m == NULL) {
@@ -669,17 +678,11 @@ int p4dp_runtime_actprof_group_member_watch_set(struct p4dp_runtime *rt, uint32_
 	int rc = ap_get(rt, ext, 1, &ap);
 	if (rc)
 		return rc;
-	const char *pname = rt->prog->externs[ext].name;
-	int64_t gs = group_slot(ap, group);
-	struct ap_gctl *g = gs >= 0 ? &ap->gctl[gs] : NULL;
+	int64_t gs = 0;
 	uint32_t pos = 0;
-	while (g && pos < g->n && g->m[pos].id != member)
-		pos++;
-	if (g == NULL) {
-		rc = rt_errc(-ENOENT, "action selector '%s' has no group %u", pname, group);
-	} else if (pos == g->n) {
-		rc = rt_errc(-ENOENT, "member %u is not in group %u of action selector '%s'", member, group, pname);
-	} else if (g->m[pos].watch != watch) {
+	rc = group_member_find(ap, rt->prog->externs[ext].name, group, member, &gs, &pos);
+	struct ap_gctl *g = rc == 0 ? &ap->gctl[gs] : NULL;
+	if (rc == 0 && g->m[pos].watch != watch) {
 		uint32_t old = g->m[pos].watch;
 		g->m[pos].watch = watch;
 		if ((rc = group_publish(ap, (uint32_t)gs, g)) != 0)
