@@ -7,6 +7,7 @@ mod bench_lpm6;
 mod compile;
 mod entries;
 mod model;
+mod port;
 mod portfiles;
 mod run;
 mod serve;
@@ -93,6 +94,9 @@ enum Command {
     Model(model::ModelArgs),
     /// Run a switch with no program: a P4Runtime server waits for SetForwardingPipelineConfig.
     Serve(serve::ServeArgs),
+    /// List a running switch's ports with their liveness, or take a port down or up
+    /// (backup replicas and selector watch ports follow; docs/p4runtime.md "Port liveness").
+    Port(port::PortArgs),
 }
 
 fn main() -> ExitCode {
@@ -120,6 +124,7 @@ fn main() -> ExitCode {
         Command::Stf { c, stf, verbose, burst } => stf::run_stf(&c, &stf, verbose, burst),
         Command::Bench(a) => bench::bench(a),
         Command::Serve(a) => serve::serve(a),
+        Command::Port(a) => port::port(a).map(|()| ExitCode::SUCCESS),
         Command::Calibrate(a) => model::calibrate::calibrate(a),
         Command::Model(a) => model::predict::model(a),
     };

@@ -75,6 +75,16 @@ async fn set_port(p: &mut PortsClient<Channel>, port: u32, up: bool) {
     .unwrap_or_else(|e| panic!("port {port} {}: {e:?}", if up { "up" } else { "down" }));
 }
 
+/// `p4dp port ARGS --p4runtime ADDR`, the operator's command for the ports service.
+fn port_cli(addr: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_p4dp"))
+        .arg("port")
+        .args(args)
+        .args(["--p4runtime", addr, "--device-id", &DEVICE.to_string()])
+        .output()
+        .expect("run p4dp port")
+}
+
 fn count(p: &Path) -> usize {
     if std::fs::metadata(p).is_ok_and(|m| m.len() >= 24) {
         p4dp_testutil::pcap::read(p).len()
@@ -276,6 +286,30 @@ async fn clone_replicas_fail_over_to_their_backups_and_carry_the_class_of_servic
         );
     }
     assert_eq!(read(&mut c, mcast(3, vec![])).await.expect("read"), vec![g]);
+
+    // the operator's command line does the same: port 1 down sends the clone to the backup
+    let out1 = port_cli(&sw.addr, &["down", "1"]);
+    assert!(out1.status.success(), "{out1:?}");
+    assert_eq!(String::from_utf8_lossy(&out1.stdout).trim(), "port 1 down");
+    let list = port_cli(&sw.addr, &["list"]);
+    assert!(list.status.success(), "{list:?}");
+    let text = String::from_utf8_lossy(&list.stdout).to_string();
+    let row = |port: &str| {
+        text.lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|w| w.first() == Some(&port))
+            .unwrap_or_else(|| panic!("port {port} listed: {text}"))
+    };
+    assert_eq!(row("1"), ["1", "down", "up", "no"], "{text}");
+    assert_eq!(row("2"), ["2", "up", "up", "yes"], "{text}");
+    let got = send_clone(&primary, &out, &f, [1, 0, 1]).await;
+    assert_eq!(got[2], vec![clone_of(&f, 8, 5)], "the backup's clone");
+    assert!(port_cli(&sw.addr, &["up", "1"]).status.success());
+    send_clone(&primary, &out, &f, [1, 1, 0]).await;
+    let bad = port_cli(&sw.addr, &["down", "7"]);
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("InvalidArgument") && err.contains("no port 7"), "{err}");
 
     // the ports service's own errors
     let e = ports
