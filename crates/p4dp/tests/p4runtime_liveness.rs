@@ -102,7 +102,7 @@ fn clone_of(f: &[u8], instance: u16, priority: u8) -> Vec<u8> {
     c
 }
 
-/// Sends `f` to port 0 cloned with session 5 and waits until each port has `want[port]` more
+/// Sends `f` to port 0 cloned with clone session 5 and waits until each port has `want[port]` more
 /// frames; returns those frames (and checks that no more arrive).
 async fn send_clone(s: &Stream, out: &[PathBuf], f: &[u8], want: [usize; 3]) -> Vec<Vec<Vec<u8>>> {
     let before: Vec<usize> = out.iter().map(|p| count(p)).collect();
@@ -155,11 +155,11 @@ async fn clone_replicas_fail_over_to_their_backups_and_carry_the_class_of_servic
     let mut ports = ports_client(&sw.addr).await;
     let ins = |e| update(update::Type::Insert, e);
 
-    // session 5: one replica on port 1 (instance 7) with a backup on port 2 (instance 8); class of service 5
+    // clone session 5: one replica on port 1 (instance 7) with a backup on port 2 (instance 8); class of service 5
     let s5 = session(5, vec![rep(1, 7, &[(2, 8)])], 5);
     write(&mut c, 10, vec![ins(s5.clone())])
         .await
-        .expect("insert session 5");
+        .expect("insert clone session 5");
     assert_eq!(
         read(&mut c, session(5, vec![], 0)).await.expect("read"),
         vec![s5.clone()]
