@@ -717,6 +717,8 @@ struct Outputs {
     modifies: Vec<Json>,
     /// The gRPC floor: Capabilities round trips at each pace.
     grpc_floor: Vec<(String, Json)>,
+    /// The TCP floor: loopback round trips to an echo thread at each pace.
+    tcp_floor: Vec<(String, Json)>,
     /// DATAPLANE_ATOMIC commits per batch size: the barrier and the workers' stall.
     commits: Vec<Json>,
     plot: Vec<Series>,
@@ -1103,8 +1105,71 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         outs.grpc_floor.push((key.to_string(), d.json()));
     }
     drop(spin);
+
+    // Below gRPC: one small message to a thread of this process over loopback TCP and back, with
+    // blocking sockets (no HTTP/2, no async runtime), at the same paces, while the switch's worker
+    // keeps forwarding. What a request costs this machine's kernel and scheduler before any gRPC
+    // stack runs: no d_all can be lower than half of it.
+    let _ = writeln!(
+        text,
+        "\n== TCP floor (16-byte messages to an echo thread over loopback TCP and back, blocking sockets: no gRPC; the kernel's and the scheduler's part of every round trip) =="
+    );
+    for (label, key, gap) in [
+        ("at 100/s", "per_100_s", Some(Duration::from_millis(10))),
+        ("back to back", "back_to_back", None),
+    ] {
+        let span = window.min(Duration::from_secs(2));
+        let rtts = tokio::task::spawn_blocking(move || tcp_round_trips(span, gap))
+            .await
+            .context("TCP floor thread")??;
+        let d = Dist::of(rtts);
+        let _ = writeln!(text, "{}", d.row(&format!("TCP {label}: round trip")));
+        outs.tcp_floor.push((key.to_string(), d.json()));
+    }
     outs.tsc_hz = c.clock.map(|k| k.tsc_hz);
     Ok(())
+}
+
+/// Round trips of a 16-byte message to an echo thread over loopback TCP for `span`, one at a time,
+/// each `gap` after the one before (back to back without one). Nagle is off on both ends, as
+/// gRPC's transports set it.
+fn tcp_round_trips(span: Duration, gap: Option<Duration>) -> Result<Vec<Duration>> {
+    use std::io::{Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    let listener = TcpListener::bind("127.0.0.1:0").context("TCP floor: bind")?;
+    let addr = listener.local_addr()?;
+    let echo = std::thread::Builder::new()
+        .name("tcp-floor-echo".into())
+        .spawn(move || -> std::io::Result<()> {
+            let (mut s, _) = listener.accept()?;
+            s.set_nodelay(true)?;
+            let mut buf = [0u8; 16];
+            loop {
+                match s.read_exact(&mut buf) {
+                    Ok(()) => s.write_all(&buf)?,
+                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
+                    Err(e) => return Err(e),
+                }
+            }
+        })
+        .context("TCP floor: echo thread")?;
+    let mut s = TcpStream::connect(addr).context("TCP floor: connect")?;
+    s.set_nodelay(true)?;
+    let mut rtts = Vec::new();
+    let mut buf = [0u8; 16];
+    let t = Instant::now();
+    while t.elapsed() < span {
+        let start = Instant::now();
+        s.write_all(&buf)?;
+        s.read_exact(&mut buf)?;
+        rtts.push(start.elapsed());
+        if let Some(g) = gap {
+            std::thread::sleep((start + g).saturating_duration_since(Instant::now()));
+        }
+    }
+    drop(s);
+    echo.join().map_err(|_| anyhow!("TCP floor: echo thread panicked"))??;
+    Ok(rtts)
 }
 
 /// The CPUs of the switch's control threads (`--control-cpus`), where the client runs too (a
@@ -1219,6 +1284,7 @@ pub fn suite_p4runtime_updates(a: &BenchArgs) -> Result<ExitCode> {
             ("modifies", Json::Arr(outs.modifies)),
             ("dataplane_atomic_commits", Json::Arr(outs.commits)),
             ("grpc_floor_round_trip_us", Json::Obj(outs.grpc_floor)),
+            ("tcp_floor_round_trip_us", Json::Obj(outs.tcp_floor)),
             ("plot", Json::str(plot_file.display().to_string())),
         ]);
         let summary = Json::obj([(
@@ -1327,6 +1393,24 @@ mod tests {
         assert_eq!(w.handler, vec![20_000]);
         // the response was built at 400,000 + 30,000
         assert_eq!(w.response_out, vec![570_000]);
+    }
+
+    #[test]
+    fn the_tcp_floor_times_each_round_trip_at_its_pace_and_ends_its_echo_thread() {
+        let back_to_back = tcp_round_trips(Duration::from_millis(100), None).unwrap();
+        let paced = tcp_round_trips(Duration::from_millis(30), Some(Duration::from_millis(10))).unwrap();
+        // at most one round trip per 10 ms gap (the first starts at once); without a gap, more
+        // than the pace would allow in 100 ms
+        assert!(
+            (1..=4).contains(&paced.len()),
+            "{} paced round trips in 30 ms",
+            paced.len()
+        );
+        assert!(
+            back_to_back.len() > 11,
+            "{} round trips back to back in 100 ms",
+            back_to_back.len()
+        );
     }
 
     #[test]
