@@ -1084,10 +1084,7 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         text,
         "\n== gRPC floor (Capabilities round trips on the same connection: no switch work; part of every Write's round trip and d_all) =="
     );
-    for (label, key, gap) in [
-        ("at 100/s", "per_100_s", Some(Duration::from_millis(10))),
-        ("back to back", "back_to_back", None),
-    ] {
+    for (label, key, gap) in FLOOR_PACES {
         let mut rtts = Vec::new();
         let t = Instant::now();
         while t.elapsed() < window.min(Duration::from_secs(2)) {
@@ -1114,10 +1111,7 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         text,
         "\n== TCP floor (16-byte messages to an echo thread over loopback TCP and back, blocking sockets: no gRPC; the kernel's and the scheduler's part of every round trip) =="
     );
-    for (label, key, gap) in [
-        ("at 100/s", "per_100_s", Some(Duration::from_millis(10))),
-        ("back to back", "back_to_back", None),
-    ] {
+    for (label, key, gap) in FLOOR_PACES {
         let span = window.min(Duration::from_secs(2));
         let rtts = tokio::task::spawn_blocking(move || tcp_round_trips(span, gap))
             .await
@@ -1129,6 +1123,12 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
     outs.tsc_hz = c.clock.map(|k| k.tsc_hz);
     Ok(())
 }
+
+/// The floors' two paces: label, JSON key, the time from one request's start to the next.
+const FLOOR_PACES: [(&str, &str, Option<Duration>); 2] = [
+    ("at 100/s", "per_100_s", Some(Duration::from_millis(10))),
+    ("back to back", "back_to_back", None),
+];
 
 /// Round trips of a 16-byte message to an echo thread over loopback TCP for `span`, one at a time,
 /// each `gap` after the one before (back to back without one). Nagle is off on both ends, as
