@@ -25,6 +25,7 @@
 
 #include <rte_malloc.h>
 
+#include "p4dp/prim.h"
 #include "p4dp/rcu.h"
 #include "p4dp/table.h"
 #include "rt_internal.h"
@@ -39,6 +40,7 @@ enum { SLOT_FREE = 0, SLOT_USED, SLOT_PENDING };
 struct ap_group {
 	uint32_t n;
 	uint32_t n_members; /* members of the group, live or not (n == 0 < n_members: all down) */
+	uint32_t random;    /* 1: a packet's member is picked at random, not by the selector hash */
 	uint32_t slots[];
 };
 
@@ -59,6 +61,7 @@ struct ap_gctl {
 	uint32_t id;
 	uint32_t n;        /* members */
 	uint32_t total;    /* sum of weights */
+	uint32_t random;   /* selection mode: 0 the selector hash, 1 random */
 	struct ap_gmem *m; /* sorted by id */
 };
 
@@ -106,6 +109,10 @@ const struct p4dp_entry *p4dp_actprof_resolve(struct p4dp_ctx *ctx, uint32_t ext
 			RT_STAT_ADD(rt_worker_of(ctx)->st.groups_down, 1);
 		return NULL;
 	}
+	/* random: the worker's own pseudo-random sequence (p4dp_ctx.rng, which the program's
+	 * random() steps too); a member has a slot per unit of weight, so the pick follows the weights */
+	if (g->random)
+		hash = p4dp_rand_next(&ctx->rng);
 	/* acquire: as for a direct member reference */
 	return __atomic_load_n(&ap->members[g->slots[hash % g->n]], __ATOMIC_ACQUIRE);
 }
@@ -361,6 +368,7 @@ static int group_publish(struct rt_actprof *ap, uint32_t gslot, const struct ap_
 	}
 	v->n = n;
 	v->n_members = g->n;
+	v->random = g->random;
 	/* release: the contents are visible before the pointer (workers load with acquire) */
 	struct ap_group *old = __atomic_exchange_n(&ap->groups[gslot], v, __ATOMIC_ACQ_REL);
 	if (old)
@@ -687,6 +695,25 @@ int p4dp_runtime_actprof_group_member_watch_set(struct p4dp_runtime *rt, uint32_
 		g->m[pos].watch = watch;
 		if ((rc = group_publish(ap, (uint32_t)gs, g)) != 0)
 			g->m[pos].watch = old;
+	}
+	ap_put(ap);
+	return rc;
+}
+
+int p4dp_runtime_actprof_group_random_set(struct p4dp_runtime *rt, uint32_t ext, uint32_t group, int random)
+{
+	struct rt_actprof *ap;
+	int rc = ap_get(rt, ext, 1, &ap);
+	if (rc)
+		return rc;
+	int64_t gs = group_slot(ap, group);
+	if (gs < 0) {
+		rc = rt_errc(-ENOENT, "action selector '%s' has no group %u", rt->prog->externs[ext].name, group);
+	} else if (ap->gctl[gs].random != (random != 0)) {
+		struct ap_gctl *g = &ap->gctl[gs];
+		g->random = random != 0;
+		if ((rc = group_publish(ap, (uint32_t)gs, g)) != 0)
+			g->random = random == 0;
 	}
 	ap_put(ap);
 	return rc;

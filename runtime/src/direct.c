@@ -61,8 +61,9 @@ int p4dp_runtime_direct_meter_set(struct p4dp_runtime *rt, uint32_t table, const
 				  const struct p4dp_meter_config *cfg)
 {
 	uint32_t x = 0, index = 0;
-	int rc = rt_meter_cfg_check(cfg);
-	if (rc || (rc = direct_locate(rt, table, 1, e, &x, &index)))
+	/* a configuration the meter does not take is refused before the entry is looked up */
+	int rc = direct_ext(rt, table, 1, &x);
+	if (rc || (rc = rt_meter_cfg_check(rt, x, cfg)) || (rc = direct_locate(rt, table, 1, e, &x, &index)))
 		return rc;
 	return p4dp_runtime_meter_set(rt, x, index, cfg);
 }

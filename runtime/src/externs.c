@@ -95,6 +95,10 @@ int rt_externs_create(struct p4dp_runtime *rt)
 				"p4dp_meter", sizeof(*ms) + sizeof(struct rt_meter_cell) * (n ? n : 1), 64, rt->socket_id);
 			if (ms == NULL)
 				return rt_errc(-ENOMEM, "extern '%s': out of memory", xi->name);
+			if (xi->meter_type > P4DP_METER_SINGLE_RATE_TWO_COLOR) {
+				rte_free(ms);
+				return rt_errc(-EINVAL, "meter '%s' has unknown type %u", xi->name, xi->meter_type);
+			}
 			ms->n_cells = n;
 			ms->unit = xi->unit;
 			ms->stride = ((n ? n : 1) + 3u) & ~3u;
@@ -291,32 +295,77 @@ static uint64_t units_ns(uint64_t units, uint64_t rate)
 	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
-/*
- * Take @p n units from a token bucket of rate @p rate and depth @p burst; 1 if they conform.
- * The bucket is one word: for rate > 0 the time at which it is full again ("theoretical arrival
- * time": tokens(now) = burst - (state - now) * rate, full when state <= now); for rate 0 the
- * units used so far. Relaxed CAS: the word is self-contained, nothing else is published by it.
- */
-static int bucket_take(uint64_t *state, uint64_t rate, uint64_t burst, uint64_t burst_ns, uint64_t n,
-		       uint64_t now)
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
 {
-	/* relaxed: the CAS loops below re-check the value; the word orders nothing else (see above) */
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/*
+ * Token buckets, each one word on its own clock. A bucket of rate > 0 runs on the nanosecond
+ * clock: its word is the time at which it is full again ("theoretical arrival time": tokens(now)
+ * = depth - (state - now) * rate, full when state <= now) and a packet costs the time to earn its
+ * units. A bucket of rate 0 is never refilled: its clock stands at 0, its word is the units used
+ * so far and a packet costs its units. Either way the bucket has room for a packet iff
+ * max(state, now) + cost - now <= depth, the depth being the bucket's size on its clock.
+ * The words are updated by relaxed CAS: each is self-contained and publishes nothing else.
+ */
+static inline uint64_t bucket_clock(uint64_t rate, uint64_t now)
+{
+	return rate ? now : 0;
+}
+
+/* @p units on the clock of a bucket of rate @p rate (its depth, or a packet's cost). */
+static inline uint64_t bucket_span(uint64_t units, uint64_t rate)
+{
+	return rate ? units_ns(units, rate) : units;
+}
+
+/* Take a packet of @p cost from the bucket @p state of depth @p depth at @p now; 1 if it conforms. */
+static int bucket_take(uint64_t *state, uint64_t depth, uint64_t cost, uint64_t now)
+{
+	/* relaxed: the CAS loop re-checks the value; the word orders nothing else (see above) */
 	uint64_t cur = __atomic_load_n(state, __ATOMIC_RELAXED), next;
-	if (rate == 0) {
-		do {
-			if (cur + n < cur || cur + n > burst)
-				return 0;
-			next = cur + n;
-		} while (!__atomic_compare_exchange_n(state, &cur, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-		return 1;
-	}
-	uint64_t cost = units_ns(n, rate);
 	do {
 		uint64_t base = cur > now ? cur : now;
-		next = base + cost < base ? UINT64_MAX : base + cost;
-		if (next - now > burst_ns)
+		next = sat_add(base, cost);
+		if (next - now > depth)
 			return 0;
 	} while (!__atomic_compare_exchange_n(state, &cur, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return 1;
+}
+
+/* Take @p cost from the bucket @p state without a depth check (the caller knows it has room). */
+static void bucket_charge(uint64_t *state, uint64_t cost, uint64_t now)
+{
+	/* relaxed: as bucket_take */
+	uint64_t cur = __atomic_load_n(state, __ATOMIC_RELAXED), next;
+	do {
+		uint64_t base = cur > now ? cur : now;
+		next = sat_add(base, cost);
+	} while (!__atomic_compare_exchange_n(state, &cur, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
+/*
+ * Single-rate three-colour (RFC 2697): the excess bucket E of depth EBS is kept as the difference
+ * of two buckets of rate CIR, the committed bucket C (depth CBS, @p c_state) and the bucket T of
+ * C's and E's tokens together (@p t_state). RFC 2697 adds tokens to C while C is not full and
+ * then to E: while C is not full, C and T grow alike and E keeps its tokens; once C is full only T
+ * grows, and E with it. On the buckets' clock E lacks max(T, now) - max(C, now) of its depth. A
+ * GREEN packet takes its tokens from C and T (bucket_take on C, bucket_charge on T: T holds C's
+ * tokens), a YELLOW one from T only. Take @p cost from E if it has room; 1 if it had.
+ */
+static int excess_take(uint64_t *t_state, const uint64_t *c_state, uint64_t depth, uint64_t cost, uint64_t now)
+{
+	/* relaxed: as bucket_take; a C read while another packet takes from it is off by that packet */
+	uint64_t c = __atomic_load_n(c_state, __ATOMIC_RELAXED);
+	uint64_t c_full = c > now ? c : now;
+	uint64_t cur = __atomic_load_n(t_state, __ATOMIC_RELAXED), next;
+	do {
+		uint64_t base = cur > now ? cur : now;
+		next = sat_add(base, cost);
+		if (next > c_full && next - c_full > depth)
+			return 0;
+	} while (!__atomic_compare_exchange_n(t_state, &cur, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	return 1;
 }
 
@@ -327,11 +376,24 @@ static uint32_t meter_colour(struct rt_meter_cell *c, uint64_t n, uint64_t now)
 	const struct rt_meter_cfg *cfg = __atomic_load_n(&c->cfg, __ATOMIC_ACQUIRE);
 	if (cfg == NULL)
 		return P4DP_GREEN;
-	if (!bucket_take(&c->p_state, cfg->c.pir, cfg->c.pburst, cfg->pburst_ns, n, now))
-		return P4DP_RED;
-	if (!bucket_take(&c->c_state, cfg->c.cir, cfg->c.cburst, cfg->cburst_ns, n, now))
-		return P4DP_YELLOW;
-	return P4DP_GREEN;
+	uint64_t c_now = bucket_clock(cfg->c.cir, now), c_cost = bucket_span(n, cfg->c.cir);
+	switch (cfg->type) {
+	case P4DP_METER_SINGLE_RATE_TWO_COLOR:
+		return bucket_take(&c->c_state, cfg->cburst_ns, c_cost, c_now) ? P4DP_GREEN : P4DP_RED;
+	case P4DP_METER_SINGLE_RATE_THREE_COLOR:
+		if (bucket_take(&c->c_state, cfg->cburst_ns, c_cost, c_now)) {
+			bucket_charge(&c->p_state, c_cost, c_now);
+			return P4DP_GREEN;
+		}
+		return excess_take(&c->p_state, &c->c_state, cfg->eburst_ns, c_cost, c_now) ? P4DP_YELLOW : P4DP_RED;
+	default: /* two-rate three-colour (RFC 2698) */
+		if (!bucket_take(&c->p_state, cfg->pburst_ns, bucket_span(n, cfg->c.pir),
+				 bucket_clock(cfg->c.pir, now)))
+			return P4DP_RED;
+		if (!bucket_take(&c->c_state, cfg->cburst_ns, c_cost, c_now))
+			return P4DP_YELLOW;
+		return P4DP_GREEN;
+	}
 }
 
 uint32_t p4dp_meter_execute(struct p4dp_ctx *ctx, uint32_t ext, uint32_t index, uint32_t bytes)
@@ -347,8 +409,9 @@ uint32_t p4dp_meter_execute(struct p4dp_ctx *ctx, uint32_t ext, uint32_t index, 
 	return colour;
 }
 
-/* Publish @p cfg (may be NULL) on cell @p index of meter set @p ms; caller holds rt->lock. */
-static int meter_publish(struct p4dp_runtime *rt, struct rt_meter_set *ms, uint32_t index,
+/* Publish @p cfg (may be NULL) of type @p type on cell @p index of meter set @p ms; caller holds
+ * rt->lock. */
+static int meter_publish(struct p4dp_runtime *rt, struct rt_meter_set *ms, uint32_t index, uint8_t type,
 			 const struct p4dp_meter_config *cfg)
 {
 	struct rt_meter_cfg *n = NULL;
@@ -357,11 +420,13 @@ static int meter_publish(struct p4dp_runtime *rt, struct rt_meter_set *ms, uint3
 		if (n == NULL)
 			return rt_errc(-ENOMEM, "out of memory");
 		n->c = *cfg;
-		n->cburst_ns = cfg->cir ? units_ns(cfg->cburst, cfg->cir) : 0;
-		n->pburst_ns = cfg->pir ? units_ns(cfg->pburst, cfg->pir) : 0;
+		n->type = type;
+		n->cburst_ns = bucket_span(cfg->cburst, cfg->cir);
+		n->pburst_ns = bucket_span(cfg->pburst, cfg->pir);
+		n->eburst_ns = bucket_span(cfg->eburst, cfg->cir);
 	}
 	struct rt_meter_cell *c = &ms->cells[index];
-	/* Both buckets start full (state 0 = full for rate > 0, nothing used for rate 0). A packet
+	/* All buckets start full (state 0 = full for rate > 0, nothing used for rate 0). A packet
 	 * metered concurrently with the old configuration may still update them: harmless. */
 	__atomic_store_n(&c->p_state, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->c_state, 0, __ATOMIC_RELAXED);
@@ -374,20 +439,45 @@ static int meter_publish(struct p4dp_runtime *rt, struct rt_meter_set *ms, uint3
 	return 0;
 }
 
-int rt_meter_cfg_check(const struct p4dp_meter_config *cfg)
+int rt_meter_cfg_check(const struct p4dp_runtime *rt, uint32_t ext, const struct p4dp_meter_config *cfg)
 {
-	if (cfg != NULL && cfg->pir < cfg->cir)
-		return rt_errc(-EINVAL, "meter: pir (%" PRIu64 ") < cir (%" PRIu64 ")", cfg->pir, cfg->cir);
-	return 0;
+	if (cfg == NULL)
+		return 0;
+	const struct p4dp_extern_info *xi = &rt->prog->externs[ext];
+	switch (xi->meter_type) {
+	case P4DP_METER_TWO_RATE_THREE_COLOR:
+		if (cfg->pir < cfg->cir)
+			return rt_errc(-EINVAL, "meter '%s': pir (%" PRIu64 ") < cir (%" PRIu64 ")", xi->name, cfg->pir,
+				       cfg->cir);
+		if (cfg->eburst != 0)
+			return rt_errc(-EINVAL,
+				       "meter '%s' is two-rate three-color: its configurations have eburst 0, not %" PRIu64,
+				       xi->name, cfg->eburst);
+		return 0;
+	case P4DP_METER_SINGLE_RATE_THREE_COLOR:
+	case P4DP_METER_SINGLE_RATE_TWO_COLOR:
+		if (cfg->pir != cfg->cir || cfg->pburst != cfg->cburst)
+			return rt_errc(-EINVAL,
+				       "meter '%s' is single-rate: its configurations have cir == pir and cburst == pburst "
+				       "(cir %" PRIu64 ", pir %" PRIu64 ", cburst %" PRIu64 ", pburst %" PRIu64 ")",
+				       xi->name, cfg->cir, cfg->pir, cfg->cburst, cfg->pburst);
+		if (xi->meter_type == P4DP_METER_SINGLE_RATE_TWO_COLOR && cfg->eburst != 0)
+			return rt_errc(-EINVAL,
+				       "meter '%s' is single-rate two-color: its configurations have eburst 0, not %" PRIu64,
+				       xi->name, cfg->eburst);
+		return 0;
+	default:
+		return rt_errc(-EINVAL, "meter '%s' has unknown type %u", xi->name, xi->meter_type);
+	}
 }
 
 int p4dp_runtime_meter_set(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, const struct p4dp_meter_config *cfg)
 {
 	int rc = check_ext(rt, ext, P4DP_EXT_METER, P4DP_EXT_DIRECT_METER, "meter");
-	if (rc || (rc = check_index(rt, ext, index)) || (rc = rt_meter_cfg_check(cfg)))
+	if (rc || (rc = check_index(rt, ext, index)) || (rc = rt_meter_cfg_check(rt, ext, cfg)))
 		return rc;
 	pthread_mutex_lock(&rt->lock);
-	rc = meter_publish(rt, rt->ext[0][ext], index, cfg);
+	rc = meter_publish(rt, rt->ext[0][ext], index, rt->prog->externs[ext].meter_type, cfg);
 	pthread_mutex_unlock(&rt->lock);
 	return rc;
 }
@@ -484,7 +574,7 @@ void rt_direct_reset_index(struct p4dp_runtime *rt, uint32_t table, uint32_t ind
 		pthread_mutex_lock(&rt->lock);
 		for (uint32_t i = 0; i < ms->n_cells && i < n_entries; i++)
 			if ((index == UINT32_MAX || i == index) && ms->cells[i].cfg)
-				meter_publish(rt, ms, i, NULL);
+				meter_publish(rt, ms, i, 0, NULL);
 		pthread_mutex_unlock(&rt->lock);
 		if (index == UINT32_MAX)
 			meter_counts_zero(rt, ms, 0, n_entries < ms->n_cells ? n_entries : ms->n_cells);

@@ -39,14 +39,20 @@ struct rte_ring;
 /** Meter configuration: immutable once published (replaced as a whole, freed after RCU). */
 struct rt_meter_cfg {
 	struct p4dp_meter_config c;
-	uint64_t cburst_ns; /* time to fill the committed bucket from empty (saturating) */
-	uint64_t pburst_ns;
+	uint8_t type;       /* enum p4dp_meter_type of the meter */
+	/* bucket depths on the bucket's clock (externs.c): ns to fill from empty at the rate
+	 * (saturating), or units for a rate of 0 */
+	uint64_t cburst_ns; /* committed bucket (CBS) */
+	uint64_t pburst_ns; /* two-rate three-colour: peak bucket (PBS) */
+	uint64_t eburst_ns; /* single-rate three-colour: excess bucket (EBS) */
 };
 
 /** One meter cell. Each bucket is one 64-bit word updated by CAS (see externs.c). */
 struct rt_meter_cell {
 	struct rt_meter_cfg *cfg; /* NULL: unconfigured (GREEN); release/acquire published */
-	uint64_t p_state;         /* peak bucket: time the bucket is full again (ns), or used units if rate 0 */
+	uint64_t p_state;         /* peak bucket: time the bucket is full again (ns), or used units if
+				   * rate 0; single-rate three-colour: the committed and excess buckets
+				   * together (externs.c) */
 	uint64_t c_state;         /* committed bucket: as p_state */
 };
 
@@ -357,8 +363,9 @@ void rt_direct_reset_index(struct p4dp_runtime *rt, uint32_t table, uint32_t ind
 /* The cell of a table's direct counter and meter that its default entry (a miss) uses: the one
  * after the entries' slots (the table's capacity). */
 uint32_t rt_direct_default_cell(const struct p4dp_runtime *rt, uint32_t table);
-/** Validate a meter configuration: 0, or -EINVAL with a message. */
-int rt_meter_cfg_check(const struct p4dp_meter_config *cfg);
+/** 0 if meter @p ext (a meter or direct meter) takes @p cfg (NULL: unconfigure) by its type;
+ *  else -EINVAL with the reason (rt.h struct p4dp_meter_config). */
+int rt_meter_cfg_check(const struct p4dp_runtime *rt, uint32_t ext, const struct p4dp_meter_config *cfg);
 /** Number of cells of extern @p x as allocated by the runtime. */
 uint32_t rt_ext_cells(const struct p4dp_runtime *rt, uint32_t x);
 

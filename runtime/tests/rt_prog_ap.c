@@ -43,8 +43,8 @@ static const struct p4dp_table_info tables[] = {
 };
 
 static const struct p4dp_extern_info externs[] = {
-	[X_PROF] = { "ingress.prof", 0x11000001, P4DP_EXT_ACTION_PROFILE, 0, 4, 0, 0, -1 },
-	[X_SEL] = { "ingress.sel", 0x11000002, P4DP_EXT_ACTION_SELECTOR, 0, 4, 0, 0, -1 },
+	[X_PROF] = { "ingress.prof", 0x11000001, P4DP_EXT_ACTION_PROFILE, 0, 4, 0, 0, -1, 0 },
+	[X_SEL] = { "ingress.sel", 0x11000002, P4DP_EXT_ACTION_SELECTOR, 0, 4, 0, 0, -1, 0 },
 };
 
 static const int32_t impl[] = { X_PROF, X_SEL, -1 };

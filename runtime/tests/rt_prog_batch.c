@@ -30,8 +30,8 @@ static const struct p4dp_table_info tables[] = {
 		       X_EXPECT_HITS, -1, 0 },
 };
 static const struct p4dp_extern_info externs[] = {
-	[X_CHECKS] = { "ingress.checks", 21, P4DP_EXT_COUNTER, P4DP_UNIT_PACKETS, 4, 0, 0, -1 },
-	[X_EXPECT_HITS] = { "ingress.expect_hits", 22, P4DP_EXT_DIRECT_COUNTER, P4DP_UNIT_PACKETS, 64, 0, 0, T_EXPECT },
+	[X_CHECKS] = { "ingress.checks", 21, P4DP_EXT_COUNTER, P4DP_UNIT_PACKETS, 4, 0, 0, -1, 0 },
+	[X_EXPECT_HITS] = { "ingress.expect_hits", 22, P4DP_EXT_DIRECT_COUNTER, P4DP_UNIT_PACKETS, 64, 0, 0, T_EXPECT, 0 },
 };
 
 static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)

@@ -30,8 +30,8 @@ static const struct p4dp_table_info tables[] = {
 	[T_FLOWS] = { "ingress.flows", 11, 0, 4, 1, k32, 2, a_flows, NULL, A_NOP, NULL, 0, NULL, 256, 4, -1, -1, 0 },
 };
 static const struct p4dp_extern_info externs[] = {
-	[X_QUEUE] = { "seen", 21, P4DP_EXT_RTC_QUEUE, 0, 4096, 0, 4, -1 },
-	[X_CHECKS] = { "checks", 22, P4DP_EXT_RTC_COUNTER, 0, 5, 0, 0, -1 },
+	[X_QUEUE] = { "seen", 21, P4DP_EXT_RTC_QUEUE, 0, 4096, 0, 4, -1, 0 },
+	[X_CHECKS] = { "checks", 22, P4DP_EXT_RTC_COUNTER, 0, 5, 0, 0, -1, 0 },
 };
 
 static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)

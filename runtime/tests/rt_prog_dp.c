@@ -57,8 +57,8 @@ static const struct p4dp_table_info tables[] = {
 		     64, 8, -1, -1, 0 },
 };
 static const struct p4dp_extern_info externs[] = {
-	[X_OUTCOMES] = { "ingress.outcomes", 21, P4DP_EXT_COUNTER, P4DP_UNIT_PACKETS, 4, 0, 0, -1 },
-	[X_CHECKS] = { "ingress.checks", 22, P4DP_EXT_COUNTER, P4DP_UNIT_PACKETS, 4, 0, 0, -1 },
+	[X_OUTCOMES] = { "ingress.outcomes", 21, P4DP_EXT_COUNTER, P4DP_UNIT_PACKETS, 4, 0, 0, -1, 0 },
+	[X_CHECKS] = { "ingress.checks", 22, P4DP_EXT_COUNTER, P4DP_UNIT_PACKETS, 4, 0, 0, -1, 0 },
 };
 
 static void outcome(struct p4dp_ctx *ctx, int rc)

@@ -51,9 +51,9 @@ static const struct p4dp_table_info tables[] = {
 	[T_BIG] = { "ingress.big", 11, 0, 4, 1, k32, 1, a_big, NULL, A_NOP, NULL, 0, NULL, ROWS, 0, -1, -1, 0 },
 };
 static const struct p4dp_extern_info externs[] = {
-	[X_CELLS] = { "cells", 21, P4DP_EXT_RTC_COUNTER, 0, C_N, 0, 0, -1 },
-	[X_SWEEP] = { "sweep", 22, P4DP_EXT_RTC_FOREACH, 0, 0, 0, 0, T_BIG },
-	[X_LOCK] = { "lock", 23, P4DP_EXT_RTC_LOCK, 0, 1, 0, 0, -1 },
+	[X_CELLS] = { "cells", 21, P4DP_EXT_RTC_COUNTER, 0, C_N, 0, 0, -1, 0 },
+	[X_SWEEP] = { "sweep", 22, P4DP_EXT_RTC_FOREACH, 0, 0, 0, 0, T_BIG, 0 },
+	[X_LOCK] = { "lock", 23, P4DP_EXT_RTC_LOCK, 0, 1, 0, 0, -1, 0 },
 };
 
 /* Only pipeline 0 touches these (one thread runs it). */

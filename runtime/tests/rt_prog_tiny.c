@@ -68,13 +68,13 @@ static const struct p4dp_table_info tables[] = {
 };
 
 static const struct p4dp_extern_info externs[] = {
-	[X_PKT_COUNTER] = { "ingress.pkt_counter", 3001, P4DP_EXT_COUNTER, P4DP_UNIT_BOTH, 16, 0, 0, -1 },
-	[X_REG] = { "ingress.reg", 3002, P4DP_EXT_REGISTER, 0, 8, 48, 8, -1 },
-	[X_METER] = { "ingress.meter", 3003, P4DP_EXT_METER, P4DP_UNIT_BYTES, 4, 0, 0, -1 },
+	[X_PKT_COUNTER] = { "ingress.pkt_counter", 3001, P4DP_EXT_COUNTER, P4DP_UNIT_BOTH, 16, 0, 0, -1, 0 },
+	[X_REG] = { "ingress.reg", 3002, P4DP_EXT_REGISTER, 0, 8, 48, 8, -1, 0 },
+	[X_METER] = { "ingress.meter", 3003, P4DP_EXT_METER, P4DP_UNIT_BYTES, 4, 0, 0, -1, 0 },
 	[X_FWD_COUNTER] = { "ingress.fwd_counter", 3004, P4DP_EXT_DIRECT_COUNTER, P4DP_UNIT_BOTH,
-			    P4DP_TABLE_DEFAULT_SIZE + 1, 0, 0, T_FWD },
-	[X_DIGEST] = { "ingress.digest", 3005, P4DP_EXT_DIGEST, 0, 0, 4, 0, -1 },
-	[X_ACL_METER] = { "ingress.acl_meter", 3006, P4DP_EXT_DIRECT_METER, P4DP_UNIT_PACKETS, 64 + 1, 0, 0, T_ACL },
+			    P4DP_TABLE_DEFAULT_SIZE + 1, 0, 0, T_FWD, 0 },
+	[X_DIGEST] = { "ingress.digest", 3005, P4DP_EXT_DIGEST, 0, 0, 4, 0, -1, 0 },
+	[X_ACL_METER] = { "ingress.acl_meter", 3006, P4DP_EXT_DIRECT_METER, P4DP_UNIT_PACKETS, 64 + 1, 0, 0, T_ACL, 0 },
 };
 
 static uint32_t le16(const uint8_t *p)

@@ -237,6 +237,37 @@ static void test_groups(struct p4dp_runtime *rt)
 	CHECK(pkt(rt, T_SEL, 5, 0).port == 3 && pkt(rt, T_SEL, 5, 2).port == 4);
 	CHECK(p4dp_runtime_port_admin_set(rt, 10, 1) == 0);
 
+	/* random selection: the hash no longer decides; over 3000 packets of one hash member 1
+	 * (weight 2) comes about twice as often as member 2, and nothing else; a member whose watch
+	 * port is down is never picked; back to the hash */
+	CHECK_ERR(p4dp_runtime_actprof_group_random_set(rt, X_SEL, 8, 1), -ENOENT, "has no group 8");
+	CHECK_ERR(p4dp_runtime_actprof_group_random_set(rt, X_PROF, 7, 1), -EINVAL, "is not a selector");
+	CHECK(p4dp_runtime_actprof_group_random_set(rt, X_SEL, 7, 1) == 0);
+	unsigned n3 = 0, n4 = 0, other = 0;
+	for (int i = 0; i < 3000; i++) {
+		struct out r = pkt(rt, T_SEL, 5, 0);
+		if (r.n == 1 && r.port == 3)
+			n3++;
+		else if (r.n == 1 && r.port == 4)
+			n4++;
+		else
+			other++;
+	}
+	CHECK(other == 0 && n3 > 1800 && n3 < 2200 && n4 > 800 && n4 < 1200);
+	CHECK(p4dp_runtime_port_admin_set(rt, 11, 0) == 0);
+	n3 = 0;
+	for (int i = 0; i < 200; i++)
+		n3 += pkt(rt, T_SEL, 5, 0).port == 3;
+	CHECK(n3 == 200);
+	CHECK(p4dp_runtime_port_admin_set(rt, 11, 1) == 0);
+	CHECK(p4dp_runtime_actprof_group_random_set(rt, X_SEL, 7, 0) == 0);
+	n3 = n4 = 0;
+	for (int i = 0; i < 100; i++) {
+		n3 += pkt(rt, T_SEL, 5, 0).port == 3;
+		n4 += pkt(rt, T_SEL, 5, 2).port == 4;
+	}
+	CHECK(n3 == 100 && n4 == 100);
+
 	/* re-point to a member; the group is then unused and can go */
 	CHECK(p4dp_runtime_table_indirect_entry_modify(rt, T_SEL, match(&k5), P4DP_RT_REF_MEMBER, 2) == 0);
 	CHECK(pkt(rt, T_SEL, 5, 0).port == 4);

@@ -356,7 +356,7 @@ static void test_acl(struct p4dp_runtime *rt)
 	CHECK(c.n == 1 && c.keys[1].prefix_len == 0 && c.keys[3].value_len == 0);
 
 	/* direct meter, packets: cir 1/s burst 1, pir 2/s burst 2 */
-	struct p4dp_meter_config mc = { 1, 1, 2, 2 }, got;
+	struct p4dp_meter_config mc = { 1, 1, 2, 2, 0 }, got;
 	p4dp_runtime_time_set(rt, 1000000000ull);
 	CHECK(p4dp_runtime_direct_meter_get(rt, T_ACL, &ea, &got) == 0); /* unconfigured */
 	CHECK(got.cir == 0 && got.pir == 0);
@@ -392,8 +392,11 @@ static void test_acl(struct p4dp_runtime *rt)
 	CHECK(p4dp_runtime_meter_counts_read(rt, X_ACL_METER, ea_cell, &mk) == 0 && mk.colour[P4DP_GREEN].packets == 8);
 	CHECK_ERR(p4dp_runtime_meter_counts_read(rt, X_REG, 0, &mk), -EINVAL, "not a meter");
 	CHECK_ERR(p4dp_runtime_meter_counts_write(rt, X_ACL_METER, 65, &mset), -EINVAL, "out of range");
-	struct p4dp_meter_config bad = { 10, 1, 5, 1 };
+	struct p4dp_meter_config bad = { 10, 1, 5, 1, 0 };
 	CHECK_ERR(p4dp_runtime_direct_meter_set(rt, T_ACL, &ea, &bad), -EINVAL, "pir");
+	struct p4dp_meter_config bad_eburst = { 1, 1, 2, 2, 3 };
+	CHECK_ERR(p4dp_runtime_direct_meter_set(rt, T_ACL, &ea, &bad_eburst), -EINVAL,
+		  "two-rate three-color: its configurations have eburst 0, not 3");
 	CHECK_ERR(p4dp_runtime_direct_meter_set(rt, T_FWD, &ea, &mc), -EINVAL, "no direct meter");
 
 	CHECK(p4dp_runtime_table_clear(rt, T_ACL) == 0);
@@ -597,7 +600,7 @@ static void test_externs(struct p4dp_runtime *rt)
 	/* meter (bytes): unconfigured -> green; cir 1000 B/s burst 100, pir 2000 B/s burst 200 */
 	mkpkt(pkt, 3, 0);
 	CHECK(inject(rt, 0, pkt, 64, &o) == 1 && o.port[0] == P4DP_GREEN);
-	struct p4dp_meter_config mc = { 1000, 100, 2000, 200 }, got;
+	struct p4dp_meter_config mc = { 1000, 100, 2000, 200, 0 }, got;
 	p4dp_runtime_time_set(rt, 5000000000ull);
 	CHECK(p4dp_runtime_meter_set(rt, X_METER, 0, &mc) == 0);
 	CHECK(p4dp_runtime_meter_get(rt, X_METER, 0, &got) == 1 && got.pir == 2000);

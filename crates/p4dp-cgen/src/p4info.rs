@@ -47,6 +47,15 @@ struct W<'a> {
 }
 
 impl W<'_> {
+    /// The `type` line of a MeterSpec; none for two-rate three-colour meters (the enum's 0).
+    fn meter_type(t: MeterType) -> &'static str {
+        match t {
+            MeterType::TwoRateThreeColor => "",
+            MeterType::SingleRateThreeColor => "    type: SINGLE_RATE_THREE_COLOR\n",
+            MeterType::SingleRateTwoColor => "    type: SINGLE_RATE_TWO_COLOR\n",
+        }
+    }
+
     fn preamble(&mut self, id: u32, name: &str, anns: &[Annotation]) {
         let alias = self.alias.get(name).cloned().unwrap_or_else(|| name.to_string());
         let _ = writeln!(
@@ -285,7 +294,11 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
                     Some(Value::Enum(1)) => "BYTES",
                     _ => "PACKETS",
                 };
-                let _ = writeln!(w.out, "  spec {{\n    unit: {unit}\n  }}\n  size: {size}\n}}");
+                let _ = writeln!(
+                    w.out,
+                    "  spec {{\n    unit: {unit}\n{}  }}\n  size: {size}\n}}",
+                    W::meter_type(x.meter_type)
+                );
             }
             ExternKind::V1DirectMeter | ExternKind::PnaDirectMeter => {
                 w.out.push_str("direct_meters {\n");
@@ -296,7 +309,8 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
                 };
                 let _ = writeln!(
                     w.out,
-                    "  spec {{\n    unit: {unit}\n  }}\n  direct_table_id: {table_of}\n}}"
+                    "  spec {{\n    unit: {unit}\n{}  }}\n  direct_table_id: {table_of}\n}}",
+                    W::meter_type(x.meter_type)
                 );
             }
             k if k.is_action_profile() => {

@@ -650,7 +650,7 @@ impl Gen<'_> {
             };
             if let Some((kind, n, cs, table)) = self.rtc_extern_md(xid)? {
                 ext_rows.push(format!(
-                    "\t{{ {}, {}u, {kind}, 0, {}u, 0u, {cs}, {table} }},",
+                    "\t{{ {}, {}u, {kind}, 0, {}u, 0u, {cs}, {table}, 0 }},",
                     c_string(&x.fq_name),
                     self.ids.externs[xid.index()],
                     n.min(u32::MAX as u64)
@@ -720,8 +720,15 @@ impl Gen<'_> {
                 _ => ("P4DP_EXT_OTHER", "0", 0, 0, 0, -1),
             };
             let n_cells = n_cells.min(u32::MAX as u64);
+            // a meter's type (abi.h enum p4dp_meter_type); 0 for other externs
+            let meter_type = match x.meter_type {
+                _ if !x.kind.is_meter() => "0",
+                MeterType::TwoRateThreeColor => "P4DP_METER_TWO_RATE_THREE_COLOR",
+                MeterType::SingleRateThreeColor => "P4DP_METER_SINGLE_RATE_THREE_COLOR",
+                MeterType::SingleRateTwoColor => "P4DP_METER_SINGLE_RATE_TWO_COLOR",
+            };
             ext_rows.push(format!(
-                "\t{{ {}, {}u, {kind}, {unit}, {n_cells}u, {bw}u, {cs}u, {table} }},",
+                "\t{{ {}, {}u, {kind}, {unit}, {n_cells}u, {bw}u, {cs}u, {table}, {meter_type} }},",
                 c_string(&x.fq_name),
                 self.ids.externs[xid.index()]
             ));
@@ -730,7 +737,7 @@ impl Gen<'_> {
             let fields = self.digest_fields(t, Span::default())?;
             let (_, len) = native_layout(&fields.iter().map(|(_, w)| *w).collect::<Vec<_>>());
             ext_rows.push(format!(
-                "\t{{ {}, {id}u, P4DP_EXT_DIGEST, 0, 0u, {len}u, 0u, -1 }},",
+                "\t{{ {}, {id}u, P4DP_EXT_DIGEST, 0, 0u, {len}u, 0u, -1, 0 }},",
                 c_string(&name)
             ));
         }

@@ -480,6 +480,7 @@ fn unsupported_is_an_error_with_span() {
         type_args: vec![],
         ctor_args: vec![bits(32, 16)],
         annotations: vec![],
+        meter_type: Default::default(),
         span: sp(30),
     });
     p.tables[Id::new(0)].implementation = Some(x);

@@ -118,6 +118,49 @@ impl ExternKind {
     pub fn is_action_selector(self) -> bool {
         matches!(self, ExternKind::V1ActionSelector | ExternKind::PnaActionSelector)
     }
+
+    /// An indexed or direct meter of any architecture.
+    pub fn is_meter(self) -> bool {
+        matches!(
+            self,
+            ExternKind::V1Meter | ExternKind::V1DirectMeter | ExternKind::PnaMeter | ExternKind::PnaDirectMeter
+        )
+    }
+}
+
+/// A meter's type (P4Runtime MeterSpec.Type), chosen by an annotation on the meter instance
+/// (`@two_rate_three_color`, `@single_rate_three_color`, `@single_rate_two_color`; none: two-rate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MeterType {
+    /// RFC 2698, "A Two Rate Three Color Marker" (J. Heinanen, R. Guerin).
+    #[default]
+    TwoRateThreeColor,
+    /// RFC 2697, "A Single Rate Three Color Marker" (J. Heinanen, R. Guerin).
+    SingleRateThreeColor,
+    /// RFC 2697's committed bucket alone: GREEN or RED.
+    SingleRateTwoColor,
+}
+
+impl MeterType {
+    pub const ALL: [MeterType; 3] = [
+        MeterType::TwoRateThreeColor,
+        MeterType::SingleRateThreeColor,
+        MeterType::SingleRateTwoColor,
+    ];
+
+    /// The annotation that selects this type.
+    pub fn annotation(self) -> &'static str {
+        match self {
+            MeterType::TwoRateThreeColor => "two_rate_three_color",
+            MeterType::SingleRateThreeColor => "single_rate_three_color",
+            MeterType::SingleRateTwoColor => "single_rate_two_color",
+        }
+    }
+
+    /// The type an annotation name selects, if it is one of the three.
+    pub fn of_annotation(name: &str) -> Option<MeterType> {
+        MeterType::ALL.into_iter().find(|t| t.annotation() == name)
+    }
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@ pub mod analysis;
 mod extern_kind;
 pub mod print;
 pub mod validate;
-pub use extern_kind::ExternKind;
+pub use extern_kind::{ExternKind, MeterType};
 pub use validate::{validate, ValidProgram, ValidationError};
 
 // ---------------------------------------------------------------------------------------------
@@ -939,6 +939,9 @@ pub struct ExternInstance {
     /// Constructor arguments, evaluated.
     pub ctor_args: Vec<Value>,
     pub annotations: Vec<Annotation>,
+    /// Meters: the type their annotation chose (sema checks the annotations); two-rate
+    /// three-colour for every other extern.
+    pub meter_type: MeterType,
     pub span: Span,
 }
 

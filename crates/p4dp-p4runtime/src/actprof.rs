@@ -392,15 +392,16 @@ impl Profiles {
     ) -> Result<u32, OpError> {
         use action_profile_action_set::{ActionSelectionMode as Mode, SizeSemantics as Size};
         let p = rt.program();
-        if !matches!(
-            Mode::try_from(set.action_selection_mode),
-            Ok(Mode::DefaultModeDeterminedByActionSelector | Mode::Hash)
-        ) {
-            return Err(err(
-                Code::Unimplemented,
-                "p4dp's selectors pick members by the program's hash only (action_selection_mode)",
-            ));
-        }
+        let random = match Mode::try_from(set.action_selection_mode) {
+            Ok(Mode::DefaultModeDeterminedByActionSelector | Mode::Hash) => false,
+            Ok(Mode::Random) => true,
+            Err(_) => {
+                return Err(invalid(format!(
+                    "action set: unknown action_selection_mode {}",
+                    set.action_selection_mode
+                )))
+            }
+        };
         if !matches!(
             Size::try_from(set.size_semantics),
             Ok(Size::DefaultSizeDeterminedByActionSelector | Size::SumOfWeights)
@@ -441,6 +442,9 @@ impl Profiles {
                 if watch.is_some() {
                     rt.actprof_group_member_watch(x.index, group, m, *watch)?;
                 }
+            }
+            if random {
+                rt.actprof_group_random(x.index, group, true)?;
             }
             Ok::<(), p4dp_rt::Error>(())
         })();

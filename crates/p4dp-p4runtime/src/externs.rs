@@ -129,12 +129,7 @@ pub fn write_meter(rt: &Runtime, e: &MeterEntry, is_modify: bool) -> Result<(), 
     modify_only(is_modify, "meter")?;
     let counts = meter_counts_of(&e.counter_data)?;
     let i = cell(x, &e.index)?;
-    let cfg = e.config.as_ref().map(meter_value).transpose()?;
-    if let Some(c) = &cfg {
-        if c.pir < c.cir {
-            return Err(invalid(format!("{}: pir must be >= cir", x.name)));
-        }
-    }
+    let cfg = e.config.as_ref().map(|c| meter_value(c, x)).transpose()?;
     for c in cells(x, i) {
         rt.meter_set(x.index, c, cfg).map_err(rt_err)?;
         if let Some(k) = counts {
@@ -249,10 +244,11 @@ pub fn write_direct_meter(rt: &Runtime, e: &DirectMeterEntry, is_modify: bool) -
         .as_ref()
         .ok_or_else(|| invalid("direct meter entry without table_entry"))?;
     let t = table_by_id(rt.program(), te.table_id)?;
-    if t.direct_meter.is_none() {
+    let Some(dm) = t.direct_meter else {
         return Err(invalid(format!("table {} has no direct meter", t.name)));
-    }
-    let cfg = e.config.as_ref().map(meter_value).transpose()?;
+    };
+    let x = &rt.program().externs[dm as usize];
+    let cfg = e.config.as_ref().map(|c| meter_value(c, x)).transpose()?;
     if te.is_default_action {
         default_entry_key(te)?;
         rt.default_meter_set(t.index, cfg).map_err(rt_err)?;

@@ -8,7 +8,7 @@
 //! (no idle timeout): its direct counter and meter cells are the ones a miss counts into and is
 //! metered by, and the runtime keeps its metadata beside the table.
 
-use p4dp_rt::{MatchField, Runtime, TableInfo};
+use p4dp_rt::{MatchField, Program, Runtime, TableInfo};
 
 use crate::proto::p4::v1::{MeterCounterData, TableEntry};
 use crate::tables::{counter_data, counter_value, invalid, meter_value, rt_err, Op, OpError};
@@ -40,7 +40,7 @@ impl Extras {
     /// Validates the extras of a written entry (not a default entry) and gives what to set.
     // controller_metadata: deprecated by the specification in favour of metadata, still served
     #[allow(deprecated)]
-    pub fn of(t: &TableInfo, e: &TableEntry, op: Op) -> Result<Extras, OpError> {
+    pub fn of(p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result<Extras, OpError> {
         if e.time_since_last_hit.is_some() {
             return Err(invalid("time_since_last_hit must not be set in a write"));
         }
@@ -68,7 +68,10 @@ impl Extras {
                 e.metadata.len()
             )));
         }
-        let meter = e.meter_config.as_ref().map(meter_value).transpose()?;
+        let meter = match (&e.meter_config, t.direct_meter) {
+            (Some(c), Some(x)) => Some(meter_value(c, &p.externs[x as usize])?),
+            _ => None,
+        };
         let counter = e.counter_data.as_ref().map(counter_value).transpose()?;
         let meter_counts = e.meter_counter_data.as_ref().map(meter_counts_value).transpose()?;
         let meta = encode_meta(e.controller_metadata, &e.metadata);
@@ -96,13 +99,13 @@ impl Extras {
     /// (without it the meter returns to its default), the metadata are always set.
     // controller_metadata: deprecated by the specification in favour of metadata, still served
     #[allow(deprecated)]
-    pub fn of_default(t: &TableInfo, e: &TableEntry) -> Result<Extras, OpError> {
+    pub fn of_default(p: &Program, t: &TableInfo, e: &TableEntry) -> Result<Extras, OpError> {
         if e.idle_timeout_ns != 0 || e.time_since_last_hit.is_some() {
             return Err(invalid(
                 "a default entry has no idle timeout (idle_timeout_ns 0, no time_since_last_hit)",
             ));
         }
-        let x = Extras::of(t, e, Op::Modify)?;
+        let x = Extras::of(p, t, e, Op::Modify)?;
         Ok(Extras { ttl: None, ..x })
     }
 
@@ -254,7 +257,7 @@ pub fn meter_msg(m: p4dp_rt::MeterConfig) -> crate::proto::p4::v1::MeterConfig {
         cburst: m.cburst as i64,
         pir: m.pir as i64,
         pburst: m.pburst as i64,
-        eburst: 0,
+        eburst: m.eburst as i64,
     }
 }
 

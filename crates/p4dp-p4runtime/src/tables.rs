@@ -547,7 +547,7 @@ pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpErro
             t.name
         )));
     }
-    let extras = Extras::of(t, e, op)?;
+    let extras = Extras::of(p, t, e, op)?;
     let matches = match_of(t, &e.r#match)?;
     check_priority(t, e.priority)?;
     let insert = match op {
@@ -642,7 +642,7 @@ fn prepare_default(p: &Program, t: &TableInfo, e: &TableEntry, op: Op) -> Result
     if !e.r#match.is_empty() || e.priority != 0 {
         return Err(invalid("a default entry has no match and priority 0"));
     }
-    let extras = Extras::of_default(t, e)?;
+    let extras = Extras::of_default(p, t, e)?;
     if t.const_default_action {
         return Err(err(
             Code::PermissionDenied,
@@ -803,21 +803,40 @@ pub fn ttl_i64(ns: u64) -> i64 {
 }
 
 /// A meter configuration in runtime form.
-pub fn meter_value(c: &MeterConfig) -> Result<p4dp_rt::MeterConfig, OpError> {
-    if c.cir < 0 || c.cburst < 0 || c.pir < 0 || c.pburst < 0 {
+/// A meter configuration in runtime form, checked against the type of meter `x` (P4Info
+/// MeterSpec.Type): two-rate three-colour ones take pir >= cir and eburst 0, single-rate ones
+/// cir == pir && cburst == pburst, single-rate two-colour ones eburst 0 besides.
+pub fn meter_value(c: &MeterConfig, x: &p4dp_rt::ExternInfo) -> Result<p4dp_rt::MeterConfig, OpError> {
+    use p4dp_rt::MeterType as T;
+    if c.cir < 0 || c.cburst < 0 || c.pir < 0 || c.pburst < 0 || c.eburst < 0 {
         return Err(invalid("meter rates and bursts must not be negative"));
     }
-    if c.eburst != 0 {
-        return Err(err(
-            Code::Unimplemented,
-            "eburst (single-rate three-color meters) is not supported",
-        ));
+    let (ty, single_rate) = match x.meter_type {
+        T::TwoRateThreeColor => ("TWO_RATE_THREE_COLOR", false),
+        T::SingleRateThreeColor => ("SINGLE_RATE_THREE_COLOR", true),
+        T::SingleRateTwoColor => ("SINGLE_RATE_TWO_COLOR", true),
+    };
+    let must = |what: &str| {
+        invalid(format!(
+            "{} is a {ty} meter: its MeterConfig must have {what} (cir {}, pir {}, cburst {}, pburst {}, eburst {})",
+            x.name, c.cir, c.pir, c.cburst, c.pburst, c.eburst
+        ))
+    };
+    if single_rate && (c.cir != c.pir || c.cburst != c.pburst) {
+        return Err(must("cir == pir && cburst == pburst"));
+    }
+    if x.meter_type != T::SingleRateThreeColor && c.eburst != 0 {
+        return Err(must("eburst == 0"));
+    }
+    if c.pir < c.cir {
+        return Err(invalid(format!("{}: pir must be >= cir", x.name)));
     }
     Ok(p4dp_rt::MeterConfig {
         cir: c.cir as u64,
         cburst: c.cburst as u64,
         pir: c.pir as u64,
         pburst: c.pburst as u64,
+        eburst: c.eburst as u64,
     })
 }
 

@@ -85,6 +85,7 @@ extern "C" {
         member: u32,
         watch: u32,
     ) -> c_int;
+    fn p4dp_runtime_actprof_group_random_set(rt: *mut ffi::p4dp_runtime, ext: u32, group: u32, random: c_int) -> c_int;
     fn p4dp_runtime_actprof_group_get(
         rt: *mut ffi::p4dp_runtime,
         ext: u32,
@@ -200,6 +201,17 @@ impl Runtime {
         // SAFETY: plain call.
         check("action selector group member watch port", unsafe {
             p4dp_runtime_actprof_group_member_watch_set(self.p(), ext, group, member, watch.unwrap_or(u32::MAX))
+        })
+        .map(|_| ())
+    }
+
+    /// Sets how group `group` picks a packet's member: at random (`random`; each member as often
+    /// as its weight, among those whose watch port is live) or by the selector hash (a new
+    /// group's mode).
+    pub fn actprof_group_random(&self, ext: u32, group: u32, random: bool) -> Result<()> {
+        // SAFETY: plain call.
+        check("action selector group selection mode", unsafe {
+            p4dp_runtime_actprof_group_random_set(self.p(), ext, group, c_int::from(random))
         })
         .map(|_| ())
     }

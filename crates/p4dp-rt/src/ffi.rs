@@ -5,7 +5,7 @@
 
 use std::os::raw::{c_char, c_int, c_void};
 
-pub const P4DP_ABI_VERSION: u32 = 20;
+pub const P4DP_ABI_VERSION: u32 = 21;
 pub const P4DP_PORT_DROP: u32 = 511;
 pub const P4DP_CLONE_REPLICAS_MAX: u32 = 64;
 /// `p4dp_table_info.storage` flag of rtc.p4's `@linear` tables (abi.h).
@@ -72,6 +72,8 @@ pub struct p4dp_extern_info {
     pub bitwidth: u32,
     pub cell_size: u32,
     pub table: i32,
+    /// ABI 21: meters' enum p4dp_meter_type.
+    pub meter_type: u8,
 }
 
 #[repr(C)]
@@ -212,6 +214,7 @@ pub struct p4dp_meter_config {
     pub cburst: u64,
     pub pir: u64,
     pub pburst: u64,
+    pub eburst: u64,
 }
 
 #[repr(C)]

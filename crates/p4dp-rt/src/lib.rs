@@ -42,8 +42,8 @@ pub use runtime::{
     TableStats, WorkerStats,
 };
 pub use schema::{
-    ActionInfo, ActionScope, ExternInfo, ExternKind, KeyInfo, MatchKind, ParamInfo, Program, TableAction, TableInfo,
-    Unit, ValueSetInfo,
+    ActionInfo, ActionScope, ExternInfo, ExternKind, KeyInfo, MatchKind, MeterType, ParamInfo, Program, TableAction,
+    TableInfo, Unit, ValueSetInfo,
 };
 pub use vset::ValueSetMember;
 

@@ -97,13 +97,16 @@ pub struct CounterValue {
     pub bytes: u64,
 }
 
-/// Two-rate three-color meter parameters: rates in units/s, bursts in units (bytes or packets).
+/// Meter parameters as P4Runtime's MeterConfig: rates in units/s, bursts in units (bytes or
+/// packets). What a meter takes depends on its [`crate::MeterType`] (rt.h struct p4dp_meter_config).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MeterConfig {
     pub cir: u64,
     pub cburst: u64,
     pub pir: u64,
     pub pburst: u64,
+    /// Single-rate three-colour meters: the excess burst size (EBS); 0 for the other types.
+    pub eburst: u64,
 }
 
 /// Per-colour counts of a meter cell: what the meter coloured green, yellow and red.
@@ -982,6 +985,7 @@ impl Runtime {
             cburst: c.cburst,
             pir: c.pir,
             pburst: c.pburst,
+            eburst: c.eburst,
         });
         let ptr = c.as_ref().map_or(std::ptr::null(), |c| c as *const _);
         // SAFETY: ptr is NULL or valid for the call.
@@ -1002,6 +1006,7 @@ impl Runtime {
             cburst: c.cburst,
             pir: c.pir,
             pburst: c.pburst,
+            eburst: c.eburst,
         }))
     }
 
@@ -1029,6 +1034,7 @@ impl Runtime {
             cburst: c.cburst,
             pir: c.pir,
             pburst: c.pburst,
+            eburst: c.eburst,
         });
         let ptr = c.as_ref().map_or(std::ptr::null(), |c| c as *const _);
         // SAFETY: e and ptr are NULL or valid for the call.
@@ -1061,6 +1067,7 @@ impl Runtime {
             cburst: c.cburst,
             pir: c.pir,
             pburst: c.pburst,
+            eburst: c.eburst,
         }))
     }
 

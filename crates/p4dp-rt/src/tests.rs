@@ -273,6 +273,7 @@ fn acl_roundtrip() {
             cburst: 1,
             pir: 2,
             pburst: 2,
+            eburst: 0,
         }),
     )
     .unwrap();
@@ -307,6 +308,7 @@ fn externs_and_pre() {
             cburst: 64,
             pir: 1280,
             pburst: 128,
+            eburst: 0,
         }),
     )
     .unwrap();

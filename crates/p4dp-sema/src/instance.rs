@@ -563,15 +563,67 @@ impl<'a> Sema<'a> {
             })
             .collect();
         let fq = control_plane_name(prefix, name, name_ann);
+        let kind = ir::ExternKind::of(&xd.name.name, &self.arch);
+        let meter_type = self.meter_type(kind, &xd.name.name, &annotations, span);
         Some(self.p.externs.alloc(ir::ExternInstance {
             type_name: xd.name.name.clone(),
-            kind: ir::ExternKind::of(&xd.name.name, &self.arch),
+            kind,
             name: name.to_string(),
             fq_name: fq,
             type_args,
             ctor_args,
             annotations,
+            meter_type,
             span: ispan(span),
         }))
+    }
+
+    /// E0425: the meter type an instance's annotations choose (docs/p4runtime.md "Meter types"):
+    /// at most one of `@two_rate_three_color`, `@single_rate_three_color`,
+    /// `@single_rate_two_color`, without arguments, on meters only.
+    fn meter_type(
+        &mut self,
+        kind: ir::ExternKind,
+        type_name: &str,
+        anns: &[ir::Annotation],
+        span: Span,
+    ) -> ir::MeterType {
+        let mut chosen: Option<ir::MeterType> = None;
+        for a in anns {
+            let Some(t) = ir::MeterType::of_annotation(&a.name) else {
+                continue;
+            };
+            if !kind.is_meter() {
+                self.err(
+                    "E0425",
+                    format!("@{} chooses a meter's type; `{type_name}` is not a meter", a.name),
+                    span,
+                    "not a meter",
+                );
+                continue;
+            }
+            if !a.args.is_empty() {
+                self.err(
+                    "E0425",
+                    format!("@{} takes no arguments", a.name),
+                    span,
+                    "arguments given",
+                );
+            }
+            match chosen {
+                Some(c) if c != t => self.err(
+                    "E0425",
+                    format!(
+                        "a meter has one type: @{} and @{} both given",
+                        c.annotation(),
+                        t.annotation()
+                    ),
+                    span,
+                    "conflicting meter types",
+                ),
+                _ => chosen = Some(t),
+            }
+        }
+        chosen.unwrap_or_default()
     }
 }

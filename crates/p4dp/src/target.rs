@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use p4dp_rt::{CounterValue as RtCounter, ExternKind, MatchField, MeterConfig, Runtime, TableEntry, Unit};
+use p4dp_rt::{CounterValue as RtCounter, ExternKind, MatchField, MeterConfig, MeterType, Runtime, TableEntry, Unit};
 use p4dp_stf::{
     ActionCall, ActionRefSchema, ActionSchema, CounterCell, CounterSchema, CounterUnit, CounterValue,
     DirectCounterSchema, EntryHandle, FieldMatch, KeyFieldMatch, McNodeHandle, MeterCells, MeterRate, MeterSchema,
@@ -298,11 +298,30 @@ impl Target for RtTarget<'_> {
         };
         // STF rates are units per microsecond; the runtime takes units per second.
         let per_s = |r: f64| (r * 1e6).round().max(0.0) as u64;
-        let cfg = MeterConfig {
-            cir: per_s(c.rate_per_us),
-            cburst: c.burst,
-            pir: per_s(p.rate_per_us),
-            pburst: p.burst,
+        let cfg = if self.rt.program().externs[x as usize].meter_type == MeterType::SingleRateThreeColor {
+            // a single-rate three-colour meter's second pair is its excess bucket (docs/stf.md)
+            if per_s(p.rate_per_us) != per_s(c.rate_per_us) {
+                return Err(TargetError::Failed(format!(
+                    "meter {name} is single-rate three-color: its excess bucket fills at the committed rate \
+                     (the second rate:burst pair has rate {}, the first {})",
+                    p.rate_per_us, c.rate_per_us
+                )));
+            }
+            MeterConfig {
+                cir: per_s(c.rate_per_us),
+                cburst: c.burst,
+                pir: per_s(c.rate_per_us),
+                pburst: c.burst,
+                eburst: if rates.len() == 2 { p.burst } else { 0 },
+            }
+        } else {
+            MeterConfig {
+                cir: per_s(c.rate_per_us),
+                cburst: c.burst,
+                pir: per_s(p.rate_per_us),
+                pburst: p.burst,
+                eburst: 0,
+            }
         };
         match cells {
             MeterCells::Index(i) => self.rt.meter_set(x, i, Some(cfg)).map_err(fail),

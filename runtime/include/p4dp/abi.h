@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 20u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match); 14: the rtc Queue's push and pop are inline in rtc.h (struct p4dp_rtc_queue is public); 15: exact tables of keys of at most 8 bytes have one-line read-index buckets (xindex.h, struct p4dp_xi_bucket8); 16: direct counters and meters have a cell for the table's default entry after the entries' (n_cells = size + 1), which the generated code counts and meters misses in; 17: struct p4dp_bg_env has a yield point (yield) and counts the rtc Locks the iteration holds (locks_held, rtc.h p4dp_rtc_lock_acquire_bg/_release_bg), the table sweep begins with the env (p4dp_rtc_sweep_begin_bg); 18: struct p4dp_table_head has a linear table's direct read index (rows, n_rows), which the generated code's p4dp_table_apply_linear reads; 19: struct p4dp_table_head has copies of the exact read index's shift, buckets and seed (xi_shift, xi_b, xi_seed), which p4dp_table_apply_exact reads instead of the index's own; 20: p4dp_clone_session_get returns the session's class of service (the clones' priority) */
+#define P4DP_ABI_VERSION 21u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match); 14: the rtc Queue's push and pop are inline in rtc.h (struct p4dp_rtc_queue is public); 15: exact tables of keys of at most 8 bytes have one-line read-index buckets (xindex.h, struct p4dp_xi_bucket8); 16: direct counters and meters have a cell for the table's default entry after the entries' (n_cells = size + 1), which the generated code counts and meters misses in; 17: struct p4dp_bg_env has a yield point (yield) and counts the rtc Locks the iteration holds (locks_held, rtc.h p4dp_rtc_lock_acquire_bg/_release_bg), the table sweep begins with the env (p4dp_rtc_sweep_begin_bg); 18: struct p4dp_table_head has a linear table's direct read index (rows, n_rows), which the generated code's p4dp_table_apply_linear reads; 19: struct p4dp_table_head has copies of the exact read index's shift, buckets and seed (xi_shift, xi_b, xi_seed), which p4dp_table_apply_exact reads instead of the index's own; 20: p4dp_clone_session_get returns the session's class of service (the clones' priority); 21: struct p4dp_extern_info ends with a meter's type (meter_type, enum p4dp_meter_type) */
 
 /** p4dp_table_info.storage flag: rtc.p4 @linear, the entry of key k lives in row k (table.h linear). */
 #define P4DP_STORAGE_F_LINEAR 0x100
@@ -138,6 +138,17 @@ struct p4dp_extern_info {
 	uint32_t bitwidth;    /**< registers: cell width in bits; digests: data bytes */
 	uint32_t cell_size;   /**< registers: bytes per cell in native layout (1,2,4,8,16, or more) */
 	int32_t table;        /**< direct counters/meters: index of the owning table, else -1 */
+	uint8_t meter_type;   /**< meters: enum p4dp_meter_type (0, two-rate three-colour, for others) */
+};
+
+/** A meter's type: the marker it runs and the configurations it takes (P4Runtime MeterSpec.Type;
+ *  the P4 program chooses it with an annotation on the meter, docs/p4runtime.md). */
+enum p4dp_meter_type {
+	P4DP_METER_TWO_RATE_THREE_COLOR = 0,    /**< RFC 2698 trTCM: cir, cburst, pir >= cir, pburst; no eburst */
+	P4DP_METER_SINGLE_RATE_THREE_COLOR = 1, /**< RFC 2697 srTCM: cir, cburst (CBS), eburst (EBS);
+						     pir == cir and pburst == cburst */
+	P4DP_METER_SINGLE_RATE_TWO_COLOR = 2,   /**< one bucket (cir, cburst), GREEN or RED; pir == cir,
+						     pburst == cburst, eburst 0 */
 };
 
 /** Most fields of one value set member (a struct element type's fields). */
@@ -528,7 +539,8 @@ static inline void p4dp_counter_count(struct p4dp_ctx *ctx, uint32_t ext, uint32
 enum p4dp_color { P4DP_GREEN = 0, P4DP_YELLOW = 1, P4DP_RED = 2 };
 
 /**
- * Execute a two-rate three-color meter cell (RFC 2698, color-blind) at ctx->now_ns.
+ * Execute a meter cell at ctx->now_ns, colour-blind, by the meter's type (enum p4dp_meter_type):
+ * two-rate three-colour (RFC 2698), single-rate three-colour (RFC 2697) or single-rate two-colour.
  *
  * @param ctx the worker's context.
  * @param ext extern index of the meter.

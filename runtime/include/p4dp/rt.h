@@ -664,10 +664,13 @@ int p4dp_runtime_rtc_queue_stats_get(struct p4dp_runtime *rt, uint32_t ext, stru
  */
 int p4dp_runtime_rtc_lock_get(struct p4dp_runtime *rt, uint32_t ext, uint32_t index, uint32_t *held);
 
-/** Two-rate three-color meter parameters (RFC 2698). Rates in units per second, bursts in units;
- *  units are bytes or packets per the extern's unit. */
+/** Meter parameters, as P4Runtime's MeterConfig. Rates in units per second, bursts in units;
+ *  units are bytes or packets per the extern's unit. What a meter takes depends on its type
+ *  (enum p4dp_meter_type, abi.h): two-rate three-colour (RFC 2698) pir >= cir and eburst 0;
+ *  single-rate three-colour (RFC 2697) pir == cir, pburst == cburst, eburst the excess burst
+ *  size (EBS); single-rate two-colour pir == cir, pburst == cburst and eburst 0. */
 struct p4dp_meter_config {
-	uint64_t cir, cburst, pir, pburst;
+	uint64_t cir, cburst, pir, pburst, eburst;
 };
 
 /**
@@ -677,7 +680,8 @@ struct p4dp_meter_config {
  * @param ext extern index of an indexed or direct meter.
  * @param index cell index.
  * @param cfg the rates and bursts; NULL unconfigures the cell (it then returns GREEN).
- * @return 0; -EINVAL (not a meter, index out of range, pir < cir); -ENOMEM.
+ * @return 0; -EINVAL (not a meter, index out of range, a configuration the meter's type does not
+ *         take: see struct p4dp_meter_config); -ENOMEM.
  * Context: control thread. Thread safety: runtime mutex; the configuration is published
  * atomically and the old one freed after an RCU grace period.
  */
@@ -1519,6 +1523,21 @@ int p4dp_runtime_actprof_group_member_add(struct p4dp_runtime *rt, uint32_t ext,
  */
 int p4dp_runtime_actprof_group_member_remove(struct p4dp_runtime *rt, uint32_t ext, uint32_t group,
 					     uint32_t member);
+
+/**
+ * Set how a group picks a packet's member: by the selector hash (@p random 0, the default of a
+ * new group) or at random (P4Runtime's RANDOM action selection mode): from the worker's
+ * pseudo-random sequence, each member as often as its weight, among the members whose watch
+ * port is live.
+ *
+ * @param rt the runtime.
+ * @param ext extern index of an action selector.
+ * @param group group id.
+ * @param random 0: by hash; else at random.
+ * @return 0; -EINVAL (not a selector); -ENOENT (no such group); -ENOMEM.
+ * Context: control thread. Thread safety: profile mutex; workers resolve members lock-free.
+ */
+int p4dp_runtime_actprof_group_random_set(struct p4dp_runtime *rt, uint32_t ext, uint32_t group, int random);
 
 /** No watch port (p4dp_runtime_actprof_group_member_watch_set). */
 #define P4DP_RT_WATCH_NONE UINT32_MAX
