@@ -451,4 +451,25 @@ mod tests {
         let c = Classifier::build(&w, rules);
         assert_eq!(c.tabs(), 2);
     }
+
+    #[test]
+    fn rule_sets_replay_the_trace_the_bench_sends() {
+        let rules = gen::rules(TableKind::Ternary, 64, 3);
+        let s = rule_set_stats(TableKind::Ternary, &rules, &Traffic::Uniform, 5).unwrap();
+        // every lookup probes one tab at least, none more than there are, and a burst visits at
+        // least its longest walk
+        assert!(s.probes >= 1.0 && s.probes <= s.tabs, "{s:?}");
+        assert!(s.passes >= s.probes && s.passes <= s.tabs, "{s:?}");
+        assert!(s.checks >= 1.0, "{s:?}");
+        // the same trace gives the same figures; skewed traffic other ones
+        assert_eq!(
+            rule_set_stats(TableKind::Ternary, &rules, &Traffic::Uniform, 5),
+            Some(s)
+        );
+        let z = rule_set_stats(TableKind::Ternary, &rules, &Traffic::Zipf(1.1), 5).unwrap();
+        assert_ne!(z, s);
+        // exact and lpm tables are not tuple spaces
+        let ex = gen::rules(TableKind::Exact, 16, 3);
+        assert!(rule_set_stats(TableKind::Exact, &ex, &Traffic::Uniform, 5).is_none());
+    }
 }
