@@ -212,12 +212,17 @@ fn csum(tmpl: &[u8]) -> [u8; 2] {
 /// The keys (one value per field of `kind`) of the trace `rule_trace` sends for `rules` with
 /// `traffic`'s popularity, in the order it sends them: a rule by the popularity, then a key
 /// inside it. The model replays the same keys through its tuple-space classifier.
-pub(crate) fn rule_trace_keys(traffic: &Traffic, kind: TableKind, rules: &[Rule], seed: u64) -> Vec<Vec<u64>> {
+pub(crate) fn rule_trace_keys<'a>(
+    traffic: &Traffic,
+    kind: TableKind,
+    rules: &'a [Rule],
+    seed: u64,
+) -> impl ExactSizeIterator<Item = Vec<u64>> + 'a {
     let w = gen::widths(kind);
     let mut rng = Rng::new(seed ^ 0x7eaf);
     let pop = Popularity::new(traffic, rules.len() as u64, &mut rng);
     let n = (rules.len() as u64 * 4).clamp(4096, TRACE_MAX);
-    (0..n).map(|_| rules[pop.draw(&mut rng)].sample(&w, &mut rng)).collect()
+    (0..n as usize).map(move |_| rules[pop.draw(&mut rng)].sample(&w, &mut rng))
 }
 
 /// A trace of records hitting `rules` of a `kind` table with the run's popularity.
@@ -225,8 +230,8 @@ pub(crate) fn rule_trace(ctx: &Ctx, kind: TableKind, rules: &[Rule], tmpl: &[u8]
     let c = csum(tmpl);
     let keys = rule_trace_keys(&ctx.traffic, kind, rules, seed);
     let mut records = Vec::with_capacity(keys.len() * REC_SIZE as usize);
-    for v in &keys {
-        records.extend_from_slice(&gen::key_record(kind, v, c));
+    for v in keys {
+        records.extend_from_slice(&gen::key_record(kind, &v, c));
     }
     overlay(ctx, records)
 }

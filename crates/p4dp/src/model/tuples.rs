@@ -338,10 +338,8 @@ pub fn rule_set_stats(kind: TableKind, rules: &[Rule], traffic: &Traffic, seed: 
         .map(|(i, r)| sim_rule(&w, &r.matches(kind), (n - i) as i32))
         .collect();
     let c = Classifier::build(&w, sim?);
-    let mut keys = rule_trace_keys(traffic, kind, rules, seed);
-    keys.truncate(REPLAY_MAX);
-    let keys: Vec<Vec<u128>> = keys
-        .into_iter()
+    let keys: Vec<Vec<u128>> = rule_trace_keys(traffic, kind, rules, seed)
+        .take(REPLAY_MAX)
         .map(|k| k.into_iter().map(u128::from).collect())
         .collect();
     Some(c.stats(&keys))
