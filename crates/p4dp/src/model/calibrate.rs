@@ -144,6 +144,9 @@ fn tuple_sets() -> Vec<(u32, Traffic)> {
     v
 }
 
+/// One measured rule set: its rules, traffic, what its lookups do, and its measurement.
+type TuplePoint = (u64, Traffic, TupleStats, Settled);
+
 /// Seeds of a calibration rule set of `n` rules and of its trace: uniform traffic takes the
 /// rules of the kinds' points by entries, skewed traffic others.
 fn set_seeds(n: u64, traffic: &Traffic) -> (u64, u64) {
@@ -374,7 +377,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     }
     // tuple-space kinds: rule sets, with what their lookups do (the model's replay of the
     // classifier over the same trace)
-    let mut tuple_points: Vec<(TableKind, Vec<(u64, Traffic, TupleStats, Settled)>)> = Vec::new();
+    let mut tuple_points: Vec<(TableKind, Vec<TuplePoint>)> = Vec::new();
     let mut by_entries_acl: Vec<(TableKind, Vec<(u64, f64)>)> = Vec::new();
     for (kind, sets) in &pl.tuple_sets {
         let mut points = Vec::new();

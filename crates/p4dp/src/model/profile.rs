@@ -779,13 +779,13 @@ fn least_squares(xs: &[Vec<f64>], y: &[f64]) -> Option<(f64, Vec<f64>, f64)> {
     let row = |i: usize| -> Vec<f64> { std::iter::once(1.0).chain(xs.iter().map(|c| c[i])).collect() };
     // normal equations, solved by Gaussian elimination with partial pivoting
     let mut a = vec![vec![0.0; k + 1]; k];
-    for i in 0..n {
+    for (i, &yi) in y.iter().enumerate() {
         let r = row(i);
-        for p in 0..k {
+        for (p, ap) in a.iter_mut().enumerate() {
             for q in 0..k {
-                a[p][q] += r[p] * r[q];
+                ap[q] += r[p] * r[q];
             }
-            a[p][k] += r[p] * y[i];
+            ap[k] += r[p] * yi;
         }
     }
     for c in 0..k {
@@ -794,11 +794,12 @@ fn least_squares(xs: &[Vec<f64>], y: &[f64]) -> Option<(f64, Vec<f64>, f64)> {
             return None;
         }
         a.swap(c, piv);
-        for r in 0..k {
+        let pivot = a[c].clone();
+        for (r, row) in a.iter_mut().enumerate() {
             if r != c {
-                let f = a[r][c] / a[c][c];
-                for q in c..=k {
-                    a[r][q] -= f * a[c][q];
+                let f = row[c] / pivot[c];
+                for (x, pv) in row.iter_mut().zip(&pivot).skip(c) {
+                    *x -= f * pv;
                 }
             }
         }

@@ -253,7 +253,7 @@ impl Classifier {
     /// The tabs by decreasing top priority (the runtime's view).
     fn order(&self) -> Vec<&Tab> {
         let mut order: Vec<&Tab> = self.tabs.iter().filter(|t| t.top > i32::MIN).collect();
-        order.sort_by(|a, b| b.top.cmp(&a.top));
+        order.sort_by_key(|t| std::cmp::Reverse(t.top));
         order
     }
 
