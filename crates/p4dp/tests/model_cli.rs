@@ -56,7 +56,7 @@ fn calibrate_then_model_a_corpus_program() {
     let text = ok(&p4dp(&["calibrate", "--quick", "--out", prof_s]));
     assert!(text.contains("caches: L1d"), "{text}");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&prof).expect("profile written")).expect("JSON");
-    assert_eq!(v["p4dp_profile"], 4);
+    assert_eq!(v["p4dp_profile"], 5);
     // the pointer chase's TLB and the four miss penalties (L1, L2, LLC, TLB)
     assert_eq!(num(&v["tlb"], "page_bytes"), 4096.0);
     assert!(num(&v["tlb"], "reach_pages") > 0.0);
@@ -77,6 +77,15 @@ fn calibrate_then_model_a_corpus_program() {
             assert!(num(p, "entries") >= 1.0 && num(p, "footprint_bytes") > 0.0 && num(p, "cycles") >= 0.0);
             assert!(num(p, "tlb_bytes") > 0.0);
         }
+    }
+    // the tuple-space rule sets: what the model's replay of the classifier says their lookups do
+    let sets = v["tuple_sets"]["ternary"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no ternary sets: {v}"));
+    assert!(!sets.is_empty());
+    for q in sets {
+        assert!(num(q, "tabs") >= 1.0 && num(q, "probes") >= 1.0 && num(q, "probes") <= num(q, "tabs"));
+        assert!(num(q, "checks") >= 0.0 && num(q, "zipf") == 0.0);
     }
 
     // a corpus program with a table on the IPv4 destination: generated entries are hit

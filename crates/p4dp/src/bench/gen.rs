@@ -460,16 +460,9 @@ pub fn record(csum: [u8; 2], src: u32, dst: u32, proto: u8, sport: u16, dport: u
     r
 }
 
-/// A record whose 5-tuple matches `rule` of a `kind` table (fields a rule leaves open are random;
-/// exact and lpm rules fix only the destination).
-pub fn rule_record(
-    kind: TableKind,
-    rule: &Rule,
-    widths: &[u32],
-    csum: [u8; 2],
-    rng: &mut Rng,
-) -> [u8; REC_SIZE as usize] {
-    let v = rule.sample(widths, rng);
+/// A record carrying key `v` of a `kind` table (a rule's sample, `Rule::sample`): the 5-tuple's
+/// fields, or (exact and lpm) the destination, the other fields fixed.
+pub fn key_record(kind: TableKind, v: &[u64], csum: [u8; 2]) -> [u8; REC_SIZE as usize] {
     if kind.prioritized() {
         record(csum, v[0] as u32, v[1] as u32, v[2] as u8, v[3] as u16, v[4] as u16)
     } else {

@@ -111,6 +111,11 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// The popularity of the traces made from now on (`rule_trace`).
+    pub fn set_traffic(&mut self, t: Traffic) {
+        self.traffic = t;
+    }
+
     /// Settings for measuring points outside a sweep (`p4dp calibrate`, `p4dp model --check`):
     /// `a`'s workers, packets, repetitions and seed, the given windows and popularity, compiled
     /// programs kept in `out_dir`; `total` points announced on the progress line.
@@ -204,17 +209,29 @@ fn csum(tmpl: &[u8]) -> [u8; 2] {
     [tmpl[24], tmpl[25]]
 }
 
-/// A trace of records hitting `rules` of a `kind` table with the run's popularity.
-pub(crate) fn rule_trace(ctx: &Ctx, kind: TableKind, rules: &[Rule], tmpl: &[u8], seed: u64) -> Trace {
+/// The keys (one value per field of `kind`) of the trace `rule_trace` sends for `rules` with
+/// `traffic`'s popularity, in the order it sends them: a rule by the popularity, then a key
+/// inside it. The model replays the same keys through its tuple-space classifier.
+pub(crate) fn rule_trace_keys<'a>(
+    traffic: &Traffic,
+    kind: TableKind,
+    rules: &'a [Rule],
+    seed: u64,
+) -> impl ExactSizeIterator<Item = Vec<u64>> + 'a {
     let w = gen::widths(kind);
     let mut rng = Rng::new(seed ^ 0x7eaf);
-    let pop = Popularity::new(&ctx.traffic, rules.len() as u64, &mut rng);
+    let pop = Popularity::new(traffic, rules.len() as u64, &mut rng);
     let n = (rules.len() as u64 * 4).clamp(4096, TRACE_MAX);
+    (0..n as usize).map(move |_| rules[pop.draw(&mut rng)].sample(&w, &mut rng))
+}
+
+/// A trace of records hitting `rules` of a `kind` table with the run's popularity.
+pub(crate) fn rule_trace(ctx: &Ctx, kind: TableKind, rules: &[Rule], tmpl: &[u8], seed: u64) -> Trace {
     let c = csum(tmpl);
-    let mut records = Vec::with_capacity((n * u64::from(REC_SIZE)) as usize);
-    for _ in 0..n {
-        let r = &rules[pop.draw(&mut rng)];
-        records.extend_from_slice(&gen::rule_record(kind, r, &w, c, &mut rng));
+    let keys = rule_trace_keys(&ctx.traffic, kind, rules, seed);
+    let mut records = Vec::with_capacity(keys.len() * REC_SIZE as usize);
+    for v in keys {
+        records.extend_from_slice(&gen::key_record(kind, &v, c));
     }
     overlay(ctx, records)
 }

@@ -11,11 +11,11 @@ use p4dp_rt::bench::BenchTarget;
 use super::measure::{median, median_line, settle, Settled};
 use super::predict::footprint;
 use super::profile::{
-    fit_line, fit_penalties, lookup_cost, Caches, KindCost, Machine, Popularity, Profile, SizePoint, Tlb, WorkerCost,
-    TLB,
+    fit_line, fit_penalties, lookup_cost, Caches, KindCost, Machine, Popularity, Profile, SizePoint, Tlb, TupleSet,
+    TupleSets, WorkerCost, TLB,
 };
 use super::tlb;
-use super::tuples::rule_set_probes;
+use super::tuples::{rule_set_stats, TupleStats};
 use super::{bench_args, CalibrateArgs};
 use crate::bench::gen::{self, Externs, ProgSpec, TableKind};
 use crate::bench::sweep::{install_rules, measure_so, rule_trace, Ctx, Spec};
@@ -98,6 +98,10 @@ fn cpu_model() -> String {
 /// The measurement plan: sizes per kind, windows and repetitions.
 struct Plan {
     sizes: Vec<(TableKind, Vec<u32>)>,
+    /// Tuple-space kinds: the rule sets (log2 of the rules, the traffic) whose lookups the cost
+    /// per tab and per probe is fitted over (model/profile.rs `tuple_cost`); the uniform ones
+    /// are also the kind's points by entries.
+    tuple_sets: Vec<(TableKind, Vec<(u32, Traffic)>)>,
     chain: Vec<u32>,
     repeat: u32,
     warmup: f64,
@@ -107,11 +111,8 @@ struct Plan {
 fn plan(quick: bool) -> Plan {
     if quick {
         Plan {
-            sizes: vec![
-                (TableKind::Exact, vec![4, 16]),
-                (TableKind::Lpm, vec![4]),
-                (TableKind::Ternary, vec![4]),
-            ],
+            sizes: vec![(TableKind::Exact, vec![4, 16]), (TableKind::Lpm, vec![4])],
+            tuple_sets: vec![(TableKind::Ternary, vec![(4, Traffic::Uniform)])],
             chain: vec![1, 3],
             repeat: 1,
             warmup: 0.05,
@@ -122,15 +123,36 @@ fn plan(quick: bool) -> Plan {
             sizes: vec![
                 (TableKind::Exact, vec![2, 8, 12, 15, 18, 20]),
                 (TableKind::Lpm, vec![2, 8, 12, 16, 18]),
-                (TableKind::Ternary, vec![2, 6, 8, 10]),
-                (TableKind::Range, vec![2, 6, 8, 10]),
-                (TableKind::Optional, vec![2, 6, 8, 10]),
             ],
+            tuple_sets: [TableKind::Ternary, TableKind::Range, TableKind::Optional]
+                .into_iter()
+                .map(|k| (k, tuple_sets()))
+                .collect(),
             chain: vec![1, 2, 4, 8],
             repeat: REPEAT,
             warmup: WARMUP,
             duration: WINDOW,
         }
+    }
+}
+
+/// The rule sets of each tuple-space kind: 2^2 .. 2^10 rules under uniform traffic, and 2^5,
+/// 2^8 and 2^10 (other rules) under Zipf 1.1 traffic, whose hits gather on a few rules.
+fn tuple_sets() -> Vec<(u32, Traffic)> {
+    let mut v: Vec<(u32, Traffic)> = (2..=10).map(|l| (l, Traffic::Uniform)).collect();
+    v.extend([5, 8, 10].map(|l| (l, Traffic::Zipf(1.1))));
+    v
+}
+
+/// One measured rule set: its rules, traffic, what its lookups do, and its measurement.
+type TuplePoint = (u64, Traffic, TupleStats, Settled);
+
+/// Seeds of a calibration rule set of `n` rules and of its trace: uniform traffic takes the
+/// rules of the kinds' points by entries, skewed traffic others.
+fn set_seeds(n: u64, traffic: &Traffic) -> (u64, u64) {
+    match traffic {
+        Traffic::Uniform => (7 + n, 11 + n),
+        _ => (13 + n, 17 + n),
     }
 }
 
@@ -145,7 +167,7 @@ fn key_len(kind: TableKind) -> u32 {
 /// Action data of the generated `fwd(bit<9> port)`.
 const FWD_DATA: u32 = 2;
 /// Entries of the tables in the shape measurements (cache-resident).
-const SHAPE_ENTRIES: u64 = 256;
+pub(crate) const SHAPE_ENTRIES: u64 = 256;
 
 /// Measures one calibration point: `prog` compiled once, `n` entries of `kind` installed,
 /// measured until its pairs agree (model/measure.rs `settle`) over `floor` (the quietest floor
@@ -161,9 +183,28 @@ fn measure(
     floor: &mut f64,
     once: bool,
 ) -> Result<Settled> {
-    let rules = gen::rules(kind, n, 7 + n);
+    measure_set(ctx, dir, label, prog, kind, n, &Traffic::Uniform, floor, once)
+}
+
+/// `measure` with the rules and trace of `set_seeds(n, traffic)` under `traffic`.
+#[allow(clippy::too_many_arguments)]
+fn measure_set(
+    ctx: &mut Ctx,
+    dir: &Path,
+    label: &str,
+    prog: ProgSpec,
+    kind: TableKind,
+    n: u64,
+    traffic: &Traffic,
+    floor: &mut f64,
+    once: bool,
+) -> Result<Settled> {
+    let (rules_seed, trace_seed) = set_seeds(n, traffic);
+    let rules = gen::rules(kind, n, rules_seed);
     let tmpl = template(60)?;
-    let trace = rule_trace(ctx, kind, &rules, &tmpl, 11 + n);
+    ctx.set_traffic(traffic.clone());
+    let trace = rule_trace(ctx, kind, &rules, &tmpl, trace_seed);
+    ctx.set_traffic(Traffic::Uniform);
     let spec = Spec {
         series: kind.name().into(),
         x: n as f64,
@@ -280,7 +321,11 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         ])
     };
     let a1 = common(1)?;
-    let total = 2 + pl.sizes.iter().map(|(_, s)| s.len()).sum::<usize>() + pl.chain.len() + 3;
+    let total = 2
+        + pl.sizes.iter().map(|(_, s)| s.len()).sum::<usize>()
+        + pl.tuple_sets.iter().map(|(_, s)| s.len()).sum::<usize>()
+        + pl.chain.len()
+        + 3;
     let mut ctx = Ctx::new(&a1, out_dir.clone(), Traffic::Uniform, pl.warmup, pl.duration, total);
 
     // base program (3 headers, no table) and the same with 4 more headers
@@ -311,7 +356,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         once,
     )?;
 
-    let mut kind_points: Vec<(TableKind, Vec<(u64, f64, Settled)>)> = Vec::new();
+    let mut kind_points: Vec<(TableKind, Vec<(u64, Settled)>)> = Vec::new();
     for (kind, sizes) in &pl.sizes {
         let mut points = Vec::new();
         for &l in sizes {
@@ -326,10 +371,49 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
                 &mut floor,
                 once,
             )?;
-            let probes = rule_set_probes(*kind, &gen::rules(*kind, n, 7 + n), &Traffic::Uniform, 11 + n).unwrap_or(0.0);
-            points.push((n, probes, p));
+            points.push((n, p));
         }
         kind_points.push((*kind, points));
+    }
+    // tuple-space kinds: rule sets, with what their lookups do (the model's replay of the
+    // classifier over the same trace)
+    let mut tuple_points: Vec<(TableKind, Vec<TuplePoint>)> = Vec::new();
+    let mut by_entries_acl: Vec<(TableKind, Vec<(u64, f64)>)> = Vec::new();
+    for (kind, sets) in &pl.tuple_sets {
+        let mut points = Vec::new();
+        let mut by_entries = Vec::new();
+        for (l, traffic) in sets {
+            let n = 1u64 << l;
+            let (rules_seed, trace_seed) = set_seeds(n, traffic);
+            let stats = rule_set_stats(*kind, &gen::rules(*kind, n, rules_seed), traffic, trace_seed)
+                .context("a tuple-space rule set the model cannot replay")?;
+            let p = measure_set(
+                &mut ctx,
+                dir,
+                &format!("{} 2^{l} {}", kind.name(), traffic.name()),
+                ProgSpec::kind(*kind, n),
+                *kind,
+                n,
+                traffic,
+                &mut floor,
+                once,
+            )?;
+            eprintln!(
+                "calibrate: {} 2^{l} {}: {:.1} cycles/packet over the floor; {:.0} tabs, {:.2} probes, {:.2} checks per lookup",
+                kind.name(),
+                traffic.name(),
+                p.overhead(),
+                stats.passes,
+                stats.probes,
+                stats.checks
+            );
+            if *traffic == Traffic::Uniform {
+                by_entries.push((n, p.overhead()));
+            }
+            points.push((n, traffic.clone(), stats, p));
+        }
+        by_entries_acl.push((*kind, by_entries));
+        tuple_points.push((*kind, points));
     }
 
     let mut chain = Vec::new();
@@ -421,7 +505,8 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
 
     // the reference floor: the quietest of every point's floor windows
     let mut every: Vec<&Settled> = vec![&base, &more_h, &data, &counter, &register];
-    every.extend(kind_points.iter().flat_map(|(_, v)| v.iter().map(|x| &x.2)));
+    every.extend(kind_points.iter().flat_map(|(_, v)| v.iter().map(|x| &x.1)));
+    every.extend(tuple_points.iter().flat_map(|(_, v)| v.iter().map(|x| &x.3)));
     every.extend(chain.iter().map(|c| &c.1));
     let floor = every
         .iter()
@@ -432,18 +517,42 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     let ovh = |p: &Settled| p.overhead();
     let base_ovh = ovh(&base);
     let per_header = (ovh(&more_h) - base_ovh) / 4.0;
-    let kinds: Vec<KindCost> = kind_points
+    let by_entries: Vec<(TableKind, Vec<(u64, f64)>)> = kind_points
+        .iter()
+        .map(|(k, v)| (*k, v.iter().map(|(n, p)| (*n, ovh(p))).collect()))
+        .chain(by_entries_acl)
+        .collect();
+    let kinds: Vec<KindCost> = by_entries
         .iter()
         .map(|(kind, pts)| KindCost {
             kind: kind.name().into(),
             points: pts
                 .iter()
-                .map(|(n, probes, p)| SizePoint {
+                .map(|(n, o)| SizePoint {
                     entries: *n,
                     footprint_bytes: footprint(kind.name(), *n, key_len(*kind), FWD_DATA).bytes,
                     tlb_bytes: footprint(kind.name(), *n, key_len(*kind), FWD_DATA).tlb_bytes,
+                    cycles: (o - base_ovh).max(0.0),
+                })
+                .collect(),
+        })
+        .collect();
+    let tuple_sets: Vec<TupleSets> = tuple_points
+        .iter()
+        .map(|(kind, pts)| TupleSets {
+            kind: kind.name().into(),
+            sets: pts
+                .iter()
+                .map(|(n, traffic, st, p)| TupleSet {
+                    entries: *n,
+                    zipf: match traffic {
+                        Traffic::Zipf(s) => *s,
+                        _ => 0.0,
+                    },
+                    tabs: st.passes,
+                    probes: st.probes,
+                    checks: st.checks,
                     cycles: (ovh(p) - base_ovh).max(0.0),
-                    probes: *probes,
                 })
                 .collect(),
         })
@@ -506,6 +615,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         counter_cycles: counter_c,
         register_cycles: register_c,
         kinds,
+        tuple_sets,
         latency_base: lat_base,
         latency_per_cycle: lat_per.max(0.0),
         worker_cost: worker_cost_v,
@@ -646,50 +756,51 @@ mod tests {
                 footprint_bytes: t.bytes,
                 tlb_bytes: t.tlb_bytes,
                 cycles: 33.0,
-                probes: 0.0,
             },
         );
         let one = super::super::profile::interpolate(&p.kind("exact").unwrap().points, SHAPE_ENTRIES);
         assert!(shared_misses(&p, 8.0) > 1.0, "{}", shared_misses(&p, 8.0));
-        // measured: the first table, 12 per further one, and the shared misses
-        let slope = 12.0;
-        let chain: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0]
-            .iter()
-            .map(|&n| (n, p.base_cycles + one + (n - 1.0) * slope + shared_misses(&p, n)))
-            .collect();
-        let (apply, _) = chain_slope(&p, &chain);
-        assert!((apply - slope).abs() < 1e-9, "{apply}");
-        p.table_apply_cycles = apply;
-        p.tables_fixed_cycles = tables_fixed(one, apply);
-        for &(n, c) in &chain {
-            let u = ProgramUse {
-                headers: 3,
-                tables: (0..n as usize)
-                    .map(|i| TableUse {
-                        name: format!("t{i}"),
-                        kind: "exact".into(),
-                        entries: SHAPE_ENTRIES,
-                        touch: t.touch(SHAPE_ENTRIES),
-                        memory_bytes: t.bytes,
-                        storage: "static".into(),
-                        applies: 1.0,
-                        hit_ratio: 1.0,
-                        extra_data_bytes: 0.0,
-                        counters: 0.0,
-                        registers: 0.0,
-                        probes: None,
-                    })
-                    .collect(),
-                workers: 1,
-                popularity: Popularity::Uniform,
-            };
-            let r = predict(&p, &u).unwrap();
-            // the prediction is the measured chain: the shared misses counted once
-            assert!(
-                (r.cycles - p.floor_cycles - c).abs() < 1e-6,
-                "{n} tables: {} vs {c}",
-                r.cycles - p.floor_cycles
-            );
+        // measured: the first table, 12 (or 2) per further one, and the shared misses; with a
+        // slope of 2 the first table's own part is most of its lookup (31 of 33)
+        for slope in [12.0, 2.0] {
+            let chain: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0]
+                .iter()
+                .map(|&n| (n, p.base_cycles + one + (n - 1.0) * slope + shared_misses(&p, n)))
+                .collect();
+            let (apply, _) = chain_slope(&p, &chain);
+            assert!((apply - slope).abs() < 1e-9, "{apply}");
+            p.table_apply_cycles = apply;
+            p.tables_fixed_cycles = tables_fixed(one, apply);
+            for &(n, c) in &chain {
+                let u = ProgramUse {
+                    headers: 3,
+                    tables: (0..n as usize)
+                        .map(|i| TableUse {
+                            name: format!("t{i}"),
+                            kind: "exact".into(),
+                            entries: SHAPE_ENTRIES,
+                            touch: t.touch(SHAPE_ENTRIES),
+                            memory_bytes: t.bytes,
+                            storage: "static".into(),
+                            applies: 1.0,
+                            hit_ratio: 1.0,
+                            extra_data_bytes: 0.0,
+                            counters: 0.0,
+                            registers: 0.0,
+                            tuples: None,
+                        })
+                        .collect(),
+                    workers: 1,
+                    popularity: Popularity::Uniform,
+                };
+                let r = predict(&p, &u).unwrap();
+                // the prediction is the measured chain: the shared misses counted once
+                assert!(
+                    (r.cycles - p.floor_cycles - c).abs() < 1e-6,
+                    "{n} tables: {} vs {c}",
+                    r.cycles - p.floor_cycles
+                );
+            }
         }
     }
 

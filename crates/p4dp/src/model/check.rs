@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use super::cost;
 use super::measure::settle;
 use super::predict::{ir_facts, popularity, program_use, rt_program, PathCounts};
-use super::tuples::rule_set_probes;
+use super::tuples::rule_set_stats;
 use super::{bench_args, load_profile, ModelArgs};
 use crate::bench::gen::{self, Externs, ProgSpec, TableKind};
 use crate::bench::json::{self, Json};
@@ -238,14 +238,14 @@ pub fn check(a: &ModelArgs) -> Result<ExitCode> {
             packets: point.packets,
             table_counts: point.table_counts.clone(),
         };
-        let probes = rule_set_probes(c.kind, &rules, &c.traffic, a.seed ^ (i as u64));
+        let tuples = rule_set_stats(c.kind, &rules, &c.traffic, a.seed ^ (i as u64));
         let u = program_use(
             &prog,
             &layouts,
             &facts,
             &entries,
             &paths,
-            &vec![probes; n_tables as usize],
+            &vec![tuples; n_tables as usize],
             c.workers,
             popularity(&c.traffic),
         );

@@ -3,7 +3,9 @@
 
 use std::fmt::Write as _;
 
-use super::profile::{lookup_cost, probe_cost, regime, Popularity, Profile, Touch, LEVELS};
+use super::calibrate::SHAPE_ENTRIES;
+use super::profile::{interpolate, lookup_cost, regime, tuple_cost, Popularity, Profile, Touch, LEVELS};
+use super::tuples::TupleStats;
 use super::ModelError;
 use crate::bench::json::Json;
 
@@ -28,9 +30,10 @@ pub struct TableUse {
     /// Counter and register (read + write) operations per application.
     pub counters: f64,
     pub registers: f64,
-    /// Tuple-space tables: the hash tables a lookup of the traffic probes on average
-    /// (model/tuples.rs), when the entries and keys are known.
-    pub probes: Option<f64>,
+    /// Tuple-space tables: what a lookup of the traffic does (tabs visited per burst, tabs
+    /// probed and candidates checked per lookup; model/tuples.rs), when the entries and keys are
+    /// known.
+    pub tuples: Option<TupleStats>,
 }
 
 /// A program's paths: what the model costs.
@@ -86,16 +89,18 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
     let share = 1.0 / searched as f64;
     // every calibrated table cost holds the first table's fixed part: each searched table is
     // costed without it, and the packet pays it once (for its share of packets searching any).
-    // A table's kind holds at most 0.8 of its cheapest calibrated table as that part, so that
-    // noise in the 1..N tables line cannot take its whole lookup away (per kind: an lpm lookup
-    // cheaper than the exact fixed part must not cap what exact tables are stripped of); the
-    // packet pays the largest part its searched tables were stripped of.
+    // A table of a kind is stripped of at most its kind's calibrated cost at the chain's table
+    // size (`SHAPE_ENTRIES`, where the 1..N tables line was measured) less the cost of one more
+    // table (`table_apply_cycles`): such a table keeps what a further table was measured to cost
+    // (per kind: an lpm lookup cheaper than the exact fixed part must not cap what exact tables
+    // are stripped of); the packet pays the largest part its searched tables were stripped of.
+    // For the exact kind this is the calibration's own split (the fixed part is that lookup less
+    // the slope), so the calibrated 1..N tables come back.
     let fixed_of = |kind: &str| -> f64 {
-        let cheapest = p
-            .kind(kind)
-            .and_then(|k| k.points.first().map(|q| q.cycles))
-            .unwrap_or(0.0);
-        p.tables_fixed_cycles.min(cheapest * 0.8).max(0.0)
+        let at_shape = p.kind(kind).map_or(0.0, |k| interpolate(&k.points, SHAPE_ENTRIES));
+        p.tables_fixed_cycles
+            .min(at_shape - p.table_apply_cycles.max(0.0))
+            .max(0.0)
     };
     let searched_tables = || u.tables.iter().filter(|t| t.kind != "keyless" && t.entries > 0);
     let fixed = searched_tables().map(|t| fixed_of(&t.kind)).fold(0.0, f64::max);
@@ -112,10 +117,15 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
             let k = p
                 .kind(&t.kind)
                 .ok_or_else(|| ModelError::NoKind(t.kind.clone(), t.name.clone()))?;
-            strip(match t.probes.and_then(|pr| probe_cost(k, pr).map(|c| (pr, c))) {
-                Some((pr, c)) => {
-                    probed = Some(pr);
-                    (c, [0.0; LEVELS])
+            let tc = t.tuples.and_then(|st| tuple_cost(p, &t.kind).map(|c| (st, c)));
+            strip(match tc {
+                Some((st, c)) => {
+                    probed = Some(st);
+                    // at least one hash table's probe: the exact kind's cheapest lookup (the fit's
+                    // intercept is negative where the calibrated cost rises faster than linearly
+                    // in the tabs, docs/model.md)
+                    let least = p.kind("exact").and_then(|k| k.points.first()).map_or(0.0, |q| q.cycles);
+                    (c.cycles(st.passes, st.probes, st.checks).max(least), [0.0; LEVELS])
                 }
                 None => lookup_cost(p, k, t.entries.max(1), &t.touch, u.popularity, share),
             })
@@ -134,8 +144,11 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
             "extern calls in its actions".to_string()
         } else if data > lookup {
             "action data".to_string()
-        } else if let Some(pr) = probed {
-            format!("{} lookup, {pr:.1} hash tables probed", t.kind)
+        } else if let Some(st) = probed {
+            format!(
+                "{} lookup, {:.1} hash tables probed per lookup, {:.1} visited per burst",
+                t.kind, st.probes, st.passes
+            )
         } else if reg == "L1" {
             format!("{} lookup, cache-resident", t.kind)
         } else {
@@ -289,7 +302,9 @@ pub fn to_json(u: &ProgramUse, r: &Prediction) -> Json {
                             ("memory_bytes", Json::uint(t.memory_bytes)),
                             ("applies_per_pkt", Json::Num(t.applies)),
                             ("hit_ratio", Json::Num(t.hit_ratio)),
-                            ("probes_per_lookup", Json::opt(t.probes)),
+                            ("probes_per_lookup", Json::opt(t.tuples.map(|s| s.probes))),
+                            ("tabs_per_burst", Json::opt(t.tuples.map(|s| s.passes))),
+                            ("checks_per_lookup", Json::opt(t.tuples.map(|s| s.checks))),
                             ("cycles_per_pkt", Json::Num(c.cycles)),
                             ("lookup_cycles", Json::Num(c.lookup)),
                             ("action_cycles", Json::Num(c.action)),
@@ -326,7 +341,7 @@ mod tests {
             extra_data_bytes: 0.0,
             counters: 0.0,
             registers: 0.0,
-            probes: None,
+            tuples: None,
         }
     }
 
@@ -373,6 +388,12 @@ mod tests {
     #[test]
     fn the_first_table_pays_the_fixed_part_once() {
         let mut p = sample();
+        // a table costs 30 at every size (the chain's 256 entries too), each further one 20:
+        // 10 is the first one's own part
+        for q in &mut p.kinds[0].points {
+            q.cycles = 30.0;
+        }
+        p.table_apply_cycles = 20.0;
         p.tables_fixed_cycles = 10.0;
         let u = ProgramUse {
             headers: 3,
@@ -388,16 +409,14 @@ mod tests {
         // floor 60 + base 40 + 10 once + 3 × (30 - 10)
         assert!((r.cycles - 170.0).abs() < 1e-9, "{}", r.cycles);
         assert!((r.tables[0].lookup - 20.0).abs() < 1e-9);
-        // a fixed part past 0.8 of the cheapest calibrated table is held there
-        let cheapest = p
-            .kinds
-            .iter()
-            .filter_map(|k| k.points.first().map(|q| q.cycles))
-            .fold(f64::INFINITY, f64::min);
-        p.tables_fixed_cycles = 10.0 * cheapest;
+        // a fixed part past the cheapest table less a further table's cost is held there: every
+        // table keeps the 20 a further table costs
+        p.tables_fixed_cycles = 300.0;
         let r = predict(&p, &u).unwrap();
-        assert!((r.tables_fixed - 0.8 * cheapest).abs() < 1e-9, "{}", r.tables_fixed);
+        assert!((r.tables_fixed - 10.0).abs() < 1e-9, "{}", r.tables_fixed);
+        assert!((r.tables[0].lookup - 20.0).abs() < 1e-9, "{}", r.tables[0].lookup);
         // the bound is each kind's own: a cheaper lpm kind does not cap the exact tables'
+        p.table_apply_cycles = 5.0;
         p.tables_fixed_cycles = 20.0;
         let mut lpm = p.kinds[0].clone();
         lpm.kind = "lpm".into();
@@ -408,12 +427,81 @@ mod tests {
         let r = predict(&p, &u).unwrap();
         assert!((r.tables_fixed - 20.0).abs() < 1e-9, "{}", r.tables_fixed);
         assert!((r.cycles - (100.0 + 20.0 + 3.0 * 10.0)).abs() < 1e-9, "{}", r.cycles);
-        // an lpm table beside them is stripped of 8 (0.8 of its 10), the packet pays 20 once
+        // an lpm table beside them is stripped of 5 (its 10 less a further table's 5), the
+        // packet pays 20 once
         let mut mixed = u.clone();
         mixed.tables.push(table("lpm", 16, 1.0));
         let r = predict(&p, &mixed).unwrap();
-        assert!((r.tables[3].lookup - 2.0).abs() < 1e-9, "{}", r.tables[3].lookup);
+        assert!((r.tables[3].lookup - 5.0).abs() < 1e-9, "{}", r.tables[3].lookup);
         assert!((r.tables_fixed - 20.0).abs() < 1e-9, "{}", r.tables_fixed);
+    }
+
+    #[test]
+    fn tuple_space_tables_are_costed_by_what_their_lookups_do() {
+        use crate::model::profile::{KindCost, TupleSet, TupleSets};
+        let mut p = sample();
+        let mut tern: KindCost = p.kinds[0].clone();
+        tern.kind = "ternary".into();
+        for q in &mut tern.points {
+            q.cycles = 500.0;
+        }
+        p.kinds.push(tern);
+        // cycles = -40 + 30 per tab + 20 per probe + 5 per check
+        let set = |tabs: f64, probes: f64, checks: f64| TupleSet {
+            entries: 64,
+            zipf: 0.0,
+            tabs,
+            probes,
+            checks,
+            cycles: -40.0 + 30.0 * tabs + 20.0 * probes + 5.0 * checks,
+        };
+        p.tuple_sets = vec![TupleSets {
+            kind: "ternary".into(),
+            sets: vec![
+                set(3.0, 2.0, 1.0),
+                set(4.0, 3.5, 1.0),
+                set(7.0, 4.5, 1.5),
+                set(9.0, 6.0, 2.5),
+                set(5.0, 4.5, 2.0),
+                set(11.0, 9.5, 2.0),
+            ],
+        }];
+        let mut t = table("ternary", 64, 1.0);
+        t.tuples = Some(TupleStats {
+            probes: 4.0,
+            checks: 2.0,
+            passes: 6.0,
+            tabs: 6.0,
+        });
+        let u = ProgramUse {
+            headers: 3,
+            tables: vec![t.clone()],
+            workers: 1,
+            popularity: Popularity::Uniform,
+        };
+        let r = predict(&p, &u).unwrap();
+        let want = -40.0 + 180.0 + 80.0 + 10.0;
+        assert!((r.tables[0].lookup - want).abs() < 1e-6, "{}", r.tables[0].lookup);
+        assert!(
+            r.tables[0].dominant.contains("4.0 hash tables probed"),
+            "{}",
+            r.tables[0].dominant
+        );
+        // one tab probed: never below the exact kind's cheapest lookup (30)
+        let mut one = u.clone();
+        one.tables[0].tuples = Some(TupleStats {
+            probes: 1.0,
+            checks: 1.0,
+            passes: 1.0,
+            tabs: 1.0,
+        });
+        let r = predict(&p, &one).unwrap();
+        assert!((r.tables[0].lookup - 30.0).abs() < 1e-9, "{}", r.tables[0].lookup);
+        // without the lookups' figures (a capture's keys): the calibrated cost by entries
+        let mut blind = u.clone();
+        blind.tables[0].tuples = None;
+        let r = predict(&p, &blind).unwrap();
+        assert!((r.tables[0].lookup - 500.0).abs() < 1e-9, "{}", r.tables[0].lookup);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use p4dp_rt::{KeyInfo, MatchField, MatchKind, Program, Runtime, RuntimeOptions, 
 
 use super::cost::{self, ProgramUse, TableUse};
 use super::profile::{Popularity, Touch};
-use super::tuples::{sim_rule, Classifier, SimRule};
+use super::tuples::{sim_rule, Classifier, SimRule, TupleStats};
 use super::{load_profile, ModelArgs, ModelError};
 use crate::bench::gen::Rng;
 use crate::bench::json;
@@ -334,7 +334,7 @@ pub fn program_use(
     facts: &IrFacts,
     entries: &[u64],
     run: &PathCounts,
-    probes: &[Option<f64>],
+    tuples: &[Option<TupleStats>],
     workers: u32,
     popularity: Popularity,
 ) -> ProgramUse {
@@ -368,7 +368,7 @@ pub fn program_use(
             extra_data_bytes: mix(hit.0, miss.0),
             counters: mix(hit.1, miss.1),
             registers: mix(hit.2, miss.2),
-            probes: probes.get(i).copied().flatten(),
+            tuples: tuples.get(i).copied().flatten(),
         });
     }
     ProgramUse {
@@ -488,11 +488,11 @@ fn install(rt: &Runtime, t: u32, n: u64) -> Result<u64> {
     Ok(n)
 }
 
-/// Mean hash tables probed per lookup of a tuple-space table holding the `n` generated entries
-/// (gen_entry, installed in order), when the traffic's destinations draw over `keys` keys by its
-/// popularity: the key of a drawn entry is the low end of each of its fields. None for tables of
-/// other kinds or without entries.
-fn entry_probes(t: &p4dp_rt::TableInfo, n: u64, traffic: &Traffic, keys: u64, seed: u64) -> Option<f64> {
+/// What lookups of a tuple-space table holding the `n` generated entries (gen_entry, installed in
+/// order) do when the traffic's destinations draw over `keys` keys by its popularity: the key of
+/// a drawn entry is the low end of each of its fields, the draws in bursts in their order. None
+/// for tables of other kinds or without entries.
+fn entry_stats(t: &p4dp_rt::TableInfo, n: u64, traffic: &Traffic, keys: u64, seed: u64) -> Option<TupleStats> {
     let kind = kind_of(&t.keys);
     if n == 0 || !matches!(kind, "ternary" | "range" | "optional") {
         return None;
@@ -519,7 +519,7 @@ fn entry_probes(t: &p4dp_rt::TableInfo, n: u64, traffic: &Traffic, keys: u64, se
             .collect()
     };
     let c = Classifier::build(&widths, rules);
-    Some(c.mean_probes(&keyset))
+    Some(c.stats(&keyset))
 }
 
 /// Most packets the functional run injects.
@@ -623,12 +623,12 @@ pub fn model(a: ModelArgs) -> Result<ExitCode> {
     }
     let trace = pcap.unwrap_or_else(|| dst_trace(&traffic, top, a.seed, 0.0));
     let run = functional_run(&rt, &trace)?;
-    // the tuple-space tables' probes: the generated entries under the generated traffic (a
+    // the tuple-space tables' lookups: the generated entries under the generated traffic (a
     // capture's keys are not known here: those tables are costed by their entry count)
-    let probes: Vec<Option<f64>> = (0..entries.len())
+    let tuples: Vec<Option<TupleStats>> = (0..entries.len())
         .map(|t| match traffic {
             Traffic::Pcap(_) => None,
-            _ => entry_probes(&rt.program().tables[t], entries[t], &traffic, top, a.seed),
+            _ => entry_stats(&rt.program().tables[t], entries[t], &traffic, top, a.seed),
         })
         .collect();
     let u = program_use(
@@ -637,7 +637,7 @@ pub fn model(a: ModelArgs) -> Result<ExitCode> {
         &facts,
         &entries,
         &run,
-        &probes,
+        &tuples,
         a.workers,
         popularity(&traffic),
     );

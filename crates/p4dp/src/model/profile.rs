@@ -9,7 +9,7 @@ use super::ModelError;
 use crate::bench::json::Json;
 
 /// Version of the profile's layout; bumped when a field changes meaning or goes away.
-pub const FORMAT: u64 = 4;
+pub const FORMAT: u64 = 5;
 
 /// The machine a profile was measured on.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,9 +83,29 @@ pub struct SizePoint {
     /// The TLB entries those bytes need, as bytes of base pages (`Touch::tlb_bytes_per_entry`).
     pub tlb_bytes: u64,
     pub cycles: f64,
-    /// Tuple-space kinds: the hash tables a lookup of the calibrated traffic probes, on average
-    /// (model/tuples.rs); 0 for the other kinds.
+}
+
+/// One calibrated rule set of a tuple-space kind: its cost over the program without tables and
+/// what its lookups do under its traffic (model/tuples.rs `TupleStats`, per lookup).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TupleSet {
+    pub entries: u64,
+    /// The traffic's Zipf exponent; 0: uniform.
+    pub zipf: f64,
+    /// Tabs the burst lookup visits per burst (its passes over the burst's keys).
+    pub tabs: f64,
+    /// Tabs probed (hashed, bucket read) per lookup.
     pub probes: f64,
+    /// Bucket candidates checked per lookup.
+    pub checks: f64,
+    pub cycles: f64,
+}
+
+/// The calibrated rule sets of one tuple-space kind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TupleSets {
+    pub kind: String,
+    pub sets: Vec<TupleSet>,
 }
 
 /// What a table's lookups touch, from its layout (model/predict.rs `footprint`), per entry.
@@ -140,6 +160,8 @@ pub struct Profile {
     /// One register read plus write in the action.
     pub register_cycles: f64,
     pub kinds: Vec<KindCost>,
+    /// Tuple-space kinds' rule sets (`tuple_cost` fits their lookups' cost over them).
+    pub tuple_sets: Vec<TupleSets>,
     /// Extra cycles of a lookup whose data misses L1, L2, the LLC, and whose translation misses
     /// the TLB (fitted on the exact sizes).
     pub miss_penalty: [f64; LEVELS],
@@ -232,7 +254,6 @@ impl Profile {
                     footprint_bytes: num(p, "footprint_bytes")? as u64,
                     tlb_bytes: num(p, "tlb_bytes")? as u64,
                     cycles: num(p, "cycles")?,
-                    probes: nonneg(num(p, "probes")?, "probes")?,
                 });
             }
             if points.is_empty() {
@@ -242,6 +263,37 @@ impl Profile {
             kinds.push(KindCost {
                 kind: k.clone(),
                 points,
+            });
+        }
+        let mut tuple_sets = Vec::new();
+        let ts = v
+            .get("tuple_sets")
+            .and_then(Value::as_object)
+            .ok_or_else(|| ModelError::Profile("missing object `tuple_sets`".into()))?;
+        for (k, sets) in ts {
+            let arr = sets
+                .as_array()
+                .ok_or_else(|| ModelError::Profile(format!("tuple_sets.{k} is not an array")))?;
+            let mut out = Vec::new();
+            for q in arr {
+                let entries = num(q, "entries")?;
+                if entries < 1.0 {
+                    return Err(ModelError::Profile(format!(
+                        "tuple_sets.{k}: a set has {entries} entries"
+                    )));
+                }
+                out.push(TupleSet {
+                    entries: entries as u64,
+                    zipf: nonneg(num(q, "zipf")?, "zipf")?,
+                    tabs: nonneg(num(q, "tabs")?, "tabs")?,
+                    probes: nonneg(num(q, "probes")?, "probes")?,
+                    checks: nonneg(num(q, "checks")?, "checks")?,
+                    cycles: num(q, "cycles")?,
+                });
+            }
+            tuple_sets.push(TupleSets {
+                kind: k.clone(),
+                sets: out,
             });
         }
         let pen = v
@@ -301,6 +353,7 @@ impl Profile {
             counter_cycles: num(&v, "counter_cycles")?,
             register_cycles: num(&v, "register_cycles")?,
             kinds,
+            tuple_sets,
             miss_penalty,
             tlb,
             latency_base: num(&v, "latency.base_cycles")?,
@@ -362,7 +415,29 @@ impl Profile {
                                         ("footprint_bytes", Json::uint(p.footprint_bytes)),
                                         ("tlb_bytes", Json::uint(p.tlb_bytes)),
                                         ("cycles", Json::Num(p.cycles)),
-                                        ("probes", Json::Num(p.probes)),
+                                    ])
+                                })
+                                .collect(),
+                        ),
+                    )
+                })),
+            ),
+            (
+                "tuple_sets",
+                Json::obj(self.tuple_sets.iter().map(|k| {
+                    (
+                        k.kind.clone(),
+                        Json::Arr(
+                            k.sets
+                                .iter()
+                                .map(|q| {
+                                    Json::obj([
+                                        ("entries", Json::uint(q.entries)),
+                                        ("zipf", Json::Num(q.zipf)),
+                                        ("tabs", Json::Num(q.tabs)),
+                                        ("probes", Json::Num(q.probes)),
+                                        ("checks", Json::Num(q.checks)),
+                                        ("cycles", Json::Num(q.cycles)),
                                     ])
                                 })
                                 .collect(),
@@ -675,51 +750,117 @@ pub fn miss_scale(p: &Profile, kind: &KindCost) -> f64 {
     ((last.cycles - first.cycles) / w).clamp(0.2, 5.0)
 }
 
-/// Lookup cost of a tuple-space table whose lookups probe `probes` hash tables: linear between
-/// the kind's calibrated (probes, cycles) points around it (points less than 0.05 probes apart
-/// averaged into one), and beyond the first or last point that point moved along the
-/// least-squares slope of all of them (held at 0 or more); never below zero. A single line
-/// through all the points missed the small rule sets by its intercept: a lookup's fixed part
-/// (key build, the first tab's hash) is not a probe's cost. None when the calibrated points do
-/// not spread over probes (a quick profile, or an older one).
-pub fn probe_cost(kind: &KindCost, probes: f64) -> Option<f64> {
-    let mut xy: Vec<(f64, f64)> = kind
-        .points
-        .iter()
-        .filter(|q| q.probes > 0.0)
-        .map(|q| (q.probes, q.cycles))
-        .collect();
-    xy.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let lo = xy.first().map_or(0.0, |q| q.0);
-    let hi = xy.last().map_or(0.0, |q| q.0);
-    if xy.len() < 2 || hi - lo < 0.5 {
+/// The cost model of a tuple-space kind's lookup, fitted over its calibrated rule sets:
+/// `fixed + per_tab · tabs + per_probe · probes + per_check · checks` (model/tuples.rs
+/// `TupleStats`), the per-unit costs 0 or more.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TupleCost {
+    pub fixed: f64,
+    pub per_tab: f64,
+    pub per_probe: f64,
+    pub per_check: f64,
+}
+
+impl TupleCost {
+    /// Cycles of a lookup doing `st` (never below 0).
+    pub fn cycles(&self, tabs: f64, probes: f64, checks: f64) -> f64 {
+        (self.fixed + self.per_tab * tabs + self.per_probe * probes + self.per_check * checks).max(0.0)
+    }
+}
+
+/// Least squares of `y` over the columns `xs` (with an intercept): (intercept, coefficients, sum
+/// of squared residuals); None when the system is singular.
+fn least_squares(xs: &[Vec<f64>], y: &[f64]) -> Option<(f64, Vec<f64>, f64)> {
+    let k = xs.len() + 1;
+    let n = y.len();
+    if n < k {
         return None;
     }
-    let slope = fit_line(&xy).1.max(0.0);
-    // merge points of (nearly) the same probes
-    let mut pts: Vec<(f64, f64, f64)> = Vec::new(); // (Σx, Σy, count)
-    for &(x, y) in &xy {
-        match pts.last_mut() {
-            Some(l) if x - l.0 / l.2 < 0.05 => {
-                l.0 += x;
-                l.1 += y;
-                l.2 += 1.0;
+    let row = |i: usize| -> Vec<f64> { std::iter::once(1.0).chain(xs.iter().map(|c| c[i])).collect() };
+    // normal equations, solved by Gaussian elimination with partial pivoting
+    let mut a = vec![vec![0.0; k + 1]; k];
+    for (i, &yi) in y.iter().enumerate() {
+        let r = row(i);
+        for (p, ap) in a.iter_mut().enumerate() {
+            for q in 0..k {
+                ap[q] += r[p] * r[q];
             }
-            _ => pts.push((x, y, 1.0)),
+            ap[k] += r[p] * yi;
         }
     }
-    let pts: Vec<(f64, f64)> = pts.iter().map(|&(x, y, c)| (x / c, y / c)).collect();
-    let (first, last) = (pts[0], pts[pts.len() - 1]);
-    let c = if probes <= first.0 {
-        first.1 + slope * (probes - first.0)
-    } else if probes >= last.0 {
-        last.1 + slope * (probes - last.0)
-    } else {
-        let i = pts.iter().position(|q| q.0 >= probes).unwrap_or(pts.len() - 1).max(1);
-        let (a, b) = (pts[i - 1], pts[i]);
-        a.1 + (probes - a.0) / (b.0 - a.0).max(1e-9) * (b.1 - a.1)
-    };
-    Some(c.max(0.0))
+    for c in 0..k {
+        let piv = (c..k).max_by(|&x, &z| a[x][c].abs().total_cmp(&a[z][c].abs()))?;
+        if a[piv][c].abs() < 1e-9 * (1.0 + a[c][c].abs()) {
+            return None;
+        }
+        a.swap(c, piv);
+        let pivot = a[c].clone();
+        for (r, row) in a.iter_mut().enumerate() {
+            if r != c {
+                let f = row[c] / pivot[c];
+                for (x, pv) in row.iter_mut().zip(&pivot).skip(c) {
+                    *x -= f * pv;
+                }
+            }
+        }
+    }
+    let b: Vec<f64> = (0..k).map(|c| a[c][k] / a[c][c]).collect();
+    let sse = (0..n)
+        .map(|i| {
+            let r = row(i);
+            let f: f64 = r.iter().zip(&b).map(|(x, w)| x * w).sum();
+            (y[i] - f).powi(2)
+        })
+        .sum();
+    Some((b[0], b[1..].to_vec(), sse))
+}
+
+/// The kind's `TupleCost`: least squares of the rule sets' cycles over their tabs, probes and
+/// checks per lookup, each coefficient held at 0 or more (the subset of the three terms whose
+/// unconstrained fit has no negative coefficient and the least residual). None with fewer than
+/// 5 rule sets (a quick profile) or when the sets do not spread over tabs.
+pub fn tuple_cost(p: &Profile, kind: &str) -> Option<TupleCost> {
+    let sets = &p.tuple_sets.iter().find(|k| k.kind == kind)?.sets;
+    if sets.len() < 5 {
+        return None;
+    }
+    let (lo, hi) = sets
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(l, h), q| (l.min(q.tabs), h.max(q.tabs)));
+    if hi - lo < 1.0 {
+        return None;
+    }
+    let cols: [Vec<f64>; 3] = [
+        sets.iter().map(|q| q.tabs).collect(),
+        sets.iter().map(|q| q.probes).collect(),
+        sets.iter().map(|q| q.checks).collect(),
+    ];
+    let y: Vec<f64> = sets.iter().map(|q| q.cycles).collect();
+    let mut best: Option<(f64, TupleCost)> = None;
+    for mask in 0u32..8 {
+        let used: Vec<usize> = (0..3).filter(|i| mask >> i & 1 == 1).collect();
+        let xs: Vec<Vec<f64>> = used.iter().map(|&i| cols[i].clone()).collect();
+        let Some((a, b, sse)) = least_squares(&xs, &y) else {
+            continue;
+        };
+        if b.iter().any(|&x| x < 0.0) {
+            continue;
+        }
+        let mut w = [0.0; 3];
+        for (&i, &x) in used.iter().zip(&b) {
+            w[i] = x;
+        }
+        let c = TupleCost {
+            fixed: a,
+            per_tab: w[0],
+            per_probe: w[1],
+            per_check: w[2],
+        };
+        if best.is_none_or(|(e, _)| sse < e - 1e-9) {
+            best = Some((sse, c));
+        }
+    }
+    best.map(|b| b.1)
 }
 
 /// Least-squares (intercept, slope) of y over x.
@@ -793,17 +934,16 @@ pub(crate) mod tests {
                         footprint_bytes: 16 * 64,
                         tlb_bytes: 16 * 64,
                         cycles: 30.0,
-                        probes: 0.0,
                     },
                     SizePoint {
                         entries: 1 << 20,
                         footprint_bytes: 64 << 20,
                         tlb_bytes: 64 << 20,
                         cycles: 330.0,
-                        probes: 0.0,
                     },
                 ],
             }],
+            tuple_sets: Vec::new(),
             miss_penalty: [10.0, 40.0, 250.0, 0.0],
             tlb: Tlb {
                 page_bytes: 4096,
@@ -822,9 +962,17 @@ pub(crate) mod tests {
 
     #[test]
     fn profile_round_trips_through_json() {
-        let p = sample();
+        let mut p = sample();
+        p.tuple_sets = vec![TupleSets {
+            kind: "range".into(),
+            sets: vec![set(3.0, 2.5, 1.0, 120.0), set(6.0, 4.0, 1.5, 200.0)],
+        }];
         let back = Profile::parse(&p.to_json().render()).expect("parses");
         assert_eq!(back, p);
+        // a rule set without its checks is refused, naming the field
+        let doc = p.to_json().render().replace("\"checks\":1.5,", "");
+        let e = Profile::parse(&doc).unwrap_err().to_string();
+        assert!(e.contains("checks"), "{e}");
     }
 
     #[test]
@@ -880,21 +1028,18 @@ pub(crate) mod tests {
                 footprint_bytes: 1024,
                 tlb_bytes: 1024,
                 cycles: 20.0,
-                probes: 0.0,
             },
             SizePoint {
                 entries: 4096,
                 footprint_bytes: 4096 * 64,
                 tlb_bytes: 4096 * 64,
                 cycles: 30.0,
-                probes: 0.0,
             },
             SizePoint {
                 entries: 1 << 22,
                 footprint_bytes: 64 << 22,
                 tlb_bytes: 64 << 22,
                 cycles: 400.0,
-                probes: 0.0,
             },
         ];
         // a TLB whose reach covers every point: no walks
@@ -1010,35 +1155,56 @@ pub(crate) mod tests {
         assert_eq!(miss_scale(&p, &k), 1.0);
     }
 
-    #[test]
-    fn probe_cost_follows_the_calibrated_probes() {
-        let pt = |probes: f64, cycles: f64| SizePoint {
-            entries: 16,
-            footprint_bytes: 1024,
-            tlb_bytes: 1024,
-            cycles,
+    fn set(tabs: f64, probes: f64, checks: f64, cycles: f64) -> TupleSet {
+        TupleSet {
+            entries: 64,
+            zipf: 0.0,
+            tabs,
             probes,
-        };
-        let k = KindCost {
+            checks,
+            cycles,
+        }
+    }
+
+    #[test]
+    fn tuple_cost_fits_tabs_probes_and_checks() {
+        let mut p = sample();
+        // cycles = 20 + 6 per tab + 15 per probe + 4 per check, over sets that vary them apart
+        let f = |t: f64, pr: f64, c: f64| set(t, pr, c, 20.0 + 6.0 * t + 15.0 * pr + 4.0 * c);
+        p.tuple_sets = vec![TupleSets {
             kind: "ternary".into(),
-            points: vec![pt(1.0, 50.0), pt(3.0, 90.0), pt(5.0, 130.0)],
-        };
-        assert!((probe_cost(&k, 4.0).unwrap() - 110.0).abs() < 1e-9);
-        // between points: the segment around, not the line through all
-        let bent = KindCost {
-            kind: "ternary".into(),
-            points: vec![pt(1.0, 80.0), pt(2.0, 90.0), pt(6.0, 170.0)],
-        };
-        assert!((probe_cost(&bent, 1.5).unwrap() - 85.0).abs() < 1e-9);
-        assert!((probe_cost(&bent, 4.0).unwrap() - 130.0).abs() < 1e-9);
-        // beyond the last point: the least-squares slope from it
-        let (_, b) = fit_line(&[(1.0, 80.0), (2.0, 90.0), (6.0, 170.0)]);
-        assert!((probe_cost(&bent, 8.0).unwrap() - (170.0 + 2.0 * b)).abs() < 1e-9);
-        let flat = KindCost {
-            kind: "ternary".into(),
-            points: vec![pt(2.0, 50.0), pt(2.2, 60.0)],
-        };
-        assert!(probe_cost(&flat, 2.0).is_none());
+            sets: vec![
+                f(3.0, 2.0, 1.0),
+                f(4.0, 2.5, 1.0),
+                f(7.0, 4.7, 1.1),
+                f(9.0, 5.8, 2.2),
+                f(5.0, 4.4, 2.4),
+                f(11.0, 9.7, 2.1),
+            ],
+        }];
+        let c = tuple_cost(&p, "ternary").unwrap();
+        assert!((c.fixed - 20.0).abs() < 1e-6, "{c:?}");
+        assert!((c.per_tab - 6.0).abs() < 1e-6, "{c:?}");
+        assert!((c.per_probe - 15.0).abs() < 1e-6, "{c:?}");
+        assert!((c.per_check - 4.0).abs() < 1e-6, "{c:?}");
+        assert!((c.cycles(6.0, 3.0, 1.5) - (20.0 + 36.0 + 45.0 + 6.0)).abs() < 1e-6);
+        assert!(tuple_cost(&p, "range").is_none());
+        // a term whose fit comes out negative is left out, the others refitted: cycles fall with
+        // checks here, so checks cost 0 and the line follows tabs and probes
+        p.tuple_sets[0].sets = vec![
+            set(2.0, 1.0, 3.0, 50.0),
+            set(4.0, 2.0, 2.0, 70.0),
+            set(6.0, 3.5, 1.5, 95.0),
+            set(8.0, 4.0, 1.0, 110.0),
+            set(10.0, 6.0, 1.0, 140.0),
+        ];
+        let c = tuple_cost(&p, "ternary").unwrap();
+        assert!(c.per_tab >= 0.0 && c.per_probe >= 0.0 && c.per_check == 0.0, "{c:?}");
+        // too few sets, or sets that do not spread over tabs: no fit
+        p.tuple_sets[0].sets.truncate(4);
+        assert!(tuple_cost(&p, "ternary").is_none());
+        p.tuple_sets[0].sets = (0..6).map(|i| set(4.0, 2.0 + f64::from(i) * 0.1, 1.0, 100.0)).collect();
+        assert!(tuple_cost(&p, "ternary").is_none());
     }
 
     #[test]
@@ -1058,7 +1224,6 @@ pub(crate) mod tests {
             footprint_bytes: entries * 64,
             tlb_bytes: entries * 64,
             cycles,
-            probes: 0.0,
         };
         let pts = [
             pt(16, 20.0),

@@ -16,8 +16,9 @@ use std::collections::HashMap;
 
 use p4dp_rt::MatchField;
 
-use crate::bench::gen::{self, Rng, Rule, TableKind};
-use crate::bench::traffic::{Popularity, Traffic};
+use crate::bench::gen::{self, Rule, TableKind};
+use crate::bench::sweep::rule_trace_keys;
+use crate::bench::traffic::Traffic;
 
 /// Rules a bucket takes before a new rule looks for another tab (table_tm.c TM_BUCKET_LIMIT).
 const BUCKET_LIMIT: usize = 8;
@@ -100,6 +101,31 @@ pub fn sim_rule(widths: &[u32], fields: &[MatchField], priority: i32) -> Option<
         bounds.push((lo, hi));
     }
     Some(SimRule { plen, bounds, priority })
+}
+
+/// Keys a burst lookup takes at once (table_tm.c TM_BULK).
+const BURST: usize = 32;
+
+/// One lookup's walk.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Walk {
+    /// Tabs probed (hashed, their bucket read).
+    pub probes: usize,
+    /// Bucket candidates checked against the key.
+    pub checks: usize,
+}
+
+/// A tuple-space table's lookups under a traffic, per lookup (means).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TupleStats {
+    /// Tabs probed.
+    pub probes: f64,
+    /// Bucket candidates checked.
+    pub checks: f64,
+    /// Tabs the burst lookup visits per burst of `BURST` keys: its passes over the burst.
+    pub passes: f64,
+    /// Tabs holding rules.
+    pub tabs: f64,
 }
 
 /// The placed tabs: per tab its tuple, its top priority and its buckets (key bits under its
@@ -224,49 +250,83 @@ impl Classifier {
         self.tabs.iter().filter(|t| t.top > i32::MIN).count()
     }
 
-    /// Tabs a lookup of `key` (one value per field) probes: by decreasing top priority, until
-    /// the best match found is at least the next tab's top.
-    pub fn probes(&self, key: &[u128]) -> usize {
+    /// The tabs by decreasing top priority (the runtime's view).
+    fn order(&self) -> Vec<&Tab> {
         let mut order: Vec<&Tab> = self.tabs.iter().filter(|t| t.top > i32::MIN).collect();
-        order.sort_by(|a, b| b.top.cmp(&a.top));
+        order.sort_by_key(|t| std::cmp::Reverse(t.top));
+        order
+    }
+
+    /// What a lookup of `key` (one value per field) does: the tabs it probes, by decreasing top
+    /// priority until the best match found is at least the next tab's top, and the bucket
+    /// candidates it checks.
+    #[cfg(test)]
+    pub fn walk(&self, key: &[u128]) -> Walk {
+        self.walk_in(&self.order(), key)
+    }
+
+    fn walk_in(&self, order: &[&Tab], key: &[u128]) -> Walk {
         let mut best: Option<i32> = None;
-        let mut n = 0;
+        let mut w = Walk::default();
         for t in order {
             if best.is_some_and(|b| b >= t.top) {
                 break;
             }
-            n += 1;
+            w.probes += 1;
             let k = t.key(&self.widths, key.iter().copied());
             for &j in t.buckets.get(&k).map_or(&[][..], Vec::as_slice) {
                 let r = &self.rules[j];
                 if best.is_some_and(|b| r.priority <= b) {
                     break;
                 }
+                w.checks += 1;
                 if r.bounds.iter().zip(key).all(|(&(lo, hi), &v)| lo <= v && v <= hi) {
                     best = Some(r.priority);
                     break;
                 }
             }
         }
-        n
+        w
     }
 
-    /// Mean probes over `keys` (0 without keys).
-    pub fn mean_probes(&self, keys: &[Vec<u128>]) -> f64 {
+    /// The lookups of `keys` in the order the traffic sends them, in bursts of `BURST`: per
+    /// lookup the tabs probed and candidates checked, and per packet the passes the burst
+    /// lookup makes over its keys (table_tm.c `tm_lookup_chunk` visits tab after tab for the
+    /// whole burst until no key of it can find a better match: as many tabs as the burst's
+    /// longest walk, and one more pass that finds every key done, unless the tabs ran out).
+    pub fn stats(&self, keys: &[Vec<u128>]) -> TupleStats {
+        let order = self.order();
+        let mut s = TupleStats::default();
         if keys.is_empty() {
-            return 0.0;
+            return s;
         }
-        keys.iter().map(|k| self.probes(k) as f64).sum::<f64>() / keys.len() as f64
+        for chunk in keys.chunks(BURST) {
+            let mut longest = 0;
+            for k in chunk {
+                let w = self.walk_in(&order, k);
+                s.probes += w.probes as f64;
+                s.checks += w.checks as f64;
+                longest = longest.max(w.probes);
+            }
+            let passes = if longest < order.len() { longest + 1 } else { longest };
+            s.passes += passes as f64;
+        }
+        let n = keys.len() as f64;
+        s.probes /= n;
+        s.checks /= n;
+        s.passes /= keys.len().div_ceil(BURST) as f64;
+        s.tabs = order.len() as f64;
+        s
     }
 }
 
-/// Keys a table's lookups see, drawn as the bench traffic draws them: a rule by the traffic's
-/// popularity over the rules, then a key inside it.
-const SAMPLE_KEYS: usize = 4096;
+/// Most trace keys replayed: the trace's first keys, in its order (its bursts).
+const REPLAY_MAX: usize = 1 << 16;
 
-/// Mean probes of a generated rule set (crate::bench::gen, installed in order with priorities
-/// n - i as the sweeps install them) under `traffic`'s popularity.
-pub fn rule_set_probes(kind: TableKind, rules: &[Rule], traffic: &Traffic, seed: u64) -> Option<f64> {
+/// What lookups of a generated rule set (crate::bench::gen, installed in order with priorities
+/// n - i as the sweeps install them) do under the bench trace of `traffic` drawn with `seed`
+/// (crate::bench::sweep::rule_trace: the same keys in the same order).
+pub fn rule_set_stats(kind: TableKind, rules: &[Rule], traffic: &Traffic, seed: u64) -> Option<TupleStats> {
     if !kind.prioritized() || rules.is_empty() {
         return None;
     }
@@ -278,18 +338,11 @@ pub fn rule_set_probes(kind: TableKind, rules: &[Rule], traffic: &Traffic, seed:
         .map(|(i, r)| sim_rule(&w, &r.matches(kind), (n - i) as i32))
         .collect();
     let c = Classifier::build(&w, sim?);
-    let mut rng = Rng::new(seed ^ 0x7072);
-    let pop = Popularity::new(traffic, n as u64, &mut rng);
-    let keys: Vec<Vec<u128>> = (0..SAMPLE_KEYS)
-        .map(|_| {
-            rules[pop.draw(&mut rng)]
-                .sample(&w, &mut rng)
-                .into_iter()
-                .map(u128::from)
-                .collect()
-        })
+    let keys: Vec<Vec<u128>> = rule_trace_keys(traffic, kind, rules, seed)
+        .take(REPLAY_MAX)
+        .map(|k| k.into_iter().map(u128::from).collect())
         .collect();
-    Some(c.mean_probes(&keys))
+    Some(c.stats(&keys))
 }
 
 #[cfg(test)]
@@ -322,8 +375,8 @@ mod tests {
             .collect();
         let c = Classifier::build(&[8], rules);
         assert_eq!(c.tabs(), 1);
-        assert_eq!(c.probes(&[5]), 1);
-        assert_eq!(c.probes(&[200]), 1); // a miss probes every tab
+        assert_eq!(c.walk(&[5]).probes, 1);
+        assert_eq!(c.walk(&[200]).probes, 1); // a miss probes every tab
     }
 
     #[test]
@@ -337,10 +390,26 @@ mod tests {
         let c = Classifier::build(&w, rules);
         assert_eq!(c.tabs(), 2);
         // key 7: the top tab (priority 30) matches; nothing beats 30: one probe
-        assert_eq!(c.probes(&[7]), 1);
+        assert_eq!(c.walk(&[7]), Walk { probes: 1, checks: 1 });
         // key 9: the /8 tab misses, the wildcard tab matches: two probes
-        assert_eq!(c.probes(&[9]), 2);
-        assert!((c.mean_probes(&[vec![7], vec![9]]) - 1.5).abs() < 1e-12);
+        assert_eq!(c.walk(&[9]), Walk { probes: 2, checks: 1 });
+        let s = c.stats(&[vec![7], vec![9]]);
+        assert!(
+            (s.probes - 1.5).abs() < 1e-12 && (s.checks - 1.0).abs() < 1e-12,
+            "{s:?}"
+        );
+        // one burst whose longest walk takes both tabs: two passes
+        assert_eq!((s.passes, s.tabs), (2.0, 2.0));
+        // a burst of keys the first tab settles: that pass and one that finds them all done
+        assert_eq!(c.stats(&[vec![7], vec![7]]).passes, 2.0);
+        // bursts of 32 keys: 31 settled by the first tab and one that needs both, then a burst
+        // of one settled key: (2 + 2) / 2 passes per burst
+        let mut keys = vec![vec![7u128]; 31];
+        keys.push(vec![9]);
+        keys.push(vec![7]);
+        let s = c.stats(&keys);
+        assert_eq!(s.passes, 2.0);
+        assert!((s.probes - 34.0 / 33.0).abs() < 1e-12, "{s:?}");
     }
 
     #[test]
@@ -379,5 +448,26 @@ mod tests {
         // the lean one; then its own /30 tuple
         let c = Classifier::build(&w, rules);
         assert_eq!(c.tabs(), 2);
+    }
+
+    #[test]
+    fn rule_sets_replay_the_trace_the_bench_sends() {
+        let rules = gen::rules(TableKind::Ternary, 64, 3);
+        let s = rule_set_stats(TableKind::Ternary, &rules, &Traffic::Uniform, 5).unwrap();
+        // every lookup probes one tab at least, none more than there are, and a burst visits at
+        // least its longest walk
+        assert!(s.probes >= 1.0 && s.probes <= s.tabs, "{s:?}");
+        assert!(s.passes >= s.probes && s.passes <= s.tabs, "{s:?}");
+        assert!(s.checks >= 1.0, "{s:?}");
+        // the same trace gives the same figures; skewed traffic other ones
+        assert_eq!(
+            rule_set_stats(TableKind::Ternary, &rules, &Traffic::Uniform, 5),
+            Some(s)
+        );
+        let z = rule_set_stats(TableKind::Ternary, &rules, &Traffic::Zipf(1.1), 5).unwrap();
+        assert_ne!(z, s);
+        // exact and lpm tables are not tuple spaces
+        let ex = gen::rules(TableKind::Exact, 16, 3);
+        assert!(rule_set_stats(TableKind::Exact, &ex, &Traffic::Uniform, 5).is_none());
     }
 }
