@@ -21,6 +21,7 @@
 #include "p4dp/table.h"
 #include "p4dp/xindex.h"
 #include "hash.h"
+#include "tsan_test.h" /* test_eal_init_mem */
 
 static unsigned n_pass, n_fail;
 static unsigned case_fail;
@@ -1363,13 +1364,8 @@ int main(int argc, char **argv)
 {
 	(void)argc;
 	/* 1 GiB: rte_hash's arrays of the 2^24-entry table (test_xindex_limit), about 660 MiB */
-	char *eal[] = {argv[0], "--no-huge", "--no-pci", "-m", "1024", "--no-shconf", "-l", "0-1",
-		       "--log-level=error", NULL};
-	if (rte_eal_init(9, eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
-		printf("0 passed, 1 failed\n");
+	if (test_eal_init_mem(argv[0], "0@0,1@1", 1024) != 0)
 		return 1;
-	}
 	const char *seed = getenv("P4DP_TEST_SEED");
 	if (seed)
 		rng_state = strtoull(seed, NULL, 0) | 1;
