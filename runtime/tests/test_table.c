@@ -1060,18 +1060,26 @@ static const struct p4dp_entry *xi_test_apply(const struct p4dp_ctx *ctx, const 
 	return key_len <= 8 ? p4dp_table_apply_exact(ctx, 0, key, 4, hit) : p4dp_table_apply_exact(ctx, 0, key, 12, hit);
 }
 
+/* An exact table of @p key_len-byte keys (4: one 32-bit field; 12: a 64-bit and a 32-bit field)
+ * and 8 bytes of data; NULL after a failed check. */
+static struct p4dp_table *xi_table_create(const char *name, uint32_t key_len, uint32_t max_entries, int storage)
+{
+	struct p4dp_key_field f[2] = {F(P4DP_MATCH_EXACT, 0, 4, 32), F(P4DP_MATCH_EXACT, 8, 4, 32)};
+	if (key_len > 8)
+		f[0] = (struct p4dp_key_field)F(P4DP_MATCH_EXACT, 0, 8, 64);
+	struct p4dp_table_params p = {.name = name, .key_len = key_len, .n_fields = key_len > 8 ? 2 : 1, .fields = f,
+				      .max_entries = max_entries, .data_len = 8, .storage = storage,
+				      .socket_id = SOCKET_ID_ANY};
+	struct p4dp_table *t = p4dp_table_create(&p, NULL);
+	CHECK(t != NULL, "create %s", name);
+	return t;
+}
+
 static void test_xindex(int storage, uint32_t key_len)
 {
 	case_fail = 0;
 	enum { NK = XI_NK };
-	/* 4 bytes: one field; 12 bytes: a 64-bit and a 32-bit field */
-	struct p4dp_key_field f[2] = {F(P4DP_MATCH_EXACT, 0, 4, 32), F(P4DP_MATCH_EXACT, 8, 4, 32)};
-	if (key_len > 8)
-		f[0] = (struct p4dp_key_field)F(P4DP_MATCH_EXACT, 0, 8, 64);
-	struct p4dp_table_params p = {.name = "xindex", .key_len = key_len, .n_fields = key_len > 8 ? 2 : 1, .fields = f, .max_entries = 16,
-				      .data_len = 8, .storage = storage, .socket_id = SOCKET_ID_ANY};
-	struct p4dp_table *t = p4dp_table_create(&p, NULL);
-	CHECK(t != NULL, "create");
+	struct p4dp_table *t = xi_table_create("xindex", key_len, 16, storage);
 	if (t == NULL)
 		goto out;
 	const struct p4dp_xindex *xi = ((const struct p4dp_table_head *)t)->xi;
@@ -1258,15 +1266,7 @@ static const struct p4dp_xindex *xi_large_index(struct p4dp_table *t)
 static void test_xindex_large(int storage, uint32_t key_len)
 {
 	case_fail = 0;
-	enum { MAX = 1u << 17 };
-	struct p4dp_key_field f[2] = {F(P4DP_MATCH_EXACT, 0, 4, 32), F(P4DP_MATCH_EXACT, 8, 4, 32)};
-	if (key_len > 8)
-		f[0] = (struct p4dp_key_field)F(P4DP_MATCH_EXACT, 0, 8, 64);
-	struct p4dp_table_params p = {.name = "xindex large", .key_len = key_len, .n_fields = key_len > 8 ? 2 : 1,
-				      .fields = f, .max_entries = MAX, .data_len = 8, .storage = storage,
-				      .socket_id = SOCKET_ID_ANY};
-	struct p4dp_table *t = p4dp_table_create(&p, NULL);
-	CHECK(t != NULL, "create");
+	struct p4dp_table *t = xi_table_create("xindex large", key_len, 1u << 17, storage);
 	if (t == NULL)
 		goto out;
 	const struct p4dp_xindex *xi = xi_large_index(t);
@@ -1330,12 +1330,7 @@ static void test_xindex_limit(void)
 {
 	case_fail = 0;
 	const uint32_t max = 1u << 24;
-	struct p4dp_key_field f[1] = {F(P4DP_MATCH_EXACT, 0, 4, 32)};
-	struct p4dp_table_params p = {.name = "xindex 2^24", .key_len = 4, .n_fields = 1, .fields = f,
-				      .max_entries = max, .data_len = 8, .storage = P4DP_STORAGE_DYNAMIC,
-				      .socket_id = SOCKET_ID_ANY};
-	struct p4dp_table *t = p4dp_table_create(&p, NULL);
-	CHECK(t != NULL, "create a table of 2^24 entries");
+	struct p4dp_table *t = xi_table_create("xindex 2^24", 4, max, P4DP_STORAGE_DYNAMIC);
 	if (t == NULL)
 		goto out;
 	const struct p4dp_xindex *xi = xi_large_index(t);
