@@ -2,56 +2,17 @@
 //! windows (no timing is asserted), the JSON document's shape, the SVG plots (well-formed, one
 //! marker per point), the traffic options, and one-line errors for bad arguments.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod bench_common;
 
+use std::path::Path;
+use std::process::Output;
+
+use bench_common::{bench, bench_once as p4dp, num, read_json, scratch};
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("p4dp-bench-sweep-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
-}
-
-fn p4dp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_p4dp"))
-        .current_dir(root())
-        .arg("bench")
-        .args(args)
-        .output()
-        .expect("run p4dp")
-}
-
-/// A sweep with short windows; on a shared machine a window can see no packet, so a failed run is
-/// tried again (up to 3 times) before the test fails with its output.
+/// A sweep with short windows, tried up to 3 times (bench_common::bench).
 fn sweep(args: &[&str]) -> Output {
-    let quick = ["--duration", "0.03", "--warmup", "0.02", "--repeat", "1"];
-    let mut last = None;
-    for _ in 0..3 {
-        let out = p4dp(&[args, &quick[..]].concat());
-        if out.status.success() {
-            return out;
-        }
-        last = Some(out);
-    }
-    let out = last.expect("ran");
-    panic!(
-        "p4dp bench {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).expect("json file")).expect("valid JSON")
-}
-
-fn num(v: &Value, what: &str) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("{what} is not a number: {v}"))
+    bench(&[args, &["--duration", "0.03", "--warmup", "0.02", "--repeat", "1"][..]].concat())
 }
 
 /// Well-formed enough for any XML reader: one root, every tag closed in order, attributes quoted.
