@@ -953,17 +953,21 @@ static int replicas_check(const struct p4dp_rt_replica *reps, uint32_t n, const 
 	return 0;
 }
 
-/* Copy of @p reps in the control form; NULL (message set) when out of memory. */
-static struct rt_mcast_rep *replicas_copy(const struct p4dp_rt_replica *reps, uint32_t n)
+/* Check @p reps (replicas_check) and copy them in the control form to *@p out (malloc'd, the
+ * caller frees it); 0, -EINVAL or -ENOMEM with a message (*out unset). */
+static int replicas_check_copy(const struct p4dp_rt_replica *reps, uint32_t n, const char *what, uint32_t id,
+			       struct rt_mcast_rep **out)
 {
+	int rc = replicas_check(reps, n, what, id);
+	if (rc)
+		return rc;
 	struct rt_mcast_rep *c = malloc(sizeof(*c) * (n ? n : 1));
-	if (c == NULL) {
-		rt_errc(-ENOMEM, "out of memory");
-		return NULL;
-	}
+	if (c == NULL)
+		return rt_errc(-ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < n; i++)
 		c[i] = (struct rt_mcast_rep){ reps[i].port, reps[i].rid, reps[i].backup };
-	return c;
+	*out = c;
+	return 0;
 }
 
 int p4dp_runtime_mcast_group_set_replicas(struct p4dp_runtime *rt, uint32_t group, const struct p4dp_rt_replica *reps,
@@ -971,12 +975,10 @@ int p4dp_runtime_mcast_group_set_replicas(struct p4dp_runtime *rt, uint32_t grou
 {
 	if (rt == NULL || group >= P4DP_RT_MCAST_GROUPS)
 		return rt_errc(-EINVAL, "multicast group id %u out of range", group);
-	int rc = replicas_check(reps, n, "multicast group", group);
+	struct rt_mcast_rep *c = NULL;
+	int rc = replicas_check_copy(reps, n, "multicast group", group, &c);
 	if (rc)
 		return rc;
-	struct rt_mcast_rep *c = replicas_copy(reps, n);
-	if (c == NULL)
-		return -ENOMEM;
 	pthread_mutex_lock(&rt->lock);
 	struct rt_mcast_group *g = &rt->mc_groups[group];
 	struct rt_mcast_rep *old = g->direct;
@@ -1057,12 +1059,10 @@ int p4dp_runtime_clone_session_set_replicas(struct p4dp_runtime *rt, uint32_t se
 	if (n_primary > P4DP_CLONE_REPLICAS_MAX)
 		return rt_errc(-EINVAL, "clone session %u: %u replicas, at most %u", session, n_primary,
 			       P4DP_CLONE_REPLICAS_MAX);
-	int rc = replicas_check(reps, n, "clone session", session);
+	struct rt_mcast_rep *c = NULL;
+	int rc = replicas_check_copy(reps, n, "clone session", session, &c);
 	if (rc)
 		return rc;
-	struct rt_mcast_rep *c = replicas_copy(reps, n);
-	if (c == NULL)
-		return -ENOMEM;
 	pthread_mutex_lock(&rt->lock);
 	struct rt_clone_list *l = clone_build(rt, c, n, trunc, cos);
 	if (l == NULL)

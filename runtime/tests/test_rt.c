@@ -771,6 +771,9 @@ static void test_liveness(struct p4dp_runtime *rt)
 	struct p4dp_rt_entry e = ent(1, &key, 0, A_SET_PORT, 1, &par);
 	CHECK(p4dp_runtime_table_entry_add(rt, T_FWD, &e) == 0);
 	CHECK(p4dp_runtime_clone_session_set_replicas(rt, 4, reps, 4, 0, 3) == 0);
+	/* a bad chain is refused and leaves the session as it was (the injects below) */
+	CHECK_ERR(p4dp_runtime_clone_session_set_replicas(rt, 4, same_port, 2, 0, 0), -EINVAL,
+		  "clone session 4: a backup of the replica on port 2 is on the same port");
 	mkpkt(pkt, 7, 4);
 	CHECK(inject(rt, 0, pkt, 64, &o) == 3 && o.port[0] == 2 && o.port[1] == 7 && o.port[2] == 1);
 	CHECK(p4dp_runtime_port_admin_set(rt, 2, 0) == 0);

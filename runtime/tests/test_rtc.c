@@ -496,13 +496,8 @@ static void test_sweep_no_lock(void)
 int main(int argc, char **argv)
 {
 	(void)argc;
-	char *eal[] = {argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "-l", "0-1",
-		       "--log-level=error", NULL};
-	if (rte_eal_init(9, eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
-		printf("0 passed, 1 failed\n");
+	if (test_eal_init(argv[0], "0@0,1@1") != 0)
 		return 1;
-	}
 	test_queue();
 	test_lock_counter();
 	test_table_ops();

@@ -14,28 +14,23 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "p4dp/rt.h"
 #include "p4dp/rtc.h"
 #include "rt_internal.h" /* the program's rtc Counter, which the control API does not read */
-#include "tsan_test.h"
 
+#include "bg_test.h"
 #include "check.h"
-#include "pcap_write.h"
 
 #define N_KEYS 64u
 #define N_PACKETS 1024u
 #define MIN_WORK (2u * N_KEYS) /* deleter iterations after the input is done */
 enum { X_QUEUE, X_CHECKS };
 
-static char g_so[PATH_MAX], g_dir[256];
-static int g_id;
+static struct bg_test g_t;
 
 /* Packet i: key i % N_KEYS in bytes [0..4). */
 static void fill_pkt(uint8_t *pkt, uint32_t i)
@@ -50,18 +45,6 @@ static uint64_t cell(struct p4dp_runtime *rt, uint32_t i)
 	return p4dp_rtc_counter_get(rt->ext[0][X_CHECKS], i);
 }
 
-static int nop_batch(void *arg)
-{
-	(void)arg;
-	return 0;
-}
-
-struct ctl {
-	struct p4dp_runtime *rt;
-	volatile int stop;
-	uint32_t n_batches, ok;
-};
-
 /* Once the worker has processed the whole input (and the adder has emptied the queue, so it
  * waits in popWait from then on): the batches, then the stop once the deleter has run MIN_WORK
  * more iterations, enough to delete every key it added (each wait bounded by 20 s, which only a
@@ -69,19 +52,14 @@ struct ctl {
  * With both pipelines on one thread the deleter runs only because the adder's wait gives way. */
 static void *controller(void *arg)
 {
-	struct ctl *c = arg;
+	struct bg_ctl *c = arg;
 	for (int i = 0; i < 20000 && cell(c->rt, 0) < N_PACKETS; i++)
 		usleep(1000);
-	for (uint32_t i = 0; i < c->n_batches; i++) {
-		if (p4dp_runtime_batch_run(c->rt, nop_batch, NULL, NULL) == 0)
-			c->ok++;
-		usleep(2000);
-	}
+	bg_ctl_batches(c, 2000);
 	uint64_t runs = cell(c->rt, 2);
 	for (int i = 0; i < 20000 && cell(c->rt, 2) < runs + MIN_WORK; i++)
 		usleep(1000);
-	/* release: pairs with the run's acquire load of the stop flag */
-	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+	bg_ctl_stop(c);
 	return NULL;
 }
 
@@ -104,16 +82,11 @@ static void out_cb(void *arg, uint32_t port, const uint8_t *data, uint32_t len)
 		o->bad++;
 }
 
-static void run_bg(const char *pcap, uint32_t nb)
+static void run_bg(uint32_t nb)
 {
-	struct p4dp_runtime_params pp = { .program_path = g_so, .max_workers = 1 + nb, .n_mbufs = 65536 };
-	struct p4dp_runtime *rt = NULL;
-	CHECK(p4dp_runtime_create(&pp, &rt) == 0);
+	struct p4dp_runtime *rt = bg_test_runtime(&g_t, nb, 65536);
 	if (rt == NULL)
 		return;
-	char dev[3 * PATH_MAX];
-	snprintf(dev, sizeof(dev), "net_pcap_bg%d,rx_pcap=%s,tx_pcap=/dev/null", g_id++, pcap);
-	CHECK(p4dp_runtime_port_add(rt, 0, dev) == 0);
 	CHECK(p4dp_runtime_ring_port_add(rt, 1, 65536) == 0);
 	struct p4dp_run_params bad = { .n_workers = 1, .duration_ms = 10, .n_background = 3 };
 	CHECK_ERR(p4dp_runtime_run(rt, &bad), -EINVAL, "background pipelines");
@@ -121,14 +94,8 @@ static void run_bg(const char *pcap, uint32_t nb)
 	bad.n_workers = 2;
 	CHECK_ERR(p4dp_runtime_run(rt, &bad), -EINVAL, "max_workers");
 
-	struct ctl c = { .rt = rt, .n_batches = 50 / P4DP_TEST_TSAN_DIV };
-	pthread_t th;
-	CHECK(pthread_create(&th, NULL, controller, &c) == 0);
-	/* the duration only bounds a hung test: the controller stops the run */
-	struct p4dp_run_params rp = { .n_workers = 1, .stop = (volatile int *)&c.stop, .duration_ms = 600000,
-				      .n_background = nb };
-	CHECK(p4dp_runtime_run(rt, &rp) == 0);
-	pthread_join(th, NULL);
+	struct bg_ctl c = { .rt = rt, .n_batches = 50 / P4DP_TEST_TSAN_DIV };
+	bg_test_run(&c, nb, controller, &c);
 	uint64_t pkts = cell(rt, 0), adds = cell(rt, 1), runs = cell(rt, 2), wrong = cell(rt, 3), dels = cell(rt, 4);
 	struct outs o = { 0, 0 };
 	while (p4dp_runtime_ring_port_recv(rt, 1, out_cb, &o, 0) > 0)
@@ -158,13 +125,9 @@ static void run_bg(const char *pcap, uint32_t nb)
 int main(int argc, char **argv)
 {
 	(void)argc;
-	if (test_prog_build("rtc_run", "rt_prog_bg", g_dir, sizeof(g_dir), g_so, sizeof(g_so)) != 0 ||
-	    test_eal_init(argv[0], "0@0,1@(0-1),2@(0-1),3@(0-1)") != 0)
+	if (bg_test_setup(&g_t, argv[0], "rtc_run", "rt_prog_bg", N_PACKETS, fill_pkt) != 0)
 		return 1;
-	char pcap[PATH_MAX + 32];
-	snprintf(pcap, sizeof(pcap), "%s/keys.pcap", g_dir);
-	CHECK(test_pcap_write(pcap, N_PACKETS, fill_pkt) == 0);
-	run_bg(pcap, 1);
-	run_bg(pcap, 2);
-	return test_finish(g_dir, n_pass, n_fail);
+	run_bg(1);
+	run_bg(2);
+	return test_finish(g_t.dir, n_pass, n_fail);
 }

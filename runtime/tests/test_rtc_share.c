@@ -13,22 +13,17 @@
  * threads both pipelines run. Under ThreadSanitizer (make tsan) nothing may be reported. Last
  * line: 'N passed, N failed'.
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "p4dp/rt.h"
 #include "p4dp/rtc.h"
 #include "rt_internal.h" /* the program's rtc Counter, which the control API does not read */
-#include "tsan_test.h"
 
+#include "bg_test.h"
 #include "check.h"
-#include "pcap_write.h"
 
 #define N_ENTRIES 60000u
 #define N_EACH 3u /* long iterations of each kind before the checks */
@@ -48,8 +43,7 @@ enum {
 	C_LOCKED,
 };
 
-static char g_so[PATH_MAX], g_dir[256];
-static int g_id;
+static struct bg_test g_t;
 
 static void fill_pkt(uint8_t *pkt, uint32_t i)
 {
@@ -62,16 +56,8 @@ static uint64_t cell(struct p4dp_runtime *rt, uint32_t i)
 	return p4dp_rtc_counter_get(rt->ext[0][X_CELLS], i);
 }
 
-static int nop_batch(void *arg)
-{
-	(void)arg;
-	return 0;
-}
-
 struct ctl {
-	struct p4dp_runtime *rt;
-	volatile int stop;
-	uint32_t n_batches, ok;
+	struct bg_ctl bg;
 	uint64_t mid, gap, locked, shorts; /* before the batches */
 };
 
@@ -85,34 +71,25 @@ static bool each_done(struct p4dp_runtime *rt, uint64_t n)
 static void *controller(void *arg)
 {
 	struct ctl *c = arg;
-	for (int i = 0; i < 60000 && !each_done(c->rt, N_EACH); i++)
+	struct p4dp_runtime *rt = c->bg.rt;
+	for (int i = 0; i < 60000 && !each_done(rt, N_EACH); i++)
 		usleep(1000);
-	c->mid = cell(c->rt, C_MID);
-	c->gap = cell(c->rt, C_GAP);
-	c->locked = cell(c->rt, C_LOCKED);
-	c->shorts = cell(c->rt, C_SHORT);
-	for (uint32_t i = 0; i < c->n_batches; i++) {
-		if (p4dp_runtime_batch_run(c->rt, nop_batch, NULL, NULL) == 0)
-			c->ok++;
+	c->mid = cell(rt, C_MID);
+	c->gap = cell(rt, C_GAP);
+	c->locked = cell(rt, C_LOCKED);
+	c->shorts = cell(rt, C_SHORT);
+	bg_ctl_batches(&c->bg, 1000);
+	for (int i = 0; i < 60000 && !each_done(rt, N_EACH + 2); i++)
 		usleep(1000);
-	}
-	for (int i = 0; i < 60000 && !each_done(c->rt, N_EACH + 2); i++)
-		usleep(1000);
-	/* release: pairs with the run's acquire load of the stop flag */
-	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+	bg_ctl_stop(&c->bg);
 	return NULL;
 }
 
-static void run_share(const char *pcap, uint32_t nb)
+static void run_share(uint32_t nb)
 {
-	struct p4dp_runtime_params pp = { .program_path = g_so, .max_workers = 1 + nb, .n_mbufs = 8192 };
-	struct p4dp_runtime *rt = NULL;
-	CHECK(p4dp_runtime_create(&pp, &rt) == 0);
+	struct p4dp_runtime *rt = bg_test_runtime(&g_t, nb, 8192);
 	if (rt == NULL)
 		return;
-	char dev[3 * PATH_MAX];
-	snprintf(dev, sizeof(dev), "net_pcap_share%d,rx_pcap=%s,tx_pcap=/dev/null", g_id++, pcap);
-	CHECK(p4dp_runtime_port_add(rt, 0, dev) == 0);
 	/* `big`: keys 0 .. N_ENTRIES - 1, action nop */
 	uint32_t added = 0;
 	for (uint32_t k = 0; k < N_ENTRIES; k++) {
@@ -124,22 +101,16 @@ static void run_share(const char *pcap, uint32_t nb)
 	CHECK(added == N_ENTRIES);
 	p4dp_rtc_counter_set(rt->ext[0][X_CELLS], C_ENTRIES, N_ENTRIES);
 
-	struct ctl c = { .rt = rt, .n_batches = 20 / P4DP_TEST_TSAN_DIV };
-	pthread_t th;
-	CHECK(pthread_create(&th, NULL, controller, &c) == 0);
-	/* the duration only bounds a hung test: the controller stops the run */
-	struct p4dp_run_params rp = { .n_workers = 1, .stop = (volatile int *)&c.stop, .duration_ms = 600000,
-				      .n_background = nb };
-	CHECK(p4dp_runtime_run(rt, &rp) == 0);
-	pthread_join(th, NULL);
+	struct ctl c = { .bg = { .rt = rt, .n_batches = 20 / P4DP_TEST_TSAN_DIV } };
+	bg_test_run(&c.bg, nb, controller, &c);
 	printf("  %u background thread(s): %" PRIu64 " sweeps, %" PRIu64 " range loops, %" PRIu64
 	       " under the Lock; short: %" PRIu64 " iterations, %" PRIu64 " inside long ones, at most %" PRIu64
 	       " rows/indices apart, %" PRIu64 " saw the Lock held; %u batches\n",
 	       nb, cell(rt, C_SWEEPS), cell(rt, C_RANGES), cell(rt, C_LOCKED_RANGES), c.shorts, c.mid, c.gap,
-	       c.locked, c.ok);
+	       c.locked, c.bg.ok);
 	CHECK(each_done(rt, N_EACH + 2));
-	CHECK(cell(rt, C_SWEEP_ERR) == 0); /* every sweep: each entry exactly once */
-	CHECK(c.ok == c.n_batches);        /* batches complete while long iterations run */
+	CHECK(cell(rt, C_SWEEP_ERR) == 0);     /* every sweep: each entry exactly once */
+	CHECK(c.bg.ok == c.bg.n_batches);      /* batches complete while long iterations run */
 	if (nb == 1) {
 		/* short ran within long iterations, at most two yield intervals apart (the first
 		 * yield comes after one interval; one more may pass while the other is due) */
@@ -156,13 +127,9 @@ static void run_share(const char *pcap, uint32_t nb)
 int main(int argc, char **argv)
 {
 	(void)argc;
-	if (test_prog_build("rtc_share", "rt_prog_share", g_dir, sizeof(g_dir), g_so, sizeof(g_so)) != 0 ||
-	    test_eal_init(argv[0], "0@0,1@(0-1),2@(0-1),3@(0-1)") != 0)
+	if (bg_test_setup(&g_t, argv[0], "rtc_share", "rt_prog_share", 64, fill_pkt) != 0)
 		return 1;
-	char pcap[PATH_MAX + 32];
-	snprintf(pcap, sizeof(pcap), "%s/pkts.pcap", g_dir);
-	CHECK(test_pcap_write(pcap, 64, fill_pkt) == 0);
-	run_share(pcap, 1);
-	run_share(pcap, 2);
-	return test_finish(g_dir, n_pass, n_fail);
+	run_share(1);
+	run_share(2);
+	return test_finish(g_t.dir, n_pass, n_fail);
 }

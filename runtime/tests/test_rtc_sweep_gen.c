@@ -30,6 +30,7 @@
 #include "p4dp/rt.h"
 #include "tsan_test.h"
 
+#include "bg_test.h"
 #include "check.h"
 #include "pcap_write.h"
 
@@ -107,8 +108,7 @@ static void be32(uint8_t *b, uint32_t v)
 static void fill_pkt(uint8_t *pkt, uint32_t i) { be32(pkt, STABLE + i % CHURN); }
 
 struct ctl {
-	struct p4dp_runtime *rt;
-	volatile int stop;
+	struct bg_ctl bg;
 	/* packets and completed sweeps when the worker had a quarter of N_PACKETS, and when the
 	 * controller stopped the run */
 	uint64_t packets_quarter, sweeps_quarter, packets_stop, sweeps_stop;
@@ -118,9 +118,9 @@ struct ctl {
  * since a quarter of the packets, and a delete of every churning key. */
 static int enough(const struct ctl *c)
 {
-	const uint64_t sweeps = cell(c->rt, g_stats, C_SWEEPS);
-	return cell(c->rt, g_stats, C_PACKETS) >= N_PACKETS && sweeps >= MIN_SWEEPS &&
-	       sweeps >= c->sweeps_quarter + 2 && cell(c->rt, g_stats, C_DELS) >= CHURN;
+	const uint64_t sweeps = cell(c->bg.rt, g_stats, C_SWEEPS);
+	return cell(c->bg.rt, g_stats, C_PACKETS) >= N_PACKETS && sweeps >= MIN_SWEEPS &&
+	       sweeps >= c->sweeps_quarter + 2 && cell(c->bg.rt, g_stats, C_DELS) >= CHURN;
 }
 
 /* Wait for a quarter of N_PACKETS (noting the sweeps then), then for enough(), then stop the
@@ -129,17 +129,17 @@ static int enough(const struct ctl *c)
 static void *controller(void *arg)
 {
 	struct ctl *c = arg;
+	struct p4dp_runtime *rt = c->bg.rt;
 	int i = 0;
-	for (; i < 120000 && cell(c->rt, g_stats, C_PACKETS) < N_PACKETS / 4; i++)
+	for (; i < 120000 && cell(rt, g_stats, C_PACKETS) < N_PACKETS / 4; i++)
 		usleep(1000);
-	c->packets_quarter = cell(c->rt, g_stats, C_PACKETS);
-	c->sweeps_quarter = cell(c->rt, g_stats, C_SWEEPS);
+	c->packets_quarter = cell(rt, g_stats, C_PACKETS);
+	c->sweeps_quarter = cell(rt, g_stats, C_SWEEPS);
 	for (; i < 120000 && !enough(c); i++)
 		usleep(1000);
-	c->packets_stop = cell(c->rt, g_stats, C_PACKETS);
-	c->sweeps_stop = cell(c->rt, g_stats, C_SWEEPS);
-	/* release: pairs with the run's acquire load of the stop flag */
-	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+	c->packets_stop = cell(rt, g_stats, C_PACKETS);
+	c->sweeps_stop = cell(rt, g_stats, C_SWEEPS);
+	bg_ctl_stop(&c->bg);
 	return NULL;
 }
 
@@ -157,7 +157,7 @@ static int find_action(struct p4dp_runtime *rt, const char *name, uint32_t *a)
 int main(int argc, char **argv)
 {
 	(void)argc;
-	if (build_program() != 0 || test_eal_init(argv[0], "0@0,1@(0-1),2@(0-1),3@(0-1)") != 0)
+	if (build_program() != 0 || test_eal_init(argv[0], BG_TEST_LCORES) != 0)
 		return 1;
 	struct p4dp_runtime_params pp = { .program_path = g_so, .max_workers = 3, .n_mbufs = 8192 };
 	struct p4dp_runtime *rt = NULL;
@@ -188,15 +188,9 @@ int main(int argc, char **argv)
 	snprintf(dev, sizeof(dev), "net_pcap_sweep,rx_pcap=%s,tx_pcap=/dev/null,infinite_rx=1", pcap);
 	CHECK(p4dp_runtime_port_add(rt, 0, dev) == 0);
 
-	struct ctl c = { .rt = rt };
-	pthread_t th;
-	CHECK(pthread_create(&th, NULL, controller, &c) == 0);
-	/* one background thread per pipeline: Churner and Sweeper run at the same time as the
-	 * worker; the duration only bounds a hung test (the controller stops the run) */
-	struct p4dp_run_params rp = { .n_workers = 1, .stop = (volatile int *)&c.stop, .duration_ms = 600000,
-				      .n_background = 2 };
-	CHECK(p4dp_runtime_run(rt, &rp) == 0);
-	pthread_join(th, NULL);
+	struct ctl c = { .bg = { .rt = rt } };
+	/* one background thread per pipeline: Churner and Sweeper run at the same time as the worker */
+	bg_test_run(&c.bg, 2, controller, &c);
 
 	const uint64_t sweeps = cell(rt, g_stats, C_SWEEPS), adds = cell(rt, g_stats, C_ADDS);
 	const uint64_t dels = cell(rt, g_stats, C_DELS), visited = cell(rt, g_stats, C_VISITED);

@@ -21,6 +21,7 @@
 #include "p4dp/table.h"
 #include "p4dp/xindex.h"
 #include "hash.h"
+#include "tsan_test.h" /* test_eal_init_mem */
 
 static unsigned n_pass, n_fail;
 static unsigned case_fail;
@@ -35,6 +36,15 @@ static unsigned case_fail;
 			}                                                                                 \
 		}                                                                                         \
 	} while (0)
+
+/* A case ends: it passed when no CHECK of it failed. */
+static void case_count(void)
+{
+	if (case_fail)
+		n_fail++;
+	else
+		n_pass++;
+}
 
 static uint64_t rng_state = 0x243f6a8885a308d3ull;
 static uint64_t rnd(void)
@@ -370,6 +380,27 @@ static void check_lookup(const struct spec *s, struct p4dp_table *t, const uint8
 	      want->action, want->index);
 }
 
+/* A live model entry: the first at or after a random one; -1 when none is there. */
+static int model_live_from_random(void)
+{
+	for (uint32_t i = rndn(n_model); i < n_model; i++)
+		if (model[i].live)
+			return (int)i;
+	return -1;
+}
+
+/* The match in @p m of a modify or a delete: 3 in 4 of them a live entry's, the others a new
+ * random one; returns the index of its live model entry, or -1 when it has none. */
+static int pick_target(const struct spec *s, struct ment *m)
+{
+	const int live = rndn(4) != 0 && n_live() > 0 ? model_live_from_random() : -1;
+	if (live >= 0)
+		*m = model[live];
+	else
+		gen_match(s, m);
+	return find_live(s, m);
+}
+
 static void run_random(const struct spec *s, uint32_t nops, struct p4dp_rcu *rcu)
 {
 	case_fail = 0;
@@ -389,14 +420,8 @@ static void run_random(const struct spec *s, uint32_t nops, struct p4dp_rcu *rcu
 		uint32_t r = rndn(100);
 		struct ment m;
 		if (r < 40) { /* add */
-			int dup = -1;
-			if (rndn(10) == 0 && n_live() > 0) {
-				for (uint32_t i = rndn(n_model); i < n_model; i++)
-					if (model[i].live) {
-						dup = (int)i;
-						break;
-					}
-			}
+			/* 1 in 10 adds: a live entry's match again */
+			const int dup = rndn(10) == 0 && n_live() > 0 ? model_live_from_random() : -1;
 			if (dup >= 0)
 				m = model[dup];
 			else
@@ -424,18 +449,7 @@ static void run_random(const struct spec *s, uint32_t nops, struct p4dp_rcu *rcu
 				adds++;
 			}
 		} else if (r < 52) { /* modify */
-			int i = -1;
-			if (rndn(4) != 0 && n_live() > 0)
-				for (uint32_t k = rndn(n_model); k < n_model; k++)
-					if (model[k].live) {
-						i = (int)k;
-						break;
-					}
-			if (i >= 0)
-				m = model[i];
-			else
-				gen_match(s, &m);
-			i = find_live(s, &m);
+			const int i = pick_target(s, &m);
 			rand_data(&m, s->data_len);
 			struct p4dp_match pm = to_match(s, &m);
 			int rc = p4dp_table_entry_modify(t, &pm, m.action, m.data);
@@ -446,18 +460,7 @@ static void run_random(const struct spec *s, uint32_t nops, struct p4dp_rcu *rcu
 				mods++;
 			}
 		} else if (r < 67) { /* delete */
-			int i = -1;
-			if (rndn(4) != 0 && n_live() > 0)
-				for (uint32_t k = rndn(n_model); k < n_model; k++)
-					if (model[k].live) {
-						i = (int)k;
-						break;
-					}
-			if (i >= 0)
-				m = model[i];
-			else
-				gen_match(s, &m);
-			i = find_live(s, &m);
+			const int i = pick_target(s, &m);
 			struct p4dp_match pm = to_match(s, &m);
 			int rc = p4dp_table_entry_delete(t, &pm);
 			CHECK(rc == (i >= 0 ? 0 : -ENOENT), "%s: delete rc %d want %d", s->name, rc,
@@ -536,10 +539,7 @@ out:
 	CHECK(n_hits > n_lookups / 10, "%s: too few hits to be meaningful", s->name);
 	printf("%-32s %s (%u ops, %u/%u lookups hit%s)\n", s->name, case_fail ? "FAIL" : "ok", nops, n_hits,
 	       n_lookups, rcu ? ", rcu" : "");
-	if (case_fail)
-		n_fail++;
-	else
-		n_pass++;
+	case_count();
 }
 
 /* ------------------------------------------------------------ specs */
@@ -663,10 +663,7 @@ static void test_errors(void)
 		p4dp_table_free(t);
 	}
 	printf("%-32s %s\n", "error handling", case_fail ? "FAIL" : "ok");
-	if (case_fail)
-		n_fail++;
-	else
-		n_pass++;
+	case_count();
 }
 
 /* Counts the entries a walk finds (each key once: a duplicate key in the hash would not show). */
@@ -738,10 +735,7 @@ static void test_insert_seen(int storage)
 out:
 	printf("%-32s %s\n", storage == P4DP_STORAGE_STATIC ? "insert_seen (static)" : "insert_seen (dynamic)",
 	       case_fail ? "FAIL" : "ok");
-	if (case_fail)
-		n_fail++;
-	else
-		n_pass++;
+	case_count();
 }
 
 /* Full table, delete, re-add: with a RCU domain and an online but idle worker,
@@ -795,10 +789,7 @@ static void test_full_with_rcu(struct p4dp_rcu *rcu)
 	p4dp_rcu_thread_online(rcu, 0);
 out:
 	printf("%-32s %s\n", "full table with rcu", case_fail ? "FAIL" : "ok");
-	if (case_fail)
-		n_fail++;
-	else
-		n_pass++;
+	case_count();
 }
 
 /* A walk's check that every entry of a linear table lives in the row of its key. */
@@ -907,10 +898,7 @@ static void test_linear(int storage, struct p4dp_rcu *rcu)
 out:
 	printf("%-32s %s\n", storage == P4DP_STORAGE_STATIC ? "linear (static)" : "linear (dynamic)",
 	       case_fail ? "FAIL" : "ok");
-	if (case_fail)
-		n_fail++;
-	else
-		n_pass++;
+	case_count();
 }
 
 /* A linear table's direct lookup (abi.h p4dp_table_apply_linear, and p4dp_table_lookup and
@@ -1010,10 +998,7 @@ out:
 	printf("%-32s %s\n", storage == P4DP_STORAGE_STATIC ? (key_len == 2 ? "linear direct (static, 2)" : "linear direct (static, 4)")
 							 : (key_len == 2 ? "linear direct (dynamic, 2)" : "linear direct (dynamic, 4)"),
 	       case_fail ? "FAIL" : "ok");
-	if (case_fail)
-		n_fail++;
-	else
-		n_pass++;
+	case_count();
 }
 
 /* The tables' key hash (hash.h) equals DPDK's rte_hash_crc on aligned keys, and gives the same
@@ -1075,18 +1060,26 @@ static const struct p4dp_entry *xi_test_apply(const struct p4dp_ctx *ctx, const 
 	return key_len <= 8 ? p4dp_table_apply_exact(ctx, 0, key, 4, hit) : p4dp_table_apply_exact(ctx, 0, key, 12, hit);
 }
 
+/* An exact table of @p key_len-byte keys (4: one 32-bit field; 12: a 64-bit and a 32-bit field)
+ * and 8 bytes of data; NULL after a failed check. */
+static struct p4dp_table *xi_table_create(const char *name, uint32_t key_len, uint32_t max_entries, int storage)
+{
+	struct p4dp_key_field f[2] = {F(P4DP_MATCH_EXACT, 0, 4, 32), F(P4DP_MATCH_EXACT, 8, 4, 32)};
+	if (key_len > 8)
+		f[0] = (struct p4dp_key_field)F(P4DP_MATCH_EXACT, 0, 8, 64);
+	struct p4dp_table_params p = {.name = name, .key_len = key_len, .n_fields = key_len > 8 ? 2 : 1, .fields = f,
+				      .max_entries = max_entries, .data_len = 8, .storage = storage,
+				      .socket_id = SOCKET_ID_ANY};
+	struct p4dp_table *t = p4dp_table_create(&p, NULL);
+	CHECK(t != NULL, "create %s", name);
+	return t;
+}
+
 static void test_xindex(int storage, uint32_t key_len)
 {
 	case_fail = 0;
 	enum { NK = XI_NK };
-	/* 4 bytes: one field; 12 bytes: a 64-bit and a 32-bit field */
-	struct p4dp_key_field f[2] = {F(P4DP_MATCH_EXACT, 0, 4, 32), F(P4DP_MATCH_EXACT, 8, 4, 32)};
-	if (key_len > 8)
-		f[0] = (struct p4dp_key_field)F(P4DP_MATCH_EXACT, 0, 8, 64);
-	struct p4dp_table_params p = {.name = "xindex", .key_len = key_len, .n_fields = key_len > 8 ? 2 : 1, .fields = f, .max_entries = 16,
-				      .data_len = 8, .storage = storage, .socket_id = SOCKET_ID_ANY};
-	struct p4dp_table *t = p4dp_table_create(&p, NULL);
-	CHECK(t != NULL, "create");
+	struct p4dp_table *t = xi_table_create("xindex", key_len, 16, storage);
 	if (t == NULL)
 		goto out;
 	const struct p4dp_xindex *xi = ((const struct p4dp_table_head *)t)->xi;
@@ -1177,10 +1170,91 @@ static void test_xindex(int storage, uint32_t key_len)
 out:
 	printf("read index (%s, %2u-byte keys)   %s\n", storage == P4DP_STORAGE_STATIC ? "static" : "dynamic", key_len,
 	       case_fail ? "FAIL" : "ok");
-	if (case_fail)
-		n_fail++;
-	else
-		n_pass++;
+	case_count();
+}
+
+/*
+ * The workload of the large read-index tests: key i (< n_keys) is xi_test_key(i * stride + first);
+ * each is added (action i % 3, data 100 + i), then those with i % period == modified get data
+ * 900 + i (none when modified >= period), then those with i % period == deleted are deleted.
+ */
+struct xi_load {
+	uint32_t n_keys, stride, first, key_len, period, modified, deleted;
+};
+
+static void xi_load_key(const struct xi_load *l, uint8_t k[16], uint32_t i)
+{
+	xi_test_key(k, i * l->stride + l->first, l->key_len);
+}
+
+/* Key @p i's data after the workload; 0: deleted. */
+static uint64_t xi_load_want(const struct xi_load *l, uint32_t i)
+{
+	if (i % l->period == l->deleted)
+		return 0;
+	return i % l->period == l->modified ? 900 + i : 100 + i;
+}
+
+/* Run the workload on @p t; returns the lowest address of an entry after the adds. */
+static uintptr_t xi_load_apply(struct p4dp_table *t, const struct xi_load *l)
+{
+	uint8_t k[16];
+	struct p4dp_match m = {.value = k};
+	uintptr_t lowest = UINTPTR_MAX;
+	for (uint32_t i = 0; i < l->n_keys; i++) {
+		xi_load_key(l, k, i);
+		uint64_t d = 100 + i;
+		CHECK(p4dp_table_entry_add(t, &m, i % 3, &d) == 0, "add %u", i);
+		const struct p4dp_entry *e = p4dp_table_lookup(t, k);
+		if (e != NULL && (uintptr_t)e < lowest)
+			lowest = (uintptr_t)e;
+	}
+	for (uint32_t i = l->modified; l->modified < l->period && i < l->n_keys; i += l->period) {
+		xi_load_key(l, k, i);
+		uint64_t d = 900 + i;
+		CHECK(p4dp_table_entry_modify(t, &m, 2, &d) == 0, "modify %u", i);
+	}
+	for (uint32_t i = l->deleted; i < l->n_keys; i += l->period) {
+		xi_load_key(l, k, i);
+		CHECK(p4dp_table_entry_delete(t, &m) == 0, "delete %u", i);
+	}
+	return lowest;
+}
+
+/* Every key of the workload through the table's lookup, the index's find and the inline apply
+ * (table 0 of the context): a deleted key found by none, the others with their data, the same
+ * entry each way (no key is outside the index at these loads). */
+static void xi_load_check(struct p4dp_table *t, const struct p4dp_xindex *xi, const struct xi_load *l)
+{
+	struct p4dp_entry *def = NULL;
+	struct p4dp_ctx ctx = {.tables = &t, .defaults = &def};
+	uint8_t k[16];
+	CHECK(p4dp_xi_overflow(xi) == 0, "no key outside the index");
+	for (uint32_t i = 0; i < l->n_keys; i++) {
+		xi_load_key(l, k, i);
+		const struct p4dp_entry *e = p4dp_table_lookup(t, k);
+		const struct p4dp_entry *in = xi_test_find(xi, k, l->key_len);
+		int hit = 0;
+		const struct p4dp_entry *ap = xi_test_apply(&ctx, k, l->key_len, &hit);
+		const uint64_t want = xi_load_want(l, i);
+		if (want == 0) {
+			CHECK(e == NULL && in == NULL && ap == NULL && !hit, "deleted %u", i);
+			continue;
+		}
+		CHECK(e != NULL && *(const uint64_t *)e->data == want, "lookup %u", i);
+		CHECK(in == e && ap == e && hit, "the index and the inline lookup find key %u", i);
+	}
+}
+
+/* A large table's read index, made when the table is (a huge-page mapping), or NULL after a
+ * failed check. */
+static const struct p4dp_xindex *xi_large_index(struct p4dp_table *t)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	const struct p4dp_xindex *xi = ((const struct p4dp_table_head *)t)->xi;
+	CHECK(xi != NULL, "a large exact table has a read index");
+	CHECK(xi == NULL || (uintptr_t)xi->b % huge == 0, "the index buckets are a huge-page mapping");
+	return xi;
 }
 
 /*
@@ -1192,71 +1266,25 @@ out:
 static void test_xindex_large(int storage, uint32_t key_len)
 {
 	case_fail = 0;
-	enum { NK = 4096, MAX = 1u << 17 };
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	struct p4dp_key_field f[2] = {F(P4DP_MATCH_EXACT, 0, 4, 32), F(P4DP_MATCH_EXACT, 8, 4, 32)};
-	if (key_len > 8)
-		f[0] = (struct p4dp_key_field)F(P4DP_MATCH_EXACT, 0, 8, 64);
-	struct p4dp_table_params p = {.name = "xindex large", .key_len = key_len, .n_fields = key_len > 8 ? 2 : 1,
-				      .fields = f, .max_entries = MAX, .data_len = 8, .storage = storage,
-				      .socket_id = SOCKET_ID_ANY};
-	struct p4dp_table *t = p4dp_table_create(&p, NULL);
-	CHECK(t != NULL, "create");
+	struct p4dp_table *t = xi_table_create("xindex large", key_len, 1u << 17, storage);
 	if (t == NULL)
 		goto out;
-	const struct p4dp_xindex *xi = ((const struct p4dp_table_head *)t)->xi;
-	CHECK(xi != NULL && (uintptr_t)xi->b % huge == 0, "the index buckets are a huge-page mapping");
-	if (xi == NULL) {
-		p4dp_table_free(t);
-		goto out;
-	}
-	struct p4dp_entry *def = NULL;
-	struct p4dp_ctx ctx = {.tables = &t, .defaults = &def};
-	uint8_t k[16];
-	struct p4dp_match m = {.value = k};
-	uintptr_t lowest = UINTPTR_MAX;
-	for (uint32_t i = 0; i < NK; i++) {
-		xi_test_key(k, i * 7919u + 1, key_len);
-		uint64_t d = 100 + i;
-		CHECK(p4dp_table_entry_add(t, &m, i % 3, &d) == 0, "add %u", i);
-		const struct p4dp_entry *e = p4dp_table_lookup(t, k);
-		if (e != NULL && (uintptr_t)e < lowest)
-			lowest = (uintptr_t)e;
-	}
-	/* static storage: entry index 0's slot is the start of the slot array */
-	if (storage == P4DP_STORAGE_STATIC)
-		CHECK(lowest % huge == 0, "the static slots are a huge-page mapping");
-	for (uint32_t i = 0; i < NK; i += 5) {
-		xi_test_key(k, i * 7919u + 1, key_len);
-		uint64_t d = 900 + i;
-		CHECK(p4dp_table_entry_modify(t, &m, 2, &d) == 0, "modify %u", i);
-	}
-	for (uint32_t i = 1; i < NK; i += 5) {
-		xi_test_key(k, i * 7919u + 1, key_len);
-		CHECK(p4dp_table_entry_delete(t, &m) == 0, "delete %u", i);
-	}
-	p4dp_table_maintain(t);
-	for (uint32_t i = 0; i < NK; i++) {
-		xi_test_key(k, i * 7919u + 1, key_len);
-		const struct p4dp_entry *e = p4dp_table_lookup(t, k);
-		int hit = 0;
-		const struct p4dp_entry *in = xi_test_apply(&ctx, k, key_len, &hit);
-		if (i % 5 == 1) {
-			CHECK(e == NULL && in == NULL && !hit, "deleted %u", i);
-			continue;
-		}
-		const uint64_t want = i % 5 == 0 ? 900 + i : 100 + i;
-		CHECK(e != NULL && *(const uint64_t *)e->data == want, "lookup %u", i);
-		CHECK(in == e && hit, "inline lookup %u", i);
+	const struct p4dp_xindex *xi = xi_large_index(t);
+	if (xi != NULL) {
+		const struct xi_load l = {.n_keys = 4096, .stride = 7919, .first = 1, .key_len = key_len, .period = 5,
+					  .modified = 0, .deleted = 1};
+		const uintptr_t lowest = xi_load_apply(t, &l);
+		/* static storage: entry index 0's slot is the start of the slot array */
+		if (storage == P4DP_STORAGE_STATIC)
+			CHECK(lowest % ((uintptr_t)2 << 20) == 0, "the static slots are a huge-page mapping");
+		p4dp_table_maintain(t);
+		xi_load_check(t, xi, &l);
 	}
 	p4dp_table_free(t);
 out:
 	printf("large read index (%s, %2u-byte) %s\n", storage == P4DP_STORAGE_STATIC ? "static" : "dynamic", key_len,
 	       case_fail ? "FAIL" : "ok");
-	if (case_fail)
-		n_fail++;
-	else
-		n_pass++;
+	case_count();
 }
 
 /*
@@ -1295,29 +1323,17 @@ static void test_xindex_bucket8_states(void)
 		}
 	}
 	printf("%-32s %s\n", "xindex bucket8 states", case_fail ? "FAIL" : "ok");
-	if (case_fail)
-		n_fail++;
-	else
-		n_pass++;
+	case_count();
 }
 
 static void test_xindex_limit(void)
 {
 	case_fail = 0;
-	enum { NK = 1024 };
 	const uint32_t max = 1u << 24;
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	struct p4dp_key_field f[1] = {F(P4DP_MATCH_EXACT, 0, 4, 32)};
-	struct p4dp_table_params p = {.name = "xindex 2^24", .key_len = 4, .n_fields = 1, .fields = f,
-				      .max_entries = max, .data_len = 8, .storage = P4DP_STORAGE_DYNAMIC,
-				      .socket_id = SOCKET_ID_ANY};
-	struct p4dp_table *t = p4dp_table_create(&p, NULL);
-	CHECK(t != NULL, "create a table of 2^24 entries");
+	struct p4dp_table *t = xi_table_create("xindex 2^24", 4, max, P4DP_STORAGE_DYNAMIC);
 	if (t == NULL)
 		goto out;
-	const struct p4dp_xindex *xi = ((const struct p4dp_table_head *)t)->xi;
-	CHECK(xi != NULL, "a table of 2^24 entries has a read index");
-	CHECK(xi == NULL || (uintptr_t)xi->b % huge == 0, "its buckets are a huge-page mapping");
+	const struct p4dp_xindex *xi = xi_large_index(t);
 	/* rte_hash (E = 2^24 entries, B = 2^21 buckets, 16-byte key slots) and the index (2^23
 	 * one-line buckets, a busy byte per slot, a slot number per entry), ARCHITECTURE.md */
 	const uint64_t E = max, B = E / 8, nb = p4dp_xi_buckets(max);
@@ -1326,57 +1342,25 @@ static void test_xindex_limit(void)
 	CHECK(nb == 1u << 23 && p4dp_table_mem_predict(max, 4, 8, 100, &mem) == 0 && mem.hash_bytes == want,
 	      "the memory model counts the index of 2^24 entries: %" PRIu64 " bytes, want %" PRIu64,
 	      mem.hash_bytes, want);
-	if (xi == NULL) {
-		p4dp_table_free(t);
-		goto out;
-	}
-	struct p4dp_entry *def = NULL;
-	struct p4dp_ctx ctx = {.tables = &t, .defaults = &def};
-	uint8_t k[16];
-	struct p4dp_match m = {.value = k};
-	for (uint32_t i = 0; i < NK; i++) {
-		xi_test_key(k, i * 104729u + 3, 4);
-		uint64_t d = 100 + i;
-		CHECK(p4dp_table_entry_add(t, &m, i % 2, &d) == 0, "add %u", i);
-	}
-	for (uint32_t i = 0; i < NK; i += 3) {
-		xi_test_key(k, i * 104729u + 3, 4);
-		CHECK(p4dp_table_entry_delete(t, &m) == 0, "delete %u", i);
-	}
-	CHECK(p4dp_xi_overflow(xi) == 0, "no key outside the index");
-	for (uint32_t i = 0; i < NK; i++) {
-		xi_test_key(k, i * 104729u + 3, 4);
-		const struct p4dp_entry *e = p4dp_table_lookup(t, k);
-		const struct p4dp_entry *in = xi_test_find(xi, k, 4);
-		int hit = 0;
-		const struct p4dp_entry *ap = xi_test_apply(&ctx, k, 4, &hit);
-		if (i % 3 == 0) {
-			CHECK(e == NULL && in == NULL && !hit, "deleted %u", i);
-			continue;
-		}
-		CHECK(e != NULL && *(const uint64_t *)e->data == 100 + i, "lookup %u", i);
-		CHECK(in == e && ap == e && hit, "the index holds key %u", i);
+	if (xi != NULL) {
+		/* no key modified (modified == period) */
+		const struct xi_load l = {.n_keys = 1024, .stride = 104729, .first = 3, .key_len = 4, .period = 3,
+					  .modified = 3, .deleted = 0};
+		(void)xi_load_apply(t, &l);
+		xi_load_check(t, xi, &l);
 	}
 	p4dp_table_free(t);
 out:
 	printf("read index of a 2^24-entry table %s\n", case_fail ? "FAIL" : "ok");
-	if (case_fail)
-		n_fail++;
-	else
-		n_pass++;
+	case_count();
 }
 
 int main(int argc, char **argv)
 {
 	(void)argc;
 	/* 1 GiB: rte_hash's arrays of the 2^24-entry table (test_xindex_limit), about 660 MiB */
-	char *eal[] = {argv[0], "--no-huge", "--no-pci", "-m", "1024", "--no-shconf", "-l", "0-1",
-		       "--log-level=error", NULL};
-	if (rte_eal_init(9, eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
-		printf("0 passed, 1 failed\n");
+	if (test_eal_init_mem(argv[0], "0@0,1@1", 1024) != 0)
 		return 1;
-	}
 	const char *seed = getenv("P4DP_TEST_SEED");
 	if (seed)
 		rng_state = strtoull(seed, NULL, 0) | 1;

@@ -621,13 +621,8 @@ static const struct spec specs[] = {
 int main(int argc, char **argv)
 {
 	(void)argc;
-	char *eal[] = {argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "-l", "0-1",
-		       "--log-level=error", NULL};
-	if (rte_eal_init(9, eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
-		printf("0 passed, 1 failed\n");
+	if (test_eal_init(argv[0], "0@0,1@1") != 0)
 		return 1;
-	}
 	uint64_t seed = getenv("P4DP_TEST_SEED") ? strtoull(getenv("P4DP_TEST_SEED"), NULL, 0) : 0x2545f4914f6cdd1dull;
 	printf("seed %" PRIu64 " (P4DP_TEST_SEED replays)\n", seed);
 	/* single-threaded: nothing for ThreadSanitizer to check (make tsan runs the concurrent part) */

@@ -195,13 +195,8 @@ static void run(const char *name, int kind, uint32_t n_mod)
 int main(int argc, char **argv)
 {
 	(void)argc;
-	char *eal[] = {argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "-l", "0-1",
-		       "--log-level=error", NULL};
-	if (rte_eal_init(9, eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
-		printf("0 passed, 1 failed\n");
+	if (test_eal_init(argv[0], "0@0,1@1") != 0)
 		return 1;
-	}
 	uint32_t n = getenv("P4DP_TEST_MODIFIES") ? (uint32_t)atoi(getenv("P4DP_TEST_MODIFIES"))
 						  : 100000 / P4DP_TEST_TSAN_DIV;
 	run("exact static", 0, n);

@@ -928,13 +928,8 @@ static void test_entry_blocks(void)
 int main(int argc, char **argv)
 {
 	(void)argc;
-	char *eal[] = {argv[0], "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "-l", "0-1",
-		       "--log-level=error", NULL};
-	if (rte_eal_init(9, eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
-		printf("0 passed, 1 failed\n");
+	if (test_eal_init(argv[0], "0@0,1@1") != 0)
 		return 1;
-	}
 	setvbuf(stdout, NULL, _IOLBF, 0); /* a crash keeps the lines before it */
 	if (getenv("P4DP_TEST_SEED"))
 		rng = strtoull(getenv("P4DP_TEST_SEED"), NULL, 0) | 1;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Compiler flags for the program .so files the runtime tests build at start: in the ThreadSanitizer
  * build (make tsan) the program is instrumented too (and under make asan / make ubsan, with their flags), so that its accesses to entries (@__ref data,
- * @entry_lock words, timers) and to packets are checked like the runtime's. */
+ * @entry_lock words, timers) and to packets are checked like the runtime's. Also what every
+ * runtime test does at start and end: build its program (test_prog_build), start the EAL
+ * (test_eal_init), remove its scratch directory and report (test_finish). */
 #ifndef P4DP_TSAN_TEST_H
 #define P4DP_TSAN_TEST_H
 
@@ -63,19 +65,27 @@ static inline int test_finish(const char *dir, unsigned passed, unsigned failed)
 	return failed ? 1 : 0;
 }
 
-/** p4dp_eal_init with the tests' arguments (no hugepages, no PCI, 512 MiB, no shared
- *  configuration, no telemetry) and the lcore map @p lcores (e.g. "0@0,1@(0-1)"). Its result;
- *  on failure after printing the error and a failed count. */
-static inline int test_eal_init(char *argv0, const char *lcores)
+/** p4dp_eal_init with the tests' arguments (no hugepages, no PCI, @p mem_mb MiB of memory, no
+ *  shared configuration, no telemetry) and the lcore map @p lcores (e.g. "0@0,1@(0-1)"). Its
+ *  result; on failure after printing the error and a failed count. */
+static inline int test_eal_init_mem(char *argv0, const char *lcores, unsigned mem_mb)
 {
-	static char l[128]; /* the EAL may keep pointers into its arguments */
+	/* static: the EAL may keep pointers into its arguments */
+	static char l[128], m[16];
 	snprintf(l, sizeof(l), "--lcores=%s", lcores);
-	char *eal[] = { argv0, "--no-huge", "--no-pci", "-m", "512", "--no-shconf", "--no-telemetry", l,
+	snprintf(m, sizeof(m), "%u", mem_mb);
+	char *eal[] = { argv0, "--no-huge", "--no-pci", "-m", m, "--no-shconf", "--no-telemetry", l,
 			"--log-level=error", NULL };
 	int rc = p4dp_eal_init(9, eal);
 	if (rc != 0)
 		printf("EAL: %s\n0 passed, 1 failed\n", p4dp_runtime_error_get(NULL));
 	return rc;
+}
+
+/** test_eal_init_mem with 512 MiB. */
+static inline int test_eal_init(char *argv0, const char *lcores)
+{
+	return test_eal_init_mem(argv0, lcores, 512);
 }
 
 #endif

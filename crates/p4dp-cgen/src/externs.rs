@@ -736,24 +736,7 @@ impl Gen<'_> {
                 let Some(&ext) = self.digest_ext.get(&c.type_args.first().copied().unwrap_or(data.ty)) else {
                     return unsupported_as(UnsupportedKind::Type, c.span, "digest of an unknown type");
                 };
-                let x = self.expr(data)?;
-                let ct = self.ctype(data.ty, c.span)?;
-                let fields = self.digest_fields(data.ty, c.span)?;
-                let (lay, len) = native_layout(&fields.iter().map(|(_, w)| *w).collect::<Vec<_>>());
-                let _ = writeln!(
-                    out,
-                    "{i}{{\n{i}\t{ct} _d = {x};\n{i}\tuint8_t _g[{}];\n{i}\tmemset(_g, 0, sizeof _g);",
-                    len.max(1)
-                );
-                for ((f, _), (off, size)) in fields.iter().zip(lay) {
-                    let lvf = if f.is_empty() {
-                        "_d".to_string()
-                    } else {
-                        format!("_d.{f}")
-                    };
-                    let _ = writeln!(out, "{i}\tmemcpy(_g + {off}, &{lvf}, {size});");
-                }
-                let _ = writeln!(out, "{i}\tp4dp_digest_send(R->ctx, {ext}u, _g, {len}u);\n{i}}}");
+                self.digest_send(data, ext, &i, c.span, out)?;
             }
             "log_msg" => {
                 let msg = match c.args.first() {
@@ -850,6 +833,30 @@ impl Gen<'_> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The C block that packs `data`, a value of a digest type, into a buffer in native layout
+    /// (digest_fields, native_layout) and sends it as digest extern `ext`; `i` is its indent.
+    pub(crate) fn digest_send(&mut self, data: &Expr, ext: u32, i: &str, span: Span, out: &mut String) -> R<()> {
+        let x = self.expr(data)?;
+        let ct = self.ctype(data.ty, span)?;
+        let fields = self.digest_fields(data.ty, span)?;
+        let (lay, len) = native_layout(&fields.iter().map(|(_, w)| *w).collect::<Vec<_>>());
+        let _ = writeln!(
+            out,
+            "{i}{{\n{i}\t{ct} _d = {x};\n{i}\tuint8_t _g[{}];\n{i}\tmemset(_g, 0, sizeof _g);",
+            len.max(1)
+        );
+        for ((f, _), (off, size)) in fields.iter().zip(lay) {
+            let lvf = if f.is_empty() {
+                "_d".to_string()
+            } else {
+                format!("_d.{f}")
+            };
+            let _ = writeln!(out, "{i}\tmemcpy(_g + {off}, &{lvf}, {size});");
+        }
+        let _ = writeln!(out, "{i}\tp4dp_digest_send(R->ctx, {ext}u, _g, {len}u);\n{i}}}");
         Ok(())
     }
 

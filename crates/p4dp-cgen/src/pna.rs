@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use p4dp_ir::*;
 
-use crate::ctype::{native_layout, storage, storage_size};
+use crate::ctype::{storage, storage_size};
 use crate::glue::Bind;
 use crate::stmt::ind;
 use crate::{unsupported, unsupported_as, Gen, Owner, UnsupportedKind, R};
@@ -348,25 +348,7 @@ impl Gen<'_> {
                 }
             }
             (ExternKind::PnaDigest, "pack") => {
-                let data = arg(c, 0)?;
-                let x = self.expr(data)?;
-                let ct = self.ctype(data.ty, c.span)?;
-                let fields = self.digest_fields(data.ty, c.span)?;
-                let (lay, len) = native_layout(&fields.iter().map(|(_, w)| *w).collect::<Vec<_>>());
-                let _ = writeln!(
-                    out,
-                    "{i}{{\n{i}\t{ct} _d = {x};\n{i}\tuint8_t _g[{}];\n{i}\tmemset(_g, 0, sizeof _g);",
-                    len.max(1)
-                );
-                for ((f, _), (off, size)) in fields.iter().zip(lay) {
-                    let lvf = if f.is_empty() {
-                        "_d".to_string()
-                    } else {
-                        format!("_d.{f}")
-                    };
-                    let _ = writeln!(out, "{i}\tmemcpy(_g + {off}, &{lvf}, {size});");
-                }
-                let _ = writeln!(out, "{i}\tp4dp_digest_send(R->ctx, {ext}u, _g, {len}u);\n{i}}}");
+                self.digest_send(arg(c, 0)?, ext as u32, &i, c.span, out)?;
             }
             _ => return Ok(false),
         }

@@ -167,49 +167,21 @@ impl<'a> Sema<'a> {
             .lookup_global(&ty_name.name.name, ty_name.name.span)
             .and_then(|v| v.first().copied());
         let path = ty_name.name.name.clone();
+        // the instance's type, or for a constructor call the block's name
+        let fallback = ast::Type {
+            kind: ast::TypeKind::Named(ty_name.clone()),
+            span: ty_name.span,
+        };
+        let ty = ty.unwrap_or(&fallback);
         match d {
             Some(ast::Decl::Control(cd)) => {
-                if let Some(ast::Decl::ParserType(_)) = want {
-                    self.err(
-                        "E0403",
-                        format!(
-                            "package parameter `{}` needs a parser, `{}` is a control",
-                            p.name.name, cd.header.name.name
-                        ),
-                        a.span,
-                        "wrong block kind",
-                    );
-                    return None;
-                }
-                self.check_block_arity(want, cd.header.params.len(), a.span, &p.name.name);
-                let fallback = ast::Type {
-                    kind: ast::TypeKind::Named(ty_name.clone()),
-                    span: ty_name.span,
-                };
-                let ty = ty.unwrap_or(&fallback);
+                self.check_block_kind(want, &cd.header, false, a.span, &p.name.name)?;
                 let (ctor, tb) = self.block_ctor_any(&cd.header.type_params, &cd.ctor_params, ty, args, inst_span)?;
                 self.elab_control(cd, path, ctor, tb, inst_span)
                     .map(ir::BlockRef::Control)
             }
             Some(ast::Decl::Parser(pd)) => {
-                if let Some(ast::Decl::ControlType(_)) = want {
-                    self.err(
-                        "E0403",
-                        format!(
-                            "package parameter `{}` needs a control, `{}` is a parser",
-                            p.name.name, pd.header.name.name
-                        ),
-                        a.span,
-                        "wrong block kind",
-                    );
-                    return None;
-                }
-                self.check_block_arity(want, pd.header.params.len(), a.span, &p.name.name);
-                let fallback = ast::Type {
-                    kind: ast::TypeKind::Named(ty_name.clone()),
-                    span: ty_name.span,
-                };
-                let ty = ty.unwrap_or(&fallback);
+                self.check_block_kind(want, &pd.header, true, a.span, &p.name.name)?;
                 let (ctor, tb) = self.block_ctor_any(&pd.header.type_params, &pd.ctor_params, ty, args, inst_span)?;
                 self.elab_parser(pd, path, ctor, tb, inst_span)
                     .map(ir::BlockRef::Parser)
@@ -279,6 +251,39 @@ impl<'a> Sema<'a> {
             .map(|(i, v)| (&ctor_params[i].name, Binding::Const(v)))
             .collect();
         Some((ctor, bind))
+    }
+
+    /// A parser (`is_parser`) or control with header `header` given for package parameter `pname`
+    /// of type `want`: a control where a parser type is wanted, or the reverse, is an error that
+    /// ends the argument (None); a parameter count other than the type's is one too
+    /// ([`Sema::check_block_arity`]), after which elaboration goes on.
+    fn check_block_kind(
+        &mut self,
+        want: Option<&'a ast::Decl>,
+        header: &ast::TypeDeclHeader,
+        is_parser: bool,
+        span: Span,
+        pname: &str,
+    ) -> Option<()> {
+        let (wrong, need, is) = if is_parser {
+            (matches!(want, Some(ast::Decl::ControlType(_))), "control", "parser")
+        } else {
+            (matches!(want, Some(ast::Decl::ParserType(_))), "parser", "control")
+        };
+        if wrong {
+            self.err(
+                "E0403",
+                format!(
+                    "package parameter `{pname}` needs a {need}, `{}` is a {is}",
+                    header.name.name
+                ),
+                span,
+                "wrong block kind",
+            );
+            return None;
+        }
+        self.check_block_arity(want, header.params.len(), span, pname);
+        Some(())
     }
 
     fn check_block_arity(&mut self, want: Option<&'a ast::Decl>, n: usize, span: Span, pname: &str) {

@@ -1,48 +1,10 @@
 //! `p4dp bench --json`: the figures of a run as a JSON document that a standard parser reads, with
 //! the same figures as the text report, for a single program and for a suite.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod bench_common;
 
+use bench_common::{bench, num, read_json, scratch};
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("p4dp-bench-json-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
-}
-
-/// Run `p4dp bench ARGS`; on a shared machine a window can see no packet, so a failed run is
-/// tried again (up to 3 times) before the test fails with its output.
-fn bench(args: &[&str]) -> Output {
-    let mut last = None;
-    for _ in 0..3 {
-        let out = Command::new(env!("CARGO_BIN_EXE_p4dp"))
-            .current_dir(root())
-            .arg("bench")
-            .args(args)
-            .output()
-            .expect("run p4dp");
-        if out.status.success() {
-            return out;
-        }
-        last = Some(out);
-    }
-    let out = last.expect("ran");
-    panic!(
-        "p4dp bench {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn num(v: &Value, what: &str) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("{what} is not a number: {v}"))
-}
 
 #[test]
 fn a_program_run_as_json_matches_its_text_report() {
@@ -65,7 +27,7 @@ fn a_program_run_as_json_matches_its_text_report() {
     // the text report still goes to stdout when the JSON goes to a file
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.starts_with("p4dp bench results"), "{stdout}");
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON file")).expect("valid JSON");
+    let doc = read_json(&json);
     assert_eq!(doc["p4dp_bench"], 1);
     assert!(doc["suite"].is_null());
     assert!(num(&doc["tsc_hz"], "tsc_hz") > 1e8);

@@ -2,14 +2,12 @@
 //! asserted) that must print every figure with its baseline, in the text report and the JSON
 //! document, and the P4 background pipeline must have swept while the foreground was measured.
 
-use std::path::{Path, PathBuf};
+mod bench_common;
+
 use std::process::{Command, Output};
 
+use bench_common::{read_json, retried, root, scratch};
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn num(v: &Value, path: &str) -> f64 {
     let mut x = v;
@@ -142,8 +140,7 @@ fn p4dp_bounded(args: &[&str], secs: u64) -> Output {
 /// Run a suite with tiny sizes and windows of `duration` seconds (up to 3 attempts: a window can
 /// see no packet on a shared machine) and return its text report and JSON document.
 fn tiny_run(suite: &str, duration: &str, extra: &[&str]) -> (String, Value) {
-    let d = std::env::temp_dir().join(format!("p4dp-bench-{suite}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("scratch dir");
+    let d = scratch(suite);
     let (json, txt) = (d.join("r.json"), d.join("r.txt"));
     let mut args = vec![
         "--suite",
@@ -162,21 +159,10 @@ fn tiny_run(suite: &str, duration: &str, extra: &[&str]) -> (String, Value) {
         "--out",
         txt.to_str().expect("utf-8"),
     ]);
-    let mut out = p4dp_bounded(&args, 240);
-    for _ in 0..2 {
-        if out.status.success() {
-            break;
-        }
-        out = p4dp_bounded(&args, 240);
-    }
-    let (so, se) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(out.status.success(), "{so}\n{se}");
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("valid JSON");
+    let out = retried(&format!("p4dp bench {args:?}"), || p4dp_bounded(&args, 240));
+    let v = read_json(&json);
     let _ = std::fs::remove_dir_all(&d);
-    (so, v)
+    (String::from_utf8_lossy(&out.stdout).into_owned(), v)
 }
 
 /// Every line of `lines` is in the report `so`.

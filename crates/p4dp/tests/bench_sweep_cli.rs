@@ -2,56 +2,17 @@
 //! windows (no timing is asserted), the JSON document's shape, the SVG plots (well-formed, one
 //! marker per point), the traffic options, and one-line errors for bad arguments.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod bench_common;
 
+use std::path::Path;
+use std::process::Output;
+
+use bench_common::{bench, bench_once as p4dp, num, read_json, scratch};
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("p4dp-bench-sweep-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
-}
-
-fn p4dp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_p4dp"))
-        .current_dir(root())
-        .arg("bench")
-        .args(args)
-        .output()
-        .expect("run p4dp")
-}
-
-/// A sweep with short windows; on a shared machine a window can see no packet, so a failed run is
-/// tried again (up to 3 times) before the test fails with its output.
+/// A sweep with short windows, tried up to 3 times (bench_common::bench).
 fn sweep(args: &[&str]) -> Output {
-    let quick = ["--duration", "0.03", "--warmup", "0.02", "--repeat", "1"];
-    let mut last = None;
-    for _ in 0..3 {
-        let out = p4dp(&[args, &quick[..]].concat());
-        if out.status.success() {
-            return out;
-        }
-        last = Some(out);
-    }
-    let out = last.expect("ran");
-    panic!(
-        "p4dp bench {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).expect("json file")).expect("valid JSON")
-}
-
-fn num(v: &Value, what: &str) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("{what} is not a number: {v}"))
+    bench(&[args, &["--duration", "0.03", "--warmup", "0.02", "--repeat", "1"][..]].concat())
 }
 
 /// Well-formed enough for any XML reader: one root, every tag closed in order, attributes quoted.
@@ -328,14 +289,17 @@ fn traffic_is_refused_where_it_would_be_ignored() {
     );
 }
 
-#[test]
-fn lpm_suite_judges_against_a_router_on_rte_lpm() {
-    let d = scratch("lpm");
-    let (out, json) = (d.join("lpm.txt"), d.join("lpm.json"));
+/// One lap of `--suite SUITE` (`lpm` or `lpm6`) over 2000 prefixes and 1024 packets. Checks that
+/// the JSON document names the suite and holds one size, of 2000 prefixes, in which each of `loops`
+/// ran (cycles per packet above 0); returns the run's stderr, that size and the text report.
+fn lpm_lap(suite: &str, loops: &[&str]) -> (String, Value, String) {
+    let d = scratch(suite);
+    let (out, json) = (d.join(format!("{suite}.txt")), d.join(format!("{suite}.json")));
+    let prefixes = format!("--{suite}-prefixes");
     let o = sweep(&[
         "--suite",
-        "lpm",
-        "--lpm-prefixes",
+        suite,
+        &prefixes,
         "2000",
         "--packets",
         "1024",
@@ -344,19 +308,31 @@ fn lpm_suite_judges_against_a_router_on_rte_lpm() {
         "--json",
         json.to_str().expect("utf-8"),
     ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let doc = read_json(&json);
-    assert_eq!(doc["suite"], "lpm", "{doc}");
-    let s = &doc["results"]["sizes"][0];
-    assert_eq!(s["prefixes"], 2000);
-    for l in [
-        "floor_rte_lpm",
-        "floor_rte_lpm_router",
-        "floor_p4dp_lpm_lookup",
-        "lpm_program",
-    ] {
+    assert_eq!(doc["suite"], suite, "{doc}");
+    let sizes = doc["results"]["sizes"].as_array().expect("sizes");
+    assert_eq!(sizes.len(), 1, "{doc}");
+    let s = sizes[0].clone();
+    assert_eq!(s["prefixes"], 2000, "{s}");
+    for l in loops {
         assert!(num(&s["loops"][l]["cycles_per_pkt"], l) > 0.0, "{l}: {s}");
     }
+    let text = std::fs::read_to_string(&out).expect("report");
+    let _ = std::fs::remove_dir_all(&d);
+    (String::from_utf8_lossy(&o.stderr).into_owned(), s, text)
+}
+
+#[test]
+fn lpm_suite_judges_against_a_router_on_rte_lpm() {
+    let (_, s, text) = lpm_lap(
+        "lpm",
+        &[
+            "floor_rte_lpm",
+            "floor_rte_lpm_router",
+            "floor_p4dp_lpm_lookup",
+            "lpm_program",
+        ],
+    );
     // the judged ratio is the program against the router loop; the lookup-alone ratio stays
     let router = num(&s["loops"]["floor_rte_lpm_router"]["cycles_per_pkt"], "router");
     let program = num(&s["loops"]["lpm_program"]["cycles_per_pkt"], "program");
@@ -364,60 +340,37 @@ fn lpm_suite_judges_against_a_router_on_rte_lpm() {
     assert!((judged - program / router).abs() < 1e-9 * judged.max(1.0), "{s}");
     assert!(num(&s["ratio_vs_rte_lpm"], "lookup alone") > 0.0, "{s}");
     assert_eq!(s["pass"], judged <= 1.2, "{s}");
-    let text = std::fs::read_to_string(&out).expect("report");
     assert!(text.contains("l3_lpm / (floor + rte_lpm router) = "), "{text}");
     assert!(text.contains("l3_lpm / (floor + rte_lpm lookup alone) = "), "{text}");
 }
 
 #[test]
 fn lpm6_suite_compares_rte_lpm6_and_an_exact_table() {
-    let d = scratch("lpm6");
-    let (out, json) = (d.join("lpm6.txt"), d.join("lpm6.json"));
-    let o = sweep(&[
-        "--suite",
+    let (stderr, s, text) = lpm_lap(
         "lpm6",
-        "--lpm6-prefixes",
-        "2000",
-        "--packets",
-        "1024",
-        "--out",
-        out.to_str().expect("utf-8"),
-        "--json",
-        json.to_str().expect("utf-8"),
-    ]);
-    let stderr = String::from_utf8_lossy(&o.stderr);
+        &[
+            "floor",
+            "l2fwd_floor",
+            "floor_rte_lpm6",
+            "floor_p4dp_lpm_lookup",
+            "lpm_program",
+            "exact_floor",
+            "exact_floor_p4dp_lookup",
+            "exact_program",
+        ],
+    );
     assert!(
         stderr.contains("p4dp and rte_lpm6 agree on 1024 destinations"),
         "{stderr}"
     );
-    let doc = read_json(&json);
-    assert_eq!(doc["suite"], "lpm6", "{doc}");
-    let sizes = doc["results"]["sizes"].as_array().expect("sizes");
-    assert_eq!(sizes.len(), 1);
-    let s = &sizes[0];
-    assert_eq!(s["prefixes"], 2000);
     assert_eq!(s["agreement_checked"], 1024);
-    for l in [
-        "floor",
-        "l2fwd_floor",
-        "floor_rte_lpm6",
-        "floor_p4dp_lpm_lookup",
-        "lpm_program",
-        "exact_floor",
-        "exact_floor_p4dp_lookup",
-        "exact_program",
-    ] {
-        assert!(num(&s["loops"][l]["cycles_per_pkt"], l) > 0.0, "{l}: {s}");
-    }
     for r in ["ratio_vs_rte_lpm6", "ratio_vs_exact", "lookup_ratio_vs_rte_lpm6"] {
         assert!(num(&s[r], r) > 0.0, "{r}: {s}");
     }
-    let text = std::fs::read_to_string(&out).expect("report");
     assert!(text.contains("l3_lpm6 / (floor + rte_lpm6)"), "{text}");
     assert!(text.contains("/48 "), "{text}");
     let bad = p4dp(&["--suite", "lpm6", "--lpm6-prefixes", "0"]);
     assert!(!bad.status.success());
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("--lpm6-prefixes: each count must be"), "{err}");
-    let _ = std::fs::remove_dir_all(&d);
 }
