@@ -36,6 +36,10 @@ pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
 /// one loop iteration of theirs); longer ones on a blocking thread, so that they do not hold up
 /// other clients' requests and streams on that thread.
 const INLINE_WRITE_MAX: usize = 64;
+/// The HTTP/2 receive window of a P4Runtime connection (all its streams) and of one stream, in
+/// bytes (serve).
+const HTTP2_CONNECTION_WINDOW: u32 = 16 << 20;
+const HTTP2_STREAM_WINDOW: u32 = 4 << 20;
 /// Read responses are split so that each stays below this size.
 const READ_CHUNK_BYTES: usize = 4 << 20;
 
@@ -924,7 +928,12 @@ pub async fn serve(
     tls: Option<&TlsConfig>,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<(), String> {
-    let mut b = tonic::transport::Server::builder();
+    // HTTP/2 flow control: receive windows that hold the Writes a controller keeps in flight
+    // (hyper's default of 1 MiB per connection holds two of 10000 inserts, about 400 KB each:
+    // the sender then waits for WINDOW_UPDATEs)
+    let mut b = tonic::transport::Server::builder()
+        .initial_connection_window_size(HTTP2_CONNECTION_WINDOW)
+        .initial_stream_window_size(HTTP2_STREAM_WINDOW);
     if let Some(t) = tls {
         let cfg = t.server_config().map_err(|e| e.to_string())?;
         b = b
