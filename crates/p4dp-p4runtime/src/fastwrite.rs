@@ -59,7 +59,10 @@ pub enum FastAction {
     /// A TableAction with no `type`.
     Empty,
     /// A direct action and its parameters (a range of [`FastWrite`]'s parameters).
-    Direct { action_id: u32, params: std::ops::Range<u32> },
+    Direct {
+        action_id: u32,
+        params: std::ops::Range<u32>,
+    },
 }
 
 impl<'a> FastWrite<'a> {
@@ -305,7 +308,11 @@ fn update<'a>(b: &'a [u8], fields: &mut Vec<FieldRef<'a>>, params: &mut Vec<(u32
     })
 }
 
-fn table_entry<'a>(b: &'a [u8], fields: &mut Vec<FieldRef<'a>>, params: &mut Vec<(u32, &'a [u8])>) -> Option<FastEntry> {
+fn table_entry<'a>(
+    b: &'a [u8],
+    fields: &mut Vec<FieldRef<'a>>,
+    params: &mut Vec<(u32, &'a [u8])>,
+) -> Option<FastEntry> {
     let start = u32::try_from(fields.len()).ok()?;
     let mut e = FastEntry {
         table_id: 0,
@@ -894,6 +901,9 @@ mod tests {
                 }
             }
         }
-        assert!(accepted > 100 && refused > 1000, "{accepted} accepted, {refused} refused");
+        assert!(
+            accepted > 100 && refused > 1000,
+            "{accepted} accepted, {refused} refused"
+        );
     }
 }

@@ -102,7 +102,10 @@ pub fn match_of(t: &TableInfo, fields: &[FieldMatch]) -> Result<Vec<MatchField>,
 }
 
 /// [`match_of`] of borrowed match fields.
-pub fn match_refs<'a>(t: &TableInfo, fields: impl IntoIterator<Item = FieldRef<'a>>) -> Result<Vec<MatchField>, OpError> {
+pub fn match_refs<'a>(
+    t: &TableInfo,
+    fields: impl IntoIterator<Item = FieldRef<'a>>,
+) -> Result<Vec<MatchField>, OpError> {
     // perf: built in place (one allocation besides the values'; this is on every insert). A
     // given field never becomes DontCare, so a slot still DontCare was not given.
     let mut out: Vec<MatchField> = vec![MatchField::DontCare; t.keys.len()];
