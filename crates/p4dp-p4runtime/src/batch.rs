@@ -17,13 +17,15 @@
 //! Errors of a failed all-or-nothing batch: the failing update has its own code; every other
 //! update is ABORTED (its message says whether it was rolled back or not attempted).
 
+use p4dp_rt::Program;
 use tonic::Code;
 
 use crate::externs::Pre;
-use crate::proto::p4::v1::{entity, update, Update};
+use crate::fastwrite::{FastAction, FastWrite};
+use crate::proto::p4::v1::{entity, update, TableEntry, Update};
 use crate::server::{apply, update_op};
 use crate::switch::Pipeline;
-use crate::tables::{self, err, invalid, rt_err, Op, OpError, TableWrite};
+use crate::tables::{self, err, invalid, rt_err, ActionRef, Op, OpError, TableWrite};
 use crate::undo::{self, Ctx, Undo};
 
 /// The atomicity of a WriteRequest.
@@ -111,8 +113,39 @@ pub fn write(pipe: &Pipeline, pre: &mut Pre, updates: &[Update], mode: Atomicity
 /// error at once; the runtime's own refusals (an existing entry, a full table) come back per
 /// entry, in the order the entries were added.
 fn continue_on_error(pipe: &Pipeline, pre: &mut Pre, updates: &[Update]) -> Vec<Result<(), OpError>> {
+    continue_on_error_with(
+        pipe,
+        pre,
+        updates.len(),
+        |i| bulk_insert(pipe.rt.program(), &updates[i]),
+        |pre, i| apply(pipe, pre, &updates[i]),
+    )
+}
+
+/// [`continue_on_error`] of updates read from a Write's encoding (crate::fastwrite): the same
+/// runs of inserts, validated from the borrowed entries; an update that does not go to the
+/// runtime with others is applied in prost's form.
+pub fn continue_on_error_fast(pipe: &Pipeline, pre: &mut Pre, w: &FastWrite) -> Vec<Result<(), OpError>> {
+    continue_on_error_with(
+        pipe,
+        pre,
+        w.updates.len(),
+        |i| bulk_insert_fast(pipe.rt.program(), w, i),
+        |pre, i| apply(pipe, pre, &w.to_update(i)),
+    )
+}
+
+/// [`continue_on_error`] of `n` updates: `bulk(i)` says whether update `i` is an insert for a
+/// run ([`bulk_insert`]), `single(i)` applies it on its own.
+fn continue_on_error_with(
+    pipe: &Pipeline,
+    pre: &mut Pre,
+    n: usize,
+    bulk: impl Fn(usize) -> Option<Result<(u32, p4dp_rt::TableEntry), OpError>>,
+    mut single: impl FnMut(&mut Pre, usize) -> Result<(), OpError>,
+) -> Vec<Result<(), OpError>> {
     let rt = &*pipe.rt;
-    let mut out: Vec<Result<(), OpError>> = Vec::with_capacity(updates.len());
+    let mut out: Vec<Result<(), OpError>> = Vec::with_capacity(n);
     // the pending run: its table, its entries and their places in `out`
     let mut run: Option<u32> = None;
     let mut entries: Vec<p4dp_rt::TableEntry> = Vec::new();
@@ -126,8 +159,8 @@ fn continue_on_error(pipe: &Pipeline, pre: &mut Pre, updates: &[Update]) -> Vec<
         }
         entries.clear();
     };
-    for u in updates {
-        match bulk_insert(pipe, u) {
+    for i in 0..n {
+        match bulk(i) {
             Some(Ok((table, entry))) => {
                 if let Some(t) = run.filter(|&t| t != table) {
                     flush(&mut entries, &mut slots, t, &mut out);
@@ -142,7 +175,7 @@ fn continue_on_error(pipe: &Pipeline, pre: &mut Pre, updates: &[Update]) -> Vec<
                 if let Some(t) = run.take() {
                     flush(&mut entries, &mut slots, t, &mut out);
                 }
-                out.push(apply(pipe, pre, u));
+                out.push(single(pre, i));
             }
         }
     }
@@ -155,7 +188,7 @@ fn continue_on_error(pipe: &Pipeline, pre: &mut Pre, updates: &[Update]) -> Vec<
 /// An insert [`continue_on_error`] may hand to the runtime with others: Some(Ok) with its table
 /// index and runtime entry, Some(Err) when its validation refuses it (what [`apply`] would
 /// answer, having written nothing), None for every other update (applied on its own).
-fn bulk_insert(pipe: &Pipeline, u: &Update) -> Option<Result<(u32, p4dp_rt::TableEntry), OpError>> {
+pub(crate) fn bulk_insert(p: &Program, u: &Update) -> Option<Result<(u32, p4dp_rt::TableEntry), OpError>> {
     if update::Type::try_from(u.r#type) != Ok(update::Type::Insert) {
         return None;
     }
@@ -163,12 +196,64 @@ fn bulk_insert(pipe: &Pipeline, u: &Update) -> Option<Result<(u32, p4dp_rt::Tabl
         return None;
     };
     // tables implemented by a profile go through crate::actprof (members, groups, one-shots)
-    let p = pipe.rt.program();
     let info = tables::table_by_id(p, t.table_id).ok()?;
     if info.implementation.is_some() || t.is_default_action {
         return None;
     }
     match tables::prepare(p, t, Op::Insert) {
+        Ok(TableWrite::Direct {
+            table,
+            entry,
+            insert: true,
+            extras,
+        }) if extras == tables::Extras::default() => Some(Ok((table, entry))),
+        Ok(_) => None,
+        Err(e) => Some(Err(e)),
+    }
+}
+
+/// [`bulk_insert`] of update `i` of `w`: the same answer for the same update.
+pub(crate) fn bulk_insert_fast(
+    p: &Program,
+    w: &FastWrite,
+    i: usize,
+) -> Option<Result<(u32, p4dp_rt::TableEntry), OpError>> {
+    let u = &w.updates[i];
+    if update::Type::try_from(u.r#type) != Ok(update::Type::Insert) {
+        return None;
+    }
+    let e = &u.entry;
+    // table id 0: refused by tables::prepare, through apply
+    if e.table_id == 0 {
+        return None;
+    }
+    let info = tables::table_by_id(p, e.table_id).ok()?;
+    if info.implementation.is_some() {
+        return None;
+    }
+    let act = match &e.action {
+        FastAction::Absent | FastAction::Empty => None,
+        FastAction::Direct { action_id, params } => {
+            Some(ActionRef::Direct(*action_id, w.params(params).iter().copied()))
+        }
+    };
+    // the entry has nothing besides its match, priority and action: its extras are those of
+    // an entry with only these
+    let plain = TableEntry {
+        table_id: e.table_id,
+        priority: e.priority,
+        ..Default::default()
+    };
+    let prepared = tables::prepare_entry(
+        p,
+        info,
+        Op::Insert,
+        || tables::Extras::of(p, info, &plain, Op::Insert),
+        w.fields(e).iter().copied(),
+        e.priority,
+        act,
+    );
+    match prepared {
         Ok(TableWrite::Direct {
             table,
             entry,

@@ -10,11 +10,16 @@
 
 use std::marker::PhantomData;
 
-use prost::bytes::Buf;
+use prost::bytes::{Buf, Bytes};
 use prost::Message;
 use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder};
+use tonic::codegen::http;
 use tonic::Status;
 use tonic_prost::ProstEncoder;
+
+use crate::proto::p4::v1::p4_runtime_server::P4RuntimeServer;
+use crate::proto::p4::v1::WriteResponse;
+use crate::server::{Service, WriteBody};
 
 /// [`tonic_prost::ProstCodec`] with a decoder that reads the message as one slice.
 #[derive(Debug, Clone)]
@@ -99,9 +104,15 @@ fn decode_slice<U: Message + Default + 'static>(b: &[u8]) -> Result<U, prost::De
     Ok(*any.downcast::<U>().expect("U is WriteRequest"))
 }
 
+/// A WriteRequest decoded by prost from its encoding `b`, with the error tonic-prost's codec
+/// gives for a message that does not parse (INTERNAL).
+pub fn decode_write(b: &[u8]) -> Result<crate::proto::p4::v1::WriteRequest, Status> {
+    decode_slice(b).map_err(|e| Status::internal(e.to_string()))
+}
+
 /// How many `updates` fields (field 4, length-delimited) the top level of an encoded
 /// WriteRequest has; counting stops at anything malformed (prost's decoding then reports it).
-fn count_updates(mut b: &[u8]) -> usize {
+pub fn count_updates(mut b: &[u8]) -> usize {
     use prost::encoding::{decode_varint, WireType};
     let mut n = 0;
     while !b.is_empty() {
@@ -122,6 +133,111 @@ fn count_updates(mut b: &[u8]) -> usize {
         }
     }
     n
+}
+
+/// The codec of the Write route ([`WriteRoute`]): the request's bytes as they came (the handler
+/// reads them: crate::fastwrite, else prost), the response encoded by prost.
+#[derive(Debug, Clone, Default)]
+pub struct WriteCodec;
+
+impl Codec for WriteCodec {
+    type Encode = WriteResponse;
+    type Decode = Bytes;
+    type Encoder = ProstEncoder<WriteResponse>;
+    type Decoder = BytesDecoder;
+
+    fn encoder(&mut self) -> Self::Encoder {
+        ProstEncoder::new(BufferSettings::default())
+    }
+
+    fn decoder(&mut self) -> Self::Decoder {
+        BytesDecoder
+    }
+}
+
+/// A message's bytes, undecoded.
+#[derive(Debug, Clone, Default)]
+pub struct BytesDecoder;
+
+impl Decoder for BytesDecoder {
+    type Item = Bytes;
+    type Error = Status;
+
+    fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<Bytes>, Status> {
+        let n = buf.remaining();
+        Ok(Some(buf.copy_to_bytes(n)))
+    }
+
+    fn buffer_settings(&self) -> BufferSettings {
+        BufferSettings::default()
+    }
+}
+
+/// The P4Runtime service as served: its Write method takes the request's bytes
+/// ([`WriteCodec`], [`Service::write_body`]) so that table-entry updates are read from them
+/// without prost's messages (crate::fastwrite); every other method is the generated server's.
+#[derive(Clone)]
+pub struct WriteRoute {
+    inner: P4RuntimeServer<Service>,
+    svc: Service,
+    max_message: usize,
+}
+
+impl WriteRoute {
+    pub fn new(svc: Service, max_message: usize) -> WriteRoute {
+        WriteRoute {
+            inner: P4RuntimeServer::new(svc.clone())
+                .max_decoding_message_size(max_message)
+                .max_encoding_message_size(max_message),
+            svc,
+            max_message,
+        }
+    }
+}
+
+const WRITE_PATH: &str = "/p4.v1.P4Runtime/Write";
+
+impl<B> tonic::codegen::Service<http::Request<B>> for WriteRoute
+where
+    B: tonic::codegen::Body + Send + 'static,
+    B::Error: Into<tonic::codegen::StdError> + Send + 'static,
+{
+    type Response = http::Response<tonic::body::Body>;
+    type Error = std::convert::Infallible;
+    type Future = tonic::codegen::BoxFuture<Self::Response, Self::Error>;
+
+    fn poll_ready(&mut self, _cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: http::Request<B>) -> Self::Future {
+        if req.uri().path() != WRITE_PATH {
+            return self.inner.call(req);
+        }
+        let svc = self.svc.clone();
+        let max = self.max_message;
+        Box::pin(async move {
+            let mut grpc = tonic::server::Grpc::new(WriteCodec).apply_max_message_size_config(Some(max), Some(max));
+            Ok(grpc.unary(WriteBytes(svc), req).await)
+        })
+    }
+}
+
+impl tonic::server::NamedService for WriteRoute {
+    const NAME: &'static str = "p4.v1.P4Runtime";
+}
+
+/// The Write method of [`WriteRoute`].
+struct WriteBytes(Service);
+
+impl tonic::server::UnaryService<Bytes> for WriteBytes {
+    type Response = WriteResponse;
+    type Future = tonic::codegen::BoxFuture<tonic::Response<WriteResponse>, Status>;
+
+    fn call(&mut self, req: tonic::Request<Bytes>) -> Self::Future {
+        let svc = self.0.clone();
+        Box::pin(async move { svc.write_body(req.map(WriteBody::Encoded)).await })
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ pub mod device_config;
 pub mod digest;
 pub mod externs;
 pub mod extras;
+pub mod fastwrite;
 mod idle;
 pub mod p4info;
 pub mod ports;

@@ -19,7 +19,7 @@ use crate::device_config::DeviceConfig;
 use crate::externs::Pre;
 use crate::p4info;
 use crate::proto::google::rpc;
-use crate::proto::p4::v1::p4_runtime_server::{P4Runtime, P4RuntimeServer};
+use crate::proto::p4::v1::p4_runtime_server::P4Runtime;
 use crate::proto::p4::v1::*;
 use crate::roles::Scope;
 use crate::switch::{Compiler, Device, DeviceOptions, Pipeline};
@@ -36,6 +36,10 @@ pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
 /// one loop iteration of theirs); longer ones on a blocking thread, so that they do not hold up
 /// other clients' requests and streams on that thread.
 const INLINE_WRITE_MAX: usize = 64;
+/// The HTTP/2 receive window of a P4Runtime connection (all its streams) and of one stream, in
+/// bytes (serve).
+const HTTP2_CONNECTION_WINDOW: u32 = 16 << 20;
+const HTTP2_STREAM_WINDOW: u32 = 4 << 20;
 /// Read responses are split so that each stays below this size.
 const READ_CHUNK_BYTES: usize = 4 << 20;
 
@@ -93,11 +97,10 @@ impl Service {
         svc
     }
 
-    /// The tonic server of this service, with p4dp's message size limits.
-    pub fn into_server(self) -> P4RuntimeServer<Service> {
-        P4RuntimeServer::new(self)
-            .max_decoding_message_size(MAX_MESSAGE_BYTES)
-            .max_encoding_message_size(MAX_MESSAGE_BYTES)
+    /// The tonic server of this service, with p4dp's message size limits; its Write method reads
+    /// the request's bytes itself (crate::codec::WriteRoute).
+    pub fn into_server(self) -> crate::codec::WriteRoute {
+        crate::codec::WriteRoute::new(self, MAX_MESSAGE_BYTES)
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
@@ -139,15 +142,38 @@ impl Service {
         Ok(())
     }
 
-    fn write_blocking(&self, r: WriteRequest) -> Result<(), Status> {
+    /// A Write: decoded by prost already, or its bytes read by crate::fastwrite (decoded by prost
+    /// when that does not read them), then applied.
+    fn write_blocking(&self, body: WriteBody) -> Result<(), Status> {
+        match body {
+            WriteBody::Decoded(r) => self.write_updates(&WriteHead::of(&r), Updates::Decoded(&r.updates)),
+            WriteBody::Encoded(b) => match crate::fastwrite::parse(&b) {
+                Some(w) => self.write_updates(
+                    &WriteHead {
+                        device_id: w.device_id,
+                        role: w.role,
+                        election_id: u128_of(&w.election_id),
+                        atomicity: w.atomicity,
+                    },
+                    Updates::Fast(&w),
+                ),
+                None => {
+                    let r = crate::codec::decode_write(&b)?;
+                    self.write_updates(&WriteHead::of(&r), Updates::Decoded(&r.updates))
+                }
+            },
+        }
+    }
+
+    fn write_updates(&self, r: &WriteHead, updates: Updates) -> Result<(), Status> {
         self.check_device(r.device_id)?;
         let mut st = self.lock();
-        if !st.arb.is_primary(r.device_id, &r.role, u128_of(&r.election_id)) {
+        if !st.arb.is_primary(r.device_id, r.role, r.election_id) {
             return Err(Status::permission_denied(
                 "only the primary controller of this role may write (election id does not match the primary's)",
             ));
         }
-        let role_config = st.arb.role_config(r.device_id, &r.role);
+        let role_config = st.arb.role_config(r.device_id, r.role);
         let st = &mut *st;
         let (pipe, pre) = match (&st.dev.saved, &st.dev.active) {
             (Some(p), _) => (p, st.saved_pre.get_or_insert_with(Pre::default)),
@@ -164,15 +190,34 @@ impl Service {
             Ok(write_request::Atomicity::DataplaneAtomic) => Atomicity::DataplaneAtomic,
             Err(_) => return Err(Status::invalid_argument(format!("unknown atomicity {}", r.atomicity))),
         };
-        if r.updates.len() > MAX_UPDATES_PER_WRITE {
+        let n = match updates {
+            Updates::Decoded(u) => u.len(),
+            Updates::Fast(w) => w.updates.len(),
+        };
+        if n > MAX_UPDATES_PER_WRITE {
             return Err(Status::resource_exhausted(format!(
-                "{} updates in one write: at most {MAX_UPDATES_PER_WRITE}",
-                r.updates.len()
+                "{n} updates in one write: at most {MAX_UPDATES_PER_WRITE}"
             )));
         }
-        let results = match role_config {
-            None => crate::batch::write(pipe, pre, &r.updates, mode),
-            Some(cfg) => write_in_role(pipe, pre, &r.updates, mode, &Scope::new(cfg, &pipe.p4info)),
+        let results = match (role_config, updates) {
+            (None, Updates::Fast(w)) if mode == Atomicity::ContinueOnError => {
+                crate::batch::continue_on_error_fast(pipe, pre, w)
+            }
+            (role_config, updates) => {
+                // prost's form of fast-read updates for the other paths
+                let owned;
+                let updates = match updates {
+                    Updates::Decoded(u) => u,
+                    Updates::Fast(w) => {
+                        owned = w.to_updates();
+                        &owned[..]
+                    }
+                };
+                match role_config {
+                    None => crate::batch::write(pipe, pre, updates, mode),
+                    Some(cfg) => write_in_role(pipe, pre, updates, mode, &Scope::new(cfg, &pipe.p4info)),
+                }
+            }
         };
         if results.iter().all(|x| x.is_ok()) {
             return Ok(());
@@ -184,7 +229,7 @@ impl Service {
     /// `timed` asked for timing.
     fn write_stamped(
         &self,
-        r: WriteRequest,
+        r: WriteBody,
         timed: Option<crate::timing::Start>,
     ) -> (Result<(), Status>, Option<crate::timing::ControlParts>) {
         crate::timing::stamped(
@@ -333,6 +378,48 @@ impl Service {
             cookie,
         })
     }
+}
+
+/// A Write's request: decoded by prost, or its encoding (the Write route of [`Service::into_server`]).
+pub enum WriteBody {
+    Decoded(WriteRequest),
+    Encoded(prost::bytes::Bytes),
+}
+
+impl WriteBody {
+    /// How many updates it has (counted in the encoding without decoding it).
+    fn len(&self) -> usize {
+        match self {
+            WriteBody::Decoded(r) => r.updates.len(),
+            WriteBody::Encoded(b) => crate::codec::count_updates(b),
+        }
+    }
+}
+
+/// What a Write's checks read besides its updates.
+struct WriteHead<'a> {
+    device_id: u64,
+    role: &'a str,
+    election_id: Option<u128>,
+    atomicity: i32,
+}
+
+impl WriteHead<'_> {
+    fn of(r: &WriteRequest) -> WriteHead<'_> {
+        WriteHead {
+            device_id: r.device_id,
+            role: &r.role,
+            election_id: u128_of(&r.election_id),
+            atomicity: r.atomicity,
+        }
+    }
+}
+
+/// A Write's updates: prost's messages, or table entries read from the encoding.
+#[derive(Clone, Copy)]
+enum Updates<'a, 'b> {
+    Decoded(&'a [Update]),
+    Fast(&'a crate::fastwrite::FastWrite<'b>),
 }
 
 pub(crate) fn update_op(u: &Update) -> Result<Op, OpError> {
@@ -611,14 +698,13 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, Status> + Sen
         .map_err(|e| Status::internal(format!("the request handler failed: {e}")))?
 }
 
-type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
-
-#[tonic::async_trait]
-impl P4Runtime for Service {
-    async fn write(&self, request: Request<WriteRequest>) -> Result<Response<WriteResponse>, Status> {
+impl Service {
+    /// The Write handler: a Write of at most INLINE_WRITE_MAX updates runs on this thread, a
+    /// longer one on a blocking thread.
+    pub async fn write_body(&self, request: Request<WriteBody>) -> Result<Response<WriteResponse>, Status> {
         let timed = crate::timing::requested(request.metadata());
         let r = request.into_inner();
-        let (res, parts) = if r.updates.len() <= INLINE_WRITE_MAX {
+        let (res, parts) = if r.len() <= INLINE_WRITE_MAX {
             // perf: a short Write runs here, on the gRPC thread that decoded it: a hand-off to a
             // blocking thread and back cost two thread wake-ups per Write, more than the Write
             // (on a loaded machine each wake-up can wait for a CPU for milliseconds). A short
@@ -637,6 +723,15 @@ impl P4Runtime for Service {
             crate::timing::annotate(&mut resp, control, parts, clock);
         }
         Ok(resp)
+    }
+}
+
+type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
+
+#[tonic::async_trait]
+impl P4Runtime for Service {
+    async fn write(&self, request: Request<WriteRequest>) -> Result<Response<WriteResponse>, Status> {
+        self.write_body(request.map(WriteBody::Decoded)).await
     }
 
     type ReadStream = BoxStream<ReadResponse>;
@@ -833,7 +928,12 @@ pub async fn serve(
     tls: Option<&TlsConfig>,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<(), String> {
-    let mut b = tonic::transport::Server::builder();
+    // HTTP/2 flow control: receive windows that hold the Writes a controller keeps in flight
+    // (hyper's default of 1 MiB per connection holds two of 10000 inserts, about 400 KB each:
+    // the sender then waits for WINDOW_UPDATEs)
+    let mut b = tonic::transport::Server::builder()
+        .initial_connection_window_size(HTTP2_CONNECTION_WINDOW)
+        .initial_stream_window_size(HTTP2_STREAM_WINDOW);
     if let Some(t) = tls {
         let cfg = t.server_config().map_err(|e| e.to_string())?;
         b = b

@@ -57,9 +57,55 @@ pub fn table_by_id(p: &Program, id: u32) -> Result<&TableInfo, OpError> {
         .ok_or_else(|| err(Code::NotFound, format!("no table with id {id}")))
 }
 
+/// A match field of a write, borrowed: from prost's [`FieldMatch`] or from a Write's wire bytes
+/// (crate::fastwrite).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldRef<'a> {
+    pub field_id: u32,
+    pub m: MatchRef<'a>,
+}
+
+/// The match of a [`FieldRef`] (`Absent`: no `field_match_type`; `Other`: the `other` kind).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatchRef<'a> {
+    Absent,
+    Exact(&'a [u8]),
+    Ternary(&'a [u8], &'a [u8]),
+    Lpm(&'a [u8], i32),
+    Range(&'a [u8], &'a [u8]),
+    Optional(&'a [u8]),
+    Other,
+}
+
+impl<'a> From<&'a FieldMatch> for FieldRef<'a> {
+    fn from(f: &'a FieldMatch) -> FieldRef<'a> {
+        use field_match::FieldMatchType as F;
+        FieldRef {
+            field_id: f.field_id,
+            m: match &f.field_match_type {
+                None => MatchRef::Absent,
+                Some(F::Exact(e)) => MatchRef::Exact(&e.value),
+                Some(F::Ternary(t)) => MatchRef::Ternary(&t.value, &t.mask),
+                Some(F::Lpm(l)) => MatchRef::Lpm(&l.value, l.prefix_len),
+                Some(F::Range(r)) => MatchRef::Range(&r.low, &r.high),
+                Some(F::Optional(o)) => MatchRef::Optional(&o.value),
+                Some(F::Other(_)) => MatchRef::Other,
+            },
+        }
+    }
+}
+
 /// The runtime match of a P4Runtime match (fields in any order; omitted non-exact fields are
 /// don't-care). Validates every rule of the specification's "Match Format" section.
 pub fn match_of(t: &TableInfo, fields: &[FieldMatch]) -> Result<Vec<MatchField>, OpError> {
+    match_refs(t, fields.iter().map(FieldRef::from))
+}
+
+/// [`match_of`] of borrowed match fields.
+pub fn match_refs<'a>(
+    t: &TableInfo,
+    fields: impl IntoIterator<Item = FieldRef<'a>>,
+) -> Result<Vec<MatchField>, OpError> {
     // perf: built in place (one allocation besides the values'; this is on every insert). A
     // given field never becomes DontCare, so a slot still DontCare was not given.
     let mut out: Vec<MatchField> = vec![MatchField::DontCare; t.keys.len()];
@@ -83,30 +129,30 @@ pub fn match_of(t: &TableInfo, fields: &[FieldMatch]) -> Result<Vec<MatchField>,
                 ))
             })
         };
-        use field_match::FieldMatchType as F;
-        let m = match (&f.field_match_type, k.match_kind) {
-            (Some(F::Exact(e)), MatchKind::Exact) => MatchField::Exact(val(&e.value, "value")?),
-            (Some(F::Lpm(l)), MatchKind::Lpm) => {
-                if l.prefix_len <= 0 || l.prefix_len as u32 > w {
+        use MatchRef as R;
+        let m = match (f.m, k.match_kind) {
+            (R::Exact(e), MatchKind::Exact) => MatchField::Exact(val(e, "value")?),
+            (R::Lpm(lv, prefix_len), MatchKind::Lpm) => {
+                if prefix_len <= 0 || prefix_len as u32 > w {
                     return Err(invalid(format!(
                         "match field {}: prefix length {} must be in 1..={w} (omit the field for a wildcard)",
-                        k.name, l.prefix_len
+                        k.name, prefix_len
                     )));
                 }
-                let v = val(&l.value, "value")?;
-                let plen = l.prefix_len as u32;
+                let v = val(lv, "value")?;
+                let plen = prefix_len as u32;
                 if !prefix_clear(&v, plen, w) {
                     return Err(invalid(format!(
                         "match field {}: value {} has bits set beyond the /{plen} prefix",
                         k.name,
-                        hex(&l.value)
+                        hex(lv)
                     )));
                 }
                 MatchField::Lpm(v, plen)
             }
-            (Some(F::Ternary(tm)), MatchKind::Ternary) => {
-                let v = val(&tm.value, "value")?;
-                let m = val(&tm.mask, "mask")?;
+            (R::Ternary(tv, tm), MatchKind::Ternary) => {
+                let v = val(tv, "value")?;
+                let m = val(tm, "mask")?;
                 if is_zero(&m) {
                     return Err(invalid(format!(
                         "match field {}: an all-zero mask is a wildcard: omit the field",
@@ -117,15 +163,15 @@ pub fn match_of(t: &TableInfo, fields: &[FieldMatch]) -> Result<Vec<MatchField>,
                     return Err(invalid(format!(
                         "match field {}: value {} has bits set outside the mask {}",
                         k.name,
-                        hex(&tm.value),
-                        hex(&tm.mask)
+                        hex(tv),
+                        hex(tm)
                     )));
                 }
                 MatchField::Ternary(v, m)
             }
-            (Some(F::Range(r)), MatchKind::Range) => {
-                let lo = val(&r.low, "low")?;
-                let hi = val(&r.high, "high")?;
+            (R::Range(low, high), MatchKind::Range) => {
+                let lo = val(low, "low")?;
+                let hi = val(high, "high")?;
                 if lo > hi {
                     return Err(invalid(format!("match field {}: low is above high", k.name)));
                 }
@@ -137,9 +183,9 @@ pub fn match_of(t: &TableInfo, fields: &[FieldMatch]) -> Result<Vec<MatchField>,
                 }
                 MatchField::Range(lo, hi)
             }
-            (Some(F::Optional(o)), MatchKind::Optional) => MatchField::Optional(Some(val(&o.value, "value")?)),
-            (None, _) => return Err(invalid(format!("match field {}: no match value", k.name))),
-            (Some(other), kind) => {
+            (R::Optional(o), MatchKind::Optional) => MatchField::Optional(Some(val(o, "value")?)),
+            (R::Absent, _) => return Err(invalid(format!("match field {}: no match value", k.name))),
+            (other, kind) => {
                 return Err(invalid(format!(
                     "match field {} is {kind:?}, the update gives {}",
                     k.name,
@@ -160,15 +206,15 @@ pub fn match_of(t: &TableInfo, fields: &[FieldMatch]) -> Result<Vec<MatchField>,
     Ok(out)
 }
 
-fn kind_name(f: &field_match::FieldMatchType) -> &'static str {
-    use field_match::FieldMatchType as F;
+fn kind_name(f: MatchRef) -> &'static str {
     match f {
-        F::Exact(_) => "exact",
-        F::Ternary(_) => "ternary",
-        F::Lpm(_) => "lpm",
-        F::Range(_) => "range",
-        F::Optional(_) => "optional",
-        F::Other(_) => "another match kind",
+        MatchRef::Exact(_) => "exact",
+        MatchRef::Ternary(..) => "ternary",
+        MatchRef::Lpm(..) => "lpm",
+        MatchRef::Range(..) => "range",
+        MatchRef::Optional(_) => "optional",
+        MatchRef::Other => "another match kind",
+        MatchRef::Absent => "no match value",
     }
 }
 
@@ -232,11 +278,28 @@ pub fn check_priority(t: &TableInfo, priority: i32) -> Result<(), OpError> {
 /// Runtime action index and parameter values of a P4Runtime action in table `t`.
 /// `default`: for the default entry (`@tableonly` actions refused), else `@defaultonly` refused.
 pub fn action_of(p: &Program, t: &TableInfo, a: &Action, default: bool) -> Result<(u32, Vec<Vec<u8>>), OpError> {
+    action_refs(
+        p,
+        t,
+        a.action_id,
+        a.params.iter().map(|g| (g.param_id, &g.value[..])),
+        default,
+    )
+}
+
+/// [`action_of`] of an action id and borrowed parameters (id, value).
+pub fn action_refs<'a>(
+    p: &Program,
+    t: &TableInfo,
+    action_id: u32,
+    params: impl IntoIterator<Item = (u32, &'a [u8])>,
+    default: bool,
+) -> Result<(u32, Vec<Vec<u8>>), OpError> {
     let ai = p
         .actions
         .iter()
-        .find(|x| x.id == a.action_id)
-        .ok_or_else(|| invalid(format!("no action with id {}", a.action_id)))?;
+        .find(|x| x.id == action_id)
+        .ok_or_else(|| invalid(format!("no action with id {action_id}")))?;
     let ta = t
         .actions
         .iter()
@@ -257,22 +320,31 @@ pub fn action_of(p: &Program, t: &TableInfo, a: &Action, default: bool) -> Resul
         }
         _ => {}
     }
-    Ok((ai.index, params_of(p, ai.index, &a.params)?))
+    Ok((ai.index, param_refs(p, ai.index, params)?))
 }
 
 /// Parameter values of action `index` in declaration order.
 pub fn params_of(p: &Program, index: u32, given: &[action::Param]) -> Result<Vec<Vec<u8>>, OpError> {
+    param_refs(p, index, given.iter().map(|g| (g.param_id, &g.value[..])))
+}
+
+/// [`params_of`] of borrowed parameters (id, value).
+pub fn param_refs<'a>(
+    p: &Program,
+    index: u32,
+    given: impl IntoIterator<Item = (u32, &'a [u8])>,
+) -> Result<Vec<Vec<u8>>, OpError> {
     let ai = &p.actions[index as usize];
     // perf: built in place (one allocation besides the values'; this is on every insert), with
     // which parameters were given in `seen`
     let mut vals: Vec<Vec<u8>> = vec![Vec::new(); ai.params.len()];
     let mut seen = Seen::new(ai.params.len());
-    for g in given {
+    for (param_id, value) in given {
         let pos = ai
             .params
             .iter()
-            .position(|x| x.id == g.param_id)
-            .ok_or_else(|| invalid(format!("action {}: no parameter with id {}", ai.name, g.param_id)))?;
+            .position(|x| x.id == param_id)
+            .ok_or_else(|| invalid(format!("action {}: no parameter with id {param_id}", ai.name)))?;
         let pi = &ai.params[pos];
         if !seen.insert(pos) {
             return Err(invalid(format!(
@@ -280,12 +352,12 @@ pub fn params_of(p: &Program, index: u32, given: &[action::Param]) -> Result<Vec
                 ai.name, pi.name
             )));
         }
-        vals[pos] = fit(&g.value, pi.bitwidth).ok_or_else(|| {
+        vals[pos] = fit(value, pi.bitwidth).ok_or_else(|| {
             invalid(format!(
                 "action {}: parameter {} value {} does not fit in {} bits",
                 ai.name,
                 pi.name,
-                hex(&g.value),
+                hex(value),
                 pi.bitwidth
             ))
         })?;
@@ -535,6 +607,48 @@ pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpErro
     if e.is_default_action {
         return prepare_default(p, t, e, op);
     }
+    let act = match e.action.as_ref().and_then(|a| a.r#type.as_ref()) {
+        None => None,
+        Some(table_action::Type::Action(a)) => Some(ActionRef::Direct(
+            a.action_id,
+            a.params.iter().map(|g| (g.param_id, &g.value[..])),
+        )),
+        Some(table_action::Type::ActionProfileMemberId(m)) => Some(ActionRef::Member(*m)),
+        Some(table_action::Type::ActionProfileGroupId(g)) => Some(ActionRef::Group(*g)),
+        Some(table_action::Type::ActionProfileActionSet(_)) => Some(ActionRef::Set),
+    };
+    prepare_entry(
+        p,
+        t,
+        op,
+        || Extras::of(p, t, e, op),
+        e.r#match.iter().map(FieldRef::from),
+        e.priority,
+        act,
+    )
+}
+
+/// The action of an entry being written, borrowed: a direct action (id, parameters as
+/// (id, value)), an action-profile member or group, or an action set.
+pub enum ActionRef<P> {
+    Direct(u32, P),
+    Member(u32),
+    Group(u32),
+    Set,
+}
+
+/// [`prepare`] of a non-default entry of table `t` from borrowed parts (crate::fastwrite's
+/// entries, which have no extras: `extras` gives them): the same checks, in the same order, with
+/// the same errors.
+pub fn prepare_entry<'a, P: IntoIterator<Item = (u32, &'a [u8])>>(
+    p: &Program,
+    t: &TableInfo,
+    op: Op,
+    extras: impl FnOnce() -> Result<Extras, OpError>,
+    fields: impl IntoIterator<Item = FieldRef<'a>>,
+    priority: i32,
+    act: Option<ActionRef<P>>,
+) -> Result<TableWrite, OpError> {
     if t.const_entries {
         return Err(err(
             Code::PermissionDenied,
@@ -547,25 +661,21 @@ pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpErro
             t.name
         )));
     }
-    let extras = Extras::of(p, t, e, op)?;
-    let matches = match_of(t, &e.r#match)?;
-    check_priority(t, e.priority)?;
+    let extras = extras()?;
+    let matches = match_refs(t, fields)?;
+    check_priority(t, priority)?;
     let insert = match op {
         Op::Delete => {
             return Ok(TableWrite::Delete {
                 table: t.index,
                 matches,
-                priority: e.priority,
+                priority,
             })
         }
         Op::Insert => true,
         Op::Modify => false,
     };
-    let act = e
-        .action
-        .as_ref()
-        .and_then(|a| a.r#type.as_ref())
-        .ok_or_else(|| invalid("the entry has no action"))?;
+    let act = act.ok_or_else(|| invalid("the entry has no action"))?;
     let indirect = |r: ProfileRef| {
         if t.implementation.is_none() {
             return Err(invalid(format!(
@@ -576,26 +686,26 @@ pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpErro
         Ok(TableWrite::Indirect {
             table: t.index,
             matches: matches.clone(),
-            priority: e.priority,
+            priority,
             r,
             insert,
             extras: extras.clone(),
         })
     };
     match act {
-        table_action::Type::Action(a) => {
+        ActionRef::Direct(action_id, params) => {
             if t.implementation.is_some() {
                 return Err(invalid(format!(
                     "table {} is implemented by an action profile: give a member or group id",
                     t.name
                 )));
             }
-            let (action, params) = action_of(p, t, a, false)?;
+            let (action, params) = action_refs(p, t, action_id, params, false)?;
             Ok(TableWrite::Direct {
                 table: t.index,
                 entry: p4dp_rt::TableEntry {
                     matches,
-                    priority: e.priority,
+                    priority,
                     action,
                     params,
                 },
@@ -603,11 +713,11 @@ pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpErro
                 extras,
             })
         }
-        table_action::Type::ActionProfileMemberId(m) => indirect(ProfileRef::Member(*m)),
-        table_action::Type::ActionProfileGroupId(g) => indirect(ProfileRef::Group(*g)),
+        ActionRef::Member(m) => indirect(ProfileRef::Member(m)),
+        ActionRef::Group(g) => indirect(ProfileRef::Group(g)),
         // sets of selector tables are written through crate::actprof (hidden members and a
         // group) and never get here
-        table_action::Type::ActionProfileActionSet(_) => Err(invalid(format!(
+        ActionRef::Set => Err(invalid(format!(
             "table {} is not implemented by an action selector: it takes no action set",
             t.name
         ))),

@@ -325,6 +325,14 @@ pub struct BenchArgs {
     /// slice (docs/bench.md).
     #[arg(long)]
     pub client_busy_poll: bool,
+    /// --suite p4runtime-updates: run only the insert-throughput experiment (skip the
+    /// DATAPLANE_ATOMIC commits, the modifies and the gRPC floor).
+    #[arg(long)]
+    pub inserts_only: bool,
+    /// --suite p4runtime-updates: the batch sizes of the insert-throughput experiment
+    /// (each 1..=10000; default 1,10,100,1000,10000).
+    #[arg(long, value_delimiter = ',', value_name = "N,...", value_parser = clap::value_parser!(u64).range(1..=10000))]
+    pub insert_batches: Option<Vec<u64>>,
     /// --suite lpm6: the IPv6 prefix counts to measure (each at most 1048576).
     #[arg(long, value_delimiter = ',', default_value = "10000,100000", value_name = "N,...")]
     pub lpm6_prefixes: Vec<u64>,

@@ -201,3 +201,50 @@ fn the_p4runtime_update_suite_runs_and_its_atomic_modifies_are_never_seen_half_a
         assert!(consistent > 0, "no packets flowed during the modifies: {l}");
     }
 }
+
+/// `--inserts-only` runs the insert-throughput experiment alone, at the batch sizes of
+/// `--insert-batches`; a batch size outside 1..=10000 is refused before anything starts.
+#[test]
+fn the_p4runtime_update_suite_runs_its_inserts_alone() {
+    let out_file = std::env::temp_dir().join(format!("p4dp-bench-p4rt-inserts-{}.txt", std::process::id()));
+    let out_arg = out_file.display().to_string();
+    let out = p4dp(&[
+        "bench",
+        "--suite",
+        "p4runtime-updates",
+        "--duration",
+        "0.2",
+        "--inserts-only",
+        "--insert-batches",
+        "10,100",
+        "--out",
+        &out_arg,
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let _ = std::fs::remove_file(&out_file);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("batch ")).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(
+        rows[0].starts_with("batch    10:") && rows[1].starts_with("batch   100:"),
+        "{text}"
+    );
+    assert!(rows.iter().all(|r| r.contains(" entries/s")), "{text}");
+    assert!(
+        !text.contains("DATAPLANE_ATOMIC commit cost") && !text.contains("gRPC floor"),
+        "{text}"
+    );
+    for bad in ["0", "10001"] {
+        let out = p4dp(&[
+            "bench",
+            "--suite",
+            "p4runtime-updates",
+            "--inserts-only",
+            "--insert-batches",
+            bad,
+        ]);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--insert-batches"), "{err}");
+    }
+}

@@ -766,7 +766,7 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         "== Insert throughput (CONTINUE_ON_ERROR, new keys into `tag` while packets hit it; requests encoded before the clock starts; {INSERT_IN_FLIGHT} Writes in flight; {INSERT_ROUNDS} rounds per batch size, each after {} ms at rest) ==",
         window.min(Duration::from_millis(300)).as_millis()
     );
-    for bs in INSERT_BATCHES {
+    for bs in a.insert_batches.clone().unwrap_or(INSERT_BATCHES.to_vec()) {
         let n: u64 = scale(if bs == 1 { 5000 } else { 50_000 }).div_ceil(bs) * bs;
         let reqs: Vec<bytes::Bytes> = (0..n)
             .step_by(bs as usize)
@@ -850,6 +850,9 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             ),
             ("writes_in_flight", Json::uint(INSERT_IN_FLIGHT as u64)),
         ]));
+    }
+    if a.inserts_only {
+        return Ok(());
     }
 
     let _ = writeln!(
