@@ -234,6 +234,18 @@ static inline void slot_store(uint64_t *p, uint64_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
+/* Publish @p root's slots in the table's head for the program's prefetch of a key's first-level
+ * slot (xindex.h lpm_slots, abi.h p4dp_table_prefetch): only for a key of the lpm field alone of
+ * at most 64 bits at the key's start (the program's layout), whose value gives the slot with two
+ * shifts. Release: the slots are
+ * written before a program can load the pointer (it only prefetches through it). */
+static void head_publish(struct p4dp_table *t, const struct table_lpm *s, struct lpm_node *root)
+{
+	if (!s->single || t->fields[s->order[0]].offset != 0)
+		return;
+	__atomic_store_n(&t->head.lpm_slots, root != NULL ? root->slot : NULL, __ATOMIC_RELEASE);
+}
+
 /* ------------------------------------------------------------ key bits */
 
 /* Append the @p n low bits of @p v, most significant first, at bit @p pos of @p out (zeroed). */
@@ -1087,6 +1099,7 @@ static int lpm_clear(struct p4dp_table *t)
 	/* Release: the empty root is written before readers can load it; readers still walking
 	 * the old trie finish on it, freed after the grace period. */
 	__atomic_store_n(&s->root, root, __ATOMIC_RELEASE);
+	head_publish(t, s, root);
 	subtree_defer(t, old);
 	rules_drop(t, true);
 	t->n_entries = 0;
@@ -1146,6 +1159,13 @@ static int lpm_create(struct p4dp_table *t)
 		t->lpm = NULL;
 		return -ENOMEM;
 	}
+	if (s->single) {
+		/* the key bits are the field's value left-aligned (key_bits64); the slot, their top
+		 * root_bits */
+		t->head.lpm_lshift = 64 - s->bits;
+		t->head.lpm_rshift = 64 - s->root_bits;
+	}
+	head_publish(t, s, s->root);
 	return 0;
 }
 
@@ -1154,6 +1174,7 @@ static void lpm_free(struct p4dp_table *t)
 	struct table_lpm *s = t->lpm;
 	if (s == NULL)
 		return;
+	head_publish(t, s, NULL);
 	p4dp_rcu_dq_reclaim(t->dq, true);
 	p4dp_rcu_synchronize(t->rcu);
 	subtree_free_now(s, s->root);

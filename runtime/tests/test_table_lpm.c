@@ -37,6 +37,7 @@
 
 #include "p4dp/rcu.h"
 #include "p4dp/table.h"
+#include "p4dp/xindex.h"
 #include "tsan_test.h"
 
 static unsigned n_pass, n_fail, case_fail;
@@ -203,8 +204,34 @@ static uint32_t rand_plen(const struct shape *s)
 	}
 }
 
+/* The first-level slot the program prefetches for key @p k (xindex.h lpm_slots, abi.h
+ * p4dp_table_prefetch) must be the one the lookup reads first: it holds the entry the lookup
+ * returned (@p got, NULL on a miss) or a child node (bit 0). Only tables of the lpm field alone
+ * of at most 64 bits publish their slots; the others must leave them NULL. */
+static void check_prefetch_slot(const struct shape *s, struct p4dp_table *t, const uint8_t *k,
+				const struct p4dp_entry *got)
+{
+	const struct p4dp_table_head *h = (const struct p4dp_table_head *)t;
+	const uint64_t *slots = __atomic_load_n(&h->lpm_slots, __ATOMIC_ACQUIRE);
+	if (s->has_exact || s->lpm.bitwidth > 64) {
+		CHECK(slots == NULL, "%s: first-level slots published for a key the prefetch cannot read", s->name);
+		return;
+	}
+	if (slots == NULL) {
+		CHECK(0, "%s: no first-level slots published", s->name);
+		return;
+	}
+	uint64_t v = 0;
+	memcpy(&v, k, s->lpm.size);
+	const uint64_t slot = __atomic_load_n(&slots[(v << h->lpm_lshift) >> h->lpm_rshift], __ATOMIC_ACQUIRE);
+	CHECK((slot & 1) != 0 || slot == (uint64_t)(uintptr_t)got,
+	      "%s: the prefetched slot of key %#" PRIx64 " holds %#" PRIx64 ", the lookup gave %p", s->name, v, slot,
+	      (const void *)got);
+}
+
 static void check_key(const struct shape *s, struct p4dp_table *t, const uint8_t *k, const struct p4dp_entry *got)
 {
+	check_prefetch_slot(s, t, k, got);
 	const struct ref *want = ref_lookup(s, k);
 	if (want == NULL) {
 		CHECK(got == NULL, "%s: hit (action %u) where the reference misses", s->name, got ? got->action : 0);
@@ -704,8 +731,17 @@ static void test_shared_answers(uint32_t size)
 		CHECK(get4(t, base + (i << 8), 24, od) == want && od[0] == want, "read back %u", i);
 	}
 	/* delete everything: later adds of the same content make a new answer that works */
+	const struct p4dp_table_head *hd = (const struct p4dp_table_head *)t;
+	const uint64_t *slots0 = __atomic_load_n(&hd->lpm_slots, __ATOMIC_ACQUIRE);
 	CHECK(p4dp_table_clear(t) == 0, "clear");
 	CHECK(sh4(t, base, 24, 2, 0) == 0 && act4(t, base + 1) == 2, "add after clear");
+	/* the clear's new first level is the one published for the program's prefetch */
+	const struct shape ipv4 = {"shared answers, after a clear", 4, 0, {0}, F(P4DP_MATCH_LPM, 0, 4, 32), 32, 0};
+	const uint64_t *slots1 = __atomic_load_n(&hd->lpm_slots, __ATOMIC_ACQUIRE);
+	CHECK(slots1 != NULL && slots1 != slots0, "a clear publishes its new first level (%p, before %p)",
+	      (const void *)slots1, (const void *)slots0);
+	for (uint32_t a = base; a < base + 256; a += 17)
+		check_prefetch_slot(&ipv4, t, (const uint8_t *)&a, p4dp_table_lookup(t, &a));
 	p4dp_table_free(t);
 	p4dp_rcu_free(rcu);
 	printf("%-26s %s\n", size > (1u << 16) ? "shared answers, 24-bit" : "shared answers, 16-bit",

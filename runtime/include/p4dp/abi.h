@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define P4DP_ABI_VERSION 21u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match); 14: the rtc Queue's push and pop are inline in rtc.h (struct p4dp_rtc_queue is public); 15: exact tables of keys of at most 8 bytes have one-line read-index buckets (xindex.h, struct p4dp_xi_bucket8); 16: direct counters and meters have a cell for the table's default entry after the entries' (n_cells = size + 1), which the generated code counts and meters misses in; 17: struct p4dp_bg_env has a yield point (yield) and counts the rtc Locks the iteration holds (locks_held, rtc.h p4dp_rtc_lock_acquire_bg/_release_bg), the table sweep begins with the env (p4dp_rtc_sweep_begin_bg); 18: struct p4dp_table_head has a linear table's direct read index (rows, n_rows), which the generated code's p4dp_table_apply_linear reads; 19: struct p4dp_table_head has copies of the exact read index's shift, buckets and seed (xi_shift, xi_b, xi_seed), which p4dp_table_apply_exact reads instead of the index's own; 20: p4dp_clone_session_get returns the session's class of service (the clones' priority); 21: struct p4dp_extern_info ends with a meter's type (meter_type, enum p4dp_meter_type) */
+#define P4DP_ABI_VERSION 22u /* 2: struct p4dp_entry grew lock + idle-timeout fields (dpwrite.h); 3: p4dp_program gained process_burst and table_impl; 4: biased entry locks (p4dp_ctx.bias, p4dp_entry_lock(ctx, e) returns a mode); 5: p4dp_program gained process_mbufs; 6: process_mbufs takes multi-segment mbufs, returns the burst's common output and its byte totals; 7: struct p4dp_table begins with struct p4dp_table_head (the exact tables' read index, xindex.h); 8: the run-to-completion extern kinds P4DP_EXT_RTC_* and p4dp_program's background entry point; 9: struct p4dp_bg_env waits through a callback of the runtime (wait, wait_arg) instead of a stop flag, and Queue.popWait (p4dp_rtc_queue_pop_wait) takes the env; 10: the extern kind P4DP_EXT_RTC_FOREACH (a table sweep the runtime creates for a Foreach); 11: p4dp_clone_session_get returns a session's replicas (port and instance) and its truncation length; 12: p4dp_table_info.storage may carry P4DP_STORAGE_F_LINEAR (rtc.p4 @linear); 13: parser value sets (p4dp_program.value_sets, p4dp_ctx.vsets, p4dp_value_set_match); 14: the rtc Queue's push and pop are inline in rtc.h (struct p4dp_rtc_queue is public); 15: exact tables of keys of at most 8 bytes have one-line read-index buckets (xindex.h, struct p4dp_xi_bucket8); 16: direct counters and meters have a cell for the table's default entry after the entries' (n_cells = size + 1), which the generated code counts and meters misses in; 17: struct p4dp_bg_env has a yield point (yield) and counts the rtc Locks the iteration holds (locks_held, rtc.h p4dp_rtc_lock_acquire_bg/_release_bg), the table sweep begins with the env (p4dp_rtc_sweep_begin_bg); 18: struct p4dp_table_head has a linear table's direct read index (rows, n_rows), which the generated code's p4dp_table_apply_linear reads; 19: struct p4dp_table_head has copies of the exact read index's shift, buckets and seed (xi_shift, xi_b, xi_seed), which p4dp_table_apply_exact reads instead of the index's own; 20: p4dp_clone_session_get returns the session's class of service (the clones' priority); 21: struct p4dp_extern_info ends with a meter's type (meter_type, enum p4dp_meter_type); 22: struct p4dp_table_head has an lpm table's first-level slots and their shifts (lpm_slots, lpm_lshift, lpm_rshift), which p4dp_table_prefetch reads */
 
 /** p4dp_table_info.storage flag: rtc.p4 @linear, the entry of key k lives in row k (table.h linear). */
 #define P4DP_STORAGE_F_LINEAR 0x100
@@ -420,6 +420,41 @@ p4dp_table_apply_exact(const struct p4dp_ctx *ctx, uint32_t table, const void *k
 	}
 	*hit = e != NULL;
 	return e ? e : p4dp_table_default(ctx, table);
+}
+
+/**
+ * Prefetch what a lookup of @p key (@p key_len bytes, a constant at the call site) in table
+ * @p table reads first, so that its cache miss overlaps other work: the first-level slot of a
+ * longest-prefix-match table of one lpm field of at most 64 bits (xindex.h lpm_slots), the first
+ * bucket of an exact table's read index; nothing for other tables and keys. No effect on any
+ * result. perf: the generated code's pass that builds a burst's keys for its staged table
+ * (cgen burst.rs) prefetches each key's slot as soon as the key is built, so the misses of the
+ * burst's lookups overlap the wait for the packets' data and each other, instead of all being
+ * taken in the bulk lookup after the pass.
+ * Context: worker (or inject on the control thread). Thread safety: reads only fields fixed at
+ * the table's creation and the first-level pointer (a prefetch through a stale one is harmless).
+ */
+static inline __attribute__((always_inline)) void p4dp_table_prefetch(const struct p4dp_ctx *ctx, uint32_t table,
+									const void *key, uint32_t key_len)
+{
+	const struct p4dp_table_head *hd = (const struct p4dp_table_head *)ctx->tables[table];
+	if (key_len == 0 || key_len > 8)
+		return;
+	uint64_t v = 0;
+	__builtin_memcpy(&v, key, key_len); /* the native layout is little-endian */
+	/* relaxed: only an address to prefetch (a clear's new first level is published with release
+	 * for the lookup, which loads its own root with acquire) */
+	const uint64_t *slots = __atomic_load_n(&hd->lpm_slots, __ATOMIC_RELAXED);
+	if (slots != NULL) {
+		__builtin_prefetch(&slots[(v << hd->lpm_lshift) >> hd->lpm_rshift]);
+		return;
+	}
+	const void *xb = hd->xi_b;
+	if (xb != NULL) {
+		const uint64_t k[2] = {v, 0};
+		const uint64_t h = p4dp_xi_hash_seeded(hd->xi_seed, k);
+		__builtin_prefetch((const uint8_t *)xb + (h >> hd->xi_shift) * p4dp_xi_bucket_bytes(key_len));
+	}
 }
 
 /**

@@ -97,6 +97,14 @@ struct p4dp_table_head {
 	uint32_t xi_shift;
 	const void *xi_b;
 	uint64_t xi_seed;
+	/** A longest-prefix-match table of one lpm field of at most 64 bits (table_lpm.c): its
+	 *  trie's first-level slots, written with a release store at creation and by a clear (which
+	 *  replaces the first level; the old one is freed after a grace period), NULL for other
+	 *  tables; the slot of key value v (the field's native value) is
+	 *  (v << lpm_lshift) >> lpm_rshift, fixed for the table's life. Only read to prefetch that
+	 *  slot before the lookup reads it (abi.h p4dp_table_prefetch). */
+	const uint64_t *lpm_slots;
+	uint32_t lpm_lshift, lpm_rshift;
 };
 
 /** Bytes of one bucket of an index of keys of @p key_len bytes. Pure. */

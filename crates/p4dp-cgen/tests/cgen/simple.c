@@ -591,6 +591,7 @@ static inline __attribute__((always_inline)) void stage_key_of(struct p4dp_ctx *
 			memcpy(key + 0, &_k, 8);
 		}
 		memcpy(out, key, 8u);
+		p4dp_table_prefetch(ctx, 0u, out, 8u);
 	}
 }
 
