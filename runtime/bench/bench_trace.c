@@ -25,6 +25,7 @@
 struct btr_stamp {
 	uint64_t tsc;
 	uint32_t magic; /* BTR_MAGIC: stamped by this source and not yet recorded */
+	uint32_t lcore; /* the lcore that received the packet */
 };
 
 static int btr_stamp_off = -1;
@@ -41,7 +42,8 @@ struct btr_src {
 struct btr_probe {
 	const struct p4dp_btr *t;
 	uint64_t recorded;
-	struct p4dp_hist *h;
+	struct p4dp_hist *h;   /* every stamped packet */
+	struct p4dp_hist *own; /* per tx burst, see p4dp_btr_iteration_cost */
 } __attribute__((aligned(64)));
 
 struct p4dp_btr {
@@ -92,10 +94,12 @@ static uint16_t btr_rx(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], u
 	s->cur = cur;
 	s->handed += n;
 	uint64_t stamp = rte_rdtsc(); /* after the source's own work */
+	const uint32_t lcore = rte_lcore_id();
 	for (uint16_t j = 0; j < n; j++) {
 		struct btr_stamp *st = RTE_MBUF_DYNFIELD(pkts[j], btr_stamp_off, struct btr_stamp *);
 		st->tsc = stamp;
 		st->magic = ok[j] ? BTR_MAGIC : 0;
+		st->lcore = lcore;
 	}
 	return n;
 }
@@ -108,6 +112,8 @@ static uint16_t btr_tx(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], u
 	uint64_t now = rte_rdtsc();
 	uint64_t from = pr->t->rec_from;
 	uint64_t rec = 0;
+	const uint32_t lcore = rte_lcore_id();
+	uint64_t oldest_own = 0; /* the longest wait of a packet this lcore received, 0: none */
 	for (uint16_t j = 0; j < n; j++) {
 		struct btr_stamp *st = RTE_MBUF_DYNFIELD(pkts[j], btr_stamp_off, struct btr_stamp *);
 		if (st->magic != BTR_MAGIC)
@@ -116,8 +122,12 @@ static uint16_t btr_tx(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], u
 		if (st->tsc < from || now < st->tsc)
 			continue;
 		p4dp_hist_record(pr->h, now - st->tsc);
+		if (st->lcore == lcore && now - st->tsc > oldest_own)
+			oldest_own = now - st->tsc;
 		rec++;
 	}
+	if (oldest_own > 0)
+		p4dp_hist_record(pr->own, oldest_own * RT_BURST / n);
 	pr->recorded += rec;
 	return n;
 }
@@ -127,8 +137,10 @@ void p4dp_btr_detach(struct p4dp_btr *t)
 	if (t == NULL)
 		return;
 	p4dp_bench_cbs_remove(&t->cbs);
-	for (uint32_t q = 0; q < P4DP_BENCH_MAX_WORKERS; q++)
+	for (uint32_t q = 0; q < P4DP_BENCH_MAX_WORKERS; q++) {
 		free(t->probe[q].h);
+		free(t->probe[q].own);
+	}
 	free(t->recs);
 	free(t->lens);
 	free(t);
@@ -146,6 +158,7 @@ int p4dp_btr_arm(struct p4dp_btr *t)
 	for (uint32_t q = 0; q < t->nw; q++) {
 		t->probe[q].recorded = 0;
 		p4dp_hist_reset(t->probe[q].h);
+		p4dp_hist_reset(t->probe[q].own);
 	}
 	t->rec_from = rte_rdtsc() + t->record_after_ms * (rte_get_tsc_hz() / 1000);
 	return 0;
@@ -208,7 +221,8 @@ int p4dp_btr_attach(uint32_t n_workers, uint32_t n_ports, const struct p4dp_btr_
 	for (uint32_t q = 0; q < n_workers; q++) {
 		t->probe[q].t = t;
 		t->probe[q].h = malloc(sizeof(struct p4dp_hist));
-		if (t->probe[q].h == NULL) {
+		t->probe[q].own = malloc(sizeof(struct p4dp_hist));
+		if (t->probe[q].h == NULL || t->probe[q].own == NULL) {
 			p4dp_btr_detach(t);
 			return rt_errc(-ENOMEM, "out of memory");
 		}
@@ -244,5 +258,15 @@ int p4dp_btr_result(const struct p4dp_btr *t, struct p4dp_btr_result *r, struct 
 		if (lat != NULL)
 			p4dp_hist_merge(lat, t->probe[q].h);
 	}
+	return 0;
+}
+
+int p4dp_btr_iteration_cost(const struct p4dp_btr *t, struct p4dp_hist *cost)
+{
+	if (t == NULL || cost == NULL)
+		return rt_errc(-EINVAL, "trace tap: NULL argument");
+	p4dp_hist_reset(cost);
+	for (uint32_t q = 0; q < t->nw; q++)
+		p4dp_hist_merge(cost, t->probe[q].own);
 	return 0;
 }

@@ -56,6 +56,7 @@ pub(crate) mod sys {
         ) -> c_int;
         pub fn p4dp_btr_arm(t: *mut p4dp_btr) -> c_int;
         pub fn p4dp_btr_result(t: *const p4dp_btr, r: *mut p4dp_btr_result, lat: *mut p4dp_hist) -> c_int;
+        pub fn p4dp_btr_iteration_cost(t: *const p4dp_btr, cost: *mut p4dp_hist) -> c_int;
         pub fn p4dp_btr_detach(t: *mut p4dp_btr);
         pub fn p4dp_hist_quantile(h: *const p4dp_hist, q: f64) -> u64;
     }
@@ -192,6 +193,23 @@ impl<'t, 'a> TraceTap<'t, 'a> {
             },
             Histogram { h },
         ))
+    }
+}
+
+impl TraceTap<'_, '_> {
+    /// The last measurement's cost per burst, one value per tx burst (bench_trace.h
+    /// `p4dp_btr_iteration_cost`): with one worker its rx -> tx latency; under software dispatch
+    /// a worker's loop iteration per 32 packets sent, where the latencies of
+    /// [`TraceTap::measure`] also hold the packets handed to another worker, with their wait in
+    /// its ring.
+    pub fn iteration_cost(&self) -> Result<Histogram> {
+        // SAFETY: p4dp_hist is plain data; all zero is a valid (empty) value. Boxed: 30 KiB.
+        let mut h: Box<sys::p4dp_hist> = unsafe { Box::new(std::mem::zeroed()) };
+        // SAFETY: live tap, valid output.
+        check("trace tap iteration cost", unsafe {
+            sys::p4dp_btr_iteration_cost(self.t.as_ptr(), &mut *h)
+        })?;
+        Ok(Histogram { h })
     }
 }
 

@@ -212,5 +212,36 @@ fn calibrate_then_model_a_corpus_program() {
         "{text}"
     );
     assert_eq!(std::fs::read_to_string(&out).expect("check file"), text);
+
+    // one configuration by its label: the 2-worker one (each worker on its own port; the suite
+    // has it on machines of 2 CPUs and more)
+    let two = std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
+    let only = if two { "2w" } else { "exact 2^4" };
+    let text = ok(&p4dp(&[
+        "model",
+        "--check",
+        "--quick",
+        "--profile",
+        prof_s,
+        "--only",
+        only,
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]));
+    assert!(text.ends_with(" over 1 configurations\n"), "{text}");
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains(only)).collect();
+    assert_eq!(rows.len(), 1, "{text}");
+    one_line_error(
+        &p4dp(&[
+            "model",
+            "--check",
+            "--quick",
+            "--profile",
+            prof_s,
+            "--only",
+            "no such label",
+        ]),
+        "--only no such label: no configuration's label contains it",
+    );
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -77,6 +77,18 @@ int p4dp_btr_arm(struct p4dp_btr *t);
  *  merged into @p lat (reset first). Call after the measurement returned. @return 0; -EINVAL. */
 int p4dp_btr_result(const struct p4dp_btr *t, struct p4dp_btr_result *r, struct p4dp_hist *lat);
 
+/** A worker's cost per burst, one value per tx burst since the last arm (TSC cycles): the
+ *  longest rx -> tx latency among the burst's packets that the sending lcore also received, times
+ *  32 (the worker's rx burst) over the packets in the tx burst; tx bursts without such a packet
+ *  record nothing. With one worker (or each worker processing what it polls) a tx burst is one
+ *  rx burst, so this is its latency. Under software dispatch a packet handed to another worker
+ *  waits in that worker's ring for a time that depends on where the two loops are (the latencies
+ *  of p4dp_btr_result), while a worker's own packets wait for its loop iteration (dispatching its
+ *  rx burst, processing its share, then what the other workers handed it), which sends the
+ *  iteration's packets in one tx burst: the value is then the iteration's time per 32 packets
+ *  sent, whether the other workers kept up or not. Merged over the workers into @p cost (reset
+ *  first). Call after the measurement returned. @return 0; -EINVAL (NULL). */
+int p4dp_btr_iteration_cost(const struct p4dp_btr *t, struct p4dp_hist *cost);
 /** Remove the callbacks and free the tap. NULL is a no-op. */
 void p4dp_btr_detach(struct p4dp_btr *t);
 

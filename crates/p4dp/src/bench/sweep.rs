@@ -63,7 +63,9 @@ pub(crate) struct Point {
     /// loaded machine (`p4dp calibrate` and `p4dp model --check` cost programs by it).
     pub program_p50: f64,
     /// Each repetition's program median burst latency less the l2fwd floor's of the same
-    /// repetition (TSC cycles per burst), in the order measured: the floor and the program
+    /// repetition (TSC cycles per burst; with several workers under software dispatch a worker's
+    /// loop iteration per 32 packets sent, not a handed packet's wait in another worker's ring:
+    /// `TraceTap::iteration_cost`), in the order measured: the floor and the program
     /// measured back to back share the load of that moment, so the pair's difference moves less
     /// than the difference of the two medians (model/measure.rs takes their median).
     pub overhead_pairs: Vec<f64>,
@@ -75,7 +77,7 @@ pub(crate) struct Point {
     /// The l2fwd floor's median latency with the same tap.
     pub l2fwd_p50: u64,
     /// The program's quietest bursts: the lowest, over the repetitions, 5th percentile of its
-    /// rx → tx latency (TSC cycles; every packet of a burst has its burst's time).
+    /// cost per burst (`TraceTap::iteration_cost`; with one worker its rx → tx latency).
     quiet_burst: u64,
     skipped: u64,
     /// Ternary and range points: the same rules in rte_acl, and the cost of a rule change.
@@ -108,6 +110,10 @@ pub(crate) struct Ctx<'a> {
     pcap: Option<Trace>,
     pub tsc_hz: f64,
     progress: Progress,
+    /// How the program's runs spread packets over several workers: the sweeps' software
+    /// dispatch (the ring ports have no RSS), or none for the model's points (each worker
+    /// processes what its own port receives, as with a NIC's RSS: `Ctx::new`).
+    dispatch: Dispatch,
 }
 
 impl<'a> Ctx<'a> {
@@ -118,7 +124,9 @@ impl<'a> Ctx<'a> {
 
     /// Settings for measuring points outside a sweep (`p4dp calibrate`, `p4dp model --check`):
     /// `a`'s workers, packets, repetitions and seed, the given windows and popularity, compiled
-    /// programs kept in `out_dir`; `total` points announced on the progress line.
+    /// programs kept in `out_dir`; `total` points announced on the progress line. Several
+    /// workers each process their own port's packets (no software dispatch: the model predicts
+    /// ports that spread flows over the workers, docs/model.md).
     pub fn new(
         a: &'a BenchArgs,
         out_dir: PathBuf,
@@ -141,6 +149,7 @@ impl<'a> Ctx<'a> {
                 start: Instant::now(),
                 tty: std::io::stderr().is_terminal(),
             },
+            dispatch: Dispatch::None,
         }
     }
 
@@ -313,12 +322,16 @@ pub(crate) fn measure_so(
         seed: a.seed,
         warmup: Duration::from_secs_f64(ctx.warmup),
         duration: Duration::from_secs_f64(ctx.duration),
-        dispatch: Dispatch::Auto,
+        dispatch: ctx.dispatch,
     };
     let (mut l2, mut pr, mut mpps) = (Vec::new(), Vec::new(), Vec::new());
     let mut last: Option<(Histogram, u64)> = None;
     let mut l2_p50 = Vec::new();
     let mut pr_p50 = Vec::new();
+    // the cost statistic: a worker's time per burst (with software dispatch, per loop iteration
+    // and 32 packets sent: bench_trace.h p4dp_btr_iteration_cost); the latency figures keep every
+    // packet's
+    let (mut l2_cost, mut pr_cost) = (Vec::new(), Vec::new());
     let mut quiet_burst = u64::MAX;
     let mut skipped = 0;
     let mut acl_cp = Vec::new();
@@ -336,12 +349,15 @@ pub(crate) fn measure_so(
                 retry_empty("l2fwd floor loop", || Ok(tap.measure(Kind::L2fwd)?)).context("l2fwd floor loop")?;
             l2.push(m.cycles_per_pkt);
             l2_p50.push(h.quantile(0.5) as f64);
+            l2_cost.push(tap.iteration_cost()?.quantile(0.5) as f64);
             let before = tap.runtime_packets()?;
             let (m, cnt, h) =
                 retry_empty("program", || Ok(tap.measure(Kind::Program)?)).context("running the program")?;
             packets += tap.runtime_packets()?.saturating_sub(before);
             pr.push(m.cycles_per_pkt);
-            quiet_burst = quiet_burst.min(h.quantile(QUIET_QUANTILE));
+            let own = tap.iteration_cost()?;
+            quiet_burst = quiet_burst.min(own.quantile(QUIET_QUANTILE));
+            pr_cost.push(own.quantile(0.5) as f64);
             pr_p50.push(h.quantile(0.5) as f64);
             mpps.push(m.mpps);
             skipped += cnt.skipped;
@@ -394,7 +410,7 @@ pub(crate) fn measure_so(
         program,
         program_min: pr.first().copied().unwrap_or(0.0),
         program_p50: median(&mut pr_p50.clone()),
-        overhead_pairs: pr_p50.iter().zip(&l2_p50).map(|(p, l)| p - l).collect(),
+        overhead_pairs: pr_cost.iter().zip(&l2_cost).map(|(p, l)| p - l).collect(),
         program_max: pr.last().copied().unwrap_or(0.0),
         mpps: median(&mut mpps),
         lat,
@@ -1058,6 +1074,7 @@ pub fn suite_sweep(a: &BenchArgs, suite: Suite) -> Result<ExitCode> {
             start: Instant::now(),
             tty: std::io::stderr().is_terminal(),
         },
+        dispatch: Dispatch::Auto,
     };
     let points = match suite {
         Suite::TableKinds => suite_table_kinds(&mut ctx),

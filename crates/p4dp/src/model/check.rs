@@ -116,6 +116,26 @@ fn configs(quick: bool, two: bool) -> Vec<Config> {
     v
 }
 
+/// The configurations whose label contains one of `only` (all of them when `only` is empty).
+fn select(cs: Vec<Config>, only: &[String]) -> Result<Vec<Config>> {
+    if only.is_empty() {
+        return Ok(cs);
+    }
+    let labels: Vec<String> = cs.iter().map(|c| c.label.clone()).collect();
+    let v: Vec<Config> = cs
+        .into_iter()
+        .filter(|c| only.iter().any(|o| c.label.contains(o.as_str())))
+        .collect();
+    if v.is_empty() {
+        anyhow::bail!(
+            "--only {}: no configuration's label contains it; the labels are: {}",
+            only.join(", "),
+            labels.join("; ")
+        );
+    }
+    Ok(v)
+}
+
 struct Row {
     label: String,
     /// The model's prediction (`p4dp model`'s cycles/packet).
@@ -159,7 +179,7 @@ pub fn summary_line(errors: &[f64]) -> String {
 pub fn check(a: &ModelArgs) -> Result<ExitCode> {
     let profile = load_profile(&a.profile)?;
     let two = cpus() >= 2;
-    let cs = configs(a.quick, two);
+    let cs = select(configs(a.quick, two), &a.only)?;
     let top = cs.iter().map(|c| c.entries).max().unwrap_or(16);
     let workers = if two { 2 } else { 1 };
     let mem = (default_mem(4096, top, workers) * 2).min(16384);
@@ -365,6 +385,32 @@ mod tests {
         assert!(c.iter().any(|x| matches!(x.traffic, Traffic::Zipf(_))));
         assert!(c.iter().any(|x| x.prog.tables.len() == 8));
         assert!(c.iter().any(|x| x.entries >= 1 << 20));
+    }
+
+    #[test]
+    fn only_selects_by_label() {
+        let v = select(configs(false, true), &["2w".into()]).unwrap();
+        assert_eq!(v.len(), 2);
+        assert!(v.iter().all(|c| c.workers == 2));
+        let v = select(
+            configs(false, true),
+            &["exact 2^10 uniform".into(), "ternary 2^4".into()],
+        )
+        .unwrap();
+        let l: Vec<&str> = v.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(
+            l,
+            ["exact 2^10 uniform", "ternary 2^4 uniform", "exact 2^10 uniform 2w"]
+        );
+        assert_eq!(select(configs(false, true), &[]).unwrap().len(), 24);
+        let e = match select(configs(false, true), &["nothing like it".into()]) {
+            Ok(_) => panic!("a text no label contains selected something"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            e.contains("--only nothing like it") && e.contains("exact 2^4 uniform"),
+            "{e}"
+        );
     }
 
     #[test]

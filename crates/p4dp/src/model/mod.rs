@@ -89,6 +89,10 @@ pub struct ModelArgs {
     /// --check: fewer, smaller configurations and short windows (a smoke test of the suite).
     #[arg(long, requires = "check")]
     pub quick: bool,
+    /// --check: only the configurations whose label contains this text (repeatable: any of
+    /// them), e.g. `--only 2w` or `--only "exact 2^10"`; an error when none matches.
+    #[arg(long, requires = "check", value_name = "TEXT")]
+    pub only: Vec<String>,
     /// Seed of the generated entries and traffic.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
