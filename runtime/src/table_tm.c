@@ -261,7 +261,13 @@ const struct p4dp_entry *table_tm_lookup(struct p4dp_table *t, const void *keyp)
 
 /* Up to TM_BULK keys of a burst: the tabs are probed in the view's order for every key still
  * open, each tab in three passes over the keys (hash and prefetch the bucket pointer; load it and
- * prefetch the bucket; check its slots), so that the cache misses of different keys overlap. */
+ * prefetch the bucket; check its slots), so that the cache misses of different keys overlap.
+ * perf: the passes walk a list of the open keys, compacted before each tab without a branch,
+ * rather than testing every key of the burst in each of the three passes: which keys a tab
+ * closes is data-dependent, so those tests are hard to predict when the burst's keys finish in
+ * different tabs. Measured (p4dp model --check's burst statistic, load 9, two alternated pairs,
+ * cycles/packet over the floor): ternary 2^7 305 -> 221, 2^9 Zipf 485 -> 403, range 2^5 257 ->
+ * 191, optional 2^5 182 -> 102, ternary 2^4 95 -> 91. */
 static void tm_lookup_chunk(const struct p4dp_table *t, const struct table_tm *s, const uint8_t *const *keys,
 			    uint32_t n, const struct p4dp_entry **out)
 {
@@ -270,42 +276,49 @@ static void tm_lookup_chunk(const struct p4dp_table *t, const struct table_tm *s
 	int32_t bp[TM_BULK];
 	uint32_t h[TM_BULK];
 	const struct tm_bucket *bk[TM_BULK];
+	uint8_t open[TM_BULK]; /* the keys that a tab may still improve, in burst order */
 	for (uint32_t k = 0; k < n; k++) {
 		for (uint32_t w = 0; w < s->kwords; w++)
 			kw[k][w] = key_word(keys[k], t->key_len, w);
 		best[k] = NULL;
 		bp[k] = INT32_MIN;
+		open[k] = (uint8_t)k;
 	}
+	uint32_t n_open = n;
 	/* Acquire: as in table_tm_lookup. */
 	const struct tm_view *v = __atomic_load_n(&s->view, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < v->n; i++) {
 		const struct tm_tab *tb = v->e[i].tab;
 		int32_t top = v->e[i].max_prio;
+		/* keep the keys without a match, or whose match this tab's top beats */
+		uint32_t m = 0;
+		for (uint32_t j = 0; j < n_open; j++) {
+			uint32_t k = open[j];
+			open[m] = (uint8_t)k;
+			m += best[k] == NULL || bp[k] < top;
+		}
+		n_open = m;
+		if (n_open == 0)
+			break; /* every key has a match no remaining tab can beat */
 		/* Acquire: as in table_tm_lookup. */
 		const struct tm_htab *ht = __atomic_load_n(&tb->htab, __ATOMIC_ACQUIRE);
-		uint32_t open = 0;
-		for (uint32_t k = 0; k < n; k++) {
-			if (best[k] != NULL && bp[k] >= top)
-				continue;
+		for (uint32_t j = 0; j < n_open; j++) {
+			uint32_t k = open[j];
 			h[k] = tab_hash(tb, kw[k]);
 			rte_prefetch0(&ht->b[h[k] & ht->mask]);
-			open++;
 		}
-		if (open == 0)
-			break; /* every key has a match no remaining tab can beat */
-		for (uint32_t k = 0; k < n; k++) {
-			bk[k] = NULL;
-			if (best[k] != NULL && bp[k] >= top)
-				continue;
+		for (uint32_t j = 0; j < n_open; j++) {
+			uint32_t k = open[j];
 			/* Acquire: as in table_tm_lookup. */
 			bk[k] = __atomic_load_n(&ht->b[h[k] & ht->mask], __ATOMIC_ACQUIRE);
 			if (bk[k] != NULL)
 				rte_prefetch0(bk[k]->slots);
 		}
-		for (uint32_t k = 0; k < n; k++) {
+		for (uint32_t j = 0; j < n_open; j++) {
+			uint32_t k = open[j];
 			const struct tm_bucket *b = bk[k];
-			for (uint32_t j = 0; b != NULL && j < b->n; j++) {
-				const struct tm_slot *sl = slot_at(s, b, j);
+			for (uint32_t q = 0; b != NULL && q < b->n; q++) {
+				const struct tm_slot *sl = slot_at(s, b, q);
 				if (best[k] != NULL && sl->prio <= bp[k])
 					break;
 				if (sl->hash == h[k] && words_match(s, sl->w, kw[k], keys[k])) {
