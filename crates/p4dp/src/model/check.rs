@@ -259,6 +259,12 @@ pub fn check(a: &ModelArgs) -> Result<ExitCode> {
             table_counts: point.table_counts.clone(),
         };
         let tuples = rule_set_stats(c.kind, &rules, &c.traffic, a.seed ^ (i as u64));
+        if let Some(t) = &tuples {
+            eprintln!(
+                "check: {}: the replayed lookups visit {:.2} of {} tabs per burst, probe {:.2}, check {:.2}",
+                c.label, t.passes, t.tabs, t.probes, t.checks
+            );
+        }
         let u = program_use(
             &prog,
             &layouts,
