@@ -135,15 +135,37 @@ struct table_tm {
 
 /* ------------------------------------------------------------ words and checks */
 
-/* Word @p w of key @p k (key_len bytes): 8 bytes, or the zero-padded tail. */
+/* Word @p w of key @p k (key_len bytes): 8 bytes, or the zero-padded tail (its bytes where a
+ * memcpy of them into a zeroed word puts them on a little-endian CPU; rules and keys both go
+ * through here, so only the consistency matters). perf: the tail is read in 4-, 2- and 1-byte
+ * pieces, not by a memcpy of a variable length, which the compiler left as a library call: 15 %
+ * of the burst lookup's samples on 13-byte 5-tuple keys (perf cpu-clock, 2026-11-27). */
 static inline uint64_t key_word(const uint8_t *k, uint32_t key_len, uint32_t w)
 {
 	uint64_t v = 0;
 	uint32_t off = w * 8;
-	if (likely(off + 8 <= key_len))
+	if (likely(off + 8 <= key_len)) {
 		memcpy(&v, k + off, 8);
-	else
-		memcpy(&v, k + off, key_len - off);
+		return v;
+	}
+	const uint8_t *p = k + off;
+	uint32_t n = key_len - off, sh = 0;
+	if (n & 4) {
+		uint32_t x;
+		memcpy(&x, p, 4);
+		v = x;
+		p += 4;
+		sh = 32;
+	}
+	if (n & 2) {
+		uint16_t x;
+		memcpy(&x, p, 2);
+		v |= (uint64_t)x << sh;
+		p += 2;
+		sh += 16;
+	}
+	if (n & 1)
+		v |= (uint64_t)*p << sh;
 	return v;
 }
 
