@@ -24,6 +24,7 @@
 //! | `loops`, `stmt` | statements |
 //! | `action` | actions, and top-level actions copied into a control |
 //! | `keyset` | keysets of `select` cases and table entries |
+//! | `selector` | an action selector's size annotations (`@selector_size_semantics`, `@max_group_size`, `@max_member_weight`) |
 //! | `instance` | extern instances, sub-block instances and constructor arguments, block parameters |
 //! | `table` | tables: keys, actions, default action, entries and their priorities, properties |
 //! | `parser`, `control` | elaborating one parser or control instance |
