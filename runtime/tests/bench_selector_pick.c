@@ -85,5 +85,7 @@ int main(int argc, char **argv)
 		printf("%-34s median %6.2f  min %6.2f cycles per pick\n", name[k], cyc[k][rounds / 2], cyc[k][0]);
 	}
 	printf("(checksum %" PRIu64 ")\n", sink);
+	for (int k = 1; k < ROWS; k++) /* g[0] is g[1] */
+		free(g[k]);
 	return 0;
 }
