@@ -79,10 +79,7 @@ impl Sizing {
             (GROUP_MAX, Code::ResourceExhausted, "the largest p4dp group")
         };
         if size > u64::from(limit) {
-            return Err(err(
-                code,
-                format!("{what}: size {size} {unit}, above {whose} {limit}"),
-            ));
+            return Err(err(code, format!("{what}: size {size} {unit}, above {whose} {limit}")));
         }
         Ok(())
     }
