@@ -4,7 +4,8 @@
  *
  * Data plane view (lock-free): per profile two arrays of published pointers indexed by slot,
  * `members[slot]` (a struct p4dp_entry: action + data, immutable once published) and, for
- * selectors, `groups[slot]` (struct ap_group: the member slots in selection order, immutable).
+ * selectors, `groups[slot]` (struct ap_group, actprof_group.h: the live members' slots in
+ * selection order, expanded by weight or with running sums of the weights, immutable).
  * Indirect table entries store a struct p4dp_actprof_ref {slot, id}; workers load the pointers
  * with acquire; the control thread publishes new versions with release stores and frees old
  * versions after an RCU grace period (the profile's deferred-reclaim queue). A deleted member's or
@@ -28,21 +29,13 @@
 #include "p4dp/prim.h"
 #include "p4dp/rcu.h"
 #include "p4dp/table.h"
+#include "actprof_group.h"
 #include "rt_internal.h"
 
 /** Largest profile (members, groups) accepted. */
 #define AP_MAX_SIZE (1u << 22)
 
 enum { SLOT_FREE = 0, SLOT_USED, SLOT_PENDING };
-
-/** Published group version: the slots of the members whose watch port is live (or who have
- *  none) in selection order (ascending id, each weight times). */
-struct ap_group {
-	uint32_t n;
-	uint32_t n_members; /* members of the group, live or not (n == 0 < n_members: all down) */
-	uint32_t random;    /* 1: a packet's member is picked at random, not by the selector hash */
-	uint32_t slots[];
-};
 
 struct ap_mctl {
 	uint8_t state;
@@ -60,7 +53,7 @@ struct ap_gctl {
 	uint8_t state;
 	uint32_t id;
 	uint32_t n;        /* members */
-	uint32_t total;    /* sum of weights */
+	uint64_t total;    /* sum of weights */
 	uint32_t random;   /* selection mode: 0 the selector hash, 1 random */
 	struct ap_gmem *m; /* sorted by id */
 };
@@ -110,11 +103,11 @@ const struct p4dp_entry *p4dp_actprof_resolve(struct p4dp_ctx *ctx, uint32_t ext
 		return NULL;
 	}
 	/* random: the worker's own pseudo-random sequence (p4dp_ctx.rng, which the program's
-	 * random() steps too); a member has a slot per unit of weight, so the pick follows the weights */
+	 * random() steps too); the pick follows the weights either way (actprof_group.h) */
 	if (g->random)
 		hash = p4dp_rand_next(&ctx->rng);
 	/* acquire: as for a direct member reference */
-	return __atomic_load_n(&ap->members[g->slots[hash % g->n]], __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&ap->members[ap_group_pick(g, hash)], __ATOMIC_ACQUIRE);
 }
 
 /* ------------------------------------------------------------------ lifecycle */
@@ -355,18 +348,25 @@ static int member_build(struct rt_actprof *ap, uint32_t action, uint32_t n_param
 /* Publish group @p g's member list as a new version (profile mutex held). */
 static int group_publish(struct rt_actprof *ap, uint32_t gslot, const struct ap_gctl *g)
 {
-	struct ap_group *v = rte_zmalloc_socket("p4dp_ap_group", sizeof(*v) + sizeof(uint32_t) * (g->total + 1), 16,
-						ap->rt->socket_id);
-	if (v == NULL)
+	uint32_t *live = malloc(sizeof(uint32_t) * 2 * (g->n + 1)), *weight = live + g->n + 1;
+	if (live == NULL)
 		return rt_errc(-ENOMEM, "out of memory");
 	uint32_t n = 0;
+	uint64_t total = 0;
 	for (uint32_t i = 0; i < g->n; i++) {
 		if (g->m[i].watch != P4DP_RT_WATCH_NONE && !rt_port_live(ap->rt, g->m[i].watch))
 			continue;
-		for (uint32_t w = 0; w < g->m[i].weight; w++)
-			v->slots[n++] = g->m[i].slot;
+		live[n] = g->m[i].slot;
+		weight[n++] = g->m[i].weight;
+		total += g->m[i].weight;
 	}
-	v->n = n;
+	struct ap_group *v = rte_zmalloc_socket("p4dp_ap_group", ap_group_size(n, total), 16, ap->rt->socket_id);
+	if (v == NULL) {
+		free(live);
+		return rt_errc(-ENOMEM, "out of memory");
+	}
+	ap_group_fill(v, n, live, weight, total);
+	free(live);
 	v->n_members = g->n;
 	v->random = g->random;
 	/* release: the contents are visible before the pointer (workers load with acquire) */
@@ -590,8 +590,8 @@ int p4dp_runtime_actprof_group_member_add(struct p4dp_runtime *rt, uint32_t ext,
 	uint32_t pos = 0;
 	while (g && pos < g->n && g->m[pos].id < member)
 		pos++;
-	if (weight == 0 || weight > P4DP_RT_ACTPROF_GROUP_MAX) {
-		rc = rt_errc(-EINVAL, "weight %u out of range (1..%u)", weight, P4DP_RT_ACTPROF_GROUP_MAX);
+	if (weight == 0 || weight > P4DP_RT_ACTPROF_WEIGHT_MAX) {
+		rc = rt_errc(-EINVAL, "weight %u out of range (1..%u)", weight, P4DP_RT_ACTPROF_WEIGHT_MAX);
 	} else if (g == NULL) {
 		rc = rt_errc(-ENOENT, "action selector '%s' has no group %u", pname, group);
 	} else if (ms < 0) {
@@ -599,9 +599,9 @@ int p4dp_runtime_actprof_group_member_add(struct p4dp_runtime *rt, uint32_t ext,
 	} else if (pos < g->n && g->m[pos].id == member) {
 		rc = rt_errc(-EEXIST, "member %u is already in group %u of action selector '%s'", member, group,
 			     pname);
-	} else if (g->total + weight > P4DP_RT_ACTPROF_GROUP_MAX) {
-		rc = rt_errc(-EINVAL, "group %u of action selector '%s' would exceed %u members (sum of weights)",
-			     group, pname, P4DP_RT_ACTPROF_GROUP_MAX);
+	} else if (g->n >= P4DP_RT_ACTPROF_GROUP_MAX) {
+		rc = rt_errc(-ENOSPC, "group %u of action selector '%s' is full (%u members)", group, pname,
+			     P4DP_RT_ACTPROF_GROUP_MAX);
 	} else {
 		struct ap_gctl ng = *g;
 		ng.m = malloc(sizeof(*ng.m) * (g->n + 1));

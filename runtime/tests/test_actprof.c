@@ -3,7 +3,8 @@
  * Tests of action profiles and selectors (rt.h "Action profiles and selectors", src/actprof.c)
  * with the hand-written program tests/rt_prog_ap.c (compiled to a .so at start, as test_rt.c
  * does): every control API error case (precise message, state unchanged) and packet resolution
- * through members, groups (hash % size, members by id, weights) and empty groups.
+ * through members, groups (hash % size, members by id, weights) and empty groups, and groups
+ * whose weights are far above what is kept expanded (sum-of-members selectors).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -171,7 +172,7 @@ static void test_groups(struct p4dp_runtime *rt)
 	CHECK(p4dp_runtime_actprof_group_create(rt, X_SEL, 7) == 0);
 	CHECK_ERR(p4dp_runtime_actprof_group_create(rt, X_SEL, 7), -EEXIST, "already has a group 7");
 	CHECK_ERR(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 7, 1, 0), -EINVAL, "weight 0 out of range");
-	CHECK_ERR(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 7, 1, P4DP_RT_ACTPROF_GROUP_MAX + 1), -EINVAL,
+	CHECK_ERR(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 7, 1, P4DP_RT_ACTPROF_WEIGHT_MAX + 1), -EINVAL,
 		  "out of range");
 	CHECK_ERR(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 99, 1, 1), -ENOENT, "has no group 99");
 	CHECK_ERR(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 7, 99, 1), -ENOENT, "has no member 99");
@@ -279,6 +280,88 @@ static void test_groups(struct p4dp_runtime *rt)
 	CHECK_ERR(p4dp_runtime_actprof_group_create(rt, X_SEL, 200), -ENOSPC, "is full (4 groups)");
 }
 
+/* Packets of table T_SEL key @p key over the 256 selector hashes: how many left on ports 3, 4, 6. */
+static void spread_by_hash(struct p4dp_runtime *rt, uint8_t key, unsigned n[3])
+{
+	n[0] = n[1] = n[2] = 0;
+	for (int h = 0; h < 256; h++) {
+		struct out o = pkt(rt, T_SEL, key, (uint8_t)h);
+		n[0] += o.n == 1 && o.port == 3;
+		n[1] += o.n == 1 && o.port == 4;
+		n[2] += o.n == 1 && o.port == 6;
+	}
+}
+
+/* Groups whose sum of weights is far above the 4096 slots a group keeps expanded, as P4Runtime's
+ * sum-of-members size semantics allow: nothing is expanded (two members of the largest weight
+ * work), the picks follow the weights by hash and at random, and watch ports still apply. */
+static void test_large_weights(struct p4dp_runtime *rt)
+{
+	uint8_t k6 = 6;
+	unsigned n[3];
+	uint32_t ids[4], ws[4];
+	CHECK(set_member(rt, X_SEL, 21, 3, 0x33, 0) == 0);
+	CHECK(set_member(rt, X_SEL, 22, 4, 0x44, 0) == 0);
+	CHECK(set_member(rt, X_SEL, 23, 6, 0x66, 0) == 0);
+	CHECK(p4dp_runtime_actprof_group_create(rt, X_SEL, 9) == 0);
+	CHECK(p4dp_runtime_table_indirect_entry_add(rt, T_SEL, match(&k6), P4DP_RT_REF_GROUP, 9) == 0);
+
+	/* the sum 4096 is expanded: hash % 4096, so the 256 hashes all fall in member 21's half;
+	 * one more unit of weight and the mixed hash spreads them over both */
+	CHECK(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 9, 21, 2048) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 9, 22, 2048) == 0);
+	spread_by_hash(rt, 6, n);
+	CHECK(n[0] == 256 && n[1] == 0);
+	CHECK(p4dp_runtime_actprof_group_member_remove(rt, X_SEL, 9, 22) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 9, 22, 2049) == 0);
+	spread_by_hash(rt, 6, n);
+	CHECK(n[0] + n[1] == 256 && n[0] > 90 && n[1] > 90);
+
+	/* weights 100000 : 300000 : 1 -> about 64 : 192 : 0 of the 256 hashes */
+	CHECK(p4dp_runtime_actprof_group_member_remove(rt, X_SEL, 9, 21) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_remove(rt, X_SEL, 9, 22) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 9, 21, 100000) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 9, 22, 300000) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 9, 23, 1) == 0);
+	CHECK(p4dp_runtime_actprof_group_get(rt, X_SEL, 9, ids, ws, 4) == 3 && ids[0] == 21 && ws[0] == 100000 &&
+	      ids[1] == 22 && ws[1] == 300000 && ids[2] == 23 && ws[2] == 1);
+	spread_by_hash(rt, 6, n);
+	CHECK(n[0] + n[1] + n[2] == 256 && n[0] >= 40 && n[0] <= 90 && n[1] >= 166 && n[1] <= 216 && n[2] <= 1);
+	/* at random: 4000 packets of one hash, about 1000 : 3000 */
+	CHECK(p4dp_runtime_actprof_group_random_set(rt, X_SEL, 9, 1) == 0);
+	unsigned r3 = 0, r4 = 0, rest = 0;
+	for (int i = 0; i < 4000; i++) {
+		struct out o = pkt(rt, T_SEL, 6, 0);
+		r3 += o.n == 1 && o.port == 3;
+		r4 += o.n == 1 && o.port == 4;
+		rest += o.n != 1 || (o.port != 3 && o.port != 4);
+	}
+	CHECK(r3 >= 850 && r3 <= 1150 && r4 >= 2850 && r4 <= 3150 && rest <= 2);
+	CHECK(p4dp_runtime_actprof_group_random_set(rt, X_SEL, 9, 0) == 0);
+	/* a member whose watch port is down is never picked, however heavy */
+	CHECK(p4dp_runtime_actprof_group_member_watch_set(rt, X_SEL, 9, 22, 10) == 0);
+	CHECK(p4dp_runtime_port_admin_set(rt, 10, 0) == 0);
+	spread_by_hash(rt, 6, n);
+	CHECK(n[1] == 0 && n[0] + n[2] == 256 && n[0] >= 250);
+	CHECK(p4dp_runtime_port_admin_set(rt, 10, 1) == 0);
+	spread_by_hash(rt, 6, n);
+	CHECK(n[1] >= 166);
+
+	/* two members of the largest weight: 2^32 - 2 units, about half each (expanded, 16 GiB) */
+	CHECK(p4dp_runtime_actprof_group_member_remove(rt, X_SEL, 9, 21) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_remove(rt, X_SEL, 9, 22) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_remove(rt, X_SEL, 9, 23) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 9, 21, P4DP_RT_ACTPROF_WEIGHT_MAX) == 0);
+	CHECK(p4dp_runtime_actprof_group_member_add(rt, X_SEL, 9, 22, P4DP_RT_ACTPROF_WEIGHT_MAX) == 0);
+	spread_by_hash(rt, 6, n);
+	CHECK(n[0] + n[1] == 256 && n[0] > 90 && n[1] > 90);
+
+	CHECK(p4dp_runtime_table_clear(rt, T_SEL) == 0);
+	CHECK(p4dp_runtime_actprof_group_delete(rt, X_SEL, 9) == 0);
+	for (uint32_t m = 21; m <= 23; m++)
+		CHECK(p4dp_runtime_actprof_member_delete(rt, X_SEL, m) == 0);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -293,6 +376,7 @@ int main(int argc, char **argv)
 	if (rc != 0)
 		return test_finish(dir, n_pass, n_fail);
 	test_members(rt);
+	test_large_weights(rt);
 	test_groups(rt);
 	p4dp_runtime_free(rt);
 	return test_finish(dir, n_pass, n_fail);

@@ -322,7 +322,26 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
                 if k.is_action_selector() {
                     w.out.push_str("  with_selector: true\n");
                 }
-                let _ = writeln!(w.out, "  size: {}\n}}", crate::actprof::profile_size(x));
+                let _ = writeln!(w.out, "  size: {}", crate::actprof::profile_size(x));
+                if k.is_action_selector() {
+                    // the size semantics are always given: sum of weights unless annotated
+                    let s = &x.selector;
+                    if s.max_group_size > 0 {
+                        let _ = writeln!(w.out, "  max_group_size: {}", s.max_group_size);
+                    }
+                    match s.semantics {
+                        SizeSemantics::SumOfWeights => w.out.push_str("  sum_of_weights {\n  }\n"),
+                        SizeSemantics::SumOfMembers if s.max_member_weight > 0 => {
+                            let _ = writeln!(
+                                w.out,
+                                "  sum_of_members {{\n    max_member_weight: {}\n  }}",
+                                s.max_member_weight
+                            );
+                        }
+                        SizeSemantics::SumOfMembers => w.out.push_str("  sum_of_members {\n  }\n"),
+                    }
+                }
+                w.out.push_str("}\n");
             }
             ExternKind::V1Register | ExternKind::PnaRegister => {
                 w.out.push_str("registers {\n");

@@ -481,6 +481,7 @@ fn unsupported_is_an_error_with_span() {
         ctor_args: vec![bits(32, 16)],
         annotations: vec![],
         meter_type: Default::default(),
+        selector: Default::default(),
         span: sp(30),
     });
     p.tables[Id::new(0)].implementation = Some(x);

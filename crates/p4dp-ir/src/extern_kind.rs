@@ -163,6 +163,43 @@ impl MeterType {
     }
 }
 
+/// What an action selector's `size` and group sizes count (P4Runtime
+/// `ActionProfile.selector_size_semantics`), chosen by `@selector_size_semantics("...")` on the
+/// selector instance; without it, the sum of weights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SizeSemantics {
+    /// A group's size is the sum of its members' weights.
+    #[default]
+    SumOfWeights,
+    /// A group's size is the number of its members, whatever their weights (each at most
+    /// `max_member_weight` when that is given).
+    SumOfMembers,
+}
+
+impl SizeSemantics {
+    pub const ALL: [SizeSemantics; 2] = [SizeSemantics::SumOfWeights, SizeSemantics::SumOfMembers];
+
+    /// The `@selector_size_semantics` argument that selects it.
+    pub fn annotation_value(self) -> &'static str {
+        match self {
+            SizeSemantics::SumOfWeights => "sum_of_weights",
+            SizeSemantics::SumOfMembers => "sum_of_members",
+        }
+    }
+}
+
+/// An action selector's group limits, from annotations on the instance (P4Runtime spec,
+/// "ActionProfile"): `@selector_size_semantics`, `@max_group_size`, `@max_member_weight`. Sema
+/// checks them; the default (no annotation) is sum of weights without limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SelectorSizing {
+    pub semantics: SizeSemantics,
+    /// `@max_group_size(N)`: the largest group in the semantics' unit; 0 when not given.
+    pub max_group_size: u32,
+    /// `@max_member_weight(N)` (sum of members only): the largest weight; 0 when not given.
+    pub max_member_weight: u32,
+}
+
 #[cfg(test)]
 mod tests {
     use super::ExternKind;

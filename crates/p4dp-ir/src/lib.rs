@@ -36,7 +36,7 @@ pub mod analysis;
 mod extern_kind;
 pub mod print;
 pub mod validate;
-pub use extern_kind::{ExternKind, MeterType};
+pub use extern_kind::{ExternKind, MeterType, SelectorSizing, SizeSemantics};
 pub use validate::{validate, ValidProgram, ValidationError};
 
 // ---------------------------------------------------------------------------------------------
@@ -942,6 +942,9 @@ pub struct ExternInstance {
     /// Meters: the type their annotation chose (sema checks the annotations); two-rate
     /// three-colour for every other extern.
     pub meter_type: MeterType,
+    /// Action selectors: their size semantics and group limits (sema checks the annotations);
+    /// the default for every other extern.
+    pub selector: SelectorSizing,
     pub span: Span,
 }
 

@@ -6,6 +6,10 @@
 //! MODIFY is applied member by member: a packet may see a group between the old and the new
 //! membership (each member it selects is complete).
 //!
+//! Group sizes follow the selector's P4Info (`selector_size_semantics`, `max_group_size`,
+//! `max_member_weight`, see [`Sizing`]); a one-shot set's `size_semantics` may choose either
+//! semantics for its own group (the runtime holds both: docs/p4runtime.md "Selector sizes").
+//!
 //! A one-shot action set becomes hidden members and a hidden group (ids the server picks; they
 //! never appear in member or group reads) that the entry refers to; reads give the set back as
 //! written. A selector holds either one-shot sets or members and groups written as such, never
@@ -19,6 +23,7 @@ use tonic::Code;
 
 use p4dp_rt::ProfileRef;
 
+use crate::proto::p4::config::v1::{action_profile::SelectorSizeSemantics, P4Info};
 use crate::proto::p4::v1::{
     action_profile_action, action_profile_action_set, action_profile_group, table_action, ActionProfileActionSet,
     ActionProfileGroup, ActionProfileMember, TableAction, TableEntry,
@@ -26,12 +31,65 @@ use crate::proto::p4::v1::{
 use crate::switch::Pipeline;
 use crate::tables::{action_msg, action_of, err, invalid, match_of, rt_err, table_by_id, Op, OpError};
 
-/// The most weighted members a runtime group holds (rt.h P4DP_RT_ACTPROF_GROUP_MAX).
+/// The largest group p4dp holds, in members (rt.h P4DP_RT_ACTPROF_GROUP_MAX) or, by the sum of
+/// weights, in units of weight: the target's maximum when neither `max_group_size` nor the
+/// group's `max_size` gives one.
 const GROUP_MAX: u32 = 4096;
+
+/// A selector's group limits as its P4Info states them.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sizing {
+    /// `sum_of_members`: a group's size is its number of members; else the sum of its weights.
+    by_members: bool,
+    /// `max_group_size` (0: none).
+    max_group_size: u32,
+    /// `sum_of_members.max_member_weight` (0: any weight).
+    max_member_weight: u32,
+}
+
+impl Sizing {
+    /// Checks a group's weights (all >= 1) against the limits, counted as members
+    /// (`by_members`) or as the sum of the weights. `max_size` is the group's own (0: none).
+    /// Errors as the specification gives them: a weight above `max_member_weight` or a group
+    /// above `max_group_size` INVALID_ARGUMENT, above `max_size` or the target's largest group
+    /// RESOURCE_EXHAUSTED.
+    fn check(&self, what: &str, by_members: bool, weights: &[u32], max_size: u32) -> Result<(), OpError> {
+        if by_members && self.max_member_weight > 0 {
+            if let Some(w) = weights.iter().find(|&&w| w > self.max_member_weight) {
+                return Err(invalid(format!(
+                    "{what}: weight {w} is above the selector's max_member_weight {}",
+                    self.max_member_weight
+                )));
+            }
+        }
+        let (size, unit) = if by_members {
+            (weights.len() as u64, "members")
+        } else {
+            (weights.iter().map(|&w| u64::from(w)).sum(), "as the sum of weights")
+        };
+        let (limit, code, whose) = if max_size > 0 {
+            (max_size, Code::ResourceExhausted, "the group's max_size")
+        } else if self.max_group_size > 0 {
+            (
+                self.max_group_size,
+                Code::InvalidArgument,
+                "the selector's max_group_size",
+            )
+        } else {
+            (GROUP_MAX, Code::ResourceExhausted, "the largest p4dp group")
+        };
+        if size > u64::from(limit) {
+            return Err(err(code, format!("{what}: size {size} {unit}, above {whose} {limit}")));
+        }
+        Ok(())
+    }
+}
 
 /// The member and group ids of a pipeline's profiles (keyed by profile id).
 #[derive(Default)]
 pub struct Profiles {
+    /// each selector's limits (keyed by profile id)
+    sizing: BTreeMap<u32, Sizing>,
     members: BTreeMap<u32, BTreeSet<u32>>,
     /// group id -> max_size as written
     groups: BTreeMap<u32, BTreeMap<u32, i32>>,
@@ -67,6 +125,38 @@ fn profiles(p: &Program, id: u32) -> Result<Vec<&ExternInfo>, OpError> {
 }
 
 impl Profiles {
+    /// The profiles of a pipeline whose P4Info is `info`, none programmed yet.
+    pub fn new(info: &P4Info) -> Profiles {
+        let sizing = info
+            .action_profiles
+            .iter()
+            .filter(|a| a.with_selector)
+            .filter_map(|a| {
+                let id = a.preamble.as_ref()?.id;
+                let members = match &a.selector_size_semantics {
+                    Some(SelectorSizeSemantics::SumOfMembers(m)) => Some(m.max_member_weight.max(0) as u32),
+                    _ => None,
+                };
+                Some((
+                    id,
+                    Sizing {
+                        by_members: members.is_some(),
+                        max_group_size: a.max_group_size.max(0) as u32,
+                        max_member_weight: members.unwrap_or(0),
+                    },
+                ))
+            })
+            .collect();
+        Profiles {
+            sizing,
+            ..Default::default()
+        }
+    }
+
+    fn sizing(&self, prof: u32) -> Sizing {
+        self.sizing.get(&prof).copied().unwrap_or_default()
+    }
+
     pub fn write_member(&mut self, rt: &Runtime, m: &ActionProfileMember, op: Op) -> Result<(), OpError> {
         let p = rt.program();
         let x = profile(p, m.action_profile_id)?;
@@ -157,6 +247,7 @@ impl Profiles {
                 x.name
             )));
         }
+        let sizing = self.sizing(x.id);
         let groups = self.groups.entry(x.id).or_default();
         if let Op::Delete = op {
             if !groups.contains_key(&g.group_id) {
@@ -197,29 +288,30 @@ impl Profiles {
                 ));
             }
         }
-        // the P4Info gives no max_group_size (0), so any max_size is allowed up to what the
-        // runtime holds; beyond it RESOURCE_EXHAUSTED (rules on setting max_size)
-        if g.max_size as u64 > u64::from(GROUP_MAX) {
+        // rules on setting max_size: within the P4Info's max_group_size (INVALID_ARGUMENT), or
+        // without one within what p4dp holds (RESOURCE_EXHAUSTED)
+        if sizing.max_group_size > 0 && g.max_size as u32 > sizing.max_group_size {
+            return Err(invalid(format!(
+                "group {}: max_size {} is above the selector's max_group_size {}",
+                g.group_id, g.max_size, sizing.max_group_size
+            )));
+        }
+        if g.max_size as u32 > GROUP_MAX {
             return Err(err(
                 Code::ResourceExhausted,
                 format!(
-                    "group {}: max_size {} is above the {} weighted members a p4dp group holds",
-                    g.group_id, g.max_size, GROUP_MAX
+                    "group {}: max_size {} is above the {GROUP_MAX} a p4dp group holds",
+                    g.group_id, g.max_size
                 ),
             ));
         }
-        let total: u64 = want.values().map(|&w| w as u64).sum();
-        let limit = if g.max_size > 0 {
-            g.max_size as u64
-        } else {
-            u64::from(GROUP_MAX)
-        };
-        if total > limit {
-            return Err(err(
-                Code::ResourceExhausted,
-                format!("group {}: weights sum to {total}, at most {limit}", g.group_id),
-            ));
-        }
+        let weights: Vec<u32> = want.values().copied().collect();
+        sizing.check(
+            &format!("group {}", g.group_id),
+            sizing.by_members,
+            &weights,
+            g.max_size as u32,
+        )?;
         if let (Op::Modify, Some(&old)) = (&op, groups.get(&g.group_id)) {
             if old != g.max_size {
                 return Err(invalid(format!(
@@ -402,15 +494,19 @@ impl Profiles {
                 )))
             }
         };
-        if !matches!(
-            Size::try_from(set.size_semantics),
-            Ok(Size::DefaultSizeDeterminedByActionSelector | Size::SumOfWeights)
-        ) {
-            return Err(err(
-                Code::Unimplemented,
-                "p4dp's selector groups are sized by the sum of weights only (size_semantics)",
-            ));
-        }
+        // the set's own size semantics override the selector's for its group (p4dp holds both)
+        let sizing = self.sizing(x.id);
+        let by_members = match Size::try_from(set.size_semantics) {
+            Ok(Size::DefaultSizeDeterminedByActionSelector) => sizing.by_members,
+            Ok(Size::SumOfWeights) => false,
+            Ok(Size::SumOfMembers) => true,
+            Err(_) => {
+                return Err(invalid(format!(
+                    "action set: unknown size_semantics {}",
+                    set.size_semantics
+                )))
+            }
+        };
         if set.action_profile_actions.is_empty() {
             return Err(invalid("an action profile action set needs at least one action"));
         }
@@ -430,6 +526,8 @@ impl Profiles {
             let (action, params) = action_of(p, t, act, false)?;
             actions.push((action, params, a.weight as u32, watch));
         }
+        let weights: Vec<u32> = actions.iter().map(|a| a.2).collect();
+        sizing.check("action set", by_members, &weights, 0)?;
         let group = self.fresh_id();
         rt.actprof_group_create(x.index, group).map_err(rt_err)?;
         let mut members = Vec::with_capacity(actions.len());

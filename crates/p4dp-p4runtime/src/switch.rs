@@ -127,7 +127,7 @@ impl Device {
             ));
         }
         Ok(Pipeline {
-            profiles: Default::default(),
+            profiles: std::sync::Mutex::new(crate::actprof::Profiles::new(&p4info)),
             digests: std::sync::Mutex::new(crate::digest::Digests::new(&p4info, rt.program())),
             rt: Arc::new(rt),
             packet_io: crate::stream::PacketIo::from_p4info(&p4info),

@@ -555,7 +555,7 @@ impl<'a> Sema<'a> {
                 None => break,
             }
         }
-        let ctor_args = vals
+        let ctor_args: Vec<ir::Value> = vals
             .into_iter()
             .map(|(_, v)| match v {
                 CVal::V(v, _) => v,
@@ -565,6 +565,14 @@ impl<'a> Sema<'a> {
         let fq = control_plane_name(prefix, name, name_ann);
         let kind = ir::ExternKind::of(&xd.name.name, &self.arch);
         let meter_type = self.meter_type(kind, &xd.name.name, &annotations, span);
+        // action_selector(algorithm, size, width), ActionSelector(algorithm, size, width)
+        let size = match ctor_args.get(1) {
+            Some(ir::Value::Bits { bits, .. }) if kind.is_action_selector() => {
+                num_traits::ToPrimitive::to_u64(bits).unwrap_or(u64::MAX)
+            }
+            _ => 0,
+        };
+        let selector = self.selector_sizing(kind, &xd.name.name, &annotations, size, span);
         Some(self.p.externs.alloc(ir::ExternInstance {
             type_name: xd.name.name.clone(),
             kind,
@@ -574,6 +582,7 @@ impl<'a> Sema<'a> {
             ctor_args,
             annotations,
             meter_type,
+            selector,
             span: ispan(span),
         }))
     }

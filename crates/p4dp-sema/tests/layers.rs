@@ -25,6 +25,7 @@ const ORDER: &[&str] = &[
     "stmt",
     "action",
     "keyset",
+    "selector",
     "instance",
     "table",
     "parser",

@@ -1,11 +1,13 @@
 //! P4Runtime action profile members and groups through raw tonic stubs against `p4dp serve` on
 //! pcap ports: writes and reads with their error codes, and where the packets go (PacketOuts
-//! enter the selector table from the controller port).
+//! enter the selector table from the controller port); one-shot action sets, their selection
+//! modes, and the selectors' size semantics (tests/p4runtime/selector_sizes.p4).
 
 mod p4rt_common;
 
 use std::time::Duration;
 
+use p4dp_p4runtime::proto::p4::v1::action_profile_action_set::{ActionSelectionMode as Mode, SizeSemantics as Size};
 use p4dp_p4runtime::proto::p4::v1::*;
 use p4rt_common::*;
 use prost::Message;
@@ -35,15 +37,18 @@ fn entry(table: u32, dst: [u8; 6], t: table_action::Type) -> entity::Entity {
     })
 }
 
-fn one_code(r: Result<(), tonic::Status>) -> Code {
+/// The code and message of the single update of a failed one-update Write.
+fn one_error(r: Result<(), tonic::Status>) -> (Code, String) {
     let s = r.expect_err("the write fails");
     assert_eq!(s.code(), Code::Unknown, "{s:?}");
     let st = p4dp_p4runtime::proto::google::rpc::Status::decode(s.details()).expect("details");
-    Code::from(
-        Error::decode(st.details[0].value.as_slice())
-            .expect("p4.v1.Error")
-            .canonical_code,
-    )
+    assert_eq!(st.details.len(), 1);
+    let e = Error::decode(st.details[0].value.as_slice()).expect("p4.v1.Error");
+    (Code::from(e.canonical_code), e.message)
+}
+
+fn one_code(r: Result<(), tonic::Status>) -> Code {
+    one_error(r).0
 }
 
 /// Sends `n` frames to `dst` (sources differ) as PacketOuts; returns how many more frames
@@ -257,7 +262,20 @@ fn any_member() -> entity::Entity {
     entity::Entity::ActionProfileMember(ActionProfileMember::default())
 }
 
+/// A one-shot action set forwarding to `ports` (port, weight) by action `fwd`, with the
+/// selector's mode and size semantics.
 fn action_set(fwd: u32, ports: &[(u8, i32)]) -> table_action::Type {
+    action_set_with(
+        fwd,
+        ports,
+        Mode::DefaultModeDeterminedByActionSelector,
+        Size::DefaultSizeDeterminedByActionSelector,
+    )
+}
+
+/// A one-shot action set forwarding to `ports` (port, weight) by action `fwd`, picking members by
+/// `mode`, its size counted by `size`.
+fn action_set_with(fwd: u32, ports: &[(u8, i32)], mode: Mode, size: Size) -> table_action::Type {
     table_action::Type::ActionProfileActionSet(ActionProfileActionSet {
         action_profile_actions: ports
             .iter()
@@ -272,7 +290,8 @@ fn action_set(fwd: u32, ports: &[(u8, i32)]) -> table_action::Type {
                 }
             })
             .collect(),
-        ..Default::default()
+        action_selection_mode: mode as i32,
+        size_semantics: size as i32,
     })
 }
 
@@ -412,4 +431,222 @@ fn any_entry(table: u32) -> entity::Entity {
         table_id: table,
         ..Default::default()
     })
+}
+
+/// Frames on ports 1 and 2 after `n` PacketOuts to `dst`, all from one source (one hash).
+async fn spread(s: &Stream, out: &dyn Fn(u32) -> std::path::PathBuf, dst: [u8; 6], n: usize) -> (usize, usize) {
+    let count = |p: u32| {
+        let f = out(p);
+        if std::fs::metadata(&f).is_ok_and(|m| m.len() >= 24) {
+            p4dp_testutil::pcap::read(&f)
+                .iter()
+                .filter(|fr| fr[0..6] == dst)
+                .count()
+        } else {
+            0
+        }
+    };
+    for i in 0..n {
+        s.packet_out(frame(dst, [0x02, 0, 0, 0, 0, 0x21], i as u8)).await;
+    }
+    let end = std::time::Instant::now() + Duration::from_secs(10);
+    while count(1) + count(2) < n && std::time::Instant::now() < end {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    (count(1), count(2))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_shot_random_selection_follows_weights() {
+    let dir = temp_dir("p4rt-oneshot-random");
+    let (info, dc) = build("profile", &dir);
+    let path = |p: u32| dir.join(format!("out{p}.pcap"));
+    let sw = start(&[
+        "--port".into(),
+        format!("1=:{}", path(1).display()),
+        "--port".into(),
+        format!("2=:{}", path(2).display()),
+    ]);
+    let mut c = connect(&sw.addr).await;
+    let s = Stream::open(&mut c, 10, Code::Ok).await;
+    push(&mut c, 10, &info, &dc).await;
+    let table = info.tables[0].preamble.as_ref().expect("preamble").id;
+    let fwd = id_of(&info, "ProfIngress.forward");
+    let ins = |e| update(update::Type::Insert, e);
+    const BY_HASH: [u8; 6] = [0x02, 0, 0, 0, 0, 0x0b];
+    const AT_RANDOM: [u8; 6] = [0x02, 0, 0, 0, 0, 0x0c];
+    const N: usize = 200;
+
+    // by hash, one source goes one way
+    let hashed = action_set_with(
+        fwd,
+        &[(1, 1), (2, 3)],
+        Mode::Hash,
+        Size::DefaultSizeDeterminedByActionSelector,
+    );
+    write(&mut c, 10, vec![ins(entry(table, BY_HASH, hashed))])
+        .await
+        .expect("hash set");
+    let (a, b) = spread(&s, &path, BY_HASH, N).await;
+    assert!(a + b == N && (a == 0 || b == 0), "one hash, one member: {a} + {b}");
+
+    // at random, the same source is spread over both members about as 1 : 3
+    let random = action_set_with(
+        fwd,
+        &[(1, 1), (2, 3)],
+        Mode::Random,
+        Size::DefaultSizeDeterminedByActionSelector,
+    );
+    write(&mut c, 10, vec![ins(entry(table, AT_RANDOM, random.clone()))])
+        .await
+        .expect("random set");
+    let key = entity::Entity::TableEntry(TableEntry {
+        table_id: table,
+        r#match: vec![exact(1, &AT_RANDOM)],
+        ..Default::default()
+    });
+    assert_eq!(
+        read(&mut c, key).await.expect("read"),
+        vec![entry(table, AT_RANDOM, random)],
+        "the set reads back as written, its mode included"
+    );
+    let (a, b) = spread(&s, &path, AT_RANDOM, N).await;
+    assert_eq!(a + b, N, "every packet leaves by a member: {a} + {b}");
+    assert!(
+        a >= 20 && a <= 80 && b >= 120,
+        "weights 1 : 3 over {N} packets: {a} : {b}"
+    );
+
+    drop(s);
+}
+
+const HOST_D: [u8; 6] = [0x02, 0, 0, 0, 0, 0x0d];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn selector_size_semantics() {
+    use p4dp_p4runtime::proto::p4::config::v1::action_profile::{
+        SelectorSizeSemantics as Sem, SumOfMembers, SumOfWeights,
+    };
+    let dir = temp_dir("p4rt-selector-sizes");
+    let (info, dc) = build("selector_sizes", &dir);
+    let out = |p: u32| format!("{p}=:{}", dir.join(format!("out{p}.pcap")).display());
+    let sw = start(&["--port".into(), out(1), "--port".into(), out(2)]);
+    let mut c = connect(&sw.addr).await;
+    let s = Stream::open(&mut c, 10, Code::Ok).await;
+    push(&mut c, 10, &info, &dc).await;
+    let (wcmp, ecmp) = (id_of(&info, "SzIngress.wcmp"), id_of(&info, "SzIngress.ecmp"));
+    let (lb, lb_w) = (id_of(&info, "SzIngress.lb"), id_of(&info, "SzIngress.lb_w"));
+    let fwd = id_of(&info, "SzIngress.forward");
+    let ins = |e| update(update::Type::Insert, e);
+    let modi = |e| update(update::Type::Modify, e);
+
+    // the P4Info: what the annotations chose; without one, sum of weights, said explicitly
+    let prof = |id: u32| {
+        info.action_profiles
+            .iter()
+            .find(|a| a.preamble.as_ref().is_some_and(|p| p.id == id))
+            .expect("profile")
+            .clone()
+    };
+    let (w, e) = (prof(wcmp), prof(ecmp));
+    assert_eq!(
+        (w.max_group_size, w.selector_size_semantics),
+        (
+            4,
+            Some(Sem::SumOfMembers(SumOfMembers {
+                max_member_weight: 1_000_000
+            }))
+        )
+    );
+    assert_eq!(
+        (e.max_group_size, e.selector_size_semantics),
+        (8, Some(Sem::SumOfWeights(SumOfWeights {})))
+    );
+
+    // wcmp counts members: weights far above what a sum of weights allows are one member each
+    let members: Vec<_> = (1..=5).map(|m| ins(member(wcmp, m, fwd, 2 - (m % 2) as u8))).collect();
+    write(&mut c, 10, members).await.expect("members");
+    let g10 = group(wcmp, 10, &[(1, 100_000), (2, 300_000)], 0);
+    write(&mut c, 10, vec![ins(g10.clone())])
+        .await
+        .expect("a group of large weights");
+    // refused, state unchanged: a weight above max_member_weight (insert, modify), more members
+    // than max_group_size, a max_size above it; more members than the group's max_size
+    for (u, want) in [
+        (ins(group(wcmp, 11, &[(1, 1_000_001)], 0)), Code::InvalidArgument),
+        (
+            modi(group(wcmp, 10, &[(1, 100_000), (2, 2_000_000)], 0)),
+            Code::InvalidArgument,
+        ),
+        (
+            ins(group(wcmp, 11, &[(1, 1), (2, 1), (3, 1), (4, 1), (5, 1)], 0)),
+            Code::InvalidArgument,
+        ),
+        (ins(group(wcmp, 11, &[(1, 1)], 5)), Code::InvalidArgument),
+        (
+            ins(group(wcmp, 11, &[(1, 1), (2, 1), (3, 1)], 2)),
+            Code::ResourceExhausted,
+        ),
+    ] {
+        let (code, msg) = one_error(write(&mut c, 10, vec![u]).await);
+        assert_eq!(code, want, "{msg}");
+    }
+    assert_eq!(
+        read(&mut c, group(wcmp, 0, &[], 0)).await.expect("read"),
+        vec![g10.clone()]
+    );
+    let (code, msg) = one_error(write(&mut c, 10, vec![ins(group(wcmp, 11, &[(1, 1_000_001)], 0))]).await);
+    assert!(msg.contains("max_member_weight 1000000"), "{code:?}: {msg}");
+    // at the bounds: max_group_size members of max_member_weight
+    let full = group(
+        wcmp,
+        12,
+        &[(1, 1_000_000), (2, 1_000_000), (3, 1_000_000), (4, 1_000_000)],
+        4,
+    );
+    write(&mut c, 10, vec![ins(full)]).await.expect("a full group");
+    // flows spread by weight, 1 : 3
+    write(
+        &mut c,
+        10,
+        vec![ins(entry(lb, HOST_C, table_action::Type::ActionProfileGroupId(10)))],
+    )
+    .await
+    .expect("entry");
+    let (a, b) = send(&s, &dir, HOST_C, 200).await;
+    assert!(
+        a + b == 200 && (25..=75).contains(&a),
+        "weights 1 : 3 over 200 flows: {a} : {b}"
+    );
+
+    // ecmp counts the sum of weights (at most 8): one-shot sets on it
+    for size in [Size::DefaultSizeDeterminedByActionSelector, Size::SumOfWeights] {
+        let heavy = action_set_with(fwd, &[(1, 5), (2, 4)], Mode::Hash, size);
+        let (code, msg) = one_error(write(&mut c, 10, vec![ins(entry(lb_w, HOST_D, heavy))]).await);
+        assert_eq!(code, Code::InvalidArgument, "{size:?}: {msg}");
+        assert!(msg.contains("max_group_size 8"), "{msg}");
+    }
+    let mut unknown = action_set(fwd, &[(1, 1)]);
+    if let table_action::Type::ActionProfileActionSet(set) = &mut unknown {
+        set.size_semantics = 7;
+    }
+    let (code, msg) = one_error(write(&mut c, 10, vec![ins(entry(lb_w, HOST_D, unknown))]).await);
+    assert_eq!(code, Code::InvalidArgument, "{msg}");
+    assert!(read(&mut c, any_entry(lb_w)).await.expect("read").is_empty());
+    // a set's own SUM_OF_MEMBERS counts its 2 actions, whatever their weights
+    let by_members = action_set_with(fwd, &[(1, 100_000), (2, 300_000)], Mode::Hash, Size::SumOfMembers);
+    write(&mut c, 10, vec![ins(entry(lb_w, HOST_D, by_members.clone()))])
+        .await
+        .expect("a sum-of-members set on a sum-of-weights selector");
+    assert_eq!(
+        read(&mut c, any_entry(lb_w)).await.expect("read"),
+        vec![entry(lb_w, HOST_D, by_members)]
+    );
+    let (a, b) = send(&s, &dir, HOST_D, 200).await;
+    assert!(
+        a + b == 200 && (25..=75).contains(&a),
+        "weights 1 : 3 over 200 flows: {a} : {b}"
+    );
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
 }

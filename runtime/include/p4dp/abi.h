@@ -755,10 +755,12 @@ static inline void p4dp_table_count(struct p4dp_ctx *ctx, uint32_t table, int hi
 /* starts with a struct p4dp_actprof_ref (the table's data_len is at least 8). Members (action +  */
 /* data, owned by the profile) are struct p4dp_entry too, so generated code resolves the matched  */
 /* entry and then dispatches on the member exactly as on a direct entry. A group picks one of its */
-/* members by `hash % n` (n = sum of the members' weights, members ordered by member id), where   */
-/* hash is the selector algorithm over the table's `selector` key fields packed as for hash()    */
-/* (BMv2: full algorithm output, outputWidth not applied). The table's match key has only the    */
-/* non-selector fields. Default (miss) entries are ordinary direct entries.                        */
+/* members by `hash % n` (n = sum of the members' weights, members ordered by member id, each     */
+/* repeated by its weight), where hash is the selector algorithm over the table's `selector` key  */
+/* fields packed as for hash() (BMv2: full algorithm output, outputWidth not applied); a group    */
+/* whose sum of weights exceeds 4096 mixes the hash to 64 bits and scales it to the sum instead   */
+/* (src/actprof_group.h). The table's match key has only the non-selector fields. Default (miss)  */
+/* entries are ordinary direct entries.                                                           */
 
 #define P4DP_ACTPROF_REF_MEMBER 0xfffffff0u /**< e->action of an entry referring to a member */
 #define P4DP_ACTPROF_REF_GROUP 0xfffffff1u  /**< e->action of an entry referring to a group */

@@ -1413,8 +1413,12 @@ int p4dp_runtime_batch_run(struct p4dp_runtime *rt, p4dp_rt_batch_fn fn, void *a
 /** Reference kinds of indirect table entries. */
 enum p4dp_rt_ref_kind { P4DP_RT_REF_MEMBER = 1, P4DP_RT_REF_GROUP = 2 };
 
-/** Most members (sum of weights) in one group, and the largest weight. */
+/** Most members in one group (whatever their weights). */
 #define P4DP_RT_ACTPROF_GROUP_MAX 4096u
+/** The largest weight of a group member (P4Runtime's int32 weights). A group's sum of weights is
+ *  not limited: a sum up to 4096 is kept expanded (a slot per unit of weight), a larger one as
+ *  running sums that a pick searches (src/actprof_group.h). */
+#define P4DP_RT_ACTPROF_WEIGHT_MAX 0x7fffffffu
 
 /**
  * Create a member of an action profile with an action and its parameters (validated as for
@@ -1503,9 +1507,10 @@ int p4dp_runtime_actprof_group_delete(struct p4dp_runtime *rt, uint32_t ext, uin
  * @param ext extern index of an action selector.
  * @param group group id.
  * @param member member id.
- * @param weight 1..P4DP_RT_ACTPROF_GROUP_MAX.
- * @return 0; -EINVAL (not a selector, bad weight, group would exceed P4DP_RT_ACTPROF_GROUP_MAX);
- *         -ENOENT (no such group or member); -EEXIST (already a member); -ENOMEM.
+ * @param weight 1..P4DP_RT_ACTPROF_WEIGHT_MAX: the member is picked with probability weight / the
+ *        sum of the live members' weights.
+ * @return 0; -EINVAL (not a selector, bad weight); -ENOENT (no such group or member); -EEXIST
+ *         (already a member); -ENOSPC (the group has P4DP_RT_ACTPROF_GROUP_MAX members); -ENOMEM.
  * Context: control thread. Thread safety: profile mutex; workers resolve members lock-free.
  */
 int p4dp_runtime_actprof_group_member_add(struct p4dp_runtime *rt, uint32_t ext, uint32_t group, uint32_t member,
