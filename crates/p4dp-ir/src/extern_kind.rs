@@ -132,12 +132,14 @@ impl ExternKind {
 /// (`@two_rate_three_color`, `@single_rate_three_color`, `@single_rate_two_color`; none: two-rate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MeterType {
-    /// RFC 2698, "A Two Rate Three Color Marker" (J. Heinanen, R. Guerin).
+    /// RFC 2698, "A Two Rate Three Color Marker" (J. Heinanen, R. Guerin): cir, cburst,
+    /// pir >= cir, pburst; eburst 0.
     #[default]
     TwoRateThreeColor,
-    /// RFC 2697, "A Single Rate Three Color Marker" (J. Heinanen, R. Guerin).
+    /// RFC 2697, "A Single Rate Three Color Marker" (J. Heinanen, R. Guerin): cir, cburst (CBS),
+    /// eburst (EBS); pir == cir, pburst == cburst.
     SingleRateThreeColor,
-    /// RFC 2697's committed bucket alone: GREEN or RED.
+    /// RFC 2697's committed bucket alone, GREEN or RED: pir == cir, pburst == cburst, eburst 0.
     SingleRateTwoColor,
 }
 

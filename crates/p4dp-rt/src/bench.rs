@@ -410,18 +410,28 @@ impl<'a> Bench<'a> {
                 ))
             }
         };
-        // SAFETY: plain-data output struct; zero is valid.
-        let mut r: sys::p4dp_bench_result = unsafe { std::mem::zeroed() };
-        // SAFETY: live bench, valid output pointer.
-        check("bench measure", unsafe {
-            sys::p4dp_bench_measure(self.b.as_ptr(), k, table, &mut r)
-        })?;
-        Ok(measurement(kind, &r))
+        // SAFETY: live bench; `measured` passes a valid output pointer.
+        measured("bench measure", kind, |r| unsafe {
+            sys::p4dp_bench_measure(self.b.as_ptr(), k, table, r)
+        })
     }
 }
 
+/// Measurement `kind`: `run` (the C measuring call `op` names) fills a zeroed result through
+/// the pointer it is given.
+pub(crate) fn measured(
+    op: &'static str,
+    kind: Kind,
+    run: impl FnOnce(*mut sys::p4dp_bench_result) -> c_int,
+) -> Result<Measurement> {
+    // SAFETY: plain-data output struct; zero is valid.
+    let mut r: sys::p4dp_bench_result = unsafe { std::mem::zeroed() };
+    check(op, run(&mut r))?;
+    Ok(measurement(kind, &r))
+}
+
 /// A measurement from the runtime's result.
-pub(crate) fn measurement(kind: Kind, r: &sys::p4dp_bench_result) -> Measurement {
+fn measurement(kind: Kind, r: &sys::p4dp_bench_result) -> Measurement {
     let n = (r.n_workers.min(MAX_WORKERS)) as usize;
     Measurement {
         kind,

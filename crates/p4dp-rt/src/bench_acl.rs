@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::time::Duration;
 
-use crate::bench::{measurement, Bench, Kind, Measurement};
+use crate::bench::{measured, Bench, Kind, Measurement};
 use crate::{check, Error, Result};
 
 mod sys {
@@ -98,12 +98,9 @@ impl Drop for RteAcl {
 impl Bench<'_> {
     /// The floor plus one `rte_acl_classify` per burst of the packets' 5-tuples in `a`.
     pub fn measure_rte_acl(&mut self, a: &RteAcl) -> Result<Measurement> {
-        // SAFETY: plain-data output struct; zero is valid.
-        let mut r: crate::bench::sys::p4dp_bench_result = unsafe { std::mem::zeroed() };
-        // SAFETY: live bench and context, valid output pointer.
-        check("bench measure rte_acl", unsafe {
-            sys::p4dp_bench_rte_acl_measure(self.b.as_ptr(), a.a.as_ptr(), &mut r)
-        })?;
-        Ok(measurement(Kind::RteAcl, &r))
+        // SAFETY: live bench and context; `measured` passes a valid output pointer.
+        measured("bench measure rte_acl", Kind::RteAcl, |r| unsafe {
+            sys::p4dp_bench_rte_acl_measure(self.b.as_ptr(), a.a.as_ptr(), r)
+        })
     }
 }

@@ -7,7 +7,7 @@
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
-use crate::bench::{fill, measurement, Bench, BenchTarget, Kind, Measurement};
+use crate::bench::{fill, measured, Bench, BenchTarget, Kind, Measurement};
 use crate::{check, Error, Result};
 
 mod sys {
@@ -291,48 +291,36 @@ impl Bench<'_> {
 
     /// The floor plus one `rte_lpm_lookup_bulk` per burst of the packets' IPv4 keys in `l`.
     pub fn measure_rte_lpm(&mut self, l: &RteLpm) -> Result<Measurement> {
-        // SAFETY: plain-data output struct; zero is valid.
-        let mut r: crate::bench::sys::p4dp_bench_result = unsafe { std::mem::zeroed() };
-        // SAFETY: live bench and rte_lpm, valid output pointer.
-        check("bench measure rte_lpm", unsafe {
-            sys::p4dp_bench_rte_lpm_measure(self.b.as_ptr(), l.l.as_ptr(), &mut r)
-        })?;
-        Ok(measurement(Kind::RteLpm, &r))
+        // SAFETY: live bench and rte_lpm; `measured` passes a valid output pointer.
+        measured("bench measure rte_lpm", Kind::RteLpm, |r| unsafe {
+            sys::p4dp_bench_rte_lpm_measure(self.b.as_ptr(), l.l.as_ptr(), r)
+        })
     }
 
     /// A router on the floor: as [`Bench::measure_rte_lpm`], then each routed packet's Ethernet
     /// destination set to its next hop's MAC address ([`RteLpm::set_next_hops`], which must have
     /// been called).
     pub fn measure_rte_lpm_route(&mut self, l: &RteLpm) -> Result<Measurement> {
-        // SAFETY: plain-data output struct; zero is valid.
-        let mut r: crate::bench::sys::p4dp_bench_result = unsafe { std::mem::zeroed() };
-        // SAFETY: live bench and rte_lpm, valid output pointer.
-        check("bench measure rte_lpm router", unsafe {
-            sys::p4dp_bench_rte_lpm_route_measure(self.b.as_ptr(), l.l.as_ptr(), &mut r)
-        })?;
-        Ok(measurement(Kind::RteLpmRoute, &r))
+        // SAFETY: live bench and rte_lpm; `measured` passes a valid output pointer.
+        measured("bench measure rte_lpm router", Kind::RteLpmRoute, |r| unsafe {
+            sys::p4dp_bench_rte_lpm_route_measure(self.b.as_ptr(), l.l.as_ptr(), r)
+        })
     }
 
     /// The floor plus one `rte_lpm6_lookup_bulk_func` per burst of the packets' 16-byte keys in `l`.
     pub fn measure_rte_lpm6(&mut self, l: &RteLpm6) -> Result<Measurement> {
-        // SAFETY: plain-data output struct; zero is valid.
-        let mut r: crate::bench::sys::p4dp_bench_result = unsafe { std::mem::zeroed() };
-        // SAFETY: live bench and rte_lpm6, valid output pointer.
-        check("bench measure rte_lpm6", unsafe {
-            sys::p4dp_bench_rte_lpm6_measure(self.b.as_ptr(), l.l.as_ptr(), &mut r)
-        })?;
-        Ok(measurement(Kind::RteLpm6, &r))
+        // SAFETY: live bench and rte_lpm6; `measured` passes a valid output pointer.
+        measured("bench measure rte_lpm6", Kind::RteLpm6, |r| unsafe {
+            sys::p4dp_bench_rte_lpm6_measure(self.b.as_ptr(), l.l.as_ptr(), r)
+        })
     }
 
     /// The floor plus one `p4dp_table_lookup_bulk` per burst of the packets' 16-byte keys on
     /// `table` (one 128-bit key field) of the bench's target.
     pub fn measure_table128(&mut self, table: u32) -> Result<Measurement> {
-        // SAFETY: plain-data output struct; zero is valid.
-        let mut r: crate::bench::sys::p4dp_bench_result = unsafe { std::mem::zeroed() };
-        // SAFETY: live bench and its own runtime, valid output pointer.
-        check("bench measure 128-bit table", unsafe {
-            sys::p4dp_bench_table128_measure(self.b.as_ptr(), self.rt.as_ptr(), table, &mut r)
-        })?;
-        Ok(measurement(Kind::Table128(table), &r))
+        // SAFETY: live bench and its own runtime; `measured` passes a valid output pointer.
+        measured("bench measure 128-bit table", Kind::Table128(table), |r| unsafe {
+            sys::p4dp_bench_table128_measure(self.b.as_ptr(), self.rt.as_ptr(), table, r)
+        })
     }
 }

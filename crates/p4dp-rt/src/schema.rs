@@ -67,26 +67,16 @@ impl ExternKind {
     }
 }
 
-/// A meter's type (abi.h enum p4dp_meter_type; P4Runtime MeterSpec.Type): the marker it runs
-/// and the configurations it takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MeterType {
-    /// RFC 2698: cir, cburst, pir >= cir, pburst; eburst 0.
-    #[default]
-    TwoRateThreeColor,
-    /// RFC 2697: cir, cburst (CBS), eburst (EBS); pir == cir, pburst == cburst.
-    SingleRateThreeColor,
-    /// One bucket, GREEN or RED: pir == cir, pburst == cburst, eburst 0.
-    SingleRateTwoColor,
-}
+/// A meter's type (abi.h `enum p4dp_meter_type`): the marker it runs and the configurations it
+/// takes.
+pub use p4dp_ir::MeterType;
 
-impl MeterType {
-    fn from_raw(t: u8) -> MeterType {
-        match t {
-            1 => MeterType::SingleRateThreeColor,
-            2 => MeterType::SingleRateTwoColor,
-            _ => MeterType::TwoRateThreeColor,
-        }
+/// The meter type of `enum p4dp_meter_type` value `t` (0, and what no meter carries: two-rate).
+fn meter_type_from_raw(t: u8) -> MeterType {
+    match t {
+        1 => MeterType::SingleRateThreeColor,
+        2 => MeterType::SingleRateTwoColor,
+        _ => MeterType::TwoRateThreeColor,
     }
 }
 
@@ -320,7 +310,7 @@ pub(crate) unsafe fn from_raw(p: &ffi::p4dp_program) -> Program {
             n_cells: x.n_cells,
             bitwidth: x.bitwidth,
             table: opt_index(x.table),
-            meter_type: MeterType::from_raw(x.meter_type),
+            meter_type: meter_type_from_raw(x.meter_type),
         })
         .collect();
     let errors = slice(p.errors, p.n_errors).iter().map(|&e| string(e)).collect();

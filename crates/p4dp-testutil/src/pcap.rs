@@ -45,6 +45,17 @@ pub fn read(path: &Path) -> Vec<Vec<u8>> {
     out
 }
 
+/// The frames a pcap port has written to `path` so far: none while the file is shorter than its
+/// 24-byte header (DPDK's `net_pcap` writes whole records after each burst, and before the first
+/// one the file may not exist or hold its header yet).
+pub fn written(path: &Path) -> Vec<Vec<u8>> {
+    if std::fs::metadata(path).is_ok_and(|m| m.len() >= 24) {
+        read(path)
+    } else {
+        vec![]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -54,6 +65,19 @@ mod tests {
         let p = d.join("x.pcap");
         super::write(&p, &frames);
         assert_eq!(super::read(&p), frames);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn written_is_empty_until_the_header_is_there() {
+        let d = crate::scratch_dir("pcap-written");
+        let p = d.join("out.pcap");
+        assert!(super::written(&p).is_empty(), "no file yet");
+        std::fs::write(&p, [0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0]).expect("write");
+        assert!(super::written(&p).is_empty(), "a header cut short");
+        let frames = vec![vec![7u8; 60], vec![8u8; 64]];
+        super::write(&p, &frames);
+        assert_eq!(super::written(&p), frames);
         let _ = std::fs::remove_dir_all(&d);
     }
 }

@@ -1,6 +1,7 @@
 //! `p4dp bench`'s command line: the suites are listed by the names users give to `--suite`, each
 //! with what it measures, and only those names are accepted.
 
+use std::path::Path;
 use std::process::Command;
 
 fn p4dp(args: &[&str]) -> std::process::Output {
@@ -8,6 +9,30 @@ fn p4dp(args: &[&str]) -> std::process::Output {
         .args(args)
         .output()
         .expect("run p4dp")
+}
+
+/// Runs the P4Runtime update suite for 0.2 s with `extra` arguments and its report written to
+/// `out_file` as well; checks that it succeeded and that the file holds what it printed, removes
+/// the file and returns the report.
+fn update_suite(out_file: &Path, extra: &[&str]) -> String {
+    let out_arg = out_file.display().to_string();
+    let mut args = vec![
+        "bench",
+        "--suite",
+        "p4runtime-updates",
+        "--duration",
+        "0.2",
+        "--out",
+        &out_arg,
+    ];
+    args.extend_from_slice(extra);
+    let out = p4dp(&args);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let written = std::fs::read_to_string(out_file);
+    let _ = std::fs::remove_file(out_file);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(written.expect("the report file"), text);
+    text
 }
 
 #[test]
@@ -104,25 +129,11 @@ fn the_p4runtime_update_suite_runs_and_its_atomic_modifies_are_never_seen_half_a
     let out_file = std::env::temp_dir().join(format!("p4dp-bench-p4rt-{}.txt", std::process::id()));
     let json_file = out_file.with_extension("json");
     let svg_file = out_file.with_extension("svg");
-    let out_arg = out_file.display().to_string();
     let json_arg = json_file.display().to_string();
-    let out = p4dp(&[
-        "bench",
-        "--suite",
-        "p4runtime-updates",
-        "--duration",
-        "0.2",
-        "--out",
-        &out_arg,
-        "--json",
-        &json_arg,
-    ]);
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(std::fs::read_to_string(&out_file).expect("the report file"), text);
+    let text = update_suite(&out_file, &["--json", &json_arg]);
     let json = std::fs::read_to_string(&json_file).expect("the JSON file");
     let svg = std::fs::read_to_string(&svg_file).expect("the plot");
-    for f in [&out_file, &json_file, &svg_file] {
+    for f in [&json_file, &svg_file] {
         let _ = std::fs::remove_file(f);
     }
     assert!(
@@ -207,22 +218,7 @@ fn the_p4runtime_update_suite_runs_and_its_atomic_modifies_are_never_seen_half_a
 #[test]
 fn the_p4runtime_update_suite_runs_its_inserts_alone() {
     let out_file = std::env::temp_dir().join(format!("p4dp-bench-p4rt-inserts-{}.txt", std::process::id()));
-    let out_arg = out_file.display().to_string();
-    let out = p4dp(&[
-        "bench",
-        "--suite",
-        "p4runtime-updates",
-        "--duration",
-        "0.2",
-        "--inserts-only",
-        "--insert-batches",
-        "10,100",
-        "--out",
-        &out_arg,
-    ]);
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let _ = std::fs::remove_file(&out_file);
-    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    let text = update_suite(&out_file, &["--inserts-only", "--insert-batches", "10,100"]);
     let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("batch ")).collect();
     assert_eq!(rows.len(), 2, "{text}");
     assert!(

@@ -61,14 +61,6 @@ fn build_path(path: &Path, dir: &Path) -> (P4Info, Vec<u8>) {
     )
 }
 
-fn frames(p: &Path) -> Vec<Vec<u8>> {
-    if std::fs::metadata(p).is_ok_and(|m| m.len() >= 24) {
-        p4dp_testutil::pcap::read(p)
-    } else {
-        vec![]
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn background_pipelines_run_under_p4runtime_and_stop_at_a_switch_over() {
     let dir = temp_dir("p4rt-bg");
@@ -92,7 +84,7 @@ async fn background_pipelines_run_under_p4runtime_and_stop_at_a_switch_over() {
     wait_pcap(&out(1), 20 * SEC, |f| f.len() >= n_in);
     let reports = wait_pcap(&out(9), 20 * SEC, |f| f.len() >= FLOWS as usize);
     std::thread::sleep(Duration::from_millis(300));
-    let reports_then = frames(&out(9));
+    let reports_then = p4dp_testutil::pcap::written(&out(9));
     assert_eq!(
         reports_then.len(),
         FLOWS as usize,
@@ -120,17 +112,21 @@ async fn background_pipelines_run_under_p4runtime_and_stop_at_a_switch_over() {
     let ticks = wait_pcap(&out(3), 20 * SEC, |f| f.len() >= 3);
     assert!(ticks.len() >= 3);
     std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(frames(&out(2)).len(), n_in, "one ticker report per packet");
+    assert_eq!(
+        p4dp_testutil::pcap::written(&out(2)).len(),
+        n_in,
+        "one ticker report per packet"
+    );
     // each pipeline attaches the pcap ports anew, which starts their output files anew: the
     // collector's file may be empty now, but it must hold no flow report the monitor had not
     // sent before the switch-over
-    let after = frames(&out(9));
+    let after = p4dp_testutil::pcap::written(&out(9));
     assert!(
         after.iter().all(|f| reports_then.contains(f)),
         "no flow report after the switch-over: {after:02x?}"
     );
     // the switch still answers: the ticker keeps ticking
-    let n = frames(&out(3)).len();
+    let n = p4dp_testutil::pcap::written(&out(3)).len();
     wait_pcap(&out(3), 10 * SEC, |f| f.len() > n);
     drop(sw);
     let _ = std::fs::remove_dir_all(&dir);

@@ -5,7 +5,6 @@
 
 mod p4rt_common;
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use p4dp_p4runtime::proto::p4::v1::*;
@@ -71,24 +70,7 @@ fn clone_of(f: &[u8], instance: u16, len: usize) -> Vec<u8> {
     c
 }
 
-struct Ports {
-    out: Vec<PathBuf>,
-}
-
 impl Ports {
-    fn counts(&self) -> Vec<usize> {
-        self.out
-            .iter()
-            .map(|p| {
-                if std::fs::metadata(p).is_ok_and(|m| m.len() >= 24) {
-                    p4dp_testutil::pcap::read(p).len()
-                } else {
-                    0
-                }
-            })
-            .collect()
-    }
-
     /// Sends `f` out of `s` (to port 0, cloned with `session`) and waits until every port has
     /// received `want[port]` more frames; returns those new frames per port.
     async fn send(&self, s: &Stream, f: &[u8], session: u32, want: [usize; 3]) -> Vec<Vec<Vec<u8>>> {
@@ -108,20 +90,6 @@ impl Ports {
         }
         got
     }
-}
-
-fn start_switch(dir: &Path) -> (Switch, Ports) {
-    let mut args = vec![];
-    let mut out = vec![];
-    for i in 0..3 {
-        let inp = dir.join(format!("in{i}.pcap"));
-        p4dp_testutil::pcap::write(&inp, &[]);
-        let o = dir.join(format!("out{i}.pcap"));
-        args.push("--port".to_string());
-        args.push(format!("{i}={}:{}", inp.display(), o.display()));
-        out.push(o);
-    }
-    (start(&args), Ports { out })
 }
 
 async fn read_sessions(
@@ -145,7 +113,7 @@ async fn read_sessions(
 async fn clone_sessions_with_several_replicas_truncation_read_back_and_rollback() {
     let dir = temp_dir("p4rt-clone");
     let (info, dc) = build("clone", &dir);
-    let (sw, ports) = start_switch(&dir);
+    let (sw, ports) = start_on_three_ports(&dir);
     let mut c = connect(&sw.addr).await;
     let primary = Stream::open(&mut c, 10, Code::Ok).await;
     push(&mut c, 10, &info, &dc).await;

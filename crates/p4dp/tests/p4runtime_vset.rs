@@ -8,7 +8,6 @@
 
 mod p4rt_common;
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use p4dp_p4runtime::proto::p4::config::v1::P4Info;
@@ -51,24 +50,7 @@ fn frame_of(etype: u16, kind: u8, n: u8) -> Vec<u8> {
     f
 }
 
-struct Ports {
-    out: Vec<PathBuf>,
-}
-
 impl Ports {
-    fn counts(&self) -> Vec<usize> {
-        self.out
-            .iter()
-            .map(|p| {
-                if std::fs::metadata(p).is_ok_and(|m| m.len() >= 24) {
-                    p4dp_testutil::pcap::read(p).len()
-                } else {
-                    0
-                }
-            })
-            .collect()
-    }
-
     /// Sends `f` as a PacketOut and returns the port it came out of (the only one that grew).
     async fn port_of(&self, s: &Stream, f: &[u8]) -> usize {
         let before = self.counts();
@@ -99,20 +81,6 @@ impl Ports {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-}
-
-fn start_switch(dir: &Path) -> (Switch, Ports) {
-    let mut args = vec![];
-    let mut out = vec![];
-    for i in 0..3 {
-        let inp = dir.join(format!("in{i}.pcap"));
-        p4dp_testutil::pcap::write(&inp, &[]);
-        let o = dir.join(format!("out{i}.pcap"));
-        args.push("--port".to_string());
-        args.push(format!("{i}={}:{}", inp.display(), o.display()));
-        out.push(o);
-    }
-    (start(&args), Ports { out })
 }
 
 async fn read_sets(c: &mut P4RuntimeClient<Channel>, id: u32) -> Vec<ValueSetEntry> {
@@ -163,7 +131,7 @@ async fn value_sets_change_the_parse_path_read_back_errors_and_rollback() {
         .find(|v| v.preamble.as_ref().unwrap().id == types)
         .unwrap();
     assert_eq!((vsi.size, vsi.r#match.len(), vsi.r#match[0].bitwidth), (4, 1, 16));
-    let (sw, ports) = start_switch(&dir);
+    let (sw, ports) = start_on_three_ports(&dir);
     let mut c = connect(&sw.addr).await;
     let primary = Stream::open(&mut c, 10, Code::Ok).await;
     push(&mut c, 10, &info, &dc).await;
@@ -428,7 +396,7 @@ async fn value_sets_over_a_struct_with_match_kinds() {
         ],
         "the P4Info has the struct's fields with their @match kinds"
     );
-    let (sw, ports) = start_switch(&dir);
+    let (sw, ports) = start_on_three_ports(&dir);
     let mut c = connect(&sw.addr).await;
     let primary = Stream::open(&mut c, 10, Code::Ok).await;
     push(&mut c, 10, &info, &dc).await;

@@ -297,6 +297,15 @@ pub fn chain_slope(p: &Profile, chain: &[(f64, f64)]) -> (f64, Vec<f64>) {
 /// Tables of the worker-cost programs (cache-resident exact tables of SHAPE_ENTRIES).
 const WORKER_TABLES: [u32; 2] = [1, 4];
 
+/// Each kind's name with its measured points mapped by `point` (given the kind and one point).
+fn per_kind<'a, P, Q>(
+    rows: &'a [(TableKind, Vec<P>)],
+    point: impl Fn(TableKind, &'a P) -> Q + 'a,
+) -> impl Iterator<Item = (String, Vec<Q>)> + 'a {
+    rows.iter()
+        .map(move |(kind, pts)| (kind.name().into(), pts.iter().map(|p| point(*kind, p)).collect()))
+}
+
 pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     let pl = plan(a.quick);
     let load_before = load_avg();
@@ -522,41 +531,30 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         .map(|(k, v)| (*k, v.iter().map(|(n, p)| (*n, ovh(p))).collect()))
         .chain(by_entries_acl)
         .collect();
-    let kinds: Vec<KindCost> = by_entries
-        .iter()
-        .map(|(kind, pts)| KindCost {
-            kind: kind.name().into(),
-            points: pts
-                .iter()
-                .map(|(n, o)| SizePoint {
-                    entries: *n,
-                    footprint_bytes: footprint(kind.name(), *n, key_len(*kind), FWD_DATA).bytes,
-                    tlb_bytes: footprint(kind.name(), *n, key_len(*kind), FWD_DATA).tlb_bytes,
-                    cycles: (o - base_ovh).max(0.0),
-                })
-                .collect(),
-        })
-        .collect();
-    let tuple_sets: Vec<TupleSets> = tuple_points
-        .iter()
-        .map(|(kind, pts)| TupleSets {
-            kind: kind.name().into(),
-            sets: pts
-                .iter()
-                .map(|(n, traffic, st, p)| TupleSet {
-                    entries: *n,
-                    zipf: match traffic {
-                        Traffic::Zipf(s) => *s,
-                        _ => 0.0,
-                    },
-                    tabs: st.passes,
-                    probes: st.probes,
-                    checks: st.checks,
-                    cycles: (ovh(p) - base_ovh).max(0.0),
-                })
-                .collect(),
-        })
-        .collect();
+    let kinds: Vec<KindCost> = per_kind(&by_entries, |kind, &(n, o)| {
+        let touched = footprint(kind.name(), n, key_len(kind), FWD_DATA);
+        SizePoint {
+            entries: n,
+            footprint_bytes: touched.bytes,
+            tlb_bytes: touched.tlb_bytes,
+            cycles: (o - base_ovh).max(0.0),
+        }
+    })
+    .map(|(kind, points)| KindCost { kind, points })
+    .collect();
+    let tuple_sets: Vec<TupleSets> = per_kind(&tuple_points, |_, (n, traffic, st, p)| TupleSet {
+        entries: *n,
+        zipf: match traffic {
+            Traffic::Zipf(s) => *s,
+            _ => 0.0,
+        },
+        tabs: st.passes,
+        probes: st.probes,
+        checks: st.checks,
+        cycles: (ovh(p) - base_ovh).max(0.0),
+    })
+    .map(|(kind, sets)| TupleSets { kind, sets })
+    .collect();
     let chain_xy: Vec<(f64, f64)> = chain.iter().map(|(n, p)| (*n, ovh(p))).collect();
     let one_table = chain_xy.first().map_or(0.0, |c| c.1);
     let exact_at_shape = kinds

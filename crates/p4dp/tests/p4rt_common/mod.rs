@@ -86,6 +86,34 @@ pub fn start(args: &[String]) -> Switch {
     Switch { child, addr }
 }
 
+/// The output files of a switch's pcap ports: port `i` writes `out[i]`.
+pub struct Ports {
+    pub out: Vec<PathBuf>,
+}
+
+impl Ports {
+    /// How many frames each port has written so far.
+    pub fn counts(&self) -> Vec<usize> {
+        self.out.iter().map(|p| p4dp_testutil::pcap::written(p).len()).collect()
+    }
+}
+
+/// `p4dp serve` on pcap ports 0 to 2, port `i` reading an empty `in{i}.pcap` in `dir` (so that
+/// only PacketOuts enter) and writing `out{i}.pcap`.
+pub fn start_on_three_ports(dir: &Path) -> (Switch, Ports) {
+    let mut args = vec![];
+    let mut out = vec![];
+    for i in 0..3 {
+        let inp = dir.join(format!("in{i}.pcap"));
+        p4dp_testutil::pcap::write(&inp, &[]);
+        let o = dir.join(format!("out{i}.pcap"));
+        args.push("--port".to_string());
+        args.push(format!("{i}={}:{}", inp.display(), o.display()));
+        out.push(o);
+    }
+    (start(&args), Ports { out })
+}
+
 pub async fn connect(addr: &str) -> P4RuntimeClient<Channel> {
     for _ in 0..100 {
         if let Ok(c) = P4RuntimeClient::connect(format!("http://{addr}")).await {
@@ -323,6 +351,18 @@ pub async fn read_sorted(c: &mut P4RuntimeClient<Channel>, what: Vec<entity::Ent
     out
 }
 
+/// Action profile member `id` of profile `prof`: action `fwd` with its one parameter, `port`.
+pub fn member(prof: u32, id: u32, fwd: u32, port: u8) -> entity::Entity {
+    let Some(table_action::Type::Action(a)) = action(fwd, &[&[port]]).r#type else {
+        unreachable!("action() makes an Action")
+    };
+    entity::Entity::ActionProfileMember(ActionProfileMember {
+        action_profile_id: prof,
+        member_id: id,
+        action: Some(a),
+    })
+}
+
 /// An action profile group of (member id, weight) pairs.
 pub fn group(prof: u32, id: u32, members: &[(u32, i32)], max_size: i32) -> entity::Entity {
     entity::Entity::ActionProfileGroup(ActionProfileGroup {
@@ -379,13 +419,7 @@ pub fn frame(dst: [u8; 6], src: [u8; 6], tag: u8) -> Vec<u8> {
 pub fn wait_pcap(path: &Path, t: Duration, pred: impl Fn(&[Vec<u8>]) -> bool) -> Vec<Vec<u8>> {
     let end = Instant::now() + t;
     loop {
-        // net_pcap flushes whole records after each burst; before the first one the file may
-        // not even have its header
-        let frames = if std::fs::metadata(path).is_ok_and(|m| m.len() >= 24) {
-            p4dp_testutil::pcap::read(path)
-        } else {
-            vec![]
-        };
+        let frames = p4dp_testutil::pcap::written(path);
         if pred(&frames) || Instant::now() > end {
             return frames;
         }
