@@ -197,15 +197,14 @@ fn calibrate_then_model_a_corpus_program() {
 
     // the validation suite, in its quick form: one row per configuration and the summary line
     let out = d.join("check.txt");
-    let text = ok(&p4dp(&[
-        "model",
-        "--check",
-        "--quick",
-        "--profile",
-        prof_s,
-        "--out",
-        out.to_str().expect("utf-8"),
-    ]));
+    let out_s = out.to_str().expect("utf-8");
+    // `p4dp model --check --quick` with the profile, the results to `out`, and `more`
+    let quick_check = |more: &[&str]| {
+        let mut args = vec!["model", "--check", "--quick", "--profile", prof_s, "--out", out_s];
+        args.extend_from_slice(more);
+        p4dp(&args)
+    };
+    let text = ok(&quick_check(&[]));
     let last = text.lines().last().unwrap_or_default();
     assert!(
         last.starts_with("model error: median ") && last.ends_with(" over 6 configurations"),
@@ -217,30 +216,12 @@ fn calibrate_then_model_a_corpus_program() {
     // has it on machines of 2 CPUs and more)
     let two = std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
     let only = if two { "2w" } else { "exact 2^4" };
-    let text = ok(&p4dp(&[
-        "model",
-        "--check",
-        "--quick",
-        "--profile",
-        prof_s,
-        "--only",
-        only,
-        "--out",
-        out.to_str().expect("utf-8"),
-    ]));
+    let text = ok(&quick_check(&["--only", only]));
     assert!(text.ends_with(" over 1 configurations\n"), "{text}");
     let rows: Vec<&str> = text.lines().filter(|l| l.contains(only)).collect();
     assert_eq!(rows.len(), 1, "{text}");
     one_line_error(
-        &p4dp(&[
-            "model",
-            "--check",
-            "--quick",
-            "--profile",
-            prof_s,
-            "--only",
-            "no such label",
-        ]),
+        &quick_check(&["--only", "no such label"]),
         "--only no such label: no configuration's label contains it",
     );
     let _ = std::fs::remove_dir_all(&d);
