@@ -5,6 +5,13 @@
 # `timeout`, so a hang is a failure, not a stuck suite.
 # Usage: bash tests/robustness/run.sh   (P4DP=path/to/p4dp to test another binary)
 set -uo pipefail
+# A shell started with SIGINT ignored (a background job of a shell without job control) cannot
+# undo it and passes it on to every program it starts, and p4dp keeps an inherited "ignore": the
+# signal cases would fail for the harness's reason. Start this script again with SIGINT at its
+# default.
+if (( (16#$(awk '/^SigIgn:/ {print $2}' /proc/$$/status) >> 1) & 1 )); then
+  exec python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp("bash", ["bash", *sys.argv[1:]])' "$0" "$@"
+fi
 # job control: background commands keep SIGINT (a non-interactive shell starts them with SIGINT
 # ignored, and p4dp leaves an inherited "ignore" as it is)
 set -m
