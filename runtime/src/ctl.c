@@ -881,6 +881,7 @@ int p4dp_runtime_table_stats_get(struct p4dp_runtime *rt, uint32_t table, struct
 	st->expired = ts.expired;
 	st->idle_notified = ts.idle_notified;
 	st->meta_entries = ts.meta_entries;
+	st->tuples = ts.tuples;
 	for (uint32_t w = 0; w < rt->max_workers; w++) {
 		/* relaxed: single-writer counters (one worker each); a recent untorn value is enough */
 		st->hits += __atomic_load_n(&rt_counters_of(rt, w, 0)[table], __ATOMIC_RELAXED);

@@ -182,6 +182,7 @@ pub struct p4dp_rt_table_stats {
     pub expired: u64,
     pub idle_notified: u64,
     pub meta_entries: u64,
+    pub tuples: u64,
 }
 
 #[repr(C)]

@@ -161,6 +161,9 @@ pub struct TableStats {
     pub idle_notified: u64,
     /// Entries with control-plane metadata ([`Runtime::entry_meta_set`]).
     pub meta_entries: u64,
+    /// Tuple-space tables (ternary, range, optional): the hash tables ("tabs") the rules are
+    /// placed in, which a lookup probes in turn; 0 for other tables.
+    pub tuples: u64,
 }
 
 /// The statistics of `table` of the live runtime `rt` (a [`crate::Runtime`]'s or a bench target's).
@@ -184,6 +187,7 @@ pub(crate) fn table_stats_of(rt: *mut ffi::p4dp_runtime, table: u32) -> Result<T
         expired: s.expired,
         idle_notified: s.idle_notified,
         meta_entries: s.meta_entries,
+        tuples: s.tuples,
     })
 }
 

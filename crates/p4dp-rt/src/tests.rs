@@ -245,6 +245,9 @@ fn acl_roundtrip() {
     };
     rt.entry_add(T_ACL, &e).unwrap();
     assert_eq!(rt.entries(T_ACL).unwrap(), vec![e.clone()]);
+    // a tuple-space table: its one rule in one hash table; an exact table has none
+    assert_eq!(rt.table_stats(T_ACL).unwrap().tuples, 1);
+    assert_eq!(rt.table_stats(T_FWD).unwrap().tuples, 0);
     let mut p = pkt(1, 0);
     p[1] = 0x1f;
     p[2..6].copy_from_slice(&[10, 1, 9, 9]);

@@ -333,6 +333,7 @@ struct p4dp_rt_table_stats {
 	uint64_t expired;      /**< entries deleted by idle timeout (also in deletes) */
 	uint64_t idle_notified; /**< idle-timeout notifications queued */
 	uint64_t meta_entries;  /**< entries with control-plane metadata (p4dp_runtime_table_entry_meta_set) */
+	uint64_t tuples;        /**< tuple-space tables: hash tables (tabs) a lookup may probe; 0 otherwise */
 };
 
 /**

@@ -116,15 +116,15 @@ fn configs(quick: bool, two: bool) -> Vec<Config> {
     v
 }
 
-/// The configurations whose label contains one of `only` (all of them when `only` is empty).
-fn select(cs: Vec<Config>, only: &[String]) -> Result<Vec<Config>> {
-    if only.is_empty() {
-        return Ok(cs);
-    }
+/// The configurations whose label contains one of `only` (all of them when `only` is empty), each
+/// with its position in the whole suite: a configuration's entries and traffic are seeded by that
+/// position, so `--only` measures the same rule sets and keys as the full suite.
+fn select(cs: Vec<Config>, only: &[String]) -> Result<Vec<(usize, Config)>> {
     let labels: Vec<String> = cs.iter().map(|c| c.label.clone()).collect();
-    let v: Vec<Config> = cs
+    let v: Vec<(usize, Config)> = cs
         .into_iter()
-        .filter(|c| only.iter().any(|o| c.label.contains(o.as_str())))
+        .enumerate()
+        .filter(|(_, c)| only.is_empty() || only.iter().any(|o| c.label.contains(o.as_str())))
         .collect();
     if v.is_empty() {
         anyhow::bail!(
@@ -180,7 +180,7 @@ pub fn check(a: &ModelArgs) -> Result<ExitCode> {
     let profile = load_profile(&a.profile)?;
     let two = cpus() >= 2;
     let cs = select(configs(a.quick, two), &a.only)?;
-    let top = cs.iter().map(|c| c.entries).max().unwrap_or(16);
+    let top = cs.iter().map(|(_, c)| c.entries).max().unwrap_or(16);
     let workers = if two { 2 } else { 1 };
     let mem = (default_mem(4096, top, workers) * 2).min(16384);
     p4dp_rt::Eal::init(&eal_args(mem, workers, a.eal.as_deref())).context("starting DPDK's EAL")?;
@@ -196,7 +196,8 @@ pub fn check(a: &ModelArgs) -> Result<ExitCode> {
     };
     let load_before = super::calibrate::load_avg();
     let mut rows = Vec::new();
-    for (i, c) in cs.iter().enumerate() {
+    for (done, (i, c)) in cs.iter().enumerate() {
+        let i = *i;
         let ba = bench_args(&[
             "--workers".into(),
             c.workers.to_string(),
@@ -211,7 +212,7 @@ pub fn check(a: &ModelArgs) -> Result<ExitCode> {
             duration,
             cs.len(),
         );
-        for _ in 0..i {
+        for _ in 0..done {
             ctx.point_done();
         }
         let name = format!("cfg{i}");
@@ -238,13 +239,19 @@ pub fn check(a: &ModelArgs) -> Result<ExitCode> {
         let n_tables = c.prog.tables.len() as u32;
         let kind = c.kind;
         // measured until its pairs agree (model/measure.rs), as the calibration's points are
+        // the runtime's own count of tabs, to set beside the replay's
+        let runtime_tabs = std::cell::Cell::new(0u64);
         let settled = settle(profile.floor_cycles, a.quick, || {
             measure_so(
                 &mut ctx,
                 &spec,
                 &so,
                 n_tables,
-                &mut |t, ti| install_rules(t, ti, kind, &rules),
+                &mut |t, ti| {
+                    let n = install_rules(t, ti, kind, &rules)?;
+                    runtime_tabs.set(t.table_stats(ti)?.tuples);
+                    Ok(n)
+                },
                 &trace,
                 None,
             )
@@ -261,8 +268,13 @@ pub fn check(a: &ModelArgs) -> Result<ExitCode> {
         let tuples = rule_set_stats(c.kind, &rules, &c.traffic, a.seed ^ (i as u64));
         if let Some(t) = &tuples {
             eprintln!(
-                "check: {}: the replayed lookups visit {:.2} of {} tabs per burst, probe {:.2}, check {:.2}",
-                c.label, t.passes, t.tabs, t.probes, t.checks
+                "check: {}: the replayed lookups visit {:.2} of {} tabs per burst, probe {:.2}, check {:.2} (the runtime made {} tabs)",
+                c.label,
+                t.passes,
+                t.tabs,
+                t.probes,
+                t.checks,
+                runtime_tabs.get()
             );
         }
         let u = program_use(
@@ -397,17 +409,23 @@ mod tests {
     fn only_selects_by_label() {
         let v = select(configs(false, true), &["2w".into()]).unwrap();
         assert_eq!(v.len(), 2);
-        assert!(v.iter().all(|c| c.workers == 2));
+        assert!(v.iter().all(|(_, c)| c.workers == 2));
         let v = select(
             configs(false, true),
             &["exact 2^10 uniform".into(), "ternary 2^4".into()],
         )
         .unwrap();
-        let l: Vec<&str> = v.iter().map(|c| c.label.as_str()).collect();
+        let l: Vec<&str> = v.iter().map(|(_, c)| c.label.as_str()).collect();
         assert_eq!(
             l,
             ["exact 2^10 uniform", "ternary 2^4 uniform", "exact 2^10 uniform 2w"]
         );
+        // each keeps its position in the whole suite (what seeds its entries and traffic)
+        let all = configs(false, true);
+        for (i, c) in &v {
+            assert_eq!(all[*i].label, c.label);
+        }
+        assert_ne!(v[1].0, 1, "ternary 2^4 is not the suite's second configuration");
         assert_eq!(select(configs(false, true), &[]).unwrap().len(), 24);
         let e = match select(configs(false, true), &["nothing like it".into()]) {
             Ok(_) => panic!("a text no label contains selected something"),
