@@ -340,6 +340,10 @@ pub fn generate_p4info(p: &ValidProgram) -> String {
                         }
                         SizeSemantics::SumOfMembers => w.out.push_str("  sum_of_members {\n  }\n"),
                     }
+                    // unset (false) unless annotated, and always on a profile without selector
+                    if s.weights_disallowed {
+                        w.out.push_str("  weights_disallowed: true\n");
+                    }
                 }
                 w.out.push_str("}\n");
             }

@@ -190,9 +190,10 @@ impl SizeSemantics {
     }
 }
 
-/// An action selector's group limits, from annotations on the instance (P4Runtime spec,
-/// "ActionProfile"): `@selector_size_semantics`, `@max_group_size`, `@max_member_weight`. Sema
-/// checks them; the default (no annotation) is sum of weights without limits.
+/// An action selector's group limits and who weighs its members, from annotations on the
+/// instance (P4Runtime spec, "ActionProfile"): `@selector_size_semantics`, `@max_group_size`,
+/// `@max_member_weight`, `@weights_disallowed`. Sema checks them; the default (no annotation) is
+/// sum of weights without limits, weights given by the controller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SelectorSizing {
     pub semantics: SizeSemantics,
@@ -200,6 +201,9 @@ pub struct SelectorSizing {
     pub max_group_size: u32,
     /// `@max_member_weight(N)` (sum of members only): the largest weight; 0 when not given.
     pub max_member_weight: u32,
+    /// `@weights_disallowed`: the switch weighs the members (each the same in p4dp), the
+    /// controller gives no weights (P4Info `weights_disallowed`).
+    pub weights_disallowed: bool,
 }
 
 #[cfg(test)]

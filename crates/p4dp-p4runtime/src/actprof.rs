@@ -9,6 +9,8 @@
 //! Group sizes follow the selector's P4Info (`selector_size_semantics`, `max_group_size`,
 //! `max_member_weight`, see [`Sizing`]); a one-shot set's `size_semantics` may choose either
 //! semantics for its own group (the runtime holds both: docs/p4runtime.md "Selector sizes").
+//! A selector whose P4Info has `weights_disallowed` takes only weight 0 (unset) and weighs every
+//! member 1; reads give 0 back, as written (docs/p4runtime.md "Weights chosen by the switch").
 //!
 //! A one-shot action set becomes hidden members and a hidden group (ids the server picks; they
 //! never appear in member or group reads) that the entry refers to; reads give the set back as
@@ -45,9 +47,36 @@ struct Sizing {
     max_group_size: u32,
     /// `sum_of_members.max_member_weight` (0: any weight).
     max_member_weight: u32,
+    /// `weights_disallowed`: the controller gives no weight (0) and the switch weighs each
+    /// member 1.
+    weights_disallowed: bool,
 }
 
 impl Sizing {
+    /// The weight a member or one-shot action written with `weight` has in the runtime:
+    /// INVALID_ARGUMENT for a weight the selector does not take (the specification: with
+    /// `weights_disallowed` 0 (unset) is the only valid weight, without it 0 is not valid).
+    fn weight(&self, what: &str, weight: i32) -> Result<u32, OpError> {
+        match (self.weights_disallowed, weight) {
+            (true, 0) => Ok(1),
+            (true, w) => Err(invalid(format!(
+                "{what} has weight {w}: the selector's weights are the switch's (weights_disallowed), leave it 0"
+            ))),
+            (false, w) if w >= 1 => Ok(w as u32),
+            (false, w) => Err(invalid(format!("{what} has weight {w} (at least 1)"))),
+        }
+    }
+
+    /// The weight a read gives back for one the runtime holds: 0 (as written) where the
+    /// switch chooses the weights.
+    fn written(&self, weight: u32) -> i32 {
+        if self.weights_disallowed {
+            0
+        } else {
+            weight as i32
+        }
+    }
+
     /// Checks a group's weights (all >= 1) against the limits, counted as members
     /// (`by_members`) or as the sum of the weights. `max_size` is the group's own (0: none).
     /// Errors as the specification gives them: a weight above `max_member_weight` or a group
@@ -143,6 +172,7 @@ impl Profiles {
                         by_members: members.is_some(),
                         max_group_size: a.max_group_size.max(0) as u32,
                         max_member_weight: members.unwrap_or(0),
+                        weights_disallowed: a.weights_disallowed,
                     },
                 ))
             })
@@ -266,16 +296,11 @@ impl Profiles {
         // member -> (the watch port, the watch setting as written)
         let mut watch: BTreeMap<u32, (Option<u32>, action_profile_group::member::WatchKind)> = BTreeMap::new();
         for m in &g.members {
-            if m.weight <= 0 {
-                return Err(invalid(format!(
-                    "group {}: member {} has weight {} (at least 1)",
-                    g.group_id, m.member_id, m.weight
-                )));
-            }
+            let weight = sizing.weight(&format!("group {}: member {}", g.group_id, m.member_id), m.weight)?;
             if let Some(w) = &m.watch_kind {
                 watch.insert(m.member_id, (member_watch(rt, Some(w))?, w.clone()));
             }
-            if want.insert(m.member_id, m.weight as u32).is_some() {
+            if want.insert(m.member_id, weight).is_some() {
                 return Err(invalid(format!(
                     "group {}: member {} given twice",
                     g.group_id, m.member_id
@@ -382,6 +407,7 @@ impl Profiles {
         let p = rt.program();
         for x in profiles(p, g.action_profile_id)? {
             let Some(groups) = self.groups.get(&x.id) else { continue };
+            let sizing = self.sizing(x.id);
             for (&id, &max_size) in groups {
                 if g.group_id != 0 && id != g.group_id {
                     continue;
@@ -395,7 +421,7 @@ impl Profiles {
                         .into_iter()
                         .map(|(member_id, weight)| action_profile_group::Member {
                             member_id,
-                            weight: weight as i32,
+                            weight: sizing.written(weight),
                             watch_kind: watches.and_then(|w| w.get(&member_id)).cloned(),
                         })
                         .collect(),
@@ -516,15 +542,10 @@ impl Profiles {
                 .action
                 .as_ref()
                 .ok_or_else(|| invalid(format!("action set: action {i} is missing")))?;
-            if a.weight <= 0 {
-                return Err(invalid(format!(
-                    "action set: action {i} has weight {} (at least 1)",
-                    a.weight
-                )));
-            }
+            let weight = sizing.weight(&format!("action set: action {i}"), a.weight)?;
             let watch = action_watch(rt, a.watch_kind.as_ref())?;
             let (action, params) = action_of(p, t, act, false)?;
-            actions.push((action, params, a.weight as u32, watch));
+            actions.push((action, params, weight, watch));
         }
         let weights: Vec<u32> = actions.iter().map(|a| a.2).collect();
         sizing.check("action set", by_members, &weights, 0)?;

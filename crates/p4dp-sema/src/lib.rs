@@ -24,7 +24,7 @@
 //! | `loops`, `stmt` | statements |
 //! | `action` | actions, and top-level actions copied into a control |
 //! | `keyset` | keysets of `select` cases and table entries |
-//! | `selector` | an action selector's size annotations (`@selector_size_semantics`, `@max_group_size`, `@max_member_weight`) |
+//! | `selector` | an action selector's group annotations (`@selector_size_semantics`, `@max_group_size`, `@max_member_weight`, `@weights_disallowed`) |
 //! | `instance` | extern instances, sub-block instances and constructor arguments, block parameters |
 //! | `table` | tables: keys, actions, default action, entries and their priorities, properties |
 //! | `parser`, `control` | elaborating one parser or control instance |
@@ -98,13 +98,13 @@
 //! | E0412 | invalid data-plane table write annotation (`@__ref` on a directional parameter, bad `@entry_lock`/`@storage`) |
 //! | E0413 | a type or declaration nested too deeply (types inside types, declarations defined from declarations, more than 64 levels) |
 //! | E0425 | invalid meter type annotation (two types, arguments given, not a meter) |
-//! | E0426 | invalid action selector size annotation (`@selector_size_semantics` not "sum_of_weights"/"sum_of_members" or given twice differently, `@max_group_size` not in 1..4096 or above the selector's size, `@max_member_weight` not in 1..2^31-1 or without sum of members) |
+//! | E0426 | invalid action selector group annotation (`@selector_size_semantics` not "sum_of_weights"/"sum_of_members" or given twice differently, `@max_group_size` not in 1..4096 or above the selector's size, `@max_member_weight` not in 1..2^31-1 or without sum of members, `@weights_disallowed` with an argument) |
 //! | E0499 | internal compiler error (the produced IR failed validation) |
 //! | E0501-E0507 | a construct the C back end cannot translate, found by its capability check (which `p4dp check` runs too): one code per kind, listed in p4dp-cgen's crate doc |
 //! | W0301 | warning: implicit widening `bit<N>` → `bit<M>` / `int<N>` → `int<M>` (M > N) in an assignment, initializer or `in` argument, accepted for p4c compatibility (not in the P4_16 spec) |
 //! | W0302 | warning: a type argument omitted at an extern instantiation (`register<bit<8>>(16)` for `register<T, I>`) is only used by unsized integer-literal arguments; it is taken as `bit<32>` (p4c/BMv2 compatibility) |
 //! | W0303 | warning: an integer value implicitly converted to `bit<W>`/`int<W>` (`8w1 + 300`, `hdr.f = 256`) does not fit; it is truncated to W bits, the spec's conversion (p4c also warns) |
-//! | W0304 | warning: `@selector_size_semantics`, `@max_group_size` or `@max_member_weight` on an extern that is not an action selector, where it means nothing (ignored; p4c also warns) |
+//! | W0304 | warning: `@selector_size_semantics`, `@max_group_size`, `@max_member_weight` or `@weights_disallowed` on an extern that is not an action selector, where it means nothing (ignored; p4c also warns) |
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;

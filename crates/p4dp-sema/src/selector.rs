@@ -1,8 +1,8 @@
-//! An action selector's size annotations (P4Runtime specification, "ActionProfile"):
-//! `@selector_size_semantics("sum_of_weights" | "sum_of_members")`, `@max_group_size(N)` and
-//! `@max_member_weight(N)` on the selector instance become [`ir::SelectorSizing`], which the
-//! P4Info reports. Bad values are E0426; the annotations on any other extern are W0304 (p4c
-//! warns too: they mean nothing there) and ignored.
+//! An action selector's group annotations (P4Runtime specification, "ActionProfile"):
+//! `@selector_size_semantics("sum_of_weights" | "sum_of_members")`, `@max_group_size(N)`,
+//! `@max_member_weight(N)` and `@weights_disallowed` on the selector instance become
+//! [`ir::SelectorSizing`], which the P4Info reports. Bad values are E0426; the annotations on
+//! any other extern are W0304 (p4c warns too: they mean nothing there) and ignored.
 
 use p4dp_ir as ir;
 use p4dp_syntax::{Diagnostic, Span};
@@ -19,10 +19,11 @@ const WEIGHT_MAX: u32 = i32::MAX as u32;
 const SEMANTICS: &str = "selector_size_semantics";
 const MAX_GROUP_SIZE: &str = "max_group_size";
 const MAX_MEMBER_WEIGHT: &str = "max_member_weight";
+const WEIGHTS_DISALLOWED: &str = "weights_disallowed";
 
 impl Sema<'_> {
-    /// The sizing an instance's annotations choose; `size` is the selector's declared size (0:
-    /// none given), which `@max_group_size` may not exceed.
+    /// The sizing and weighing an instance's annotations choose; `size` is the selector's
+    /// declared size (0: none given), which `@max_group_size` may not exceed.
     pub(crate) fn selector_sizing(
         &mut self,
         kind: ir::ExternKind,
@@ -36,15 +37,18 @@ impl Sema<'_> {
         let mut weight_given = false;
         for a in anns {
             let name = a.name.as_str();
-            if ![SEMANTICS, MAX_GROUP_SIZE, MAX_MEMBER_WEIGHT].contains(&name) {
+            if ![SEMANTICS, MAX_GROUP_SIZE, MAX_MEMBER_WEIGHT, WEIGHTS_DISALLOWED].contains(&name) {
                 continue;
             }
             if !kind.is_action_selector() {
+                let what = if name == WEIGHTS_DISALLOWED {
+                    "leaves an action selector's weights to the switch"
+                } else {
+                    "sizes an action selector's groups"
+                };
                 self.report(Diagnostic::warning(
                     "W0304",
-                    format!(
-                        "@{name} sizes an action selector's groups; it means nothing on `{type_name}` and is ignored"
-                    ),
+                    format!("@{name} {what}; it means nothing on `{type_name}` and is ignored"),
                     span,
                     "not an action selector",
                 ));
@@ -82,6 +86,17 @@ impl Sema<'_> {
                     }
                     out.max_group_size = n;
                 }
+                // a flag: the annotation's presence sets it, a value would suggest it can be unset
+                WEIGHTS_DISALLOWED if a.args.is_empty() => out.weights_disallowed = true,
+                WEIGHTS_DISALLOWED => self.err(
+                    "E0426",
+                    format!(
+                        "@{WEIGHTS_DISALLOWED} takes no argument, not {}: the annotation itself leaves the weights to the switch",
+                        describe(&a.args)
+                    ),
+                    span,
+                    "an argument given",
+                ),
                 _ => {
                     weight_given = true;
                     if let Some(n) = self.count_arg(a, WEIGHT_MAX, "the largest P4Runtime weight", span) {

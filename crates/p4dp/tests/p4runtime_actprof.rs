@@ -1,7 +1,8 @@
 //! P4Runtime action profile members and groups through raw tonic stubs against `p4dp serve` on
 //! pcap ports: writes and reads with their error codes, and where the packets go (PacketOuts
 //! enter the selector table from the controller port); one-shot action sets, their selection
-//! modes, and the selectors' size semantics (tests/p4runtime/selector_sizes.p4).
+//! modes, the selectors' size semantics (tests/p4runtime/selector_sizes.p4), and selectors whose
+//! weights the switch chooses (tests/p4runtime/switch_weights.p4).
 
 mod p4rt_common;
 
@@ -646,6 +647,145 @@ async fn selector_size_semantics() {
     assert!(
         a + b == 200 && (25..=75).contains(&a),
         "weights 1 : 3 over 200 flows: {a} : {b}"
+    );
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const HOST_E: [u8; 6] = [0x02, 0, 0, 0, 0, 0x0e];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn weights_chosen_by_the_switch() {
+    let dir = temp_dir("p4rt-switch-weights");
+    let (info, dc) = build("switch_weights", &dir);
+    let out = |p: u32| format!("{p}=:{}", dir.join(format!("out{p}.pcap")).display());
+    let sw = start(&["--port".into(), out(1), "--port".into(), out(2)]);
+    let mut c = connect(&sw.addr).await;
+    let s = Stream::open(&mut c, 10, Code::Ok).await;
+    push(&mut c, 10, &info, &dc).await;
+    let id = |name: &str| id_of(&info, &format!("SwIngress.{name}"));
+    let (dlb, dlb_sets, wcmp, members) = (id("dlb"), id("dlb_sets"), id("wcmp"), id("members"));
+    let (lb, lb_sets) = (id("lb"), id("lb_sets"));
+    let fwd = id("forward");
+    let ins = |e| update(update::Type::Insert, e);
+    let modi = |e| update(update::Type::Modify, e);
+
+    // the P4Info the switch holds: the flag on the annotated selectors only
+    let held = c
+        .get_forwarding_pipeline_config(GetForwardingPipelineConfigRequest {
+            device_id: DEVICE,
+            response_type: 0,
+        })
+        .await
+        .expect("get")
+        .into_inner()
+        .config
+        .and_then(|c| c.p4info)
+        .expect("the pipeline's P4Info");
+    let flag = |id: u32| {
+        held.action_profiles
+            .iter()
+            .find(|a| a.preamble.as_ref().is_some_and(|p| p.id == id))
+            .expect("profile")
+            .weights_disallowed
+    };
+    assert_eq!(
+        [flag(dlb), flag(dlb_sets), flag(wcmp), flag(members)],
+        [true, true, false, false]
+    );
+
+    // groups of members without weights: each member weighs the same
+    let mut ms: Vec<_> = [(1, 1), (2, 2), (3, 1)]
+        .into_iter()
+        .map(|(m, port)| ins(member(dlb, m, fwd, port)))
+        .collect();
+    ms.extend([(21, 1), (22, 2)].map(|(m, port)| ins(member(wcmp, m, fwd, port))));
+    write(&mut c, 10, ms).await.expect("members");
+    let g10 = group(dlb, 10, &[(1, 0), (2, 0)], 0);
+    write(&mut c, 10, vec![ins(g10.clone())])
+        .await
+        .expect("a group without weights");
+    write(
+        &mut c,
+        10,
+        vec![ins(entry(lb, HOST_B, table_action::Type::ActionProfileGroupId(10)))],
+    )
+    .await
+    .expect("entry");
+    let (a, b) = send(&s, &dir, HOST_B, 200).await;
+    assert!(
+        a + b == 200 && (60..=140).contains(&a),
+        "equal weights over 200 flows: {a} : {b}"
+    );
+
+    // refused, state unchanged: a weight given (insert, modify, negative), and more members than
+    // max_group_size 2 counts in the switch's weights (1 each)
+    for (u, what) in [
+        (ins(group(dlb, 11, &[(1, 1)], 0)), "weights_disallowed"),
+        (ins(group(dlb, 11, &[(1, -1)], 0)), "weights_disallowed"),
+        (modi(group(dlb, 10, &[(1, 0), (2, 3)], 0)), "weights_disallowed"),
+        (ins(group(dlb, 11, &[(1, 0), (2, 0), (3, 0)], 0)), "max_group_size 2"),
+        (modi(group(dlb, 10, &[(1, 0), (2, 0), (3, 0)], 0)), "max_group_size 2"),
+    ] {
+        let (code, msg) = one_error(write(&mut c, 10, vec![u]).await);
+        assert_eq!(code, Code::InvalidArgument, "{msg}");
+        assert!(msg.contains(what), "{msg}");
+    }
+    assert_eq!(
+        read(&mut c, group(dlb, 0, &[], 0)).await.expect("read"),
+        vec![g10],
+        "the group as written: weights 0, the two members"
+    );
+    // a modify without weights moves the flows (members 1 and 3 both forward to port 1)
+    write(&mut c, 10, vec![modi(group(dlb, 10, &[(1, 0), (3, 0)], 0))])
+        .await
+        .expect("modify");
+    assert_eq!(send(&s, &dir, HOST_B, 50).await, (50, 0));
+
+    // a selector without the flag keeps the controller's weights: 0 is not one
+    let (code, msg) = one_error(write(&mut c, 10, vec![ins(group(wcmp, 20, &[(21, 0)], 0))]).await);
+    assert_eq!(code, Code::InvalidArgument, "{msg}");
+    let g20 = group(wcmp, 20, &[(21, 1), (22, 3)], 0);
+    write(&mut c, 10, vec![ins(g20.clone())]).await.expect("weighted group");
+    assert_eq!(read(&mut c, group(wcmp, 0, &[], 0)).await.expect("read"), vec![g20]);
+
+    // one-shot sets: a weight refused (insert, modify: the entry keeps its set), none accepted
+    let weighted = action_set(fwd, &[(1, 2), (2, 0)]);
+    let (code, msg) = one_error(write(&mut c, 10, vec![ins(entry(lb_sets, HOST_C, weighted.clone()))]).await);
+    assert_eq!(code, Code::InvalidArgument, "{msg}");
+    assert!(msg.contains("weights_disallowed"), "{msg}");
+    assert!(read(&mut c, any_entry(lb_sets)).await.expect("read").is_empty());
+    let even = action_set(fwd, &[(1, 0), (2, 0)]);
+    write(&mut c, 10, vec![ins(entry(lb_sets, HOST_C, even.clone()))])
+        .await
+        .expect("a set without weights");
+    let (code, msg) = one_error(write(&mut c, 10, vec![modi(entry(lb_sets, HOST_C, weighted))]).await);
+    assert_eq!(code, Code::InvalidArgument, "{msg}");
+    assert_eq!(
+        read(&mut c, any_entry(lb_sets)).await.expect("read"),
+        vec![entry(lb_sets, HOST_C, even)],
+        "the set as written"
+    );
+    let (a, b) = send(&s, &dir, HOST_C, 200).await;
+    assert!(
+        a + b == 200 && (60..=140).contains(&a),
+        "equal weights over 200 flows: {a} : {b}"
+    );
+    // at random, one source spread evenly too
+    let random = action_set_with(
+        fwd,
+        &[(1, 0), (2, 0)],
+        Mode::Random,
+        Size::DefaultSizeDeterminedByActionSelector,
+    );
+    write(&mut c, 10, vec![ins(entry(lb_sets, HOST_E, random))])
+        .await
+        .expect("a random set without weights");
+    let path = |p: u32| dir.join(format!("out{p}.pcap"));
+    let (a, b) = spread(&s, &path, HOST_E, 200).await;
+    assert!(
+        a + b == 200 && (60..=140).contains(&a),
+        "equal weights over 200 packets of one source: {a} : {b}"
     );
     drop(s);
     let _ = std::fs::remove_dir_all(&dir);
