@@ -783,7 +783,8 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         // got less CPU (the same rate per CPU second) from one slowed down while it ran (cache
         // and coherence traffic of the table writes: a lower rate per CPU second)
         let (mut wk_rest, mut wk_ins) = (Some(0.0), Some(0.0));
-        let span = |a: Option<Sched>, b: Option<Sched>| a.zip(b).map(|(a, b)| b.run.saturating_sub(a.run).as_secs_f64());
+        let span =
+            |a: Option<Sched>, b: Option<Sched>| a.zip(b).map(|(a, b)| b.run.saturating_sub(a.run).as_secs_f64());
         let waited = |a: Option<Sched>, b: Option<Sched>| {
             a.and_then(|a| a.wait)
                 .zip(b.and_then(|b| b.wait))
@@ -828,7 +829,7 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             n as f64 / secs,
             cpu.map_or("?".into(), |c| format!("{:.2} us/entry", c * 1e6 / n as f64)),
             cpu_wait.map_or(String::new(), |w| format!(
-                " (and {:.2} us/entry runnable, waiting for a CPU)",
+                " (and {:.2} us/entry runnable but waiting for a CPU, summed over its threads)",
                 w * 1e6 / n as f64
             )),
             pps / 1e6,
