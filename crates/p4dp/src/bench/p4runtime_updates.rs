@@ -776,12 +776,20 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         // window at rest, so the rate at rest and the rate during the inserts see about the same
         // machine load; the figures are the rounds' sums
         let (mut secs, mut cpu, mut pkts, mut rest_pkts, mut rest_secs) = (0.0, Some(0.0), 0i64, 0i64, 0.0);
+        // how long the switch's control threads waited for a CPU while runnable (schedstat)
+        let mut cpu_wait = Some(0.0);
         // the worker's CPU time at rest and during the inserts (through the same reads of the
         // packet counter): packets per second of the worker's own CPU time tell a worker that
         // got less CPU (the same rate per CPU second) from one slowed down while it ran (cache
         // and coherence traffic of the table writes: a lower rate per CPU second)
         let (mut wk_rest, mut wk_ins) = (Some(0.0), Some(0.0));
-        let span = |a: Option<Duration>, b: Option<Duration>| a.zip(b).map(|(a, b)| b.saturating_sub(a).as_secs_f64());
+        let span =
+            |a: Option<Sched>, b: Option<Sched>| a.zip(b).map(|(a, b)| b.run.saturating_sub(a.run).as_secs_f64());
+        let waited = |a: Option<Sched>, b: Option<Sched>| {
+            a.and_then(|a| a.wait)
+                .zip(b.and_then(|b| b.wait))
+                .map(|(a, b)| b.saturating_sub(a).as_secs_f64())
+        };
         for _ in 0..INSERT_ROUNDS {
             let w0 = threads_cpu(sw.0.id(), |n| n == "rte-worker-1");
             let r0 = c.outcomes().await?;
@@ -801,9 +809,8 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             wk_rest = wk_rest.zip(span(w0, w1)).map(|(a, b)| a + b);
             wk_ins = wk_ins.zip(span(w1, w2)).map(|(a, b)| a + b);
             pkts += o1[2] - o0[2];
-            cpu = cpu
-                .zip(cpu0.zip(cpu1))
-                .map(|(c, (a, b))| c + b.saturating_sub(a).as_secs_f64());
+            cpu = cpu.zip(span(cpu0, cpu1)).map(|(c, d)| c + d);
+            cpu_wait = cpu_wait.zip(waited(cpu0, cpu1)).map(|(c, d)| c + d);
             for from in (0..n).step_by(1000) {
                 let b = c.bulk(Delete, from, 1000.min(n - from), 0);
                 c.write(ContinueOnError, b).await?;
@@ -818,9 +825,13 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             .map(|(r, i)| (rest_pkts as f64 / r, pkts as f64 / i));
         let _ = writeln!(
             text,
-            "batch {bs:>5}: {n:>6} inserts in {secs:>6.3} s = {:>9.0} entries/s; switch control CPU {}; packets meanwhile {:.2} Mpps ({:+.1}% vs {:.2} Mpps at rest between the rounds); per second of the worker's CPU time {}",
+            "batch {bs:>5}: {n:>6} inserts in {secs:>6.3} s = {:>9.0} entries/s; switch control CPU {}{}; packets meanwhile {:.2} Mpps ({:+.1}% vs {:.2} Mpps at rest between the rounds); per second of the worker's CPU time {}",
             n as f64 / secs,
             cpu.map_or("?".into(), |c| format!("{:.2} us/entry", c * 1e6 / n as f64)),
+            cpu_wait.map_or(String::new(), |w| format!(
+                " (and {:.2} us/entry runnable but waiting for a CPU, summed over its threads)",
+                w * 1e6 / n as f64
+            )),
             pps / 1e6,
             (pps / rest - 1.0) * 100.0,
             rest / 1e6,
@@ -838,6 +849,10 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             ("entries", Json::uint(n)),
             ("entries_per_s", Json::Num(n as f64 / secs)),
             ("control_cpu_us_per_entry", Json::opt(cpu.map(|c| c * 1e6 / n as f64))),
+            (
+                "control_cpu_wait_us_per_entry",
+                Json::opt(cpu_wait.map(|w| w * 1e6 / n as f64)),
+            ),
             ("packets_mpps", Json::Num(pps / 1e6)),
             ("packets_at_rest_mpps", Json::Num(rest / 1e6)),
             (
@@ -1201,15 +1216,25 @@ fn pin_client(cpus: &[usize]) {
 
 /// CPU time (user + system) the switch's P4Runtime threads (named `p4dp-p4runtime`: the gRPC
 /// runtime and the request handlers) have used so far, from /proc; None where /proc lacks it.
-fn control_cpu(pid: u32) -> Option<Duration> {
+fn control_cpu(pid: u32) -> Option<Sched> {
     threads_cpu(pid, |n| n == "p4dp-p4runtime")
 }
 
-/// CPU time (user + system) the threads of process `pid` whose name `name` accepts have used so
-/// far (10 ms resolution), from /proc; None where /proc lacks it.
-fn threads_cpu(pid: u32, name: impl Fn(&str) -> bool) -> Option<Duration> {
+/// What the scheduler says of a set of threads so far.
+#[derive(Clone, Copy)]
+struct Sched {
+    /// CPU time used.
+    run: Duration,
+    /// Time runnable but waiting for a CPU (None without /proc's schedstat).
+    wait: Option<Duration>,
+}
+
+/// CPU time the threads of process `pid` whose name `name` accepts have used so far, and how long
+/// they waited for a CPU: from /proc's schedstat (nanoseconds), else user + system time from
+/// /proc's stat (10 ms resolution; no waiting time); None where /proc lacks the process.
+fn threads_cpu(pid: u32, name: impl Fn(&str) -> bool) -> Option<Sched> {
     let tick = 100.0; // USER_HZ: the unit of /proc's utime and stime on Linux
-    let mut ticks = 0u64;
+    let (mut ticks, mut run_ns, mut wait_ns, mut precise) = (0u64, 0u64, 0u64, true);
     for t in std::fs::read_dir(format!("/proc/{pid}/task")).ok()?.flatten() {
         let Ok(stat) = std::fs::read_to_string(t.path().join("stat")) else {
             continue; // the thread ended meanwhile
@@ -1225,8 +1250,28 @@ fn threads_cpu(pid: u32, name: impl Fn(&str) -> bool) -> Option<Duration> {
         // after the name: state is field 3 of stat(5), utime field 14, stime field 15
         ticks += f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
         ticks += f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        // schedstat: time on a CPU, time waiting on a run queue (ns), time slices
+        let ss = std::fs::read_to_string(t.path().join("schedstat")).unwrap_or_default();
+        let mut v = ss.split_whitespace().map(|x| x.parse::<u64>().ok());
+        match (v.next().flatten(), v.next().flatten()) {
+            (Some(r), Some(w)) => {
+                run_ns += r;
+                wait_ns += w;
+            }
+            _ => precise = false,
+        }
     }
-    Some(Duration::from_secs_f64(ticks as f64 / tick))
+    Some(if precise {
+        Sched {
+            run: Duration::from_nanos(run_ns),
+            wait: Some(Duration::from_nanos(wait_ns)),
+        }
+    } else {
+        Sched {
+            run: Duration::from_secs_f64(ticks as f64 / tick),
+            wait: None,
+        }
+    })
 }
 
 fn uptime() -> String {
