@@ -750,21 +750,30 @@ pub fn miss_scale(p: &Profile, kind: &KindCost) -> f64 {
     ((last.cycles - first.cycles) / w).clamp(0.2, 5.0)
 }
 
-/// The cost model of a tuple-space kind's lookup, fitted over its calibrated rule sets:
-/// `fixed + per_tab · tabs + per_probe · probes + per_check · checks` (model/tuples.rs
-/// `TupleStats`), the per-unit costs 0 or more.
+/// The cost model of a tuple-space kind's lookup, fitted over the calibrated rule sets of the
+/// tuple-space kinds together: `fixed + per_tab · tabs + per_probe · probes + per_check · checks
+/// + per_probe_beyond · max(0, probes - knee)` (model/tuples.rs `TupleStats`), the per-unit costs
+/// 0 or more; `fixed` is the kind's own.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TupleCost {
     pub fixed: f64,
     pub per_tab: f64,
     pub per_probe: f64,
     pub per_check: f64,
+    /// Probes per lookup from which each more costs `per_probe_beyond` more (infinite: none).
+    pub knee: f64,
+    pub per_probe_beyond: f64,
 }
 
 impl TupleCost {
     /// Cycles of a lookup doing `st` (never below 0).
     pub fn cycles(&self, tabs: f64, probes: f64, checks: f64) -> f64 {
-        (self.fixed + self.per_tab * tabs + self.per_probe * probes + self.per_check * checks).max(0.0)
+        let beyond = if self.knee.is_finite() {
+            self.per_probe_beyond * (probes - self.knee).max(0.0)
+        } else {
+            0.0
+        };
+        (self.fixed + self.per_tab * tabs + self.per_probe * probes + self.per_check * checks + beyond).max(0.0)
     }
 }
 
@@ -815,49 +824,89 @@ fn least_squares(xs: &[Vec<f64>], y: &[f64]) -> Option<(f64, Vec<f64>, f64)> {
     Some((b[0], b[1..].to_vec(), sse))
 }
 
-/// The kind's `TupleCost`: least squares of the rule sets' cycles over their tabs, probes and
-/// checks per lookup, each coefficient held at 0 or more (the subset of the three terms whose
-/// unconstrained fit has no negative coefficient and the least residual). None with fewer than
-/// 5 rule sets (a quick profile) or when the sets do not spread over tabs.
+/// The kind's `TupleCost`, fitted over the rule sets of every tuple-space kind with 5 sets or
+/// more (the three kinds run the same lookup code: table_tm.c): least squares of the sets'
+/// cycles over their tabs, probes and checks per lookup and the probes beyond a knee, with a
+/// constant per kind. The knee is one of the sets' probe counts (or none); each per-unit
+/// coefficient is held at 0 or more. Of the knees and the subsets of the four terms whose
+/// unconstrained fit has no negative per-unit coefficient, the one of least residual.
+/// Why a knee: the calibrated sets' cost does not grow evenly with the probes. Below about five
+/// probes per lookup a burst's probes overlap (32 keys' independent loads in flight) and a
+/// probe more costs little; above, each costs tens of cycles (docs/model.md, "Tuple-space
+/// tables"). None with fewer than 5 rule sets of the kind (a quick profile) or when its sets
+/// do not spread over tabs.
 pub fn tuple_cost(p: &Profile, kind: &str) -> Option<TupleCost> {
-    let sets = &p.tuple_sets.iter().find(|k| k.kind == kind)?.sets;
-    if sets.len() < 5 {
-        return None;
-    }
-    let (lo, hi) = sets
+    let pooled: Vec<&TupleSets> = p.tuple_sets.iter().filter(|k| k.sets.len() >= 5).collect();
+    let me = pooled.iter().position(|k| k.kind == kind)?;
+    let (lo, hi) = pooled[me]
+        .sets
         .iter()
         .fold((f64::INFINITY, 0.0f64), |(l, h), q| (l.min(q.tabs), h.max(q.tabs)));
     if hi - lo < 1.0 {
         return None;
     }
-    let cols: [Vec<f64>; 3] = [
-        sets.iter().map(|q| q.tabs).collect(),
-        sets.iter().map(|q| q.probes).collect(),
-        sets.iter().map(|q| q.checks).collect(),
-    ];
-    let y: Vec<f64> = sets.iter().map(|q| q.cycles).collect();
+    let all: Vec<(usize, &TupleSet)> = pooled
+        .iter()
+        .enumerate()
+        .flat_map(|(i, k)| k.sets.iter().map(move |q| (i, q)))
+        .collect();
+    let y: Vec<f64> = all.iter().map(|(_, q)| q.cycles).collect();
+    // a constant per kind: the intercept is the first kind's, each other kind's differs by its
+    // column's coefficient (of any sign)
+    let consts: Vec<Vec<f64>> = (1..pooled.len())
+        .map(|j| all.iter().map(|(i, _)| f64::from(u8::from(*i == j))).collect())
+        .collect();
+    let mut knees: Vec<f64> = all.iter().map(|(_, q)| q.probes).collect();
+    knees.sort_by(f64::total_cmp);
+    knees.dedup();
+    knees.push(f64::INFINITY);
     let mut best: Option<(f64, TupleCost)> = None;
-    for mask in 0u32..8 {
-        let used: Vec<usize> = (0..3).filter(|i| mask >> i & 1 == 1).collect();
-        let xs: Vec<Vec<f64>> = used.iter().map(|&i| cols[i].clone()).collect();
-        let Some((a, b, sse)) = least_squares(&xs, &y) else {
-            continue;
+    for &knee in &knees {
+        let beyond = |q: &TupleSet| {
+            if knee.is_finite() {
+                (q.probes - knee).max(0.0)
+            } else {
+                0.0
+            }
         };
-        if b.iter().any(|&x| x < 0.0) {
-            continue;
-        }
-        let mut w = [0.0; 3];
-        for (&i, &x) in used.iter().zip(&b) {
-            w[i] = x;
-        }
-        let c = TupleCost {
-            fixed: a,
-            per_tab: w[0],
-            per_probe: w[1],
-            per_check: w[2],
-        };
-        if best.is_none_or(|(e, _)| sse < e - 1e-9) {
-            best = Some((sse, c));
+        let cols: [Vec<f64>; 4] = [
+            all.iter().map(|(_, q)| q.tabs).collect(),
+            all.iter().map(|(_, q)| q.probes).collect(),
+            all.iter().map(|(_, q)| q.checks).collect(),
+            all.iter().map(|(_, q)| beyond(q)).collect(),
+        ];
+        for mask in 0u32..16 {
+            if !knee.is_finite() && mask & 8 != 0 {
+                continue;
+            }
+            let used: Vec<usize> = (0..4).filter(|i| mask >> i & 1 == 1).collect();
+            let xs: Vec<Vec<f64>> = consts
+                .iter()
+                .cloned()
+                .chain(used.iter().map(|&i| cols[i].clone()))
+                .collect();
+            let Some((a, b, sse)) = least_squares(&xs, &y) else {
+                continue;
+            };
+            let (kinds, units) = b.split_at(consts.len());
+            if units.iter().any(|&x| x < 0.0) {
+                continue;
+            }
+            let mut w = [0.0; 4];
+            for (&i, &x) in used.iter().zip(units) {
+                w[i] = x;
+            }
+            let c = TupleCost {
+                fixed: a + if me > 0 { kinds[me - 1] } else { 0.0 },
+                per_tab: w[0],
+                per_probe: w[1],
+                per_check: w[2],
+                knee: if w[3] > 0.0 { knee } else { f64::INFINITY },
+                per_probe_beyond: w[3],
+            };
+            if best.is_none_or(|(e, _)| sse < e - 1e-9) {
+                best = Some((sse, c));
+            }
         }
     }
     best.map(|b| b.1)
@@ -1164,6 +1213,53 @@ pub(crate) mod tests {
             checks,
             cycles,
         }
+    }
+
+    #[test]
+    fn tuple_cost_pools_the_kinds_and_finds_the_knee() {
+        let mut p = sample();
+        // cycles = kind's constant + 8 per tab + 5 per check + 40 per probe beyond 5 probes
+        let f = |c: f64, t: f64, pr: f64, ch: f64| set(t, pr, ch, c + 8.0 * t + 5.0 * ch + 40.0 * (pr - 5.0).max(0.0));
+        let sets = |c: f64| {
+            vec![
+                f(c, 3.0, 2.0, 1.0),
+                f(c, 4.0, 3.0, 1.5),
+                f(c, 6.0, 5.0, 1.0),
+                f(c, 7.0, 6.5, 2.0),
+                f(c, 9.0, 8.0, 1.2),
+                f(c, 5.0, 4.0, 2.5),
+            ]
+        };
+        p.tuple_sets = vec![
+            TupleSets {
+                kind: "ternary".into(),
+                sets: sets(30.0),
+            },
+            TupleSets {
+                kind: "range".into(),
+                sets: sets(45.0),
+            },
+        ];
+        for (kind, fixed) in [("ternary", 30.0), ("range", 45.0)] {
+            let c = tuple_cost(&p, kind).unwrap();
+            assert!((c.fixed - fixed).abs() < 1e-6, "{kind}: {c:?}");
+            assert!((c.per_tab - 8.0).abs() < 1e-6 && c.per_probe.abs() < 1e-6, "{c:?}");
+            assert!((c.per_check - 5.0).abs() < 1e-6, "{c:?}");
+            assert!(
+                (c.knee - 5.0).abs() < 1e-9 && (c.per_probe_beyond - 40.0).abs() < 1e-6,
+                "{c:?}"
+            );
+            // below the knee a probe more costs nothing, above it 40
+            assert!((c.cycles(6.0, 4.0, 1.0) - c.cycles(6.0, 3.0, 1.0)).abs() < 1e-6);
+            assert!((c.cycles(6.0, 7.0, 1.0) - c.cycles(6.0, 6.0, 1.0) - 40.0).abs() < 1e-6);
+        }
+        // a kind with too few sets of its own gets no fit, even beside others
+        p.tuple_sets.push(TupleSets {
+            kind: "optional".into(),
+            sets: sets(50.0)[..4].to_vec(),
+        });
+        assert!(tuple_cost(&p, "optional").is_none());
+        assert!(tuple_cost(&p, "ternary").is_some());
     }
 
     #[test]
