@@ -234,21 +234,6 @@ static inline bool words_match(const struct table_tm *s, const uint64_t *w, cons
 	return true;
 }
 
-/* words_match for the burst lookup: the value words compared without an early exit (a key
- * mostly fails or passes them all, and which one is data: a branch per word mispredicts), the
- * ranges only after them. */
-static inline bool words_match_flat(const struct table_tm *s, const uint64_t *w, const uint64_t *kw,
-				    const uint8_t *key)
-{
-	const uint64_t *mw = w + s->kwords;
-	uint64_t d = 0;
-	for (uint32_t i = 0; i < s->kwords; i++)
-		d |= (kw[i] & mw[i]) ^ w[i];
-	if (s->nr == 0)
-		return d == 0;
-	return d == 0 && words_match(s, w, kw, key);
-}
-
 static inline const struct tm_slot *slot_at(const struct table_tm *s, const struct tm_bucket *b, uint32_t i)
 {
 	return (const struct tm_slot *)(b->slots + (size_t)i * s->slot_size);

@@ -238,9 +238,9 @@ pub fn check(a: &ModelArgs) -> Result<ExitCode> {
         };
         let n_tables = c.prog.tables.len() as u32;
         let kind = c.kind;
-        // measured until its pairs agree (model/measure.rs), as the calibration's points are
         // the runtime's own count of tabs, to set beside the replay's
         let runtime_tabs = std::cell::Cell::new(0u64);
+        // measured until its pairs agree (model/measure.rs), as the calibration's points are
         let settled = settle(profile.floor_cycles, a.quick, || {
             measure_so(
                 &mut ctx,
