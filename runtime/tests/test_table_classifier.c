@@ -57,7 +57,7 @@ static uint64_t below(uint64_t n)
 }
 
 #define F(k, o, sz, w) {.match_kind = (k), .offset = (o), .size = (sz), .bitwidth = (w)}
-#define KEY_MAX 24
+#define KEY_MAX 32
 #define NF_MAX 6
 
 struct spec {
@@ -609,6 +609,18 @@ static const struct spec specs[] = {
 	{"mixed: exact, optional, 64-bit fields", 24, 4,
 	 {F(P4DP_MATCH_EXACT, 0, 1, 3), F(P4DP_MATCH_OPTIONAL, 2, 2, 12), F(P4DP_MATCH_TERNARY, 8, 8, 64),
 	  F(P4DP_MATCH_RANGE, 16, 8, 48)},
+	 2000},
+	/* the burst lookup has one copy per key width in 8-byte words (1..4) and range / no range
+	 * fields (table_tm.c): one word with a range, four words with and without one */
+	{"narrow: one word, ternary, range, optional", 7, 3,
+	 {F(P4DP_MATCH_TERNARY, 0, 4, 32), F(P4DP_MATCH_RANGE, 4, 2, 16), F(P4DP_MATCH_OPTIONAL, 6, 1, 8)},
+	 2000},
+	{"wide: four words, 64-bit ternary and range", 32, 4,
+	 {F(P4DP_MATCH_TERNARY, 0, 8, 64), F(P4DP_MATCH_TERNARY, 8, 8, 64), F(P4DP_MATCH_RANGE, 16, 8, 64),
+	  F(P4DP_MATCH_TERNARY, 24, 8, 64)},
+	 2000},
+	{"wide: four words, ternary only", 26, 3,
+	 {F(P4DP_MATCH_TERNARY, 0, 8, 64), F(P4DP_MATCH_TERNARY, 8, 8, 64), F(P4DP_MATCH_TERNARY, 16, 8, 60)},
 	 2000},
 };
 
