@@ -1,0 +1,101 @@
+// p4dp bench: benches/l3_exact.p4 with a second table applied before its exact table on the IPv4
+// destination: `pre`, an exact table on the IPv4 source that holds no entries. The workers' staged
+// bulk lookup (ARCHITECTURE.md, "Staged tables") serves the first table a packet applies, so here
+// it serves `pre` and the destination table is looked up one packet at a time, without the bulk
+// lookup's prefetches. Measured against benches/l3_exact.p4 with the same entries
+// (`--table BenchIngress.ipv4_exact --entries N`), it shows what a large table costs when it is
+// not the first one applied (docs/PERFORMANCE.md, docs/model.md).
+#include <core.p4>
+#include <v1model.p4>
+
+header ethernet_t {
+    bit<48> dstAddr;
+    bit<48> srcAddr;
+    bit<16> etherType;
+}
+
+header ipv4_t {
+    bit<4>  version;
+    bit<4>  ihl;
+    bit<8>  diffserv;
+    bit<16> totalLen;
+    bit<16> identification;
+    bit<3>  flags;
+    bit<13> fragOffset;
+    bit<8>  ttl;
+    bit<8>  protocol;
+    bit<16> hdrChecksum;
+    bit<32> srcAddr;
+    bit<32> dstAddr;
+}
+
+struct headers_t {
+    ethernet_t ethernet;
+    ipv4_t     ipv4;
+}
+
+struct meta_t { }
+
+parser BenchParser(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.ethernet);
+        transition select(hdr.ethernet.etherType) {
+            0x0800: parse_ipv4;
+            default: accept;
+        }
+    }
+    state parse_ipv4 {
+        pkt.extract(hdr.ipv4);
+        transition accept;
+    }
+}
+
+control BenchVerify(inout headers_t hdr, inout meta_t meta) {
+    apply { }
+}
+
+control BenchIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action set_port(bit<9> port) {
+        sm.egress_spec = port;
+    }
+    action drop() {
+        mark_to_drop(sm);
+    }
+    table pre {
+        key = { hdr.ipv4.srcAddr : exact; }
+        actions = { NoAction; }
+        default_action = NoAction();
+        size = 1024;
+    }
+    table ipv4_exact {
+        key = { hdr.ipv4.dstAddr : exact; }
+        actions = { set_port; drop; }
+        default_action = drop();
+        size = 1048576;
+    }
+    apply {
+        if (hdr.ipv4.isValid()) {
+            pre.apply();
+            ipv4_exact.apply();
+        } else {
+            drop();
+        }
+    }
+}
+
+control BenchEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply { }
+}
+
+control BenchCompute(inout headers_t hdr, inout meta_t meta) {
+    apply { }
+}
+
+control BenchDeparser(packet_out pkt, in headers_t hdr) {
+    apply {
+        pkt.emit(hdr.ethernet);
+        pkt.emit(hdr.ipv4);
+    }
+}
+
+V1Switch(BenchParser(), BenchVerify(), BenchIngress(), BenchEgress(), BenchCompute(), BenchDeparser()) main;
