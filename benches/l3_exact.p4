@@ -1,6 +1,10 @@
 // p4dp bench: an L3 program with one exact-match table on the IPv4 destination, sized for 2^20
 // entries. Used by `p4dp bench --suite overhead` with 2^20 installed entries hit by random keys
 // (target: <= 1.3x the floor plus one rte_hash bulk lookup of the same table).
+// With -D EXACT_AFTER_ANOTHER an exact table on the IPv4 source that holds no entries, `pre`, is
+// applied first: the workers' staged bulk lookup (ARCHITECTURE.md, "Staged tables") then serves
+// `pre`, and the destination table is looked up one packet at a time, without the bulk lookup's
+// prefetches (what a large table costs when it is not the first applied: docs/PERFORMANCE.md).
 #include <core.p4>
 #include <v1model.p4>
 
@@ -57,6 +61,14 @@ control BenchIngress(inout headers_t hdr, inout meta_t meta, inout standard_meta
     action drop() {
         mark_to_drop(sm);
     }
+#ifdef EXACT_AFTER_ANOTHER
+    table pre {
+        key = { hdr.ipv4.srcAddr : exact; }
+        actions = { NoAction; }
+        default_action = NoAction();
+        size = 1024;
+    }
+#endif
     table ipv4_exact {
         key = { hdr.ipv4.dstAddr : exact; }
         actions = { set_port; drop; }
@@ -65,6 +77,9 @@ control BenchIngress(inout headers_t hdr, inout meta_t meta, inout standard_meta
     }
     apply {
         if (hdr.ipv4.isValid()) {
+#ifdef EXACT_AFTER_ANOTHER
+            pre.apply();
+#endif
             ipv4_exact.apply();
         } else {
             drop();
