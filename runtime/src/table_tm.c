@@ -314,8 +314,8 @@ static inline __attribute__((always_inline)) bool words_match_kw(const struct ta
  * 191, optional 2^5 182 -> 102, ternary 2^4 95 -> 91.
  * KW (the key's words) and ranges (whether it has range fields) are constants of each copy
  * (table_tm_lookup_bulk picks one), so the word loops unroll and a slot's size is known without
- * ranges. A key without a match has priority INT32_MIN, below every rule's (priorities are
- * at least 0), so "no match yet" needs no test of its own. Measured (p4dp bench --suite
+ * ranges. A key without a match has priority INT32_MIN, below every rule's (tm_normalize
+ * refuses that priority), so "no match yet" needs no test of its own. Measured (p4dp bench --suite
  * table-kinds, 2^13 ACL rules, load 1-3, three alternated runs each, the library swapped under
  * one binary; program cycles/packet): ternary 477-495 -> 397-404, range 338-351 -> 295-313.
  * Both parts matter: the copies with the no-match tests kept measured 463-487 on ternary, and
@@ -1165,6 +1165,8 @@ static int tm_normalize(const struct p4dp_table *t, const struct p4dp_match *m, 
 		return -EINVAL;
 	if (t->has_range && m->hi == NULL)
 		return -EINVAL;
+	if (!t->prio_is_prefix && m->priority == INT32_MIN)
+		return -EINVAL; /* the lookups' "no match yet" (tm_lookup_chunk) */
 	memset(val, 0, t->key_len);
 	memset(msk, 0, t->key_len);
 	memset(hi, 0, t->key_len);

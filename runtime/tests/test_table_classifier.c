@@ -295,6 +295,13 @@ static void run_random(const struct spec *s, uint32_t n_ops)
 		n_fail++;
 		return;
 	}
+	/* INT32_MIN is the burst lookup's "no match yet" (table_tm.c): refused as a rule's priority */
+	uint8_t zero[KEY_MAX] = {0};
+	struct p4dp_match bad = {.value = zero, .mask = NULL, .hi = zero, .priority = INT32_MIN};
+	struct p4dp_table_stats bst;
+	CHECK(p4dp_table_entry_add(t, &bad, 0, zero) == -EINVAL && p4dp_table_stats_get(t, &bst) == 0 &&
+		      bst.entries == 0,
+	      "%s: a rule of priority INT32_MIN was not refused", s->name);
 	uint32_t live = 0, ins = 0, del = 0, mod = 0;
 	uint64_t max_tabs = 0;
 	for (uint32_t op = 0; op < n_ops && case_fail == 0; op++) {

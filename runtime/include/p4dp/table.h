@@ -142,7 +142,8 @@ struct p4dp_entry {
  *    (exact match on every non-range field). Value bits outside the mask must be 0.
  *  - hi: range upper bounds (inclusive) at the range fields' positions; other bytes
  *    ignored. Required iff the table has range fields.
- *  - priority: larger wins (P4Runtime convention); part of the entry's identity.
+ *  - priority: larger wins (P4Runtime convention); part of the entry's identity; INT32_MIN
+ *    is refused (-EINVAL: the classifier's lookups use it for "no match yet").
  *    Ignored for exact tables and for tables whose fields are only exact+lpm
  *    (there the longest prefix wins; foreach reports priority 0).
  */
