@@ -214,16 +214,9 @@ static inline int field_val_cmp(const struct p4dp_key_field *f, const uint8_t *a
 	}
 }
 
-/* Does key @p key (its words @p kw) match the rule words @p w? */
-static inline bool words_match(const struct table_tm *s, const uint64_t *w, const uint64_t *kw, const uint8_t *key)
+/* Are key @p key's range fields within a rule's bounds (@p lo, then its hi bytes)? */
+static inline bool ranges_match(const struct table_tm *s, const uint8_t *lo, const uint8_t *key)
 {
-	const uint64_t *mw = w + s->kwords;
-	for (uint32_t i = 0; i < s->kwords; i++)
-		if ((kw[i] & mw[i]) != w[i])
-			return false;
-	if (s->nr == 0)
-		return true;
-	const uint8_t *lo = (const uint8_t *)(w + 2 * s->kwords);
 	const uint8_t *hi = lo + s->rlen;
 	for (uint32_t i = 0; i < s->nr; i++) {
 		const struct p4dp_key_field *f = s->rf[i];
@@ -232,6 +225,16 @@ static inline bool words_match(const struct table_tm *s, const uint64_t *w, cons
 			return false;
 	}
 	return true;
+}
+
+/* Does key @p key (its words @p kw) match the rule words @p w? */
+static inline bool words_match(const struct table_tm *s, const uint64_t *w, const uint64_t *kw, const uint8_t *key)
+{
+	const uint64_t *mw = w + s->kwords;
+	for (uint32_t i = 0; i < s->kwords; i++)
+		if ((kw[i] & mw[i]) != w[i])
+			return false;
+	return s->nr == 0 || ranges_match(s, (const uint8_t *)(w + 2 * s->kwords), key);
 }
 
 static inline const struct tm_slot *slot_at(const struct table_tm *s, const struct tm_bucket *b, uint32_t i)
@@ -290,17 +293,7 @@ static inline __attribute__((always_inline)) bool words_match_kw(const struct ta
 	for (uint32_t i = 0; i < KW; i++)
 		if ((kw[i] & w[KW + i]) != w[i])
 			return false;
-	if (!ranges)
-		return true;
-	const uint8_t *lo = (const uint8_t *)(w + 2 * KW);
-	const uint8_t *hi = lo + s->rlen;
-	for (uint32_t i = 0; i < s->nr; i++) {
-		const struct p4dp_key_field *f = s->rf[i];
-		const uint8_t *kf = key + f->offset;
-		if (field_val_cmp(f, kf, lo + s->roff[i]) < 0 || field_val_cmp(f, kf, hi + s->roff[i]) > 0)
-			return false;
-	}
-	return true;
+	return !ranges || ranges_match(s, (const uint8_t *)(w + 2 * KW), key);
 }
 
 /* Up to TM_BULK keys of a burst: the tabs are probed in the view's order for every key still
