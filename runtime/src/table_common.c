@@ -139,6 +139,22 @@ static int check_params(const struct p4dp_table_params *p)
 	return 0;
 }
 
+/* The entries from which p4dp_table_stage_ahead() answers 1: P4DP_STAGE_AHEAD_MIN_ENTRIES, or the
+ * environment's P4DP_STAGE_AHEAD_MIN (a decimal count; 0: always) for tests and measurements
+ * (docs/testing.md). */
+static uint64_t stage_ahead_min(void)
+{
+	const char *v = getenv("P4DP_STAGE_AHEAD_MIN");
+	if (v == NULL || *v == '\0')
+		return P4DP_STAGE_AHEAD_MIN_ENTRIES;
+	char *end = NULL;
+	errno = 0;
+	const unsigned long long n = strtoull(v, &end, 10);
+	if (errno != 0 || *end != '\0' || *v == '-')
+		return P4DP_STAGE_AHEAD_MIN_ENTRIES;
+	return n;
+}
+
 struct p4dp_table *p4dp_table_create(const struct p4dp_table_params *p, struct p4dp_rcu *rcu)
 {
 	int rc = check_params(p);
@@ -162,6 +178,7 @@ struct p4dp_table *p4dp_table_create(const struct p4dp_table_params *p, struct p
 	t->clock = p->clock;
 	t->clock_arg = p->clock_arg;
 	t->dp_writes = p->dp_writes != 0;
+	t->stage_min = stage_ahead_min();
 	t->shared_answers = p->shared_answers != 0;
 	{
 		static const uint64_t defaults[P4DP_EXPIRE_PROFILES] = P4DP_EXPIRE_DEFAULTS_NS;
@@ -743,6 +760,11 @@ const struct p4dp_entry *p4dp_table_lookup(struct p4dp_table *t, const void *key
 	default:
 		return table_tm_lookup(t, key);
 	}
+}
+
+int p4dp_table_stage_ahead(const struct p4dp_table *t)
+{
+	return __atomic_load_n(&t->n_entries, __ATOMIC_RELAXED) >= t->stage_min;
 }
 
 void p4dp_table_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,

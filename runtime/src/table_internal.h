@@ -145,6 +145,7 @@ struct p4dp_table {
 	uint64_t n_meta; /* slots with metadata (under `lock`) */
 
 	uint64_t n_entries;
+	uint64_t stage_min; /* p4dp_table_stage_ahead's threshold (entries), set at creation */
 	uint64_t st_inserts, st_deletes, st_modifies, st_full;
 	uint64_t st_dp_inserts, st_dp_busy, st_expired, st_notified;
 };

@@ -34,7 +34,7 @@ static int keyless_add(struct p4dp_table *t, const struct p4dp_match *m, uint32_
 	/* Release: the entry's contents are visible before the pointer. Pairs
 	 * with the acquire load in p4dp_table_lookup. */
 	__atomic_store_n(&t->single, e, __ATOMIC_RELEASE);
-	t->n_entries++;
+	TABLE_SET_RELAXED(t->n_entries, t->n_entries + 1);
 	t->st_inserts++;
 	return 0;
 }
@@ -63,7 +63,7 @@ static int keyless_remove(struct p4dp_table *t)
 	/* Relaxed is enough for NULL: it publishes no memory; the grace period
 	 * (token taken after this store, with release) orders the reclaim. */
 	__atomic_store_n(&t->single, NULL, __ATOMIC_RELAXED);
-	t->n_entries--;
+	TABLE_SET_RELAXED(t->n_entries, t->n_entries - 1);
 	table_defer(t, table_entry_idx_reclaim, old, old->index);
 	return 0;
 }

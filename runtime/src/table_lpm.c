@@ -962,7 +962,7 @@ static int lpm_add_rule(struct p4dp_table *t, const uint8_t *val, uint32_t len, 
 	rule_link(s, r);
 	if (++s->n_rules > s->n_buckets)
 		rules_grow(s);
-	t->n_entries++;
+	TABLE_SET_RELAXED(t->n_entries, t->n_entries + 1);
 	t->st_inserts++;
 	return 0;
 }
@@ -1033,7 +1033,7 @@ static int lpm_delete(struct p4dp_table *t, const struct p4dp_match *m)
 	path_fold(t, kb, path, fl);
 	*link = r->next;
 	s->n_rules--;
-	t->n_entries--;
+	TABLE_SET_RELAXED(t->n_entries, t->n_entries - 1);
 	table_defer(t, entry_idx_put_cb, r->entry, r->entry->index);
 	answer_put(t, r->ans, true);
 	free(r);
@@ -1102,7 +1102,7 @@ static int lpm_clear(struct p4dp_table *t)
 	head_publish(t, s, root);
 	subtree_defer(t, old);
 	rules_drop(t, true);
-	t->n_entries = 0;
+	TABLE_SET_RELAXED(t->n_entries, 0);
 	return 0;
 }
 

@@ -1021,7 +1021,7 @@ static int table_tm_add(struct p4dp_table *t, const struct tm_match *m, uint32_t
 	r->cnext = s->idx[r->chash & s->idx_mask];
 	s->idx[r->chash & s->idx_mask] = r;
 	s->n_rules++;
-	t->n_entries++;
+	TABLE_SET_RELAXED(t->n_entries, t->n_entries + 1);
 	if (tb->n > tb->htab->mask + 1)
 		tab_grow(t, tb);
 	return 0;
@@ -1077,7 +1077,7 @@ static int table_tm_delete(struct p4dp_table *t, const struct tm_match *m)
 	int32_t old_max = tb->max_prio;
 	heap_remove(tb, r);
 	index_unlink(s, r);
-	t->n_entries--;
+	TABLE_SET_RELAXED(t->n_entries, t->n_entries - 1);
 	table_defer(t, rule_release_cb, r, 0);
 	if (tb->n == 0) {
 		tab_unlist(s, tb);
@@ -1111,7 +1111,7 @@ static int table_tm_clear(struct p4dp_table *t)
 		while (r != NULL) {
 			struct tm_rule *nx = r->cnext;
 			table_defer(t, rule_release_cb, r, 0);
-			t->n_entries--;
+			TABLE_SET_RELAXED(t->n_entries, t->n_entries - 1);
 			r = nx;
 		}
 		s->idx[i] = NULL;

@@ -738,6 +738,54 @@ out:
 	case_count();
 }
 
+/* p4dp_table_stage_ahead: 0 below P4DP_STAGE_AHEAD_MIN_ENTRIES entries and 1 from there, for
+ * exact, lpm and ternary tables, following inserts and deletes; P4DP_STAGE_AHEAD_MIN (read at
+ * creation) replaces the threshold, and a malformed value leaves the default. */
+static void test_stage_ahead(uint32_t kind)
+{
+	case_fail = 0;
+	struct p4dp_key_field f[1] = {F(kind, 0, 4, 32)};
+	struct p4dp_table_params p = {.name = "ahead", .key_len = 4, .n_fields = 1, .fields = f,
+				      .max_entries = P4DP_STAGE_AHEAD_MIN_ENTRIES + 8, .data_len = 0,
+				      .storage = P4DP_STORAGE_STATIC, .socket_id = SOCKET_ID_ANY};
+	const uint8_t ones[4] = {0xff, 0xff, 0xff, 0xff};
+	uint32_t k = 0;
+	struct p4dp_match m = {.value = (const uint8_t *)&k, .priority = 1};
+	if (kind != P4DP_MATCH_EXACT)
+		m.mask = ones; /* lpm: a /32 prefix; ternary: every bit */
+	struct p4dp_table *t = p4dp_table_create(&p, NULL);
+	CHECK(t != NULL, "create");
+	if (t == NULL)
+		goto out;
+	CHECK(p4dp_table_stage_ahead(t) == 0, "empty: not staged");
+	for (k = 1; k < P4DP_STAGE_AHEAD_MIN_ENTRIES; k++)
+		if (p4dp_table_entry_add(t, &m, 0, NULL) != 0)
+			break;
+	CHECK(k == P4DP_STAGE_AHEAD_MIN_ENTRIES, "inserted %u", k - 1);
+	CHECK(p4dp_table_stage_ahead(t) == 0, "one entry below the threshold: not staged");
+	CHECK(p4dp_table_entry_add(t, &m, 0, NULL) == 0, "insert at the threshold");
+	CHECK(p4dp_table_stage_ahead(t) == 1, "at the threshold: staged");
+	CHECK(p4dp_table_entry_delete(t, &m) == 0, "delete");
+	CHECK(p4dp_table_stage_ahead(t) == 0, "after a delete: not staged");
+	CHECK(p4dp_table_clear(t) == 0 && p4dp_table_stage_ahead(t) == 0, "cleared: not staged");
+	p4dp_table_free(t);
+	/* the environment's threshold: 0 stages an empty table; a malformed value is ignored */
+	setenv("P4DP_STAGE_AHEAD_MIN", "0", 1);
+	t = p4dp_table_create(&p, NULL);
+	CHECK(t != NULL && p4dp_table_stage_ahead(t) == 1, "P4DP_STAGE_AHEAD_MIN=0: empty table staged");
+	p4dp_table_free(t);
+	setenv("P4DP_STAGE_AHEAD_MIN", "12x", 1);
+	t = p4dp_table_create(&p, NULL);
+	CHECK(t != NULL && p4dp_table_stage_ahead(t) == 0, "malformed P4DP_STAGE_AHEAD_MIN: the default");
+	p4dp_table_free(t);
+	unsetenv("P4DP_STAGE_AHEAD_MIN");
+out:
+	printf("stage_ahead (%s) %s\n",
+	       kind == P4DP_MATCH_EXACT ? "exact" : kind == P4DP_MATCH_LPM ? "lpm" : "ternary",
+	       case_fail ? "FAIL" : "ok");
+	case_count();
+}
+
 /* Full table, delete, re-add: with a RCU domain and an online but idle worker,
  * the freed index is only reusable after a grace period; add must still succeed
  * (it waits for the worker's quiescent report, which we give from here). */
@@ -1398,6 +1446,9 @@ int main(int argc, char **argv)
 	test_xindex_large(P4DP_STORAGE_DYNAMIC, 12);
 	test_xindex_limit();
 	test_xindex_bucket8_states();
+	test_stage_ahead(P4DP_MATCH_EXACT);
+	test_stage_ahead(P4DP_MATCH_LPM);
+	test_stage_ahead(P4DP_MATCH_TERNARY);
 	rte_eal_cleanup();
 	printf("%u passed, %u failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;

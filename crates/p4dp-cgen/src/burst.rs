@@ -23,6 +23,15 @@
 //! write), and for an `add_on_miss` table (PNA) each `add_entry` marks the later packets' staged
 //! results for the same key stale (`stage_invalidate`), so those look the key up again. Entries stay valid for the burst: workers report RCU quiescence
 //! only between bursts.
+//!
+//! *Later staged tables* (`StagePlan::later`): the other tables of that control whose keys read
+//! only its parameters are staged the same way, each in the chunks where the runtime says a
+//! lookup ahead pays (`p4dp_table_stage_ahead`: the table is large enough that its lookups miss
+//! the cache; a cache-resident table costs less looked up in place). The pre-pass builds their
+//! keys from the packet as parsed, before any action ran, so the staged entry is used only if
+//! the key computed at the apply is still byte-identical (an earlier action may have changed a
+//! field of it); otherwise the apply looks up again. perf: without this a large table applied
+//! after the first one paid its cache misses one packet at a time (docs/PERFORMANCE.md).
 
 use std::fmt::Write as _;
 
@@ -34,11 +43,18 @@ use crate::{unsupported_as, Gen, Owner, UnsupportedKind, R};
 /// Maximum packets per staged lookup (the runtime's burst size).
 const STAGE_MAX: u32 = 32;
 
+/// A later staged table (`StagePlan::later`): its key code (`Gen::key_code`) and key length.
+struct Later {
+    tid: TableId,
+    kl: u32,
+    keyc: String,
+}
+
 /// `process_burst` when the parser cannot run ahead: the packets one after the other.
 /// perf: `process_staged` is inlined into the loop, so the C compiler keeps each packet's state
 /// (`struct gst`, the architecture's state struct) in registers where it can (scalar replacement:
 /// no pointer to that state may reach a function that is not inlined; see lib.rs, gst_init).
-const ONE_BY_ONE: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL);\n}\n";
+const ONE_BY_ONE: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL, NULL);\n}\n";
 /// `process_mbufs` (abi.h) with `process_staged` inlined per mbuf: the packet view is a local
 /// whose address reaches no call on the fast path, so it stays in registers too. Compiled only
 /// with DPDK's headers (`P4DP_DPDK`, lib.rs `compile_so`); included last, so DPDK's macros
@@ -46,7 +62,7 @@ const ONE_BY_ONE: &str = "static void process_burst(struct p4dp_ctx *ctx, struct
 const MBUFS: &str = "\n#ifdef P4DP_DPDK\n#include \"p4dp/mbuf.h\"\n\nstatic inline __attribute__((always_inline)) void process_one(struct p4dp_ctx *ctx, struct p4dp_pkt *pk, uint32_t i, void *arg)\n{\n\t(void)i;\n\t(void)arg;\n\tprocess_staged(ctx, pk, @ST@);\n}\n\n/* The runtime's receive path (abi.h, process_mbufs): one packet after the other, p4dp_mbufs_run's loop. */\nstatic uint32_t process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **m, uint32_t n, uint32_t in_port, uint32_t *out,\n\t\t\t      struct p4dp_mbufs_sum *sum)\n{\n\treturn p4dp_mbufs_run(ctx, m, n, in_port, out, sum, process_one, NULL);\n}\n#define P4DP_PROCESS_MBUFS process_mbufs\n#else\n#define P4DP_PROCESS_MBUFS NULL\n#endif\n";
 
 /// [`ONE_BY_ONE`] for PNA's `process_staged`.
-const ONE_BY_ONE_PNA: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL, 0, NULL);\n}\n";
+const ONE_BY_ONE_PNA: &str = "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{\n\tfor (uint32_t i = 0; i < n; i++)\n\t\tprocess_staged(ctx, pkts[i], NULL, NULL, 0, NULL, NULL);\n}\n";
 
 impl Gen<'_> {
     /// `process_burst` and `process_mbufs` for a program without a staged table (v1model, or PNA
@@ -60,7 +76,7 @@ impl Gen<'_> {
             "/* Bursts (burst.rs): the parser (v1model: or VerifyChecksum) has effects beyond the packet, so\n * packets run one after the other. */\n"
         });
         o.push_str(if pna { ONE_BY_ONE_PNA } else { ONE_BY_ONE });
-        o.push_str(&MBUFS.replace("@ST@", if pna { "NULL, NULL, 0, NULL" } else { "NULL, NULL" }));
+        o.push_str(&MBUFS.replace("@ST@", if pna { "NULL, NULL, 0, NULL, NULL" } else { "NULL, NULL, NULL" }));
         self.has_mbufs = true;
         o
     }
@@ -171,45 +187,103 @@ impl Gen<'_> {
             format!(
                 "\tint _hit = 0;\n\tconst struct p4dp_entry *e;\n\tif (R->st_key != NULL && {hit_only}memcmp(R->st_key, key, {key_len}u) == 0) {{\n\t\t/* staged by process_burst (burst.rs) */\n\t\t_hit = R->st_entry != NULL;\n\t\te = _hit ? R->st_entry : p4dp_table_default(R->ctx, {ti}u);{fresh}\n\t}} else {{\n\t\te = {apply};{stale}\n\t}}\n\tR->st_key = NULL;"
             )
+        } else if let Some(j) = self.info.stage.later.iter().position(|t| *t == tid) {
+            // a later staged table: the pre-pass's key may differ from this one (an earlier
+            // action changed a field of it), then the apply looks up again
+            format!(
+                "\tint _hit = 0;\n\tconst struct p4dp_entry *e;\n\tif (R->sl_key[{j}] != NULL && memcmp(R->sl_key[{j}], key, {key_len}u) == 0) {{\n\t\t/* staged by process_burst (burst.rs, a later staged table) */\n\t\t_hit = R->sl_ent[{j}] != NULL;\n\t\te = _hit ? R->sl_ent[{j}] : p4dp_table_default(R->ctx, {ti}u);\n\t}} else {{\n\t\te = {apply};\n\t}}\n\tR->sl_key[{j}] = NULL;"
+            )
         } else {
             format!("\tint _hit = 0;\n\tconst struct p4dp_entry *e = {apply};")
         }
     }
 
+    /// The statements of `process_staged` that take its `sl` argument (one packet's lookups of
+    /// the later staged tables, or NULL) into the packet's state.
+    pub(crate) fn stage_later_init(&self) -> String {
+        let nl = self.info.stage.later.len();
+        if nl == 0 {
+            return "\t(void)sl;\n".to_string();
+        }
+        let mut o = String::from("\tif (sl != NULL) {\n");
+        for j in 0..nl {
+            let _ = writeln!(o, "\t\tR->sl_key[{j}] = sl->key[{j}];\n\t\tR->sl_ent[{j}] = sl->ent[{j}];");
+        }
+        o.push_str("\t}\n");
+        o
+    }
+
     /// `process_burst` and `process_mbufs` of a program with staged table `tid`. `pass1` is one
-    /// packet's pre-pass (it has `ctx`, `pkt` and `ts_us`, writes the key to `out`), `decl` the
-    /// staged arrays' declarations, `kl` the key length, `gen` a statement run just before the
-    /// bulk lookup (empty if none), `call` the rest of packet `@P@`'s pipeline given its index
-    /// `i` in a chunk of `@M@` packets, the keys `@K@`, the entries `@E@` and the insert
-    /// generation `@G@`.
-    /// perf: the pre-pass keeps only the key; the pipeline parses the packet again (the parser is
+    /// packet's pre-pass (it has `ctx`, `pkt` and `ts_us`, writes the key to `out` and the later
+    /// staged tables' keys to `outL<j>` when `onL<j>`), `decl` the staged arrays' declarations,
+    /// `kl` the key length, `gen` a statement run just before the bulk lookup (empty if none),
+    /// `later` the later staged tables, `call` the rest of packet `@P@`'s pipeline given its
+    /// index `i` in a chunk of `@M@` packets, the keys `@K@`, the entries `@E@`, the insert
+    /// generation `@G@` and the later tables' lookups `@L@`.
+    /// perf: the pre-pass keeps only the keys; the pipeline parses the packet again (the parser is
     /// pure, `StagePlan::batch_parse`) with its state in registers, which is cheaper than keeping a
     /// burst of parsed states in memory. `process_mbufs` runs the pipeline through
     /// `p4dp_mbufs_run` (p4dp/mbuf.h), as programs without a staged table do.
-    fn staged_entries(pass1: &str, decl: &str, kl: u32, tid: TableId, gen: &str, call: &str, aom: bool) -> String {
+    #[allow(clippy::too_many_arguments)]
+    fn staged_entries(
+        pass1: &str,
+        decl: &str,
+        kl: u32,
+        tid: TableId,
+        gen: &str,
+        later: &[Later],
+        call: &str,
+        aom: bool,
+    ) -> String {
         let ti = tid.index();
         let kla = kl.max(1).div_ceil(16) * 16;
-        let lookup = format!("{gen}\t\tp4dp_table_lookup_bulk(ctx->tables[{ti}u], kp, m, ents);\n\t\t/* perf: the entries' cache misses overlap here instead of one per packet in its action */\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tif (ents[i] != NULL)\n\t\t\t\t__builtin_prefetch(ents[i]);\n");
+        let mut lookup = format!("{gen}\t\tp4dp_table_lookup_bulk(ctx->tables[{ti}u], kp, m, ents);\n\t\t/* perf: the entries' cache misses overlap here instead of one per packet in its action */\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tif (ents[i] != NULL)\n\t\t\t\t__builtin_prefetch(ents[i]);\n");
+        // the later staged tables: declarations, whether each is staged in this chunk, the
+        // pre-pass's arguments, their bulk lookups and each packet's struct st_later
+        let mut ldecl = String::new();
+        let mut lon = String::new();
+        let mut lparams = String::new();
+        let mut largs = String::new();
+        let mut lkp = String::new();
+        let mut lzero = String::new();
+        let mut lsl = String::new();
+        for (j, l) in later.iter().enumerate() {
+            let (lt, lkla) = (l.tid.index(), l.kl.max(1).div_ceil(16) * 16);
+            let _ = write!(ldecl, "\tuint8_t keysL{j}[{STAGE_MAX}][{lkla}] __attribute__((aligned(16)));\n\tconst void *kpL{j}[{STAGE_MAX}];\n\tconst struct p4dp_entry *entsL{j}[{STAGE_MAX}];\n");
+            let _ = writeln!(lon, "\t\tconst int onL{j} = p4dp_table_stage_ahead(ctx->tables[{lt}u]);");
+            let _ = write!(lparams, ", uint8_t *outL{j}, int onL{j}");
+            let _ = write!(largs, ", keysL{j}[i], onL{j}");
+            let _ = writeln!(lkp, "\t\t\tkpL{j}[i] = keysL{j}[i];");
+            let _ = write!(lzero, "\t\t\t\tif (onL{j})\n\t\t\t\t\tmemset(keysL{j}[i], 0, {lkla}u);\n");
+            let _ = write!(lookup, "\t\tif (onL{j}) {{\n\t\t\tp4dp_table_lookup_bulk(ctx->tables[{lt}u], kpL{j}, m, entsL{j});\n\t\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\t\tif (entsL{j}[i] != NULL)\n\t\t\t\t\t__builtin_prefetch(entsL{j}[i]);\n\t\t}}\n");
+            let _ = write!(lsl, "\t\t\tsls[i].key[{j}] = onL{j} ? keysL{j}[i] : NULL;\n\t\t\tsls[i].ent[{j}] = onL{j} ? entsL{j}[i] : NULL;\n");
+        }
+        if !later.is_empty() {
+            let _ = writeln!(ldecl, "\tstruct st_later sls[{STAGE_MAX}];");
+            let _ = write!(lookup, "\t\tfor (uint32_t i = 0; i < m; i++) {{\n{lsl}\t\t}}\n");
+        }
         let genv = if aom { "\tuint64_t st_gen;\n" } else { "" };
-        let head = format!("{decl}{genv}\t/* perf: the burst's time (ctx->now_ns is per burst) converted once */\n\tconst uint64_t ts_us = ctx->now_ns / 1000u;\n\t(void)ts_us;\n");
-        let call_with = |vals: [&str; 5]| {
-            ["@P@", "@K@", "@M@", "@E@", "@G@"]
+        let head = format!("{decl}{ldecl}{genv}\t/* perf: the burst's time (ctx->now_ns is per burst) converted once */\n\tconst uint64_t ts_us = ctx->now_ns / 1000u;\n\t(void)ts_us;\n");
+        let call_with = |vals: [&str; 6]| {
+            ["@P@", "@K@", "@M@", "@E@", "@G@", "@L@"]
                 .iter()
                 .zip(vals)
                 .fold(call.to_string(), |c, (k, v)| c.replace(k, v))
         };
+        let (sl_burst, sl_mbufs) = if later.is_empty() { ("NULL", "NULL") } else { ("&sls[i]", "&a->sl[i]") };
         // one packet's pre-pass, shared by both entries
-        let mut o = format!("/* The staged table's key of packet pkt: a parse for the key only (the C compiler drops the\n * rest). */\nstatic inline __attribute__((always_inline)) void stage_key_of(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, uint64_t ts_us, uint8_t *out)\n{{\n\t(void)ts_us;\n{pass1}}}\n\n");
+        let mut o = format!("/* The staged tables' keys of packet pkt: a parse for the keys only (the C compiler drops the\n * rest). */\nstatic inline __attribute__((always_inline)) void stage_key_of(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, uint64_t ts_us, uint8_t *out{lparams})\n{{\n\t(void)ts_us;\n{pass1}}}\n\n");
         // process_burst
-        let _ = write!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n{head}\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstage_key_of(ctx, pkts[b + i], ts_us, keys[i]);\n\t\t\tkp[i] = keys[i];\n\t\t}}\n{lookup}");
-        let c = call_with(["pkts[b + i]", "keys", "m", "ents", if aom { "&st_gen" } else { "NULL" }]);
+        let _ = write!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n{head}\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n{lon}\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstage_key_of(ctx, pkts[b + i], ts_us, keys[i]{largs});\n\t\t\tkp[i] = keys[i];\n{lkp}\t\t}}\n{lookup}");
+        let c = call_with(["pkts[b + i]", "keys", "m", "ents", if aom { "&st_gen" } else { "NULL" }, sl_burst]);
         let _ = write!(o, "\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\t{c};\n\t}}\n}}\n");
         // process_mbufs
-        let c = call_with(["pk", "a->keys", "a->m", "a->ents", "a->gen"]);
-        let _ = write!(o, "\n#ifdef P4DP_DPDK\n#include \"p4dp/mbuf.h\"\n\n/* process_mbufs' chunk: the staged keys, entries and insert generation */\nstruct stage_arg {{\n\tuint8_t (*keys)[{kla}];\n\tconst struct p4dp_entry **ents;\n\tuint32_t m;\n\tuint64_t *gen;\n}};\n\nstatic inline __attribute__((always_inline)) void process_one(struct p4dp_ctx *ctx, struct p4dp_pkt *pk, uint32_t i, void *arg)\n{{\n\tstruct stage_arg *a = arg;\n\t(void)a->gen;\n\t{c};\n}}\n\n");
-        let _ = write!(o, "/* The runtime's receive path (abi.h, process_mbufs): per chunk of the burst, the keys, one bulk\n * lookup, then each packet's pipeline in p4dp_mbufs_run's loop. A multi-segment mbuf gets a zero key\n * (its lookup is not used: p4dp_mbufs_run skips it). */\nstatic uint32_t process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **mb, uint32_t n, uint32_t in_port, uint32_t *out,\n\t\t\t      struct p4dp_mbufs_sum *sum)\n{{\n{head}\tuint32_t one = P4DP_OUT_ERROR;\n\tsum->rx_bytes = 0;\n\tsum->tx_bytes = 0;\n\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tkp[i] = keys[i];\n\t\t\tif (__builtin_expect(mb[b + i]->nb_segs != 1, 0)) {{\n\t\t\t\tmemset(keys[i], 0, {kla}u);\n\t\t\t\tcontinue;\n\t\t\t}}\n\t\t\tstruct p4dp_pkt pk0 = p4dp_mbuf_view(mb[b + i], in_port);\n\t\t\tstage_key_of(ctx, &pk0, ts_us, keys[i]);\n\t\t}}\n{lookup}");
+        let c = call_with(["pk", "a->keys", "a->m", "a->ents", "a->gen", sl_mbufs]);
+        let _ = write!(o, "\n#ifdef P4DP_DPDK\n#include \"p4dp/mbuf.h\"\n\n/* process_mbufs' chunk: the staged keys, entries, insert generation and later tables' lookups */\nstruct stage_arg {{\n\tuint8_t (*keys)[{kla}];\n\tconst struct p4dp_entry **ents;\n\tuint32_t m;\n\tuint64_t *gen;\n\tconst struct st_later *sl;\n}};\n\nstatic inline __attribute__((always_inline)) void process_one(struct p4dp_ctx *ctx, struct p4dp_pkt *pk, uint32_t i, void *arg)\n{{\n\tstruct stage_arg *a = arg;\n\t(void)a->gen;\n\t(void)a->sl;\n\t{c};\n}}\n\n");
+        let _ = write!(o, "/* The runtime's receive path (abi.h, process_mbufs): per chunk of the burst, the keys, one bulk\n * lookup per staged table, then each packet's pipeline in p4dp_mbufs_run's loop. A multi-segment mbuf\n * gets zero keys (their lookups are not used: p4dp_mbufs_run skips it). */\nstatic uint32_t process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **mb, uint32_t n, uint32_t in_port, uint32_t *out,\n\t\t\t      struct p4dp_mbufs_sum *sum)\n{{\n{head}\tuint32_t one = P4DP_OUT_ERROR;\n\tsum->rx_bytes = 0;\n\tsum->tx_bytes = 0;\n\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n{lon}\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tkp[i] = keys[i];\n{lkp}\t\t\tif (__builtin_expect(mb[b + i]->nb_segs != 1, 0)) {{\n\t\t\t\tmemset(keys[i], 0, {kla}u);\n{lzero}\t\t\t\tcontinue;\n\t\t\t}}\n\t\t\tstruct p4dp_pkt pk0 = p4dp_mbuf_view(mb[b + i], in_port);\n\t\t\tstage_key_of(ctx, &pk0, ts_us, keys[i]{largs});\n\t\t}}\n{lookup}");
         let g = if aom { "&st_gen" } else { "NULL" };
-        let _ = write!(o, "\t\tstruct stage_arg a = {{ keys, ents, m, {g} }};\n\t\tstruct p4dp_mbufs_sum s;\n\t\tconst uint32_t r = p4dp_mbufs_run(ctx, mb + b, m, in_port, out + b, &s, process_one, &a);\n\t\tsum->rx_bytes += s.rx_bytes;\n\t\tsum->tx_bytes += s.tx_bytes;\n\t\tone = b == 0 || r == one ? r : P4DP_OUT_ERROR;\n\t}}\n\treturn one;\n}}\n#define P4DP_PROCESS_MBUFS process_mbufs\n#else\n#define P4DP_PROCESS_MBUFS NULL\n#endif\n");
+        let sla = if later.is_empty() { "NULL" } else { "sls" };
+        let _ = write!(o, "\t\tstruct stage_arg a = {{ keys, ents, m, {g}, {sla} }};\n\t\tstruct p4dp_mbufs_sum s;\n\t\tconst uint32_t r = p4dp_mbufs_run(ctx, mb + b, m, in_port, out + b, &s, process_one, &a);\n\t\tsum->rx_bytes += s.rx_bytes;\n\t\tsum->tx_bytes += s.tx_bytes;\n\t\tone = b == 0 || r == one ? r : P4DP_OUT_ERROR;\n\t}}\n\treturn one;\n}}\n#define P4DP_PROCESS_MBUFS process_mbufs\n#else\n#define P4DP_PROCESS_MBUFS NULL\n#endif\n");
         o
     }
 
@@ -230,6 +304,33 @@ impl Gen<'_> {
         }
         o.push_str("\t}\n");
         o
+    }
+
+    /// The pre-pass's part for later staged table `l` (the `j`th): when it is staged in this chunk
+    /// (`onL<j>`), its key into `outL<j>`, prefetched as [`Gen::stage_key`] does.
+    fn stage_key_later(j: usize, l: &Later) -> String {
+        let mut o = format!("\tif (onL{j}) {{\n");
+        for x in l.keyc.lines() {
+            let _ = writeln!(o, "\t{x}");
+        }
+        let _ = writeln!(o, "\t\tmemcpy(outL{j}, key, {}u);", l.kl);
+        if (1..=8).contains(&l.kl) {
+            let _ = writeln!(o, "\t\tp4dp_table_prefetch(ctx, {}u, outL{j}, {}u);", l.tid.index(), l.kl);
+        }
+        o.push_str("\t}\n");
+        o
+    }
+
+    /// The later staged tables of control `ig` (`StagePlan::later`) with their key code.
+    fn stage_later(&mut self, ig: ControlId) -> R<Vec<Later>> {
+        self.owner = Owner::Control(ig);
+        let mut v = Vec::new();
+        for &tid in &self.info.stage.later.clone() {
+            let keys = self.match_keys(tid);
+            let (keyc, kl) = self.key_code(&keys)?;
+            v.push(Later { tid, kl, keyc });
+        }
+        Ok(v)
     }
 
     /// The pre-pass's bindings of control `c`'s parameters to packet i's state `lvs` (in parameter
@@ -279,6 +380,10 @@ impl Gen<'_> {
         let mut pass1 = String::from("\tstruct gst G;\n\tstruct gst *R = &G;\n\tR->ctx = ctx;\n\tR->pkt = pkt;\n\tstruct pnast S1 = (struct pnast){};\n\tpna_parse(R, &S1);\n");
         pass1.push_str(&self.stage_bind(mc, &["S1.mh", "S1.mm", "S1.mi", "S1.mo"]));
         pass1.push_str(&Self::stage_key(&keyc, kl, tid));
+        let later = self.stage_later(mc)?;
+        for (j, l) in later.iter().enumerate() {
+            pass1.push_str(&Self::stage_key_later(j, l));
+        }
         // add-on-miss: the insert generation before the lookup lets add_entry skip its
         // existence check for a staged miss (p4dp_table_dp_add_seen)
         let aom = self.info.stage.staged_add_on_miss;
@@ -293,7 +398,8 @@ impl Gen<'_> {
             kl,
             tid,
             &gen,
-            "process_staged(ctx, @P@, @K@[i], @E@ + i, @M@ - i, @G@)",
+            &later,
+            "process_staged(ctx, @P@, @K@[i], @E@ + i, @M@ - i, @G@, @L@)",
             aom,
         ));
         self.has_mbufs = true;
@@ -372,13 +478,18 @@ impl Gen<'_> {
         pass1.push_str("\tv1_parse(R, &S1);\n\tR->vs = &S1;\n");
         pass1.push_str(&self.stage_bind(ig, &["S1.hdr", "S1.meta", "S1.sm"]));
         pass1.push_str(&Self::stage_key(&keyc, kl, tid));
+        let later = self.stage_later(ig)?;
+        for (j, l) in later.iter().enumerate() {
+            pass1.push_str(&Self::stage_key_later(j, l));
+        }
         o.push_str(&Self::staged_entries(
             &pass1,
             &decl,
             kl,
             tid,
             "",
-            "process_staged(ctx, @P@, @K@[i], @E@[i])",
+            &later,
+            "process_staged(ctx, @P@, @K@[i], @E@[i], @L@)",
             false,
         ));
         self.has_mbufs = true;

@@ -375,8 +375,8 @@ impl Gen<'_> {
         // perf: process_staged takes the staged lookup of process_burst/process_mbufs (burst.rs);
         // process = no staging
         let ft = self.info.features;
-        o.push_str("static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry);\n\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tprocess_staged(ctx, pkt, NULL, NULL);\n}\n\n");
-        o.push_str("/* One input packet: all its passes. st_key, st_entry: the staged lookup of process_burst or\n * process_mbufs (burst.rs), or NULL. */\nstatic inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tstruct v1st S0, *S;\n");
+        o.push_str("static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct st_later *sl);\n\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tprocess_staged(ctx, pkt, NULL, NULL, NULL);\n}\n\n");
+        o.push_str("/* One input packet: all its passes. st_key, st_entry: the staged lookup of process_burst or\n * process_mbufs (burst.rs), or NULL; sl: the later staged tables' (or NULL). */\nstatic inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct st_later *sl)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tstruct v1st S0, *S;\n");
         if ft.passes() {
             o.push_str("\tstruct v1st K;\n\tuint32_t itype = 0, keep = 0;\n");
         } else {
@@ -386,7 +386,9 @@ impl Gen<'_> {
         if ft.passes() {
             o.push_str("\tif (pass == V1_MAX_PASSES) {\n\t\tp4dp_count_unsupported(ctx, \"resubmit/recirculate: more than 16 passes, packet dropped\");\n\t\treturn;\n\t}\n");
         }
-        o.push_str("\tgst_init(R, ctx, pkt);\n\tR->st_key = st_key;\n\tR->st_entry = st_entry;\n\tS = &S0;\n\t*S = (struct v1st){};\n");
+        o.push_str("\tgst_init(R, ctx, pkt);\n\tR->st_key = st_key;\n\tR->st_entry = st_entry;\n");
+        o.push_str(&self.stage_later_init());
+        o.push_str("\tS = &S0;\n\t*S = (struct v1st){};\n");
         if ft.passes() {
             o.push_str("\tif (keep)\n\t\tv1_keep_fields(S, &K, keep - 1u);\n");
         }

@@ -510,11 +510,28 @@ impl<'a> Gen<'a> {
                  \tuint64_t *st_gen;\n\tuint32_t st_fresh;\n",
             );
         }
+        let nl = self.info.stage.later.len();
+        if nl > 0 {
+            let _ = writeln!(
+                out,
+                "\t/* burst.rs, the later staged tables (in StagePlan order): the keys they were looked up with\n\
+                 \t * (NULL: not staged) and their entries (NULL: miss) */\n\
+                 \tconst uint8_t *sl_key[{nl}];\n\tconst struct p4dp_entry *sl_ent[{nl}];"
+            );
+        }
         for o in &owners {
             let f = self.frame(*o);
             let _ = writeln!(out, "\tstruct {} {};", f.ty, f.field);
         }
         out.push_str("};\n\n");
+        if nl > 0 {
+            let _ = write!(
+                out,
+                "/* burst.rs: one packet's staged lookups of the later staged tables (process_staged) */\nstruct st_later {{\n\tconst uint8_t *key[{nl}];\n\tconst struct p4dp_entry *ent[{nl}];\n}};\n\n"
+            );
+        } else {
+            out.push_str("struct st_later; /* no later staged tables (burst.rs) */\n\n");
+        }
         if self.info.stage.staged_add_on_miss {
             out.push_str("/* burst.rs: a staged entry an earlier packet's insert made stale (looked up again) */\n#define ST_STALE ((const struct p4dp_entry *)(uintptr_t)1)\n\n");
         }
@@ -531,7 +548,13 @@ impl<'a> Gen<'a> {
              \tR->drop = R->trunc = R->csum_err = R->entry_index = R->entry_hit = R->dp_table = 0;\n\
              \tR->resubmit = R->recirculate = 0;\n\
              \tR->dp_entry = NULL;\n\tR->dp_key = R->st_key = NULL;\n\tR->st_entry = NULL;\n\
-             @CLONE@@XSUM@}\n\n"
+             @SL@@CLONE@@XSUM@}\n\n"
+            .replace(
+                "@SL@",
+                &(0..nl)
+                    .map(|j| format!("\tR->sl_key[{j}] = NULL;\n\tR->sl_ent[{j}] = NULL;\n"))
+                    .collect::<String>(),
+            )
             .replace(
                 "@CLONE@",
                 if self.info.features.clone { "\tR->clone_type = -1;\n\tR->clone_session = 0;\n" } else { "" },

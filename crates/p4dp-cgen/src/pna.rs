@@ -120,15 +120,15 @@ impl Gen<'_> {
         o.push_str(&setf(self, "S->mi", mi, "parser_error", "S->perr"));
         o.push_str(&setf(self, "S->mi", mi, "timestamp", "ctx->now_ns"));
         o.push_str("}\n\n");
-        o.push_str("static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry **st_ents, uint32_t st_n, uint64_t *st_gen);\n\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tprocess_staged(ctx, pkt, NULL, NULL, 0, NULL);\n}\n\n");
-        o.push_str(&"/* One packet. st_key, st_ents[0]: the staged lookup of the first table (or NULL); st_ents[1..st_n): the\n * later packets' (an add-on-miss insert may mark them stale); st_gen: the staged table's insert\n * generation loaded before the staged lookup (add-on-miss; or NULL). */\nstatic inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry **st_ents, uint32_t st_n, uint64_t *st_gen)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tgst_init(R, ctx, pkt);\n\tR->st_key = st_key;\n\tR->st_entry = st_ents != NULL ? st_ents[0] : NULL;\n\t(void)st_n;\n\t(void)st_gen;\n\tR->pna_drop = 1;\n\tR->pna_port = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n@STAOM@\tstruct pnast S0, *S = &S0;\n\t*S = (struct pnast){};\n\tpna_parse(R, S);\n\tR->payload_off = S->payload_off;\n".replace(
+        o.push_str("static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry **st_ents, uint32_t st_n, uint64_t *st_gen, const struct st_later *sl);\n\nstatic void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)\n{\n\tprocess_staged(ctx, pkt, NULL, NULL, 0, NULL, NULL);\n}\n\n");
+        o.push_str(&"/* One packet. st_key, st_ents[0]: the staged lookup of the first table (or NULL); st_ents[1..st_n): the\n * later packets' (an add-on-miss insert may mark them stale); st_gen: the staged table's insert\n * generation loaded before the staged lookup (add-on-miss; or NULL); sl: the later staged tables'\n * lookups (or NULL). */\nstatic inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry **st_ents, uint32_t st_n, uint64_t *st_gen, const struct st_later *sl)\n{\n\tstruct gst G;\n\tstruct gst *R = &G;\n\tgst_init(R, ctx, pkt);\n\tR->st_key = st_key;\n\tR->st_entry = st_ents != NULL ? st_ents[0] : NULL;\n@SLI@\t(void)st_n;\n\t(void)st_gen;\n\tR->pna_drop = 1;\n\tR->pna_port = 0;\n\tpkt->out_port = P4DP_PORT_DROP;\n@STAOM@\tstruct pnast S0, *S = &S0;\n\t*S = (struct pnast){};\n\tpna_parse(R, S);\n\tR->payload_off = S->payload_off;\n".replace(
             "@STAOM@",
             if self.info.stage.staged_add_on_miss {
                 "\tR->st_keys = st_key;\n\tR->st_ents = st_ents;\n\tR->st_n = st_n;\n\tR->st_gen = st_gen;\n\tR->st_fresh = 0;\n"
             } else {
                 ""
             },
-        ));
+        ).replace("@SLI@", &self.stage_later_init()));
         // pre control: shares the main headers/metadata when the types agree
         let same_h = self.ctype(ph, pr.span)? == self.ctype(mh, pr.span)?;
         let same_m = self.ctype(pm, pr.span)? == self.ctype(mm, pr.span)?;

@@ -336,6 +336,23 @@ const struct p4dp_entry *p4dp_table_lookup(struct p4dp_table *t, const void *key
 void p4dp_table_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
 			    const struct p4dp_entry **out);
 
+/** Entries below which p4dp_table_stage_ahead() answers 0 (measured: docs/PERFORMANCE.md, the
+ *  staged later tables' row). The environment's P4DP_STAGE_AHEAD_MIN, read when a table is
+ *  created, replaces it (a decimal count; 0: always stage; docs/testing.md). */
+#define P4DP_STAGE_AHEAD_MIN_ENTRIES 4096u
+
+/**
+ * Whether a burst's bulk lookup of @p t ahead of the packets' pipelines is worth its cost (the
+ * generated code's later staged tables, cgen burst.rs, ask once per chunk of a burst): 1 when
+ * the table holds at least P4DP_STAGE_AHEAD_MIN_ENTRIES entries (or P4DP_STAGE_AHEAD_MIN), so
+ * that its lookups likely miss the cache and overlapping them pays for building the keys ahead;
+ * 0 otherwise (a cache-resident table is looked up where it is applied). Only a hint: no result
+ * depends on it.
+ * Context: worker. Thread safety: a relaxed load of the entry count (written with relaxed
+ * stores under the table's locks).
+ */
+int p4dp_table_stage_ahead(const struct p4dp_table *t);
+
 /* ---- data-plane writes and idle timeout (ABI version 2) ---- */
 
 /**

@@ -121,6 +121,8 @@ struct gst {
 	struct frame_p f_p;
 };
 
+struct st_later; /* no later staged tables (burst.rs) */
+
 /* A packet's (or pass's) fresh state. Frames are set up by each block's caller. */
 static inline __attribute__((always_inline)) void gst_init(struct gst *R, struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 {
@@ -529,16 +531,16 @@ static inline __attribute__((always_inline)) void v1_egress(struct gst *R, struc
 	R->recirculate = saved;
 }
 
-static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry);
+static void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct st_later *sl);
 
 static void process(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt)
 {
-	process_staged(ctx, pkt, NULL, NULL);
+	process_staged(ctx, pkt, NULL, NULL, NULL);
 }
 
 /* One input packet: all its passes. st_key, st_entry: the staged lookup of process_burst or
- * process_mbufs (burst.rs), or NULL. */
-static inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry)
+ * process_mbufs (burst.rs), or NULL; sl: the later staged tables' (or NULL). */
+static inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, const uint8_t *st_key, const struct p4dp_entry *st_entry, const struct st_later *sl)
 {
 	struct gst G;
 	struct gst *R = &G;
@@ -549,6 +551,7 @@ static inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx
 	gst_init(R, ctx, pkt);
 	R->st_key = st_key;
 	R->st_entry = st_entry;
+	(void)sl;
 	S = &S0;
 	*S = (struct v1st){};
 	S->sm.f_ingress_port = (uint16_t)((uint32_t)(pkt->in_port) & 0x1ffu);
@@ -568,7 +571,7 @@ static inline __attribute__((always_inline)) void process_staged(struct p4dp_ctx
 
 /* Bursts (burst.rs): build the keys of table ingress.t (a pre-pass parses each packet for its key
  * only), one bulk lookup, then each packet's pipeline (parsing it again), reusing the entries. */
-/* The staged table's key of packet pkt: a parse for the key only (the C compiler drops the
+/* The staged tables' keys of packet pkt: a parse for the keys only (the C compiler drops the
  * rest). */
 static inline __attribute__((always_inline)) void stage_key_of(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, uint64_t ts_us, uint8_t *out)
 {
@@ -615,31 +618,33 @@ static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t
 			if (ents[i] != NULL)
 				__builtin_prefetch(ents[i]);
 		for (uint32_t i = 0; i < m; i++)
-			process_staged(ctx, pkts[b + i], keys[i], ents[i]);
+			process_staged(ctx, pkts[b + i], keys[i], ents[i], NULL);
 	}
 }
 
 #ifdef P4DP_DPDK
 #include "p4dp/mbuf.h"
 
-/* process_mbufs' chunk: the staged keys, entries and insert generation */
+/* process_mbufs' chunk: the staged keys, entries, insert generation and later tables' lookups */
 struct stage_arg {
 	uint8_t (*keys)[16];
 	const struct p4dp_entry **ents;
 	uint32_t m;
 	uint64_t *gen;
+	const struct st_later *sl;
 };
 
 static inline __attribute__((always_inline)) void process_one(struct p4dp_ctx *ctx, struct p4dp_pkt *pk, uint32_t i, void *arg)
 {
 	struct stage_arg *a = arg;
 	(void)a->gen;
-	process_staged(ctx, pk, a->keys[i], a->ents[i]);
+	(void)a->sl;
+	process_staged(ctx, pk, a->keys[i], a->ents[i], NULL);
 }
 
 /* The runtime's receive path (abi.h, process_mbufs): per chunk of the burst, the keys, one bulk
- * lookup, then each packet's pipeline in p4dp_mbufs_run's loop. A multi-segment mbuf gets a zero key
- * (its lookup is not used: p4dp_mbufs_run skips it). */
+ * lookup per staged table, then each packet's pipeline in p4dp_mbufs_run's loop. A multi-segment mbuf
+ * gets zero keys (their lookups are not used: p4dp_mbufs_run skips it). */
 static uint32_t process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **mb, uint32_t n, uint32_t in_port, uint32_t *out,
 			      struct p4dp_mbufs_sum *sum)
 {
@@ -668,7 +673,7 @@ static uint32_t process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **mb, uint32
 		for (uint32_t i = 0; i < m; i++)
 			if (ents[i] != NULL)
 				__builtin_prefetch(ents[i]);
-		struct stage_arg a = { keys, ents, m, NULL };
+		struct stage_arg a = { keys, ents, m, NULL, NULL };
 		struct p4dp_mbufs_sum s;
 		const uint32_t r = p4dp_mbufs_run(ctx, mb + b, m, in_port, out + b, &s, process_one, &a);
 		sum->rx_bytes += s.rx_bytes;

@@ -8,12 +8,17 @@
 //! ([`StagePlan::staged`]), it builds the keys of the whole chunk after parsing and looks them up
 //! at once (a bulk lookup overlaps the lookups' cache misses: rte_hash's for exact tables, the
 //! trie's for lpm tables, the merged tuple space's buckets for ternary, range and optional ones).
+//! The other tables of that control that qualify the same way and are not `add_on_miss`
+//! ([`StagePlan::later`], at most [`LATER_MAX`], in program order) are staged too, each only in
+//! the bursts where the runtime finds it large enough for a lookup ahead to pay
+//! (`p4dp_table_stage_ahead`): their keys are built from the parsed packet as it is before the
+//! control runs, so a key an earlier action changes is simply looked up again.
 //!
 //! Invariant (what makes the staging unobservable): the parser run ahead is pure (only
 //! `packet_in` methods, validity and stack builtins, pure sub-parsers; in v1model's
 //! VerifyChecksum only `verify_checksum*`), so running it an extra time changes nothing; the
-//! staged table's apply reuses a staged entry only when the key it computes is byte-identical,
-//! and for an `add_on_miss` table ([`StagePlan::staged_add_on_miss`]) every insert marks the
+//! staged table's apply (the first or a later one) reuses a staged entry only when the key it
+//! computes is byte-identical, and for an `add_on_miss` table ([`StagePlan::staged_add_on_miss`]) every insert marks the
 //! later packets' staged results for that key stale. Results equal those of packet-by-packet
 //! processing (`p4dp stf --burst` checks it on the whole corpus).
 
@@ -21,7 +26,7 @@ use super::{is_top_param, Owner};
 use crate::*;
 
 /// What burst processing may do ahead (module doc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct StagePlan {
     /// The parser (v1model: and VerifyChecksum) of a whole burst may run before the first
     /// packet's controls.
@@ -31,7 +36,14 @@ pub struct StagePlan {
     /// The staged table is an `add_on_miss` table (PNA): an insert makes the later packets'
     /// staged results for the same key stale.
     pub staged_add_on_miss: bool,
+    /// Later tables of the same control staged as well, in program order (empty without
+    /// `staged`): tables of matched keys without an implementation, not `add_on_miss`, whose
+    /// keys read only the control's top-level parameters, applied outside loops.
+    pub later: Vec<TableId>,
 }
+
+/// The most later tables a burst stages (each costs a key build per packet in the pre-pass).
+pub const LATER_MAX: usize = 8;
 
 /// The staging plan of `p` (module doc).
 pub fn plan(p: &Program) -> StagePlan {
@@ -41,6 +53,7 @@ pub fn plan(p: &Program) -> StagePlan {
         batch_parse,
         staged,
         staged_add_on_miss: staged.is_some_and(|t| p.tables[t].add_on_miss),
+        later: staged.map_or_else(Vec::new, |t| later_tables(p, t)),
     }
 }
 
@@ -157,25 +170,27 @@ fn batch_parse(p: &Program) -> bool {
     }
 }
 
-/// The table whose lookups a burst stages, given that the parser may run ahead (module doc).
-fn staged_table(p: &Program) -> Option<TableId> {
+/// The control whose first table a burst stages: v1model's Ingress, PNA's MainControl (PNA's
+/// PreControl takes `in` headers, so the headers a key reads are final after parsing; metadata it
+/// changes only makes the key differ).
+fn staged_control(p: &Program) -> Option<ControlId> {
     let pkg = p.package.as_ref()?;
-    // v1model: Ingress; PNA: MainControl (PreControl takes `in` headers, so the headers the
-    // key reads are final after parsing; metadata it changes only makes the key differ)
     let BlockRef::Control(ig) = pkg.blocks[2].1 else {
         return None;
     };
-    if p.controls[ig].params.len() != if pkg.arch == "pna" { 4 } else { 3 } {
-        return None;
-    }
-    let tid = first_apply(&p.controls[ig].body)?;
+    (p.controls[ig].params.len() == if pkg.arch == "pna" { 4 } else { 3 }).then_some(ig)
+}
+
+/// Whether table `tid` of control `ig` can be staged: owned by `ig`, matched keys only (no
+/// action selector's), no implementation, keys that read only `ig`'s top-level parameters.
+fn stageable(p: &Program, ig: ControlId, tid: TableId) -> bool {
     let t = &p.tables[tid];
     if t.owner != ig
         || t.keys.is_empty()
         || t.implementation.is_some()
         || t.keys.iter().any(|k| !matches!(k.match_kind, MatchKind::Key(_)))
     {
-        return None;
+        return false;
     }
     let vars = &p.controls[ig].vars;
     let mut ok = true;
@@ -184,5 +199,48 @@ fn staged_table(p: &Program) -> Option<TableId> {
             ok &= matches!(vars[v].kind, VarKind::Param(_)) && is_top_param(p, Owner::Control(ig), v)
         });
     }
-    ok.then_some(tid)
+    ok
+}
+
+/// The table whose lookups a burst stages, given that the parser may run ahead (module doc).
+fn staged_table(p: &Program) -> Option<TableId> {
+    let ig = staged_control(p)?;
+    let tid = first_apply(&p.controls[ig].body)?;
+    stageable(p, ig, tid).then_some(tid)
+}
+
+/// Every table `b` applies, in program order, outside loops (not looking into called blocks).
+fn applies(b: &Block, out: &mut Vec<TableId>) {
+    for s in b {
+        match s {
+            Stmt::ApplyTable { table, .. } => out.push(*table),
+            Stmt::If { then_, else_, .. } => {
+                applies(then_, out);
+                applies(else_, out);
+            }
+            Stmt::Block(x) => applies(x, out),
+            Stmt::Switch { cases, default, .. } => {
+                cases.iter().for_each(|c| applies(&c.body, out));
+                if let Some(d) = default {
+                    applies(d, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The later tables a burst stages besides `first` (module doc).
+fn later_tables(p: &Program, first: TableId) -> Vec<TableId> {
+    let Some(ig) = staged_control(p) else { return Vec::new() };
+    let mut all = Vec::new();
+    applies(&p.controls[ig].body, &mut all);
+    let mut later: Vec<TableId> = Vec::new();
+    for t in all {
+        if t != first && !later.contains(&t) && !p.tables[t].add_on_miss && stageable(p, ig, t) {
+            later.push(t);
+        }
+    }
+    later.truncate(LATER_MAX);
+    later
 }
