@@ -43,6 +43,11 @@ use crate::{unsupported_as, Gen, Owner, UnsupportedKind, R};
 /// Maximum packets per staged lookup (the runtime's burst size).
 const STAGE_MAX: u32 = 32;
 
+/// `code` with one more tab at the start of each line.
+fn indent(code: &str) -> String {
+    code.lines().map(|l| format!("\t{l}\n")).collect()
+}
+
 /// A later staged table (`StagePlan::later`): its key code (`Gen::key_code`) and key length.
 struct Later {
     tid: TableId,
@@ -259,8 +264,11 @@ impl Gen<'_> {
             let _ = write!(lsl, "\t\t\tsls[i].key[{j}] = onL{j} ? keysL{j}[i] : NULL;\n\t\t\tsls[i].ent[{j}] = onL{j} ? entsL{j}[i] : NULL;\n");
         }
         if !later.is_empty() {
+            // perf: a chunk that stages none of them passes no struct st_later at all
+            let any: Vec<String> = (0..later.len()).map(|j| format!("onL{j}")).collect();
+            let _ = writeln!(lon, "\t\tconst int onL = {};", any.join(" | "));
             let _ = writeln!(ldecl, "\tstruct st_later sls[{STAGE_MAX}];");
-            let _ = write!(lookup, "\t\tfor (uint32_t i = 0; i < m; i++) {{\n{lsl}\t\t}}\n");
+            let _ = write!(lookup, "\t\tif (onL)\n\t\t\tfor (uint32_t i = 0; i < m; i++) {{\n{}\t\t\t}}\n", lsl.replace("\t\t\tsls", "\t\t\t\tsls"));
         }
         let genv = if aom { "\tuint64_t st_gen;\n" } else { "" };
         let head = format!("{decl}{ldecl}{genv}\t/* perf: the burst's time (ctx->now_ns is per burst) converted once */\n\tconst uint64_t ts_us = ctx->now_ns / 1000u;\n\t(void)ts_us;\n");
@@ -270,20 +278,55 @@ impl Gen<'_> {
                 .zip(vals)
                 .fold(call.to_string(), |c, (k, v)| c.replace(k, v))
         };
-        let (sl_burst, sl_mbufs) = if later.is_empty() { ("NULL", "NULL") } else { ("&sls[i]", "&a->sl[i]") };
+        // perf: with later tables, each chunk runs one of two copies of its loops: one staging
+        // them, one (no later table staged in the chunk) where the C compiler drops their keys and
+        // their checks at the applies, so small later tables cost nothing
+        let nol: String = (0..later.len()).map(|_| ", NULL, 0").collect();
+        let versions = |on: &str, off: &str| -> String {
+            if later.is_empty() {
+                on.to_string()
+            } else {
+                format!("\t\tif (onL) {{\n{}\t\t}} else {{\n{}\t\t}}\n", indent(on), indent(off))
+            }
+        };
         // one packet's pre-pass, shared by both entries
         let mut o = format!("/* The staged tables' keys of packet pkt: a parse for the keys only (the C compiler drops the\n * rest). */\nstatic inline __attribute__((always_inline)) void stage_key_of(struct p4dp_ctx *ctx, struct p4dp_pkt *pkt, uint64_t ts_us, uint8_t *out{lparams})\n{{\n\t(void)ts_us;\n{pass1}}}\n\n");
         // process_burst
-        let _ = write!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n{head}\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n{lon}\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstage_key_of(ctx, pkts[b + i], ts_us, keys[i]{largs});\n\t\t\tkp[i] = keys[i];\n{lkp}\t\t}}\n{lookup}");
-        let c = call_with(["pkts[b + i]", "keys", "m", "ents", if aom { "&st_gen" } else { "NULL" }, sl_burst]);
-        let _ = write!(o, "\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\t{c};\n\t}}\n}}\n");
+        let keys_loop = |args: &str, kpl: &str| {
+            format!("\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tstage_key_of(ctx, pkts[b + i], ts_us, keys[i]{args});\n\t\t\tkp[i] = keys[i];\n{kpl}\t\t}}\n")
+        };
+        let kl_burst = versions(&keys_loop(&largs, &lkp), &keys_loop(&nol, ""));
+        let _ = write!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n{head}\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n{lon}{kl_burst}{lookup}");
+        let run = |sl: &str| {
+            let c = call_with(["pkts[b + i]", "keys", "m", "ents", if aom { "&st_gen" } else { "NULL" }, sl]);
+            format!("\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\t{c};\n")
+        };
+        let staged_run = run(if later.is_empty() { "NULL" } else { "&sls[i]" });
+        let _ = write!(o, "{}\t}}\n}}\n", versions(&staged_run, &run("NULL")));
         // process_mbufs
-        let c = call_with(["pk", "a->keys", "a->m", "a->ents", "a->gen", sl_mbufs]);
-        let _ = write!(o, "\n#ifdef P4DP_DPDK\n#include \"p4dp/mbuf.h\"\n\n/* process_mbufs' chunk: the staged keys, entries, insert generation and later tables' lookups */\nstruct stage_arg {{\n\tuint8_t (*keys)[{kla}];\n\tconst struct p4dp_entry **ents;\n\tuint32_t m;\n\tuint64_t *gen;\n\tconst struct st_later *sl;\n}};\n\nstatic inline __attribute__((always_inline)) void process_one(struct p4dp_ctx *ctx, struct p4dp_pkt *pk, uint32_t i, void *arg)\n{{\n\tstruct stage_arg *a = arg;\n\t(void)a->gen;\n\t(void)a->sl;\n\t{c};\n}}\n\n");
-        let _ = write!(o, "/* The runtime's receive path (abi.h, process_mbufs): per chunk of the burst, the keys, one bulk\n * lookup per staged table, then each packet's pipeline in p4dp_mbufs_run's loop. A multi-segment mbuf\n * gets zero keys (their lookups are not used: p4dp_mbufs_run skips it). */\nstatic uint32_t process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **mb, uint32_t n, uint32_t in_port, uint32_t *out,\n\t\t\t      struct p4dp_mbufs_sum *sum)\n{{\n{head}\tuint32_t one = P4DP_OUT_ERROR;\n\tsum->rx_bytes = 0;\n\tsum->tx_bytes = 0;\n\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n{lon}\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tkp[i] = keys[i];\n{lkp}\t\t\tif (__builtin_expect(mb[b + i]->nb_segs != 1, 0)) {{\n\t\t\t\tmemset(keys[i], 0, {kla}u);\n{lzero}\t\t\t\tcontinue;\n\t\t\t}}\n\t\t\tstruct p4dp_pkt pk0 = p4dp_mbuf_view(mb[b + i], in_port);\n\t\t\tstage_key_of(ctx, &pk0, ts_us, keys[i]{largs});\n\t\t}}\n{lookup}");
+        let one = |name: &str, sl: &str| {
+            let c = call_with(["pk", "a->keys", "a->m", "a->ents", "a->gen", sl]);
+            format!("static inline __attribute__((always_inline)) void {name}(struct p4dp_ctx *ctx, struct p4dp_pkt *pk, uint32_t i, void *arg)\n{{\n\tstruct stage_arg *a = arg;\n\t(void)a->gen;\n\t(void)a->sl;\n\t{c};\n}}\n\n")
+        };
+        let ones = if later.is_empty() {
+            one("process_one", "NULL")
+        } else {
+            format!("{}{}", one("process_one", "&a->sl[i]"), one("process_one_unstaged", "NULL"))
+        };
+        let _ = write!(o, "\n#ifdef P4DP_DPDK\n#include \"p4dp/mbuf.h\"\n\n/* process_mbufs' chunk: the staged keys, entries, insert generation and later tables' lookups */\nstruct stage_arg {{\n\tuint8_t (*keys)[{kla}];\n\tconst struct p4dp_entry **ents;\n\tuint32_t m;\n\tuint64_t *gen;\n\tconst struct st_later *sl;\n}};\n\n{ones}");
+        let keys_loop = |args: &str, kpl: &str, zero: &str| {
+            format!("\t\tfor (uint32_t i = 0; i < m; i++) {{\n\t\t\tkp[i] = keys[i];\n{kpl}\t\t\tif (__builtin_expect(mb[b + i]->nb_segs != 1, 0)) {{\n\t\t\t\tmemset(keys[i], 0, {kla}u);\n{zero}\t\t\t\tcontinue;\n\t\t\t}}\n\t\t\tstruct p4dp_pkt pk0 = p4dp_mbuf_view(mb[b + i], in_port);\n\t\t\tstage_key_of(ctx, &pk0, ts_us, keys[i]{args});\n\t\t}}\n")
+        };
+        let kl_mbufs = versions(&keys_loop(&largs, &lkp, &lzero), &keys_loop(&nol, "", ""));
+        let _ = write!(o, "/* The runtime's receive path (abi.h, process_mbufs): per chunk of the burst, the keys, one bulk\n * lookup per staged table, then each packet's pipeline in p4dp_mbufs_run's loop. A multi-segment mbuf\n * gets zero keys (their lookups are not used: p4dp_mbufs_run skips it). */\nstatic uint32_t process_mbufs(struct p4dp_ctx *ctx, struct rte_mbuf **mb, uint32_t n, uint32_t in_port, uint32_t *out,\n\t\t\t      struct p4dp_mbufs_sum *sum)\n{{\n{head}\tuint32_t one = P4DP_OUT_ERROR;\n\tsum->rx_bytes = 0;\n\tsum->tx_bytes = 0;\n\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n{lon}{kl_mbufs}{lookup}");
         let g = if aom { "&st_gen" } else { "NULL" };
         let sla = if later.is_empty() { "NULL" } else { "sls" };
-        let _ = write!(o, "\t\tstruct stage_arg a = {{ keys, ents, m, {g}, {sla} }};\n\t\tstruct p4dp_mbufs_sum s;\n\t\tconst uint32_t r = p4dp_mbufs_run(ctx, mb + b, m, in_port, out + b, &s, process_one, &a);\n\t\tsum->rx_bytes += s.rx_bytes;\n\t\tsum->tx_bytes += s.tx_bytes;\n\t\tone = b == 0 || r == one ? r : P4DP_OUT_ERROR;\n\t}}\n\treturn one;\n}}\n#define P4DP_PROCESS_MBUFS process_mbufs\n#else\n#define P4DP_PROCESS_MBUFS NULL\n#endif\n");
+        let runm = if later.is_empty() {
+            "\t\tconst uint32_t r = p4dp_mbufs_run(ctx, mb + b, m, in_port, out + b, &s, process_one, &a);\n".to_string()
+        } else {
+            "\t\tconst uint32_t r = onL ? p4dp_mbufs_run(ctx, mb + b, m, in_port, out + b, &s, process_one, &a)\n\t\t\t\t       : p4dp_mbufs_run(ctx, mb + b, m, in_port, out + b, &s, process_one_unstaged, &a);\n".to_string()
+        };
+        let _ = write!(o, "\t\tstruct stage_arg a = {{ keys, ents, m, {g}, {sla} }};\n\t\tstruct p4dp_mbufs_sum s;\n{runm}\t\tsum->rx_bytes += s.rx_bytes;\n\t\tsum->tx_bytes += s.tx_bytes;\n\t\tone = b == 0 || r == one ? r : P4DP_OUT_ERROR;\n\t}}\n\treturn one;\n}}\n#define P4DP_PROCESS_MBUFS process_mbufs\n#else\n#define P4DP_PROCESS_MBUFS NULL\n#endif\n");
         o
     }
 

@@ -339,7 +339,7 @@ void p4dp_table_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint3
 /** Entries below which p4dp_table_stage_ahead() answers 0 (measured: docs/PERFORMANCE.md, the
  *  staged later tables' row). The environment's P4DP_STAGE_AHEAD_MIN, read when a table is
  *  created, replaces it (a decimal count; 0: always stage; docs/testing.md). */
-#define P4DP_STAGE_AHEAD_MIN_ENTRIES 4096u
+#define P4DP_STAGE_AHEAD_MIN_ENTRIES 32768u
 
 /**
  * Whether a burst's bulk lookup of @p t ahead of the packets' pipelines is worth its cost (the
