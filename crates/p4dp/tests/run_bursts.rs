@@ -23,6 +23,11 @@ fn port_row(out: &str, port: u32) -> Vec<u64> {
 /// dir/out1.pcap, dir/out2.pcap and dir/out3.pcap; returns the run's output (statistics),
 /// asserting success.
 fn run_pcaps(dir: &Path, prog: &Path, frames: &[Vec<u8>]) -> String {
+    run_pcaps_with(dir, prog, frames, &[], &[])
+}
+
+/// [`run_pcaps`] with more arguments `args` and environment variables `envs`.
+fn run_pcaps_with(dir: &Path, prog: &Path, frames: &[Vec<u8>], args: &[&str], envs: &[(&str, &str)]) -> String {
     let input = dir.join("in.pcap");
     write_pcap(&input, frames);
     let port = |n: u32| format!("{n}=:{}", dir.join(format!("out{n}.pcap")).display());
@@ -31,6 +36,8 @@ fn run_pcaps(dir: &Path, prog: &Path, frames: &[Vec<u8>]) -> String {
         .arg(prog)
         .args(["--port", &format!("0={}:", input.display())])
         .args(["--port", &port(1), "--port", &port(2), "--port", &port(3)])
+        .args(args)
+        .envs(envs.iter().copied())
         .output()
         .expect("run p4dp");
     let text = format!(
@@ -77,6 +84,58 @@ fn add_on_miss_never_misses_twice_in_one_burst() {
         "tx bytes\n{text}"
     );
     assert_eq!(port_row(&text, 0)[1], 10 * 60, "rx bytes\n{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Later staged tables in whole bursts: tests/programs/staged_later_tables.p4 (its STF's entries)
+/// on 24 packets of four kinds in one rx burst, with every later table staged
+/// (`P4DP_STAGE_AHEAD_MIN=0`: process_mbufs' pre-pass builds four more keys per packet and looks
+/// each table up in bulk) and with none staged (the default threshold, which these small tables
+/// are below). Both must give every packet the output one packet at a time gives it (the STF's
+/// expectations): two kinds have keys their first table's action rewrites, so a staged entry
+/// reused for them would show.
+#[test]
+fn later_staged_tables_in_one_burst_match_packet_by_packet() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let prog = root.join("tests/programs/staged_later_tables.p4");
+    let stf = std::fs::read_to_string(root.join("tests/programs/staged_later_tables.stf")).expect("stf");
+    let dir = scratch_dir("run-burst-later");
+    let entries = dir.join("entries.txt");
+    let adds: String = stf.lines().filter(|l| l.starts_with("add ")).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&entries, adds).expect("entries");
+    let hex = |s: &str| -> Vec<u8> {
+        let s: String = s.split_whitespace().collect();
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex")).collect()
+    };
+    // (packet, expected output) of each kind, as the STF gives them; padded to 60 bytes
+    let kinds: Vec<(Vec<u8>, Vec<u8>)> = [
+        ("01 000000a1 0a000001 0c0c 00 00 00 00", "01 000000a2 0a000001 0c0c 22 33 44 00"),
+        ("02 000000a1 0a000001 0c0c 00 00 00 00", "02 000000a2 0a000001 0c0c 22 33 45 55"),
+        ("03 000000a1 0b000001 0c0c 00 00 00 00", "03 000000a1 0b000001 0c0c 11 ee 46 00"),
+        ("04 000000a3 0b000001 0c0c 00 00 00 00", "04 000000a3 0b000001 0c0c ee ee ee 00"),
+    ]
+    .iter()
+    .map(|(i, o)| {
+        let (mut i, mut o) = (hex(i), hex(o));
+        i.resize(60, 0x5a);
+        o.resize(60, 0x5a);
+        (i, o)
+    })
+    .collect();
+    let order = [0usize, 1, 2, 3, 3, 2, 1, 0, 1, 1, 2, 0, 3, 0, 2, 1, 0, 3, 3, 1, 2, 2, 0, 1];
+    let frames: Vec<Vec<u8>> = order.iter().map(|&k| kinds[k].0.clone()).collect();
+    let expected: Vec<Vec<u8>> = order.iter().map(|&k| kinds[k].1.clone()).collect();
+    let e = entries.display().to_string();
+    for min in ["0", ""] {
+        let envs: &[(&str, &str)] = if min.is_empty() { &[] } else { &[("P4DP_STAGE_AHEAD_MIN", min)] };
+        let text = run_pcaps_with(&dir, &prog, &frames, &["--table-entries", &e], envs);
+        assert_eq!(port_row(&text, 1)[2], order.len() as u64, "all on port 1 (P4DP_STAGE_AHEAD_MIN={min})\n{text}");
+        let got = read_pcap(&dir.join("out1.pcap"));
+        assert_eq!(got.len(), expected.len(), "P4DP_STAGE_AHEAD_MIN={min}");
+        for (i, (g, x)) in got.iter().zip(&expected).enumerate() {
+            assert_eq!(g, x, "packet {i} (kind {}), P4DP_STAGE_AHEAD_MIN={min}\n{text}", order[i] + 1);
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
