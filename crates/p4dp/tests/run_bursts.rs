@@ -139,6 +139,56 @@ fn later_staged_tables_in_one_burst_match_packet_by_packet() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// PNA: an add-on-miss table staged first and two later staged tables, in one burst:
+/// tests/programs/pna_staged_later_tables.p4 on 12 packets of two new flows. Each flow's first
+/// packet learns it (port 1); every later packet of the flow, in the same burst, must hit the
+/// entry the first one added (the staged miss is stale) and then look `by_tag` up again with the
+/// tag the hit rewrote (port 2). Checked with every later table staged and with none.
+#[test]
+fn pna_later_staged_tables_after_add_on_miss_in_one_burst() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let prog = root.join("tests/programs/pna_staged_later_tables.p4");
+    let stf = std::fs::read_to_string(root.join("tests/programs/pna_staged_later_tables.stf")).expect("stf");
+    let dir = scratch_dir("run-burst-pna-later");
+    let entries = dir.join("entries.txt");
+    let adds: String = stf.lines().filter(|l| l.starts_with("add ")).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&entries, adds).expect("entries");
+    let frame = |flow: &[u8]| {
+        let mut p = vec![0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0x88, 0xb5];
+        p.extend_from_slice(flow);
+        p.resize(60, 0x5a);
+        p
+    };
+    // per flow: its packet, its first packet's output (port 1), a later packet's (port 2)
+    let a = (
+        frame(&[1, 2, 3, 4, 0, 0, 0, 0, 0]),
+        frame(&[1, 2, 3, 4, 0, 0, 1, 0x22, 0x33]),
+        frame(&[1, 2, 3, 4, 0xfc, 0xfb, 0xaa, 0x11, 0x33]),
+    );
+    let b = (
+        frame(&[0x0a, 0x0b, 0x0c, 0x0d, 0x12, 0x34, 0, 0, 0]),
+        frame(&[0x0a, 0x0b, 0x0c, 0x0d, 0x12, 0x34, 1, 0xee, 0xee]),
+        frame(&[0x0a, 0x0b, 0x0c, 0x0d, 0xf3, 0xf2, 0xaa, 0xee, 0xee]),
+    );
+    let order = "AABABBAABBAB";
+    let frames: Vec<Vec<u8>> = order.chars().map(|c| if c == 'A' { a.0.clone() } else { b.0.clone() }).collect();
+    let e = entries.display().to_string();
+    for min in ["0", ""] {
+        let envs: &[(&str, &str)] = if min.is_empty() { &[] } else { &[("P4DP_STAGE_AHEAD_MIN", min)] };
+        let text = run_pcaps_with(&dir, &prog, &frames, &["--table-entries", &e], envs);
+        assert_eq!(read_pcap(&dir.join("out1.pcap")), vec![a.1.clone(), b.1.clone()], "first packets (P4DP_STAGE_AHEAD_MIN={min})\n{text}");
+        // every packet but the first of its flow, in order
+        let want: Vec<Vec<u8>> = order
+            .char_indices()
+            .filter(|&(i, c)| order.find(c) != Some(i))
+            .map(|(_, c)| if c == 'A' { a.2.clone() } else { b.2.clone() })
+            .collect();
+        assert_eq!(want.len(), order.len() - 2);
+        assert_eq!(read_pcap(&dir.join("out2.pcap")), want, "later packets (P4DP_STAGE_AHEAD_MIN={min})\n{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The same program (a staged table: process_mbufs' pre-pass and bulk lookup) with ten new flows:
 /// every packet misses and goes to port 1, so the burst takes the one-port path with the byte
 /// total process_mbufs summed.
