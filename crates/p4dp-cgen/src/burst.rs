@@ -81,7 +81,14 @@ impl Gen<'_> {
             "/* Bursts (burst.rs): the parser (v1model: or VerifyChecksum) has effects beyond the packet, so\n * packets run one after the other. */\n"
         });
         o.push_str(if pna { ONE_BY_ONE_PNA } else { ONE_BY_ONE });
-        o.push_str(&MBUFS.replace("@ST@", if pna { "NULL, NULL, 0, NULL, NULL" } else { "NULL, NULL, NULL" }));
+        o.push_str(&MBUFS.replace(
+            "@ST@",
+            if pna {
+                "NULL, NULL, 0, NULL, NULL"
+            } else {
+                "NULL, NULL, NULL"
+            },
+        ));
         self.has_mbufs = true;
         o
     }
@@ -212,7 +219,10 @@ impl Gen<'_> {
         }
         let mut o = String::from("\tif (sl != NULL) {\n");
         for j in 0..nl {
-            let _ = writeln!(o, "\t\tR->sl_key[{j}] = sl->key[{j}];\n\t\tR->sl_ent[{j}] = sl->ent[{j}];");
+            let _ = writeln!(
+                o,
+                "\t\tR->sl_key[{j}] = sl->key[{j}];\n\t\tR->sl_ent[{j}] = sl->ent[{j}];"
+            );
         }
         o.push_str("\t}\n");
         o
@@ -255,11 +265,17 @@ impl Gen<'_> {
         for (j, l) in later.iter().enumerate() {
             let (lt, lkla) = (l.tid.index(), l.kl.max(1).div_ceil(16) * 16);
             let _ = write!(ldecl, "\tuint8_t keysL{j}[{STAGE_MAX}][{lkla}] __attribute__((aligned(16)));\n\tconst void *kpL{j}[{STAGE_MAX}];\n\tconst struct p4dp_entry *entsL{j}[{STAGE_MAX}];\n");
-            let _ = writeln!(lon, "\t\tconst int onL{j} = p4dp_table_stage_ahead(ctx->tables[{lt}u]);");
+            let _ = writeln!(
+                lon,
+                "\t\tconst int onL{j} = p4dp_table_stage_ahead(ctx->tables[{lt}u]);"
+            );
             let _ = write!(lparams, ", uint8_t *outL{j}, int onL{j}");
             let _ = write!(largs, ", keysL{j}[i], onL{j}");
             let _ = writeln!(lkp, "\t\t\tkpL{j}[i] = keysL{j}[i];");
-            let _ = write!(lzero, "\t\t\t\tif (onL{j})\n\t\t\t\t\tmemset(keysL{j}[i], 0, {lkla}u);\n");
+            let _ = write!(
+                lzero,
+                "\t\t\t\tif (onL{j})\n\t\t\t\t\tmemset(keysL{j}[i], 0, {lkla}u);\n"
+            );
             let _ = write!(lookup, "\t\tif (onL{j}) {{\n\t\t\tp4dp_table_lookup_bulk(ctx->tables[{lt}u], kpL{j}, m, entsL{j});\n\t\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\t\tif (entsL{j}[i] != NULL)\n\t\t\t\t\t__builtin_prefetch(entsL{j}[i]);\n\t\t}}\n");
             let _ = write!(lsl, "\t\t\tsls[i].key[{j}] = onL{j} ? keysL{j}[i] : NULL;\n\t\t\tsls[i].ent[{j}] = onL{j} ? entsL{j}[i] : NULL;\n");
         }
@@ -268,7 +284,11 @@ impl Gen<'_> {
             let any: Vec<String> = (0..later.len()).map(|j| format!("onL{j}")).collect();
             let _ = writeln!(lon, "\t\tconst int onL = {};", any.join(" | "));
             let _ = writeln!(ldecl, "\tstruct st_later sls[{STAGE_MAX}];");
-            let _ = write!(lookup, "\t\tif (onL)\n\t\t\tfor (uint32_t i = 0; i < m; i++) {{\n{}\t\t\t}}\n", lsl.replace("\t\t\tsls", "\t\t\t\tsls"));
+            let _ = write!(
+                lookup,
+                "\t\tif (onL)\n\t\t\tfor (uint32_t i = 0; i < m; i++) {{\n{}\t\t\t}}\n",
+                lsl.replace("\t\t\tsls", "\t\t\t\tsls")
+            );
         }
         let genv = if aom { "\tuint64_t st_gen;\n" } else { "" };
         let head = format!("{decl}{ldecl}{genv}\t/* perf: the burst's time (ctx->now_ns is per burst) converted once */\n\tconst uint64_t ts_us = ctx->now_ns / 1000u;\n\t(void)ts_us;\n");
@@ -298,7 +318,14 @@ impl Gen<'_> {
         let kl_burst = versions(&keys_loop(&largs, &lkp), &keys_loop(&nol, ""));
         let _ = write!(o, "static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t n)\n{{\n{head}\tfor (uint32_t b = 0; b < n; b += {STAGE_MAX}u) {{\n\t\tuint32_t m = n - b < {STAGE_MAX}u ? n - b : {STAGE_MAX}u;\n{lon}{kl_burst}{lookup}");
         let run = |sl: &str| {
-            let c = call_with(["pkts[b + i]", "keys", "m", "ents", if aom { "&st_gen" } else { "NULL" }, sl]);
+            let c = call_with([
+                "pkts[b + i]",
+                "keys",
+                "m",
+                "ents",
+                if aom { "&st_gen" } else { "NULL" },
+                sl,
+            ]);
             format!("\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\t{c};\n")
         };
         let staged_run = run(if later.is_empty() { "NULL" } else { "&sls[i]" });
@@ -311,7 +338,11 @@ impl Gen<'_> {
         let ones = if later.is_empty() {
             one("process_one", "NULL")
         } else {
-            format!("{}{}", one("process_one", "&a->sl[i]"), one("process_one_unstaged", "NULL"))
+            format!(
+                "{}{}",
+                one("process_one", "&a->sl[i]"),
+                one("process_one_unstaged", "NULL")
+            )
         };
         let _ = write!(o, "\n#ifdef P4DP_DPDK\n#include \"p4dp/mbuf.h\"\n\n/* process_mbufs' chunk: the staged keys, entries, insert generation and later tables' lookups */\nstruct stage_arg {{\n\tuint8_t (*keys)[{kla}];\n\tconst struct p4dp_entry **ents;\n\tuint32_t m;\n\tuint64_t *gen;\n\tconst struct st_later *sl;\n}};\n\n{ones}");
         let keys_loop = |args: &str, kpl: &str, zero: &str| {
@@ -322,7 +353,8 @@ impl Gen<'_> {
         let g = if aom { "&st_gen" } else { "NULL" };
         let sla = if later.is_empty() { "NULL" } else { "sls" };
         let runm = if later.is_empty() {
-            "\t\tconst uint32_t r = p4dp_mbufs_run(ctx, mb + b, m, in_port, out + b, &s, process_one, &a);\n".to_string()
+            "\t\tconst uint32_t r = p4dp_mbufs_run(ctx, mb + b, m, in_port, out + b, &s, process_one, &a);\n"
+                .to_string()
         } else {
             "\t\tconst uint32_t r = onL ? p4dp_mbufs_run(ctx, mb + b, m, in_port, out + b, &s, process_one, &a)\n\t\t\t\t       : p4dp_mbufs_run(ctx, mb + b, m, in_port, out + b, &s, process_one_unstaged, &a);\n".to_string()
         };
@@ -358,7 +390,12 @@ impl Gen<'_> {
         }
         let _ = writeln!(o, "\t\tmemcpy(outL{j}, key, {}u);", l.kl);
         if (1..=8).contains(&l.kl) {
-            let _ = writeln!(o, "\t\tp4dp_table_prefetch(ctx, {}u, outL{j}, {}u);", l.tid.index(), l.kl);
+            let _ = writeln!(
+                o,
+                "\t\tp4dp_table_prefetch(ctx, {}u, outL{j}, {}u);",
+                l.tid.index(),
+                l.kl
+            );
         }
         o.push_str("\t}\n");
         o

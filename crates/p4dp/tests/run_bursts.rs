@@ -101,18 +101,37 @@ fn later_staged_tables_in_one_burst_match_packet_by_packet() {
     let stf = std::fs::read_to_string(root.join("tests/programs/staged_later_tables.stf")).expect("stf");
     let dir = scratch_dir("run-burst-later");
     let entries = dir.join("entries.txt");
-    let adds: String = stf.lines().filter(|l| l.starts_with("add ")).map(|l| format!("{l}\n")).collect();
+    let adds: String = stf
+        .lines()
+        .filter(|l| l.starts_with("add "))
+        .map(|l| format!("{l}\n"))
+        .collect();
     std::fs::write(&entries, adds).expect("entries");
     let hex = |s: &str| -> Vec<u8> {
         let s: String = s.split_whitespace().collect();
-        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex")).collect()
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+            .collect()
     };
     // (packet, expected output) of each kind, as the STF gives them; padded to 60 bytes
     let kinds: Vec<(Vec<u8>, Vec<u8>)> = [
-        ("01 000000a1 0a000001 0c0c 00 00 00 00", "01 000000a2 0a000001 0c0c 22 33 44 00"),
-        ("02 000000a1 0a000001 0c0c 00 00 00 00", "02 000000a2 0a000001 0c0c 22 33 45 55"),
-        ("03 000000a1 0b000001 0c0c 00 00 00 00", "03 000000a1 0b000001 0c0c 11 ee 46 00"),
-        ("04 000000a3 0b000001 0c0c 00 00 00 00", "04 000000a3 0b000001 0c0c ee ee ee 00"),
+        (
+            "01 000000a1 0a000001 0c0c 00 00 00 00",
+            "01 000000a2 0a000001 0c0c 22 33 44 00",
+        ),
+        (
+            "02 000000a1 0a000001 0c0c 00 00 00 00",
+            "02 000000a2 0a000001 0c0c 22 33 45 55",
+        ),
+        (
+            "03 000000a1 0b000001 0c0c 00 00 00 00",
+            "03 000000a1 0b000001 0c0c 11 ee 46 00",
+        ),
+        (
+            "04 000000a3 0b000001 0c0c 00 00 00 00",
+            "04 000000a3 0b000001 0c0c ee ee ee 00",
+        ),
     ]
     .iter()
     .map(|(i, o)| {
@@ -122,18 +141,33 @@ fn later_staged_tables_in_one_burst_match_packet_by_packet() {
         (i, o)
     })
     .collect();
-    let order = [0usize, 1, 2, 3, 3, 2, 1, 0, 1, 1, 2, 0, 3, 0, 2, 1, 0, 3, 3, 1, 2, 2, 0, 1];
+    let order = [
+        0usize, 1, 2, 3, 3, 2, 1, 0, 1, 1, 2, 0, 3, 0, 2, 1, 0, 3, 3, 1, 2, 2, 0, 1,
+    ];
     let frames: Vec<Vec<u8>> = order.iter().map(|&k| kinds[k].0.clone()).collect();
     let expected: Vec<Vec<u8>> = order.iter().map(|&k| kinds[k].1.clone()).collect();
     let e = entries.display().to_string();
     for min in ["0", ""] {
-        let envs: &[(&str, &str)] = if min.is_empty() { &[] } else { &[("P4DP_STAGE_AHEAD_MIN", min)] };
+        let envs: &[(&str, &str)] = if min.is_empty() {
+            &[]
+        } else {
+            &[("P4DP_STAGE_AHEAD_MIN", min)]
+        };
         let text = run_pcaps_with(&dir, &prog, &frames, &["--table-entries", &e], envs);
-        assert_eq!(port_row(&text, 1)[2], order.len() as u64, "all on port 1 (P4DP_STAGE_AHEAD_MIN={min})\n{text}");
+        assert_eq!(
+            port_row(&text, 1)[2],
+            order.len() as u64,
+            "all on port 1 (P4DP_STAGE_AHEAD_MIN={min})\n{text}"
+        );
         let got = read_pcap(&dir.join("out1.pcap"));
         assert_eq!(got.len(), expected.len(), "P4DP_STAGE_AHEAD_MIN={min}");
         for (i, (g, x)) in got.iter().zip(&expected).enumerate() {
-            assert_eq!(g, x, "packet {i} (kind {}), P4DP_STAGE_AHEAD_MIN={min}\n{text}", order[i] + 1);
+            assert_eq!(
+                g,
+                x,
+                "packet {i} (kind {}), P4DP_STAGE_AHEAD_MIN={min}\n{text}",
+                order[i] + 1
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -151,7 +185,11 @@ fn pna_later_staged_tables_after_add_on_miss_in_one_burst() {
     let stf = std::fs::read_to_string(root.join("tests/programs/pna_staged_later_tables.stf")).expect("stf");
     let dir = scratch_dir("run-burst-pna-later");
     let entries = dir.join("entries.txt");
-    let adds: String = stf.lines().filter(|l| l.starts_with("add ")).map(|l| format!("{l}\n")).collect();
+    let adds: String = stf
+        .lines()
+        .filter(|l| l.starts_with("add "))
+        .map(|l| format!("{l}\n"))
+        .collect();
     std::fs::write(&entries, adds).expect("entries");
     let frame = |flow: &[u8]| {
         let mut p = vec![0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0x88, 0xb5];
@@ -171,12 +209,23 @@ fn pna_later_staged_tables_after_add_on_miss_in_one_burst() {
         frame(&[0x0a, 0x0b, 0x0c, 0x0d, 0xf3, 0xf2, 0xaa, 0xee, 0xee]),
     );
     let order = "AABABBAABBAB";
-    let frames: Vec<Vec<u8>> = order.chars().map(|c| if c == 'A' { a.0.clone() } else { b.0.clone() }).collect();
+    let frames: Vec<Vec<u8>> = order
+        .chars()
+        .map(|c| if c == 'A' { a.0.clone() } else { b.0.clone() })
+        .collect();
     let e = entries.display().to_string();
     for min in ["0", ""] {
-        let envs: &[(&str, &str)] = if min.is_empty() { &[] } else { &[("P4DP_STAGE_AHEAD_MIN", min)] };
+        let envs: &[(&str, &str)] = if min.is_empty() {
+            &[]
+        } else {
+            &[("P4DP_STAGE_AHEAD_MIN", min)]
+        };
         let text = run_pcaps_with(&dir, &prog, &frames, &["--table-entries", &e], envs);
-        assert_eq!(read_pcap(&dir.join("out1.pcap")), vec![a.1.clone(), b.1.clone()], "first packets (P4DP_STAGE_AHEAD_MIN={min})\n{text}");
+        assert_eq!(
+            read_pcap(&dir.join("out1.pcap")),
+            vec![a.1.clone(), b.1.clone()],
+            "first packets (P4DP_STAGE_AHEAD_MIN={min})\n{text}"
+        );
         // every packet but the first of its flow, in order
         let want: Vec<Vec<u8>> = order
             .char_indices()
@@ -184,7 +233,11 @@ fn pna_later_staged_tables_after_add_on_miss_in_one_burst() {
             .map(|(_, c)| if c == 'A' { a.2.clone() } else { b.2.clone() })
             .collect();
         assert_eq!(want.len(), order.len() - 2);
-        assert_eq!(read_pcap(&dir.join("out2.pcap")), want, "later packets (P4DP_STAGE_AHEAD_MIN={min})\n{text}");
+        assert_eq!(
+            read_pcap(&dir.join("out2.pcap")),
+            want,
+            "later packets (P4DP_STAGE_AHEAD_MIN={min})\n{text}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
