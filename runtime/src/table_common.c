@@ -142,7 +142,7 @@ static int check_params(const struct p4dp_table_params *p)
 /* The entries from which p4dp_table_stage_ahead() answers 1: P4DP_STAGE_AHEAD_MIN_ENTRIES, or the
  * environment's P4DP_STAGE_AHEAD_MIN (a decimal count; 0: always) for tests and measurements
  * (docs/testing.md). */
-static uint64_t stage_ahead_min(void)
+uint64_t p4dp_table_stage_ahead_min(void)
 {
 	const char *v = getenv("P4DP_STAGE_AHEAD_MIN");
 	if (v == NULL || *v == '\0')
@@ -178,7 +178,7 @@ struct p4dp_table *p4dp_table_create(const struct p4dp_table_params *p, struct p
 	t->clock = p->clock;
 	t->clock_arg = p->clock_arg;
 	t->dp_writes = p->dp_writes != 0;
-	t->stage_min = stage_ahead_min();
+	t->stage_min = p4dp_table_stage_ahead_min();
 	t->shared_answers = p->shared_answers != 0;
 	{
 		static const uint64_t defaults[P4DP_EXPIRE_PROFILES] = P4DP_EXPIRE_DEFAULTS_NS;

@@ -758,6 +758,7 @@ static void test_stage_ahead(uint32_t kind)
 	if (t == NULL)
 		goto out;
 	CHECK(p4dp_table_stage_ahead(t) == 0, "empty: not staged");
+	CHECK(p4dp_table_stage_ahead_min() == P4DP_STAGE_AHEAD_MIN_ENTRIES, "the default threshold");
 	for (k = 1; k < P4DP_STAGE_AHEAD_MIN_ENTRIES; k++)
 		if (p4dp_table_entry_add(t, &m, 0, NULL) != 0)
 			break;
@@ -773,10 +774,12 @@ static void test_stage_ahead(uint32_t kind)
 	setenv("P4DP_STAGE_AHEAD_MIN", "0", 1);
 	t = p4dp_table_create(&p, NULL);
 	CHECK(t != NULL && p4dp_table_stage_ahead(t) == 1, "P4DP_STAGE_AHEAD_MIN=0: empty table staged");
+	CHECK(p4dp_table_stage_ahead_min() == 0, "P4DP_STAGE_AHEAD_MIN=0: threshold 0");
 	p4dp_table_free(t);
 	setenv("P4DP_STAGE_AHEAD_MIN", "12x", 1);
 	t = p4dp_table_create(&p, NULL);
 	CHECK(t != NULL && p4dp_table_stage_ahead(t) == 0, "malformed P4DP_STAGE_AHEAD_MIN: the default");
+	CHECK(p4dp_table_stage_ahead_min() == P4DP_STAGE_AHEAD_MIN_ENTRIES, "malformed: the default threshold");
 	p4dp_table_free(t);
 	unsetenv("P4DP_STAGE_AHEAD_MIN");
 out:

@@ -575,6 +575,7 @@ extern "C" {
         fill_pct: u32,
         out: *mut p4dp_table_mem,
     ) -> c_int;
+    pub fn p4dp_table_stage_ahead_min() -> u64;
     pub fn p4dp_runtime_batch_run(
         rt: *mut p4dp_runtime,
         f: p4dp_rt_batch_fn,

@@ -37,9 +37,9 @@ pub use batch::BatchTimes;
 pub use ffi::P4DP_STORAGE_F_LINEAR;
 pub use idle::EntryIdle;
 pub use runtime::{
-    table_mem_predict, CounterValue, Dispatch, IdleNotification, LogLevel, MatchField, MeterConfig, MeterCounts,
-    PortState, PortStats, Replica, RtcQueueStats, RunParams, Runtime, RuntimeOptions, Stats, TableEntry, TableMem,
-    TableStats, WorkerStats,
+    stage_ahead_min_entries, table_mem_predict, CounterValue, Dispatch, IdleNotification, LogLevel, MatchField,
+    MeterConfig, MeterCounts, PortState, PortStats, Replica, RtcQueueStats, RunParams, Runtime, RuntimeOptions, Stats,
+    TableEntry, TableMem, TableStats, WorkerStats,
 };
 pub use schema::{
     ActionInfo, ActionScope, ExternInfo, ExternKind, KeyInfo, MatchKind, MeterType, ParamInfo, Program, TableAction,

@@ -366,6 +366,15 @@ pub fn table_mem_predict(size: u32, key_len: u32, data_len: u32, fill_pct: u32) 
     })
 }
 
+/// The entries from which a later staged table is looked up in bulk ahead of the packets
+/// (runtime `p4dp_table_stage_ahead_min`: the environment's `P4DP_STAGE_AHEAD_MIN`, else 32,768;
+/// ARCHITECTURE.md "Later staged tables"). A smaller one is looked up where it is applied, one
+/// packet at a time. Needs no EAL.
+pub fn stage_ahead_min_entries() -> u64 {
+    // SAFETY: reads the environment only.
+    unsafe { ffi::p4dp_table_stage_ahead_min() }
+}
+
 unsafe extern "C" fn collect_idle(
     arg: *mut c_void,
     table: u32,

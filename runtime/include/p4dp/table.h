@@ -353,6 +353,14 @@ void p4dp_table_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint3
  */
 int p4dp_table_stage_ahead(const struct p4dp_table *t);
 
+/**
+ * The threshold p4dp_table_stage_ahead() of a table created now compares its entries with:
+ * P4DP_STAGE_AHEAD_MIN when the environment holds a decimal count, else
+ * P4DP_STAGE_AHEAD_MIN_ENTRIES. `p4dp model` reads it to know which later tables are staged.
+ * Context: any. Thread safety: reads the environment.
+ */
+uint64_t p4dp_table_stage_ahead_min(void);
+
 /* ---- data-plane writes and idle timeout (ABI version 2) ---- */
 
 /**

@@ -8,11 +8,12 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use p4dp_rt::bench::BenchTarget;
 
+use super::cost::{predict, ProgramUse, TableUse};
 use super::measure::{median, median_line, settle, Settled};
 use super::predict::footprint;
 use super::profile::{
-    fit_line, fit_penalties, lookup_cost, Caches, KindCost, Machine, Popularity, Profile, SizePoint, Tlb, TupleSet,
-    TupleSets, WorkerCost, TLB,
+    fit_line, fit_penalties, lookup_cost, miss_scale, past_l2_cycles, Caches, KindCost, Machine, Popularity, Profile,
+    SizePoint, Tlb, TupleSet, TupleSets, WorkerCost, TLB, UNSTAGED_SCALE_MAX,
 };
 use super::tlb;
 use super::tuples::{rule_set_stats, TupleStats};
@@ -294,6 +295,62 @@ pub fn chain_slope(p: &Profile, chain: &[(f64, f64)]) -> (f64, Vec<f64>) {
     (median_line(&xy).1.max(0.0), shared)
 }
 
+/// Entries of the two exact tables whose second, not staged, fits `unstaged_miss_scale`: past L2
+/// for two tables sharing it, below the runtime's staging threshold.
+pub const UNSTAGED_ENTRIES: u64 = 1 << 14;
+
+/// The model's input for `ProgSpec::exact_chain(2, UNSTAGED_ENTRIES, 0)` under uniform traffic,
+/// its second table staged or not.
+fn unstaged_use(second_staged: bool) -> ProgramUse {
+    let n = UNSTAGED_ENTRIES;
+    let t = |staged: bool| TableUse {
+        name: "t".into(),
+        kind: "exact".into(),
+        entries: n,
+        touch: footprint("exact", n, key_len(TableKind::Exact), FWD_DATA).touch(n),
+        memory_bytes: 0,
+        storage: String::new(),
+        applies: 1.0,
+        hit_ratio: 1.0,
+        extra_data_bytes: 0.0,
+        counters: 0.0,
+        registers: 0.0,
+        tuples: None,
+        staged,
+    };
+    ProgramUse {
+        headers: 3,
+        tables: vec![t(true), t(second_staged)],
+        workers: 1,
+        popularity: Popularity::Uniform,
+    }
+}
+
+/// `Profile::unstaged_miss_scale` from `measured` (cycles/packet of the two tables of
+/// `UNSTAGED_ENTRIES`, floor included) with `p`'s other figures, the runtime staging tables from
+/// `stage_min` entries: 1 plus what the model with a factor of 1 leaves unexplained over the
+/// second table's misses past L2, within [1, UNSTAGED_SCALE_MAX]; 1 when those misses are under
+/// 2 cycles (too few to scale) or the second table is staged. Returns the factor and those miss
+/// cycles.
+pub fn unstaged_scale(p: &Profile, measured: f64, stage_min: u64) -> (f64, f64) {
+    let mut one = p.clone();
+    one.unstaged_miss_scale = 1.0;
+    let u = unstaged_use(UNSTAGED_ENTRIES >= stage_min);
+    let (Some(k), Ok(r)) = (p.kind("exact"), predict(&one, &u)) else {
+        return (1.0, 0.0);
+    };
+    let t = &u.tables[1];
+    let m = lookup_cost(&one, k, t.entries, &t.touch, Popularity::Uniform, 0.5).1;
+    let alone = miss_scale(&one, k) * past_l2_cycles(&one, &m);
+    if t.staged || alone < 2.0 {
+        return (1.0, alone);
+    }
+    (
+        (1.0 + (measured - r.cycles) / alone).clamp(1.0, UNSTAGED_SCALE_MAX),
+        alone,
+    )
+}
+
 /// Tables of the worker-cost programs (cache-resident exact tables of SHAPE_ENTRIES).
 const WORKER_TABLES: [u32; 2] = [1, 4];
 
@@ -334,7 +391,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         + pl.sizes.iter().map(|(_, s)| s.len()).sum::<usize>()
         + pl.tuple_sets.iter().map(|(_, s)| s.len()).sum::<usize>()
         + pl.chain.len()
-        + 3;
+        + 4;
     let mut ctx = Ctx::new(&a1, out_dir.clone(), Traffic::Uniform, pl.warmup, pl.duration, total);
 
     // base program (3 headers, no table) and the same with 4 more headers
@@ -439,6 +496,18 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         )?;
         chain.push((f64::from(n), p));
     }
+    // two tables past L2 together, the second looked up one packet at a time (below the
+    // runtime's staging threshold): what misses cost a table that is not staged
+    let unstaged = measure(
+        &mut ctx,
+        dir,
+        "2 exact tables 2^14, the second not staged",
+        ProgSpec::exact_chain(2, UNSTAGED_ENTRIES, 0),
+        TableKind::Exact,
+        UNSTAGED_ENTRIES,
+        &mut floor,
+        once,
+    )?;
     let data = measure(
         &mut ctx,
         dir,
@@ -513,7 +582,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     }
 
     // the reference floor: the quietest of every point's floor windows
-    let mut every: Vec<&Settled> = vec![&base, &more_h, &data, &counter, &register];
+    let mut every: Vec<&Settled> = vec![&base, &more_h, &unstaged, &data, &counter, &register];
     every.extend(kind_points.iter().flat_map(|(_, v)| v.iter().map(|x| &x.1)));
     every.extend(tuple_points.iter().flat_map(|(_, v)| v.iter().map(|x| &x.3)));
     every.extend(chain.iter().map(|c| &c.1));
@@ -601,6 +670,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         },
         quick: a.quick,
         miss_penalty: fit_penalties(&caches, &tlb_prof, &exact),
+        unstaged_miss_scale: 1.0,
         tlb: tlb_prof,
         caches,
         floor_cycles: floor,
@@ -632,6 +702,14 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     // N such tables cost the first one plus N - 1 slopes (the model costs a table as its lookup
     // less this part, and a packet pays it once); within what one table costs
     prof.tables_fixed_cycles = tables_fixed(exact_at_shape, apply);
+    // the unstaged factor last: it explains what the rest leaves of the two tables' cost
+    let (scale, alone) = unstaged_scale(&prof, floor + ovh(&unstaged), p4dp_rt::stage_ahead_min_entries());
+    eprintln!(
+        "calibrate: 2 exact tables of 2^14: {:.1} cycles/packet over the floor, the second's misses past L2 {alone:.1} cycles staged, {:.2}x not staged",
+        ovh(&unstaged),
+        scale
+    );
+    prof.unstaged_miss_scale = scale;
     if let Some(d) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
     }
@@ -740,6 +818,27 @@ mod tests {
     }
 
     #[test]
+    fn the_unstaged_factor_gives_back_the_measured_pair() {
+        let mut p = crate::model::profile::tests::sample();
+        // two tables of 2^14 entries sharing a 1 MiB L2 miss it
+        let (_, alone) = unstaged_scale(&p, 0.0, u64::MAX);
+        assert!(alone > 2.0, "{alone}");
+        for k in [1.0, 2.5, 4.0] {
+            p.unstaged_miss_scale = k;
+            let measured = predict(&p, &unstaged_use(false)).unwrap().cycles;
+            let (fit, _) = unstaged_scale(&p, measured, u64::MAX);
+            assert!((fit - k).abs() < 1e-9, "{fit} vs {k}");
+        }
+        // a pair cheaper than the staged model: 1, never below; a far dearer one: the cap
+        p.unstaged_miss_scale = 1.0;
+        let staged = predict(&p, &unstaged_use(true)).unwrap().cycles;
+        assert_eq!(unstaged_scale(&p, staged - 50.0, u64::MAX).0, 1.0);
+        assert_eq!(unstaged_scale(&p, staged + 1e6, u64::MAX).0, UNSTAGED_SCALE_MAX);
+        // the runtime stages the second table too (threshold 0): nothing to fit
+        assert_eq!(unstaged_scale(&p, staged + 100.0, 0).0, 1.0);
+    }
+
+    #[test]
     fn the_model_gives_back_the_calibrated_chain() {
         use crate::model::cost::{predict, ProgramUse, TableUse};
         let mut p = crate::model::profile::tests::sample();
@@ -786,6 +885,7 @@ mod tests {
                             counters: 0.0,
                             registers: 0.0,
                             tuples: None,
+                            staged: i == 0,
                         })
                         .collect(),
                     workers: 1,

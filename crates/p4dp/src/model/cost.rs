@@ -4,7 +4,9 @@
 use std::fmt::Write as _;
 
 use super::calibrate::SHAPE_ENTRIES;
-use super::profile::{interpolate, lookup_cost, regime, tuple_cost, Popularity, Profile, Touch, LEVELS};
+use super::profile::{
+    interpolate, lookup_cost, miss_scale, past_l2_cycles, regime, tuple_cost, Popularity, Profile, Touch, LEVELS,
+};
 use super::tuples::TupleStats;
 use super::ModelError;
 use crate::bench::json::Json;
@@ -34,6 +36,11 @@ pub struct TableUse {
     /// probed and candidates checked per lookup; model/tuples.rs), when the entries and keys are
     /// known.
     pub tuples: Option<TupleStats>,
+    /// Its lookups are done in bulk for the whole burst ahead of the packets (the staged first
+    /// table, a later staged one at or past the runtime's threshold; model/predict.rs
+    /// `IrFacts::staged`), so that their misses overlap; otherwise each packet's lookup waits
+    /// for its own misses (`Profile::unstaged_miss_scale`).
+    pub staged: bool,
 }
 
 /// A program's paths: what the model costs.
@@ -127,7 +134,16 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
                     let least = p.kind("exact").and_then(|k| k.points.first()).map_or(0.0, |q| q.cycles);
                     (c.cycles(st.passes, st.probes, st.checks).max(least), [0.0; LEVELS])
                 }
-                None => lookup_cost(p, k, t.entries.max(1), &t.touch, u.popularity, share),
+                None => {
+                    let (c, m) = lookup_cost(p, k, t.entries.max(1), &t.touch, u.popularity, share);
+                    // a lookup not staged waits for its misses past L2 on its own
+                    let alone = if t.staged {
+                        0.0
+                    } else {
+                        (p.unstaged_miss_scale - 1.0).max(0.0) * miss_scale(p, k) * past_l2_cycles(p, &m)
+                    };
+                    (c + alone, m)
+                }
             })
         };
         let data = t.extra_data_bytes * p.action_data_cycles_per_byte;
@@ -151,8 +167,10 @@ pub fn predict(p: &Profile, u: &ProgramUse) -> Result<Prediction, ModelError> {
             )
         } else if reg == "L1" {
             format!("{} lookup, cache-resident", t.kind)
-        } else {
+        } else if t.staged {
             format!("{} lookup, memory in {reg}", t.kind)
+        } else {
+            format!("{} lookup, memory in {reg}, one packet at a time", t.kind)
         };
         sum += cycles;
         tables.push(TableCost {
@@ -305,6 +323,7 @@ pub fn to_json(u: &ProgramUse, r: &Prediction) -> Json {
                             ("probes_per_lookup", Json::opt(t.tuples.map(|s| s.probes))),
                             ("tabs_per_burst", Json::opt(t.tuples.map(|s| s.passes))),
                             ("checks_per_lookup", Json::opt(t.tuples.map(|s| s.checks))),
+                            ("staged", Json::Bool(t.staged)),
                             ("cycles_per_pkt", Json::Num(c.cycles)),
                             ("lookup_cycles", Json::Num(c.lookup)),
                             ("action_cycles", Json::Num(c.action)),
@@ -342,6 +361,7 @@ mod tests {
             counters: 0.0,
             registers: 0.0,
             tuples: None,
+            staged: true,
         }
     }
 
@@ -502,6 +522,46 @@ mod tests {
         blind.tables[0].tuples = None;
         let r = predict(&p, &blind).unwrap();
         assert!((r.tables[0].lookup - 500.0).abs() < 1e-9, "{}", r.tables[0].lookup);
+    }
+
+    #[test]
+    fn a_table_not_staged_pays_its_misses_past_l2_scaled() {
+        let mut p = sample();
+        p.unstaged_miss_scale = 3.0;
+        let cost = |entries: u64, staged: bool| {
+            let mut t = table("exact", entries, 1.0);
+            t.staged = staged;
+            let u = ProgramUse {
+                headers: 3,
+                tables: vec![table("exact", entries, 1.0), t],
+                workers: 1,
+                popularity: Popularity::Uniform,
+            };
+            predict(&p, &u).unwrap()
+        };
+        // 2^16 entries of 64 bytes: 4 MiB each, past L2 (1 MiB) but within the LLC (16 MiB)
+        let (a, b) = (cost(1 << 16, true), cost(1 << 16, false));
+        let k = p.kind("exact").unwrap();
+        let t = table("exact", 1 << 16, 1.0);
+        let m = lookup_cost(&p, k, 1 << 16, &t.touch, Popularity::Uniform, 0.5).1;
+        let want = 2.0 * miss_scale(&p, k) * past_l2_cycles(&p, &m);
+        assert!(want > 10.0, "{want}");
+        assert!(
+            (b.cycles - a.cycles - want).abs() < 1e-9,
+            "{} vs {} + {want}",
+            b.cycles,
+            a.cycles
+        );
+        assert!((b.tables[1].lookup - a.tables[1].lookup - want).abs() < 1e-9);
+        assert!(
+            b.tables[1].dominant.ends_with("one packet at a time"),
+            "{}",
+            b.tables[1].dominant
+        );
+        assert!(!a.tables[1].dominant.contains("one packet"), "{}", a.tables[1].dominant);
+        // cache-resident: staged or not, the same
+        let (a, b) = (cost(16, true), cost(16, false));
+        assert!((a.cycles - b.cycles).abs() < 1e-9, "{} vs {}", a.cycles, b.cycles);
     }
 
     #[test]

@@ -244,10 +244,28 @@ pub fn table_memory(t: &TableLayout, kind: &str, entries: u64) -> (u64, String) 
 }
 
 /// What the IR says about the per-packet work the runtime does not count: headers the parsers
-/// extract, and each action's counter and register operations (by control-plane name).
+/// extract, each action's counter and register operations (by control-plane name), and which
+/// tables a burst looks up in bulk ahead of the packets (p4dp_ir staging.rs).
 pub struct IrFacts {
     pub headers: u32,
     pub action_externs: HashMap<String, (f64, f64)>,
+    /// The staged first table's control-plane name.
+    pub staged_first: Option<String>,
+    /// The later tables staged when they hold at least `stage_ahead_min` entries.
+    pub staged_later: Vec<String>,
+    /// The runtime's threshold (`p4dp_rt::stage_ahead_min_entries`).
+    pub stage_ahead_min: u64,
+}
+
+impl IrFacts {
+    /// Whether the lookups of table `name` with `entries` entries are done in bulk ahead of the
+    /// packets: the staged first table always, a later staged one from the threshold on
+    /// (ARCHITECTURE.md "Later staged tables"); every other table is looked up where it is
+    /// applied, one packet at a time.
+    pub fn staged(&self, name: &str, entries: u64) -> bool {
+        self.staged_first.as_deref() == Some(name)
+            || (entries >= self.stage_ahead_min && self.staged_later.iter().any(|l| l == name))
+    }
 }
 
 fn count_extracts(b: &[Stmt]) -> u32 {
@@ -290,9 +308,14 @@ pub fn ir_facts(p: &p4dp_ir::Program) -> IrFacts {
         });
         action_externs.insert(a.fq_name.clone(), (counters, registers));
     }
+    let plan = p4dp_ir::analysis::staging::plan(p);
+    let name = |t: p4dp_ir::TableId| p.tables[t].fq_name.clone();
     IrFacts {
         headers: headers.max(1),
         action_externs,
+        staged_first: plan.staged.map(name),
+        staged_later: plan.later.iter().map(|&t| name(t)).collect(),
+        stage_ahead_min: p4dp_rt::stage_ahead_min_entries(),
     }
 }
 
@@ -369,6 +392,7 @@ pub fn program_use(
             counters: mix(hit.1, miss.1),
             registers: mix(hit.2, miss.2),
             tuples: tuples.get(i).copied().flatten(),
+            staged: facts.staged(&t.name, n),
         });
     }
     ProgramUse {
@@ -658,6 +682,31 @@ pub fn rt_program(so: &Path) -> Result<Program> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn staged_tables_follow_the_plan_and_the_threshold() {
+        let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs/staged_later_tables.p4");
+        let co = CompileOpts {
+            program,
+            include: Vec::new(),
+            define: Vec::new(),
+        };
+        let (ir, _) = compile::front(&co).expect("the corpus program compiles");
+        let f = ir_facts(&ir);
+        assert_eq!(f.staged_first.as_deref(), Some("ingress.t_first"));
+        assert_eq!(
+            f.staged_later,
+            ["ingress.t_a", "ingress.t_b", "ingress.t_m", "ingress.t_c"]
+        );
+        assert_eq!(f.stage_ahead_min, p4dp_rt::stage_ahead_min_entries());
+        let min = f.stage_ahead_min.max(1);
+        // the first table whatever its size; a later one from the threshold on; no other
+        assert!(f.staged("ingress.t_first", 1));
+        assert!(!f.staged("ingress.t_a", min - 1));
+        assert!(f.staged("ingress.t_a", min));
+        assert!(f.staged("ingress.t_c", min + 1));
+        assert!(!f.staged("egress.t_a", min));
+    }
 
     fn key(k: MatchKind) -> KeyInfo {
         KeyInfo {

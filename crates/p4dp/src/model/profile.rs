@@ -9,7 +9,7 @@ use super::ModelError;
 use crate::bench::json::Json;
 
 /// Version of the profile's layout; bumped when a field changes meaning or goes away.
-pub const FORMAT: u64 = 5;
+pub const FORMAT: u64 = 6;
 
 /// The machine a profile was measured on.
 #[derive(Clone, Debug, PartialEq)]
@@ -165,6 +165,11 @@ pub struct Profile {
     /// Extra cycles of a lookup whose data misses L1, L2, the LLC, and whose translation misses
     /// the TLB (fitted on the exact sizes).
     pub miss_penalty: [f64; LEVELS],
+    /// How many times a lookup's misses past L2 (`past_l2_cycles`) cost when the table is looked
+    /// up where it is applied, one packet at a time, than in the staged bulk lookups the
+    /// penalties were fitted on (where a burst's misses overlap): 1 or more, fitted on two exact
+    /// tables of `calibrate::UNSTAGED_ENTRIES` whose second is not staged.
+    pub unstaged_miss_scale: f64,
     pub tlb: Tlb,
     /// Median rx → tx latency ≈ latency_base + latency_per_cycle × cycles/packet.
     pub latency_base: f64,
@@ -355,6 +360,15 @@ impl Profile {
             kinds,
             tuple_sets,
             miss_penalty,
+            unstaged_miss_scale: {
+                let k = num(&v, "unstaged_miss_scale")?;
+                if !(1.0..=UNSTAGED_SCALE_MAX).contains(&k) {
+                    return Err(ModelError::Profile(format!(
+                        "unstaged_miss_scale {k} is not within 1..={UNSTAGED_SCALE_MAX}"
+                    )));
+                }
+                k
+            },
             tlb,
             latency_base: num(&v, "latency.base_cycles")?,
             latency_per_cycle: num(&v, "latency.per_cycle")?,
@@ -395,6 +409,7 @@ impl Profile {
             ("parse_cycles_per_header", Json::Num(self.parse_cycles_per_header)),
             ("table_apply_cycles", Json::Num(self.table_apply_cycles)),
             ("tables_fixed_cycles", Json::Num(self.tables_fixed_cycles)),
+            ("unstaged_miss_scale", Json::Num(self.unstaged_miss_scale)),
             (
                 "action_data_cycles_per_byte",
                 Json::Num(self.action_data_cycles_per_byte),
@@ -697,6 +712,16 @@ fn miss_cycles(p: &Profile, m: &[f64; LEVELS]) -> f64 {
     (0..LEVELS).map(|l| m[l] * p.miss_penalty[l]).sum()
 }
 
+/// The part of `miss_cycles` past L2: the misses served from the LLC or memory and the page
+/// walks (an L1 miss served from L2 is short enough for the core to hide whether staged or not:
+/// the cache-resident chains do not show a difference).
+pub fn past_l2_cycles(p: &Profile, m: &[f64; LEVELS]) -> f64 {
+    (1..LEVELS).map(|l| m[l] * p.miss_penalty[l]).sum()
+}
+
+/// The largest `Profile::unstaged_miss_scale` a profile may hold.
+pub const UNSTAGED_SCALE_MAX: f64 = 8.0;
+
 /// The cost of one lookup of `kind` in a table of `n` entries that touch `t`, with the
 /// traffic's popularity, when the table gets `share` (0..1] of each cache level and of the TLB
 /// (the program's tables with entries share them). The calibrated cost at `n` (one table,
@@ -994,6 +1019,7 @@ pub(crate) mod tests {
             }],
             tuple_sets: Vec::new(),
             miss_penalty: [10.0, 40.0, 250.0, 0.0],
+            unstaged_miss_scale: 1.0,
             tlb: Tlb {
                 page_bytes: 4096,
                 reach_pages: 1024.0,
@@ -1041,6 +1067,10 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("l1d <= l2"), "{e}");
+        let e = Profile::parse(&good.replace("\"unstaged_miss_scale\":1", "\"unstaged_miss_scale\":0.5"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unstaged_miss_scale 0.5"), "{e}");
         let e = Profile::parse("{\"a\":1}").unwrap_err().to_string();
         assert!(e.contains("not a p4dp profile"), "{e}");
     }
