@@ -56,7 +56,9 @@ fn calibrate_then_model_a_corpus_program() {
     let text = ok(&p4dp(&["calibrate", "--quick", "--out", prof_s]));
     assert!(text.contains("caches: L1d"), "{text}");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&prof).expect("profile written")).expect("JSON");
-    assert_eq!(v["p4dp_profile"], 5);
+    assert_eq!(v["p4dp_profile"], 6);
+    let scale = num(&v, "unstaged_miss_scale");
+    assert!((1.0..=8.0).contains(&scale), "{scale}");
     // the pointer chase's TLB and the four miss penalties (L1, L2, LLC, TLB)
     assert_eq!(num(&v["tlb"], "page_bytes"), 4096.0);
     assert!(num(&v["tlb"], "reach_pages") > 0.0);
@@ -136,6 +138,37 @@ fn calibrate_then_model_a_corpus_program() {
         "{t}"
     );
     assert!(num(t, "memory_bytes") > 5000.0 * 16.0, "{t}");
+    // the first table applied: staged
+    assert_eq!(t["staged"], true, "{t}");
+
+    // the same table applied after another: staged from the runtime's threshold (32,768) on
+    for (n, staged) in [(5000, false), (40000, true)] {
+        let json = d.join(format!("after{n}.json"));
+        ok(&p4dp(&[
+            "model",
+            "benches/l3_exact.p4",
+            "-D",
+            "EXACT_AFTER_ANOTHER",
+            "--profile",
+            prof_s,
+            "--entries",
+            &format!("ipv4_exact={n}"),
+            "--json",
+            json.to_str().expect("utf-8"),
+        ]));
+        let p: Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON")).expect("JSON");
+        let tables = p["tables"].as_array().expect("tables");
+        let t = tables
+            .iter()
+            .find(|t| t["name"] == "BenchIngress.ipv4_exact")
+            .unwrap_or_else(|| panic!("{p}"));
+        assert_eq!(t["staged"], staged, "{n} entries: {t}");
+        let pre = tables
+            .iter()
+            .find(|t| t["name"] == "BenchIngress.pre")
+            .unwrap_or_else(|| panic!("{p}"));
+        assert_eq!(pre["staged"], true, "{pre}");
+    }
 
     // no entries: every lookup misses
     let json2 = d.join("pred2.json");
