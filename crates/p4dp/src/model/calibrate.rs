@@ -295,13 +295,17 @@ pub fn chain_slope(p: &Profile, chain: &[(f64, f64)]) -> (f64, Vec<f64>) {
     (median_line(&xy).1.max(0.0), shared)
 }
 
-/// Entries of the two exact tables whose second, not staged, fits `unstaged_miss_scale`: past L2
-/// for two tables sharing it, below the runtime's staging threshold.
+/// Tables and entries of the exact chain whose later tables, not staged, fit
+/// `unstaged_miss_scale`: the first table is staged, the others are below the runtime's staging
+/// threshold, and eight tables of 2^14 share L2 so that each misses it on most lookups. Their
+/// misses past L2 come to tens of cycles with the penalties of a profile at rest (one such table
+/// beside one other gave 3, which a few cycles of noise swamp).
+pub const UNSTAGED_TABLES: u32 = 8;
 pub const UNSTAGED_ENTRIES: u64 = 1 << 14;
 
-/// The model's input for `ProgSpec::exact_chain(2, UNSTAGED_ENTRIES, 0)` under uniform traffic,
-/// its second table staged or not.
-fn unstaged_use(second_staged: bool) -> ProgramUse {
+/// The model's input for `ProgSpec::exact_chain(UNSTAGED_TABLES, UNSTAGED_ENTRIES, 0)` under
+/// uniform traffic, its later tables staged or not.
+fn unstaged_use(later_staged: bool) -> ProgramUse {
     let n = UNSTAGED_ENTRIES;
     let t = |staged: bool| TableUse {
         name: "t".into(),
@@ -320,18 +324,18 @@ fn unstaged_use(second_staged: bool) -> ProgramUse {
     };
     ProgramUse {
         headers: 3,
-        tables: vec![t(true), t(second_staged)],
+        tables: (0..UNSTAGED_TABLES).map(|i| t(i == 0 || later_staged)).collect(),
         workers: 1,
         popularity: Popularity::Uniform,
     }
 }
 
-/// `Profile::unstaged_miss_scale` from `measured` (cycles/packet of the two tables of
-/// `UNSTAGED_ENTRIES`, floor included) with `p`'s other figures, the runtime staging tables from
-/// `stage_min` entries: 1 plus what the model with a factor of 1 leaves unexplained over the
-/// second table's misses past L2, within [1, UNSTAGED_SCALE_MAX]; 1 when those misses are under
-/// 2 cycles (too few to scale) or the second table is staged. Returns the factor and those miss
-/// cycles.
+/// `Profile::unstaged_miss_scale` from `measured` (cycles/packet of the chain of
+/// `UNSTAGED_TABLES` tables of `UNSTAGED_ENTRIES`, floor included) with `p`'s other figures, the
+/// runtime staging tables from `stage_min` entries: 1 plus what the model with a factor of 1
+/// leaves unexplained over the later tables' misses past L2, within [1, UNSTAGED_SCALE_MAX]; 1
+/// when those misses are under 2 cycles (too few to scale) or the later tables are staged.
+/// Returns the factor and those miss cycles.
 pub fn unstaged_scale(p: &Profile, measured: f64, stage_min: u64) -> (f64, f64) {
     let mut one = p.clone();
     one.unstaged_miss_scale = 1.0;
@@ -340,8 +344,9 @@ pub fn unstaged_scale(p: &Profile, measured: f64, stage_min: u64) -> (f64, f64) 
         return (1.0, 0.0);
     };
     let t = &u.tables[1];
-    let m = lookup_cost(&one, k, t.entries, &t.touch, Popularity::Uniform, 0.5).1;
-    let alone = miss_scale(&one, k) * past_l2_cycles(&one, &m);
+    let share = 1.0 / f64::from(UNSTAGED_TABLES);
+    let m = lookup_cost(&one, k, t.entries, &t.touch, Popularity::Uniform, share).1;
+    let alone = f64::from(UNSTAGED_TABLES - 1) * miss_scale(&one, k) * past_l2_cycles(&one, &m);
     if t.staged || alone < 2.0 {
         return (1.0, alone);
     }
@@ -496,13 +501,13 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         )?;
         chain.push((f64::from(n), p));
     }
-    // two tables past L2 together, the second looked up one packet at a time (below the
+    // tables past L2 together, the later ones looked up one packet at a time (below the
     // runtime's staging threshold): what misses cost a table that is not staged
     let unstaged = measure(
         &mut ctx,
         dir,
-        "2 exact tables 2^14, the second not staged",
-        ProgSpec::exact_chain(2, UNSTAGED_ENTRIES, 0),
+        "8 exact tables 2^14, the later ones not staged",
+        ProgSpec::exact_chain(UNSTAGED_TABLES, UNSTAGED_ENTRIES, 0),
         TableKind::Exact,
         UNSTAGED_ENTRIES,
         &mut floor,
@@ -702,10 +707,10 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     // N such tables cost the first one plus N - 1 slopes (the model costs a table as its lookup
     // less this part, and a packet pays it once); within what one table costs
     prof.tables_fixed_cycles = tables_fixed(exact_at_shape, apply);
-    // the unstaged factor last: it explains what the rest leaves of the two tables' cost
+    // the unstaged factor last: it explains what the rest leaves of the chain's cost
     let (scale, alone) = unstaged_scale(&prof, floor + ovh(&unstaged), p4dp_rt::stage_ahead_min_entries());
     eprintln!(
-        "calibrate: 2 exact tables of 2^14: {:.1} cycles/packet over the floor, the second's misses past L2 {alone:.1} cycles staged, {:.2}x not staged",
+        "calibrate: {UNSTAGED_TABLES} exact tables of 2^14: {:.1} cycles/packet over the floor, the later tables' misses past L2 {alone:.1} cycles staged, {:.2}x not staged",
         ovh(&unstaged),
         scale
     );
@@ -818,9 +823,9 @@ mod tests {
     }
 
     #[test]
-    fn the_unstaged_factor_gives_back_the_measured_pair() {
+    fn the_unstaged_factor_gives_back_the_measured_chain() {
         let mut p = crate::model::profile::tests::sample();
-        // two tables of 2^14 entries sharing a 1 MiB L2 miss it
+        // eight tables of 2^14 entries sharing a 1 MiB L2 miss it
         let (_, alone) = unstaged_scale(&p, 0.0, u64::MAX);
         assert!(alone > 2.0, "{alone}");
         for k in [1.0, 2.5, 4.0] {
@@ -834,7 +839,7 @@ mod tests {
         let staged = predict(&p, &unstaged_use(true)).unwrap().cycles;
         assert_eq!(unstaged_scale(&p, staged - 50.0, u64::MAX).0, 1.0);
         assert_eq!(unstaged_scale(&p, staged + 1e6, u64::MAX).0, UNSTAGED_SCALE_MAX);
-        // the runtime stages the second table too (threshold 0): nothing to fit
+        // the runtime stages the later tables too (threshold 0): nothing to fit
         assert_eq!(unstaged_scale(&p, staged + 100.0, 0).0, 1.0);
     }
 
