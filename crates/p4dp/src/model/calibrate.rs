@@ -303,16 +303,16 @@ pub fn chain_slope(p: &Profile, chain: &[(f64, f64)]) -> (f64, Vec<f64>) {
 pub const UNSTAGED_TABLES: u32 = 8;
 pub const UNSTAGED_ENTRIES: u64 = 1 << 14;
 
-/// The model's input for `ProgSpec::exact_chain(UNSTAGED_TABLES, UNSTAGED_ENTRIES, 0)` under
-/// uniform traffic, its later tables staged or not.
-fn unstaged_use(later_staged: bool) -> ProgramUse {
-    let n = UNSTAGED_ENTRIES;
-    let t = |staged: bool| TableUse {
-        name: "t".into(),
+/// The model's input for `ProgSpec::exact_chain(tables, n, 0)` under uniform traffic, all hits:
+/// the first table staged, the later ones staged or not.
+fn exact_chain_use(tables: u32, n: u64, later_staged: bool) -> ProgramUse {
+    let touched = footprint("exact", n, key_len(TableKind::Exact), FWD_DATA);
+    let t = |i: u32| TableUse {
+        name: format!("t{i}"),
         kind: "exact".into(),
         entries: n,
-        touch: footprint("exact", n, key_len(TableKind::Exact), FWD_DATA).touch(n),
-        memory_bytes: 0,
+        touch: touched.touch(n),
+        memory_bytes: touched.bytes,
         storage: String::new(),
         applies: 1.0,
         hit_ratio: 1.0,
@@ -320,14 +320,19 @@ fn unstaged_use(later_staged: bool) -> ProgramUse {
         counters: 0.0,
         registers: 0.0,
         tuples: None,
-        staged,
+        staged: i == 0 || later_staged,
     };
     ProgramUse {
         headers: 3,
-        tables: (0..UNSTAGED_TABLES).map(|i| t(i == 0 || later_staged)).collect(),
+        tables: (0..tables).map(t).collect(),
         workers: 1,
         popularity: Popularity::Uniform,
     }
+}
+
+/// The chain the unstaged factor is fitted on, its later tables staged or not.
+fn unstaged_use(later_staged: bool) -> ProgramUse {
+    exact_chain_use(UNSTAGED_TABLES, UNSTAGED_ENTRIES, later_staged)
 }
 
 /// `Profile::unstaged_miss_scale` from `measured` (cycles/packet of the chain of
@@ -845,7 +850,7 @@ mod tests {
 
     #[test]
     fn the_model_gives_back_the_calibrated_chain() {
-        use crate::model::cost::{predict, ProgramUse, TableUse};
+        use crate::model::cost::predict;
         let mut p = crate::model::profile::tests::sample();
         // a smaller L1 so that 8 tables of SHAPE_ENTRIES share it visibly
         p.caches.l1d = 16 << 10;
@@ -874,28 +879,7 @@ mod tests {
             p.table_apply_cycles = apply;
             p.tables_fixed_cycles = tables_fixed(one, apply);
             for &(n, c) in &chain {
-                let u = ProgramUse {
-                    headers: 3,
-                    tables: (0..n as usize)
-                        .map(|i| TableUse {
-                            name: format!("t{i}"),
-                            kind: "exact".into(),
-                            entries: SHAPE_ENTRIES,
-                            touch: t.touch(SHAPE_ENTRIES),
-                            memory_bytes: t.bytes,
-                            storage: "static".into(),
-                            applies: 1.0,
-                            hit_ratio: 1.0,
-                            extra_data_bytes: 0.0,
-                            counters: 0.0,
-                            registers: 0.0,
-                            tuples: None,
-                            staged: i == 0,
-                        })
-                        .collect(),
-                    workers: 1,
-                    popularity: Popularity::Uniform,
-                };
+                let u = exact_chain_use(n as u32, SHAPE_ENTRIES, false);
                 let r = predict(&p, &u).unwrap();
                 // the prediction is the measured chain: the shared misses counted once
                 assert!(
