@@ -122,6 +122,11 @@ impl<'a> Ctx<'a> {
         self.traffic = t;
     }
 
+    /// Announces `n` more points than `new` was told (points measured again).
+    pub fn add_points(&mut self, n: usize) {
+        self.progress.total += n;
+    }
+
     /// Settings for measuring points outside a sweep (`p4dp calibrate`, `p4dp model --check`):
     /// `a`'s workers, packets, repetitions and seed, the given windows and popularity, compiled
     /// programs kept in `out_dir`; `total` points announced on the progress line. Several

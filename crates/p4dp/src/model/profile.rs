@@ -719,8 +719,11 @@ pub fn past_l2_cycles(p: &Profile, m: &[f64; LEVELS]) -> f64 {
     (1..LEVELS).map(|l| m[l] * p.miss_penalty[l]).sum()
 }
 
-/// The largest `Profile::unstaged_miss_scale` a profile may hold.
-pub const UNSTAGED_SCALE_MAX: f64 = 8.0;
+/// The largest `Profile::unstaged_miss_scale` a profile may hold: a lone miss served from memory
+/// (100-300 cycles on a server, the calibration's pointer chase past the LLC) over what a staged
+/// one costs (the fitted L2 penalty, 5-11 cycles), with room for an LLC that other tenants of
+/// the host evict, where misses the model places in the LLC go to memory.
+pub const UNSTAGED_SCALE_MAX: f64 = 32.0;
 
 /// The cost of one lookup of `kind` in a table of `n` entries that touch `t`, with the
 /// traffic's popularity, when the table gets `share` (0..1] of each cache level and of the TLB
