@@ -372,6 +372,33 @@ pub fn consistent(a: f64, b: f64) -> bool {
     (a - b).abs() <= (0.15 * a.min(b)).max(8.0)
 }
 
+/// What `calibrate` does after an attempt at the sizes and the tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Retry {
+    /// Keep them: the two measurements of one exact table agree, or one of them is missing
+    /// (`--quick` measures no exact table of SHAPE_ENTRIES).
+    Keep,
+    /// Measure them again.
+    Again,
+    /// Keep the last attempt with a warning: they disagreed CALIBRATE_ATTEMPTS times.
+    GiveUp,
+}
+
+/// The exact series' and the chain's measurement of one exact table of SHAPE_ENTRIES (cycles/
+/// packet over the floor) after attempt `attempt` (from 1).
+fn retry(series: Option<f64>, chain_one: Option<f64>, attempt: u32) -> Retry {
+    match (series, chain_one) {
+        (Some(a), Some(b)) if !consistent(a, b) => {
+            if attempt >= CALIBRATE_ATTEMPTS {
+                Retry::GiveUp
+            } else {
+                Retry::Again
+            }
+        }
+        _ => Retry::Keep,
+    }
+}
+
 /// Tables of the worker-cost programs (cache-resident exact tables of SHAPE_ENTRIES).
 const WORKER_TABLES: [u32; 2] = [1, 4];
 
@@ -535,20 +562,17 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
             .and_then(|(_, v)| v.iter().find(|(n, _)| *n == SHAPE_ENTRIES))
             .map(|(_, p)| p.overhead());
         let one = chain.first().map(|(_, p)| p.overhead());
-        match (series, one) {
-            (Some(a), Some(b)) if !consistent(a, b) => {
-                if attempt == CALIBRATE_ATTEMPTS {
-                    eprintln!(
-                        "calibrate: warning: one exact table of {SHAPE_ENTRIES} measured {a:.1} and then {b:.1} cycles/packet over the floor in {attempt} attempts: the machine is not steady, and this profile's figures may not hold; run it again when it is quieter"
-                    );
-                } else {
-                    eprintln!(
-                        "calibrate: one exact table of {SHAPE_ENTRIES} measured {a:.1} and then {b:.1} cycles/packet over the floor: the machine changed; measuring the sizes and the tables again"
-                    );
-                    ctx.add_points(remeasured);
-                    continue;
-                }
+        match (series, one, retry(series, one, attempt)) {
+            (Some(a), Some(b), Retry::Again) => {
+                eprintln!(
+                    "calibrate: one exact table of {SHAPE_ENTRIES} measured {a:.1} and then {b:.1} cycles/packet over the floor: the machine changed; measuring the sizes and the tables again"
+                );
+                ctx.add_points(remeasured);
+                continue;
             }
+            (Some(a), Some(b), Retry::GiveUp) => eprintln!(
+                "calibrate: warning: one exact table of {SHAPE_ENTRIES} measured {a:.1} and then {b:.1} cycles/packet over the floor in {attempt} attempts: the machine is not steady, and this profile's figures may not hold; run it again when it is quieter"
+            ),
             _ => {}
         }
         break (base, more_h, kind_points, chain);
@@ -890,6 +914,17 @@ mod tests {
         assert!(!consistent(20.0, 28.5));
         assert!(consistent(200.0, 230.0));
         assert!(!consistent(200.0, 231.0));
+    }
+
+    #[test]
+    fn a_disagreeing_table_is_measured_again_up_to_the_attempts() {
+        assert_eq!(retry(Some(83.9), Some(83.6), 1), Retry::Keep);
+        assert_eq!(retry(Some(132.7), Some(84.2), 1), Retry::Again);
+        assert_eq!(retry(Some(132.7), Some(84.2), CALIBRATE_ATTEMPTS - 1), Retry::Again);
+        assert_eq!(retry(Some(132.7), Some(84.2), CALIBRATE_ATTEMPTS), Retry::GiveUp);
+        // --quick: no exact table of SHAPE_ENTRIES in the series
+        assert_eq!(retry(None, Some(84.2), 1), Retry::Keep);
+        assert_eq!(retry(Some(84.2), None, 1), Retry::Keep);
     }
 
     #[test]
