@@ -720,9 +720,9 @@ pub fn past_l2_cycles(p: &Profile, m: &[f64; LEVELS]) -> f64 {
 }
 
 /// The largest `Profile::unstaged_miss_scale` a profile may hold: a lone miss served from memory
-/// (100-300 cycles on a server, the calibration's pointer chase past the LLC) over what a staged
-/// one costs (the fitted L2 penalty, 5-11 cycles), with room for an LLC that other tenants of
-/// the host evict, where misses the model places in the LLC go to memory.
+/// (100-300 cycles on a server) over what a staged one costs (the fitted L2 penalty, 5-11
+/// cycles in steady calibrations), with room for an LLC that other tenants of the host evict,
+/// where misses the model places in the LLC go to memory.
 pub const UNSTAGED_SCALE_MAX: f64 = 32.0;
 
 /// The cost of one lookup of `kind` in a table of `n` entries that touch `t`, with the
@@ -1074,6 +1074,12 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("unstaged_miss_scale 0.5"), "{e}");
+        // the cap is held; a factor past it is refused
+        assert!(Profile::parse(&good.replace("\"unstaged_miss_scale\":1", "\"unstaged_miss_scale\":32")).is_ok());
+        let e = Profile::parse(&good.replace("\"unstaged_miss_scale\":1", "\"unstaged_miss_scale\":33"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unstaged_miss_scale 33 is not within 1..=32"), "{e}");
         let e = Profile::parse("{\"a\":1}").unwrap_err().to_string();
         assert!(e.contains("not a p4dp profile"), "{e}");
     }
