@@ -25,6 +25,15 @@ pub fn write(path: &Path, frames: &[Vec<u8>]) {
 /// The frames of the pcap file at `path` (micro- or nanosecond timestamps). Panics on a file
 /// that is not a little-endian classic pcap or whose last record is cut short.
 pub fn read(path: &Path) -> Vec<Vec<u8>> {
+    let (frames, cut) = records(path);
+    if let Some(o) = cut {
+        panic!("{}: record at {o} cut short", path.display());
+    }
+    frames
+}
+
+/// The whole records of the pcap file at `path`, and the offset of a last record cut short.
+fn records(path: &Path) -> (Vec<Vec<u8>>, Option<usize>) {
     let b = std::fs::read(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
     assert!(
@@ -36,21 +45,25 @@ pub fn read(path: &Path) -> Vec<Vec<u8>> {
     );
     let mut out = Vec::new();
     let mut o = 24;
-    while o + 16 <= b.len() {
+    while o < b.len() {
+        if o + 16 > b.len() || o + 16 + u32_at(o + 8) as usize > b.len() {
+            return (out, Some(o));
+        }
         let n = u32_at(o + 8) as usize;
-        assert!(o + 16 + n <= b.len(), "{}: record at {o} cut short", path.display());
         out.push(b[o + 16..o + 16 + n].to_vec());
         o += 16 + n;
     }
-    out
+    (out, None)
 }
 
-/// The frames a pcap port has written to `path` so far: none while the file is shorter than its
-/// 24-byte header (DPDK's `net_pcap` writes whole records after each burst, and before the first
-/// one the file may not exist or hold its header yet).
+/// The frames a pcap port has written to `path` so far, while it may still be writing: none while
+/// the file is shorter than its 24-byte header (before the first burst the file may not exist or
+/// hold its header yet), and not a last record cut short. DPDK's `net_pcap` flushes after each
+/// burst, but libpcap writes through a stdio buffer that may reach the file in the middle of a
+/// record while a burst is being written.
 pub fn written(path: &Path) -> Vec<Vec<u8>> {
     if std::fs::metadata(path).is_ok_and(|m| m.len() >= 24) {
-        read(path)
+        records(path).0
     } else {
         vec![]
     }
@@ -69,7 +82,7 @@ mod tests {
     }
 
     #[test]
-    fn written_is_empty_until_the_header_is_there() {
+    fn written_holds_whole_records_only() {
         let d = crate::scratch_dir("pcap-written");
         let p = d.join("out.pcap");
         assert!(super::written(&p).is_empty(), "no file yet");
@@ -78,6 +91,11 @@ mod tests {
         let frames = vec![vec![7u8; 60], vec![8u8; 64]];
         super::write(&p, &frames);
         assert_eq!(super::written(&p), frames);
+        let whole = std::fs::read(&p).expect("read");
+        for cut in [whole.len() - 1, whole.len() - 64, whole.len() - 70, whole.len() - 80] {
+            std::fs::write(&p, &whole[..cut]).expect("write");
+            assert_eq!(super::written(&p), frames[..1], "cut at {cut}");
+        }
         let _ = std::fs::remove_dir_all(&d);
     }
 }

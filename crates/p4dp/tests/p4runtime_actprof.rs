@@ -55,14 +55,7 @@ fn one_code(r: Result<(), tonic::Status>) -> Code {
 /// Sends `n` frames to `dst` (sources differ) as PacketOuts; returns how many more frames
 /// ports 1 and 2 wrote once all arrived.
 async fn send(s: &Stream, dir: &std::path::Path, dst: [u8; 6], n: u8) -> (usize, usize) {
-    let count = |p: u32| {
-        let f = dir.join(format!("out{p}.pcap"));
-        if std::fs::metadata(&f).is_ok_and(|m| m.len() >= 24) {
-            p4dp_testutil::pcap::read(&f).len()
-        } else {
-            0
-        }
-    };
+    let count = |p: u32| p4dp_testutil::pcap::written(&dir.join(format!("out{p}.pcap"))).len();
     let (b1, b2) = (count(1), count(2));
     for i in 0..n {
         let src = [0x02, 0, 0, 0, i, i.wrapping_mul(37)];
@@ -437,15 +430,10 @@ fn any_entry(table: u32) -> entity::Entity {
 /// Frames on ports 1 and 2 after `n` PacketOuts to `dst`, all from one source (one hash).
 async fn spread(s: &Stream, out: &dyn Fn(u32) -> std::path::PathBuf, dst: [u8; 6], n: usize) -> (usize, usize) {
     let count = |p: u32| {
-        let f = out(p);
-        if std::fs::metadata(&f).is_ok_and(|m| m.len() >= 24) {
-            p4dp_testutil::pcap::read(&f)
-                .iter()
-                .filter(|fr| fr[0..6] == dst)
-                .count()
-        } else {
-            0
-        }
+        p4dp_testutil::pcap::written(&out(p))
+            .iter()
+            .filter(|fr| fr[0..6] == dst)
+            .count()
     };
     for i in 0..n {
         s.packet_out(frame(dst, [0x02, 0, 0, 0, 0, 0x21], i as u8)).await;

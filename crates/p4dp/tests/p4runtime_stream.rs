@@ -68,7 +68,7 @@ async fn packet_in_and_packet_out_through_the_controller_port() {
     );
 
     // bad PacketOuts: StreamError with the PacketOut in its details, nothing sent
-    let n_before = p4dp_testutil::pcap::read(&out0).len();
+    let n_before = p4dp_testutil::pcap::written(&out0).len();
     for (m, why) in [
         (vec![md(9, &[0])], "unknown metadata id"),
         (vec![md(1, &[0x02, 0x00])], "value wider than 9 bits"),
@@ -99,7 +99,7 @@ async fn packet_in_and_packet_out_through_the_controller_port() {
     assert_eq!(Code::from(e.canonical_code), Code::PermissionDenied);
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(
-        p4dp_testutil::pcap::read(&out0).len(),
+        p4dp_testutil::pcap::written(&out0).len(),
         n_before,
         "rejected PacketOuts send nothing"
     );
