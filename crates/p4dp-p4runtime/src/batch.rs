@@ -322,10 +322,7 @@ fn plan<'a>(pipe: &Pipeline, u: &'a Update) -> Result<Planned<'a>, OpError> {
             crate::vset::check(pipe, v, op)?;
             Ok(Planned::Other(u))
         }
-        Some(E::ExternEntry(_)) => Err(err(
-            Code::Unimplemented,
-            "writing extern entries is not supported by p4dp (its architectures have no such externs)",
-        )),
+        Some(E::ExternEntry(x)) => Err(crate::externs::no_extern_type(x.extern_type_id)),
         // the others validate before they write
         Some(_) => Ok(Planned::Other(u)),
     }

@@ -47,6 +47,19 @@ fn modify_only(is_modify: bool, what: &str) -> Result<(), OpError> {
     }
 }
 
+/// An ExternEntry names an architecture-specific extern by its P4Info `extern_type_id`. p4dp's
+/// P4Info lists none: every v1model and PNA extern with control-plane state (counters, meters,
+/// registers, action profiles and selectors, digests) has an entity of its own, and the others
+/// (hashes, checksums, random) have no state to read or write. So every type is unknown.
+pub fn no_extern_type(type_id: u32) -> OpError {
+    err(
+        Code::NotFound,
+        format!(
+            "no extern type {type_id} in the P4Info: its architectures' externs with state are counters, meters, registers, action profiles and digests, each with an entity of its own"
+        ),
+    )
+}
+
 pub fn write_counter(rt: &Runtime, e: &CounterEntry, is_modify: bool) -> Result<(), OpError> {
     let x = extern_by_id(rt.program(), e.counter_id, ExternKind::Counter, "counter")?;
     modify_only(is_modify, "counter")?;

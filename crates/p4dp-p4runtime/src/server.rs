@@ -454,28 +454,7 @@ pub(crate) fn apply(p: &Pipeline, pre: &mut Pre, u: &Update) -> Result<(), OpErr
             Some(packet_replication_engine_entry::Type::CloneSessionEntry(c)) => pre.write_clone(rt, c, op),
             None => Err(tables::invalid("empty packet replication engine entry")),
         },
-        Some(other) => Err(tables::err(
-            Code::Unimplemented,
-            format!("writing {} is not supported by p4dp yet", entity_name(other)),
-        )),
-    }
-}
-
-pub(crate) fn entity_name(e: &entity::Entity) -> &'static str {
-    use entity::Entity as E;
-    match e {
-        E::ExternEntry(_) => "extern entries",
-        E::TableEntry(_) => "table entries",
-        E::ActionProfileMember(_) => "action profile members",
-        E::ActionProfileGroup(_) => "action profile groups",
-        E::MeterEntry(_) => "meter entries",
-        E::DirectMeterEntry(_) => "direct meter entries",
-        E::CounterEntry(_) => "counter entries",
-        E::DirectCounterEntry(_) => "direct counter entries",
-        E::PacketReplicationEngineEntry(_) => "packet replication engine entries",
-        E::ValueSetEntry(_) => "value set entries",
-        E::RegisterEntry(_) => "register entries",
-        E::DigestEntry(_) => "digest entries",
+        Some(E::ExternEntry(e)) => Err(x::no_extern_type(e.extern_type_id)),
     }
 }
 
@@ -601,12 +580,9 @@ fn read_entity(p: &Pipeline, pre: Option<&Pre>, e: &Entity, out: &mut Vec<Entity
                 }
             }
         }
-        Some(other) => {
-            return Err(tables::err(
-                Code::Unimplemented,
-                format!("reading {} is not supported by p4dp yet", entity_name(other)),
-            ))
-        }
+        // a wildcard over the architecture-specific externs, of which the P4Info lists none
+        Some(E::ExternEntry(x)) if x.extern_type_id == 0 => {}
+        Some(E::ExternEntry(x)) => return Err(x::no_extern_type(x.extern_type_id)),
     }
     Ok(())
 }

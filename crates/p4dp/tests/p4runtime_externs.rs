@@ -196,6 +196,50 @@ async fn externs_read_back_what_packets_did_and_what_was_written() {
         .await
         .expect_err("index 8 of 8 cells");
     assert_eq!(st.code(), Code::OutOfRange, "{st:?}");
+    // architecture-specific externs: the P4Info lists none, so a wildcard reads nothing and any
+    // type is unknown, to reads and writes
+    let ext = |t: u32| {
+        entity::Entity::ExternEntry(ExternEntry {
+            extern_type_id: t,
+            ..Default::default()
+        })
+    };
+    assert_eq!(read(&mut c, ext(0)).await.expect("read every extern"), vec![]);
+    let st = read(&mut c, ext(0x81)).await.expect_err("an unknown extern type");
+    assert_eq!(st.code(), Code::NotFound, "{st:?}");
+    use update::Type as T;
+    for (t, e) in [(T::Insert, ext(0x81)), (T::Modify, ext(0)), (T::Delete, ext(7))] {
+        let u = update(t, e);
+        assert_eq!(one_code(write(&mut c, 10, vec![u]).await), Code::NotFound, "write");
+    }
+    assert_eq!(
+        read(&mut c, counter(per_src, Some(3), None)).await.expect("read"),
+        vec![counter(per_src, Some(3), Some(packets(100, 6400)))],
+        "the refused writes changed nothing"
+    );
+    for atomicity in [
+        write_request::Atomicity::RollbackOnError,
+        write_request::Atomicity::DataplaneAtomic,
+    ] {
+        let r = c
+            .write(WriteRequest {
+                device_id: DEVICE,
+                election_id: eid(10),
+                updates: vec![
+                    modi(counter(per_src, Some(3), Some(packets(1, 1)))),
+                    update(T::Insert, ext(0x81)),
+                ],
+                atomicity: atomicity as i32,
+                ..Default::default()
+            })
+            .await;
+        assert_eq!(r.expect_err("an extern entry fails the batch").code(), Code::Unknown);
+        assert_eq!(
+            read(&mut c, counter(per_src, Some(3), None)).await.expect("read"),
+            vec![counter(per_src, Some(3), Some(packets(100, 6400)))],
+            "{atomicity:?}: nothing written"
+        );
+    }
 
     // meters: a configuration written reads back as written; unconfigured cells have none
     let cfg = config(1000, 100, 2000, 200);
