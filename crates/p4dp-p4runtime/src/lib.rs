@@ -41,6 +41,7 @@ pub mod fastwrite;
 mod idle;
 pub mod p4info;
 pub mod ports;
+pub mod reconcile;
 pub mod roles;
 pub mod server;
 pub mod stream;

@@ -301,22 +301,19 @@ impl Service {
         let action = A::try_from(r.action).unwrap_or(A::Unspecified);
         match action {
             A::Unspecified => return Err(Status::invalid_argument("the action is unspecified")),
-            A::ReconcileAndCommit => {
-                return Err(Status::unimplemented(
-                    "RECONCILE_AND_COMMIT is not implemented: p4dp cannot keep the state of unchanged tables across programs yet; use VERIFY_AND_COMMIT (all state is reset)",
-                ))
-            }
             A::Commit => {
                 let mut st = self.lock();
                 let Some(p) = st.dev.saved.take() else {
-                    return Err(Status::failed_precondition("COMMIT without a config saved by VERIFY_AND_SAVE"));
+                    return Err(Status::failed_precondition(
+                        "COMMIT without a config saved by VERIFY_AND_SAVE",
+                    ));
                 };
                 let pre = st.saved_pre.take().unwrap_or_default();
                 st.dev.commit(p).map_err(Status::internal)?;
                 st.pre = pre;
                 return Ok(());
             }
-            A::Verify | A::VerifyAndSave | A::VerifyAndCommit => {}
+            A::Verify | A::VerifyAndSave | A::VerifyAndCommit | A::ReconcileAndCommit => {}
         }
         let cfg = r.config.ok_or_else(|| Status::invalid_argument("no config given"))?;
         let client_info = cfg
@@ -351,8 +348,35 @@ impl Service {
             st.saved_pre = Some(Pre::default());
             return Ok(());
         }
+        let mut pre = Pre::default();
+        if action == A::ReconcileAndCommit {
+            // from the state reads and writes see: the saved pipeline's if one is saved
+            let (old, old_pre) = match (st.dev.saved.as_ref(), st.saved_pre.as_ref()) {
+                (Some(s), Some(sp)) => (Some(s), sp),
+                _ => (st.dev.active.as_ref(), &st.pre),
+            };
+            if let Some(old) = old {
+                let c = crate::reconcile::carry(old, old_pre, &p, &mut pre).map_err(|e| Status::new(e.code, e.msg))?;
+                eprintln!(
+                    "p4runtime: RECONCILE_AND_COMMIT keeps {} entries, {} default entries, {} members, {} groups, {} extern cells, {} value sets, {} digest configurations, {} replication entries{}",
+                    c.entries,
+                    c.defaults,
+                    c.members,
+                    c.groups,
+                    c.cells,
+                    c.value_sets,
+                    c.digests,
+                    c.replication,
+                    if c.reset.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; reset (changed or removed): {}", c.reset.join(", "))
+                    }
+                );
+            }
+        }
         st.dev.commit(p).map_err(Status::internal)?;
-        st.pre = Pre::default();
+        st.pre = pre;
         st.saved_pre = None;
         Ok(())
     }
@@ -458,7 +482,7 @@ pub(crate) fn apply(p: &Pipeline, pre: &mut Pre, u: &Update) -> Result<(), OpErr
     }
 }
 
-fn read_entity(p: &Pipeline, pre: Option<&Pre>, e: &Entity, out: &mut Vec<Entity>) -> Result<(), OpError> {
+pub(crate) fn read_entity(p: &Pipeline, pre: Option<&Pre>, e: &Entity, out: &mut Vec<Entity>) -> Result<(), OpError> {
     use crate::externs as x;
     use entity::Entity as E;
     let rt = &*p.rt;

@@ -68,6 +68,9 @@ pub struct Pipeline {
     pub digests: std::sync::Mutex<crate::digest::Digests>,
     /// Action profile member and group ids as written.
     pub profiles: std::sync::Mutex<crate::actprof::Profiles>,
+    /// Each table's default entry as the program loaded it (RECONCILE_AND_COMMIT keeps only the
+    /// default entries the controller changed).
+    pub initial_defaults: Vec<crate::proto::p4::v1::TableEntry>,
 }
 
 struct Runner {
@@ -126,7 +129,18 @@ impl Device {
                 rt.program().background.join(", ")
             ));
         }
+        let mut initial_defaults = Vec::new();
+        for t in &rt.program().tables {
+            let e = crate::proto::p4::v1::TableEntry {
+                table_id: t.id,
+                is_default_action: true,
+                ..Default::default()
+            };
+            crate::tables::read(&rt, t, &e, &mut initial_defaults)
+                .map_err(|e| format!("reading the default entries: {e}"))?;
+        }
         Ok(Pipeline {
+            initial_defaults,
             profiles: std::sync::Mutex::new(crate::actprof::Profiles::new(&p4info)),
             digests: std::sync::Mutex::new(crate::digest::Digests::new(&p4info, rt.program())),
             rt: Arc::new(rt),

@@ -295,17 +295,6 @@ async fn p4runtime_error_paths_and_round_trips() {
         .unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument, "a P4Info of another program");
     let e = c
-        .set_forwarding_pipeline_config(set(
-            10,
-            DEVICE,
-            A::ReconcileAndCommit,
-            info.clone(),
-            device_config.clone(),
-        ))
-        .await
-        .unwrap_err();
-    assert_eq!(e.code(), Code::Unimplemented);
-    let e = c
         .set_forwarding_pipeline_config(SetForwardingPipelineConfigRequest {
             device_id: DEVICE,
             election_id: eid(10),

@@ -57,9 +57,15 @@ fn free_port() -> u16 {
 
 /// `p4dp build` of `tests/p4runtime/NAME.p4` into `dir`: (P4Info, device config).
 pub fn build(name: &str, dir: &Path) -> (P4Info, Vec<u8>) {
+    build_file(&root().join(format!("tests/p4runtime/{name}.p4")), dir)
+}
+
+/// `p4dp build` of the program at `path` (named by its file stem) into `dir`.
+pub fn build_file(path: &Path, dir: &Path) -> (P4Info, Vec<u8>) {
+    let name = path.file_stem().and_then(|s| s.to_str()).expect("a program file name");
     let st = Command::new(env!("CARGO_BIN_EXE_p4dp"))
         .arg("build")
-        .arg(root().join(format!("tests/p4runtime/{name}.p4")))
+        .arg(path)
         .arg("-o")
         .arg(dir)
         .stderr(Stdio::null())
