@@ -203,50 +203,57 @@ pub fn carry(old: &Pipeline, old_pre: &Pre, new: &Pipeline, new_pre: &mut Pre) -
         }
     }
 
-    // indexed externs: counters, registers, meters
+    // indexed externs: counters, registers, meters; each unchanged one's cells, every cell read
+    // (meters: only the configured ones; an unconfigured cell reads without a configuration and
+    // the new one is as fresh)
+    let mut indexed: Vec<(String, bool, entity::Entity)> = Vec::new();
     for x in &a.counters {
         let (id, name) = id_name(&x.preamble);
-        if b.counters.iter().any(|n| n == x) {
-            for e in read(entity::Entity::CounterEntry(CounterEntry {
-                counter_id: id,
-                ..Default::default()
-            }))? {
-                write(update::Type::Modify, e, new_pre).map_err(|e| kept(&format!("a cell of `{name}`"), e))?;
-                c.cells += 1;
-            }
-        } else {
-            c.reset.push(format!("counter `{name}`"));
-        }
+        let q = CounterEntry {
+            counter_id: id,
+            ..Default::default()
+        };
+        indexed.push((
+            format!("counter `{name}`"),
+            b.counters.contains(x),
+            entity::Entity::CounterEntry(q),
+        ));
     }
     for x in &a.registers {
         let (id, name) = id_name(&x.preamble);
-        if b.registers.iter().any(|n| n == x) {
-            for e in read(entity::Entity::RegisterEntry(RegisterEntry {
-                register_id: id,
-                ..Default::default()
-            }))? {
-                write(update::Type::Modify, e, new_pre).map_err(|e| kept(&format!("a cell of `{name}`"), e))?;
-                c.cells += 1;
-            }
-        } else {
-            c.reset.push(format!("register `{name}`"));
-        }
+        let q = RegisterEntry {
+            register_id: id,
+            ..Default::default()
+        };
+        indexed.push((
+            format!("register `{name}`"),
+            b.registers.contains(x),
+            entity::Entity::RegisterEntry(q),
+        ));
     }
     for x in &a.meters {
         let (id, name) = id_name(&x.preamble);
-        if b.meters.iter().any(|n| n == x) {
-            for e in read(entity::Entity::MeterEntry(MeterEntry {
-                meter_id: id,
-                ..Default::default()
-            }))? {
-                // cells never configured read without a configuration: the new ones are as fresh
-                if matches!(&e, entity::Entity::MeterEntry(m) if m.config.is_some()) {
-                    write(update::Type::Modify, e, new_pre).map_err(|e| kept(&format!("a cell of `{name}`"), e))?;
-                    c.cells += 1;
-                }
+        let q = MeterEntry {
+            meter_id: id,
+            ..Default::default()
+        };
+        indexed.push((
+            format!("meter `{name}`"),
+            b.meters.contains(x),
+            entity::Entity::MeterEntry(q),
+        ));
+    }
+    for (what, unchanged, query) in indexed {
+        if !unchanged {
+            c.reset.push(what);
+            continue;
+        }
+        for e in read(query)? {
+            if matches!(&e, entity::Entity::MeterEntry(m) if m.config.is_none()) {
+                continue;
             }
-        } else {
-            c.reset.push(format!("meter `{name}`"));
+            write(update::Type::Modify, e, new_pre).map_err(|e| kept(&format!("a cell of {what}"), e))?;
+            c.cells += 1;
         }
     }
 
