@@ -156,12 +156,32 @@ struct Fields<'a> {
     b: &'a [u8],
 }
 
+/// A varint read from the front of `b`, as prost's `decode_varint` reads it (the tests compare
+/// the two), with the one-byte varints (tags, lengths and ids below 128: most of a table entry's)
+/// read here.
+///
+/// perf: a Write of 1000 inserts, each of one exact field and one parameter, was read in 173 ns
+/// per entry; with this, [`Fields::next`] and [`each`] inlined into each message's reader, in
+/// 116 (best of 30 rounds each; without the one-byte path 123). A call of `next` per field
+/// returned its result through memory.
+#[inline(always)]
+fn read_varint(b: &mut &[u8]) -> Option<u64> {
+    match b.first() {
+        Some(&x) if x < 0x80 => {
+            *b = &b[1..];
+            Some(u64::from(x))
+        }
+        _ => decode_varint(b).ok(),
+    }
+}
+
 impl<'a> Fields<'a> {
+    #[inline(always)]
     fn next(&mut self) -> Option<Option<(u32, Val<'a>)>> {
         if self.b.is_empty() {
             return Some(None);
         }
-        let key = decode_varint(&mut self.b).ok()?;
+        let key = read_varint(&mut self.b)?;
         if key > u64::from(u32::MAX) {
             return None;
         }
@@ -170,9 +190,9 @@ impl<'a> Fields<'a> {
             return None;
         }
         match WireType::try_from(key & 7).ok()? {
-            WireType::Varint => Some(Some((tag, Val::Varint(decode_varint(&mut self.b).ok()?)))),
+            WireType::Varint => Some(Some((tag, Val::Varint(read_varint(&mut self.b)?)))),
             WireType::LengthDelimited => {
-                let len = usize::try_from(decode_varint(&mut self.b).ok()?).ok()?;
+                let len = usize::try_from(read_varint(&mut self.b)?).ok()?;
                 if len > self.b.len() {
                     return None;
                 }
@@ -187,6 +207,7 @@ impl<'a> Fields<'a> {
 
 /// Calls `f` for each field of the message `b`; None when `b` is malformed or `f` refuses a
 /// field.
+#[inline(always)]
 fn each<'a>(b: &'a [u8], mut f: impl FnMut(u32, Val<'a>) -> Option<()>) -> Option<()> {
     let mut r = Fields { b };
     while let Some((tag, v)) = r.next()? {
@@ -641,6 +662,37 @@ mod tests {
         };
         assert_eq!(mine, r, "seed {seed}: {b:?}");
         true
+    }
+
+    #[test]
+    fn varints_read_as_prost_reads_them() {
+        let mut cases: Vec<Vec<u8>> = vec![
+            vec![],
+            vec![0],
+            vec![0x7f, 1],
+            vec![0x80],
+            vec![0x80, 0x00],
+            vec![0xff, 0x01, 9],
+            vec![0xff; 9],
+            vec![0xff; 10],
+            [vec![0xff; 9], vec![0x01]].concat(),
+            [vec![0xff; 9], vec![0x02]].concat(),
+            vec![0xff; 11],
+        ];
+        let mut r = Rng(7);
+        for _ in 0..2000 {
+            let n = 1 + r.below(12) as usize;
+            cases.push((0..n).map(|_| r.next() as u8).collect());
+        }
+        for c in &cases {
+            let (mut a, mut b) = (&c[..], &c[..]);
+            let ours = read_varint(&mut a);
+            let prost = decode_varint(&mut b).ok();
+            assert_eq!(ours, prost, "{c:02x?}");
+            if ours.is_some() {
+                assert_eq!(a.len(), b.len(), "{c:02x?}: rest");
+            }
+        }
     }
 
     #[test]
