@@ -226,6 +226,12 @@ fn the_p4runtime_update_suite_runs_its_inserts_alone() {
         "{text}"
     );
     assert!(rows.iter().all(|r| r.contains(" entries/s")), "{text}");
+    // the client's own CPU time per entry beside the switch's (what the two share)
+    assert!(
+        rows.iter()
+            .all(|r| r.contains("switch control CPU ") && r.contains("client CPU ") && !r.contains("client CPU ?")),
+        "{text}"
+    );
     assert!(
         !text.contains("DATAPLANE_ATOMIC commit cost") && !text.contains("gRPC floor"),
         "{text}"

@@ -778,6 +778,10 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         let (mut secs, mut cpu, mut pkts, mut rest_pkts, mut rest_secs) = (0.0, Some(0.0), 0i64, 0i64, 0.0);
         // how long the switch's control threads waited for a CPU while runnable (schedstat)
         let mut cpu_wait = Some(0.0);
+        // this client's CPU time during the inserts (all its threads: tonic, hyper, tokio): with
+        // the worker spinning on one of the machine's CPUs, the switch's control threads and the
+        // client share what is left
+        let mut client_cpu = Some(0.0);
         // the worker's CPU time at rest and during the inserts (through the same reads of the
         // packet counter): packets per second of the worker's own CPU time tell a worker that
         // got less CPU (the same rate per CPU second) from one slowed down while it ran (cache
@@ -800,9 +804,11 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             rest_secs += t.elapsed().as_secs_f64();
             rest_pkts += o0[2] - r0[2];
             let cpu0 = control_cpu(sw.0.id());
+            let me0 = threads_cpu(std::process::id(), |_| true);
             let t = Instant::now();
             c.write_encoded_all(reqs.clone(), INSERT_IN_FLIGHT).await?;
             secs += t.elapsed().as_secs_f64();
+            let me1 = threads_cpu(std::process::id(), |_| true);
             let cpu1 = control_cpu(sw.0.id());
             let o1 = c.outcomes().await?;
             let w2 = threads_cpu(sw.0.id(), |n| n == "rte-worker-1");
@@ -811,6 +817,7 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             pkts += o1[2] - o0[2];
             cpu = cpu.zip(span(cpu0, cpu1)).map(|(c, d)| c + d);
             cpu_wait = cpu_wait.zip(waited(cpu0, cpu1)).map(|(c, d)| c + d);
+            client_cpu = client_cpu.zip(span(me0, me1)).map(|(c, d)| c + d);
             for from in (0..n).step_by(1000) {
                 let b = c.bulk(Delete, from, 1000.min(n - from), 0);
                 c.write(ContinueOnError, b).await?;
@@ -825,13 +832,14 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             .map(|(r, i)| (rest_pkts as f64 / r, pkts as f64 / i));
         let _ = writeln!(
             text,
-            "batch {bs:>5}: {n:>6} inserts in {secs:>6.3} s = {:>9.0} entries/s; switch control CPU {}{}; packets meanwhile {:.2} Mpps ({:+.1}% vs {:.2} Mpps at rest between the rounds); per second of the worker's CPU time {}",
+            "batch {bs:>5}: {n:>6} inserts in {secs:>6.3} s = {:>9.0} entries/s; switch control CPU {}{}; client CPU {}; packets meanwhile {:.2} Mpps ({:+.1}% vs {:.2} Mpps at rest between the rounds); per second of the worker's CPU time {}",
             n as f64 / secs,
             cpu.map_or("?".into(), |c| format!("{:.2} us/entry", c * 1e6 / n as f64)),
             cpu_wait.map_or(String::new(), |w| format!(
                 " (and {:.2} us/entry runnable but waiting for a CPU, summed over its threads)",
                 w * 1e6 / n as f64
             )),
+            client_cpu.map_or("?".into(), |c| format!("{:.2} us/entry", c * 1e6 / n as f64)),
             pps / 1e6,
             (pps / rest - 1.0) * 100.0,
             rest / 1e6,
@@ -852,6 +860,10 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             (
                 "control_cpu_wait_us_per_entry",
                 Json::opt(cpu_wait.map(|w| w * 1e6 / n as f64)),
+            ),
+            (
+                "client_cpu_us_per_entry",
+                Json::opt(client_cpu.map(|c| c * 1e6 / n as f64)),
             ),
             ("packets_mpps", Json::Num(pps / 1e6)),
             ("packets_at_rest_mpps", Json::Num(rest / 1e6)),
