@@ -17,7 +17,7 @@
 //! Errors of a failed all-or-nothing batch: the failing update has its own code; every other
 //! update is ABORTED (its message says whether it was rolled back or not attempted).
 
-use p4dp_rt::Program;
+use p4dp_rt::{PackedEntries, Program, TableInfo};
 use tonic::Code;
 
 use crate::externs::Pre;
@@ -25,7 +25,7 @@ use crate::fastwrite::{FastAction, FastWrite};
 use crate::proto::p4::v1::{entity, update, TableEntry, Update};
 use crate::server::{apply, update_op};
 use crate::switch::Pipeline;
-use crate::tables::{self, err, invalid, rt_err, ActionRef, Op, OpError, TableWrite};
+use crate::tables::{self, err, invalid, rt_err, ActionRef, FieldRef, Op, OpError, Prepared, TableWrite};
 use crate::undo::{self, Ctx, Undo};
 
 /// The atomicity of a WriteRequest.
@@ -107,17 +107,22 @@ pub fn write(pipe: &Pipeline, pre: &mut Pre, updates: &[Update], mode: Atomicity
 
 /// CONTINUE_ON_ERROR: every update in order, each with its own result. perf: consecutive
 /// inserts of entries with a direct action and nothing besides (no idle timeout, direct
-/// resource or metadata) into one table go to the runtime together ([`Runtime::entries_add`]:
-/// one call, one lock per run instead of per entry); every other update is applied on its own
-/// when its turn comes. An insert's validation reads no state, so one refused by it gets its
-/// error at once; the runtime's own refusals (an existing entry, a full table) come back per
-/// entry, in the order the entries were added.
+/// resource or metadata) into one table are validated into one [`PackedEntries`] and go to the
+/// runtime together ([`Runtime::entries_add`]: one call, one lock per run instead of per entry,
+/// no allocation per entry); every other update is applied on its own when its turn comes. An
+/// insert's validation reads no state, so one refused by it gets its error at once; the
+/// runtime's own refusals (an existing entry, a full table) come back per entry, in the order
+/// the entries were added.
+///
+/// [`Runtime::entries_add`]: p4dp_rt::Runtime::entries_add
 fn continue_on_error(pipe: &Pipeline, pre: &mut Pre, updates: &[Update]) -> Vec<Result<(), OpError>> {
+    let p = pipe.rt.program();
     continue_on_error_with(
         pipe,
         pre,
         updates.len(),
-        |i| bulk_insert(pipe.rt.program(), &updates[i]),
+        |i| run_table(p, &updates[i]).map(|t| t.index),
+        |i, run| pack_insert(p, &updates[i], run),
         |pre, i| apply(pipe, pre, &updates[i]),
     )
 }
@@ -126,138 +131,159 @@ fn continue_on_error(pipe: &Pipeline, pre: &mut Pre, updates: &[Update]) -> Vec<
 /// runs of inserts, validated from the borrowed entries; an update that does not go to the
 /// runtime with others is applied in prost's form.
 pub fn continue_on_error_fast(pipe: &Pipeline, pre: &mut Pre, w: &FastWrite) -> Vec<Result<(), OpError>> {
+    let p = pipe.rt.program();
     continue_on_error_with(
         pipe,
         pre,
         w.updates.len(),
-        |i| bulk_insert_fast(pipe.rt.program(), w, i),
+        |i| run_table_fast(p, w, i).map(|t| t.index),
+        |i, run| pack_insert_fast(p, w, i, run),
         |pre, i| apply(pipe, pre, &w.to_update(i)),
     )
 }
 
 /// Most inserts [`continue_on_error_with`] holds before it hands them to the runtime. perf: the
-/// run's validated entries (each with its own match and parameter vectors) and their conversion
-/// for the runtime stay in the CPU's caches: a run of a whole 10000-entry Write held about 2 MB
-/// of small allocations, written at validation and read again and freed after the runtime's
-/// inserts, by which time the caches had lost them. A run is as long as the runtime's own hold of
-/// a table's mutex (P4DP_TABLE_BATCH_HOLD), so each call still takes the mutex once.
+/// run's packed entries and their conversion for the runtime stay in the CPU's caches. A run is
+/// as long as the runtime's own hold of a table's mutex (P4DP_TABLE_BATCH_HOLD), so each call
+/// still takes the mutex once.
 const RUN_MAX: usize = 1024;
 
-/// [`continue_on_error`] of `n` updates: `bulk(i)` says whether update `i` is an insert for a
-/// run ([`bulk_insert`]), `single(i)` applies it on its own.
+/// [`continue_on_error`] of `n` updates: `table(i)` is the table of update `i` if it is an
+/// insert that may join a run, `pack(i, run)` validates it into the run ([`pack_insert`]),
+/// `single(i)` applies an update on its own.
 fn continue_on_error_with(
     pipe: &Pipeline,
     pre: &mut Pre,
     n: usize,
-    bulk: impl Fn(usize) -> Option<Result<(u32, p4dp_rt::TableEntry), OpError>>,
+    table: impl Fn(usize) -> Option<u32>,
+    pack: impl FnMut(usize, &mut PackedEntries) -> Option<Result<(), OpError>>,
     mut single: impl FnMut(&mut Pre, usize) -> Result<(), OpError>,
 ) -> Vec<Result<(), OpError>> {
     let rt = &*pipe.rt;
     in_runs(
         n,
-        bulk,
+        &mut PackedEntries::new(),
+        table,
+        pack,
         |i| single(pre, i),
-        |table, entries| {
-            rt.entries_add(table, entries)
+        |table, run| {
+            let r = rt
+                .entries_add(table, run)
                 .into_iter()
                 .map(|r| r.map_err(rt_err))
-                .collect()
+                .collect();
+            run.clear();
+            r
         },
     )
 }
 
-/// The results of `n` updates in order: the inserts `bulk(i)` accepts go to `add` in runs of
-/// consecutive ones into one table, at most [`RUN_MAX`] long (`add` answers per entry, in
-/// order); `single(i)` applies every other update when its turn comes.
-fn in_runs<E>(
+/// The results of `n` updates in order. An update `table(i)` gives a table for is validated
+/// into `run` by `pack(i, run)` (Some(Ok): it joined the run; Some(Err): refused; None: applied
+/// on its own after all). A run holds consecutive inserts into one table, at most [`RUN_MAX`]:
+/// `add(table, run)` adds it, answers per entry in order and empties it. `single(i)` applies
+/// every other update when its turn comes.
+fn in_runs<R>(
     n: usize,
-    bulk: impl Fn(usize) -> Option<Result<(u32, E), OpError>>,
+    run: &mut R,
+    table: impl Fn(usize) -> Option<u32>,
+    mut pack: impl FnMut(usize, &mut R) -> Option<Result<(), OpError>>,
     mut single: impl FnMut(usize) -> Result<(), OpError>,
-    mut add: impl FnMut(u32, &[E]) -> Vec<Result<(), OpError>>,
+    mut add: impl FnMut(u32, &mut R) -> Vec<Result<(), OpError>>,
 ) -> Vec<Result<(), OpError>> {
     let mut out: Vec<Result<(), OpError>> = Vec::with_capacity(n);
-    // the pending run: its table, its entries and their places in `out`
-    let mut run: Option<u32> = None;
-    let mut entries: Vec<E> = Vec::with_capacity(n.min(RUN_MAX));
+    // the pending run's table and its entries' places in `out`
+    let mut pending: Option<u32> = None;
     let mut slots: Vec<usize> = Vec::with_capacity(n.min(RUN_MAX));
-    let mut flush = |entries: &mut Vec<E>, slots: &mut Vec<usize>, table: u32, out: &mut Vec<Result<(), OpError>>| {
-        for (slot, r) in slots.drain(..).zip(add(table, entries)) {
-            out[slot] = r;
+    let mut flush = |pending: &mut Option<u32>, run: &mut R, slots: &mut Vec<usize>, out: &mut Vec<_>| {
+        if let Some(t) = pending.take() {
+            for (slot, r) in slots.drain(..).zip(add(t, run)) {
+                out[slot] = r;
+            }
         }
-        entries.clear();
     };
     for i in 0..n {
-        match bulk(i) {
-            Some(Ok((table, entry))) => {
-                if let Some(t) = run.filter(|&t| t != table || entries.len() >= RUN_MAX) {
-                    flush(&mut entries, &mut slots, t, &mut out);
-                }
-                run = Some(table);
+        let Some(t) = table(i) else {
+            flush(&mut pending, run, &mut slots, &mut out);
+            out.push(single(i));
+            continue;
+        };
+        if pending.is_some_and(|p| p != t) || slots.len() >= RUN_MAX {
+            flush(&mut pending, run, &mut slots, &mut out);
+        }
+        match pack(i, run) {
+            Some(Ok(())) => {
+                pending = Some(t);
                 slots.push(out.len());
                 out.push(Ok(()));
-                entries.push(entry);
             }
             Some(Err(e)) => out.push(Err(e)),
             None => {
-                if let Some(t) = run.take() {
-                    flush(&mut entries, &mut slots, t, &mut out);
-                }
+                flush(&mut pending, run, &mut slots, &mut out);
                 out.push(single(i));
             }
         }
     }
-    if let Some(t) = run {
-        flush(&mut entries, &mut slots, t, &mut out);
-    }
+    flush(&mut pending, run, &mut slots, &mut out);
     out
 }
 
-/// An insert [`continue_on_error`] may hand to the runtime with others: Some(Ok) with its table
-/// index and runtime entry, Some(Err) when its validation refuses it (what [`apply`] would
-/// answer, having written nothing), None for every other update (applied on its own).
-pub(crate) fn bulk_insert(p: &Program, u: &Update) -> Option<Result<(u32, p4dp_rt::TableEntry), OpError>> {
+/// The table of update `u` if it is an insert that may join a run: of a table entry (not the
+/// default entry) of a table without an action profile (those go through crate::actprof).
+pub(crate) fn run_table<'p>(p: &'p Program, u: &Update) -> Option<&'p TableInfo> {
     if update::Type::try_from(u.r#type) != Ok(update::Type::Insert) {
         return None;
     }
     let Some(entity::Entity::TableEntry(t)) = u.entity.as_ref().and_then(|e| e.entity.as_ref()) else {
         return None;
     };
-    // tables implemented by a profile go through crate::actprof (members, groups, one-shots)
     let info = tables::table_by_id(p, t.table_id).ok()?;
-    if info.implementation.is_some() || t.is_default_action {
-        return None;
-    }
-    match tables::prepare(p, t, Op::Insert) {
-        Ok(TableWrite::Direct {
-            table,
-            entry,
-            insert: true,
-            extras,
-        }) if extras == tables::Extras::default() => Some(Ok((table, entry))),
-        Ok(_) => None,
-        Err(e) => Some(Err(e)),
-    }
+    (info.implementation.is_none() && !t.is_default_action).then_some(info)
 }
 
-/// [`bulk_insert`] of update `i` of `w`: the same answer for the same update.
-pub(crate) fn bulk_insert_fast(
-    p: &Program,
-    w: &FastWrite,
-    i: usize,
-) -> Option<Result<(u32, p4dp_rt::TableEntry), OpError>> {
+/// Validates update `u` into `run` if it is an insert for a run ([`run_table`]): Some(Ok) when
+/// it joins the run, Some(Err) when validation refuses it (what [`apply`] would answer, having
+/// written nothing), None for every other update (applied on its own). The run is unchanged
+/// but for an entry that joins it.
+pub(crate) fn pack_insert(p: &Program, u: &Update, run: &mut PackedEntries) -> Option<Result<(), OpError>> {
+    let info = run_table(p, u)?;
+    let Some(entity::Entity::TableEntry(t)) = u.entity.as_ref().and_then(|e| e.entity.as_ref()) else {
+        return None;
+    };
+    pack(
+        p,
+        info,
+        || tables::Extras::of(p, info, t, Op::Insert),
+        t.r#match.iter().map(FieldRef::from),
+        t.priority,
+        tables::action_ref(t),
+        run,
+    )
+}
+
+/// [`run_table`] of update `i` of `w`.
+pub(crate) fn run_table_fast<'p>(p: &'p Program, w: &FastWrite, i: usize) -> Option<&'p TableInfo> {
     let u = &w.updates[i];
     if update::Type::try_from(u.r#type) != Ok(update::Type::Insert) {
         return None;
     }
-    let e = &u.entry;
     // table id 0: refused by tables::prepare, through apply
-    if e.table_id == 0 {
+    if u.entry.table_id == 0 {
         return None;
     }
-    let info = tables::table_by_id(p, e.table_id).ok()?;
-    if info.implementation.is_some() {
-        return None;
-    }
+    let info = tables::table_by_id(p, u.entry.table_id).ok()?;
+    info.implementation.is_none().then_some(info)
+}
+
+/// [`pack_insert`] of update `i` of `w`: the same answer for the same update.
+pub(crate) fn pack_insert_fast(
+    p: &Program,
+    w: &FastWrite,
+    i: usize,
+    run: &mut PackedEntries,
+) -> Option<Result<(), OpError>> {
+    let info = run_table_fast(p, w, i)?;
+    let e = &w.updates[i].entry;
     let act = match &e.action {
         FastAction::Absent | FastAction::Empty => None,
         FastAction::Direct { action_id, params } => {
@@ -271,16 +297,53 @@ pub(crate) fn bulk_insert_fast(
         priority: e.priority,
         ..Default::default()
     };
-    let prepared = tables::prepare_entry(
+    pack(
         p,
         info,
-        Op::Insert,
         || tables::Extras::of(p, info, &plain, Op::Insert),
         w.fields(e).iter().copied(),
         e.priority,
         act,
-    );
-    match prepared {
+        run,
+    )
+}
+
+/// Validates an insert into table `t` into `run`: [`pack_insert`]'s answer.
+fn pack<'a, P: IntoIterator<Item = (u32, &'a [u8])>>(
+    p: &Program,
+    t: &TableInfo,
+    extras: impl FnOnce() -> Result<tables::Extras, OpError>,
+    fields: impl IntoIterator<Item = FieldRef<'a>>,
+    priority: i32,
+    act: Option<ActionRef<P>>,
+    run: &mut PackedEntries,
+) -> Option<Result<(), OpError>> {
+    run.begin(t.keys.len());
+    match tables::prepare_into(p, t, Op::Insert, extras, fields, priority, act, run) {
+        Ok((Prepared::Direct { action, insert: true }, extras)) if extras == tables::Extras::default() => {
+            run.finish(priority, action);
+            Some(Ok(()))
+        }
+        r => {
+            run.abandon();
+            match r {
+                Ok(_) => None,
+                Err(e) => Some(Err(e)),
+            }
+        }
+    }
+}
+
+/// What [`pack_insert`] decides for `u` in the form of [`tables::prepare`], the single path's
+/// validation: Some(Ok) with its table and entry when it is an insert for a run, Some(Err) when
+/// validation refuses it, None when it is applied on its own.
+#[cfg(test)]
+pub(crate) fn bulk_insert(p: &Program, u: &Update) -> Option<Result<(u32, p4dp_rt::TableEntry), OpError>> {
+    run_table(p, u)?;
+    let Some(entity::Entity::TableEntry(t)) = u.entity.as_ref().and_then(|e| e.entity.as_ref()) else {
+        return None;
+    };
+    match tables::prepare(p, t, Op::Insert) {
         Ok(TableWrite::Direct {
             table,
             entry,
@@ -375,27 +438,35 @@ mod tests {
         let n = 3 * RUN_MAX + 500;
         let refused = RUN_MAX + 200; // invalid: answered at once, inside a run
         let alone = 2 * RUN_MAX + 10; // applied on its own: ends the run
+        let packs_alone = 2 * RUN_MAX + 600; // applied on its own after validation: ends the run
         let other_table = 3 * RUN_MAX; // from here on, inserts into table 2
         let duplicate = RUN_MAX + 1; // the runtime refuses this one
-        let bulk = |i: usize| match i {
-            i if i == refused => Some(Err(invalid("refused by validation"))),
+        let table = |i: usize| match i {
             i if i == alone => None,
-            i => Some(Ok((if i >= other_table { 2 } else { 1 }, i))),
+            i => Some(if i >= other_table { 2 } else { 1 }),
         };
         let mut singles = Vec::new();
         let mut runs: Vec<(u32, Vec<usize>)> = Vec::new();
         let out = in_runs(
             n,
-            bulk,
+            &mut Vec::new(),
+            table,
+            |i, run: &mut Vec<usize>| match i {
+                i if i == refused => Some(Err(invalid("refused by validation"))),
+                i if i == packs_alone => None,
+                i => {
+                    run.push(i);
+                    Some(Ok(()))
+                }
+            },
             |i| {
                 singles.push(i);
                 Err(err(Code::NotFound, "applied alone"))
             },
-            |table, entries: &[usize]| {
-                runs.push((table, entries.to_vec()));
-                entries
-                    .iter()
-                    .map(|&e| match e {
+            |table, run| {
+                runs.push((table, run.clone()));
+                run.drain(..)
+                    .map(|e| match e {
                         e if e == duplicate => Err(err(Code::AlreadyExists, "duplicate")),
                         _ => Ok(()),
                     })
@@ -407,20 +478,22 @@ mod tests {
             let code = r.as_ref().err().map(|e| e.code);
             let want = match i {
                 i if i == refused => Some(Code::InvalidArgument),
-                i if i == alone => Some(Code::NotFound),
+                i if i == alone || i == packs_alone => Some(Code::NotFound),
                 i if i == duplicate => Some(Code::AlreadyExists),
                 _ => None,
             };
             assert_eq!(code, want, "update {i}");
         }
-        assert_eq!(singles, vec![alone]);
+        assert_eq!(singles, vec![alone, packs_alone]);
         assert!(
             runs.iter().all(|(_, e)| !e.is_empty() && e.len() <= RUN_MAX),
             "run lengths"
         );
         // every insert went to the runtime once, in order, into its own table
         let added: Vec<usize> = runs.iter().flat_map(|(_, e)| e.iter().copied()).collect();
-        let want: Vec<usize> = (0..n).filter(|&i| i != refused && i != alone).collect();
+        let want: Vec<usize> = (0..n)
+            .filter(|&i| ![refused, alone, packs_alone].contains(&i))
+            .collect();
         assert_eq!(added, want);
         for (t, e) in &runs {
             assert!(e.iter().all(|&i| (i >= other_table) == (*t == 2)), "table {t}");
@@ -428,5 +501,7 @@ mod tests {
         // the run before the update applied alone ends there, and one starts after it
         assert!(runs.iter().any(|(_, e)| e.last() == Some(&(alone - 1))));
         assert!(runs.iter().any(|(_, e)| e.first() == Some(&(alone + 1))));
+        assert!(runs.iter().any(|(_, e)| e.last() == Some(&(packs_alone - 1))));
+        assert!(runs.iter().any(|(_, e)| e.first() == Some(&(packs_alone + 1))));
     }
 }

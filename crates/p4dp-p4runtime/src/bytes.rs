@@ -15,27 +15,30 @@ pub fn canonical(v: &[u8]) -> Vec<u8> {
 /// `v` as exactly ceil(`width`/8) bytes, or `None` if its value does not fit in `width` bits
 /// (or `v` is empty: P4Runtime requires at least one byte).
 pub fn fit(v: &[u8], width: u32) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(width.div_ceil(8) as usize);
+    fit_into(v, width, &mut out).then_some(out)
+}
+
+/// [`fit`], appended to `out`; false (and `out` as it was) if it does not fit.
+pub fn fit_into(v: &[u8], width: u32, out: &mut Vec<u8>) -> bool {
     if v.is_empty() {
-        return None;
+        return false;
     }
     let n = width.div_ceil(8) as usize;
-    // the canonical form, borrowed (perf: one allocation per value, this is on every write)
+    // the canonical form, borrowed (perf: this is on every write)
     let first = v.iter().position(|&b| b != 0).unwrap_or(v.len());
     let c: &[u8] = if first == v.len() { &[0] } else { &v[first..] };
     if c.len() > n {
-        return None;
+        return false;
     }
-    let mut out = Vec::with_capacity(n);
-    out.resize(n - c.len(), 0u8);
-    out.extend_from_slice(c);
     let spare = (n * 8) as u32 - width;
-    if spare > 0 && n > 0 && out[0] >> (8 - spare) != 0 {
-        return None;
+    // the first byte of the result: c's own when it has n bytes, else a padding zero
+    if spare > 0 && c.len() == n && c[0] >> (8 - spare) != 0 {
+        return false;
     }
-    if n == 0 && c != [0] {
-        return None;
-    }
-    Some(out)
+    out.resize(out.len() + n - c.len(), 0u8);
+    out.extend_from_slice(c);
+    true
 }
 
 /// All-ones mask of `width` bits in ceil(width/8) bytes.
@@ -51,6 +54,16 @@ pub fn ones(width: u32) -> Vec<u8> {
 
 pub fn is_zero(v: &[u8]) -> bool {
     v.iter().all(|&b| b == 0)
+}
+
+/// Whether `v` equals [`ones`]`(width)`.
+pub fn is_ones(v: &[u8], width: u32) -> bool {
+    let n = width.div_ceil(8) as usize;
+    let spare = (n * 8) as u32 - width;
+    v.len() == n
+        && v.iter()
+            .enumerate()
+            .all(|(i, &b)| b == if i == 0 { 0xff >> spare } else { 0xff })
 }
 
 /// Big-endian bytes to u64 (None if it does not fit).
@@ -77,5 +90,38 @@ mod tests {
         assert_eq!(fit(&[0, 0, 0, 0, 0, 0, 0, 0, 0, 1], 48), Some(vec![0, 0, 0, 0, 0, 1]));
         assert_eq!(ones(12), vec![0x0f, 0xff]);
         assert_eq!(to_u64(&[0, 0, 0, 0, 0, 0, 0, 0, 0, 5]), Some(5));
+        assert_eq!(fit(&[0], 0), None);
+        assert_eq!(fit(&[1], 0), None);
+        assert_eq!(fit(&[0, 0x80], 7), None);
+        assert_eq!(fit(&[0x7f], 7), Some(vec![0x7f]));
+        for w in [1, 7, 8, 9, 12, 16, 48, 128] {
+            assert!(is_ones(&ones(w), w), "{w}");
+            assert!(!is_ones(&fit(&[1], w).unwrap(), w) || w == 1, "{w}");
+        }
+        assert!(!is_ones(&[0xff, 0xff], 12));
+    }
+
+    /// fit_into appends what fit returns, and leaves the buffer as it was when the value does
+    /// not fit.
+    #[test]
+    fn fit_into_appends_what_fit_returns() {
+        let values: [&[u8]; 7] = [
+            &[],
+            &[0],
+            &[0, 0, 1],
+            &[0x01, 0xff],
+            &[0x02, 0],
+            &[0xff; 17],
+            &[0, 0, 0, 0, 0x80],
+        ];
+        for w in [0, 1, 7, 8, 9, 16, 32, 48, 128, 136] {
+            for v in values {
+                let mut out = vec![0xaa];
+                let ok = fit_into(v, w, &mut out);
+                assert_eq!(ok, fit(v, w).is_some(), "{v:?} in {w} bits");
+                let want: Vec<u8> = std::iter::once(0xaa).chain(fit(v, w).unwrap_or_default()).collect();
+                assert_eq!(out, want, "{v:?} in {w} bits");
+            }
+        }
     }
 }

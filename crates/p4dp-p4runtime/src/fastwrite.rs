@@ -498,7 +498,8 @@ fn param(b: &[u8]) -> Option<(u32, &[u8])> {
 mod tests {
     use super::*;
     use crate::proto::p4::v1::WriteRequest;
-    use p4dp_rt::{ActionInfo, ActionScope, KeyInfo, MatchKind, ParamInfo, Program, TableInfo};
+    use crate::tables::OpError;
+    use p4dp_rt::{ActionInfo, ActionScope, KeyInfo, MatchKind, PackedEntries, ParamInfo, Program, TableInfo};
     use prost::Message;
 
     /// splitmix64: the tests' random numbers, seeded (a failure names its seed).
@@ -908,9 +909,10 @@ mod tests {
         }
     }
 
-    /// The Write path's decision for each update read by [`parse`] (batch::bulk_insert_fast:
-    /// an insert for the runtime with its entry, its error, or applied on its own) is the one
-    /// for prost's form of it (batch::bulk_insert): the same entries, the same errors.
+    /// The Write path's decision for each update read by [`parse`] (batch::pack_insert_fast: an
+    /// insert packed into a run for the runtime, its error, or applied on its own) is the one
+    /// of the single path's validation (tables::prepare) for prost's form of it, and so is
+    /// batch::pack_insert's for prost's form: the same entries, the same errors.
     #[test]
     fn validates_as_the_prost_path() {
         let p = program();
@@ -943,9 +945,33 @@ mod tests {
             let b = w.encode_to_vec();
             let Some(f) = parse(&b) else { continue };
             for i in 0..f.updates.len() {
-                let want = crate::batch::bulk_insert(&p, &f.to_update(i));
-                let got = crate::batch::bulk_insert_fast(&p, &f, i);
-                assert_eq!(got, want, "seed {seed} update {i}: {:?}", f.to_update(i));
+                let u = f.to_update(i);
+                let want = crate::batch::bulk_insert(&p, &u);
+                // each packed into a run holding an entry already, which it must not change
+                let packed = |table: Option<&p4dp_rt::TableInfo>, pack: &dyn Fn(&mut PackedEntries) -> _| {
+                    let mut run = PackedEntries::new();
+                    if let Some(Ok((_, e))) = &want {
+                        for r in [crate::batch::pack_insert(&p, &u, &mut run), pack(&mut run)] {
+                            assert_eq!(r, Some(Ok(())));
+                        }
+                        run.abandon();
+                        assert_eq!(run.len(), 2);
+                        assert_eq!(&run.entry(0), e);
+                    }
+                    let first = run.len();
+                    let r: Option<Result<(), OpError>> = pack(&mut run);
+                    let joined = r == Some(Ok(()));
+                    assert_eq!(run.len(), first + joined as usize, "seed {seed} update {i}: run length");
+                    r.map(|r| r.map(|()| (table.unwrap().index, run.entry(first))))
+                };
+                let got = packed(crate::batch::run_table_fast(&p, &f, i), &|run| {
+                    crate::batch::pack_insert_fast(&p, &f, i, run)
+                });
+                assert_eq!(got, want, "seed {seed} update {i}: {u:?}");
+                let got_prost = packed(crate::batch::run_table(&p, &u), &|run| {
+                    crate::batch::pack_insert(&p, &u, run)
+                });
+                assert_eq!(got_prost, want, "seed {seed} update {i} in prost's form: {u:?}");
                 match got {
                     Some(Ok(_)) => accepted += 1,
                     Some(Err(_)) => refused += 1,

@@ -2,10 +2,12 @@
 //! specification's validation (match kinds, don't-care rules, priorities, default entries,
 //! canonical bytestrings) done before the runtime is called, so a rejected update changes nothing.
 
-use p4dp_rt::{ActionScope, MatchField, MatchKind, ProfileRef, Program, Runtime, TableInfo};
+use p4dp_rt::{
+    ActionScope, MatchField, MatchKind, PackedEntries, PackedKey, ProfileRef, Program, Runtime, Span, TableInfo,
+};
 use tonic::Code;
 
-use crate::bytes::{canonical, fit, is_zero, ones};
+use crate::bytes::{canonical, fit, fit_into, is_ones, is_zero, ones};
 use crate::extras;
 pub use crate::extras::Extras;
 use crate::proto::p4::v1::{
@@ -106,9 +108,118 @@ pub fn match_refs<'a>(
     t: &TableInfo,
     fields: impl IntoIterator<Item = FieldRef<'a>>,
 ) -> Result<Vec<MatchField>, OpError> {
-    // perf: built in place (one allocation besides the values'; this is on every insert). A
-    // given field never becomes DontCare, so a slot still DontCare was not given.
-    let mut out: Vec<MatchField> = vec![MatchField::DontCare; t.keys.len()];
+    let mut out = Owned::new(t.keys.len());
+    match_into(t, fields, &mut out)?;
+    Ok(out.matches)
+}
+
+/// A validated match field, its values as the [`EntryOut`] keeps them.
+pub enum Key<V> {
+    Exact(V),
+    Lpm(V, u32),
+    Ternary(V, V),
+    Range(V, V),
+    Optional(V),
+}
+
+/// Where the validation of an entry puts its values: the entry's own vectors ([`Owned`], for a
+/// [`p4dp_rt::TableEntry`]) or a run's shared buffers ([`PackedEntries`]: crate::batch's runs of
+/// inserts, with no allocation per entry). Validation fills an entry begun with every match
+/// field unset.
+pub trait EntryOut {
+    type V;
+    /// `v` as exactly ceil(`w`/8) bytes (crate::bytes::fit), or None if it does not fit.
+    fn fit(&mut self, v: &[u8], w: u32) -> Option<Self::V>;
+    fn bytes<'s>(&'s self, v: &'s Self::V) -> &'s [u8];
+    /// Whether match field `pos` is set.
+    fn is_set(&self, pos: usize) -> bool;
+    fn set_key(&mut self, pos: usize, k: Key<Self::V>);
+    /// Gives the entry `n` parameters, all unset.
+    fn begin_params(&mut self, n: usize);
+    fn set_param(&mut self, pos: usize, v: Self::V);
+}
+
+/// An entry's match and parameters in their own vectors.
+pub struct Owned {
+    pub matches: Vec<MatchField>,
+    pub params: Vec<Vec<u8>>,
+}
+
+impl Owned {
+    /// An entry of `n_keys` unset match fields.
+    pub fn new(n_keys: usize) -> Owned {
+        // a given field never becomes DontCare, so a slot still DontCare was not given
+        Owned {
+            matches: vec![MatchField::DontCare; n_keys],
+            params: Vec::new(),
+        }
+    }
+}
+
+impl EntryOut for Owned {
+    type V = Vec<u8>;
+    fn fit(&mut self, v: &[u8], w: u32) -> Option<Vec<u8>> {
+        fit(v, w)
+    }
+    fn bytes<'s>(&'s self, v: &'s Vec<u8>) -> &'s [u8] {
+        v
+    }
+    fn is_set(&self, pos: usize) -> bool {
+        !matches!(self.matches[pos], MatchField::DontCare)
+    }
+    fn set_key(&mut self, pos: usize, k: Key<Vec<u8>>) {
+        self.matches[pos] = match k {
+            Key::Exact(v) => MatchField::Exact(v),
+            Key::Lpm(v, plen) => MatchField::Lpm(v, plen),
+            Key::Ternary(v, m) => MatchField::Ternary(v, m),
+            Key::Range(lo, hi) => MatchField::Range(lo, hi),
+            Key::Optional(v) => MatchField::Optional(Some(v)),
+        };
+    }
+    fn begin_params(&mut self, n: usize) {
+        self.params = vec![Vec::new(); n];
+    }
+    fn set_param(&mut self, pos: usize, v: Vec<u8>) {
+        self.params[pos] = v;
+    }
+}
+
+impl EntryOut for PackedEntries {
+    type V = Span;
+    fn fit(&mut self, v: &[u8], w: u32) -> Option<Span> {
+        self.value(|out| fit_into(v, w, out))
+    }
+    fn bytes<'s>(&'s self, v: &'s Span) -> &'s [u8] {
+        PackedEntries::bytes(self, *v)
+    }
+    fn is_set(&self, pos: usize) -> bool {
+        self.key(pos) != PackedKey::DontCare
+    }
+    fn set_key(&mut self, pos: usize, k: Key<Span>) {
+        let k = match k {
+            Key::Exact(v) => PackedKey::Exact(v),
+            Key::Lpm(v, plen) => PackedKey::Lpm(v, plen),
+            Key::Ternary(v, m) => PackedKey::Ternary(v, m),
+            Key::Range(lo, hi) => PackedKey::Range(lo, hi),
+            Key::Optional(v) => PackedKey::Optional(Some(v)),
+        };
+        PackedEntries::set_key(self, pos, k);
+    }
+    fn begin_params(&mut self, n: usize) {
+        PackedEntries::begin_params(self, n);
+    }
+    fn set_param(&mut self, pos: usize, v: Span) {
+        PackedEntries::set_param(self, pos, v);
+    }
+}
+
+/// Validates the match fields `fields` of an entry of table `t` into `out` (an entry begun with
+/// `t`'s fields unset): [`match_refs`]'s checks, in its order, with its errors.
+pub fn match_into<'a, O: EntryOut>(
+    t: &TableInfo,
+    fields: impl IntoIterator<Item = FieldRef<'a>>,
+    out: &mut O,
+) -> Result<(), OpError> {
     for f in fields {
         let pos = t
             .keys
@@ -116,12 +227,12 @@ pub fn match_refs<'a>(
             .position(|k| k.id == f.field_id)
             .ok_or_else(|| invalid(format!("table {}: no match field with id {}", t.name, f.field_id)))?;
         let k = &t.keys[pos];
-        if !matches!(out[pos], MatchField::DontCare) {
+        if out.is_set(pos) {
             return Err(invalid(format!("match field {} given twice", k.name)));
         }
         let w = k.bitwidth;
-        let val = |v: &[u8], what: &str| {
-            fit(v, w).ok_or_else(|| {
+        let val = |out: &mut O, v: &[u8], what: &str| {
+            out.fit(v, w).ok_or_else(|| {
                 invalid(format!(
                     "match field {}: {what} {} does not fit in {w} bits",
                     k.name,
@@ -131,7 +242,7 @@ pub fn match_refs<'a>(
         };
         use MatchRef as R;
         let m = match (f.m, k.match_kind) {
-            (R::Exact(e), MatchKind::Exact) => MatchField::Exact(val(e, "value")?),
+            (R::Exact(e), MatchKind::Exact) => Key::Exact(val(out, e, "value")?),
             (R::Lpm(lv, prefix_len), MatchKind::Lpm) => {
                 if prefix_len <= 0 || prefix_len as u32 > w {
                     return Err(invalid(format!(
@@ -139,27 +250,27 @@ pub fn match_refs<'a>(
                         k.name, prefix_len
                     )));
                 }
-                let v = val(lv, "value")?;
+                let v = val(out, lv, "value")?;
                 let plen = prefix_len as u32;
-                if !prefix_clear(&v, plen, w) {
+                if !prefix_clear(out.bytes(&v), plen, w) {
                     return Err(invalid(format!(
                         "match field {}: value {} has bits set beyond the /{plen} prefix",
                         k.name,
                         hex(lv)
                     )));
                 }
-                MatchField::Lpm(v, plen)
+                Key::Lpm(v, plen)
             }
             (R::Ternary(tv, tm), MatchKind::Ternary) => {
-                let v = val(tv, "value")?;
-                let m = val(tm, "mask")?;
-                if is_zero(&m) {
+                let v = val(out, tv, "value")?;
+                let m = val(out, tm, "mask")?;
+                if is_zero(out.bytes(&m)) {
                     return Err(invalid(format!(
                         "match field {}: an all-zero mask is a wildcard: omit the field",
                         k.name
                     )));
                 }
-                if !masked_clear(&v, &m) {
+                if !masked_clear(out.bytes(&v), out.bytes(&m)) {
                     return Err(invalid(format!(
                         "match field {}: value {} has bits set outside the mask {}",
                         k.name,
@@ -167,23 +278,24 @@ pub fn match_refs<'a>(
                         hex(tm)
                     )));
                 }
-                MatchField::Ternary(v, m)
+                Key::Ternary(v, m)
             }
             (R::Range(low, high), MatchKind::Range) => {
-                let lo = val(low, "low")?;
-                let hi = val(high, "high")?;
-                if lo > hi {
+                let lo = val(out, low, "low")?;
+                let hi = val(out, high, "high")?;
+                let (l, h) = (out.bytes(&lo), out.bytes(&hi));
+                if l > h {
                     return Err(invalid(format!("match field {}: low is above high", k.name)));
                 }
-                if is_zero(&lo) && hi == ones(w) {
+                if is_zero(l) && is_ones(h, w) {
                     return Err(invalid(format!(
                         "match field {}: the full range is a wildcard: omit the field",
                         k.name
                     )));
                 }
-                MatchField::Range(lo, hi)
+                Key::Range(lo, hi)
             }
-            (R::Optional(o), MatchKind::Optional) => MatchField::Optional(Some(val(o, "value")?)),
+            (R::Optional(o), MatchKind::Optional) => Key::Optional(val(out, o, "value")?),
             (R::Absent, _) => return Err(invalid(format!("match field {}: no match value", k.name))),
             (other, kind) => {
                 return Err(invalid(format!(
@@ -193,17 +305,18 @@ pub fn match_refs<'a>(
                 )))
             }
         };
-        out[pos] = m;
+        out.set_key(pos, m);
     }
-    if let Some(k) = out
+    if let Some(k) = t
+        .keys
         .iter()
-        .zip(&t.keys)
-        .find(|(m, k)| matches!(m, MatchField::DontCare) && k.match_kind == MatchKind::Exact)
+        .enumerate()
+        .find(|&(pos, k)| k.match_kind == MatchKind::Exact && !out.is_set(pos))
         .map(|(_, k)| k)
     {
         return Err(invalid(format!("exact match field {} is missing", k.name)));
     }
-    Ok(out)
+    Ok(())
 }
 
 fn kind_name(f: MatchRef) -> &'static str {
@@ -295,6 +408,13 @@ pub fn action_refs<'a>(
     params: impl IntoIterator<Item = (u32, &'a [u8])>,
     default: bool,
 ) -> Result<(u32, Vec<Vec<u8>>), OpError> {
+    let index = action_index(p, t, action_id, default)?;
+    Ok((index, param_refs(p, index, params)?))
+}
+
+/// The runtime index of action `action_id` of table `t`, if an entry (or, with `default`, the
+/// default entry) may have it.
+fn action_index(p: &Program, t: &TableInfo, action_id: u32, default: bool) -> Result<u32, OpError> {
     let ai = p
         .actions
         .iter()
@@ -306,21 +426,16 @@ pub fn action_refs<'a>(
         .find(|ta| ta.action == ai.index)
         .ok_or_else(|| invalid(format!("action {} is not an action of table {}", ai.name, t.name)))?;
     match (ta.scope, default) {
-        (ActionScope::TableOnly, true) => {
-            return Err(invalid(format!(
-                "action {} is @tableonly in table {}: not a default action",
-                ai.name, t.name
-            )))
-        }
-        (ActionScope::DefaultOnly, false) => {
-            return Err(invalid(format!(
-                "action {} is @defaultonly in table {}: not for entries",
-                ai.name, t.name
-            )))
-        }
-        _ => {}
+        (ActionScope::TableOnly, true) => Err(invalid(format!(
+            "action {} is @tableonly in table {}: not a default action",
+            ai.name, t.name
+        ))),
+        (ActionScope::DefaultOnly, false) => Err(invalid(format!(
+            "action {} is @defaultonly in table {}: not for entries",
+            ai.name, t.name
+        ))),
+        _ => Ok(ai.index),
     }
-    Ok((ai.index, param_refs(p, ai.index, params)?))
 }
 
 /// Parameter values of action `index` in declaration order.
@@ -334,10 +449,21 @@ pub fn param_refs<'a>(
     index: u32,
     given: impl IntoIterator<Item = (u32, &'a [u8])>,
 ) -> Result<Vec<Vec<u8>>, OpError> {
+    let mut out = Owned::new(0);
+    params_into(p, index, given, &mut out)?;
+    Ok(out.params)
+}
+
+/// Validates the parameters `given` of action `index` into `out`'s entry: [`param_refs`]'s
+/// checks, in its order, with its errors.
+pub fn params_into<'a, O: EntryOut>(
+    p: &Program,
+    index: u32,
+    given: impl IntoIterator<Item = (u32, &'a [u8])>,
+    out: &mut O,
+) -> Result<(), OpError> {
     let ai = &p.actions[index as usize];
-    // perf: built in place (one allocation besides the values'; this is on every insert), with
-    // which parameters were given in `seen`
-    let mut vals: Vec<Vec<u8>> = vec![Vec::new(); ai.params.len()];
+    out.begin_params(ai.params.len());
     let mut seen = Seen::new(ai.params.len());
     for (param_id, value) in given {
         let pos = ai
@@ -352,7 +478,7 @@ pub fn param_refs<'a>(
                 ai.name, pi.name
             )));
         }
-        vals[pos] = fit(value, pi.bitwidth).ok_or_else(|| {
+        let v = out.fit(value, pi.bitwidth).ok_or_else(|| {
             invalid(format!(
                 "action {}: parameter {} value {} does not fit in {} bits",
                 ai.name,
@@ -361,11 +487,12 @@ pub fn param_refs<'a>(
                 pi.bitwidth
             ))
         })?;
+        out.set_param(pos, v);
     }
     if let Some(pi) = (0..ai.params.len()).find(|&i| !seen.has(i)).map(|i| &ai.params[i]) {
         return Err(invalid(format!("action {}: parameter {} is missing", ai.name, pi.name)));
     }
-    Ok(vals)
+    Ok(())
 }
 
 /// A set of positions below a bound: a word of bits for up to 64, else a vector.
@@ -607,16 +734,6 @@ pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpErro
     if e.is_default_action {
         return prepare_default(p, t, e, op);
     }
-    let act = match e.action.as_ref().and_then(|a| a.r#type.as_ref()) {
-        None => None,
-        Some(table_action::Type::Action(a)) => Some(ActionRef::Direct(
-            a.action_id,
-            a.params.iter().map(|g| (g.param_id, &g.value[..])),
-        )),
-        Some(table_action::Type::ActionProfileMemberId(m)) => Some(ActionRef::Member(*m)),
-        Some(table_action::Type::ActionProfileGroupId(g)) => Some(ActionRef::Group(*g)),
-        Some(table_action::Type::ActionProfileActionSet(_)) => Some(ActionRef::Set),
-    };
     prepare_entry(
         p,
         t,
@@ -624,8 +741,20 @@ pub fn prepare(p: &Program, e: &TableEntry, op: Op) -> Result<TableWrite, OpErro
         || Extras::of(p, t, e, op),
         e.r#match.iter().map(FieldRef::from),
         e.priority,
-        act,
+        action_ref(e),
     )
+}
+
+/// The action of `e`, borrowed.
+pub fn action_ref(e: &TableEntry) -> Option<ActionRef<impl Iterator<Item = (u32, &[u8])>>> {
+    Some(match e.action.as_ref()?.r#type.as_ref()? {
+        table_action::Type::Action(a) => {
+            ActionRef::Direct(a.action_id, a.params.iter().map(|g| (g.param_id, &g.value[..])))
+        }
+        table_action::Type::ActionProfileMemberId(m) => ActionRef::Member(*m),
+        table_action::Type::ActionProfileGroupId(g) => ActionRef::Group(*g),
+        table_action::Type::ActionProfileActionSet(_) => ActionRef::Set,
+    })
 }
 
 /// The action of an entry being written, borrowed: a direct action (id, parameters as
@@ -649,6 +778,67 @@ pub fn prepare_entry<'a, P: IntoIterator<Item = (u32, &'a [u8])>>(
     priority: i32,
     act: Option<ActionRef<P>>,
 ) -> Result<TableWrite, OpError> {
+    let mut out = Owned::new(t.keys.len());
+    let (what, extras) = prepare_into(p, t, op, extras, fields, priority, act, &mut out)?;
+    let table = t.index;
+    let matches = out.matches;
+    Ok(match what {
+        Prepared::Delete => TableWrite::Delete {
+            table,
+            matches,
+            priority,
+        },
+        Prepared::Direct { action, insert } => TableWrite::Direct {
+            table,
+            entry: p4dp_rt::TableEntry {
+                matches,
+                priority,
+                action,
+                params: out.params,
+            },
+            insert,
+            extras,
+        },
+        Prepared::Indirect { r, insert } => TableWrite::Indirect {
+            table,
+            matches,
+            priority,
+            r,
+            insert,
+            extras,
+        },
+    })
+}
+
+/// What [`prepare_into`] found besides the values it wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prepared {
+    Delete,
+    /// A direct action: its runtime index (its parameters are in the entry's values).
+    Direct {
+        action: u32,
+        insert: bool,
+    },
+    /// An action-profile member or group.
+    Indirect {
+        r: ProfileRef,
+        insert: bool,
+    },
+}
+
+/// [`prepare_entry`] with the entry's match and parameters written into `out` (an entry begun
+/// with `t`'s match fields unset), and its extras.
+#[allow(clippy::too_many_arguments)]
+pub fn prepare_into<'a, P: IntoIterator<Item = (u32, &'a [u8])>, O: EntryOut>(
+    p: &Program,
+    t: &TableInfo,
+    op: Op,
+    extras: impl FnOnce() -> Result<Extras, OpError>,
+    fields: impl IntoIterator<Item = FieldRef<'a>>,
+    priority: i32,
+    act: Option<ActionRef<P>>,
+    out: &mut O,
+) -> Result<(Prepared, Extras), OpError> {
     if t.const_entries {
         return Err(err(
             Code::PermissionDenied,
@@ -662,16 +852,10 @@ pub fn prepare_entry<'a, P: IntoIterator<Item = (u32, &'a [u8])>>(
         )));
     }
     let extras = extras()?;
-    let matches = match_refs(t, fields)?;
+    match_into(t, fields, out)?;
     check_priority(t, priority)?;
     let insert = match op {
-        Op::Delete => {
-            return Ok(TableWrite::Delete {
-                table: t.index,
-                matches,
-                priority,
-            })
-        }
+        Op::Delete => return Ok((Prepared::Delete, extras)),
         Op::Insert => true,
         Op::Modify => false,
     };
@@ -683,16 +867,9 @@ pub fn prepare_entry<'a, P: IntoIterator<Item = (u32, &'a [u8])>>(
                 t.name
             )));
         }
-        Ok(TableWrite::Indirect {
-            table: t.index,
-            matches: matches.clone(),
-            priority,
-            r,
-            insert,
-            extras: extras.clone(),
-        })
+        Ok(Prepared::Indirect { r, insert })
     };
-    match act {
+    let what = match act {
         ActionRef::Direct(action_id, params) => {
             if t.implementation.is_some() {
                 return Err(invalid(format!(
@@ -700,28 +877,22 @@ pub fn prepare_entry<'a, P: IntoIterator<Item = (u32, &'a [u8])>>(
                     t.name
                 )));
             }
-            let (action, params) = action_refs(p, t, action_id, params, false)?;
-            Ok(TableWrite::Direct {
-                table: t.index,
-                entry: p4dp_rt::TableEntry {
-                    matches,
-                    priority,
-                    action,
-                    params,
-                },
-                insert,
-                extras,
-            })
+            let action = action_index(p, t, action_id, false)?;
+            params_into(p, action, params, out)?;
+            Prepared::Direct { action, insert }
         }
-        ActionRef::Member(m) => indirect(ProfileRef::Member(m)),
-        ActionRef::Group(g) => indirect(ProfileRef::Group(g)),
+        ActionRef::Member(m) => indirect(ProfileRef::Member(m))?,
+        ActionRef::Group(g) => indirect(ProfileRef::Group(g))?,
         // sets of selector tables are written through crate::actprof (hidden members and a
         // group) and never get here
-        ActionRef::Set => Err(invalid(format!(
-            "table {} is not implemented by an action selector: it takes no action set",
-            t.name
-        ))),
-    }
+        ActionRef::Set => {
+            return Err(invalid(format!(
+                "table {} is not implemented by an action selector: it takes no action set",
+                t.name
+            )))
+        }
+    };
+    Ok((what, extras))
 }
 
 pub fn counter_value(c: &CounterData) -> Result<p4dp_rt::CounterValue, OpError> {

@@ -21,6 +21,7 @@ pub mod clock;
 mod ffi;
 mod idle;
 pub mod inspect;
+mod packed;
 mod runtime;
 mod schema;
 #[cfg(test)]
@@ -36,6 +37,7 @@ pub use actprof::{ProfileRef, REF_GROUP_ACTION, REF_MEMBER_ACTION};
 pub use batch::BatchTimes;
 pub use ffi::P4DP_STORAGE_F_LINEAR;
 pub use idle::EntryIdle;
+pub use packed::{PackedEntries, PackedKey, Span};
 pub use runtime::{
     stage_ahead_min_entries, table_mem_predict, CounterValue, Dispatch, IdleNotification, LogLevel, MatchField,
     MeterConfig, MeterCounts, PortState, PortStats, Replica, RtcQueueStats, RunParams, Runtime, RuntimeOptions, Stats,
