@@ -284,6 +284,7 @@ struct p4dp_runtime {
 	uint32_t run_workers;
 	uint32_t run_background; /* background threads of the current run: workers[run_workers ..] (rtc_bg.c) */
 	uint64_t tsc_hz;
+	uint64_t tsc_mult; /* 2^32 ns per TSC cycle: the run clock's ns = ns0 + ((tsc - tsc0) * tsc_mult) >> 32 */
 	uint64_t tsc0, ns0;   /* wall clock of a run: relaxed atomics (read by other control threads) */
 	int clock_live;       /* 1 while tsc0/ns0 are valid (release store after setting them) */
 

@@ -245,6 +245,7 @@ int p4dp_runtime_create(const struct p4dp_runtime_params *params, struct p4dp_ru
 		p2 <<= 1;
 	rt->digest_qlen = p2;
 	rt->tsc_hz = rte_get_tsc_hz();
+	rt->tsc_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / rt->tsc_hz);
 	pthread_mutex_init(&rt->lock, NULL);
 	pthread_mutex_init(&rt->digest_lock, NULL);
 	pthread_mutex_init(&rt->idle_lock, NULL);

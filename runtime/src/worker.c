@@ -772,7 +772,7 @@ int p4dp_runtime_run(struct p4dp_runtime *rt, const struct p4dp_run_params *para
 		struct rt_worker *w = &rt->workers[launched];
 		memset(w->txb, 0, sizeof(*w->txb) * P4DP_RT_MAX_PORTS);
 		w->txmask = 0;
-		w->tsc_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / rt->tsc_hz);
+		w->tsc_mult = rt->tsc_mult;
 		w->lcore = (int)lc;
 		/* the workers, then the background threads of rtc.p4 programs (rtc_bg.c) */
 		if (rte_eal_remote_launch(launched < nw ? worker_main : rt_bg_main, w, lc) != 0) {

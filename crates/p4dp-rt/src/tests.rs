@@ -229,6 +229,62 @@ fn table_entries_and_errors() {
     assert_eq!((st.entries, st.hits), (0, 1));
 }
 
+/// A run of packed entries is added in order with one result per entry: the runtime's refusals
+/// (an existing key, a parameter too wide) do not stop the entries after them, and every entry
+/// added reads back and forwards as written.
+#[test]
+fn packed_entries_are_added_in_order_with_one_result_each() {
+    let rt = load();
+    let mut run = PackedEntries::new();
+    let bytes = |run: &mut PackedEntries, v: &[u8]| {
+        run.value(|b| {
+            b.extend_from_slice(v);
+            true
+        })
+        .unwrap()
+    };
+    // key, port parameter
+    let entries: [(u8, &[u8]); 6] = [
+        (10, &[0, 1]),
+        (11, &[0, 2]),
+        (10, &[0, 3]),
+        (12, &[0, 4]),
+        (13, &[2, 0]),
+        (14, &[0, 5]),
+    ];
+    for (key, port) in entries {
+        run.begin(1);
+        let k = bytes(&mut run, &[key]);
+        run.set_key(0, PackedKey::Exact(k));
+        run.begin_params(1);
+        let p = bytes(&mut run, port);
+        run.set_param(0, p);
+        run.finish(0, A_SET_PORT);
+    }
+    let out = rt.entries_add(T_FWD, &run);
+    let errnos: Vec<i32> = out
+        .iter()
+        .map(|r| r.as_ref().err().and_then(|e| e.errno()).unwrap_or(0))
+        .collect();
+    assert_eq!(errnos, vec![0, 0, errno::EEXIST, 0, errno::EINVAL, 0]);
+    let mut got = rt.entries(T_FWD).unwrap();
+    got.sort_by_key(|e| format!("{:?}", e.matches));
+    let want: Vec<TableEntry> = [(10, 1), (11, 2), (12, 4), (14, 5)]
+        .iter()
+        .map(|&(k, port)| TableEntry {
+            matches: exact(k),
+            priority: 0,
+            action: A_SET_PORT,
+            params: vec![vec![0, port]],
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(rt.inject(0, &pkt(0, 12)).unwrap(), vec![(4, pkt(0, 12))]);
+    for k in [10, 11, 12, 14] {
+        rt.entry_delete(T_FWD, &exact(k), 0).unwrap();
+    }
+}
+
 #[test]
 fn acl_roundtrip() {
     let rt = load();
