@@ -22,7 +22,7 @@ use tonic::Code;
 
 use crate::externs::Pre;
 use crate::fastwrite::{FastAction, FastWrite};
-use crate::proto::p4::v1::{entity, update, TableEntry, Update};
+use crate::proto::p4::v1::{entity, update, Update};
 use crate::server::{apply, update_op};
 use crate::switch::Pipeline;
 use crate::tables::{self, err, invalid, rt_err, ActionRef, FieldRef, Op, OpError, Prepared, TableWrite};
@@ -121,8 +121,8 @@ fn continue_on_error(pipe: &Pipeline, pre: &mut Pre, updates: &[Update]) -> Vec<
         pipe,
         pre,
         updates.len(),
-        |i| run_table(p, &updates[i]).map(|t| t.index),
-        |i, run| pack_insert(p, &updates[i], run),
+        |i| run_table(p, &updates[i]),
+        |i, t, run| pack_insert(p, t, &updates[i], run),
         |pre, i| apply(pipe, pre, &updates[i]),
     )
 }
@@ -136,8 +136,8 @@ pub fn continue_on_error_fast(pipe: &Pipeline, pre: &mut Pre, w: &FastWrite) -> 
         pipe,
         pre,
         w.updates.len(),
-        |i| run_table_fast(p, w, i).map(|t| t.index),
-        |i, run| pack_insert_fast(p, w, i, run),
+        |i| run_table_fast(p, w, i),
+        |i, t, run| pack_insert_fast(p, t, w, i, run),
         |pre, i| apply(pipe, pre, &w.to_update(i)),
     )
 }
@@ -149,21 +149,21 @@ pub fn continue_on_error_fast(pipe: &Pipeline, pre: &mut Pre, w: &FastWrite) -> 
 const RUN_MAX: usize = 1024;
 
 /// [`continue_on_error`] of `n` updates: `table(i)` is the table of update `i` if it is an
-/// insert that may join a run, `pack(i, run)` validates it into the run ([`pack_insert`]),
-/// `single(i)` applies an update on its own.
-fn continue_on_error_with(
-    pipe: &Pipeline,
+/// insert that may join a run, `pack(i, table, run)` validates it into the run
+/// ([`pack_insert`]), `single(i)` applies an update on its own.
+fn continue_on_error_with<'p>(
+    pipe: &'p Pipeline,
     pre: &mut Pre,
     n: usize,
-    table: impl Fn(usize) -> Option<u32>,
-    pack: impl FnMut(usize, &mut PackedEntries) -> Option<Result<(), OpError>>,
+    table: impl Fn(usize) -> Option<&'p TableInfo>,
+    pack: impl FnMut(usize, &'p TableInfo, &mut PackedEntries) -> Option<Result<(), OpError>>,
     mut single: impl FnMut(&mut Pre, usize) -> Result<(), OpError>,
 ) -> Vec<Result<(), OpError>> {
     let rt = &*pipe.rt;
     in_runs(
         n,
         &mut PackedEntries::new(),
-        table,
+        |i| table(i).map(|t| (t.index, t)),
         pack,
         |i| single(pre, i),
         |table, run| {
@@ -178,16 +178,16 @@ fn continue_on_error_with(
     )
 }
 
-/// The results of `n` updates in order. An update `table(i)` gives a table for is validated
-/// into `run` by `pack(i, run)` (Some(Ok): it joined the run; Some(Err): refused; None: applied
-/// on its own after all). A run holds consecutive inserts into one table, at most [`RUN_MAX`]:
-/// `add(table, run)` adds it, answers per entry in order and empties it. `single(i)` applies
-/// every other update when its turn comes.
-fn in_runs<R>(
+/// The results of `n` updates in order. An update `table(i)` gives a table for (its index and
+/// what `pack` needs of it) is validated into `run` by `pack(i, that, run)` (Some(Ok): it joined
+/// the run; Some(Err): refused; None: applied on its own after all). A run holds consecutive
+/// inserts into one table, at most [`RUN_MAX`]: `add(table, run)` adds it, answers per entry in
+/// order and empties it. `single(i)` applies every other update when its turn comes.
+fn in_runs<R, T>(
     n: usize,
     run: &mut R,
-    table: impl Fn(usize) -> Option<u32>,
-    mut pack: impl FnMut(usize, &mut R) -> Option<Result<(), OpError>>,
+    table: impl Fn(usize) -> Option<(u32, T)>,
+    mut pack: impl FnMut(usize, T, &mut R) -> Option<Result<(), OpError>>,
     mut single: impl FnMut(usize) -> Result<(), OpError>,
     mut add: impl FnMut(u32, &mut R) -> Vec<Result<(), OpError>>,
 ) -> Vec<Result<(), OpError>> {
@@ -203,7 +203,7 @@ fn in_runs<R>(
         }
     };
     for i in 0..n {
-        let Some(t) = table(i) else {
+        let Some((t, info)) = table(i) else {
             flush(&mut pending, run, &mut slots, &mut out);
             out.push(single(i));
             continue;
@@ -211,7 +211,7 @@ fn in_runs<R>(
         if pending.is_some_and(|p| p != t) || slots.len() >= RUN_MAX {
             flush(&mut pending, run, &mut slots, &mut out);
         }
-        match pack(i, run) {
+        match pack(i, info, run) {
             Some(Ok(())) => {
                 pending = Some(t);
                 slots.push(out.len());
@@ -241,12 +241,16 @@ pub(crate) fn run_table<'p>(p: &'p Program, u: &Update) -> Option<&'p TableInfo>
     (info.implementation.is_none() && !t.is_default_action).then_some(info)
 }
 
-/// Validates update `u` into `run` if it is an insert for a run ([`run_table`]): Some(Ok) when
+/// Validates update `u`, an insert into table `info` ([`run_table`]), into `run`: Some(Ok) when
 /// it joins the run, Some(Err) when validation refuses it (what [`apply`] would answer, having
-/// written nothing), None for every other update (applied on its own). The run is unchanged
-/// but for an entry that joins it.
-pub(crate) fn pack_insert(p: &Program, u: &Update, run: &mut PackedEntries) -> Option<Result<(), OpError>> {
-    let info = run_table(p, u)?;
+/// written nothing), None when it is applied on its own after all (it has extras). The run is
+/// unchanged but for an entry that joins it.
+pub(crate) fn pack_insert(
+    p: &Program,
+    info: &TableInfo,
+    u: &Update,
+    run: &mut PackedEntries,
+) -> Option<Result<(), OpError>> {
     let Some(entity::Entity::TableEntry(t)) = u.entity.as_ref().and_then(|e| e.entity.as_ref()) else {
         return None;
     };
@@ -278,11 +282,11 @@ pub(crate) fn run_table_fast<'p>(p: &'p Program, w: &FastWrite, i: usize) -> Opt
 /// [`pack_insert`] of update `i` of `w`: the same answer for the same update.
 pub(crate) fn pack_insert_fast(
     p: &Program,
+    info: &TableInfo,
     w: &FastWrite,
     i: usize,
     run: &mut PackedEntries,
 ) -> Option<Result<(), OpError>> {
-    let info = run_table_fast(p, w, i)?;
     let e = &w.updates[i].entry;
     let act = match &e.action {
         FastAction::Absent | FastAction::Empty => None,
@@ -290,17 +294,11 @@ pub(crate) fn pack_insert_fast(
             Some(ActionRef::Direct(*action_id, w.params(params).iter().copied()))
         }
     };
-    // the entry has nothing besides its match, priority and action: its extras are those of
-    // an entry with only these
-    let plain = TableEntry {
-        table_id: e.table_id,
-        priority: e.priority,
-        ..Default::default()
-    };
     pack(
         p,
         info,
-        || tables::Extras::of(p, info, &plain, Op::Insert),
+        // the entry has nothing besides its match, priority and action
+        || Ok(tables::Extras::of_plain_insert(info)),
         w.fields(e).iter().copied(),
         e.priority,
         act,
@@ -443,7 +441,7 @@ mod tests {
         let duplicate = RUN_MAX + 1; // the runtime refuses this one
         let table = |i: usize| match i {
             i if i == alone => None,
-            i => Some(if i >= other_table { 2 } else { 1 }),
+            i => Some((if i >= other_table { 2 } else { 1 }, ())),
         };
         let mut singles = Vec::new();
         let mut runs: Vec<(u32, Vec<usize>)> = Vec::new();
@@ -451,7 +449,7 @@ mod tests {
             n,
             &mut Vec::new(),
             table,
-            |i, run: &mut Vec<usize>| match i {
+            |i, (), run: &mut Vec<usize>| match i {
                 i if i == refused => Some(Err(invalid("refused by validation"))),
                 i if i == packs_alone => None,
                 i => {

@@ -94,6 +94,15 @@ impl Extras {
         })
     }
 
+    /// [`Extras::of`] an insert that gives none of them (no idle timeout, direct counter or
+    /// meter data, metadata: crate::fastwrite's entries), without an entry to read.
+    pub fn of_plain_insert(t: &TableInfo) -> Extras {
+        Extras {
+            ttl: t.idle_notify.then_some(0),
+            ..Extras::default()
+        }
+    }
+
     /// Validates the extras of a default entry's MODIFY and gives what to set: `counter_data`
     /// sets the counter (without it the counter keeps its value), `meter_config` sets the meter
     /// (without it the meter returns to its default), the metadata are always set.

@@ -845,7 +845,10 @@ mod tests {
             field_id: id,
             field_match_type: Some(m),
         };
-        let (table_id, mut fields, priority) = if r.chance(2) {
+        let (table_id, mut fields, priority) = if r.chance(5) {
+            // the idle-timeout table: its plain inserts carry an idle timeout of 0
+            (3, vec![f(1, F::Exact(field_match::Exact { value: v(r, 1, 0xff) }))], 0)
+        } else if r.chance(2) {
             let mut fs = vec![f(1, F::Exact(field_match::Exact { value: v(r, 2, 0x0f) }))];
             if r.chance(2) {
                 fs.push(f(
@@ -948,28 +951,31 @@ mod tests {
                 let u = f.to_update(i);
                 let want = crate::batch::bulk_insert(&p, &u);
                 // each packed into a run holding an entry already, which it must not change
-                let packed = |table: Option<&p4dp_rt::TableInfo>, pack: &dyn Fn(&mut PackedEntries) -> _| {
-                    let mut run = PackedEntries::new();
-                    if let Some(Ok((_, e))) = &want {
-                        for r in [crate::batch::pack_insert(&p, &u, &mut run), pack(&mut run)] {
-                            assert_eq!(r, Some(Ok(())));
+                let packed =
+                    |table: Option<&p4dp_rt::TableInfo>,
+                     pack: &dyn Fn(&p4dp_rt::TableInfo, &mut PackedEntries) -> _| {
+                        let mut run = PackedEntries::new();
+                        if let Some(Ok((_, e))) = &want {
+                            let t = table.unwrap();
+                            for r in [crate::batch::pack_insert(&p, t, &u, &mut run), pack(t, &mut run)] {
+                                assert_eq!(r, Some(Ok(())));
+                            }
+                            run.abandon();
+                            assert_eq!(run.len(), 2);
+                            assert_eq!(&run.entry(0), e);
                         }
-                        run.abandon();
-                        assert_eq!(run.len(), 2);
-                        assert_eq!(&run.entry(0), e);
-                    }
-                    let first = run.len();
-                    let r: Option<Result<(), OpError>> = pack(&mut run);
-                    let joined = r == Some(Ok(()));
-                    assert_eq!(run.len(), first + joined as usize, "seed {seed} update {i}: run length");
-                    r.map(|r| r.map(|()| (table.unwrap().index, run.entry(first))))
-                };
-                let got = packed(crate::batch::run_table_fast(&p, &f, i), &|run| {
-                    crate::batch::pack_insert_fast(&p, &f, i, run)
+                        let first = run.len();
+                        let r: Option<Result<(), OpError>> = pack(table?, &mut run);
+                        let joined = r == Some(Ok(()));
+                        assert_eq!(run.len(), first + joined as usize, "seed {seed} update {i}: run length");
+                        r.map(|r| r.map(|()| (table.unwrap().index, run.entry(first))))
+                    };
+                let got = packed(crate::batch::run_table_fast(&p, &f, i), &|t, run| {
+                    crate::batch::pack_insert_fast(&p, t, &f, i, run)
                 });
                 assert_eq!(got, want, "seed {seed} update {i}: {u:?}");
-                let got_prost = packed(crate::batch::run_table(&p, &u), &|run| {
-                    crate::batch::pack_insert(&p, &u, run)
+                let got_prost = packed(crate::batch::run_table(&p, &u), &|t, run| {
+                    crate::batch::pack_insert(&p, t, &u, run)
                 });
                 assert_eq!(got_prost, want, "seed {seed} update {i} in prost's form: {u:?}");
                 match got {
