@@ -375,7 +375,9 @@ static struct side *side_new(struct p4dp_table *t, const uint8_t *key, uint32_t 
  * advances *seen with the generation (the caller's view now includes its own
  * insert; it must itself look again for keys equal to the one it inserted).
  * perf: the check is an rte_hash lookup of ~220 instructions, a quarter of an
- * insert; the signature is computed once for the check and the add.
+ * insert, where the read index cannot answer it (table_xi_holds: it can while no key
+ * overflowed into rte_hash alone, and its lookup reads the buckets the insert then
+ * writes); the signature is computed once for the check and the add.
  * On success *@p row_out (if not NULL) is the new entry's row (its slot index), so that a
  * caller that needs it (rtc.p4 lastRowIndex) does not look the key up again.
  */
@@ -420,7 +422,10 @@ static int table_exact_insert(struct p4dp_table *t, const uint8_t *key, uint32_t
 	for (int attempt = 0;; attempt++) {
 		table_wlock(t);
 		const bool unseen = seen != NULL && *seen == t->ins_gen;
-		if (!unseen && rte_hash_lookup_with_hash(x->h, key, sig) >= 0) {
+		int held = unseen ? 0 : table_xi_holds(x->xi, key);
+		if (held < 0)
+			held = rte_hash_lookup_with_hash(x->h, key, sig) >= 0;
+		if (held) {
 			rc = -EEXIST;
 		} else if (t->n_entries >= t->max_entries) {
 			TABLE_STAT_INC(t->st_full);

@@ -260,6 +260,12 @@ void table_xi_insert(struct table_xi *x, const uint8_t *key, uint32_t idx, struc
 void table_xi_publish(struct table_xi *x, uint32_t idx, struct p4dp_entry *e);
 void table_xi_delete(struct table_xi *x, uint32_t idx);
 void table_xi_release(struct table_xi *x, uint32_t idx);
+/** Whether the table holds key @p key, as far as its read index can tell, under the insertion
+ *  spinlock: 1 it does; 0 it does not (the index does not hold it and no key overflowed into
+ *  rte_hash alone); -1 the index cannot tell (no index, or keys overflowed: ask rte_hash).
+ *  perf: an insert's existence check without an rte_hash lookup, in the bucket the insert then
+ *  writes. */
+int table_xi_holds(const struct table_xi *x, const uint8_t *key);
 
 /** Prefix length of lpm field @p f given the mask buffer @p mk (key layout), or -1 if the
  *  mask is not a prefix. */

@@ -186,3 +186,16 @@ void table_xi_release(struct table_xi *x, uint32_t idx)
 		x->busy[s] = 0;
 	x->slot_of[idx] = XI_NONE;
 }
+
+int table_xi_holds(const struct table_xi *x, const uint8_t *key)
+{
+	if (x == NULL)
+		return -1;
+	uint64_t k[2];
+	p4dp_xi_key(k, key, x->key_len);
+	const struct p4dp_entry *e = x->key_len <= 8 ? p4dp_xi_find8(&x->pub, k[0]) : p4dp_xi_find(&x->pub, k);
+	if (e != NULL)
+		return 1;
+	/* the writer's own count: it changes only under the spinlock the caller holds */
+	return x->pub.n_overflow == 0 ? 0 : -1;
+}

@@ -1163,6 +1163,11 @@ static void test_xindex(int storage, uint32_t key_len)
 		CHECK(p4dp_table_entry_add(t, &m, i, &d) == 0, "add %u", i);
 	}
 	CHECK(p4dp_xi_overflow(xi) == NK - P4DP_XI_WAYS, "overflow %" PRIu64, p4dp_xi_overflow(xi));
+	/* a second add of any of them is refused, whether the index or rte_hash alone holds it */
+	for (uint32_t i = 0; i < NK; i++) {
+		memcpy(k, keys[i], 16);
+		CHECK(p4dp_table_entry_add(t, &m, i, NULL) == -EEXIST, "second add %u", i);
+	}
 	struct p4dp_entry *def = NULL;
 	struct p4dp_ctx ctx = {.tables = &t, .defaults = &def};
 	uint32_t in_index = 0;
@@ -1196,6 +1201,11 @@ static void test_xindex(int storage, uint32_t key_len)
 		CHECK(p4dp_table_lookup(t, keys[i]) == NULL, "deleted %u", i);
 	}
 	CHECK(p4dp_xi_overflow(xi) == 0, "overflow after deletes %" PRIu64, p4dp_xi_overflow(xi));
+	/* nothing overflowed now: the index alone answers the existence check of an add */
+	for (uint32_t i = 0; i < P4DP_XI_WAYS - 1; i++) {
+		memcpy(k, keys[i], 16);
+		CHECK(p4dp_table_entry_add(t, &m, i, NULL) == -EEXIST, "second add %u without overflow", i);
+	}
 	memcpy(k, keys[NK], 16);
 	CHECK(p4dp_table_entry_add(t, &m, 5, NULL) == 0, "add after deletes");
 	const struct p4dp_entry *e = p4dp_table_lookup(t, keys[NK]);
