@@ -193,6 +193,9 @@ int table_xi_holds(const struct table_xi *x, const uint8_t *key)
 		return -1;
 	uint64_t k[2];
 	p4dp_xi_key(k, key, x->key_len);
+	/* perf: the busy flags of the key's first bucket, which the insert that follows reads
+	 * (free_slot), are an array apart from the buckets: their cache miss overlaps the buckets' */
+	__builtin_prefetch(&x->busy[p4dp_xi_bucket1(&x->pub, p4dp_xi_hash1(&x->pub, k)) * P4DP_XI_WAYS]);
 	const struct p4dp_entry *e = x->key_len <= 8 ? p4dp_xi_find8(&x->pub, k[0]) : p4dp_xi_find(&x->pub, k);
 	if (e != NULL)
 		return 1;
