@@ -604,14 +604,15 @@ int p4dp_runtime_table_entry_add(struct p4dp_runtime *rt, uint32_t table, const 
 }
 
 /* p4dp_runtime_table_entries_add's conversion of one entry, called by the table under its mutex:
- * the match and action data of entry i in the batch's buffers. */
+ * the match and action data of entry i in the batch's buffers (two of each, alternately: the
+ * table keeps the two latest entries, p4dp_table_entry_build_fn). */
 struct entries_add {
 	struct p4dp_runtime *rt;
 	uint32_t table;
 	const struct p4dp_rt_entry *entries;
-	struct match_buf b;
-	uint8_t *data;
-	bool build_failed; /* the batch stopped at a conversion error (its message is set) */
+	uint32_t build_failed_at; /* the entry whose conversion failed (its message is set), or UINT32_MAX */
+	uint8_t *data[2];
+	struct match_buf b[2];
 };
 
 static int entries_add_build(void *arg, uint32_t i, const struct p4dp_match **m, uint32_t *action,
@@ -619,16 +620,18 @@ static int entries_add_build(void *arg, uint32_t i, const struct p4dp_match **m,
 {
 	struct entries_add *a = arg;
 	const struct p4dp_rt_entry *e = &a->entries[i];
-	int rc = build_match(a->rt, a->table, e, &a->b);
+	struct match_buf *b = &a->b[i & 1];
+	uint8_t *d = a->data[i & 1];
+	int rc = build_match(a->rt, a->table, e, b);
 	if (rc == 0)
-		rc = build_action(a->rt, a->table, e->action, e->n_params, e->params, SCOPE_ENTRY, a->data);
+		rc = build_action(a->rt, a->table, e->action, e->n_params, e->params, SCOPE_ENTRY, d);
 	if (rc) {
-		a->build_failed = true;
+		a->build_failed_at = i;
 		return rc;
 	}
-	*m = &a->b.m;
+	*m = &b->m;
 	*action = e->action;
-	*data = a->data;
+	*data = d;
 	return 0;
 }
 
@@ -647,9 +650,10 @@ int p4dp_runtime_table_entries_add(struct p4dp_runtime *rt, uint32_t table, cons
 		return rt_errc(-EINVAL, "table '%s' is implemented by action profile '%s': its entries refer to "
 			       "members or groups (use the indirect add/modify)", ti->name,
 			       rt->prog->externs[rt->prog->table_impl[table]].name);
-	/* perf: one match buffer and one action-data buffer for the whole batch */
+	/* perf: two match buffers and two action-data buffers for the whole batch */
 	struct entries_add *a = malloc(sizeof(*a));
-	uint8_t *data = malloc(ti->data_len + 8);
+	const size_t stride = ((size_t)ti->data_len + 8 + 63) & ~(size_t)63;
+	uint8_t *data = malloc(2 * stride);
 	if (a == NULL || data == NULL) {
 		free(a);
 		free(data);
@@ -658,11 +662,13 @@ int p4dp_runtime_table_entries_add(struct p4dp_runtime *rt, uint32_t table, cons
 	a->rt = rt;
 	a->table = table;
 	a->entries = entries;
-	a->data = data;
-	a->build_failed = false;
+	a->data[0] = data;
+	a->data[1] = data + stride;
+	a->build_failed_at = UINT32_MAX;
 	rc = p4dp_table_entries_add(rt->tables[table], n, entries_add_build, a, done);
-	/* build's errors carry their message already; the table's get theirs here */
-	if (rc != 0 && !a->build_failed)
+	/* build's errors carry their message already (the batch stopped at the entry whose
+	 * conversion failed); the table's get theirs here */
+	if (rc != 0 && a->build_failed_at != *done)
 		rc = table_rc(ti, rc, rt->capacity[table]);
 	free(a);
 	free(data);

@@ -312,14 +312,28 @@ int p4dp_table_entries_add(struct p4dp_table *t, uint32_t n, p4dp_table_entry_bu
 		uint32_t end = n - i > P4DP_TABLE_BATCH_HOLD ? i + P4DP_TABLE_BATCH_HOLD : n;
 		pthread_mutex_lock(&t->lock);
 		maintain_locked(t);
+		/* perf: entry i + 1 is built, and where it goes prefetched, before entry i is added, so
+		 * that its cache misses overlap entry i's add (build keeps the two latest valid) */
+		const struct p4dp_match *m = NULL;
+		uint32_t action = 0;
+		const void *data = NULL;
+		int built = build(arg, i, &m, &action, &data);
 		for (; i < end; i++) {
-			const struct p4dp_match *m;
-			uint32_t action;
-			const void *data;
-			if ((rc = build(arg, i, &m, &action, &data)) != 0)
+			if ((rc = built) != 0)
 				break;
+			const struct p4dp_match *next_m = NULL;
+			uint32_t next_action = 0;
+			const void *next_data = NULL;
+			if (i + 1 < end) {
+				built = build(arg, i + 1, &next_m, &next_action, &next_data);
+				if (built == 0 && t->ops->prefetch != NULL)
+					t->ops->prefetch(t, next_m);
+			}
 			if ((rc = t->ops->add(t, m, action, data)) != 0) /* counts st_inserts itself */
 				break;
+			m = next_m;
+			action = next_action;
+			data = next_data;
 		}
 		pthread_mutex_unlock(&t->lock);
 	}

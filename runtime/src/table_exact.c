@@ -800,6 +800,12 @@ static int exact_add(struct p4dp_table *t, const struct p4dp_match *m, uint32_t 
 	return rc ? rc : table_exact_insert(t, m->value, action, data, 0, table_now(t), false, NULL, NULL);
 }
 
+static void exact_prefetch(const struct p4dp_table *t, const struct p4dp_match *m)
+{
+	if (m != NULL && m->value != NULL)
+		table_xi_prefetch(t->ex->xi, m->value);
+}
+
 static int exact_modify(struct p4dp_table *t, const struct p4dp_match *m, uint32_t action, const void *data)
 {
 	int rc = check_exact_match(t, m);
@@ -844,6 +850,7 @@ const struct table_kind_ops table_exact_ops = {
 	.foreach = table_exact_foreach,
 	.maintain = table_exact_maintain,
 	.dp_insert = exact_dp_insert,
+	.prefetch = exact_prefetch,
 	.stats = exact_stats,
 };
 

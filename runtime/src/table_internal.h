@@ -62,6 +62,9 @@ struct table_kind_ops {
 	 *  (if not NULL); other kinds leave it. */
 	int (*dp_insert)(struct p4dp_table *t, const uint8_t *key, uint32_t action, const void *data,
 			 uint8_t profile, uint64_t now_ns, uint64_t *seen, uint32_t *row);
+	/** Optional: start loading what an add of match @p m will read first (perf: the batch add
+	 *  calls it for the next entry before it adds the current one); changes nothing. */
+	void (*prefetch)(const struct p4dp_table *t, const struct p4dp_match *m);
 	/** Optional: the kind's own fields of @p st (tuples, displaced). */
 	void (*stats)(const struct p4dp_table *t, struct p4dp_table_stats *st);
 };
@@ -266,6 +269,9 @@ void table_xi_release(struct table_xi *x, uint32_t idx);
  *  perf: an insert's existence check without an rte_hash lookup, in the bucket the insert then
  *  writes. */
 int table_xi_holds(const struct table_xi *x, const uint8_t *key);
+/** Prefetch what table_xi_holds and the insert after it read first for key @p key: its two
+ *  buckets and the first one's busy flags. Changes nothing; ignores x == NULL. */
+void table_xi_prefetch(const struct table_xi *x, const uint8_t *key);
 
 /** Prefix length of lpm field @p f given the mask buffer @p mk (key layout), or -1 if the
  *  mask is not a prefix. */

@@ -202,3 +202,19 @@ int table_xi_holds(const struct table_xi *x, const uint8_t *key)
 	/* the writer's own count: it changes only under the spinlock the caller holds */
 	return x->pub.n_overflow == 0 ? 0 : -1;
 }
+
+void table_xi_prefetch(const struct table_xi *x, const uint8_t *key)
+{
+	if (x == NULL)
+		return;
+	uint64_t k[2];
+	p4dp_xi_key(k, key, x->key_len);
+	const uint64_t h = p4dp_xi_hash1(&x->pub, k);
+	const size_t bytes = p4dp_xi_bucket_bytes(x->key_len);
+	const uint64_t b1 = p4dp_xi_bucket1(&x->pub, h), b2 = p4dp_xi_bucket2(&x->pub, h);
+	for (size_t off = 0; off < bytes; off += 64) {
+		__builtin_prefetch((const uint8_t *)x->pub.b + b1 * bytes + off);
+		__builtin_prefetch((const uint8_t *)x->pub.b + b2 * bytes + off);
+	}
+	__builtin_prefetch(&x->busy[b1 * P4DP_XI_WAYS]);
+}

@@ -230,8 +230,9 @@ fn table_entries_and_errors() {
 }
 
 /// A run of packed entries is added in order with one result per entry: the runtime's refusals
-/// (an existing key, a parameter too wide) do not stop the entries after them, and every entry
-/// added reads back and forwards as written.
+/// (an existing key, a parameter too wide) do not stop the entries after them, each has its own
+/// message (the existing key's is refused while the runtime has already converted the entry
+/// after it), and every entry added reads back and forwards as written.
 #[test]
 fn packed_entries_are_added_in_order_with_one_result_each() {
     let rt = load();
@@ -248,8 +249,8 @@ fn packed_entries_are_added_in_order_with_one_result_each() {
         (10, &[0, 1]),
         (11, &[0, 2]),
         (10, &[0, 3]),
-        (12, &[0, 4]),
         (13, &[2, 0]),
+        (12, &[0, 4]),
         (14, &[0, 5]),
     ];
     for (key, port) in entries {
@@ -266,7 +267,10 @@ fn packed_entries_are_added_in_order_with_one_result_each() {
         .iter()
         .map(|r| r.as_ref().err().and_then(|e| e.errno()).unwrap_or(0))
         .collect();
-    assert_eq!(errnos, vec![0, 0, errno::EEXIST, 0, errno::EINVAL, 0]);
+    assert_eq!(errnos, vec![0, 0, errno::EEXIST, errno::EINVAL, 0, 0]);
+    let msg = |i: usize| out[i].as_ref().unwrap_err().to_string();
+    assert!(msg(2).contains("already exists"), "{}", msg(2));
+    assert!(msg(3).contains("does not fit in 9 bits"), "{}", msg(3));
     let mut got = rt.entries(T_FWD).unwrap();
     got.sort_by_key(|e| format!("{:?}", e.matches));
     let want: Vec<TableEntry> = [(10, 1), (11, 2), (12, 4), (14, 5)]

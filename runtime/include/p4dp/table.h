@@ -243,8 +243,10 @@ int p4dp_table_entry_add(struct p4dp_table *t, const struct p4dp_match *m, uint3
 
 /**
  * Builds entry @p i of a batch for p4dp_table_entries_add: its match, action and data, valid
- * until the next call. Called with the table mutex held: must not call the table's API.
- * @return 0; -errno to stop the batch at this entry (the batch returns it).
+ * until the call after the next one (the batch builds entry i + 1 before it adds entry i, so
+ * that it can prefetch where entry i + 1 goes). Called with the table mutex held: must not call
+ * the table's API.
+ * @return 0; -errno to stop the batch at this entry (the batch returns it once it gets there).
  */
 typedef int (*p4dp_table_entry_build_fn)(void *arg, uint32_t i, const struct p4dp_match **m, uint32_t *action,
 					 const void **data);
