@@ -30,6 +30,7 @@ mod rtc_spacesaving;
 mod svg;
 pub(crate) mod sweep;
 pub(crate) mod traffic;
+mod wire;
 use json::Json;
 
 /// The predefined suites (`p4dp bench --list`). Each is named after what it measures.

@@ -147,6 +147,7 @@ fn the_p4runtime_update_suite_runs_and_its_atomic_modifies_are_never_seen_half_a
     assert!(svg.contains("<polyline") && svg.contains(">99%<"), "{svg}");
     for k in [
         "\"d_all_us\"",
+        "\"d_all_from_call_us\"",
         "\"d_control_us\"",
         "\"insert_throughput\"",
         "\"packets_tables_disagree\"",
@@ -182,6 +183,25 @@ fn the_p4runtime_update_suite_runs_and_its_atomic_modifies_are_never_seen_half_a
             assert!(field("n") > 0.0, "{l}");
             assert!(field("median") > 0.0 && field("max") >= field("median"), "{l}");
         }
+        // d_all starts when the Write's bytes left the client: every Write timed from its call
+        // was timed from its bytes too (the connection's writes are watched), and later
+        let n_of = |row: &str| {
+            text.lines()
+                .find(|l| l.starts_with(row))
+                .and_then(|l| l.split_whitespace().skip_while(|w| *w != "n").nth(1))
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or_else(|| panic!("no {row}:\n{text}"))
+        };
+        assert_eq!(
+            n_of(&format!("{exp}: d_all ")),
+            n_of(&format!("{exp}: d_all from the client's call ")),
+            "{text}"
+        );
+        let client = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{exp}: client (call -> bytes to the kernel) ")))
+            .unwrap_or_else(|| panic!("no client part of {exp}:\n{text}"));
+        assert!(!client.contains("median        -"), "{client}");
     }
     for size in ["1", "10", "100", "1000", "10000"] {
         for mode in ["CONTINUE_ON_ERROR", "DATAPLANE_ATOMIC"] {

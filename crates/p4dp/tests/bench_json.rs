@@ -28,7 +28,7 @@ fn a_program_run_as_json_matches_its_text_report() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.starts_with("p4dp bench results"), "{stdout}");
     let doc = read_json(&json);
-    assert_eq!(doc["p4dp_bench"], 1);
+    assert_eq!(doc["p4dp_bench"], 2);
     assert!(doc["suite"].is_null());
     assert!(num(&doc["tsc_hz"], "tsc_hz") > 1e8);
     assert_eq!(doc["settings"]["repeat"], 2);

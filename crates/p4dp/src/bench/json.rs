@@ -1,6 +1,6 @@
 //! `p4dp bench --json`: the figures of any suite or program as one JSON document, for machines.
 //!
-//! The document is `{"p4dp_bench": 1, "suite": NAME|null, "command": ..., "tsc_hz": ...,
+//! The document is `{"p4dp_bench": 2, "suite": NAME|null, "command": ..., "tsc_hz": ...,
 //! "settings": {...}, "results": ..., "summary": {...}}`; `results` has the shape of the suite
 //! (docs/PERFORMANCE.md, "Machine-readable output"). Cycles are TSC cycles; a figure that was not
 //! measured (a phase that did not finish, a ratio of nothing) is `null`, never NaN.
@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use p4dp_rt::bench_dp::Latency;
 
 /// Version of the document's layout; bumped when a field changes meaning or goes away.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// A JSON value. Objects keep their keys in insertion order.
 #[derive(Clone, Debug, PartialEq)]

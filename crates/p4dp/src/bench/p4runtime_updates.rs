@@ -72,6 +72,8 @@ struct Client {
     seen_tag: u32,
     /// The switch's run clock, from the last timed Write's response.
     clock: Option<p4dp_rt::clock::RunClock>,
+    /// When a timed Write's bytes left this process (the connection's writes, watched).
+    wire: std::sync::Arc<super::wire::WireStamp>,
 }
 
 /// One timed modify: the value it gave the flowing entries, when it left the client on the
@@ -79,11 +81,13 @@ struct Client {
 /// the switch's d_control.
 struct Timed {
     v: u32,
+    /// When the client called Write (before encoding it), on the switch's run clock.
     sent_ns: Option<u64>,
+    /// When its bytes left the client (the write system call that carried them, [`super::wire`]),
+    /// on the switch's run clock: where d_all starts.
+    wire_ns: Option<u64>,
     /// When the response reached the client, on the switch's run clock.
     received_ns: Option<u64>,
-    /// When the client's HTTP/2 stack took the request's body, on the switch's run clock.
-    encoded_ns: Option<u64>,
     rtt: Duration,
     control: Option<Duration>,
     /// Where the switch says d_control went.
@@ -133,13 +137,9 @@ fn up(t: update::Type, e: entity::Entity) -> Update {
 
 /// The gRPC codec of [`write_encoded`]: the request is a WriteRequest already encoded,
 /// so the client's protobuf encoding stays out of the timed loop; the response is decoded.
-/// With `encoded_at`, the encoder stores the TSC when the client's HTTP/2 stack takes the
-/// request's body (the last step before its frames are written to the socket).
 #[derive(Clone, Default)]
-struct PreEncoded {
-    encoded_at: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
-}
-struct RawEncoder(Option<std::sync::Arc<std::sync::atomic::AtomicU64>>);
+struct PreEncoded;
+struct RawEncoder;
 struct ResponseDecoder;
 
 impl tonic::codec::Encoder for RawEncoder {
@@ -148,9 +148,6 @@ impl tonic::codec::Encoder for RawEncoder {
     fn encode(&mut self, item: bytes::Bytes, dst: &mut tonic::codec::EncodeBuf<'_>) -> Result<(), tonic::Status> {
         use bytes::BufMut;
         dst.put_slice(&item);
-        if let (Some(at), Some(tsc)) = (&self.0, p4dp_rt::clock::tsc_now()) {
-            at.store(tsc, std::sync::atomic::Ordering::Relaxed);
-        }
         Ok(())
     }
 }
@@ -172,7 +169,7 @@ impl tonic::codec::Codec for PreEncoded {
     type Encoder = RawEncoder;
     type Decoder = ResponseDecoder;
     fn encoder(&mut self) -> RawEncoder {
-        RawEncoder(self.encoded_at.clone())
+        RawEncoder
     }
     fn decoder(&mut self) -> ResponseDecoder {
         ResponseDecoder
@@ -185,7 +182,7 @@ async fn write_encoded(mut raw: tonic::client::Grpc<Channel>, req: bytes::Bytes)
         .await
         .map_err(|e| anyhow!("the connection is not ready: {e}"))?;
     let path = tonic::codegen::http::uri::PathAndQuery::from_static("/p4.v1.P4Runtime/Write");
-    raw.unary(tonic::Request::new(req), path, PreEncoded::default())
+    raw.unary(tonic::Request::new(req), path, PreEncoded)
         .await
         .map_err(|s| anyhow!("Write: {s}"))?;
     Ok(())
@@ -237,7 +234,8 @@ impl Client {
     }
 
     /// A Write that asks the switch for its timing (p4dp_p4runtime::timing): the client's TSC is
-    /// read just before the call, and put on the switch's run clock with the clock the response
+    /// read just before the call and just before the write system call that carries the request
+    /// ([`super::wire`]), and both are put on the switch's run clock with the clock the response
     /// carries.
     async fn write_timed(
         &mut self,
@@ -247,13 +245,11 @@ impl Client {
     ) -> Result<Timed> {
         let t = Instant::now();
         let tsc = p4dp_rt::clock::tsc_now();
-        let mut req = tonic::Request::new(Client::encode(atomicity, updates));
+        let body = Client::encode(atomicity, updates);
+        self.wire.arm(&body);
+        let mut req = tonic::Request::new(body);
         req.metadata_mut()
             .insert(timing::REQUEST_KEY, tonic::metadata::MetadataValue::from_static("1"));
-        let encoded_at = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let codec = PreEncoded {
-            encoded_at: Some(encoded_at.clone()),
-        };
         self.raw
             .ready()
             .await
@@ -261,11 +257,12 @@ impl Client {
         let path = tonic::codegen::http::uri::PathAndQuery::from_static("/p4.v1.P4Runtime/Write");
         let resp = self
             .raw
-            .unary(req, path, codec)
+            .unary(req, path, PreEncoded)
             .await
             .map_err(|s| anyhow!("Write: {s}"))?;
         let back = p4dp_rt::clock::tsc_now();
         let rtt = t.elapsed();
+        let wire = self.wire.taken();
         let m = resp.metadata();
         let text = |k: &str| m.get(k).and_then(|v| v.to_str().ok());
         let control = text(timing::CONTROL_NS_KEY)
@@ -277,11 +274,8 @@ impl Client {
         Ok(Timed {
             v,
             sent_ns: tsc.zip(clock).map(|(t, c)| c.ns_at(t)),
+            wire_ns: wire.zip(clock).map(|(t, c)| c.ns_at(t)),
             received_ns: back.zip(clock).map(|(t, c)| c.ns_at(t)),
-            encoded_ns: Some(encoded_at.load(std::sync::atomic::Ordering::Relaxed))
-                .filter(|&t| t != 0)
-                .zip(clock)
-                .map(|(t, c)| c.ns_at(t)),
             rtt,
             control,
             parts,
@@ -426,11 +420,16 @@ async fn setup(a: &BenchArgs, scratch: &Path, placement: &(Vec<usize>, Vec<usize
     if placement.0 != placement.1 {
         pin_client(&placement.0);
     }
+    let wire = std::sync::Arc::new(super::wire::WireStamp::default());
+    let connector = super::wire::Connector {
+        addr: addr.parse().context("the switch's address")?,
+        stamp: wire.clone(),
+    };
     let mut ch = None;
     for _ in 0..200 {
         if let Ok(x) = Channel::from_shared(format!("http://{addr}"))
             .context("the switch's address")?
-            .connect()
+            .connect_with_connector(connector.clone())
             .await
         {
             ch = Some(x);
@@ -486,6 +485,7 @@ async fn setup(a: &BenchArgs, scratch: &Path, placement: &(Vec<usize>, Vec<usize
         seen_at: id_of(&info, "AtomicIngress.seen_at")?,
         seen_tag: id_of(&info, "AtomicIngress.seen_tag")?,
         clock: None,
+        wire,
     };
     Ok((sw, client))
 }
@@ -580,15 +580,21 @@ impl Dist {
 
 /// d_all in ns of each timed Write (`writes` in the order sent, values increasing): the first
 /// stamp of its value or of a later one (a packet that saw a later value saw this one's effect
-/// too: a later Write is applied after it) minus its send time. A value's stamp counts when its
-/// cell (`seen_tag`) still holds it; `seen_at` is in microseconds of the run clock. Also returns
-/// how many Writes took a later value's stamp, and how many had none (no packet saw this value
-/// or a later one before the read, or the send time is unknown).
-fn d_all_ns(writes: &[Timed], seen_tag: &[u64], seen_at_us: &[u64]) -> (Vec<i64>, usize, usize) {
+/// too: a later Write is applied after it) minus its start, `from` (when its bytes left the
+/// client: [`Timed::wire_ns`]; or when the client called Write: [`Timed::sent_ns`]). A value's
+/// stamp counts when its cell (`seen_tag`) still holds it; `seen_at` is in microseconds of the
+/// run clock. Also returns how many Writes took a later value's stamp, and how many had none (no
+/// packet saw this value or a later one before the read, or the start is unknown).
+fn d_all_ns(
+    writes: &[Timed],
+    from: fn(&Timed) -> Option<u64>,
+    seen_tag: &[u64],
+    seen_at_us: &[u64],
+) -> (Vec<i64>, usize, usize) {
     let mut out = Vec::with_capacity(writes.len());
     let (mut later, mut missing) = (0, 0);
     for (w, seen) in writes.iter().zip(first_seen_ns(writes, seen_tag, seen_at_us)) {
-        match (w.sent_ns, seen) {
+        match (from(w), seen) {
             (Some(sent), Some((at, own))) => {
                 out.push(at.saturating_sub(sent as i64));
                 later += usize::from(!own);
@@ -597,6 +603,17 @@ fn d_all_ns(writes: &[Timed], seen_tag: &[u64], seen_at_us: &[u64]) -> (Vec<i64>
         }
     }
     (out, later, missing)
+}
+
+/// The median (nearest rank, as [`pct`]) of d_all values `ns` with each negative one (a first
+/// packet stamped before the bytes left: its worker read the clock, was descheduled and saw the
+/// new value after it resumed, at a time nobody recorded) counted as slower than every other:
+/// the median with that unknown resolved against the switch.
+fn median_with_early_last(ns: &[i64]) -> Option<i64> {
+    let mut v: Vec<i64> = ns.iter().map(|&d| if d < 0 { i64::MAX } else { d }).collect();
+    v.sort_unstable();
+    let last = v.len().checked_sub(1)?;
+    Some(v[(last as f64 * 0.5).round() as usize]).filter(|&m| m != i64::MAX)
 }
 
 /// Per timed Write (in `writes`' order): the first stamp (ns of the run clock) of its value or
@@ -631,15 +648,16 @@ fn applied_to_seen_ns(writes: &[Timed], seen_tag: &[u64], seen_at_us: &[u64]) ->
 }
 
 /// Where each timed Write's round trip went, on the switch's run clock (ns), for the Writes
-/// whose switch gave its times and whose client stamps are on that clock: the request's way in
-/// (the client's send -> the switch's Write handler start: the client's gRPC and HTTP/2 work, the
-/// loopback, the server's HTTP/2 and decoding, and every thread wake-up on the way), the handler
-/// (its start -> the Write applied) and the response's way out (the response built -> the client
-/// has it). d_all is the way in + the handler + applied -> first packet.
+/// whose switch gave its times and whose client stamps are on that clock: the client's part (its
+/// Write call -> the request's bytes handed to the kernel: protobuf encoding, its gRPC and
+/// HTTP/2 work, its runtime's scheduling), the request's way in (those bytes -> the switch's
+/// Write handler start: the loopback TCP path, the server's wake-up, HTTP/2 and decoding), the
+/// handler (its start -> the Write applied) and the response's way out (the response built -> the
+/// client has it). d_all is the way in + the handler + applied -> first packet.
 #[derive(Default)]
 struct Ways {
     request_in: Vec<i64>,
-    /// The way in's part in the client: its send -> its HTTP/2 stack took the request's body.
+    /// Before the way in, in the client: its Write call -> the request's bytes left it.
     client_stack: Vec<i64>,
     handler: Vec<i64>,
     response_out: Vec<i64>,
@@ -648,17 +666,17 @@ struct Ways {
 fn ways_ns(writes: &[Timed]) -> Ways {
     let mut w = Ways::default();
     for t in writes {
-        let (Some(p), Some(sent), Some(back), Some(control)) = (t.parts, t.sent_ns, t.received_ns, t.control) else {
+        let (Some(p), Some(sent), Some(wire), Some(back), Some(control)) =
+            (t.parts, t.sent_ns, t.wire_ns, t.received_ns, t.control)
+        else {
             continue;
         };
         if p.start_ns == 0 || p.applied_ns == 0 {
             continue;
         }
         let built = p.start_ns as i64 + control.as_nanos() as i64;
-        w.request_in.push(p.start_ns as i64 - sent as i64);
-        if let Some(e) = t.encoded_ns {
-            w.client_stack.push(e as i64 - sent as i64);
-        }
+        w.client_stack.push(wire as i64 - sent as i64);
+        w.request_in.push(p.start_ns as i64 - wire as i64);
         w.handler.push(p.applied_ns as i64 - p.start_ns as i64);
         w.response_out.push(back as i64 - built);
     }
@@ -936,7 +954,7 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
 
     let _ = writeln!(
         text,
-        "\n== Modifies of the flowing entries (8 updates per Write: both tables of 4 keys; 1 update: `tag` of one key, a rule update as Stubbe et al. define it; d_all: Write leaving the client -> first packet with the new value, at 1 us resolution; d_control: the switch's Write handler start -> response built; the way in: the client's send -> the handler's start; the way out: the response built -> the client has it) =="
+        "\n== Modifies of the flowing entries (8 updates per Write: both tables of 4 keys; 1 update: `tag` of one key, a rule update as Stubbe et al. define it; d_all as Stubbe et al. start it, at the Write reaching the control plane: the Write's bytes leaving the client (the write to its socket) -> first packet with the new value, at 1 us resolution; d_all from the client's call adds the client's own encoding and gRPC stack; d_control: the switch's Write handler start -> response built; the way in: the bytes leaving the client -> the handler's start; the way out: the response built -> the client has it) =="
     );
     // every modify gives the flowing entries a larger value than any before (the program
     // stamps a value the first time a packet sees one larger than all it saw)
@@ -1020,9 +1038,18 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         let o1 = c.outcomes().await?;
         let seen_tag = c.register(c.seen_tag).await?;
         let seen_at = c.register(c.seen_at).await?;
-        let (d_all, by_later, unstamped) = d_all_ns(&writes, &seen_tag, &seen_at);
+        let (d_all, by_later, unstamped) = d_all_ns(&writes, |w| w.wire_ns, &seen_tag, &seen_at);
         let early = d_all.iter().filter(|&&d| d < 0).count();
+        let early_last = median_with_early_last(&d_all).map(|m| m as f64 / 1e3);
+        let median_early_last = early_last.map_or("-".into(), |m| format!("{m:.1}"));
         let d_all = Dist::new(d_all.iter().map(|&d| d as f64 / 1e3).collect());
+        let d_all_call = Dist::new(
+            d_all_ns(&writes, |w| w.sent_ns, &seen_tag, &seen_at)
+                .0
+                .iter()
+                .map(|&d| d as f64 / 1e3)
+                .collect(),
+        );
         let d_control = Dist::of(writes.iter().filter_map(|w| w.control));
         let parts: Vec<timing::ControlParts> = writes.iter().filter_map(|w| w.parts).collect();
         let handoff = Dist::of(parts.iter().map(|p| p.handoff));
@@ -1051,8 +1078,13 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         );
         let _ = writeln!(
             text,
-            "{}; a later value's stamp {by_later}; no stamp {unstamped}; stamp before the send {early}",
+            "{}; a later value's stamp {by_later}; no stamp {unstamped}; stamp before the bytes left {early} (median with those counted as the slowest: {median_early_last} us)",
             d_all.row(&format!("{label}: d_all"))
+        );
+        let _ = writeln!(
+            text,
+            "{}",
+            d_all_call.row(&format!("{label}: d_all from the client's call"))
         );
         let _ = writeln!(text, "{}", d_control.row(&format!("{label}: d_control")));
         let _ = writeln!(text, "{}", handoff.row(&format!("{label}: d_control: hand-off")));
@@ -1061,12 +1093,12 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             let _ = writeln!(text, "{}", stall.row(&format!("{label}: d_control: stall")));
         }
         let _ = writeln!(text, "{}", after.row(&format!("{label}: applied -> first packet")));
-        let _ = writeln!(text, "{}", way_in.row(&format!("{label}: way in (send -> handler)")));
         let _ = writeln!(
             text,
             "{}",
-            client_stack.row(&format!("{label}: way in: client (send -> body to HTTP/2)"))
+            client_stack.row(&format!("{label}: client (call -> bytes to the kernel)"))
         );
+        let _ = writeln!(text, "{}", way_in.row(&format!("{label}: way in (bytes -> handler)")));
         let _ = writeln!(text, "{}", handler.row(&format!("{label}: handler -> applied")));
         let _ = writeln!(
             text,
@@ -1091,6 +1123,8 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             ("d_all_by_later_stamp", Json::uint(by_later as u64)),
             ("d_all_unstamped", Json::uint(unstamped as u64)),
             ("d_all_stamp_before_send", Json::uint(early as u64)),
+            ("d_all_median_early_as_slowest_us", Json::opt(early_last)),
+            ("d_all_from_call_us", d_all_call.json()),
             ("d_control_us", d_control.json()),
             ("d_control_handoff_us", handoff.json()),
             ("d_control_barrier_us", barrier.json()),
@@ -1364,12 +1398,12 @@ pub fn suite_p4runtime_updates(a: &BenchArgs) -> Result<ExitCode> {
 mod tests {
     use super::*;
 
-    fn timed(v: u32, sent_ns: Option<u64>) -> Timed {
+    fn timed(v: u32, wire_ns: Option<u64>) -> Timed {
         Timed {
             v,
-            sent_ns,
+            sent_ns: wire_ns.map(|t| t.saturating_sub(10_000)),
+            wire_ns,
             received_ns: None,
-            encoded_ns: None,
             rtt: Duration::ZERO,
             control: None,
             parts: None,
@@ -1395,12 +1429,21 @@ mod tests {
             timed(103, Some(3_000_000)),
             timed(104, None),
         ];
-        let (mut d, later, missing) = d_all_ns(&w, &tag, &at);
+        let (mut d, later, missing) = d_all_ns(&w, |w| w.wire_ns, &tag, &at);
         d.sort();
         // 101 (cell taken) takes 102's stamp: 2,000,000 - 1,500,000
         assert_eq!(d, vec![-400, 750, 500_000]);
         assert_eq!(later, 1);
         assert_eq!(missing, 2, "103: no stamp of its own or later; 104: no send time");
+        // from the client's call, 10 us earlier here
+        let (mut d, _, _) = d_all_ns(&w, |w| w.sent_ns, &tag, &at);
+        d.sort();
+        assert_eq!(d, vec![9_600, 10_750, 510_000]);
+        // the early stamp counted as the slowest moves the median up
+        assert_eq!(median_with_early_last(&[-400, 750, 500_000]), Some(500_000));
+        assert_eq!(median_with_early_last(&[300, -400, 750, 500_000, 20]), Some(750));
+        assert_eq!(median_with_early_last(&[-1]), None);
+        assert_eq!(median_with_early_last(&[]), None);
     }
 
     #[test]
@@ -1427,7 +1470,7 @@ mod tests {
     fn a_writes_round_trip_splits_into_the_way_in_the_handler_and_the_way_out() {
         let full = Timed {
             received_ns: Some(1_000_000),
-            encoded_ns: Some(100_000),
+            sent_ns: Some(0),
             control: Some(Duration::from_nanos(30_000)),
             parts: Some(timing::ControlParts {
                 start_ns: 400_000,
@@ -1448,8 +1491,8 @@ mod tests {
             ..timed(2, Some(50_000))
         };
         let w = ways_ns(&[full, no_start, timed(3, None)]);
-        assert_eq!(w.request_in, vec![350_000]);
         assert_eq!(w.client_stack, vec![50_000]);
+        assert_eq!(w.request_in, vec![350_000]);
         assert_eq!(w.handler, vec![20_000]);
         // the response was built at 400,000 + 30,000
         assert_eq!(w.response_out, vec![570_000]);
