@@ -44,8 +44,10 @@ impl WireStamp {
         self.armed.store(!tail.is_empty(), Ordering::Release);
     }
 
-    /// The TSC just before the write system call that carried the armed request's bytes (the
-    /// last attempt, if the kernel took them in more than one); None when no write did yet.
+    /// The TSC just before the write system call that carried the armed request's bytes: the
+    /// first one the kernel took bytes from (a write refused for a full socket buffer is stamped
+    /// again when it is retried; one the kernel took only part of leaves the stamp where it is,
+    /// a little early); None when no write did yet.
     pub fn taken(&self) -> Option<u64> {
         Some(self.at.load(Ordering::Acquire)).filter(|&t| t != 0)
     }
