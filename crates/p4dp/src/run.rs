@@ -155,7 +155,7 @@ pub fn parse_control_cpus(s: &str) -> Result<ControlCpus, String> {
     parse_cpu_list(s).map(ControlCpus::List)
 }
 
-/// A switch's CPUs divided between its control threads (the P4Runtime server's gRPC threads, the
+/// A switch's CPUs divided between its control threads (the P4Runtime server's gRPC thread, the
 /// threads that apply Writes, the stream and notification threads, the main lcore) and its
 /// workers, which float over `workers` (docs/p4runtime.md "Threads").
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -31,7 +31,7 @@ pub struct P4RuntimeOpts {
     /// PacketIns; PacketOuts enter the program as received on it (0 to 510).
     #[arg(long, default_value_t = DEFAULT_CPU_PORT, value_parser = clap::value_parser!(u32).range(0..511))]
     pub cpu_port: u32,
-    /// CPUs for the switch's control threads (P4Runtime's gRPC threads, the threads that apply
+    /// CPUs for the switch's control threads (P4Runtime's gRPC thread, the threads that apply
     /// Writes, the stream and notification threads, the main lcore): `0`, `0-1`, `0,2`; the
     /// workers float over the other CPUs. Default `all`: every thread may run on every CPU.
     #[arg(long, value_name = "LIST", value_parser = crate::run::parse_control_cpus)]
@@ -202,17 +202,22 @@ fn control_split(given: Option<&crate::run::ControlCpus>) -> Result<Option<crate
     Ok(split)
 }
 
-/// How the P4Runtime server's gRPC threads wait for work.
+/// How the P4Runtime server's gRPC thread waits for work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Serving {
-    /// Two tokio threads that sleep in the kernel until a socket has data (the default).
-    Threads,
-    /// One thread (`--p4runtime-busy-poll`) that runs everything and polls the sockets without
-    /// ever sleeping.
+    /// It sleeps in the kernel until a socket has data (the default).
+    Sleeping,
+    /// It polls the sockets without ever sleeping (`--p4runtime-busy-poll`).
     BusyPoll,
 }
 
 /// Runs the P4Runtime server until Ctrl-C, SIGTERM or the duration; then stops the data plane.
+///
+/// perf: one thread runs the gRPC server (every connection's HTTP/2, the requests' decoding and
+/// the short Writes); long Writes, Reads and pipeline changes go to blocking threads. With two
+/// threads sharing the work, every request spawned a task that could wake the other thread
+/// (a futex call, and a second thread to schedule on a CPU shared with the client and the
+/// control plane), and a request's way in crossed between them.
 fn serve_until_stopped(
     svc: Service,
     addr: SocketAddr,
@@ -221,57 +226,45 @@ fn serve_until_stopped(
     serving: Serving,
 ) -> Result<()> {
     keep_freed_memory();
-    if serving == Serving::BusyPoll {
-        // the runtime runs on a thread of its own (named as the default's threads, so that
-        // per-thread CPU accounting finds it), moved to the control CPUs as they are
-        let svc2 = svc.clone();
-        let t = std::thread::Builder::new()
-            .name("p4dp-p4runtime".into())
-            .spawn(move || {
-                crate::run::move_to_control_cpus();
-                let rt = tokio::runtime::Builder::new_current_thread()
-                    .thread_name("p4dp-p4runtime")
-                    .on_thread_start(crate::run::move_to_control_cpus)
-                    .enable_all()
-                    .build()
-                    .context("starting the P4Runtime server's thread")?;
-                let r = rt.block_on(async move {
-                    // perf: the busy poll. A task that only yields keeps the scheduler from
-                    // parking: with a yielded task pending it polls the sockets with a zero
-                    // timeout (epoll_wait returns at once) and runs what became ready, so a
-                    // request is taken when it arrives, without the wake-up of a sleeping thread
-                    let spin = tokio::spawn(async {
+    // the runtime runs on a thread of its own (named as its blocking threads, so that per-thread
+    // CPU accounting finds them all), moved to the control CPUs as they are
+    let svc2 = svc.clone();
+    let t = std::thread::Builder::new()
+        .name("p4dp-p4runtime".into())
+        .spawn(move || {
+            crate::run::move_to_control_cpus();
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .thread_name("p4dp-p4runtime")
+                .on_thread_start(crate::run::move_to_control_cpus)
+                .enable_all()
+                .build()
+                .context("starting the P4Runtime server's thread")?;
+            let r = rt.block_on(async move {
+                // perf: the busy poll. A task that only yields keeps the scheduler from
+                // parking: with a yielded task pending it polls the sockets with a zero
+                // timeout (epoll_wait returns at once) and runs what became ready, so a
+                // request is taken when it arrives, without the wake-up of a sleeping thread
+                let spin = (serving == Serving::BusyPoll).then(|| {
+                    tokio::spawn(async {
                         loop {
                             tokio::task::yield_now().await;
                         }
-                    });
-                    let r = serve_on(svc2, addr, tls, duration).await;
-                    spin.abort();
-                    r
+                    })
                 });
-                rt.shutdown_timeout(Duration::from_secs(1));
+                let r = serve_on(svc2, addr, tls, duration).await;
+                if let Some(spin) = spin {
+                    spin.abort();
+                }
                 r
-            })
-            .context("starting the P4Runtime server's thread")?;
-        let res = t
-            .join()
-            .unwrap_or_else(|_| Err(anyhow::anyhow!("the P4Runtime server's thread panicked")));
-        let stopped = svc.shutdown().map_err(anyhow::Error::msg);
-        res?;
-        stopped?;
-        eprintln!("p4runtime: stopped after {} pipeline switch-over(s)", svc.switchovers());
-        return Ok(());
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("p4dp-p4runtime")
-        .on_thread_start(crate::run::move_to_control_cpus)
-        .enable_all()
-        .build()
-        .context("starting the P4Runtime server's threads")?;
-    let res = rt.block_on(serve_on(svc.clone(), addr, tls, duration));
+            });
+            rt.shutdown_timeout(Duration::from_secs(1));
+            r
+        })
+        .context("starting the P4Runtime server's thread")?;
+    let res = t
+        .join()
+        .unwrap_or_else(|_| Err(anyhow::anyhow!("the P4Runtime server's thread panicked")));
     let stopped = svc.shutdown().map_err(anyhow::Error::msg);
-    rt.shutdown_timeout(Duration::from_secs(1));
     res?;
     stopped?;
     eprintln!("p4runtime: stopped after {} pipeline switch-over(s)", svc.switchovers());
@@ -338,7 +331,7 @@ fn serving(busy_poll: bool) -> Serving {
         eprintln!("p4runtime: one busy-polling thread (--p4runtime-busy-poll)");
         Serving::BusyPoll
     } else {
-        Serving::Threads
+        Serving::Sleeping
     }
 }
 
