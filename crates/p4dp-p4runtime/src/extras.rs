@@ -94,12 +94,22 @@ impl Extras {
         })
     }
 
-    /// [`Extras::of`] an insert that gives none of them (no idle timeout, direct counter or
+    /// [`Extras::of`] an update that gives none of them (no idle timeout, direct counter or
     /// meter data, metadata: crate::fastwrite's entries), without an entry to read.
-    pub fn of_plain_insert(t: &TableInfo) -> Extras {
-        Extras {
-            ttl: t.idle_notify.then_some(0),
-            ..Extras::default()
+    pub fn of_plain(t: &TableInfo, op: Op) -> Extras {
+        match op {
+            Op::Delete => Extras::default(),
+            Op::Insert => Extras {
+                ttl: t.idle_notify.then_some(0),
+                ..Extras::default()
+            },
+            // a modify puts back the meter's default configuration and clears the metadata
+            Op::Modify => Extras {
+                ttl: t.idle_notify.then_some(0),
+                meter: t.direct_meter.is_some().then_some(None),
+                metadata: Some(Vec::new()),
+                ..Extras::default()
+            },
         }
     }
 

@@ -796,6 +796,13 @@ mod tests {
                     ..table(3, 4, vec![key(1, MatchKind::Exact, 8)], false)
                 },
                 table(4, 5, vec![], false),
+                // t1's keys with direct resources and idle timeouts (what a modify resets)
+                TableInfo {
+                    idle_notify: true,
+                    direct_counter: Some(0),
+                    direct_meter: Some(1),
+                    ..table(5, 6, vec![key(1, MatchKind::Exact, 12), key(2, MatchKind::Lpm, 16)], false)
+                },
             ],
             actions: vec![
                 ActionInfo {
@@ -988,6 +995,77 @@ mod tests {
         assert!(
             accepted > 100 && refused > 1000,
             "{accepted} accepted, {refused} refused"
+        );
+    }
+
+    /// A modify or delete read by [`parse`] of an entry of a table without an action profile is
+    /// validated by batch::prepare_single_fast into the table write that tables::prepare (the
+    /// single path's validation, which server::apply then writes the same way) makes of its
+    /// prost form: the same entry, extras and errors. Every other update is left to prost's form.
+    #[test]
+    fn modifies_and_deletes_validate_as_the_prost_path() {
+        let p = program();
+        let (mut modifies, mut deletes, mut refused, mut left) = (0, 0, 0, 0);
+        for seed in 0..20_000u64 {
+            let mut r = Rng(seed ^ 0xde1e7e);
+            let mut w = random_write(&mut r);
+            for u in &mut w.updates {
+                if r.chance(5) {
+                    continue;
+                }
+                u.r#type = if r.chance(2) { 2 } else { 3 };
+                if r.chance(2) {
+                    let mut e = fitting_entry(&mut r);
+                    if e.table_id == 1 && r.chance(2) {
+                        e.table_id = 6;
+                    }
+                    if r.chance(3) {
+                        match r.below(4) {
+                            0 => e.r#match.push(random_field(&mut r)),
+                            1 => e.r#match[0] = random_field(&mut r),
+                            2 => e.priority = r.below(3) as i32,
+                            _ => e.action = random_entry(&mut r).action,
+                        }
+                    }
+                    u.entity = Some(Entity {
+                        entity: Some(entity::Entity::TableEntry(e)),
+                    });
+                }
+            }
+            let b = w.encode_to_vec();
+            let Some(f) = parse(&b) else { continue };
+            for i in 0..f.updates.len() {
+                let u = f.to_update(i);
+                let Some(entity::Entity::TableEntry(t)) = u.entity.as_ref().and_then(|e| e.entity.as_ref()) else {
+                    unreachable!("parse reads table entries only");
+                };
+                let op = match u.r#type {
+                    2 => crate::tables::Op::Modify,
+                    3 => crate::tables::Op::Delete,
+                    _ => {
+                        assert!(crate::batch::prepare_single_fast(&p, &f, i).is_none());
+                        left += 1;
+                        continue;
+                    }
+                };
+                let want = crate::tables::prepare(&p, t, op);
+                let Some(got) = crate::batch::prepare_single_fast(&p, &f, i) else {
+                    // only unknown tables and table id 0, whose refusal comes from prost's path
+                    assert!(t.table_id == 0 || want.is_err(), "seed {seed} update {i}: {u:?}");
+                    left += 1;
+                    continue;
+                };
+                assert_eq!(got, want, "seed {seed} update {i}: {u:?}");
+                match got {
+                    Ok(crate::tables::TableWrite::Delete { .. }) => deletes += 1,
+                    Ok(_) => modifies += 1,
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+        assert!(
+            modifies > 100 && deletes > 100 && refused > 1000 && left > 100,
+            "{modifies} modifies, {deletes} deletes, {refused} refused, {left} left to prost's form"
         );
     }
 }

@@ -607,7 +607,7 @@ pub enum Op {
 
 /// A validated table-entry write in runtime form: what [`prepare`] makes of an update, before
 /// anything is written.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum TableWrite {
     /// Add (`insert`) or modify an entry with a direct action; then set its extras.
     Direct {

@@ -770,7 +770,7 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         if a.p4runtime_busy_poll {
             "one busy-polling thread (--p4runtime-busy-poll)"
         } else {
-            "two tokio threads that sleep between requests (the default)"
+            "one tokio thread that sleeps between requests (the default)"
         },
         if a.client_busy_poll {
             "busy-polls (--client-busy-poll)"
