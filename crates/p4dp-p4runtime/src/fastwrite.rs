@@ -801,7 +801,12 @@ mod tests {
                     idle_notify: true,
                     direct_counter: Some(0),
                     direct_meter: Some(1),
-                    ..table(5, 6, vec![key(1, MatchKind::Exact, 12), key(2, MatchKind::Lpm, 16)], false)
+                    ..table(
+                        5,
+                        6,
+                        vec![key(1, MatchKind::Exact, 12), key(2, MatchKind::Lpm, 16)],
+                        false,
+                    )
                 },
             ],
             actions: vec![
