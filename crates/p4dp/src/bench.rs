@@ -320,6 +320,11 @@ pub struct BenchArgs {
     /// (`p4dp serve --p4runtime-busy-poll`, docs/p4runtime.md).
     #[arg(long)]
     pub p4runtime_busy_poll: bool,
+    /// --suite p4runtime-updates: the switch runs its gRPC thread at this real-time priority
+    /// (`p4dp serve --p4runtime-rt-priority`, docs/p4runtime.md); needs --control-cpus with a
+    /// CPU list.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=99), conflicts_with = "p4runtime_busy_poll")]
+    pub p4runtime_rt_priority: Option<u8>,
     /// --suite p4runtime-updates: the client busy-polls during the modifies and the gRPC floor
     /// (waits for each response and for the next send time without sleeping). Needs a CPU of
     /// its own: beside a busy-polling switch on a shared CPU each waits for the other's time

@@ -516,6 +516,9 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     if a.p4rt.p4runtime.is_none() && a.p4rt.p4runtime_busy_poll {
         bail!("--p4runtime-busy-poll: the busy-polling thread is the P4Runtime server's (add --p4runtime)");
     }
+    if a.p4rt.p4runtime.is_none() && a.p4rt.p4runtime_rt_priority.is_some() {
+        bail!("--p4runtime-rt-priority: the real-time thread is the P4Runtime server's (add --p4runtime)");
+    }
     if a.p4rt.p4runtime.is_none() && a.p4rt.control_cpus.is_some() {
         bail!("--control-cpus: the control threads are the P4Runtime server's (add --p4runtime)");
     }

@@ -43,6 +43,14 @@ pub struct P4RuntimeOpts {
     /// --control-cpus so that it does not share a CPU with a worker.
     #[arg(long)]
     pub p4runtime_busy_poll: bool,
+    /// Run P4Runtime's gRPC thread (the connections' I/O, the requests and the short Writes'
+    /// application) at this real-time priority (SCHED_FIFO, 1 to 99), so that a Write is taken
+    /// the moment it arrives, ahead of the other processes on the control CPUs; the threads it
+    /// starts (long Writes, Reads, pipeline changes) run at normal priority. Needs --control-cpus
+    /// with a CPU list (at real-time priority it would preempt a worker on a shared CPU) and
+    /// root, CAP_SYS_NICE or an RLIMIT_RTPRIO of at least N (docs/p4runtime.md "Threads").
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=99), conflicts_with = "p4runtime_busy_poll")]
+    pub p4runtime_rt_priority: Option<u8>,
     #[command(flatten)]
     pub tls: TlsOpts,
 }
@@ -108,6 +116,9 @@ pub struct ServeArgs {
     /// One P4Runtime thread that busy-polls (see `p4dp run --p4runtime-busy-poll`).
     #[arg(long)]
     pub p4runtime_busy_poll: bool,
+    /// The real-time priority of P4Runtime's gRPC thread (see `p4dp run --p4runtime-rt-priority`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=99), conflicts_with = "p4runtime_busy_poll")]
+    pub p4runtime_rt_priority: Option<u8>,
     #[command(flatten)]
     pub tls: TlsOpts,
     /// Threads for the background pipelines of pushed rtc.p4 programs (EAL lcores after the
@@ -205,10 +216,29 @@ fn control_split(given: Option<&crate::run::ControlCpus>) -> Result<Option<crate
 /// How the P4Runtime server's gRPC thread waits for work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Serving {
-    /// It sleeps in the kernel until a socket has data (the default).
-    Sleeping,
+    /// It sleeps in the kernel until a socket has data (the default), at normal priority or,
+    /// given one, at that real-time priority (`--p4runtime-rt-priority`).
+    Sleeping { rt_priority: Option<u8> },
     /// It polls the sockets without ever sleeping (`--p4runtime-busy-poll`).
     BusyPoll,
+}
+
+/// Puts the calling thread under SCHED_FIFO at `priority`, with SCHED_RESET_ON_FORK: the threads
+/// it starts (tokio's blocking threads, which run long Writes, Reads and pipeline changes) run
+/// at normal priority.
+fn run_at_realtime_priority(priority: u8) -> Result<()> {
+    let param = libc::sched_param {
+        sched_priority: i32::from(priority),
+    };
+    // SAFETY: pid 0 is the calling thread; `param` outlives the call.
+    let rc = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO | libc::SCHED_RESET_ON_FORK, &param) };
+    if rc != 0 {
+        let e = std::io::Error::last_os_error();
+        bail!(
+            "--p4runtime-rt-priority {priority}: cannot run the P4Runtime thread under SCHED_FIFO: {e} (needs root, CAP_SYS_NICE or an RLIMIT_RTPRIO of at least {priority})"
+        );
+    }
+    Ok(())
 }
 
 /// Runs the P4Runtime server until Ctrl-C, SIGTERM or the duration; then stops the data plane.
@@ -233,6 +263,10 @@ fn serve_until_stopped(
         .name("p4dp-p4runtime".into())
         .spawn(move || {
             crate::run::move_to_control_cpus();
+            if let Serving::Sleeping { rt_priority: Some(p) } = serving {
+                run_at_realtime_priority(p)?;
+                eprintln!("p4runtime: the gRPC thread runs at real-time priority {p} (SCHED_FIFO)");
+            }
             let rt = tokio::runtime::Builder::new_current_thread()
                 .thread_name("p4dp-p4runtime")
                 .on_thread_start(crate::run::move_to_control_cpus)
@@ -326,13 +360,19 @@ fn device(
     Ok((opts, compiler))
 }
 
-fn serving(busy_poll: bool) -> Serving {
+/// The serving of `--p4runtime-busy-poll` and `--p4runtime-rt-priority` (which clap keeps
+/// apart) on the CPU split of `--control-cpus`: a real-time thread needs CPUs of its own.
+fn serving(busy_poll: bool, rt_priority: Option<u8>, split: Option<&crate::run::CpuSplit>) -> Result<Serving> {
     if busy_poll {
         eprintln!("p4runtime: one busy-polling thread (--p4runtime-busy-poll)");
-        Serving::BusyPoll
-    } else {
-        Serving::Sleeping
+        return Ok(Serving::BusyPoll);
     }
+    if let (Some(p), None) = (rt_priority, split) {
+        bail!(
+            "--p4runtime-rt-priority {p} needs --control-cpus with a CPU list: at real-time priority the P4Runtime thread would preempt a worker on a CPU they share"
+        );
+    }
+    Ok(Serving::Sleeping { rt_priority })
 }
 
 /// `p4dp serve`.
@@ -363,9 +403,10 @@ pub fn serve(a: ServeArgs) -> Result<ExitCode> {
         scratch.path(),
     )?;
     let split = control_split(a.control_cpus.as_ref())?;
+    let serving = serving(a.p4runtime_busy_poll, a.p4runtime_rt_priority, split.as_ref())?;
     a.sw.init_eal_with(&vec![None; a.background_threads as usize], split.as_ref())?;
     let svc = Service::new(opts, compiler);
-    serve_until_stopped(svc, addr, tls, a.sw.duration, serving(a.p4runtime_busy_poll))?;
+    serve_until_stopped(svc, addr, tls, a.sw.duration, serving)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -379,6 +420,7 @@ pub fn run_with_p4runtime(
 ) -> Result<ExitCode> {
     let addr = parse_addr(a.p4rt.p4runtime.as_deref().unwrap_or(DEFAULT_ADDR))?;
     let split = control_split(a.p4rt.control_cpus.as_ref())?;
+    let serving = serving(a.p4rt.p4runtime_busy_poll, a.p4rt.p4runtime_rt_priority, split.as_ref())?;
     a.sw.init_eal_with(background, split.as_ref())?;
     let scratch = compile::temp_dir("p4runtime")?;
     let n_bg = u32::try_from(background.len()).unwrap_or(u32::MAX);
@@ -415,6 +457,6 @@ pub fn run_with_p4runtime(
             .context("no pipeline")??;
         eprintln!("installed {} table entries from {}", done.entries, f.display());
     }
-    serve_until_stopped(svc, addr, tls, a.sw.duration, serving(a.p4rt.p4runtime_busy_poll))?;
+    serve_until_stopped(svc, addr, tls, a.sw.duration, serving)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -415,6 +415,9 @@ async fn setup(a: &BenchArgs, scratch: &Path, placement: &(Vec<usize>, Vec<usize
     if a.p4runtime_busy_poll {
         cmd.arg("--p4runtime-busy-poll");
     }
+    if let Some(p) = a.p4runtime_rt_priority {
+        cmd.arg("--p4runtime-rt-priority").arg(p.to_string());
+    }
     let sw = Switch(cmd.spawn().context("starting p4dp serve")?);
     // started before the client is pinned, so the switch sees every CPU
     if placement.0 != placement.1 {
@@ -767,10 +770,12 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         "CPUs (--control-cpus): the switch's control threads and this client on {}; its worker on {}\nP4Runtime serving: {}; the client {}\n",
         list(&cpus.0),
         list(&cpus.1),
-        if a.p4runtime_busy_poll {
-            "one busy-polling thread (--p4runtime-busy-poll)"
-        } else {
-            "one tokio thread that sleeps between requests (the default)"
+        match (a.p4runtime_busy_poll, a.p4runtime_rt_priority) {
+            (true, _) => "one busy-polling thread (--p4runtime-busy-poll)".to_string(),
+            (false, Some(p)) => format!(
+                "one tokio thread that sleeps between requests, at real-time priority {p} (--p4runtime-rt-priority)"
+            ),
+            (false, None) => "one tokio thread that sleeps between requests (the default)".to_string(),
         },
         if a.client_busy_poll {
             "busy-polls (--client-busy-poll)"
@@ -1241,7 +1246,11 @@ fn tcp_round_trips(span: Duration, gap: Option<Duration>) -> Result<Vec<Duration
 /// is no split. Called before the client is pinned.
 fn placement(a: &BenchArgs) -> Result<(Vec<usize>, Vec<usize>)> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    Ok(crate::run::control_split(a.control_cpus.as_ref(), cpus)?.map_or_else(
+    let split = crate::run::control_split(a.control_cpus.as_ref(), cpus)?;
+    if let (Some(p), None) = (a.p4runtime_rt_priority, &split) {
+        bail!("--p4runtime-rt-priority {p} needs --control-cpus with a CPU list (the switch refuses it without one)");
+    }
+    Ok(split.map_or_else(
         || ((0..cpus).collect(), (0..cpus).collect()),
         |s| (s.control, s.workers),
     ))
