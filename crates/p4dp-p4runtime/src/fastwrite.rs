@@ -924,6 +924,38 @@ mod tests {
         }
     }
 
+    /// Gives the updates of `w` but one in `keep_one_in` the type `ty`, and half of those the
+    /// entry `entry` makes (one of the program's tables with values that fit), a third of which
+    /// get one random change.
+    fn fitting_updates(
+        r: &mut Rng,
+        w: &mut WriteRequest,
+        keep_one_in: u64,
+        ty: impl Fn(&mut Rng) -> i32,
+        entry: impl Fn(&mut Rng) -> TableEntry,
+    ) {
+        for u in &mut w.updates {
+            if r.chance(keep_one_in) {
+                continue;
+            }
+            u.r#type = ty(r);
+            if r.chance(2) {
+                let mut e = entry(r);
+                if r.chance(3) {
+                    match r.below(4) {
+                        0 => e.r#match.push(random_field(r)),
+                        1 => e.r#match[0] = random_field(r),
+                        2 => e.priority = r.below(3) as i32,
+                        _ => e.action = random_entry(r).action,
+                    }
+                }
+                u.entity = Some(Entity {
+                    entity: Some(entity::Entity::TableEntry(e)),
+                });
+            }
+        }
+    }
+
     /// The Write path's decision for each update read by [`parse`] (batch::pack_insert_fast: an
     /// insert packed into a run for the runtime, its error, or applied on its own) is the one
     /// of the single path's validation (tables::prepare) for prost's form of it, and so is
@@ -935,28 +967,8 @@ mod tests {
         for seed in 0..20_000u64 {
             let mut r = Rng(seed ^ 0x5eed);
             let mut w = random_write(&mut r);
-            for u in &mut w.updates {
-                // mostly inserts, half of them of entries of the program's tables with values
-                // that fit (some get one random change)
-                if r.chance(4) {
-                    continue;
-                }
-                u.r#type = 1;
-                if r.chance(2) {
-                    let mut e = fitting_entry(&mut r);
-                    if r.chance(3) {
-                        match r.below(4) {
-                            0 => e.r#match.push(random_field(&mut r)),
-                            1 => e.r#match[0] = random_field(&mut r),
-                            2 => e.priority = r.below(3) as i32,
-                            _ => e.action = random_entry(&mut r).action,
-                        }
-                    }
-                    u.entity = Some(Entity {
-                        entity: Some(entity::Entity::TableEntry(e)),
-                    });
-                }
-            }
+            // mostly inserts
+            fitting_updates(&mut r, &mut w, 4, |_| 1, fitting_entry);
             let b = w.encode_to_vec();
             let Some(f) = parse(&b) else { continue };
             for i in 0..f.updates.len() {
@@ -1014,29 +1026,16 @@ mod tests {
         for seed in 0..20_000u64 {
             let mut r = Rng(seed ^ 0xde1e7e);
             let mut w = random_write(&mut r);
-            for u in &mut w.updates {
-                if r.chance(5) {
-                    continue;
+            // mostly modifies and deletes, half of t1's entries moved to t6 (direct resources)
+            let ty = |r: &mut Rng| if r.chance(2) { 2 } else { 3 };
+            let entry = |r: &mut Rng| {
+                let mut e = fitting_entry(r);
+                if e.table_id == 1 && r.chance(2) {
+                    e.table_id = 6;
                 }
-                u.r#type = if r.chance(2) { 2 } else { 3 };
-                if r.chance(2) {
-                    let mut e = fitting_entry(&mut r);
-                    if e.table_id == 1 && r.chance(2) {
-                        e.table_id = 6;
-                    }
-                    if r.chance(3) {
-                        match r.below(4) {
-                            0 => e.r#match.push(random_field(&mut r)),
-                            1 => e.r#match[0] = random_field(&mut r),
-                            2 => e.priority = r.below(3) as i32,
-                            _ => e.action = random_entry(&mut r).action,
-                        }
-                    }
-                    u.entity = Some(Entity {
-                        entity: Some(entity::Entity::TableEntry(e)),
-                    });
-                }
-            }
+                e
+            };
+            fitting_updates(&mut r, &mut w, 5, ty, entry);
             let b = w.encode_to_vec();
             let Some(f) = parse(&b) else { continue };
             for i in 0..f.updates.len() {
