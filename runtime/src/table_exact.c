@@ -887,6 +887,7 @@ static int exact_dp_insert(struct p4dp_table *t, const uint8_t *key, uint32_t ac
 static void exact_stats(const struct p4dp_table *t, struct p4dp_table_stats *st)
 {
 	st->displaced = table_exact_displaced(t);
+	st->spare_sides = t->ex->n_spare;
 }
 
 const struct table_kind_ops table_exact_ops = {

@@ -843,6 +843,67 @@ out:
 	case_count();
 }
 
+/* Spare side versions (static exact tables): a modify takes its side version from the table's spares
+ * when it has one; a side version joins them after its grace period, at most 64 per table. With and
+ * without dp_writes (runtime tables have it: no fold-back behind a modify). @p rcu has thread 0
+ * online. */
+static void test_spare_sides(struct p4dp_rcu *rcu, int dp_writes)
+{
+	case_fail = 0;
+	struct p4dp_key_field f[1] = {F(P4DP_MATCH_EXACT, 0, 4, 32)};
+	struct p4dp_table_params p = {.name = "spares", .key_len = 4, .n_fields = 1, .fields = f, .max_entries = 128,
+				      .data_len = 8, .storage = P4DP_STORAGE_STATIC, .socket_id = SOCKET_ID_ANY,
+				      .dp_writes = dp_writes};
+	struct p4dp_table *t = p4dp_table_create(&p, rcu);
+	CHECK(t != NULL, "create");
+	if (t == NULL)
+		goto out;
+	uint32_t k;
+	uint64_t d;
+	struct p4dp_match m = {.value = (const uint8_t *)&k};
+	for (k = 0; k < 100; k++)
+		CHECK(p4dp_table_entry_add(t, &m, 1, NULL) == 0, "add %u", k);
+	/* rounds of modifies of every entry, a quiescent report after each round */
+	for (uint32_t r = 0; r < 4; r++) {
+		for (k = 0; k < 100; k++) {
+			d = ((uint64_t)r << 32) | k;
+			CHECK(p4dp_table_entry_modify(t, &m, 2 + r, &d) == 0, "modify %u round %u", k, r);
+		}
+		p4dp_rcu_quiescent(rcu, 0);
+	}
+	/* every side version that readers could still hold is past its grace period now: what the
+	 * spares do not keep is freed */
+	p4dp_table_maintain(t);
+	p4dp_rcu_quiescent(rcu, 0);
+	p4dp_table_maintain(t);
+	struct p4dp_table_stats st;
+	p4dp_table_stats_get(t, &st);
+	CHECK(st.spare_sides == 64, "spares kept: %" PRIu64 " (64 expected)", st.spare_sides);
+	/* every entry is in its slot: folded back by the maintenance, or (dp_writes) by the last
+	 * round's modifies, which wrote their new versions into the slots */
+	CHECK(st.displaced == 0, "displaced: %" PRIu64, st.displaced);
+	/* ten modifies: each takes a spare */
+	for (k = 0; k < 10; k++) {
+		d = 0xabcd0000u + k;
+		CHECK(p4dp_table_entry_modify(t, &m, 9, &d) == 0, "modify %u", k);
+	}
+	p4dp_table_stats_get(t, &st);
+	CHECK(st.spare_sides == 54 && st.displaced == 10, "spares / displaced after 10 modifies: %" PRIu64 " / %" PRIu64,
+	      st.spare_sides, st.displaced);
+	for (k = 0; k < 100; k += 3) {
+		const struct p4dp_entry *e = p4dp_table_lookup(t, &k);
+		uint64_t want = k < 10 ? 0xabcd0000u + k : ((uint64_t)3 << 32) | k;
+		CHECK(e != NULL && e->action == (k < 10 ? 9u : 5u) && memcmp(e->data, &want, 8) == 0,
+		      "entry %u after the modifies", k);
+	}
+	p4dp_rcu_thread_offline(rcu, 0); /* free waits for a grace period */
+	p4dp_table_free(t);
+	p4dp_rcu_thread_online(rcu, 0);
+out:
+	printf("%-32s %s\n", dp_writes ? "spare side versions, dp_writes" : "spare side versions", case_fail ? "FAIL" : "ok");
+	case_count();
+}
+
 /* A walk's check that every entry of a linear table lives in the row of its key. */
 static int linear_row_cb(void *arg, const struct p4dp_match *m, const struct p4dp_entry *e)
 {
@@ -1441,6 +1502,8 @@ int main(int argc, char **argv)
 		run_random(&specs[14], nops, rcu);
 		p4dp_rcu_thread_online(rcu, 0);
 		test_full_with_rcu(rcu);
+		test_spare_sides(rcu, 0);
+		test_spare_sides(rcu, 1);
 		test_linear(P4DP_STORAGE_STATIC, rcu);
 		test_linear(P4DP_STORAGE_DYNAMIC, rcu);
 		p4dp_rcu_unregister(rcu, 0);

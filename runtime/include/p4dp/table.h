@@ -176,6 +176,8 @@ struct p4dp_table_stats {
 	uint64_t free_slots;  /* slot indices free now (entries + free_slots + pending_slots == capacity) */
 	uint64_t pending_slots; /* slot indices of deleted entries waiting for a grace period */
 	uint64_t meta_entries;  /* entries with control-plane metadata (p4dp_table_entry_meta_set) */
+	uint64_t spare_sides;   /* static exact tables: side versions past their grace period, kept for
+				   the next modifies (at most 64); 0 otherwise */
 };
 
 /**
