@@ -59,7 +59,9 @@ impl Group {
 /// The arbitration state of all streams.
 #[derive(Default)]
 pub struct Arbiter {
-    groups: HashMap<(u64, String), Group>,
+    /// device id -> role -> its group. perf: a Write's check ([`Arbiter::write_access`]) finds
+    /// its group by the request's role without an allocation.
+    groups: HashMap<u64, HashMap<String, Group>>,
     /// stream id -> its (device, role)
     streams: HashMap<u64, (u64, String)>,
 }
@@ -99,7 +101,12 @@ impl Arbiter {
                 ));
             }
         }
-        let g = self.groups.entry(key.clone()).or_default();
+        let g = self
+            .groups
+            .entry(device_id)
+            .or_default()
+            .entry(key.1.clone())
+            .or_default();
         if let Some(id) = election_id {
             if g.controllers
                 .iter()
@@ -143,7 +150,9 @@ impl Arbiter {
         let Some(key) = self.streams.remove(&stream) else {
             return;
         };
-        let Some(g) = self.groups.get_mut(&key) else { return };
+        let Some(g) = self.groups.get_mut(&key.0).and_then(|d| d.get_mut(&key.1)) else {
+            return;
+        };
         let before = g.primary();
         g.controllers.retain(|c| c.stream != stream);
         g.adopt_config();
@@ -155,14 +164,28 @@ impl Arbiter {
     /// Is `election_id` the primary's for (device, role)? Write and SetForwardingPipelineConfig
     /// are allowed only then.
     pub fn is_primary(&self, device_id: u64, role: &str, election_id: Option<u128>) -> bool {
-        let Some(id) = election_id else { return false };
-        let Some(g) = self.groups.get(&(device_id, role.to_string())) else {
-            return false;
-        };
-        match g.primary() {
-            Some(s) => g.controllers.iter().any(|c| c.stream == s && c.election_id == Some(id)),
-            None => false,
-        }
+        self.write_access(device_id, role, election_id).is_some()
+    }
+
+    /// A Write's check: None when `election_id` is not the primary's for (device, role), else
+    /// the role config in effect ([`Arbiter::role_config`]), both from one lookup.
+    pub fn write_access(
+        &self,
+        device_id: u64,
+        role: &str,
+        election_id: Option<u128>,
+    ) -> Option<Option<Arc<RoleConfig>>> {
+        let id = election_id?;
+        let g = self.group(device_id, role)?;
+        let s = g.primary()?;
+        g.controllers
+            .iter()
+            .any(|c| c.stream == s && c.election_id == Some(id))
+            .then(|| g.config.clone())
+    }
+
+    fn group(&self, device_id: u64, role: &str) -> Option<&Group> {
+        self.groups.get(&device_id)?.get(role)
     }
 
     /// Is stream `stream` the primary of its (device, role)?
@@ -170,18 +193,19 @@ impl Arbiter {
         let Some(key) = self.streams.get(&stream) else {
             return false;
         };
-        self.groups.get(key).and_then(|g| g.primary()) == Some(stream)
+        self.group(key.0, &key.1).and_then(|g| g.primary()) == Some(stream)
     }
 
     /// The role config in effect for (device, role): None for full access (no config, or a
     /// role no controller has announced).
     pub fn role_config(&self, device_id: u64, role: &str) -> Option<Arc<RoleConfig>> {
-        self.groups.get(&(device_id, role.to_string()))?.config.clone()
+        self.group(device_id, role)?.config.clone()
     }
 
     /// The role config in effect for the role of stream `stream`.
     pub fn stream_config(&self, stream: u64) -> Option<Arc<RoleConfig>> {
-        self.groups.get(self.streams.get(&stream)?)?.config.clone()
+        let (d, role) = self.streams.get(&stream)?;
+        self.group(*d, role)?.config.clone()
     }
 
     /// The primaries' streams of every role of `device_id`, each with its role's config: where
@@ -189,10 +213,7 @@ impl Arbiter {
     /// config allows).
     pub fn primaries(&self, device_id: u64) -> Vec<(StreamTx, Option<Arc<RoleConfig>>)> {
         let mut out = Vec::new();
-        for ((d, _), g) in &self.groups {
-            if *d != device_id {
-                continue;
-            }
+        for g in self.groups.get(&device_id).into_iter().flat_map(|d| d.values()) {
             if let Some(s) = g.primary() {
                 if let Some(c) = g.controllers.iter().find(|c| c.stream == s) {
                     out.push((c.tx.clone(), g.config.clone()));
@@ -204,7 +225,7 @@ impl Arbiter {
 
     /// The primary's stream of (device, role), to deliver PacketIn/digests/notifications.
     pub fn primary_tx(&self, device_id: u64, role: &str) -> Option<StreamTx> {
-        let g = self.groups.get(&(device_id, role.to_string()))?;
+        let g = self.group(device_id, role)?;
         let s = g.primary()?;
         g.controllers.iter().find(|c| c.stream == s).map(|c| c.tx.clone())
     }
@@ -327,5 +348,42 @@ mod tests {
         a.update(2, 1, "r", Some(6), None, &t2).unwrap();
         assert!(a.role_config(1, "r").is_none());
         assert_eq!(a.primaries(1).len(), 1);
+    }
+
+    #[test]
+    fn a_writes_access_is_its_roles_primary_and_config() {
+        let mut a = Arbiter::default();
+        let chans: Vec<_> = (0..4).map(|_| mpsc::channel(8)).collect();
+        let cfg = Arc::new(RoleConfig {
+            p4_ids: vec![7],
+            ..Default::default()
+        });
+        a.update(1, 1, "r", Some(5), Some(cfg.clone()), &chans[0].0).unwrap();
+        a.update(2, 1, "r", Some(3), None, &chans[1].0).unwrap();
+        a.update(3, 1, "", Some(3), None, &chans[2].0).unwrap();
+        a.update(4, 2, "r", Some(9), None, &chans[3].0).unwrap();
+        // the primary of (1, "r") with that role's config; its backup, an unset id and an
+        // unknown role or device get nothing
+        assert_eq!(
+            a.write_access(1, "r", Some(5)).map(|c| c.map(|c| c.p4_ids.clone())),
+            Some(Some(vec![7]))
+        );
+        assert_eq!(a.write_access(1, "r", Some(3)), None);
+        assert_eq!(a.write_access(1, "r", None), None);
+        assert_eq!(a.write_access(1, "q", Some(5)), None);
+        assert_eq!(a.write_access(3, "r", Some(5)), None);
+        // the same election id in another role or on another device is that group's own
+        assert_eq!(a.write_access(1, "", Some(3)), Some(None));
+        assert_eq!(a.write_access(2, "r", Some(9)), Some(None));
+        assert_eq!(a.write_access(2, "r", Some(5)), None);
+        // each device's primaries, over its roles
+        assert_eq!(a.primaries(1).len(), 2);
+        assert_eq!(a.primaries(2).len(), 1);
+        assert_eq!(a.primaries(3).len(), 0);
+        // a primary that leaves takes its access with it; the other groups keep theirs
+        a.remove(1);
+        assert_eq!(a.write_access(1, "r", Some(5)), None);
+        assert_eq!(a.write_access(1, "", Some(3)), Some(None));
+        assert!(a.is_primary_stream(4) && !a.is_primary_stream(2));
     }
 }

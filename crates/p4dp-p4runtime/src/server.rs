@@ -172,12 +172,11 @@ impl Service {
     fn write_updates(&self, r: &WriteHead, updates: Updates) -> Result<(), Status> {
         self.check_device(r.device_id)?;
         let mut st = self.lock();
-        if !st.arb.is_primary(r.device_id, r.role, r.election_id) {
+        let Some(role_config) = st.arb.write_access(r.device_id, r.role, r.election_id) else {
             return Err(Status::permission_denied(
                 "only the primary controller of this role may write (election id does not match the primary's)",
             ));
-        }
-        let role_config = st.arb.role_config(r.device_id, r.role);
+        };
         let st = &mut *st;
         let (pipe, pre) = match (&st.dev.saved, &st.dev.active) {
             (Some(p), _) => (p, st.saved_pre.get_or_insert_with(Pre::default)),
@@ -707,7 +706,9 @@ impl Service {
     /// longer one on a blocking thread.
     pub async fn write_body(&self, request: Request<WriteBody>) -> Result<Response<WriteResponse>, Status> {
         let timed = crate::timing::requested(request.metadata());
-        let r = request.into_inner();
+        // perf: the request's metadata and extensions are dropped after the Write is applied,
+        // not before (their frees were on an update's way to the data plane)
+        let (metadata, extensions, r) = request.into_parts();
         let (res, parts) = if r.len() <= INLINE_WRITE_MAX {
             // perf: a short Write runs here, on the gRPC thread that decoded it: a hand-off to a
             // blocking thread and back cost two thread wake-ups per Write, more than the Write
@@ -726,6 +727,7 @@ impl Service {
             let clock = self.with_active(|rt| rt.run_clock()).flatten();
             crate::timing::annotate(&mut resp, control, parts, clock);
         }
+        drop((metadata, extensions));
         Ok(resp)
     }
 }
