@@ -325,6 +325,11 @@ pub struct BenchArgs {
     /// CPU list.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=99), conflicts_with = "p4runtime_busy_poll")]
     pub p4runtime_rt_priority: Option<u8>,
+    /// --suite p4runtime-updates: the switch holds the kernel's CPU latency limit at this many
+    /// microseconds (`p4dp serve --cpu-latency-limit`, docs/p4runtime.md); the limit is the
+    /// machine's, so the client and the floors run under it too. Needs root.
+    #[arg(long, value_name = "US", value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub cpu_latency_limit: Option<u32>,
     /// --suite p4runtime-updates: the client busy-polls during the modifies and the gRPC floor
     /// (waits for each response and for the next send time without sleeping). Needs a CPU of
     /// its own: beside a busy-polling switch on a shared CPU each waits for the other's time

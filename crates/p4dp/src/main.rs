@@ -5,6 +5,7 @@ mod bench_dp;
 mod bench_lpm;
 mod bench_lpm6;
 mod compile;
+mod cpu_latency;
 mod entries;
 mod model;
 mod port;

@@ -63,6 +63,13 @@ pub struct SwitchOpts {
     /// DPDK memory in MiB (no hugepages are used; 64 to 1048576).
     #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(64..=1_048_576))]
     pub mem: u32,
+    /// While the switch runs, hold the kernel's CPU latency limit (PM QoS, /dev/cpu_dma_latency)
+    /// at this many microseconds (0 to 1000000): idle CPUs use only idle states that wake up
+    /// that fast, and at 0 they poll instead of halting, so a control-plane request does not wait
+    /// for its CPU to wake up (in a virtual machine a halted CPU wakes through the hypervisor).
+    /// Idle CPUs then use more power. Needs root (docs/p4runtime.md "CPU latency limit").
+    #[arg(long, value_name = "US", value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub cpu_latency_limit: Option<u32>,
 }
 
 impl SwitchOpts {
@@ -81,6 +88,9 @@ impl SwitchOpts {
     /// With a `split` (`--control-cpus`), the main lcore runs on its control CPUs and the
     /// workers on its worker CPUs.
     pub(crate) fn init_eal_with(&self, background: &[Option<usize>], split: Option<&CpuSplit>) -> Result<()> {
+        if let Some(us) = self.cpu_latency_limit {
+            crate::cpu_latency::hold_for_process(us)?;
+        }
         note_control_cpus(split);
         p4dp_rt::Eal::init(&eal_args_workers(
             self.mem,

@@ -418,6 +418,14 @@ async fn setup(a: &BenchArgs, scratch: &Path, placement: &(Vec<usize>, Vec<usize
     if let Some(p) = a.p4runtime_rt_priority {
         cmd.arg("--p4runtime-rt-priority").arg(p.to_string());
     }
+    if let Some(us) = a.cpu_latency_limit {
+        // the switch's errors go nowhere: the same request made here says why it would fail
+        drop(crate::cpu_latency::hold(
+            std::path::Path::new(crate::cpu_latency::DEVICE),
+            us,
+        )?);
+        cmd.arg("--cpu-latency-limit").arg(us.to_string());
+    }
     let sw = Switch(cmd.spawn().context("starting p4dp serve")?);
     // started before the client is pinned, so the switch sees every CPU
     if placement.0 != placement.1 {
@@ -767,9 +775,13 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
     let list = |v: &[usize]| v.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
     let _ = writeln!(
         text,
-        "CPUs (--control-cpus): the switch's control threads and this client on {}; its worker on {}\nP4Runtime serving: {}; the client {}\n",
+        "CPUs (--control-cpus): the switch's control threads and this client on {}; its worker on {}\nCPU latency limit: {}\nP4Runtime serving: {}; the client {}\n",
         list(&cpus.0),
         list(&cpus.1),
+        match a.cpu_latency_limit {
+            Some(us) => format!("{us} us, held by the switch (--cpu-latency-limit)"),
+            None => "none (the default: the kernel's idle states as configured)".to_string(),
+        },
         match (a.p4runtime_busy_poll, a.p4runtime_rt_priority) {
             (true, _) => "one busy-polling thread (--p4runtime-busy-poll)".to_string(),
             (false, Some(p)) => format!(
