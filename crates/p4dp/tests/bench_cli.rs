@@ -152,6 +152,7 @@ fn the_p4runtime_update_suite_runs_and_its_atomic_modifies_are_never_seen_half_a
         "\"insert_throughput\"",
         "\"packets_tables_disagree\"",
         "\"grpc_floor_round_trip_us\"",
+        "\"worker_runnable_off_cpu_ms\"",
     ] {
         assert!(json.contains(k), "no {k} in {json}");
     }
@@ -202,6 +203,20 @@ fn the_p4runtime_update_suite_runs_and_its_atomic_modifies_are_never_seen_half_a
             .find(|l| l.starts_with(&format!("{exp}: client (call -> bytes to the kernel) ")))
             .unwrap_or_else(|| panic!("no client part of {exp}:\n{text}"));
         assert!(!client.contains("median        -"), "{client}");
+        // where the kernel keeps schedstat, how long the worker waited for its CPU meanwhile
+        if std::path::Path::new("/proc/self/schedstat").exists() {
+            let prefix = format!("{exp}: the worker runnable but off its CPU: ");
+            let l = text
+                .lines()
+                .find(|l| l.starts_with(&prefix))
+                .unwrap_or_else(|| panic!("no worker line of {exp}:\n{text}"));
+            let ms: f64 = l[prefix.len()..]
+                .split(' ')
+                .next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("no time in {l}"));
+            assert!(ms >= 0.0 && l.ends_with("times (schedstat)"), "{l}");
+        }
     }
     for size in ["1", "10", "100", "1000", "10000"] {
         for mode in ["CONTINUE_ON_ERROR", "DATAPLANE_ATOMIC"] {

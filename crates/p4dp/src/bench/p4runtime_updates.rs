@@ -1034,6 +1034,7 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         ),
     ] {
         let o0 = c.outcomes().await?;
+        let wk0 = threads_cpu(sw.0.id(), |n| n == "rte-worker-1");
         let mut writes = Vec::new();
         let t = Instant::now();
         while t.elapsed() < window && writes.len() < STAMP_CELLS as usize {
@@ -1050,6 +1051,13 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             }
         }
         let secs = t.elapsed().as_secs_f64();
+        let wk1 = threads_cpu(sw.0.id(), |n| n == "rte-worker-1");
+        // the worker, runnable but off its CPU meanwhile (another thread ran there): a pause
+        // longer than a round trip leaves Writes that no packet stamped (a later value's stamp)
+        let worker_off = wk0.zip(wk1).and_then(|(a, b)| {
+            let wait = b.wait?.saturating_sub(a.wait?);
+            Some((wait, b.slices?.saturating_sub(a.slices?)))
+        });
         // packets still flow: the last value's stamp is there once one packet has seen it
         tokio::time::sleep(Duration::from_millis(20)).await;
         let o1 = c.outcomes().await?;
@@ -1110,6 +1118,13 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             let _ = writeln!(text, "{}", stall.row(&format!("{label}: d_control: stall")));
         }
         let _ = writeln!(text, "{}", after.row(&format!("{label}: applied -> first packet")));
+        if let Some((wait, n)) = worker_off {
+            let _ = writeln!(
+                text,
+                "{label}: the worker runnable but off its CPU: {:.3} ms in all, put back on it {n} times (schedstat)",
+                wait.as_secs_f64() * 1e3
+            );
+        }
         let _ = writeln!(
             text,
             "{}",
@@ -1147,6 +1162,11 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
             ("d_control_barrier_us", barrier.json()),
             ("d_control_stall_us", stall.json()),
             ("applied_to_first_packet_us", after.json()),
+            (
+                "worker_runnable_off_cpu_ms",
+                Json::opt(worker_off.map(|(w, _)| w.as_secs_f64() * 1e3)),
+            ),
+            ("worker_put_on_cpu", Json::opt(worker_off.map(|(_, n)| n as f64))),
             ("request_way_in_us", way_in.json()),
             ("request_way_in_client_us", client_stack.json()),
             ("handler_to_applied_us", handler.json()),
@@ -1294,6 +1314,8 @@ struct Sched {
     run: Duration,
     /// Time runnable but waiting for a CPU (None without /proc's schedstat).
     wait: Option<Duration>,
+    /// Times put on a CPU (schedstat's time slices; None without it).
+    slices: Option<u64>,
 }
 
 /// CPU time the threads of process `pid` whose name `name` accepts have used so far, and how long
@@ -1301,7 +1323,7 @@ struct Sched {
 /// /proc's stat (10 ms resolution; no waiting time); None where /proc lacks the process.
 fn threads_cpu(pid: u32, name: impl Fn(&str) -> bool) -> Option<Sched> {
     let tick = 100.0; // USER_HZ: the unit of /proc's utime and stime on Linux
-    let (mut ticks, mut run_ns, mut wait_ns, mut precise) = (0u64, 0u64, 0u64, true);
+    let (mut ticks, mut run_ns, mut wait_ns, mut slices, mut precise) = (0u64, 0u64, 0u64, 0u64, true);
     for t in std::fs::read_dir(format!("/proc/{pid}/task")).ok()?.flatten() {
         let Ok(stat) = std::fs::read_to_string(t.path().join("stat")) else {
             continue; // the thread ended meanwhile
@@ -1320,10 +1342,11 @@ fn threads_cpu(pid: u32, name: impl Fn(&str) -> bool) -> Option<Sched> {
         // schedstat: time on a CPU, time waiting on a run queue (ns), time slices
         let ss = std::fs::read_to_string(t.path().join("schedstat")).unwrap_or_default();
         let mut v = ss.split_whitespace().map(|x| x.parse::<u64>().ok());
-        match (v.next().flatten(), v.next().flatten()) {
-            (Some(r), Some(w)) => {
+        match (v.next().flatten(), v.next().flatten(), v.next().flatten()) {
+            (Some(r), Some(w), Some(n)) => {
                 run_ns += r;
                 wait_ns += w;
+                slices += n;
             }
             _ => precise = false,
         }
@@ -1332,11 +1355,13 @@ fn threads_cpu(pid: u32, name: impl Fn(&str) -> bool) -> Option<Sched> {
         Sched {
             run: Duration::from_nanos(run_ns),
             wait: Some(Duration::from_nanos(wait_ns)),
+            slices: Some(slices),
         }
     } else {
         Sched {
             run: Duration::from_secs_f64(ticks as f64 / tick),
             wait: None,
+            slices: None,
         }
     })
 }
