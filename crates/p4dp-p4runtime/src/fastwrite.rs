@@ -1019,10 +1019,12 @@ mod tests {
     /// validated by batch::prepare_single_fast into the table write that tables::prepare (the
     /// single path's validation, which server::apply then writes the same way) makes of its
     /// prost form: the same entry, extras and errors. Every other update is left to prost's form.
+    /// A modify that batch::pack_modify_fast packs into buffers gives that entry, its table and
+    /// extras, or that error, too.
     #[test]
     fn modifies_and_deletes_validate_as_the_prost_path() {
         let p = program();
-        let (mut modifies, mut deletes, mut refused, mut left) = (0, 0, 0, 0);
+        let (mut modifies, mut deletes, mut refused, mut left, mut packed_modifies) = (0, 0, 0, 0, 0);
         for seed in 0..20_000u64 {
             let mut r = Rng(seed ^ 0xde1e7e);
             let mut w = random_write(&mut r);
@@ -1053,6 +1055,32 @@ mod tests {
                     }
                 };
                 let want = crate::tables::prepare(&p, t, op);
+                // a modify packed into buffers: the same entry, table, extras and errors
+                let mut run = p4dp_rt::PackedEntries::new();
+                let packed = crate::batch::pack_modify_fast(&p, &f, i, &mut run);
+                match (&packed, &crate::batch::prepare_single_fast(&p, &f, i)) {
+                    (
+                        Some(Ok((table, extras))),
+                        Some(Ok(crate::tables::TableWrite::Direct {
+                            table: t2,
+                            entry,
+                            insert: false,
+                            extras: x2,
+                        })),
+                    ) => {
+                        assert_eq!((run.len(), &run.entry(0)), (1, entry), "seed {seed} update {i}");
+                        assert_eq!((table, extras), (t2, x2), "seed {seed} update {i}");
+                    }
+                    (Some(Err(a)), Some(Err(b))) => assert_eq!(a, b, "seed {seed} update {i}"),
+                    (None, single) => assert!(
+                        op == crate::tables::Op::Delete || single.is_none(),
+                        "seed {seed} update {i}: {single:?}"
+                    ),
+                    (packed, single) => panic!("seed {seed} update {i}: packed {packed:?}, single {single:?}"),
+                }
+                if packed.is_some() {
+                    packed_modifies += 1;
+                }
                 let Some(got) = crate::batch::prepare_single_fast(&p, &f, i) else {
                     // only unknown tables and table id 0, whose refusal comes from prost's path
                     assert!(t.table_id == 0 || want.is_err(), "seed {seed} update {i}: {u:?}");
@@ -1068,8 +1096,8 @@ mod tests {
             }
         }
         assert!(
-            modifies > 100 && deletes > 100 && refused > 1000 && left > 100,
-            "{modifies} modifies, {deletes} deletes, {refused} refused, {left} left to prost's form"
+            modifies > 100 && deletes > 100 && refused > 1000 && left > 100 && packed_modifies > 1000,
+            "{modifies} modifies, {deletes} deletes, {refused} refused, {left} left to prost's form, {packed_modifies} packed modifies"
         );
     }
 }

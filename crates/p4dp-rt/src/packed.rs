@@ -199,37 +199,8 @@ impl PackedEntries {
     /// The finished entries as the runtime takes them. The arrays point into `self`'s buffers:
     /// they are valid while `self` is neither changed nor moved.
     fn raw(&self) -> RawRun {
-        let ptr = |s: Span| self.bytes[s.off as usize..].as_ptr();
-        let keys: Vec<ffi::p4dp_rt_key> = self
-            .keys
-            .iter()
-            .map(|m| {
-                let (type_, a, b, prefix_len) = match *m {
-                    PackedKey::Exact(a) => (0, Some(a), None, 0),
-                    PackedKey::Lpm(a, plen) => (1, Some(a), None, plen),
-                    PackedKey::Ternary(a, b) => (2, Some(a), Some(b), 0),
-                    PackedKey::Range(a, b) => (3, Some(a), Some(b), 0),
-                    PackedKey::Optional(a) => (4, a, None, 0),
-                    PackedKey::DontCare => (ffi::P4DP_RT_KEY_DONT_CARE, None, None, 0),
-                };
-                ffi::p4dp_rt_key {
-                    type_,
-                    prefix_len,
-                    value: a.map_or(std::ptr::null(), ptr),
-                    value_len: a.map_or(0, |s| s.len),
-                    value2: b.map_or(std::ptr::null(), ptr),
-                    value2_len: b.map_or(0, |s| s.len),
-                }
-            })
-            .collect();
-        let params: Vec<ffi::p4dp_rt_param> = self
-            .params
-            .iter()
-            .map(|&s| ffi::p4dp_rt_param {
-                value: ptr(s),
-                len: s.len,
-            })
-            .collect();
+        let keys: Vec<ffi::p4dp_rt_key> = self.keys.iter().map(|&m| self.raw_key(m)).collect();
+        let params: Vec<ffi::p4dp_rt_param> = self.params.iter().map(|&s| self.raw_param(s)).collect();
         let entries = self
             .entries
             .iter()
@@ -250,6 +221,87 @@ impl PackedEntries {
     }
 }
 
+impl PackedEntries {
+    fn ptr(&self, s: Span) -> *const u8 {
+        self.bytes[s.off as usize..].as_ptr()
+    }
+
+    /// A match field as the runtime takes it, pointing into `self`'s bytes.
+    fn raw_key(&self, m: PackedKey) -> ffi::p4dp_rt_key {
+        let (type_, a, b, prefix_len) = match m {
+            PackedKey::Exact(a) => (0, Some(a), None, 0),
+            PackedKey::Lpm(a, plen) => (1, Some(a), None, plen),
+            PackedKey::Ternary(a, b) => (2, Some(a), Some(b), 0),
+            PackedKey::Range(a, b) => (3, Some(a), Some(b), 0),
+            PackedKey::Optional(a) => (4, a, None, 0),
+            PackedKey::DontCare => (ffi::P4DP_RT_KEY_DONT_CARE, None, None, 0),
+        };
+        ffi::p4dp_rt_key {
+            type_,
+            prefix_len,
+            value: a.map_or(std::ptr::null(), |s| self.ptr(s)),
+            value_len: a.map_or(0, |s| s.len),
+            value2: b.map_or(std::ptr::null(), |s| self.ptr(s)),
+            value2_len: b.map_or(0, |s| s.len),
+        }
+    }
+
+    fn raw_param(&self, s: Span) -> ffi::p4dp_rt_param {
+        ffi::p4dp_rt_param {
+            value: self.ptr(s),
+            len: s.len,
+        }
+    }
+
+    /// `f` of finished entry `i` as the runtime takes it: its arrays of match fields and
+    /// parameters on the stack when each has at most `N`, else in vectors. The entry points into
+    /// `self`'s buffers, valid during the call.
+    fn with_raw_entry<const N: usize, R>(&self, i: usize, f: impl FnOnce(&ffi::p4dp_rt_entry) -> R) -> R {
+        const NO_KEY: ffi::p4dp_rt_key = ffi::p4dp_rt_key {
+            type_: 0,
+            prefix_len: 0,
+            value: std::ptr::null(),
+            value_len: 0,
+            value2: std::ptr::null(),
+            value2_len: 0,
+        };
+        const NO_PARAM: ffi::p4dp_rt_param = ffi::p4dp_rt_param {
+            value: std::ptr::null(),
+            len: 0,
+        };
+        let e = &self.entries[i];
+        let keys = &self.keys[e.keys.0 as usize..][..e.keys.1 as usize];
+        let params = &self.params[e.params.0 as usize..][..e.params.1 as usize];
+        let entry = |k: *const ffi::p4dp_rt_key, p: *const ffi::p4dp_rt_param| ffi::p4dp_rt_entry {
+            n_keys: e.keys.1,
+            keys: k,
+            priority: e.priority,
+            action: e.action,
+            n_params: e.params.1,
+            params: p,
+        };
+        if keys.len() <= N && params.len() <= N {
+            let mut k = [NO_KEY; N];
+            let mut p = [NO_PARAM; N];
+            for (slot, &m) in k.iter_mut().zip(keys) {
+                *slot = self.raw_key(m);
+            }
+            for (slot, &s) in p.iter_mut().zip(params) {
+                *slot = self.raw_param(s);
+            }
+            f(&entry(k.as_ptr(), p.as_ptr()))
+        } else {
+            let k: Vec<_> = keys.iter().map(|&m| self.raw_key(m)).collect();
+            let p: Vec<_> = params.iter().map(|&s| self.raw_param(s)).collect();
+            f(&entry(k.as_ptr(), p.as_ptr()))
+        }
+    }
+}
+
+/// Most match fields and parameters an entry of [`Runtime::entry_modify_packed`] has for them to
+/// be converted on the stack.
+const RAW_ON_STACK: usize = 16;
+
 /// [`PackedEntries::raw`]: the entries and the arrays they point into.
 struct RawRun {
     _keys: Vec<ffi::p4dp_rt_key>,
@@ -258,6 +310,21 @@ struct RawRun {
 }
 
 impl Runtime {
+    /// Modifies the entry of `table` that finished entry `i` of `run` matches, as
+    /// [`Runtime::entry_modify`] would (the same checks and errors), with no allocation for a
+    /// usual entry (perf: a single rule's modify, the update whose latency P4Runtime's d_all
+    /// measures, no longer copies its match and parameters into vectors of their own).
+    pub fn entry_modify_packed(&self, table: u32, run: &PackedEntries, i: usize) -> crate::Result<()> {
+        run.with_raw_entry::<RAW_ON_STACK, _>(i, |e| {
+            // SAFETY: e points into run's buffers and the arrays of with_raw_entry, which outlive
+            // the call and are not changed during it.
+            crate::check("table modify", unsafe {
+                ffi::p4dp_runtime_table_entry_modify(self.p(), table, e)
+            })
+        })
+        .map(|_| ())
+    }
+
     /// Adds the finished entries of `run` to `table` in order, each as [`Runtime::entry_add`]
     /// would (the same checks and errors), through one runtime call per stretch of accepted
     /// entries (`p4dp_runtime_table_entries_add`): an entry refused does not stop the ones after
@@ -375,5 +442,49 @@ mod tests {
         assert_eq!((raw.entries[1].n_keys, raw.entries[1].n_params), (1, 0));
         run.clear();
         assert!(run.is_empty());
+    }
+
+    /// One entry as the runtime takes it reads back as written, whether its arrays are on the
+    /// stack or (more fields than the stack holds) in vectors, and as the whole run's form.
+    #[test]
+    fn one_raw_entry_on_the_stack_or_in_vectors_is_the_entry() {
+        let mut run = PackedEntries::new();
+        // an entry before the one converted, so that its fields start past the arrays' starts
+        run.begin(1);
+        let k = exact(&mut run, &[8]);
+        run.set_key(0, k);
+        run.begin_params(0);
+        run.finish(0, 2);
+        run.begin(4);
+        let k = exact(&mut run, &[1, 2, 3]);
+        run.set_key(0, k);
+        let PackedKey::Exact(lo) = exact(&mut run, &[0, 80]) else {
+            unreachable!()
+        };
+        let PackedKey::Exact(hi) = exact(&mut run, &[1, 0xbb]) else {
+            unreachable!()
+        };
+        run.set_key(1, PackedKey::Range(lo, hi));
+        let PackedKey::Exact(o) = exact(&mut run, &[7]) else {
+            unreachable!()
+        };
+        run.set_key(3, PackedKey::Optional(Some(o)));
+        run.begin_params(2);
+        let PackedKey::Exact(p0) = exact(&mut run, &[0, 5]) else {
+            unreachable!()
+        };
+        run.set_param(0, p0);
+        run.finish(9, 4);
+        for i in 0..2 {
+            let want = run.entry(i);
+            // SAFETY: the entry points into run and the arrays of with_raw_entry, alive in f
+            let stack = run.with_raw_entry::<16, _>(i, |e| unsafe { crate::runtime::entry_from_raw(e) });
+            let heap = run.with_raw_entry::<1, _>(i, |e| unsafe { crate::runtime::entry_from_raw(e) });
+            let raw = run.raw();
+            let whole = unsafe { crate::runtime::entry_from_raw(&raw.entries[i]) };
+            assert_eq!((&stack, &heap, &whole), (&want, &want, &want), "entry {i}");
+        }
+        assert_eq!(run.entry(1).matches[2], MatchField::DontCare);
+        assert_eq!(run.entry(1).params, vec![vec![0, 5], vec![]]);
     }
 }

@@ -526,7 +526,7 @@ unsafe fn bytes(p: *const u8, n: u32) -> Vec<u8> {
 ///
 /// # Safety
 /// `e` must be a valid entry as passed to `p4dp_rt_entry_cb`.
-unsafe fn entry_from_raw(e: &ffi::p4dp_rt_entry) -> TableEntry {
+pub(crate) unsafe fn entry_from_raw(e: &ffi::p4dp_rt_entry) -> TableEntry {
     let keys: &[ffi::p4dp_rt_key] = if e.n_keys == 0 {
         &[]
     } else {

@@ -289,6 +289,49 @@ fn packed_entries_are_added_in_order_with_one_result_each() {
     }
 }
 
+/// A packed entry modifies as [`Runtime::entry_modify`] does: the entry reads back and forwards
+/// with the new parameters; an absent key and a parameter too wide are refused with the same
+/// errors, and the entry is unchanged by them.
+#[test]
+fn a_packed_modify_is_an_entry_modify() {
+    let rt = load();
+    let one = |key: u8, port: &[u8]| {
+        let mut run = PackedEntries::new();
+        run.begin(1);
+        let k = run.value(|b| {
+            b.push(key);
+            true
+        });
+        run.set_key(0, PackedKey::Exact(k.unwrap()));
+        run.begin_params(1);
+        let p = run.value(|b| {
+            b.extend_from_slice(port);
+            true
+        });
+        run.set_param(0, p.unwrap());
+        run.finish(0, A_SET_PORT);
+        run
+    };
+    let entry = |key: u8, port: &[u8]| TableEntry {
+        matches: exact(key),
+        priority: 0,
+        action: A_SET_PORT,
+        params: vec![port.to_vec()],
+    };
+    rt.entry_add(T_FWD, &entry(20, &[0, 1])).unwrap();
+    rt.entry_modify_packed(T_FWD, &one(20, &[0, 6]), 0).unwrap();
+    assert_eq!(rt.entries(T_FWD).unwrap(), vec![entry(20, &[0, 6])]);
+    assert_eq!(rt.inject(0, &pkt(0, 20)).unwrap(), vec![(6, pkt(0, 20))]);
+    for (key, port) in [(21, &[0u8, 7][..]), (20, &[2, 0][..])] {
+        let packed = rt.entry_modify_packed(T_FWD, &one(key, port), 0).unwrap_err();
+        let owned = rt.entry_modify(T_FWD, &entry(key, port)).unwrap_err();
+        assert_eq!(packed.errno(), owned.errno(), "{packed} / {owned}");
+        assert_eq!(packed.to_string(), owned.to_string());
+    }
+    assert_eq!(rt.entries(T_FWD).unwrap(), vec![entry(20, &[0, 6])]);
+    rt.entry_delete(T_FWD, &exact(20), 0).unwrap();
+}
+
 #[test]
 fn acl_roundtrip() {
     let rt = load();
