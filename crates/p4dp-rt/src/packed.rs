@@ -257,14 +257,7 @@ impl PackedEntries {
     /// parameters on the stack when each has at most `N`, else in vectors. The entry points into
     /// `self`'s buffers, valid during the call.
     fn with_raw_entry<const N: usize, R>(&self, i: usize, f: impl FnOnce(&ffi::p4dp_rt_entry) -> R) -> R {
-        const NO_KEY: ffi::p4dp_rt_key = ffi::p4dp_rt_key {
-            type_: 0,
-            prefix_len: 0,
-            value: std::ptr::null(),
-            value_len: 0,
-            value2: std::ptr::null(),
-            value2_len: 0,
-        };
+        use crate::runtime::NO_KEY;
         const NO_PARAM: ffi::p4dp_rt_param = ffi::p4dp_rt_param {
             value: std::ptr::null(),
             len: 0,

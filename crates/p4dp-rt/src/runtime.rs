@@ -435,15 +435,18 @@ fn len32(v: &[u8]) -> Result<u32> {
     u32::try_from(v.len()).map_err(|_| Error::Invalid("value longer than 4 GiB".into()))
 }
 
+/// A match field with no type and no values, which the conversions fill in.
+pub(crate) const NO_KEY: ffi::p4dp_rt_key = ffi::p4dp_rt_key {
+    type_: 0,
+    prefix_len: 0,
+    value: std::ptr::null(),
+    value_len: 0,
+    value2: std::ptr::null(),
+    value2_len: 0,
+};
+
 fn raw_key(m: &MatchField) -> Result<ffi::p4dp_rt_key> {
-    let mut k = ffi::p4dp_rt_key {
-        type_: 0,
-        prefix_len: 0,
-        value: std::ptr::null(),
-        value_len: 0,
-        value2: std::ptr::null(),
-        value2_len: 0,
-    };
+    let mut k = NO_KEY;
     match m {
         MatchField::Exact(v) => {
             k.type_ = 0;

@@ -79,6 +79,20 @@ pub fn build_file(path: &Path, dir: &Path) -> (P4Info, Vec<u8>) {
     )
 }
 
+/// `p4dp serve` with the given extra arguments, which it must refuse before it serves: its
+/// standard error.
+pub fn refused(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_p4dp"))
+        .args(["serve", "--p4runtime", "127.0.0.1:0", "--duration", "5", "--mem", "256"])
+        .args(args)
+        .stdout(Stdio::null())
+        .output()
+        .expect("run p4dp serve");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "p4dp serve accepted {args:?}: {err}");
+    err
+}
+
 /// `p4dp serve` with the given extra arguments (ports).
 pub fn start(args: &[String]) -> Switch {
     let addr = format!("127.0.0.1:{}", free_port());
