@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ struct reader {
 	uint32_t index;
 	int linear; /* look up as generated code does a linear table's (p4dp_table_apply_linear) */
 	volatile int stop; /* written by main, read by reader; see below */
+	int looking; /* set by the reader after its first lookups; main starts writing then */
 	uint64_t lookups, misses, torn, bad_index;
 };
 
@@ -59,6 +61,7 @@ static void *reader_main(void *arg)
 				r->bad_index++;
 		}
 		p4dp_rcu_quiescent(r->rcu, 0);
+		__atomic_store_n(&r->looking, 1, __ATOMIC_RELEASE);
 	}
 	p4dp_rcu_unregister(r->rcu, 0);
 	return NULL;
@@ -128,6 +131,11 @@ static void run(const char *name, int kind, uint32_t n_mod)
 		p4dp_rcu_free(rcu);
 		return;
 	}
+	/* The modifies start once the reader looks up: on a loaded machine a writer started
+	 * first could finish every modify before the reader ran once (a keyless table's
+	 * modifies are that fast), and the test would check nothing. */
+	while (!__atomic_load_n(&r.looking, __ATOMIC_ACQUIRE))
+		sched_yield();
 	uint64_t wfail = 0, seed = 88172645463325252ull;
 	uint32_t live_churn = 0;
 	for (uint32_t i = 0; i < n_mod; i++) {
