@@ -3,7 +3,7 @@
 #   make test  set up, build and run the whole test suite (what CI runs)
 SHELL := /bin/bash
 CARGO ?= cargo
-P4DP := target/release/p4dp
+P4DP := target/dist/p4dp
 OUT := build/example
 
 .PHONY: all setup build run test test-rust test-runtime test-tsan test-asan test-ubsan test-corpus test-corpus-asan test-fuzz test-system test-robustness test-p4runtime bench clean
@@ -13,8 +13,10 @@ all: build
 setup:
 	@bash scripts/setup.sh
 
+# the p4dp binary users and benchmarks run: the dist profile (Cargo.toml: release with
+# whole-program LTO); the tests build their own, in the release profile
 build: setup
-	$(CARGO) build --release --workspace
+	$(CARGO) build --profile dist -p p4dp
 
 run: build
 	@mkdir -p $(OUT)

@@ -11,7 +11,7 @@
 # See docs/testing.md.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-P4DP=${P4DP:-target/release/p4dp}
+P4DP=${P4DP:-target/dist/p4dp}
 JOBS=${JOBS:-2}
 make -s -C runtime asan-lib >/dev/null || { echo "corpus-asan: building the ASan runtime failed"; exit 1; }
 libasan=$(gcc -print-file-name=libasan.so)

@@ -6,7 +6,7 @@
 # frames sent into port 0 come back to it as PacketIns and a digest. Needs root and iproute2; SKIP where namespaces cannot be made.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-P4DP=${P4DP:-target/release/p4dp}
+P4DP=${P4DP:-target/dist/p4dp}
 SHPY=build/venv-p4rt-shell/bin/python FYPY=build/venv-finsy/bin/python
 tag=p4rt$$ nsa=p4rt$$a nsb=p4rt$$b
 work=$(mktemp -d)

@@ -16,7 +16,7 @@ fi
 # ignored, and p4dp leaves an inherited "ignore" as it is)
 set -m
 cd "$(dirname "$0")/../.."
-P4DP=${P4DP:-target/release/p4dp}
+P4DP=${P4DP:-target/dist/p4dp}
 P4DP=$(realpath "$P4DP")
 EX=$(realpath examples)
 work=$(mktemp -d /tmp/p4dp-robustness.XXXXXX)

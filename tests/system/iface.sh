@@ -5,7 +5,7 @@
 # Needs root and iproute2; prints SKIP (exit 0) where namespaces cannot be created.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-P4DP=${P4DP:-target/release/p4dp}
+P4DP=${P4DP:-target/dist/p4dp}
 tag=p4dp$$
 nsa=${tag}a nsb=${tag}b
 cleanup() {

@@ -153,15 +153,31 @@ fn the_p4runtime_update_suite_runs_and_its_atomic_modifies_are_never_seen_half_a
         "\"packets_tables_disagree\"",
         "\"grpc_floor_round_trip_us\"",
         "\"worker_runnable_off_cpu_ms\"",
+        "\"cache_floor_task_us\"",
     ] {
         assert!(json.contains(k), "no {k} in {json}");
     }
-    // the transport's floor, measured in the same run at both paces
+    // the transport's floor, and the cache floor below it, measured in the same run at both paces
     for pace in ["at 100/s", "back to back"] {
         assert!(
             text.lines()
                 .any(|l| l.starts_with(&format!("Capabilities {pace}: round trip")) && l.contains("median")),
             "no gRPC floor {pace}:\n{text}"
+        );
+        for size in [32, 512] {
+            assert!(
+                text.lines()
+                    .any(|l| l.starts_with(&format!("cache task {size} KiB {pace} ")) && l.contains("median")),
+                "no cache floor of {size} KiB {pace}:\n{text}"
+            );
+        }
+    }
+    for size in [32, 512] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("cache task {size} KiB: at 100/s "))
+                    && l.ends_with("x its time back to back (medians)")),
+            "no cache floor ratio of {size} KiB:\n{text}"
         );
     }
     for exp in [

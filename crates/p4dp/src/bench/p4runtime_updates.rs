@@ -748,6 +748,8 @@ struct Outputs {
     grpc_floor: Vec<(String, Json)>,
     /// The TCP floor: loopback round trips to an echo thread at each pace.
     tcp_floor: Vec<(String, Json)>,
+    /// The cache floor: per buffer size, the cache task's times at each pace.
+    cache_floor: Vec<(String, Json)>,
     /// DATAPLANE_ATOMIC commits per batch size: the barrier and the workers' stall.
     commits: Vec<Json>,
     plot: Vec<Series>,
@@ -1221,8 +1223,84 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
         let _ = writeln!(text, "{}", d.row(&format!("TCP {label}: round trip")));
         outs.tcp_floor.push((key.to_string(), d.json()));
     }
+
+    // Below everything: the control CPU's caches. A fixed task that writes each 64-byte line of a
+    // buffer once, on the client's CPU (a control CPU), at the same two paces, asleep between.
+    // Between Writes at 100/s the switch's control path idles as long; its code and data then come
+    // from farther caches by as much as this task's do, before any of its own work differs.
+    let _ = writeln!(
+        text,
+        "\n== Cache floor (a task writing each 64-byte line of a buffer once, in a scattered order, on the client's CPU, asleep between: what 10 ms idle does to a control CPU's caches) =="
+    );
+    for bytes in CACHE_TASK_BYTES {
+        let mut paces = Vec::new();
+        let mut medians = Vec::new();
+        for (label, key, gap) in FLOOR_PACES {
+            let times = tokio::task::spawn_blocking(move || cache_task_times(bytes, gap, CACHE_TASK_RUNS))
+                .await
+                .context("cache floor thread")?;
+            let d = Dist::of(times);
+            let _ = writeln!(text, "{}", d.row(&format!("cache task {} KiB {label}", bytes >> 10)));
+            medians.push(pct(&d.0, 50.0));
+            paces.push((key.to_string(), d.json()));
+        }
+        if let [Some(idle), Some(warm)] = medians[..] {
+            let _ = writeln!(
+                text,
+                "cache task {} KiB: at 100/s {:.2}x its time back to back (medians)",
+                bytes >> 10,
+                idle / warm
+            );
+        }
+        outs.cache_floor.push((bytes.to_string(), Json::Obj(paces)));
+    }
     outs.tsc_hz = c.clock.map(|k| k.tsc_hz);
     Ok(())
+}
+
+/// The cache floor's buffer sizes: one that fits a core's first-level data cache, one that needs
+/// its second level (a megabyte on the machines measured).
+const CACHE_TASK_BYTES: [usize; 2] = [32 << 10, 512 << 10];
+/// Timed runs of the cache task per size and pace (at 100/s they take a second).
+const CACHE_TASK_RUNS: usize = 100;
+
+/// The times of `runs` runs of a task that writes each 64-byte line of a `bytes` buffer (a power
+/// of two) once, in a scattered order (an odd stride modulo the line count: every line once),
+/// each `gap` after the one before (back to back without one), after as many untimed runs that
+/// bring the buffer into the caches.
+fn cache_task_times(bytes: usize, gap: Option<Duration>, runs: usize) -> Vec<Duration> {
+    const LINE_WORDS: usize = 64 / 8;
+    let lines = bytes / 64;
+    debug_assert!(lines.is_power_of_two());
+    let mut buf = vec![0u64; lines * LINE_WORDS];
+    let task = |buf: &mut [u64]| {
+        for i in 0..lines {
+            let at = scattered_line(i, lines) * LINE_WORDS;
+            buf[at] = buf[at].wrapping_add(1);
+        }
+        std::hint::black_box(&mut *buf);
+    };
+    for _ in 0..runs {
+        task(&mut buf);
+    }
+    let mut times = Vec::with_capacity(runs);
+    let mut next = Instant::now();
+    for _ in 0..runs {
+        if let Some(g) = gap {
+            next += g;
+            std::thread::sleep(next.saturating_duration_since(Instant::now()));
+        }
+        let start = Instant::now();
+        task(&mut buf);
+        times.push(start.elapsed());
+    }
+    times
+}
+
+/// The `i`th line the cache task writes of `lines` (a power of two): an odd stride modulo a power
+/// of two visits every line once, far from the one before.
+fn scattered_line(i: usize, lines: usize) -> usize {
+    i.wrapping_mul(0x9e37_79b1) & (lines - 1)
 }
 
 /// The floors' two paces: label, JSON key, the time from one request's start to the next.
@@ -1425,6 +1503,7 @@ pub fn suite_p4runtime_updates(a: &BenchArgs) -> Result<ExitCode> {
             ("dataplane_atomic_commits", Json::Arr(outs.commits)),
             ("grpc_floor_round_trip_us", Json::Obj(outs.grpc_floor)),
             ("tcp_floor_round_trip_us", Json::Obj(outs.tcp_floor)),
+            ("cache_floor_task_us", Json::Obj(outs.cache_floor)),
             ("plot", Json::str(plot_file.display().to_string())),
         ]);
         let summary = Json::obj([(
@@ -1560,6 +1639,25 @@ mod tests {
             "{} round trips back to back in 100 ms",
             back_to_back.len()
         );
+    }
+
+    #[test]
+    fn the_cache_task_writes_every_line_once_and_keeps_its_pace() {
+        for lines in [1usize, 2, 512, 8192] {
+            let mut seen = vec![0u32; lines];
+            for i in 0..lines {
+                seen[scattered_line(i, lines)] += 1;
+            }
+            assert!(seen.iter().all(|&n| n == 1), "{lines} lines: {seen:?}");
+        }
+        // consecutive lines are not neighbours (the prefetcher does not bring the next one)
+        assert!((1..8192).all(|i| scattered_line(i, 8192).abs_diff(scattered_line(i - 1, 8192)) > 1));
+        let t = Instant::now();
+        let paced = cache_task_times(32 << 10, Some(Duration::from_millis(10)), 3);
+        assert!(t.elapsed() >= Duration::from_millis(30), "{:?}", t.elapsed());
+        let back_to_back = cache_task_times(32 << 10, None, 3);
+        assert_eq!((paced.len(), back_to_back.len()), (3, 3));
+        assert!(paced.iter().chain(&back_to_back).all(|d| *d > Duration::ZERO));
     }
 
     #[test]
