@@ -2,8 +2,9 @@
 /*
  * A Foreach sweep in generated code, under concurrent inserts and deletes: the program
  * tests/rtc_sweep_gen.p4 is compiled by p4dp (`p4dp build`, $P4DP_BIN, default
- * ../target/release/p4dp from runtime/) with the test's flags (P4DP_CFLAGS: -fsanitize=thread
- * under make tsan, so the generated loop and loop body are instrumented like the runtime), then
+ * ../target/dist/p4dp from runtime/, what `make build` makes) with the test's flags
+ * (P4DP_CFLAGS: -fsanitize=thread under make tsan, so the generated loop and loop body are
+ * instrumented like the runtime), then
  * run with one worker and two background threads: the worker adds churning keys from the packets
  * of a pcap file replayed without end (TableOperation.entryAdd, when the key is not in the table),
  * background pipeline Churner deletes them (entryDel), and Sweeper sweeps the table without pause
@@ -66,9 +67,9 @@ static int build_program(void)
 	if (getenv("P4DP_BIN"))
 		snprintf(bin, sizeof(bin), "%s", getenv("P4DP_BIN"));
 	else
-		snprintf(bin, sizeof(bin), "%s/../target/release/p4dp", src);
+		snprintf(bin, sizeof(bin), "%s/../target/dist/p4dp", src);
 	if (access(bin, X_OK) != 0) {
-		fprintf(stderr, "no p4dp binary at %s: build it first (cargo build --release) or set P4DP_BIN\n", bin);
+		fprintf(stderr, "no p4dp binary at %s: build it first (make build) or set P4DP_BIN\n", bin);
 		printf("0 passed, 1 failed\n");
 		return -1;
 	}
