@@ -1136,6 +1136,17 @@ int p4dp_runtime_table_entry_meta_get(struct p4dp_runtime *rt, uint32_t table, c
 	return rc;
 }
 
+int p4dp_runtime_table_meta_entries(struct p4dp_runtime *rt, uint32_t table, uint64_t *n)
+{
+	int rc = check_table(rt, table);
+	if (rc)
+		return rc;
+	if (n == NULL)
+		return rt_errc(-EINVAL, "table '%s': NULL count", rt->prog->tables[table].name);
+	*n = p4dp_table_meta_entries(rt->tables[table]);
+	return 0;
+}
+
 /* Convert a queued note to control-plane form and pass it on (read_ctx machinery). */
 struct idle_emit {
 	p4dp_rt_idle_cb cb;

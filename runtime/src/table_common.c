@@ -618,6 +618,16 @@ int p4dp_table_entry_meta_set(struct p4dp_table *t, const struct p4dp_match *m, 
 	return rc;
 }
 
+uint64_t p4dp_table_meta_entries(struct p4dp_table *t)
+{
+	if (t == NULL)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	uint64_t n = t->n_meta;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
 int p4dp_table_entry_meta_get(struct p4dp_table *t, const struct p4dp_match *m, void *buf, uint32_t cap,
 			      uint32_t *len)
 {

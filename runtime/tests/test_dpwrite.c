@@ -531,11 +531,17 @@ static void test_meta(void)
 	struct p4dp_rt_entry e = idle_entry(&k, &kv, &pc), em = idle_entry(&k, &kv, &p1);
 	char buf[16];
 	uint32_t len = 99;
+	uint64_t n_meta = 99;
 	CHECK(p4dp_runtime_table_entry_add(rt, T_IDLE, &e) == 0);
 	CHECK(meta_of(rt, T_IDLE, &e, buf, sizeof(buf), &len) == 0 && len == 0);
+	/* the count a modify's metadata clear relies on to skip itself (0: no entry has any) */
+	CHECK(p4dp_runtime_table_meta_entries(rt, T_IDLE, &n_meta) == 0 && n_meta == 0);
 	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_IDLE, &e, "cookie", 6) == 0);
 	struct p4dp_rt_table_stats ts;
 	CHECK(p4dp_runtime_table_stats_get(rt, T_IDLE, &ts) == 0 && ts.meta_entries == 1);
+	CHECK(p4dp_runtime_table_meta_entries(rt, T_IDLE, &n_meta) == 0 && n_meta == 1);
+	CHECK(p4dp_runtime_table_meta_entries(rt, 9999, &n_meta) == -EINVAL);
+	CHECK(p4dp_runtime_table_meta_entries(rt, T_IDLE, NULL) == -EINVAL);
 	CHECK(meta_of(rt, T_IDLE, &e, buf, sizeof(buf), &len) == 0 && len == 6 && memcmp(buf, "cookie", 6) == 0);
 	/* a short buffer gets the length */
 	CHECK(meta_of(rt, T_IDLE, &e, buf, 2, &len) == 0 && len == 6 && memcmp(buf, "co", 2) == 0);
@@ -554,6 +560,7 @@ static void test_meta(void)
 	/* gone with the delete and the clear: the same key added again has none */
 	CHECK(p4dp_runtime_table_entry_delete(rt, T_IDLE, &e) == 0);
 	CHECK(p4dp_runtime_table_stats_get(rt, T_IDLE, &ts) == 0 && ts.meta_entries == 0);
+	CHECK(p4dp_runtime_table_meta_entries(rt, T_IDLE, &n_meta) == 0 && n_meta == 0);
 	CHECK(p4dp_runtime_table_entry_add(rt, T_IDLE, &e) == 0);
 	CHECK(meta_of(rt, T_IDLE, &e, buf, sizeof(buf), &len) == 0 && len == 0);
 	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_IDLE, &e, "y", 1) == 0);
@@ -562,8 +569,10 @@ static void test_meta(void)
 	CHECK(meta_of(rt, T_IDLE, &e, buf, sizeof(buf), &len) == 0 && len == 0);
 	/* removed by length 0 */
 	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_IDLE, &e, "z", 1) == 0);
+	CHECK(p4dp_runtime_table_meta_entries(rt, T_IDLE, &n_meta) == 0 && n_meta == 1);
 	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_IDLE, &e, NULL, 0) == 0);
 	CHECK(meta_of(rt, T_IDLE, &e, buf, sizeof(buf), &len) == 0 && len == 0);
+	CHECK(p4dp_runtime_table_meta_entries(rt, T_IDLE, &n_meta) == 0 && n_meta == 0);
 	/* and with an idle-timeout auto delete (a data-plane entry of `aom`, profile 1) */
 	CHECK(p4dp_runtime_table_expire_profile_set(rt, T_AOM, 1, 1000) == 0);
 	uint8_t pkt[64] = { 0 };
@@ -575,8 +584,10 @@ static void test_meta(void)
 	p4dp_runtime_time_set(rt, 5000);
 	CHECK(p4dp_runtime_packet_inject(rt, 0, pkt, 64, out_cb, NULL) == 0);
 	CHECK(p4dp_runtime_table_entry_meta_set(rt, T_AOM, &ea, "aged", 4) == 0);
+	CHECK(p4dp_runtime_table_meta_entries(rt, T_AOM, &n_meta) == 0 && n_meta == 1);
 	p4dp_runtime_time_advance(rt, 1000);
 	CHECK(meta_of(rt, T_AOM, &ea, buf, sizeof(buf), &len) == -ENOENT);
+	CHECK(p4dp_runtime_table_meta_entries(rt, T_AOM, &n_meta) == 0 && n_meta == 0);
 	CHECK(p4dp_runtime_packet_inject(rt, 0, pkt, 64, out_cb, NULL) == 0);
 	CHECK(meta_of(rt, T_AOM, &ea, buf, sizeof(buf), &len) == 0 && len == 0);
 	p4dp_runtime_free(rt);

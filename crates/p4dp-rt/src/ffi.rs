@@ -565,6 +565,7 @@ extern "C" {
         cap: u32,
         len: *mut u32,
     ) -> c_int;
+    pub fn p4dp_runtime_table_meta_entries(rt: *mut p4dp_runtime, table: u32, n: *mut u64) -> c_int;
     pub fn p4dp_runtime_idle_scan(rt: *mut p4dp_runtime) -> c_int;
     pub fn p4dp_runtime_idle_poll(rt: *mut p4dp_runtime, cb: p4dp_rt_idle_cb, arg: *mut c_void, max: u32) -> c_int;
     pub fn p4dp_runtime_idle_drops_get(rt: *mut p4dp_runtime) -> u64;

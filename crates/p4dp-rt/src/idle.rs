@@ -55,6 +55,17 @@ impl Runtime {
         self.meta_set_at(table, &r.entry, meta)
     }
 
+    /// How many entries of `table` hold opaque bytes; never fewer than do, so 0 means that none
+    /// has any and removing an entry's bytes would change nothing.
+    pub fn table_meta_entries(&self, table: u32) -> Result<u64> {
+        let mut n = 0u64;
+        // SAFETY: n is valid for the call.
+        check("table metadata count", unsafe {
+            ffi::p4dp_runtime_table_meta_entries(self.p(), table, &mut n)
+        })?;
+        Ok(n)
+    }
+
     /// Attaches opaque bytes to the table's default entry (empty: removes them).
     pub fn default_meta_set(&self, table: u32, meta: &[u8]) -> Result<()> {
         self.meta_set_at(table, std::ptr::null(), meta)

@@ -387,3 +387,97 @@ async fn entry_metadata_meter_and_counter_read_back_as_written() {
     again.counter_data = Some(CounterData::default());
     assert_eq!(read_full(&mut c, hosts, IDLE_HOST).await, vec![again]);
 }
+
+/// A MODIFY that gives no metadata clears the entry's, in a table without direct resources (the
+/// path of a single rule's modify), whether other entries of the table have metadata or none
+/// has; an all-or-nothing batch that fails after such a modify puts the metadata back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plain_modify_clears_the_metadata_and_a_rollback_restores_it() {
+    let dir = temp_dir("p4rt-modify-meta");
+    let (info, dc) = build("idle", &dir);
+    let plain = id_of(&info, "IdleIngress.plain");
+    let tag = id_of(&info, "IdleIngress.tag");
+    let sw = start(&[]);
+    let mut c = connect(&sw.addr).await;
+    let _s = Stream::open(&mut c, 10, Code::Ok).await;
+    push(&mut c, 10, &info, &dc).await;
+    let ins = |e| update(update::Type::Insert, entity::Entity::TableEntry(e));
+    let modi = |e| update(update::Type::Modify, entity::Entity::TableEntry(e));
+    let tagged = |mac, t: u8, meta: &[u8]| TableEntry {
+        action: Some(action(tag, &[&[t]])),
+        metadata: meta.to_vec(),
+        ..entry(plain, mac)
+    };
+
+    // SRC has metadata, BUSY_HOST has none: modifies without metadata leave both without
+    write(
+        &mut c,
+        10,
+        vec![ins(tagged(SRC, 1, b"cookie")), ins(tagged(BUSY_HOST, 1, b""))],
+    )
+    .await
+    .expect("insert");
+    assert_eq!(read_entry(&mut c, plain, SRC).await, tagged(SRC, 1, b"cookie"));
+    write(&mut c, 10, vec![modi(tagged(SRC, 2, b""))])
+        .await
+        .expect("modify");
+    assert_eq!(
+        read_entry(&mut c, plain, SRC).await,
+        tagged(SRC, 2, b""),
+        "metadata cleared"
+    );
+    // no entry of the table has metadata now
+    write(&mut c, 10, vec![modi(tagged(BUSY_HOST, 3, b""))])
+        .await
+        .expect("modify");
+    assert_eq!(read_entry(&mut c, plain, BUSY_HOST).await, tagged(BUSY_HOST, 3, b""));
+
+    // rolled back: the metadata of SRC comes back, and BUSY_HOST (none in the table but SRC's)
+    // keeps having none
+    write(&mut c, 10, vec![modi(tagged(SRC, 4, b"again"))])
+        .await
+        .expect("modify with metadata");
+    for atomicity in [
+        write_request::Atomicity::RollbackOnError,
+        write_request::Atomicity::DataplaneAtomic,
+    ] {
+        let st = write_mode(
+            &mut c,
+            atomicity,
+            vec![
+                modi(tagged(SRC, 5, b"")),
+                modi(tagged(BUSY_HOST, 5, b"")),
+                ins(tagged(BUSY_HOST, 6, b"")),
+            ],
+        )
+        .await
+        .expect_err("the insert of an existing entry fails");
+        assert_eq!(st.code(), Code::Unknown, "{st:?}");
+        assert_eq!(
+            read_entry(&mut c, plain, SRC).await,
+            tagged(SRC, 4, b"again"),
+            "{atomicity:?}"
+        );
+        assert_eq!(
+            read_entry(&mut c, plain, BUSY_HOST).await,
+            tagged(BUSY_HOST, 3, b""),
+            "{atomicity:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The one entry `mac` of `table` as a read returns it.
+async fn read_entry(
+    c: &mut p4dp_p4runtime::proto::p4::v1::p4_runtime_client::P4RuntimeClient<tonic::transport::Channel>,
+    table: u32,
+    mac: [u8; 6],
+) -> TableEntry {
+    let mut v = read(c, entity::Entity::TableEntry(entry(table, mac)))
+        .await
+        .expect("read");
+    match (v.pop(), v.is_empty()) {
+        (Some(entity::Entity::TableEntry(t)), true) => t,
+        other => panic!("one entry: {other:?}"),
+    }
+}

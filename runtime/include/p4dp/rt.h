@@ -464,6 +464,19 @@ int p4dp_runtime_table_entry_meta_set(struct p4dp_runtime *rt, uint32_t table, c
 int p4dp_runtime_table_entry_meta_get(struct p4dp_runtime *rt, uint32_t table, const struct p4dp_rt_entry *e,
 				      void *buf, uint32_t cap, uint32_t *len);
 
+/**
+ * How many entries of a table hold control-plane bytes (never fewer than do: 0 means none has
+ * any, so removing an existing entry's bytes would change nothing). Cheaper than
+ * p4dp_runtime_table_stats_get: only the table's mutex, no snapshot against data-plane inserts.
+ *
+ * @param rt the runtime.
+ * @param table table index.
+ * @param n receives the count.
+ * @return 0; -EINVAL (table, NULL @p n).
+ * Context: control thread. Thread safety: the table's mutex.
+ */
+int p4dp_runtime_table_meta_entries(struct p4dp_runtime *rt, uint32_t table, uint64_t *n);
+
 /** An idle-timeout notification: @p e is the expired entry in control-plane form (match, action,
  *  parameters), @p time_ns the (simulated or run) time of the scan that found it, @p idle_ns how
  *  long it had been idle. Valid only during the call. Return nonzero to stop polling. */

@@ -468,6 +468,13 @@ int p4dp_table_entry_idle_get(struct p4dp_table *t, const struct p4dp_match *m, 
 int p4dp_table_entry_meta_set(struct p4dp_table *t, const struct p4dp_match *m, const void *meta, uint32_t len);
 
 /**
+ * How many entries hold control-plane bytes (p4dp_table_entry_meta_set): never fewer than do, so
+ * 0 means that no entry has any and that removing an entry's bytes would change nothing.
+ * Context: control thread (table mutex). @return the count; 0 for a NULL table.
+ */
+uint64_t p4dp_table_meta_entries(struct p4dp_table *t);
+
+/**
  * Copy the control-plane bytes of entry @p m into @p buf (up to @p cap bytes); *@p len receives
  * their full length (0: none).
  * Context: control thread (table mutex). @return 0; -ENOENT; -EINVAL.
