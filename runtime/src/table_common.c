@@ -786,6 +786,13 @@ const struct p4dp_entry *p4dp_table_lookup(struct p4dp_table *t, const void *key
 	}
 }
 
+void p4dp_table_prefetch_inserts(struct p4dp_table *t, const void *const *keys, uint32_t n,
+				 const struct p4dp_entry *const *out)
+{
+	if (t->kind == TABLE_KIND_EXACT)
+		table_exact_prefetch_inserts(t, keys, n, out);
+}
+
 int p4dp_table_stage_ahead(const struct p4dp_table *t)
 {
 	return __atomic_load_n(&t->n_entries, __ATOMIC_RELAXED) >= t->stage_min;

@@ -829,6 +829,33 @@ void table_exact_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint
 	}
 }
 
+void table_exact_prefetch_inserts(struct p4dp_table *t, const void *const *keys, uint32_t n,
+				  const struct p4dp_entry *const *out)
+{
+	/* a linear table's insert takes the key's row: nothing to find first */
+	if (t->ex->rows != NULL)
+		return;
+	/* perf: an insert starts with rte_hash_add searching the key's two buckets, two dependent
+	 * cache misses per insert when the table is past the caches (the read index's buckets
+	 * were loaded by the lookup). A bulk lookup of the missed keys loads both buckets of each
+	 * with its misses overlapped (rte_hash prefetches them all before comparing); its answer
+	 * is not needed. */
+	const void *miss[RTE_HASH_LOOKUP_BULK_MAX];
+	int32_t pos[RTE_HASH_LOOKUP_BULK_MAX];
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (out[i] != NULL)
+			continue;
+		miss[m++] = keys[i];
+		if (m == RTE_HASH_LOOKUP_BULK_MAX) {
+			(void)rte_hash_lookup_bulk(t->ex->h, miss, m, pos);
+			m = 0;
+		}
+	}
+	if (m > 0)
+		(void)rte_hash_lookup_bulk(t->ex->h, miss, m, pos);
+}
+
 /* ------------------------------------------------------------ the kind's operations */
 
 /* Exact tables: the key is the value; mask (if given) must be all-ones over each

@@ -301,6 +301,8 @@ int table_exact_rows_enable(struct p4dp_table *t);
 const struct p4dp_entry *table_exact_row_next(struct p4dp_table *t, uint64_t *pos, uint64_t end, void *key);
 void table_exact_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
 			     const struct p4dp_entry **out);
+void table_exact_prefetch_inserts(struct p4dp_table *t, const void *const *keys, uint32_t n,
+				  const struct p4dp_entry *const *out);
 const struct p4dp_entry *table_tm_lookup(struct p4dp_table *t, const void *key);
 void table_tm_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
 			  const struct p4dp_entry **out);

@@ -390,8 +390,8 @@ static inline __attribute__((always_inline)) void tm_lookup_chunk(const struct p
 		}
 		/* the keys whose bucket holds rules of their hash's filter bit, in burst order: kept
 		 * without a branch (whether a key's bucket is taken is the data's; with a branch on
-		 * it, ternary rule sets under uniform traffic cost up to 1.7x as much:
-		 * docs/PERFORMANCE.md) */
+		 * it, ternary rule sets under uniform traffic cost up to 1.7x as much in alternated
+		 * runs when this landed) */
 		uint8_t taken[TM_BULK];
 		uint32_t nt = 0;
 		for (uint32_t j = 0; j < n_open; j++) {

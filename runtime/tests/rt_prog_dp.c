@@ -151,8 +151,10 @@ static void process_burst(struct p4dp_ctx *ctx, struct p4dp_pkt **pkts, uint32_t
 			at[m++] = i;
 		}
 	uint64_t gen = p4dp_table_dp_gen(ctx, T_AOM);
-	if (m > 0)
+	if (m > 0) {
 		p4dp_table_lookup_bulk(ctx->tables[T_AOM], kp, m, e);
+		p4dp_table_prefetch_inserts(ctx->tables[T_AOM], kp, m, e); /* as generated code */
+	}
 	for (uint32_t i = 0, j = 0; i < n; i++) {
 		struct p4dp_pkt *pkt = pkts[i];
 		if (j == m || at[j] != i) {

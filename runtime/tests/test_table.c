@@ -490,6 +490,13 @@ static void run_random(const struct spec *s, uint32_t nops, struct p4dp_rcu *rcu
 				kp[i] = keys[i];
 			}
 			p4dp_table_lookup_bulk(t, kp, NB, out);
+			/* a hint that changes nothing: the same answers after it (and the model's checks
+			 * below and in every later step) */
+			p4dp_table_prefetch_inserts(t, kp, NB, out);
+			const struct p4dp_entry *again[NB];
+			p4dp_table_lookup_bulk(t, kp, NB, again);
+			for (int i = 0; i < NB; i++)
+				CHECK(again[i] == out[i], "bulk lookup %d changed after p4dp_table_prefetch_inserts", i);
 			for (int i = 0; i < NB; i++) {
 				const struct ment *w = model_lookup(s, keys[i]);
 				if (getenv("P4DP_TEST_DEBUG") && w && out[i] && out[i]->index != w->index) {

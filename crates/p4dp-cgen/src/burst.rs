@@ -31,7 +31,8 @@
 //! keys from the packet as parsed, before any action ran, so the staged entry is used only if
 //! the key computed at the apply is still byte-identical (an earlier action may have changed a
 //! field of it); otherwise the apply looks up again. perf: without this a large table applied
-//! after the first one paid its cache misses one packet at a time (docs/PERFORMANCE.md).
+//! after the first one paid its cache misses one packet at a time (ARCHITECTURE.md, "Later staged
+//! tables").
 
 use std::fmt::Write as _;
 
@@ -253,6 +254,14 @@ impl Gen<'_> {
         let ti = tid.index();
         let kla = kl.max(1).div_ceil(16) * 16;
         let mut lookup = format!("{gen}\t\tp4dp_table_lookup_bulk(ctx->tables[{ti}u], kp, m, ents);\n\t\t/* perf: the entries' cache misses overlap here instead of one per packet in its action */\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tif (ents[i] != NULL)\n\t\t\t\t__builtin_prefetch(ents[i]);\n");
+        if aom {
+            // perf: the misses' inserts (add_entry in their actions) find their hash buckets in
+            // the cache instead of each waiting for them in turn
+            let _ = writeln!(
+                lookup,
+                "\t\tp4dp_table_prefetch_inserts(ctx->tables[{ti}u], kp, m, ents);"
+            );
+        }
         // the later staged tables: declarations, whether each is staged in this chunk, the
         // pre-pass's arguments, their bulk lookups and each packet's struct st_later
         let mut ldecl = String::new();

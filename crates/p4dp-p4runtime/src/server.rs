@@ -38,7 +38,7 @@ pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
 /// perf: the hand-off to a blocking thread and back cost two thread wake-ups per Write, and the
 /// two threads then ran at once, one of them on the worker's CPU when the control threads have
 /// no CPUs of their own: at 64, batched inserts of 1000 ran at 0.62-0.88M entries/s against
-/// 0.83-1.09M at 1024 (docs/PERFORMANCE.md).
+/// 0.83-1.09M at 1024 (alternated runs, docs/p4runtime.md).
 const INLINE_WRITE_MAX: usize = 1024;
 /// The HTTP/2 receive window of a P4Runtime connection (all its streams) and of one stream, in
 /// bytes (serve).

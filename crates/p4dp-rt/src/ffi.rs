@@ -5,7 +5,7 @@
 
 use std::os::raw::{c_char, c_int, c_void};
 
-pub const P4DP_ABI_VERSION: u32 = 23;
+pub const P4DP_ABI_VERSION: u32 = 24;
 pub const P4DP_PORT_DROP: u32 = 511;
 pub const P4DP_CLONE_REPLICAS_MAX: u32 = 64;
 /// `p4dp_table_info.storage` flag of rtc.p4's `@linear` tables (abi.h).

@@ -6,7 +6,7 @@
 //!
 //! Why a switch wants it: a P4Runtime request that reaches an idle control CPU first waits for
 //! that CPU to wake up; in a virtual machine a halted CPU is woken by the hypervisor, which took
-//! tens of microseconds on this project's machine (docs/PERFORMANCE.md, the d_all rows).
+//! tens of microseconds on this project's machine (docs/p4runtime.md, `--cpu-latency-limit`).
 
 use std::fs::File;
 use std::io::{Read, Write};

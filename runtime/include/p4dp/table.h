@@ -340,8 +340,20 @@ const struct p4dp_entry *p4dp_table_lookup(struct p4dp_table *t, const void *key
 void p4dp_table_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint32_t n,
 			    const struct p4dp_entry **out);
 
-/** Entries below which p4dp_table_stage_ahead() answers 0 (measured: docs/PERFORMANCE.md, the
- *  staged later tables' row). The environment's P4DP_STAGE_AHEAD_MIN, read when a table is
+/**
+ * Warm the cache for the inserts a burst is about to make: for each of @p keys whose bulk
+ * lookup missed (@p out[i] == NULL, as p4dp_table_lookup_bulk left it), load the lines an
+ * insert of that key reads first (the hash buckets of an exact table), all of them before any
+ * insert, so that their cache misses overlap instead of coming one insert after the other.
+ * A hint: it changes nothing, and a key that is not inserted after it costs only its loads.
+ * The generated code calls it after the bulk lookup of a staged add-on-miss table. Context: a
+ * worker (an RCU reader of the table). Exact tables; the other kinds: no effect.
+ */
+void p4dp_table_prefetch_inserts(struct p4dp_table *t, const void *const *keys, uint32_t n,
+				 const struct p4dp_entry *const *out);
+
+/** Entries below which p4dp_table_stage_ahead() answers 0 (measured: ARCHITECTURE.md, "Later
+ *  staged tables"). The environment's P4DP_STAGE_AHEAD_MIN, read when a table is
  *  created, replaces it (a decimal count; 0: always stage; docs/testing.md). */
 #define P4DP_STAGE_AHEAD_MIN_ENTRIES 32768u
 
