@@ -836,16 +836,18 @@ void table_exact_prefetch_inserts(struct p4dp_table *t, const void *const *keys,
 	if (t->ex->rows != NULL)
 		return;
 	/* perf: an insert starts with rte_hash_add searching the key's two buckets, two dependent
-	 * cache misses per insert when the table is past the caches (the read index's buckets
-	 * were loaded by the lookup). A bulk lookup of the missed keys loads both buckets of each
-	 * with its misses overlapped (rte_hash prefetches them all before comparing); its answer
-	 * is not needed. */
+	 * cache misses per insert when the table is past the caches, and then reads the busy flags
+	 * of the read index's bucket, an array apart from the buckets (the buckets themselves were
+	 * loaded by the lookup). A bulk lookup of the missed keys loads both rte_hash buckets of
+	 * each with its misses overlapped (rte_hash prefetches them all before comparing; its
+	 * answer is not needed), and table_xi_prefetch the flags. */
 	const void *miss[RTE_HASH_LOOKUP_BULK_MAX];
 	int32_t pos[RTE_HASH_LOOKUP_BULK_MAX];
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (out[i] != NULL)
 			continue;
+		table_xi_prefetch(t->ex->xi, keys[i]);
 		miss[m++] = keys[i];
 		if (m == RTE_HASH_LOOKUP_BULK_MAX) {
 			(void)rte_hash_lookup_bulk(t->ex->h, miss, m, pos);
