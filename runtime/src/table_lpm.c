@@ -88,8 +88,9 @@
 /** perf: the smallest declared table size that gets the 24-bit first level. At 100,000 IPv4
  * prefixes of the realistic mix (--suite lpm), a /17../24 lookup on the 16-bit level reads a
  * second-level node that is nearly always a cache and TLB miss, then the entry; the 24-bit level
- * on huge pages makes that one cache miss in its array (measured: ARCHITECTURE.md). Smaller tables keep the 16-bit level: with few prefixes its nodes stay in
- * the cache, and each table would otherwise map 144 MiB. */
+ * on huge pages makes that one cache miss in its array (measured: ARCHITECTURE.md). Smaller
+ * tables keep the 16-bit level: with few prefixes its nodes stay in the cache, and each table
+ * would otherwise map 144 MiB. */
 #define LPM_ROOT24_MIN_ENTRIES (1u << 16)
 #define LPM_STRIDE 8u
 #define LPM_CHILD 1ull /* slot bit 0: child node */

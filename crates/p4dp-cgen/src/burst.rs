@@ -255,8 +255,8 @@ impl Gen<'_> {
         let kla = kl.max(1).div_ceil(16) * 16;
         let mut lookup = format!("{gen}\t\tp4dp_table_lookup_bulk(ctx->tables[{ti}u], kp, m, ents);\n\t\t/* perf: the entries' cache misses overlap here instead of one per packet in its action */\n\t\tfor (uint32_t i = 0; i < m; i++)\n\t\t\tif (ents[i] != NULL)\n\t\t\t\t__builtin_prefetch(ents[i]);\n");
         if aom {
-            // perf: the misses' inserts (add_entry in their actions) find their hash buckets in
-            // the cache instead of each waiting for them in turn
+            // perf: the misses' inserts (add_entry in their actions) find the lines they read
+            // first in the cache instead of each waiting for them in turn
             let _ = writeln!(
                 lookup,
                 "\t\tp4dp_table_prefetch_inserts(ctx->tables[{ti}u], kp, m, ents);"

@@ -344,8 +344,8 @@ void p4dp_table_lookup_bulk(struct p4dp_table *t, const void *const *keys, uint3
  * Warm the cache for the inserts a burst is about to make: for each of @p keys whose bulk
  * lookup missed (@p out[i] == NULL, as p4dp_table_lookup_bulk left it), load the lines an
  * insert of that key reads first (an exact table's hash buckets and its read index's busy
- * flags), all of them before any
- * insert, so that their cache misses overlap instead of coming one insert after the other.
+ * flags), all of them before any insert, so that their cache misses overlap instead of coming
+ * one insert after the other.
  * A hint: it changes nothing, and a key that is not inserted after it costs only its loads.
  * The generated code calls it after the bulk lookup of a staged add-on-miss table. Context: a
  * worker (an RCU reader of the table). Exact tables; the other kinds: no effect.
