@@ -3,7 +3,8 @@
 # live in network namespaces), driven by p4runtime-shell and finsy (their venvs come from
 # scripts/p4runtime_venvs.sh). Frames sent into port 0 must reach port 1 exactly when the dmac
 # entry the controller wrote says so; with stream.p4 finsy's PacketOuts must leave port 1 and the
-# frames sent into port 0 come back to it as PacketIns and a digest. Needs root and iproute2; SKIP where namespaces cannot be made.
+# frames sent into port 0 come back to it as PacketIns and a digest; p4runtime-shell also drives a
+# switch on a Unix socket. Needs root and iproute2; SKIP where namespaces cannot be made.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 P4DP=${P4DP:-target/dist/p4dp}
@@ -102,6 +103,19 @@ wait "$srx"; n=$(cat "$work/srx")
 if [ "$n" = 10 ]; then ok "finsy PacketOuts: $n/10 frames left port 1"; else bad "finsy PacketOuts: $n/10 frames left port 1"; fi
 kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
 grep -q "switch-over" "$work/serve.log" || bad "no switch-over reported"
+# p4runtime-shell over a Unix socket (docs/p4runtime.md "Unix socket"), a switch with no ports
+sock="$work/p4rt.sock"
+"$P4DP" serve --p4runtime "unix:$sock" --duration 120 >"$work/userve.log" 2>&1 &
+pid=$!
+for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.2; done
+if "$SHPY" tests/p4runtime/shell_client.py "unix:$sock" "$work/out" push >"$work/upush.log" 2>&1 &&
+   "$SHPY" tests/p4runtime/shell_client.py "unix:$sock" "$work/out" insert >"$work/uinsert.log" 2>&1; then
+  ok "shell_client.py push, insert over unix:$sock: entries of every match kind read back"
+else
+  bad "shell_client.py over a Unix socket"; tail -5 "$work/upush.log" "$work/uinsert.log"; cat "$work/userve.log"
+fi
+kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
+[ ! -e "$sock" ] || bad "the switch left its socket file behind"
 if [ "$fail" -ne 0 ]; then echo "--- p4dp serve log"; cat "$work/serve.log"; fi
 echo "p4runtime clients: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

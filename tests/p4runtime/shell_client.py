@@ -1,9 +1,21 @@
 """p4runtime-shell steps of tests/p4runtime/clients.sh: python shell_client.py ADDR DIR STEP."""
 import sys
 
+import grpc
 import p4runtime_sh.shell as sh
 
 addr, d, step = sys.argv[1], sys.argv[2], sys.argv[3]
+if addr.startswith("unix:"):
+    # gRPC's C core sends a Unix socket's path as the HTTP/2 :authority, which the switch's
+    # HTTP/2 server (h2) refuses as malformed; clients name the authority `localhost` instead
+    # (docs/p4runtime.md "Unix socket"). p4runtime-shell makes its channel itself, so the
+    # channel's maker is wrapped.
+    _channel = grpc.insecure_channel
+
+    def _localhost(target, options=None, compression=None):
+        return _channel(target, [("grpc.default_authority", "localhost")] + list(options or []), compression)
+
+    grpc.insecure_channel = _localhost
 DMAC, FWD = "FwdIngress.dmac", "FwdIngress.forward"
 
 

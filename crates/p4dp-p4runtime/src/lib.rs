@@ -52,5 +52,5 @@ mod undo;
 pub mod vset;
 
 pub use device_config::DeviceConfig;
-pub use server::{serve, Service, TlsConfig, TlsError};
+pub use server::{serve, Listener, Service, TlsConfig, TlsError};
 pub use switch::{CompiledProgram, Compiler, DeviceOptions, PortSpec};

@@ -927,10 +927,19 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     s
 }
 
-/// Serves P4Runtime on a bound listener until `shutdown` resolves, over TLS when `tls` is given.
+/// Where P4Runtime is served: a TCP socket, or a Unix stream socket for a controller on the
+/// same host (docs/p4runtime.md "Unix socket").
+pub enum Listener {
+    Tcp(tokio::net::TcpListener),
+    Unix(tokio::net::UnixListener),
+}
+
+/// Serves P4Runtime on a bound listener until `shutdown` resolves, over TLS when `tls` is given
+/// (TCP only: a Unix socket's file permissions say who may connect, and one given with TLS is
+/// refused).
 pub async fn serve(
     svc: Service,
-    listener: tokio::net::TcpListener,
+    listener: Listener,
     tls: Option<&TlsConfig>,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<(), String> {
@@ -941,20 +950,72 @@ pub async fn serve(
         .initial_connection_window_size(HTTP2_CONNECTION_WINDOW)
         .initial_stream_window_size(HTTP2_STREAM_WINDOW);
     if let Some(t) = tls {
+        if matches!(listener, Listener::Unix(_)) {
+            return Err(
+                "P4Runtime TLS is for TCP addresses: a Unix socket's file permissions say who may connect".into(),
+            );
+        }
         let cfg = t.server_config().map_err(|e| e.to_string())?;
         b = b
             .tls_config(cfg)
             .map_err(|e| format!("P4Runtime TLS: {}", error_chain(&e)))?;
     }
-    // TCP_NODELAY on every accepted connection (tonic sets it only on listeners it binds
-    // itself): with Nagle's algorithm a small write (a response's trailers, a flow-control
-    // WINDOW_UPDATE while a large Write arrives) waits for the peer's delayed ACK, up to 40 ms
-    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
-    b.add_service(svc.clone().into_server())
-        .add_service(crate::ports::server(svc))
-        .serve_with_incoming_shutdown(incoming, shutdown)
-        .await
-        .map_err(|e| format!("P4Runtime server: {e}"))
+    let router = b
+        .add_service(svc.clone().into_server())
+        .add_service(crate::ports::server(svc));
+    // `shutdown` starts tonic's graceful stop (no new connections, the open ones told to go
+    // away) and, SHUTDOWN_GRACE later, ends the open connections too
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let stopping = {
+        let mut rx = stop_rx.clone();
+        async move {
+            let _ = rx.wait_for(|s| *s).await;
+        }
+    };
+    let signal = async move {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+        std::future::pending::<()>().await
+    };
+    let served = match listener {
+        Listener::Tcp(l) => {
+            // TCP_NODELAY on every accepted connection (tonic sets it only on listeners it
+            // binds itself): with Nagle's algorithm a small write (a response's trailers, a
+            // flow-control WINDOW_UPDATE while a large Write arrives) waits for the peer's
+            // delayed ACK, up to 40 ms
+            let incoming = tonic::transport::server::TcpIncoming::from(l).with_nodelay(Some(true));
+            until_stopped(router.serve_with_incoming_shutdown(incoming, stopping), signal, stop_rx).await
+        }
+        Listener::Unix(l) => {
+            let incoming = tokio_stream::wrappers::UnixListenerStream::new(l);
+            until_stopped(router.serve_with_incoming_shutdown(incoming, stopping), signal, stop_rx).await
+        }
+    };
+    served.map_err(|e| format!("P4Runtime server: {e}"))
+}
+
+/// How long a stopping server lets its open connections finish: a Write being applied completes
+/// and its response is sent. A controller's StreamChannel never ends by itself, and tonic's
+/// graceful stop would wait for it for ever: a switch asked to stop (SIGTERM, `--duration`) with
+/// a controller connected would not.
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Runs `server` until it ends, or until SHUTDOWN_GRACE after `signal` marked `stop` (then the
+/// server and its connections are dropped: their sockets close).
+async fn until_stopped<E>(
+    server: impl std::future::Future<Output = Result<(), E>>,
+    signal: impl std::future::Future<Output = ()>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> Result<(), E> {
+    let grace_over = async move {
+        let _ = stop.wait_for(|s| *s).await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    tokio::select! {
+        r = server => r,
+        () = signal => unreachable!("the stop signal's future never ends"),
+        () = grace_over => Ok(()),
+    }
 }
 
 impl Service {

@@ -330,6 +330,11 @@ pub struct BenchArgs {
     /// machine's, so the client and the floors run under it too. Needs root.
     #[arg(long, value_name = "US", value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub cpu_latency_limit: Option<u32>,
+    /// --suite p4runtime-updates: the switch serves P4Runtime on a Unix socket
+    /// (`p4dp serve --p4runtime unix:PATH`, docs/p4runtime.md) and the client connects there
+    /// instead of over loopback TCP; the floors add the same echo over a Unix socket.
+    #[arg(long)]
+    pub p4runtime_unix: bool,
     /// --suite p4runtime-updates: the client busy-polls during the modifies and the gRPC floor
     /// (waits for each response and for the next send time without sleeping). Needs a CPU of
     /// its own: beside a busy-polling switch on a shared CPU each waits for the other's time

@@ -12,7 +12,8 @@ use p4dp_p4runtime::proto::p4dp::v1::{GetPortsRequest, SetPortAdminRequest};
 pub struct PortArgs {
     #[command(subcommand)]
     action: PortAction,
-    /// Address of the switch's P4Runtime server (plain TCP; the ports service is served there).
+    /// Address of the switch's P4Runtime server: HOST:PORT (plain TCP) or `unix:PATH` (the ports
+    /// service is served there).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9559", global = true)]
     p4runtime: String,
     /// The switch's device id.
@@ -42,9 +43,21 @@ pub fn port(a: PortArgs) -> Result<()> {
         .build()
         .context("starting the client's runtime")?;
     rt.block_on(async move {
-        let mut c = PortsClient::connect(format!("http://{}", a.p4runtime))
-            .await
-            .with_context(|| format!("cannot connect to the switch at {}", a.p4runtime))?;
+        let ch = match crate::serve::parse_addr(&a.p4runtime)? {
+            crate::serve::ServeAddr::Tcp(sa) => {
+                tonic::transport::Endpoint::from_shared(format!("http://{sa}"))?
+                    .connect()
+                    .await
+            }
+            // the connector makes the connection: the URI names the HTTP/2 authority only
+            crate::serve::ServeAddr::Unix(path) => {
+                tonic::transport::Endpoint::from_static("http://localhost")
+                    .connect_with_connector(UnixConnector(path))
+                    .await
+            }
+        }
+        .with_context(|| format!("cannot connect to the switch at {}", a.p4runtime))?;
+        let mut c = PortsClient::new(ch);
         let status = |s: tonic::Status| anyhow::anyhow!("{:?}: {}", s.code(), s.message());
         match a.action {
             PortAction::List => {
@@ -79,4 +92,27 @@ pub fn port(a: PortArgs) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// Connects a gRPC channel to a switch's Unix socket.
+#[derive(Clone)]
+struct UnixConnector(std::path::PathBuf);
+
+impl tonic::codegen::Service<tonic::codegen::http::Uri> for UnixConnector {
+    type Response = hyper_util::rt::TokioIo<tokio::net::UnixStream>;
+    type Error = std::io::Error;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<Self::Response>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _: tonic::codegen::http::Uri) -> Self::Future {
+        let path = self.0.clone();
+        Box::pin(async move {
+            Ok(hyper_util::rt::TokioIo::new(
+                tokio::net::UnixStream::connect(path).await?,
+            ))
+        })
+    }
 }

@@ -532,6 +532,10 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     if a.p4rt.p4runtime.is_none() && a.p4rt.control_cpus.is_some() {
         bail!("--control-cpus: the control threads are the P4Runtime server's (add --p4runtime)");
     }
+    if let Some(addr) = &a.p4rt.p4runtime {
+        // a bad address or TLS on a Unix socket is refused before the program is compiled
+        crate::serve::check_tls(&crate::serve::parse_addr(addr)?, &a.p4rt.tls)?;
+    }
     let tls = a.p4rt.tls.load()?;
     let out = a.build_dir.clone().unwrap_or_else(|| scratch.path().to_path_buf());
     let built = compile::build(&a.c, &out, false)?;

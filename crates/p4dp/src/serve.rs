@@ -20,8 +20,9 @@ use crate::CompileOpts;
 /// P4Runtime options of `p4dp run` and `p4dp serve`.
 #[derive(Args, Debug, Clone)]
 pub struct P4RuntimeOpts {
-    /// Serve P4Runtime (gRPC) on ADDR (default 127.0.0.1:9559); `run` then runs until stopped
-    /// (Ctrl-C, SIGTERM or --duration).
+    /// Serve P4Runtime (gRPC) on ADDR (default 127.0.0.1:9559), or on a Unix socket with
+    /// `unix:PATH` (mode 0600: this user only); `run` then runs until stopped (Ctrl-C, SIGTERM
+    /// or --duration).
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_ADDR)]
     pub p4runtime: Option<String>,
     /// The P4Runtime device id of this switch.
@@ -101,7 +102,8 @@ const DEFAULT_ADDR: &str = "127.0.0.1:9559";
 pub struct ServeArgs {
     #[command(flatten)]
     pub sw: SwitchOpts,
-    /// The gRPC address to serve P4Runtime on.
+    /// The gRPC address to serve P4Runtime on: HOST:PORT, or `unix:PATH` for a Unix socket
+    /// (see `p4dp run --p4runtime`).
     #[arg(long = "p4runtime", value_name = "ADDR", default_value = DEFAULT_ADDR)]
     pub addr: String,
     /// The P4Runtime device id of this switch.
@@ -179,9 +181,86 @@ impl Compiler for CliCompiler {
     }
 }
 
-fn parse_addr(a: &str) -> Result<SocketAddr> {
+/// Where the P4Runtime server listens: `HOST:PORT`, or `unix:PATH` (also `unix:///abs/path`, as
+/// gRPC clients write it) for a Unix stream socket.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServeAddr {
+    Tcp(SocketAddr),
+    Unix(PathBuf),
+}
+
+impl std::fmt::Display for ServeAddr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServeAddr::Tcp(a) => write!(f, "{a}"),
+            ServeAddr::Unix(p) => write!(f, "unix:{}", p.display()),
+        }
+    }
+}
+
+pub fn parse_addr(a: &str) -> Result<ServeAddr> {
+    if let Some(rest) = a.strip_prefix("unix:") {
+        // gRPC's `unix:///abs/path` is `unix:` + the URI's empty authority + the path
+        let path = rest.strip_prefix("//").unwrap_or(rest);
+        if path.is_empty() {
+            bail!("`{a}`: a Unix socket address needs a path (e.g. unix:/run/p4dp/p4runtime.sock)");
+        }
+        // the kernel's limit of sun_path, less its terminating NUL
+        if path.len() > 107 {
+            bail!(
+                "`{a}`: a Unix socket path is at most 107 bytes, this one has {}",
+                path.len()
+            );
+        }
+        return Ok(ServeAddr::Unix(PathBuf::from(path)));
+    }
     a.parse::<SocketAddr>()
-        .with_context(|| format!("`{a}` is not an address (e.g. 127.0.0.1:9559)"))
+        .map(ServeAddr::Tcp)
+        .with_context(|| format!("`{a}` is not an address (e.g. 127.0.0.1:9559 or unix:/run/p4dp/p4runtime.sock)"))
+}
+
+/// Refuses TLS on a Unix socket before the switch starts or reads a file (see
+/// [`p4dp_p4runtime::serve`]).
+pub fn check_tls(addr: &ServeAddr, tls: &TlsOpts) -> Result<()> {
+    if let (ServeAddr::Unix(_), Some(_)) = (addr, &tls.p4runtime_tls_cert) {
+        bail!("--p4runtime-tls-cert: TLS is for TCP addresses; who may connect to a Unix socket is said by its file permissions (docs/p4runtime.md \"Unix socket\")");
+    }
+    Ok(())
+}
+
+/// A Unix socket bound at `path`, readable and writable by this process's user only (mode 0600:
+/// connecting needs write permission on the socket, so other users cannot control the switch).
+/// A socket file left by a switch that is gone is replaced; a path where a server still answers,
+/// or that is not a socket, is an error that leaves the file alone.
+fn bind_unix(path: &Path) -> Result<std::os::unix::net::UnixListener> {
+    use std::os::unix::fs::FileTypeExt;
+    if let Ok(m) = std::fs::symlink_metadata(path) {
+        if !m.file_type().is_socket() {
+            bail!(
+                "P4Runtime: cannot listen on unix:{}: the file exists and is not a socket",
+                path.display()
+            );
+        }
+        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+            bail!(
+                "P4Runtime: cannot listen on unix:{}: a server is listening on it",
+                path.display()
+            );
+        }
+        std::fs::remove_file(path)
+            .with_context(|| format!("P4Runtime: removing the stale socket unix:{}", path.display()))?;
+    }
+    // the mode is set by the umask at bind: a chmod after it would leave a moment in which
+    // others could connect (a connection queued then is accepted later). The umask is the
+    // process's; no other thread creates files while the server starts.
+    // SAFETY: umask only swaps the process's file creation mask.
+    let old = unsafe { libc::umask(0o177) };
+    let l = std::os::unix::net::UnixListener::bind(path);
+    // SAFETY: as above, restoring the previous mask.
+    unsafe { libc::umask(old) };
+    let l = l.with_context(|| format!("P4Runtime: cannot listen on unix:{}", path.display()))?;
+    l.set_nonblocking(true).context("P4Runtime: the Unix socket")?;
+    Ok(l)
 }
 
 /// Makes malloc keep memory it got for large Write requests instead of returning it to the
@@ -250,7 +329,7 @@ fn run_at_realtime_priority(priority: u8) -> Result<()> {
 /// control plane), and a request's way in crossed between them.
 fn serve_until_stopped(
     svc: Service,
-    addr: SocketAddr,
+    addr: ServeAddr,
     tls: Option<TlsConfig>,
     duration: Option<f64>,
     serving: Serving,
@@ -305,11 +384,23 @@ fn serve_until_stopped(
     Ok(())
 }
 
-/// Listens on `addr` and serves `svc` until Ctrl-C, SIGTERM or the duration.
-async fn serve_on(svc: Service, addr: SocketAddr, tls: Option<TlsConfig>, duration: Option<f64>) -> Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("P4Runtime: cannot listen on {addr}"))?;
+/// Listens on `addr` and serves `svc` until Ctrl-C, SIGTERM or the duration; a Unix socket's
+/// file is removed when the server stops.
+async fn serve_on(svc: Service, addr: ServeAddr, tls: Option<TlsConfig>, duration: Option<f64>) -> Result<()> {
+    let (listener, socket_file) = match &addr {
+        ServeAddr::Tcp(a) => (
+            p4dp_p4runtime::Listener::Tcp(
+                tokio::net::TcpListener::bind(a)
+                    .await
+                    .with_context(|| format!("P4Runtime: cannot listen on {a}"))?,
+            ),
+            None,
+        ),
+        ServeAddr::Unix(p) => {
+            let l = tokio::net::UnixListener::from_std(bind_unix(p)?).context("P4Runtime: the Unix socket")?;
+            (p4dp_p4runtime::Listener::Unix(l), Some(p.clone()))
+        }
+    };
     eprintln!(
         "p4runtime: serving on {addr}{}",
         match &tls {
@@ -327,9 +418,13 @@ async fn serve_on(svc: Service, addr: SocketAddr, tls: Option<TlsConfig>, durati
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     };
-    p4dp_p4runtime::serve(svc, listener, tls.as_ref(), stop)
+    let r = p4dp_p4runtime::serve(svc, listener, tls.as_ref(), stop)
         .await
-        .map_err(anyhow::Error::msg)
+        .map_err(anyhow::Error::msg);
+    if let Some(p) = socket_file {
+        let _ = std::fs::remove_file(p);
+    }
+    r
 }
 
 fn device(
@@ -378,6 +473,7 @@ fn serving(busy_poll: bool, rt_priority: Option<u8>, split: Option<&crate::run::
 /// `p4dp serve`.
 pub fn serve(a: ServeArgs) -> Result<ExitCode> {
     let addr = parse_addr(&a.addr)?;
+    check_tls(&addr, &a.tls)?;
     let tls = a.tls.load()?;
     let scratch = compile::temp_dir("serve")?;
     // a switch without ports is allowed: a control-plane-only device (tests, dry runs)
@@ -418,6 +514,7 @@ pub fn run_with_p4runtime(
     tls: Option<TlsConfig>,
     background: &[Option<usize>],
 ) -> Result<ExitCode> {
+    // checked with TLS before the program was built (run.rs)
     let addr = parse_addr(a.p4rt.p4runtime.as_deref().unwrap_or(DEFAULT_ADDR))?;
     let split = control_split(a.p4rt.control_cpus.as_ref())?;
     let serving = serving(a.p4rt.p4runtime_busy_poll, a.p4rt.p4runtime_rt_priority, split.as_ref())?;
@@ -459,4 +556,39 @@ pub fn run_with_p4runtime(
     }
     serve_until_stopped(svc, addr, tls, a.sw.duration, serving)?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_are_tcp_or_a_unix_socket_path() {
+        assert_eq!(
+            parse_addr("127.0.0.1:9559").unwrap(),
+            ServeAddr::Tcp("127.0.0.1:9559".parse().unwrap())
+        );
+        assert_eq!(
+            parse_addr("unix:/run/p4dp.sock").unwrap(),
+            ServeAddr::Unix(PathBuf::from("/run/p4dp.sock"))
+        );
+        // gRPC's URI form: an empty authority, then the absolute path
+        assert_eq!(
+            parse_addr("unix:///run/p4dp.sock").unwrap(),
+            ServeAddr::Unix(PathBuf::from("/run/p4dp.sock"))
+        );
+        assert_eq!(
+            parse_addr("unix:p4dp.sock").unwrap(),
+            ServeAddr::Unix(PathBuf::from("p4dp.sock"))
+        );
+        assert_eq!(
+            parse_addr("unix:/run/p4dp.sock").unwrap().to_string(),
+            "unix:/run/p4dp.sock"
+        );
+        for bad in ["unix:", "unix://", "localhost", "9559", ""] {
+            assert!(parse_addr(bad).is_err(), "{bad:?} parsed");
+        }
+        assert!(parse_addr(&format!("unix:/{}", "a".repeat(106))).is_ok());
+        assert!(parse_addr(&format!("unix:/{}", "a".repeat(107))).is_err());
+    }
 }

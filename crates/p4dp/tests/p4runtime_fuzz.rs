@@ -382,7 +382,8 @@ async fn random_and_mutated_requests_neither_crash_nor_half_apply() {
     let dir = temp_dir("p4rt-fuzz");
     let (info, dc) = build("externs", &dir);
     let ids = Ids::of(&info);
-    let sw = start(&[]);
+    // the switch outlives the run (a long P4DP_P4RT_FUZZ_SECS too)
+    let sw = start_for(&[], secs + 120);
     let mut c = connect(&sw.addr).await;
     let _s = Stream::open(&mut c, 10, Code::Ok).await;
     push(&mut c, 10, &info, &dc).await;

@@ -394,11 +394,17 @@ async fn setup(a: &BenchArgs, scratch: &Path, placement: &(Vec<usize>, Vec<usize
         .collect();
     let pcap = scratch.join("flows.pcap");
     write_pcap(&pcap, &frames)?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .context("finding a free port")?;
-    let addr = format!("127.0.0.1:{port}");
+    let (addr, target) = if a.p4runtime_unix {
+        let path = scratch.join("p4runtime.sock");
+        (format!("unix:{}", path.display()), super::wire::Target::Unix(path))
+    } else {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .context("finding a free port")?;
+        let sa: std::net::SocketAddr = ([127, 0, 0, 1], port).into();
+        (sa.to_string(), super::wire::Target::Tcp(sa))
+    };
     let mut cmd = Command::new(&exe);
     cmd.args(["serve", "--p4runtime", &addr, "--workers", "1", "--mem"])
         .arg(a.mem.unwrap_or(1024).to_string())
@@ -431,14 +437,19 @@ async fn setup(a: &BenchArgs, scratch: &Path, placement: &(Vec<usize>, Vec<usize
     if placement.0 != placement.1 {
         pin_client(&placement.0);
     }
+    // the connector makes the connection: the URI names the HTTP/2 authority only
+    let uri = match &target {
+        super::wire::Target::Tcp(sa) => format!("http://{sa}"),
+        super::wire::Target::Unix(_) => "http://localhost".to_string(),
+    };
     let wire = std::sync::Arc::new(super::wire::WireStamp::default());
     let connector = super::wire::Connector {
-        addr: addr.parse().context("the switch's address")?,
+        target,
         stamp: wire.clone(),
     };
     let mut ch = None;
     for _ in 0..200 {
-        if let Ok(x) = Channel::from_shared(format!("http://{addr}"))
+        if let Ok(x) = Channel::from_shared(uri.clone())
             .context("the switch's address")?
             .connect_with_connector(connector.clone())
             .await
@@ -748,6 +759,8 @@ struct Outputs {
     grpc_floor: Vec<(String, Json)>,
     /// The TCP floor: loopback round trips to an echo thread at each pace.
     tcp_floor: Vec<(String, Json)>,
+    /// The Unix socket floor (--p4runtime-unix only): the same echo over a Unix socket pair.
+    unix_floor: Vec<(String, Json)>,
     /// The cache floor: per buffer size, the cache task's times at each pace.
     cache_floor: Vec<(String, Json)>,
     /// DATAPLANE_ATOMIC commits per batch size: the barrier and the workers' stall.
@@ -777,7 +790,7 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
     let list = |v: &[usize]| v.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
     let _ = writeln!(
         text,
-        "CPUs (--control-cpus): the switch's control threads and this client on {}; its worker on {}\nCPU latency limit: {}\nP4Runtime serving: {}; the client {}\n",
+        "CPUs (--control-cpus): the switch's control threads and this client on {}; its worker on {}\nCPU latency limit: {}\nP4Runtime serving: {}, on {}; the client {}\n",
         list(&cpus.0),
         list(&cpus.1),
         match a.cpu_latency_limit {
@@ -790,6 +803,11 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
                 "one tokio thread that sleeps between requests, at real-time priority {p} (--p4runtime-rt-priority)"
             ),
             (false, None) => "one tokio thread that sleeps between requests (the default)".to_string(),
+        },
+        if a.p4runtime_unix {
+            "a Unix socket (--p4runtime-unix)"
+        } else {
+            "loopback TCP (the default)"
         },
         if a.client_busy_poll {
             "busy-polls (--client-busy-poll)"
@@ -1216,12 +1234,27 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
     );
     for (label, key, gap) in FLOOR_PACES {
         let span = window.min(Duration::from_secs(2));
-        let rtts = tokio::task::spawn_blocking(move || tcp_round_trips(span, gap))
+        let rtts = tokio::task::spawn_blocking(move || echo_round_trips(span, gap, Echo::Tcp))
             .await
             .context("TCP floor thread")??;
         let d = Dist::of(rtts);
         let _ = writeln!(text, "{}", d.row(&format!("TCP {label}: round trip")));
         outs.tcp_floor.push((key.to_string(), d.json()));
+    }
+    if a.p4runtime_unix {
+        let _ = writeln!(
+            text,
+            "\n== Unix socket floor (the same echo over a connected pair of Unix stream sockets, the transport of --p4runtime-unix) =="
+        );
+        for (label, key, gap) in FLOOR_PACES {
+            let span = window.min(Duration::from_secs(2));
+            let rtts = tokio::task::spawn_blocking(move || echo_round_trips(span, gap, Echo::Unix))
+                .await
+                .context("Unix floor thread")??;
+            let d = Dist::of(rtts);
+            let _ = writeln!(text, "{}", d.row(&format!("Unix socket {label}: round trip")));
+            outs.unix_floor.push((key.to_string(), d.json()));
+        }
     }
 
     // Below everything: the control CPU's caches. A fixed task that writes each 64-byte line of a
@@ -1309,46 +1342,72 @@ const FLOOR_PACES: [(&str, &str, Option<Duration>); 2] = [
     ("back to back", "back_to_back", None),
 ];
 
-/// Round trips of a 16-byte message to an echo thread over loopback TCP for `span`, one at a time,
-/// each `gap` after the one before (back to back without one). Nagle is off on both ends, as
-/// gRPC's transports set it.
-fn tcp_round_trips(span: Duration, gap: Option<Duration>) -> Result<Vec<Duration>> {
+/// The socket an echo floor's messages cross.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Echo {
+    /// Loopback TCP, Nagle off on both ends as gRPC's transports set it.
+    Tcp,
+    /// A connected pair of Unix stream sockets.
+    Unix,
+}
+
+/// Round trips of a 16-byte message to an echo thread over `over` for `span`, one at a time, each
+/// `gap` after the one before (back to back without one).
+fn echo_round_trips(span: Duration, gap: Option<Duration>, over: Echo) -> Result<Vec<Duration>> {
     use std::io::{Read, Write};
-    use std::net::{TcpListener, TcpStream};
-    let listener = TcpListener::bind("127.0.0.1:0").context("TCP floor: bind")?;
-    let addr = listener.local_addr()?;
-    let echo = std::thread::Builder::new()
-        .name("tcp-floor-echo".into())
-        .spawn(move || -> std::io::Result<()> {
-            let (mut s, _) = listener.accept()?;
-            s.set_nodelay(true)?;
-            let mut buf = [0u8; 16];
-            loop {
-                match s.read_exact(&mut buf) {
-                    Ok(()) => s.write_all(&buf)?,
-                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
-                    Err(e) => return Err(e),
-                }
+    fn echo<S: Read + Write>(mut s: S) -> std::io::Result<()> {
+        let mut buf = [0u8; 16];
+        loop {
+            match s.read_exact(&mut buf) {
+                Ok(()) => s.write_all(&buf)?,
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
+                Err(e) => return Err(e),
             }
-        })
-        .context("TCP floor: echo thread")?;
-    let mut s = TcpStream::connect(addr).context("TCP floor: connect")?;
-    s.set_nodelay(true)?;
-    let mut rtts = Vec::new();
-    let mut buf = [0u8; 16];
-    let t = Instant::now();
-    while t.elapsed() < span {
-        let start = Instant::now();
-        s.write_all(&buf)?;
-        s.read_exact(&mut buf)?;
-        rtts.push(start.elapsed());
-        if let Some(g) = gap {
-            std::thread::sleep((start + g).saturating_duration_since(Instant::now()));
         }
     }
-    drop(s);
-    echo.join().map_err(|_| anyhow!("TCP floor: echo thread panicked"))??;
-    Ok(rtts)
+    fn time<S: Read + Write>(mut s: S, span: Duration, gap: Option<Duration>) -> std::io::Result<Vec<Duration>> {
+        let mut rtts = Vec::new();
+        let mut buf = [0u8; 16];
+        let t = Instant::now();
+        while t.elapsed() < span {
+            let start = Instant::now();
+            s.write_all(&buf)?;
+            s.read_exact(&mut buf)?;
+            rtts.push(start.elapsed());
+            if let Some(g) = gap {
+                std::thread::sleep((start + g).saturating_duration_since(Instant::now()));
+            }
+        }
+        Ok(rtts)
+    }
+    let thread = std::thread::Builder::new().name("floor-echo".into());
+    let (rtts, echoed) = match over {
+        Echo::Tcp => {
+            use std::net::{TcpListener, TcpStream};
+            let listener = TcpListener::bind("127.0.0.1:0").context("TCP floor: bind")?;
+            let addr = listener.local_addr()?;
+            let e = thread
+                .spawn(move || -> std::io::Result<()> {
+                    let (s, _) = listener.accept()?;
+                    s.set_nodelay(true)?;
+                    echo(s)
+                })
+                .context("TCP floor: echo thread")?;
+            let s = TcpStream::connect(addr).context("TCP floor: connect")?;
+            s.set_nodelay(true)?;
+            (time(s, span, gap), e)
+        }
+        Echo::Unix => {
+            let (a, b) = std::os::unix::net::UnixStream::pair().context("Unix floor: socket pair")?;
+            let e = thread.spawn(move || echo(b)).context("Unix floor: echo thread")?;
+            (time(a, span, gap), e)
+        }
+    };
+    // the client's socket is closed by now: the echo thread sees the end and returns
+    echoed
+        .join()
+        .map_err(|_| anyhow!("{over:?} floor: echo thread panicked"))??;
+    Ok(rtts?)
 }
 
 /// The CPUs of the switch's control threads (`--control-cpus`), where the client runs too (a
@@ -1497,15 +1556,23 @@ pub fn suite_p4runtime_updates(a: &BenchArgs) -> Result<ExitCode> {
     std::fs::write(&out, &text).with_context(|| format!("writing {}", out.display()))?;
     if let Some(j) = &a.json {
         let settings = Json::obj([("window_s", Json::Num(a.duration.unwrap_or(5.0).max(0.1)))]);
-        let results = Json::obj([
-            ("insert_throughput", Json::Arr(outs.inserts)),
-            ("modifies", Json::Arr(outs.modifies)),
-            ("dataplane_atomic_commits", Json::Arr(outs.commits)),
-            ("grpc_floor_round_trip_us", Json::Obj(outs.grpc_floor)),
-            ("tcp_floor_round_trip_us", Json::Obj(outs.tcp_floor)),
-            ("cache_floor_task_us", Json::Obj(outs.cache_floor)),
-            ("plot", Json::str(plot_file.display().to_string())),
-        ]);
+        let unix_floor =
+            (!outs.unix_floor.is_empty()).then_some(("unix_floor_round_trip_us", Json::Obj(outs.unix_floor)));
+        let results = Json::obj(
+            [
+                ("insert_throughput", Json::Arr(outs.inserts)),
+                ("modifies", Json::Arr(outs.modifies)),
+                ("dataplane_atomic_commits", Json::Arr(outs.commits)),
+                ("grpc_floor_round_trip_us", Json::Obj(outs.grpc_floor)),
+                ("tcp_floor_round_trip_us", Json::Obj(outs.tcp_floor)),
+            ]
+            .into_iter()
+            .chain(unix_floor)
+            .chain([
+                ("cache_floor_task_us", Json::Obj(outs.cache_floor)),
+                ("plot", Json::str(plot_file.display().to_string())),
+            ]),
+        );
         let summary = Json::obj([(
             "error",
             r.as_ref().err().map_or(Json::Null, |e| Json::str(format!("{e:#}"))),
@@ -1624,21 +1691,23 @@ mod tests {
     }
 
     #[test]
-    fn the_tcp_floor_times_each_round_trip_at_its_pace_and_ends_its_echo_thread() {
-        let back_to_back = tcp_round_trips(Duration::from_millis(100), None).unwrap();
-        let paced = tcp_round_trips(Duration::from_millis(30), Some(Duration::from_millis(10))).unwrap();
-        // at most one round trip per 10 ms gap (the first starts at once); without a gap, more
-        // than the pace would allow in 100 ms
-        assert!(
-            (1..=4).contains(&paced.len()),
-            "{} paced round trips in 30 ms",
-            paced.len()
-        );
-        assert!(
-            back_to_back.len() > 11,
-            "{} round trips back to back in 100 ms",
-            back_to_back.len()
-        );
+    fn the_echo_floors_time_each_round_trip_at_its_pace_and_end_their_echo_threads() {
+        for over in [Echo::Tcp, Echo::Unix] {
+            let back_to_back = echo_round_trips(Duration::from_millis(100), None, over).unwrap();
+            let paced = echo_round_trips(Duration::from_millis(30), Some(Duration::from_millis(10)), over).unwrap();
+            // at most one round trip per 10 ms gap (the first starts at once); without a gap, more
+            // than the pace would allow in 100 ms
+            assert!(
+                (1..=4).contains(&paced.len()),
+                "{} paced round trips in 30 ms",
+                paced.len()
+            );
+            assert!(
+                back_to_back.len() > 11,
+                "{} round trips back to back in 100 ms",
+                back_to_back.len()
+            );
+        }
     }
 
     #[test]

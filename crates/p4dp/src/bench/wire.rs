@@ -1,13 +1,13 @@
-//! When a request's bytes leave the client: the benchmark client's TCP connection, wrapped so
-//! that the write system call that carries an armed request's bytes is stamped with the TSC
-//! just before it is made.
+//! When a request's bytes leave the client: the benchmark client's connection (TCP, or a Unix
+//! socket with `--p4runtime-unix`), wrapped so that the write system call that carries an armed
+//! request's bytes is stamped with the TSC just before it is made.
 //!
 //! Stubbe et al. ("Keeping up to Date with P4Runtime") start d_all when the Write reaches the
 //! switch's control plane: their timestamper taps the wire in front of the switch, and their
 //! control-plane load generator (MoonGen) has no gRPC stack of its own. The stamp here is the
 //! same point on a loopback connection: the bytes handed to the kernel, so the client's
 //! protobuf encoding, its gRPC and HTTP/2 work and its runtime's scheduling come before it, and
-//! the kernel's TCP path (both ends of the loopback) after it.
+//! the kernel's path (TCP's both ends of the loopback, or the Unix socket's) after it.
 
 use std::io::{self, IoSlice};
 use std::pin::Pin;
@@ -16,7 +16,8 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use hyper_util::rt::TokioIo;
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpStream, UnixStream};
 
 /// Bytes a request's tail is found by: long enough to be unique among a run's Writes (each
 /// carries its own value near its end), short enough to search every write cheaply.
@@ -78,13 +79,69 @@ impl WireStamp {
     }
 }
 
-/// A client TCP connection whose writes [`WireStamp`] watches.
-pub struct StampedTcp {
-    io: TokioIo<TcpStream>,
+/// The client's connection to the switch.
+pub enum Conn {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl AsyncRead for Conn {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Conn::Tcp(s) => Pin::new(s).poll_read(cx, buf),
+            Conn::Unix(s) => Pin::new(s).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Conn {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Conn::Tcp(s) => Pin::new(s).poll_write(cx, buf),
+            Conn::Unix(s) => Pin::new(s).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Conn::Tcp(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+            Conn::Unix(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Conn::Tcp(s) => s.is_write_vectored(),
+            Conn::Unix(s) => s.is_write_vectored(),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Conn::Tcp(s) => Pin::new(s).poll_flush(cx),
+            Conn::Unix(s) => Pin::new(s).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Conn::Tcp(s) => Pin::new(s).poll_shutdown(cx),
+            Conn::Unix(s) => Pin::new(s).poll_shutdown(cx),
+        }
+    }
+}
+
+/// A client connection whose writes [`WireStamp`] watches.
+pub struct Stamped {
+    io: TokioIo<Conn>,
     stamp: Arc<WireStamp>,
 }
 
-impl hyper::rt::Read for StampedTcp {
+impl hyper::rt::Read for Stamped {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -94,12 +151,12 @@ impl hyper::rt::Read for StampedTcp {
     }
 }
 
-impl StampedTcp {
+impl Stamped {
     /// A write of `bufs` by `write`, stamped when it carries the armed request.
     fn stamped<T>(
         &mut self,
         bufs: &[&[u8]],
-        write: impl FnOnce(Pin<&mut TokioIo<TcpStream>>) -> Poll<io::Result<T>>,
+        write: impl FnOnce(Pin<&mut TokioIo<Conn>>) -> Poll<io::Result<T>>,
     ) -> Poll<io::Result<T>> {
         let carries = self.stamp.check(bufs);
         let r = write(Pin::new(&mut self.io));
@@ -110,7 +167,7 @@ impl StampedTcp {
     }
 }
 
-impl hyper::rt::Write for StampedTcp {
+impl hyper::rt::Write for Stamped {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         self.stamped(&[buf], |io| io.poll_write(cx, buf))
     }
@@ -140,31 +197,44 @@ impl hyper::rt::Write for StampedTcp {
     }
 }
 
-/// Connects to `addr` over TCP (no Nagle delay, as tonic's own connector) and watches the
-/// connection's writes with `stamp`: the connector of
+/// Where the switch serves P4Runtime.
+#[derive(Clone, Debug)]
+pub enum Target {
+    Tcp(std::net::SocketAddr),
+    Unix(std::path::PathBuf),
+}
+
+/// Connects to the switch (over TCP with no Nagle delay, as tonic's own connector, or over its
+/// Unix socket) and watches the connection's writes with `stamp`: the connector of
 /// `tonic::transport::Endpoint::connect_with_connector`.
 #[derive(Clone)]
 pub struct Connector {
-    pub addr: std::net::SocketAddr,
+    pub target: Target,
     pub stamp: Arc<WireStamp>,
 }
 
 impl tonic::codegen::Service<tonic::codegen::http::Uri> for Connector {
-    type Response = StampedTcp;
+    type Response = Stamped;
     type Error = io::Error;
-    type Future = Pin<Box<dyn std::future::Future<Output = io::Result<StampedTcp>> + Send>>;
+    type Future = Pin<Box<dyn std::future::Future<Output = io::Result<Stamped>> + Send>>;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<io::Result<()>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, _: tonic::codegen::http::Uri) -> Self::Future {
-        let (addr, stamp) = (self.addr, self.stamp.clone());
+        let (target, stamp) = (self.target.clone(), self.stamp.clone());
         Box::pin(async move {
-            let s = TcpStream::connect(addr).await?;
-            s.set_nodelay(true)?;
-            Ok(StampedTcp {
-                io: TokioIo::new(s),
+            let conn = match target {
+                Target::Tcp(addr) => {
+                    let s = TcpStream::connect(addr).await?;
+                    s.set_nodelay(true)?;
+                    Conn::Tcp(s)
+                }
+                Target::Unix(path) => Conn::Unix(UnixStream::connect(path).await?),
+            };
+            Ok(Stamped {
+                io: TokioIo::new(conn),
                 stamp,
             })
         })

@@ -93,11 +93,24 @@ pub fn refused(args: &[&str]) -> String {
     err
 }
 
-/// `p4dp serve` with the given extra arguments (ports).
+/// `p4dp serve` with the given extra arguments (ports), for up to 120 s.
 pub fn start(args: &[String]) -> Switch {
+    start_for(args, 120)
+}
+
+/// `p4dp serve` with the given extra arguments (ports), for up to `secs` seconds.
+pub fn start_for(args: &[String], secs: u64) -> Switch {
     let addr = format!("127.0.0.1:{}", free_port());
     let child = Command::new(env!("CARGO_BIN_EXE_p4dp"))
-        .args(["serve", "--p4runtime", &addr, "--duration", "120", "--mem", "256"])
+        .args([
+            "serve",
+            "--p4runtime",
+            &addr,
+            "--duration",
+            &secs.to_string(),
+            "--mem",
+            "256",
+        ])
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
