@@ -301,3 +301,16 @@ fn the_p4runtime_update_suite_runs_its_inserts_alone() {
         assert!(err.contains("--insert-batches"), "{err}");
     }
 }
+
+#[test]
+fn the_p4runtime_update_suite_runs_over_a_unix_socket() {
+    let out_file = std::env::temp_dir().join(format!("p4dp-bench-p4rt-unix-{}.txt", std::process::id()));
+    let text = update_suite(
+        &out_file,
+        &["--inserts-only", "--insert-batches", "10", "--p4runtime-unix"],
+    );
+    assert!(text.contains("on a Unix socket (--p4runtime-unix)"), "{text}");
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("batch ")).collect();
+    assert_eq!(rows.len(), 1, "{text}");
+    assert!(rows[0].contains(" entries/s"), "{text}");
+}
