@@ -241,18 +241,25 @@ fn bind_unix(path: &Path) -> Result<std::os::unix::net::UnixListener> {
                 path.display()
             );
         }
-        if std::os::unix::net::UnixStream::connect(path).is_ok() {
-            bail!(
+        // only a refused connection says that nobody listens: a socket we may not connect to
+        // (another user's) is left alone
+        match std::os::unix::net::UnixStream::connect(path) {
+            Ok(_) => bail!(
                 "P4Runtime: cannot listen on unix:{}: a server is listening on it",
                 path.display()
-            );
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
+            Err(e) => bail!(
+                "P4Runtime: cannot listen on unix:{}: the socket exists and cannot be checked: {e}",
+                path.display()
+            ),
         }
         std::fs::remove_file(path)
             .with_context(|| format!("P4Runtime: removing the stale socket unix:{}", path.display()))?;
     }
     // the mode is set by the umask at bind: a chmod after it would leave a moment in which
     // others could connect (a connection queued then is accepted later). The umask is the
-    // process's; no other thread creates files while the server starts.
+    // process's: the other threads now are the workers and DPDK's, which create no files.
     // SAFETY: umask only swaps the process's file creation mask.
     let old = unsafe { libc::umask(0o177) };
     let l = std::os::unix::net::UnixListener::bind(path);
