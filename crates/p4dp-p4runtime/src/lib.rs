@@ -49,6 +49,7 @@ pub mod switch;
 pub mod tables;
 pub mod timing;
 mod undo;
+pub mod unix_client;
 pub mod vset;
 
 pub use device_config::DeviceConfig;

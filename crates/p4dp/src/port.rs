@@ -49,12 +49,7 @@ pub fn port(a: PortArgs) -> Result<()> {
                     .connect()
                     .await
             }
-            // the connector makes the connection: the URI names the HTTP/2 authority only
-            crate::serve::ServeAddr::Unix(path) => {
-                tonic::transport::Endpoint::from_static("http://localhost")
-                    .connect_with_connector(UnixConnector(path))
-                    .await
-            }
+            crate::serve::ServeAddr::Unix(path) => p4dp_p4runtime::unix_client::connect(&path).await,
         }
         .with_context(|| format!("cannot connect to the switch at {}", a.p4runtime))?;
         let mut c = PortsClient::new(ch);
@@ -92,27 +87,4 @@ pub fn port(a: PortArgs) -> Result<()> {
         }
         Ok(())
     })
-}
-
-/// Connects a gRPC channel to a switch's Unix socket.
-#[derive(Clone)]
-struct UnixConnector(std::path::PathBuf);
-
-impl tonic::codegen::Service<tonic::codegen::http::Uri> for UnixConnector {
-    type Response = hyper_util::rt::TokioIo<tokio::net::UnixStream>;
-    type Error = std::io::Error;
-    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<Self::Response>> + Send>>;
-
-    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
-        std::task::Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, _: tonic::codegen::http::Uri) -> Self::Future {
-        let path = self.0.clone();
-        Box::pin(async move {
-            Ok(hyper_util::rt::TokioIo::new(
-                tokio::net::UnixStream::connect(path).await?,
-            ))
-        })
-    }
 }

@@ -7,44 +7,18 @@
 mod p4rt_common;
 
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use p4dp_p4runtime::proto::p4::v1::p4_runtime_client::P4RuntimeClient;
 use p4dp_p4runtime::proto::p4::v1::*;
 use p4rt_common::*;
-use tonic::transport::{Channel, Endpoint};
-
-/// Connects a gRPC channel to a Unix socket.
-#[derive(Clone)]
-struct UnixConnector(PathBuf);
-
-impl tonic::codegen::Service<tonic::codegen::http::Uri> for UnixConnector {
-    type Response = hyper_util::rt::TokioIo<tokio::net::UnixStream>;
-    type Error = std::io::Error;
-    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<Self::Response>> + Send>>;
-
-    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
-        std::task::Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, _: tonic::codegen::http::Uri) -> Self::Future {
-        let path = self.0.clone();
-        Box::pin(async move {
-            Ok(hyper_util::rt::TokioIo::new(
-                tokio::net::UnixStream::connect(path).await?,
-            ))
-        })
-    }
-}
+use tonic::transport::Channel;
 
 async fn connect_unix(path: &Path) -> P4RuntimeClient<Channel> {
     for _ in 0..100 {
-        if let Ok(ch) = Endpoint::from_static("http://localhost")
-            .connect_with_connector(UnixConnector(path.to_path_buf()))
-            .await
-        {
+        if let Ok(ch) = p4dp_p4runtime::unix_client::connect(path).await {
             return P4RuntimeClient::new(ch).max_decoding_message_size(64 << 20);
         }
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -1228,32 +1228,36 @@ async fn run(a: &BenchArgs, scratch: &Path, text: &mut String, outs: &mut Output
     // blocking sockets (no HTTP/2, no async runtime), at the same paces, while the switch's worker
     // keeps forwarding. What a request costs this machine's kernel and scheduler before any gRPC
     // stack runs: no d_all can be lower than half of it.
-    let _ = writeln!(
-        text,
-        "\n== TCP floor (16-byte messages to an echo thread over loopback TCP and back, blocking sockets: no gRPC; the kernel's and the scheduler's part of every round trip) =="
-    );
-    for (label, key, gap) in FLOOR_PACES {
-        let span = window.min(Duration::from_secs(2));
-        let rtts = tokio::task::spawn_blocking(move || echo_round_trips(span, gap, Echo::Tcp))
-            .await
-            .context("TCP floor thread")??;
-        let d = Dist::of(rtts);
-        let _ = writeln!(text, "{}", d.row(&format!("TCP {label}: round trip")));
-        outs.tcp_floor.push((key.to_string(), d.json()));
-    }
-    if a.p4runtime_unix {
-        let _ = writeln!(
-            text,
-            "\n== Unix socket floor (the same echo over a connected pair of Unix stream sockets, the transport of --p4runtime-unix) =="
-        );
+    let floors = [
+        (
+            Echo::Tcp,
+            "TCP",
+            "TCP floor (16-byte messages to an echo thread over loopback TCP and back, blocking sockets: no gRPC; the kernel's and the scheduler's part of every round trip)",
+        ),
+        (
+            Echo::Unix,
+            "Unix socket",
+            "Unix socket floor (the same echo over a connected pair of Unix stream sockets, the transport of --p4runtime-unix)",
+        ),
+    ];
+    for (over, name, title) in floors {
+        if over == Echo::Unix && !a.p4runtime_unix {
+            continue;
+        }
+        let _ = writeln!(text, "\n== {title} ==");
         for (label, key, gap) in FLOOR_PACES {
             let span = window.min(Duration::from_secs(2));
-            let rtts = tokio::task::spawn_blocking(move || echo_round_trips(span, gap, Echo::Unix))
+            let rtts = tokio::task::spawn_blocking(move || echo_round_trips(span, gap, over))
                 .await
-                .context("Unix floor thread")??;
+                .with_context(|| format!("{name} floor thread"))??;
             let d = Dist::of(rtts);
-            let _ = writeln!(text, "{}", d.row(&format!("Unix socket {label}: round trip")));
-            outs.unix_floor.push((key.to_string(), d.json()));
+            let _ = writeln!(text, "{}", d.row(&format!("{name} {label}: round trip")));
+            let out = if over == Echo::Tcp {
+                &mut outs.tcp_floor
+            } else {
+                &mut outs.unix_floor
+            };
+            out.push((key.to_string(), d.json()));
         }
     }
 
